@@ -1,0 +1,230 @@
+/**
+ * The onboarding flow file as types, and the pure functions that read it: which schema a step
+ * renders, where a step goes next, what a call sends and how the server reads it back. The
+ * browser and the server both use these; nothing here touches the DOM, storage or the network.
+ */
+export type Scalar = string | number | boolean | null;
+export type Transform = 'lowercase' | 'usPhone' | 'nullIfEmpty' | 'omitIfEmpty';
+export type SourceKind = 'form' | 'file' | 'payload' | 'response' | 'storage' | 'cookie' | 'context' | 'state' | 'status';
+
+export interface Condition {
+  source: string;
+  equals?: Scalar;
+  present?: boolean;
+}
+export interface NextRule {
+  when?: Condition[];
+  to: string;
+  state?: Record<string, string | number | boolean>;
+}
+export interface PayloadField {
+  from: string;
+  transform?: Transform[];
+}
+export interface Call {
+  method: 'GET' | 'POST';
+  path: string;
+  encoding: 'json' | 'multipart';
+  auth: 'cookie' | 'storage';
+  payload?: Record<string, PayloadField>;
+}
+export interface Guard {
+  require: string;
+  toast?: string;
+  to: string;
+}
+export interface AfterCall {
+  when?: Condition[];
+  call: string;
+  onError?: { fallback: string; clear?: string[]; to: string };
+}
+export interface StepAction {
+  label: string;
+  call: string;
+  successStatus?: number;
+  successToast?: string;
+}
+export interface FormStep {
+  route: string;
+  kind: 'form';
+  schema: string;
+  variants?: { when: Condition[]; schema: string }[];
+  aside?: 'journey';
+  guards?: Guard[];
+  prepare?: string[];
+  call: string;
+  store?: Record<string, string>;
+  after?: AfterCall[];
+  successToast?: string;
+  actions?: StepAction[];
+  next: NextRule[];
+}
+export interface ScreenStep {
+  route: string;
+  kind: 'screen';
+  screen: string;
+  guards?: Guard[];
+  onEnter?: { clear?: string[] };
+  content?: { image?: string; title?: string; message?: string };
+  next?: NextRule[];
+}
+export type Step = FormStep | ScreenStep;
+export interface ResumeRule {
+  when?: Condition[];
+  storeToken?: boolean;
+  to: string;
+}
+export interface Flow {
+  start: string;
+  journey: string[];
+  planned?: string[];
+  messages: { requestFailed: string; statusFailed: string };
+  calls: Record<string, Call>;
+  steps: Record<string, Step>;
+  resume: ResumeRule[];
+}
+
+/** Reads a value named by a source ("storage.email", "response.data.vehicle.id"). */
+export type Lookup = (source: string) => unknown;
+
+export function splitSource(source: string): { kind: SourceKind; path: string[] } {
+  const [kind, ...path] = source.split('.');
+  return { kind: kind as SourceKind, path };
+}
+
+/** A lookup over plain objects, one per source kind; missing kinds read as undefined. */
+export function lookupIn(values: Partial<Record<SourceKind, unknown>>): Lookup {
+  return (source) => {
+    const { kind, path } = splitSource(source);
+    let node: unknown = values[kind];
+    for (const key of path) {
+      if (node === null || typeof node !== 'object') return undefined;
+      node = (node as Record<string, unknown>)[key];
+    }
+    return node;
+  };
+}
+
+const isEmpty = (value: unknown) => value === undefined || value === null || value === '';
+
+export function conditionHolds(condition: Condition, lookup: Lookup): boolean {
+  const value = lookup(condition.source);
+  if (condition.present !== undefined && condition.present === isEmpty(value)) return false;
+  if ('equals' in condition && value !== condition.equals) return false;
+  return true;
+}
+
+export const allHold = (conditions: Condition[] | undefined, lookup: Lookup) =>
+  (conditions ?? []).every((c) => conditionHolds(c, lookup));
+
+/** The first rule whose conditions hold; rules without `when` always hold. */
+export function resolveNextStep(rules: NextRule[], lookup: Lookup): NextRule | undefined {
+  return rules.find((rule) => allHold(rule.when, lookup));
+}
+
+export function resolveResume(rules: ResumeRule[], lookup: Lookup): ResumeRule | undefined {
+  return rules.find((rule) => allHold(rule.when, lookup));
+}
+
+/** The schema a form step renders: the first variant whose conditions hold, else its own. */
+export function stepSchemaName(step: FormStep, lookup: Lookup): string {
+  return step.variants?.find((v) => allHold(v.when, lookup))?.schema ?? step.schema;
+}
+
+/** The first guard whose required value is missing, if any. */
+export function failingGuard(guards: Guard[] | undefined, lookup: Lookup): Guard | undefined {
+  return guards?.find((guard) => isEmpty(lookup(guard.require)));
+}
+
+/** Marker for a key to leave out of the payload. */
+const OMIT = Symbol('omit');
+
+function applyTransform(transform: Transform, value: unknown): unknown {
+  switch (transform) {
+    case 'lowercase':
+      return typeof value === 'string' ? value.trim().toLowerCase() : value;
+    case 'usPhone':
+      return typeof value === 'string' && value !== '' ? `+1${value.replace(/\D/g, '')}` : value;
+    case 'nullIfEmpty':
+      return isEmpty(value) ? null : value;
+    case 'omitIfEmpty':
+      return isEmpty(value) ? OMIT : value;
+  }
+}
+
+/**
+ * The payload a call sends, built from its mapping (spec §3: lower-cased email, +1 phone,
+ * zipCode → zipcode, referalCode null when empty, MI/suffix only when non-empty). A `file.x`
+ * source is read through the lookup too; the caller decides what a file is.
+ */
+export function buildPayload(call: Call, lookup: Lookup): Record<string, unknown> {
+  const payload: Record<string, unknown> = {};
+  for (const [key, field] of Object.entries(call.payload ?? {})) {
+    let value: unknown = lookup(field.from);
+    for (const transform of field.transform ?? []) {
+      if (value === OMIT) break;
+      value = applyTransform(transform, value);
+    }
+    if (value !== OMIT && value !== undefined) payload[key] = value;
+  }
+  return payload;
+}
+
+function undoTransform(transform: Transform, value: unknown): unknown {
+  switch (transform) {
+    case 'usPhone':
+      return typeof value === 'string' && value.startsWith('+1') ? value.slice(2) : value;
+    case 'nullIfEmpty':
+      return value === null ? undefined : value;
+    case 'lowercase':
+    case 'omitIfEmpty':
+      return value;
+  }
+}
+
+export interface ReceivedPayload {
+  /** The form's values, as the step's schema describes them. */
+  form: Record<string, unknown>;
+  /** Payload keys that map to a `file.x` source, by form field. */
+  files: Record<string, string>;
+  /** Values that do not come from the form (context, storage), by payload key. */
+  extras: Record<string, unknown>;
+  /** Payload keys the call does not know. */
+  unknown: string[];
+}
+
+/**
+ * The server's reading of a payload: the inverse of `buildPayload`, so the server validates
+ * the form's values with the same schema the browser used. Empty strings count as absent, as
+ * rjsf treats an emptied field, so both sides report the same "required" message.
+ */
+export function readPayload(call: Call, body: Record<string, unknown>): ReceivedPayload {
+  const received: ReceivedPayload = { form: {}, files: {}, extras: {}, unknown: [] };
+  const mapping = call.payload ?? {};
+  for (const key of Object.keys(body)) if (!(key in mapping)) received.unknown.push(key);
+  for (const [key, field] of Object.entries(mapping)) {
+    const { kind, path } = splitSource(field.from);
+    const name = path.join('.');
+    if (kind === 'file') {
+      received.files[name] = key;
+      continue;
+    }
+    if (!(key in body)) continue;
+    let value = body[key];
+    for (const transform of [...(field.transform ?? [])].reverse()) value = undoTransform(transform, value);
+    if (kind === 'form') {
+      if (value !== undefined && value !== '') received.form[name] = value;
+    } else {
+      received.extras[key] = value;
+    }
+  }
+  return received;
+}
+
+/** Fills `{storage.phone}`-style placeholders of a text from the lookup. */
+export function interpolate(text: string, lookup: Lookup): string {
+  return text.replace(/\{([a-z]+\.[A-Za-z0-9_.]+)\}/g, (_whole, source: string) => {
+    const value = lookup(source);
+    return value === undefined || value === null ? '' : String(value);
+  });
+}

@@ -1,0 +1,90 @@
+/**
+ * Node only (the server, the build and the command-line tools; the browser gets these files
+ * through the build). Reads `schemas/` and `flows/`, and turns a broken edit into an error
+ * that names the file and the place, for the operations staff who edit them.
+ */
+import { readFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createAjv } from './ajv.js';
+import { fromAjvErrors } from './errors.js';
+import type { Flow } from './flow.js';
+import { bundleSchema, schemaFileName, uiSchemaFileName, type JsonObject } from './schemaFiles.js';
+
+export const PROJECT_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const SCHEMAS_DIR = join(PROJECT_ROOT, 'schemas');
+export const FLOW_FILE = join(PROJECT_ROOT, 'flows', 'onboarding.flow.json');
+export const FLOW_SCHEMA_FILE = join(PROJECT_ROOT, 'flows', 'flow.schema.json');
+
+export class ProjectFileError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ProjectFileError';
+  }
+}
+
+/** Line and column of a character offset, for JSON syntax errors. */
+function positionOf(text: string, offset: number): string {
+  const before = text.slice(0, offset).split('\n');
+  return `line ${before.length}, column ${(before.at(-1)?.length ?? 0) + 1}`;
+}
+
+export function readJsonFile(path: string): JsonObject {
+  const shown = relative(PROJECT_ROOT, path);
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch {
+    throw new ProjectFileError(`${shown}: file not found`);
+  }
+  try {
+    const value: unknown = JSON.parse(text);
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+      throw new ProjectFileError(`${shown}: must hold a JSON object`);
+    }
+    return value as JsonObject;
+  } catch (error) {
+    if (error instanceof ProjectFileError) throw error;
+    const message = (error as Error).message;
+    const at = /position (\d+)/.exec(message);
+    const where = at ? ` at ${positionOf(text, Number(at[1]))}` : '';
+    throw new ProjectFileError(`${shown}: invalid JSON${where}: ${message}`);
+  }
+}
+
+const readSchemaFile = (fileName: string) => readJsonFile(join(SCHEMAS_DIR, fileName));
+
+/** A step's schema, self-contained (shared definitions inlined). */
+export function loadSchema(name: string): JsonObject {
+  return bundleSchema(schemaFileName(name), readSchemaFile);
+}
+
+/** A step's UI schema, self-contained. */
+export function loadUiSchema(name: string): JsonObject {
+  return bundleSchema(uiSchemaFileName(name), readSchemaFile);
+}
+
+/** The flow file, checked against flows/flow.schema.json. */
+export function loadFlow(path: string = FLOW_FILE): Flow {
+  const flow = readJsonFile(path);
+  const ajv = createAjv({ strict: true });
+  const validate = ajv.compile(readJsonFile(FLOW_SCHEMA_FILE));
+  if (!validate(flow)) {
+    const problems = fromAjvErrors(validate.errors ?? [])
+      .map((e) => `  at ${e.property || '/'}: ${e.message}`)
+      .join('\n');
+    throw new ProjectFileError(`${relative(PROJECT_ROOT, path)} does not match flows/flow.schema.json:\n${problems}`);
+  }
+  return flow as unknown as Flow;
+}
+
+/** Every schema name a flow renders (steps and their variants). */
+export function schemaNamesOf(flow: Flow): string[] {
+  const names = new Set<string>();
+  for (const step of Object.values(flow.steps)) {
+    if (step.kind !== 'form') continue;
+    names.add(step.schema);
+    for (const variant of step.variants ?? []) names.add(variant.schema);
+  }
+  return [...names];
+}

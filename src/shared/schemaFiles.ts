@@ -1,0 +1,88 @@
+/**
+ * Step schemas are written in pieces so each rule and message stands once: a property may
+ * `$ref` a shared definition ("common.schema.json#/$defs/usPhone") and a whole schema may `$ref`
+ * another step's schema and add to it (the social profile is the profile plus two fields).
+ * `bundleSchema` inlines those references into one self-contained schema, which is what the
+ * browser's precompiled validator, the server and the lint all use.
+ *
+ * Merging: the referencing object's own keys win, objects merge deeply, and `required` lists
+ * are joined.
+ */
+export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+export type JsonObject = { [key: string]: Json };
+
+/** Reads a file of `schemas/` by name ("common.schema.json"); throws if it does not exist. */
+export type SchemaFileReader = (fileName: string) => JsonObject;
+
+export class SchemaFileError extends Error {
+  constructor(file: string, where: string, problem: string) {
+    super(`schemas/${file}: ${problem} (at ${where || '/'})`);
+    this.name = 'SchemaFileError';
+  }
+}
+
+const isObject = (value: Json | undefined): value is JsonObject =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+function mergeInto(base: JsonObject, extra: JsonObject): JsonObject {
+  const merged: JsonObject = { ...base };
+  for (const [key, value] of Object.entries(extra)) {
+    const current = merged[key];
+    if (key === 'required' && Array.isArray(current) && Array.isArray(value)) {
+      merged[key] = [...new Set([...current, ...value])];
+    } else if (isObject(current) && isObject(value)) {
+      merged[key] = mergeInto(current, value);
+    } else {
+      merged[key] = value;
+    }
+  }
+  return merged;
+}
+
+function pointerGet(root: Json, pointer: string): Json | undefined {
+  if (pointer === '' || pointer === '/') return root;
+  let node: Json | undefined = root;
+  for (const raw of pointer.replace(/^\//, '').split('/')) {
+    const key = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+    if (!isObject(node)) return undefined;
+    node = node[key];
+  }
+  return node;
+}
+
+export function bundleSchema(fileName: string, read: SchemaFileReader, seen: string[] = []): JsonObject {
+  if (seen.includes(fileName)) {
+    throw new SchemaFileError(fileName, '', `circular $ref: ${[...seen, fileName].join(' → ')}`);
+  }
+  const resolve = (node: Json, where: string): Json => {
+    if (Array.isArray(node)) return node.map((item, i) => resolve(item, `${where}/${i}`));
+    if (!isObject(node)) return node;
+    const { $ref, ...rest } = node;
+    const own: JsonObject = {};
+    for (const [key, value] of Object.entries(rest)) own[key] = resolve(value, `${where}/${key}`);
+    if ($ref === undefined) return own;
+    if (typeof $ref !== 'string' || $ref.startsWith('#')) {
+      throw new SchemaFileError(fileName, where, `"$ref" must name another file of schemas/, got ${JSON.stringify($ref)}`);
+    }
+    const [targetFile = '', pointer = ''] = $ref.split('#');
+    let target: JsonObject;
+    try {
+      target = bundleSchema(targetFile, read, [...seen, fileName]);
+    } catch (error) {
+      if (error instanceof SchemaFileError) throw error;
+      throw new SchemaFileError(fileName, where, `"$ref" names ${JSON.stringify(targetFile)}, which cannot be read`);
+    }
+    const part = pointerGet(target, pointer);
+    if (!isObject(part)) {
+      throw new SchemaFileError(fileName, where, `"$ref" ${JSON.stringify($ref)} points at nothing`);
+    }
+    const { $id: _id, $schema: _schema, $defs: _defs, $comment: _comment, ...body } = part;
+    return mergeInto(body, own);
+  };
+  const resolved = resolve(read(fileName), '');
+  return resolved as JsonObject;
+}
+
+/** The file names of a step's schema and UI schema, from the name the flow uses. */
+export const schemaFileName = (name: string) => `${name}.schema.json`;
+export const uiSchemaFileName = (name: string) => `${name}.ui.json`;
