@@ -78,7 +78,7 @@ export interface Flow {
   start: string;
   journey: string[];
   planned?: string[];
-  messages: { requestFailed: string; statusFailed: string };
+  messages: { requestFailed: string; statusFailed: string; timedOut: string; identityFailed: string; tokenMissing: string };
   calls: Record<string, Call>;
   steps: Record<string, Step>;
   resume: ResumeRule[];

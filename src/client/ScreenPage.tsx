@@ -1,0 +1,27 @@
+import { useEffect, useMemo } from 'react';
+import toast from 'react-hot-toast';
+import { useLocation } from 'wouter';
+import type { ScreenStep } from '../shared/flow.js';
+import { routeOf } from './flow.js';
+import { screens } from './screens/index.js';
+import { clearTarget } from './storage.js';
+import { guardRedirect } from './stepRuntime.js';
+
+/** Renders a screen step: its guards, what it clears on entering, then its registered screen. */
+export function ScreenPage({ step }: { step: ScreenStep }) {
+  const [, navigate] = useLocation();
+  const guard = useMemo(() => guardRedirect(step.guards), [step]);
+
+  useEffect(() => {
+    if (guard) {
+      if (guard.toast) toast.error(guard.toast, { id: guard.toast });
+      navigate(routeOf(guard.to), { replace: true });
+      return;
+    }
+    for (const target of step.onEnter?.clear ?? []) clearTarget(target);
+  }, [guard, navigate, step]);
+
+  const Screen = screens[step.screen];
+  if (guard || !Screen) return null;
+  return <Screen step={step} />;
+}

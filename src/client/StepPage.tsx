@@ -1,0 +1,184 @@
+/**
+ * The one page that renders every form step of the flow: its schema (or the variant the flow
+ * picks), its UI schema, its precompiled validator, its submit and its extra actions.
+ */
+import Form from '@rjsf/core';
+import type { ErrorSchema, IChangeEvent, RJSFValidationError } from '@rjsf/utils';
+import { createPrecompiledValidator } from '@rjsf/validator-ajv8';
+import { use, useCallback, useEffect, useMemo, useState } from 'react';
+import toast from 'react-hot-toast';
+import { useLocation } from 'wouter';
+import { loadForm, type FormModule } from 'virtual:forms';
+import { expandErrors } from '../shared/errors.js';
+import { interpolate, stepSchemaName, type FormStep, type StepAction } from '../shared/flow.js';
+import { widgets } from '../../widgets/index.js';
+import { clearPhoto } from '../../widgets/photoStore.js';
+import { callApi } from './api.js';
+import { callByName, flow, routeOf } from './flow.js';
+import { JourneySteps } from './JourneySteps.js';
+import { Layout } from './Layout.js';
+import { browserLookup, guardRedirect, submitStep, type Navigation } from './stepRuntime.js';
+import { templates, type StepFormContext } from './templates.js';
+import { buildPayload } from '../shared/flow.js';
+
+type FormData = Record<string, unknown>;
+
+interface LoadedForm extends FormModule {
+  validator: ReturnType<typeof createPrecompiledValidator>;
+}
+
+const loadedForms = new Map<string, Promise<LoadedForm>>();
+
+function loadStepForm(name: string): Promise<LoadedForm> {
+  let loaded = loadedForms.get(name);
+  if (!loaded) {
+    loaded = loadForm(name).then((module) => ({ ...module, validator: createPrecompiledValidator(module.validateFns, module.schema) }));
+    loadedForms.set(name, loaded);
+  }
+  return loaded;
+}
+
+/** Server field messages (400 `errors`) in rjsf's error-schema shape. */
+function toErrorSchema(errors: Record<string, string[]> | undefined): ErrorSchema | undefined {
+  if (!errors) return undefined;
+  const schema: Record<string, { __errors: string[] }> = {};
+  for (const [field, messages] of Object.entries(errors)) if (field) schema[field] = { __errors: messages };
+  return schema as ErrorSchema;
+}
+
+const transformErrors = (errors: RJSFValidationError[]) => expandErrors(errors);
+
+export function StepPage({ step }: { step: FormStep }) {
+  const [, navigate] = useLocation();
+  const guard = useMemo(() => guardRedirect(step.guards), [step]);
+
+  useEffect(() => {
+    if (!guard) return;
+    if (guard.toast) toast.error(guard.toast, { id: guard.toast });
+    navigate(routeOf(guard.to), { replace: true });
+  }, [guard, navigate]);
+
+  if (guard) return null;
+  return <StepForm step={step} schemaName={stepSchemaName(step, browserLookup())} />;
+}
+
+function StepForm({ step, schemaName }: { step: FormStep; schemaName: string }) {
+  const form = use(loadStepForm(schemaName));
+  const [, navigate] = useLocation();
+  const [formData, setFormData] = useState<FormData>({});
+  const [touched, setTouched] = useState<ReadonlySet<string>>(() => new Set());
+  const [submitCount, setSubmitCount] = useState(0);
+  const [busy, setBusy] = useState(false);
+  const [extraErrors, setExtraErrors] = useState<ErrorSchema>();
+
+  const touch = useCallback((id: string | undefined) => {
+    if (!id) return;
+    setTouched((current) => (current.has(id) ? current : new Set(current).add(id)));
+  }, []);
+
+  const go = useCallback(
+    (navigation: Navigation) => navigate(navigation.to, { state: navigation.state }),
+    [navigate],
+  );
+
+  const onChange = useCallback(
+    (event: IChangeEvent<FormData>, id?: string) => {
+      setFormData(event.formData ?? {});
+      setExtraErrors(undefined);
+      touch(id);
+    },
+    [touch],
+  );
+
+  const onSubmit = async ({ formData: values }: IChangeEvent<FormData>) => {
+    setSubmitCount((count) => count + 1);
+    setBusy(true);
+    try {
+      const outcome = await submitStep(step, values ?? {});
+      if (outcome.ok) {
+        for (const field of Object.keys(form.schema.properties ?? {})) clearPhoto(field);
+        if (outcome.successToast) toast.success(outcome.successToast);
+        go(outcome.navigation);
+      } else {
+        toast.error(outcome.message);
+        setExtraErrors(toErrorSchema(outcome.fieldErrors));
+        if (outcome.navigation) go(outcome.navigation);
+      }
+    } catch {
+      toast.error(flow.messages.requestFailed);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const uiSchema = useMemo(() => {
+    const lookup = browserLookup();
+    const description = form.uiSchema['ui:description'];
+    return {
+      ...form.uiSchema,
+      'ui:description': typeof description === 'string' ? interpolate(description, lookup) : undefined,
+      'ui:submitButtonOptions': { norender: true },
+    };
+  }, [form]);
+
+  const formContext: StepFormContext = { touched, submitCount, formData };
+  const submitText = (form.uiSchema['ui:submitButtonOptions'] as { submitText?: string } | undefined)?.submitText;
+
+  return (
+    <Layout aside={step.aside === 'journey' ? <JourneySteps /> : undefined}>
+      <Form<FormData>
+        className="step-form"
+        schema={form.schema}
+        uiSchema={uiSchema}
+        validator={form.validator}
+        widgets={widgets}
+        templates={templates}
+        formData={formData}
+        formContext={formContext}
+        onChange={onChange}
+        onBlur={touch}
+        onSubmit={onSubmit}
+        onError={() => setSubmitCount((count) => count + 1)}
+        transformErrors={transformErrors}
+        extraErrors={extraErrors}
+        liveValidate="onChange"
+        showErrorList={false}
+        noHtml5Validate
+        focusOnFirstError
+        experimental_defaultFormStateBehavior={{ constAsDefaults: 'never' }}
+      >
+        <button type="submit" className="button button-primary" disabled={busy} aria-busy={busy}>
+          {busy && <span className="spinner" aria-hidden="true" />}
+          {submitText}
+        </button>
+      </Form>
+      {step.actions?.map((action) => <StepActionButton key={action.label} action={action} disabled={busy} />)}
+    </Layout>
+  );
+}
+
+/** A secondary button of a step (Resend), with its own spinner and toasts. */
+function StepActionButton({ action, disabled }: { action: StepAction; disabled: boolean }) {
+  const [busy, setBusy] = useState(false);
+  const run = async () => {
+    setBusy(true);
+    try {
+      const call = callByName(action.call);
+      const result = await callApi(call, buildPayload(call, browserLookup()));
+      const succeeded = result.ok && (action.successStatus === undefined || result.status === action.successStatus);
+      if (succeeded) {
+        if (action.successToast) toast.success(action.successToast);
+      } else {
+        toast.error((!result.ok && result.message) || flow.messages.requestFailed);
+      }
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <button type="button" className="button button-secondary" onClick={run} disabled={busy || disabled} aria-busy={busy}>
+      {busy && <span className="spinner" aria-hidden="true" />}
+      {action.label}
+    </button>
+  );
+}

@@ -1,0 +1,86 @@
+/**
+ * The one HTTP client: every request sends `Accept` and, when there is a token, the bearer
+ * header (from the token cookie, or from local storage for the calls the flow marks so); a
+ * failed call yields the server's `message`, or none, and the caller picks the fallback. It
+ * has a timeout, because a request that hangs on a bad mobile connection must end in a message.
+ */
+import type { Call } from '../shared/flow.js';
+import { flow } from './flow.js';
+import { getItem, getTokenCookie } from './storage.js';
+
+const JSON_TIMEOUT_MS = 20_000;
+const UPLOAD_TIMEOUT_MS = 120_000; // six photos on a slow uplink
+
+export type ApiResult =
+  | { ok: true; status: number; data: Record<string, unknown> }
+  | { ok: false; status: number; message?: string; errors?: Record<string, string[]>; timedOut?: boolean };
+
+function bearerFor(call: Call): string | undefined {
+  return call.auth === 'storage' ? getItem('token') : getTokenCookie();
+}
+
+function encodeBody(call: Call, payload: Record<string, unknown>): BodyInit | undefined {
+  if (call.method === 'GET') return undefined;
+  if (call.encoding === 'json') return JSON.stringify(payload);
+  const form = new FormData();
+  for (const [key, value] of Object.entries(payload)) {
+    if (value instanceof Blob) form.append(key, value, `${key}.${value.type.split('/')[1] ?? 'bin'}`);
+    else if (value !== null && value !== undefined) form.append(key, String(value));
+  }
+  return form;
+}
+
+/** `/driver/status/{id}` with `{ id }` → `/driver/status/<id>`. */
+function pathWith(path: string, params: Record<string, string>): string {
+  return path.replace(/\{(\w+)\}/g, (_whole, name: string) => encodeURIComponent(params[name] ?? ''));
+}
+
+export async function callApi(
+  call: Call,
+  payload: Record<string, unknown> = {},
+  pathParams: Record<string, string> = {},
+): Promise<ApiResult> {
+  const headers: Record<string, string> = { Accept: 'application/json' };
+  const token = bearerFor(call);
+  if (token) headers.Authorization = `Bearer ${token}`;
+  if (call.encoding === 'json' && call.method !== 'GET') headers['Content-Type'] = 'application/json';
+  const timeout = call.encoding === 'multipart' ? UPLOAD_TIMEOUT_MS : JSON_TIMEOUT_MS;
+  let response: Response;
+  try {
+    response = await fetch(pathWith(call.path, pathParams), {
+      method: call.method,
+      headers,
+      body: encodeBody(call, payload),
+      signal: AbortSignal.timeout(timeout),
+    });
+  } catch (error) {
+    const timedOut = error instanceof DOMException && error.name === 'TimeoutError';
+    return { ok: false, status: 0, timedOut, message: timedOut ? flow.messages.timedOut : undefined };
+  }
+  let body: unknown;
+  try {
+    body = await response.json();
+  } catch {
+    body = undefined;
+  }
+  const data = body !== null && typeof body === 'object' ? (body as Record<string, unknown>) : {};
+  if (response.ok) return { ok: true, status: response.status, data };
+  return {
+    ok: false,
+    status: response.status,
+    message: typeof data.message === 'string' && data.message ? data.message : undefined,
+    errors: data.errors !== null && typeof data.errors === 'object' ? (data.errors as Record<string, string[]>) : undefined,
+  };
+}
+
+/** A GET of JSON from another service (the public-IP lookup); undefined when it fails. */
+export async function getJson(url: string, timeoutMs: number): Promise<Record<string, unknown> | undefined> {
+  try {
+    const response = await fetch(url, { headers: { Accept: 'application/json' }, signal: AbortSignal.timeout(timeoutMs) });
+    if (!response.ok) return undefined;
+    const body: unknown = await response.json();
+    return body !== null && typeof body === 'object' ? (body as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}

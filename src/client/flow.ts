@@ -1,0 +1,21 @@
+/** The onboarding flow file for the browser, and its step routes. Code navigates by step id. */
+import flowFile from '../../flows/onboarding.flow.json';
+import type { Flow, FormStep, Step } from '../shared/flow.js';
+
+export const flow = flowFile as unknown as Flow;
+
+export function stepById(id: string): Step {
+  const step = flow.steps[id];
+  if (!step) throw new Error(`The flow has no step "${id}"`);
+  return step;
+}
+
+export const routeOf = (id: string) => stepById(id).route;
+
+export function callByName(name: string) {
+  const call = flow.calls[name];
+  if (!call) throw new Error(`The flow has no call "${name}"`);
+  return call;
+}
+
+export const isFormStep = (step: Step): step is FormStep => step.kind === 'form';

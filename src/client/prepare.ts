@@ -1,0 +1,42 @@
+/**
+ * Work a step does before its call, named in the flow's `prepare` list. Each adds values to
+ * the call's `context.*` sources. A failure carries the message the driver sees.
+ */
+import { getJson } from './api.js';
+import { appConfig } from './config.js';
+import { flow } from './flow.js';
+
+export class PrepareError extends Error {}
+
+type PrepareAction = (form: Record<string, unknown>) => Promise<Record<string, unknown>>;
+
+const IP_LOOKUP_TIMEOUT_MS = 5_000;
+
+export const prepareActions: Record<string, PrepareAction> = {
+  /** The identity provider's ID token for the email and password just entered. */
+  async identityToken(form) {
+    try {
+      const { emailIdToken } = await import('./identity.js');
+      const email = String(form.email ?? '').trim().toLowerCase();
+      return { idToken: await emailIdToken(email, String(form.password ?? '')) };
+    } catch {
+      throw new PrepareError(flow.messages.identityFailed);
+    }
+  },
+
+  /** The public IP address (spec §7). Sign-up goes on without it: the server also records the address it sees. */
+  async publicIp() {
+    const body = await getJson(appConfig().ipLookupUrl, IP_LOOKUP_TIMEOUT_MS);
+    return { ip: typeof body?.ip === 'string' ? body.ip : null };
+  },
+};
+
+export async function runPrepare(names: string[] | undefined, form: Record<string, unknown>): Promise<Record<string, unknown>> {
+  let context: Record<string, unknown> = {};
+  for (const name of names ?? []) {
+    const action = prepareActions[name];
+    if (!action) throw new Error(`No prepare action "${name}"`);
+    context = { ...context, ...(await action(form)) };
+  }
+  return context;
+}
