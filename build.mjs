@@ -9,7 +9,7 @@ import { compileSchemaValidatorsCode } from '@rjsf/validator-ajv8/compileSchemaV
 import * as esbuild from 'esbuild';
 import { AJV_OPTIONS, extendAjv } from './src/shared/ajv.ts';
 import { loadFlow, loadSchema, loadUiSchema, PROJECT_ROOT, schemaNamesOf } from './src/shared/projectFiles.ts';
-import { writeUsPlaces } from './scripts/usPlaces.mjs';
+import { writeUsPlaces } from './src/cli/usPlaces.mjs';
 
 const DIST = join(PROJECT_ROOT, 'dist');
 const GENERATED = join(PROJECT_ROOT, 'build', 'generated');

@@ -1,0 +1,57 @@
+import type { ChangeEvent } from 'react';
+import type { WidgetProps } from '@rjsf/utils';
+import { emptyToUndefined, onlyDigits } from './inputText';
+import { useCaretKeeper } from './useCaretKeeper';
+import { cx, describedBy, hasErrors, optionNumber, optionString } from './widgetProps';
+
+const DEFAULT_CODE_LENGTH = 4;
+
+/**
+ * A one-time code: digits only, 4 of them, offered by the phone's SMS autofill
+ * (`autocomplete="one-time-code"`). A pasted "Your code is 1234" keeps its digits; the length is
+ * enforced here rather than with the `maxlength` attribute, which would cut a paste to
+ * "Your" before the digits are picked out.
+ *
+ * ui:placeholder. ui:options: length (4), autocomplete ("one-time-code").
+ */
+export default function CodeWidget(props: WidgetProps) {
+  const { id, value, placeholder, options, disabled, readonly, autofocus, htmlName, onChange, onBlur, onFocus } = props;
+  const code = typeof value === 'string' ? value : '';
+  const length = optionNumber(options, 'length') ?? DEFAULT_CODE_LENGTH;
+  const { ref, keep } = useCaretKeeper();
+  const invalid = hasErrors(props);
+
+  function handleChange(event: ChangeEvent<HTMLInputElement>) {
+    const raw = event.target.value;
+    const cleaned = onlyDigits(raw, length);
+    keep(event.target, raw, cleaned);
+    onChange(emptyToUndefined(cleaned));
+  }
+
+  return (
+    <input
+      ref={ref}
+      id={id}
+      name={htmlName || id}
+      type="text"
+      inputMode="numeric"
+      pattern="[0-9]*"
+      autoComplete={optionString(options, 'autocomplete') ?? 'one-time-code'}
+      autoCapitalize="off"
+      autoCorrect="off"
+      spellCheck={false}
+      enterKeyHint="done"
+      className={cx('w-input', 'w-code', invalid && 'w-input--invalid')}
+      value={code}
+      placeholder={placeholder || undefined}
+      disabled={disabled}
+      readOnly={readonly}
+      autoFocus={autofocus}
+      aria-invalid={invalid || undefined}
+      aria-describedby={describedBy(id)}
+      onChange={handleChange}
+      onBlur={(event) => onBlur(id, emptyToUndefined(onlyDigits(event.target.value, length)))}
+      onFocus={() => onFocus(id, emptyToUndefined(code))}
+    />
+  );
+}

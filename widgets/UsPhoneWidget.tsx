@@ -1,0 +1,56 @@
+import type { ChangeEvent } from 'react';
+import type { WidgetProps } from '@rjsf/utils';
+import { emptyToUndefined, usPhoneDigits } from './inputText';
+import { useCaretKeeper } from './useCaretKeeper';
+import { cx, describedBy, hasErrors, optionString } from './widgetProps';
+
+/**
+ * A US phone number: a fixed "+1" beside an input that keeps only the 10 national digits.
+ * Dashes, spaces and brackets are dropped as they are typed; a pasted "+1 (201) 555-0123" becomes
+ * "2015550123". The value never holds the +1 (the flow adds it to the payload).
+ *
+ * ui:placeholder. ui:options: prefix ("+1"), autocomplete ("tel-national").
+ */
+export default function UsPhoneWidget(props: WidgetProps) {
+  const { id, value, placeholder, options, disabled, readonly, autofocus, htmlName, onChange, onBlur, onFocus } = props;
+  const digits = typeof value === 'string' ? value : '';
+  const prefix = optionString(options, 'prefix') ?? '+1';
+  const prefixId = `${id}__prefix`;
+  const { ref, keep } = useCaretKeeper();
+  const invalid = hasErrors(props);
+
+  function handleChange(event: ChangeEvent<HTMLInputElement>) {
+    const raw = event.target.value;
+    const cleaned = usPhoneDigits(raw, digits);
+    keep(event.target, raw, cleaned);
+    onChange(emptyToUndefined(cleaned));
+  }
+
+  return (
+    <div className={cx('w-phone', invalid && 'w-phone--invalid', (disabled || readonly) && 'w-phone--disabled')}>
+      {/* Read out with the input (aria-describedby), so the fixed country code is not a surprise. */}
+      <span id={prefixId} className="w-phone__prefix">
+        {prefix}
+      </span>
+      <input
+        ref={ref}
+        id={id}
+        name={htmlName || id}
+        type="tel"
+        inputMode="numeric"
+        autoComplete={optionString(options, 'autocomplete') ?? 'tel-national'}
+        className="w-phone__control"
+        value={digits}
+        placeholder={placeholder || undefined}
+        disabled={disabled}
+        readOnly={readonly}
+        autoFocus={autofocus}
+        aria-invalid={invalid || undefined}
+        aria-describedby={describedBy(id, prefixId)}
+        onChange={handleChange}
+        onBlur={(event) => onBlur(id, emptyToUndefined(usPhoneDigits(event.target.value, digits)))}
+        onFocus={() => onFocus(id, emptyToUndefined(digits))}
+      />
+    </div>
+  );
+}

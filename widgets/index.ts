@@ -1,0 +1,24 @@
+import type { RegistryWidgetsType } from '@rjsf/utils';
+import CodeWidget from './CodeWidget';
+import ConsentWidget from './ConsentWidget';
+import DateLimitWidget from './DateLimitWidget';
+import PasswordWidget from './PasswordWidget';
+import PhotoSlotWidget from './PhotoSlotWidget';
+import UsCityWidget from './UsCityWidget';
+import UsPhoneWidget from './UsPhoneWidget';
+import UsStateWidget from './UsStateWidget';
+
+/** The custom widgets, by the names the UI schemas use in "ui:widget". */
+export const widgets = {
+  photo: PhotoSlotWidget,
+  usState: UsStateWidget,
+  usCity: UsCityWidget,
+  dateLimit: DateLimitWidget,
+  usPhone: UsPhoneWidget,
+  password: PasswordWidget,
+  consent: ConsentWidget,
+  code: CodeWidget,
+} satisfies RegistryWidgetsType;
+
+/** The bytes behind the photo fields (whose form values are only content types), for the upload. */
+export { clearAllPhotos, clearPhoto, getPhoto, photoUrl, setPhoto } from './photoStore';

@@ -1,0 +1,74 @@
+/**
+ * The bytes of the photos chosen in the photo slots, keyed by field name. The form data holds
+ * only each photo's content type ("image/jpeg"), so validation stays cheap and no base64 ever
+ * sits in the form state; the step page reads the bytes from here when it builds the multipart
+ * body, and calls `clearAllPhotos()` once a step's upload succeeded.
+ *
+ * Plain module state: one photo per field name for the whole page.
+ */
+
+const photos = new Map<string, Blob>();
+const urls = new Map<string, string>();
+const listeners = new Set<() => void>();
+let version = 0;
+
+function changed(): void {
+  version += 1;
+  for (const listener of listeners) listener();
+}
+
+function revokeUrl(field: string): void {
+  const url = urls.get(field);
+  if (url === undefined) return;
+  urls.delete(field);
+  URL.revokeObjectURL(url);
+}
+
+/** Stores the photo for `field`, replacing (and releasing) any earlier one. */
+export function setPhoto(field: string, blob: Blob): void {
+  revokeUrl(field);
+  photos.set(field, blob);
+  changed();
+}
+
+export function getPhoto(field: string): Blob | undefined {
+  return photos.get(field);
+}
+
+export function clearPhoto(field: string): void {
+  if (!photos.has(field) && !urls.has(field)) return;
+  revokeUrl(field);
+  photos.delete(field);
+  changed();
+}
+
+/** An object URL of the stored photo, created once per stored blob and revoked when it is replaced or cleared. */
+export function photoUrl(field: string): string | undefined {
+  const blob = photos.get(field);
+  if (!blob) return undefined;
+  let url = urls.get(field);
+  if (url === undefined) {
+    url = URL.createObjectURL(blob);
+    urls.set(field, url);
+  }
+  return url;
+}
+
+export function clearAllPhotos(): void {
+  if (photos.size === 0 && urls.size === 0) return;
+  for (const field of [...urls.keys()]) revokeUrl(field);
+  photos.clear();
+  changed();
+}
+
+/** For `useSyncExternalStore` in the photo slot: re-render when any photo changes. */
+export function subscribePhotos(listener: () => void): () => void {
+  listeners.add(listener);
+  return () => {
+    listeners.delete(listener);
+  };
+}
+
+export function photosVersion(): number {
+  return version;
+}

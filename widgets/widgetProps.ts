@@ -1,0 +1,73 @@
+import { errorId, helpId, type WidgetProps } from '@rjsf/utils';
+
+/**
+ * Small readers shared by the widgets. `ui:options` values arrive untyped (ops staff write them
+ * in JSON), so every option is read through one of these and falls back when it has the wrong
+ * type instead of breaking the render.
+ */
+
+type Options = WidgetProps['options'];
+
+export function optionString(options: Options, key: string): string | undefined {
+  const value = options[key];
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+export function optionNumber(options: Options, key: string): number | undefined {
+  const value = options[key];
+  return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
+}
+
+export function optionBoolean(options: Options, key: string): boolean | undefined {
+  const value = options[key];
+  return typeof value === 'boolean' ? value : undefined;
+}
+
+/**
+ * What the step page shares with every widget through rjsf's `formContext`
+ * (src/client/templates.tsx): the whole form's data (a city list depends on the chosen state),
+ * how many times submit was attempted, and which fields the driver touched. All optional here,
+ * so a widget also works in a form that shares none of it.
+ */
+export interface StepFormContext {
+  formData?: Record<string, unknown>;
+  submitCount?: number;
+  touched?: ReadonlySet<string>;
+}
+
+/**
+ * rjsf 6 hands widgets the form context as `registry.formContext` (v5 passed `formContext` as a
+ * prop); a `formContext` prop, if given, wins so a widget can also be rendered on its own.
+ */
+export function formContextOf(props: WidgetProps): StepFormContext {
+  const context: unknown = props.formContext ?? props.registry?.formContext;
+  return context !== null && typeof context === 'object' ? (context as StepFormContext) : {};
+}
+
+/** `aria-describedby`: the field's error and help (rendered by the templates), plus the widget's own hints. */
+export function describedBy(id: string, ...own: Array<string | false | undefined>): string {
+  return [errorId(id), helpId(id), ...own.filter((part): part is string => typeof part === 'string')].join(' ');
+}
+
+/**
+ * Whether the field's errors are on screen, for `aria-invalid`, the error look and hiding hints.
+ * The whole form is validated on every change, but the step page shows a field's error only once
+ * it was touched or after a submit attempt; a widget follows the same rule, so a screen reader
+ * never hears "invalid" on a field that shows no message.
+ */
+export function hasErrors(props: WidgetProps): boolean {
+  if (props.hideError || (props.rawErrors?.length ?? 0) === 0) return false;
+  const { touched, submitCount } = formContextOf(props);
+  if (touched === undefined || typeof touched.has !== 'function') return true;
+  return (submitCount ?? 0) > 0 || touched.has(props.id);
+}
+
+/** Joins class names, skipping the falsy ones. */
+export function cx(...names: Array<string | false | null | undefined>): string {
+  return names.filter(Boolean).join(' ');
+}
+
+/** The id of a widget's own hint line (not rjsf's help, which comes from `ui:help`). */
+export function hintId(id: string): string {
+  return `${id}__hint`;
+}
