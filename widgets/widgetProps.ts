@@ -57,9 +57,13 @@ export function describedBy(id: string, ...own: Array<string | false | undefined
  */
 export function hasErrors(props: WidgetProps): boolean {
   if (props.hideError || (props.rawErrors?.length ?? 0) === 0) return false;
-  const { touched, submitCount } = formContextOf(props);
+  return errorsShown(formContextOf(props), props.id);
+}
+
+/** Whether a field's errors are shown: once touched, or everywhere after a submit attempt. */
+export function errorsShown({ touched, submitCount }: StepFormContext, id: string): boolean {
   if (touched === undefined || typeof touched.has !== 'function') return true;
-  return (submitCount ?? 0) > 0 || touched.has(props.id);
+  return (submitCount ?? 0) > 0 || touched.has(id);
 }
 
 /** Joins class names, skipping the falsy ones. */

@@ -2,15 +2,15 @@
  * The one page that renders every form step of the flow: its schema (or the variant the flow
  * picks), its UI schema, its precompiled validator, its submit and its extra actions.
  */
-import Form from '@rjsf/core';
-import type { ErrorSchema, IChangeEvent, RJSFValidationError } from '@rjsf/utils';
+import Form, { type IChangeEvent } from '@rjsf/core';
+import type { ErrorSchema, RJSFSchema, RJSFValidationError, ValidatorType } from '@rjsf/utils';
 import { createPrecompiledValidator } from '@rjsf/validator-ajv8';
 import { use, useCallback, useEffect, useMemo, useState } from 'react';
 import toast from 'react-hot-toast';
 import { useLocation } from 'wouter';
 import { loadForm, type FormModule } from 'virtual:forms';
 import { expandErrors } from '../shared/errors.js';
-import { interpolate, stepSchemaName, type FormStep, type StepAction } from '../shared/flow.js';
+import { buildPayload, interpolate, stepSchemaName, type FormStep, type StepAction } from '../shared/flow.js';
 import { widgets } from '../../widgets/index.js';
 import { clearPhoto } from '../../widgets/photoStore.js';
 import { callApi } from './api.js';
@@ -19,12 +19,11 @@ import { JourneySteps } from './JourneySteps.js';
 import { Layout } from './Layout.js';
 import { browserLookup, guardRedirect, submitStep, type Navigation } from './stepRuntime.js';
 import { templates, type StepFormContext } from './templates.js';
-import { buildPayload } from '../shared/flow.js';
 
 type FormData = Record<string, unknown>;
 
 interface LoadedForm extends FormModule {
-  validator: ReturnType<typeof createPrecompiledValidator>;
+  validator: ValidatorType<FormData, RJSFSchema>;
 }
 
 const loadedForms = new Map<string, Promise<LoadedForm>>();
@@ -32,7 +31,7 @@ const loadedForms = new Map<string, Promise<LoadedForm>>();
 function loadStepForm(name: string): Promise<LoadedForm> {
   let loaded = loadedForms.get(name);
   if (!loaded) {
-    loaded = loadForm(name).then((module) => ({ ...module, validator: createPrecompiledValidator(module.validateFns, module.schema) }));
+    loaded = loadForm(name).then((module) => ({ ...module, validator: createPrecompiledValidator<FormData>(module.validateFns, module.schema) }));
     loadedForms.set(name, loaded);
   }
   return loaded;

@@ -4,23 +4,15 @@
  * once the driver touched it, or after a submit attempt: rjsf has no such mode (#512).
  */
 import { getDefaultRegistry } from '@rjsf/core';
-import { errorId, type FieldErrorProps, type TemplatesType, type WidgetProps } from '@rjsf/utils';
+import { errorId, type FieldErrorProps, type TemplatesType, type TitleFieldProps, type WidgetProps } from '@rjsf/utils';
+import { errorsShown, hasErrors, type StepFormContext } from '../../widgets/widgetProps.js';
 
-export interface StepFormContext {
-  /** Ids of the fields the driver changed or left. */
-  touched: ReadonlySet<string>;
-  /** Submit attempts so far; errors show everywhere once it is above 0. */
-  submitCount: number;
-  /** The current values, for widgets that depend on a sibling (city on state). */
-  formData: Record<string, unknown>;
-}
+export type { StepFormContext };
 
 function FieldErrorTemplate({ errors = [], fieldPathId, registry }: FieldErrorProps) {
-  const context = registry.formContext as StepFormContext | undefined;
-  const id = fieldPathId.$id;
-  const visible = !!context && (context.submitCount > 0 || context.touched.has(id));
+  const context = (registry.formContext ?? {}) as StepFormContext;
   const first = errors.find((error) => !!error);
-  if (!visible || !first) return null;
+  if (!first || !errorsShown(context, fieldPathId.$id)) return null;
   return (
     <p id={errorId(fieldPathId)} className="field-error" role="alert">
       {first}
@@ -28,13 +20,22 @@ function FieldErrorTemplate({ errors = [], fieldPathId, registry }: FieldErrorPr
   );
 }
 
+/** The step's title is the page's heading (the forms are flat, so only the root has one). */
+function TitleFieldTemplate({ id, title }: TitleFieldProps) {
+  return (
+    <h1 id={id} className="step-title">
+      {title}
+    </h1>
+  );
+}
+
 const DefaultBaseInput = getDefaultRegistry().templates.BaseInputTemplate;
 
-/** The default input, plus `maxLength` (ui:options, else the schema's) and `inputMode` from ui:options. */
+/** The default input, plus `maxLength` (ui:options, else the schema's), `inputMode` and `aria-invalid`. */
 function BaseInputTemplate(props: WidgetProps) {
   const maxLength = (props.options.maxLength as number | undefined) ?? props.schema.maxLength;
   const inputMode = props.options.inputMode as WidgetProps['inputMode'];
-  return <DefaultBaseInput {...props} maxLength={maxLength} inputMode={inputMode} />;
+  return <DefaultBaseInput {...props} maxLength={maxLength} inputMode={inputMode} aria-invalid={hasErrors(props) || undefined} />;
 }
 
-export const templates: Partial<TemplatesType> = { FieldErrorTemplate, BaseInputTemplate };
+export const templates: Partial<TemplatesType> = { FieldErrorTemplate, BaseInputTemplate, TitleFieldTemplate };

@@ -1,0 +1,80 @@
+/**
+ * A real server on a free port (API + the built app, in-memory database) and headless Chromium
+ * at a phone's size, for journey tests. Screenshots of each screen go to build/screenshots/.
+ */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { PROJECT_ROOT } from '../../src/shared/projectFiles.js';
+import type { OutboxEntry } from '../../src/server/plugins/outbox.js';
+import { startTestServer, type TestServer } from '../support/server.js';
+
+export const PHONE_VIEWPORT = { width: 390, height: 844 };
+export const SCREENSHOTS_DIR = join(PROJECT_ROOT, 'build', 'screenshots');
+
+export interface Journey {
+  server: TestServer;
+  baseUrl: string;
+  browser: Browser;
+  page: Page;
+  close(): Promise<void>;
+}
+
+export async function startJourney(): Promise<Journey> {
+  const server = await startTestServer({ staticDir: join(PROJECT_ROOT, 'dist') });
+  const baseUrl = await server.app.listen({ host: '127.0.0.1', port: 0 });
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+  });
+  const context = await browser.newContext({ viewport: PHONE_VIEWPORT, deviceScaleFactor: 2, isMobile: true, hasTouch: true, baseURL: baseUrl });
+  const page = await context.newPage();
+  mkdirSync(SCREENSHOTS_DIR, { recursive: true });
+  return {
+    server,
+    baseUrl,
+    browser,
+    page,
+    async close() {
+      await browser.close();
+      await server.close();
+    },
+  };
+}
+
+/** The newest code sent to `to` on a channel, as the driver would read it. */
+export async function latestCode(baseUrl: string, channel: 'email' | 'sms', to: string): Promise<string> {
+  const response = await fetch(`${baseUrl}/dev/outbox`);
+  const outbox = (await response.json()) as OutboxEntry[];
+  const entry = outbox.find((e) => e.channel === channel && e.to === to);
+  if (!entry) throw new Error(`No ${channel} code for ${to} in the outbox`);
+  return entry.code;
+}
+
+/** A real JPEG photo, drawn by the browser itself (a 1200×900 gradient with shapes). */
+export async function makePhoto(page: Page, label: string): Promise<Buffer> {
+  const dataUrl = await page.evaluate((text) => {
+    const canvas = document.createElement('canvas');
+    canvas.width = 1200;
+    canvas.height = 900;
+    const ctx = canvas.getContext('2d');
+    if (!ctx) throw new Error('no 2d context');
+    const gradient = ctx.createLinearGradient(0, 0, 1200, 900);
+    gradient.addColorStop(0, '#7aa7ff');
+    gradient.addColorStop(1, '#1d2b4f');
+    ctx.fillStyle = gradient;
+    ctx.fillRect(0, 0, 1200, 900);
+    ctx.fillStyle = '#ffd166';
+    ctx.fillRect(300, 420, 600, 220);
+    ctx.fillStyle = '#ffffff';
+    ctx.font = 'bold 80px sans-serif';
+    ctx.fillText(text, 80, 140);
+    return canvas.toDataURL('image/jpeg', 0.9);
+  }, label);
+  return Buffer.from(dataUrl.split(',')[1] ?? '', 'base64');
+}
+
+export async function screenshot(page: Page, name: string): Promise<void> {
+  await page.screenshot({ path: join(SCREENSHOTS_DIR, `${name}.png`), fullPage: true });
+}

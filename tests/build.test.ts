@@ -1,0 +1,51 @@
+// Reads what `npm run build` produced (npm test builds first).
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { PROJECT_ROOT } from '../src/shared/projectFiles.js';
+
+interface Metafile {
+  outputs: Record<string, { entryPoint?: string; imports: { path: string; kind: string }[]; inputs: Record<string, unknown> }>;
+}
+const metafile = JSON.parse(readFileSync(join(PROJECT_ROOT, 'build', 'metafile.json'), 'utf8')) as Metafile;
+const outputs = Object.entries(metafile.outputs).filter(([file]) => file.endsWith('.js'));
+const inputsOf = (file: string) => Object.keys(metafile.outputs[file]?.inputs ?? {});
+
+/** The entry and every chunk it imports statically: what the first page loads. */
+function initialFiles(): string[] {
+  const entry = outputs.find(([, output]) => output.entryPoint?.endsWith('src/client/main.tsx'))?.[0];
+  const seen = new Set<string>();
+  const visit = (file: string) => {
+    if (seen.has(file)) return;
+    seen.add(file);
+    for (const imported of metafile.outputs[file]?.imports ?? []) if (imported.kind === 'import-statement') visit(imported.path);
+  };
+  if (entry) visit(entry);
+  return [...seen];
+}
+
+describe('the browser bundle', () => {
+  it('contains no Ajv compiler, only its small runtime helpers', () => {
+    const compiler = outputs.flatMap(([file]) => inputsOf(file).filter((input) => /node_modules\/ajv\/dist\/(core|ajv|compile)/.test(input)));
+    expect(compiler).toEqual([]);
+  });
+
+  it('contains no new Function and no eval', () => {
+    const dir = join(PROJECT_ROOT, 'dist', 'assets');
+    const files = readdirSync(dir, { recursive: true }).map(String).filter((file) => file.endsWith('.js'));
+    expect(files.length).toBeGreaterThan(0);
+    const offenders = files.filter((file) => /new Function\s*\(|\beval\s*\(/.test(readFileSync(join(dir, file), 'utf8')));
+    expect(offenders).toEqual([]);
+  });
+
+  it('keeps Firebase out of the first page: it loads when a driver submits sign-up', () => {
+    const firebase = initialFiles().flatMap((file) => inputsOf(file).filter((input) => input.includes('node_modules/@firebase/')));
+    expect(firebase).toEqual([]);
+    expect(outputs.some(([file]) => inputsOf(file).some((input) => input.includes('node_modules/@firebase/auth')))).toBe(true);
+  });
+
+  it('ships no city list in the first page', () => {
+    const cities = initialFiles().flatMap((file) => inputsOf(file).filter((input) => input.includes('country-state-city')));
+    expect(cities).toEqual([]);
+  });
+});
