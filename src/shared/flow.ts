@@ -201,7 +201,7 @@ export interface ReceivedPayload {
 export function readPayload(call: Call, body: Record<string, unknown>): ReceivedPayload {
   const received: ReceivedPayload = { form: {}, files: {}, extras: {}, unknown: [] };
   const mapping = call.payload ?? {};
-  for (const key of Object.keys(body)) if (!(key in mapping)) received.unknown.push(key);
+  for (const key of Object.keys(body)) if (!Object.hasOwn(mapping, key)) received.unknown.push(key);
   for (const [key, field] of Object.entries(mapping)) {
     const { kind, path } = splitSource(field.from);
     const name = path.join('.');
@@ -209,7 +209,7 @@ export function readPayload(call: Call, body: Record<string, unknown>): Received
       received.files[name] = key;
       continue;
     }
-    if (!(key in body)) continue;
+    if (!Object.hasOwn(body, key)) continue;
     let value = body[key];
     for (const transform of [...(field.transform ?? [])].reverse()) value = undoTransform(transform, value);
     if (kind === 'form') {

@@ -1,0 +1,106 @@
+/**
+ * The Onramp API server (DESIGN §4), laid out as fastify/demo: third-party plugins, then our
+ * services (plugins/), then the routes (routes/), with one error handler.
+ */
+import multipart from '@fastify/multipart';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { loadFlow } from '../shared/projectFiles.js';
+import type { ServerConfig } from './config.js';
+import type { Db } from './db/db.js';
+import { answerFor, loggableError } from './errors.js';
+import { apiPathTest } from './lib/apiPaths.js';
+import { createCallReader } from './lib/callPayload.js';
+import { clockPlugin } from './plugins/clock.js';
+import { cryptoPlugin } from './plugins/crypto.js';
+import { dbPlugin } from './plugins/db.js';
+import { identityPlugin } from './plugins/identity.js';
+import { otpCodesPlugin } from './plugins/otpCodes.js';
+import { outboxPlugin } from './plugins/outbox.js';
+import { sessionsPlugin } from './plugins/sessions.js';
+import { MAX_FILE_BYTES, uploadsPlugin } from './plugins/uploads.js';
+import { authRoutes } from './routes/auth.js';
+import { devRoutes } from './routes/dev.js';
+import { driverRoutes } from './routes/driver.js';
+import { IP_LOOKUP_PATH, staticRoutes } from './routes/static.js';
+
+export interface AppOptions {
+  /** The clock for code and session expiry (tests move it instead of sleeping). */
+  now?: () => Date;
+  /** An open database to use instead of opening one (tests share one per file); the app does not close it. */
+  db?: Db;
+  /** Where log lines go instead of stdout (tests read them). */
+  logStream?: { write(line: string): void };
+}
+
+/** JSON bodies are small (the largest is the sign-up with its ID token); multipart has its own limits. */
+const JSON_BODY_LIMIT = 64 * 1024;
+
+/** Content-Security-Policy: our own scripts only; Firebase Auth is the one other origin the page talks to. */
+export function contentSecurityPolicy(config: ServerConfig): string {
+  const connect = ["'self'"];
+  if (config.firebaseAuthEmulatorHost) connect.push(`http://${config.firebaseAuthEmulatorHost}`);
+  if (config.production) connect.push('https://identitytoolkit.googleapis.com', 'https://securetoken.googleapis.com');
+  return [
+    "default-src 'self'",
+    "script-src 'self'",
+    // Toasts (react-hot-toast) inject their styles at run time.
+    "style-src 'self' 'unsafe-inline'",
+    "img-src 'self' blob: data:",
+    `connect-src ${connect.join(' ')}`,
+    "frame-ancestors 'self'",
+    "object-src 'none'",
+    "base-uri 'none'",
+  ].join('; ');
+}
+
+export async function buildApp(config: ServerConfig, options: AppOptions = {}): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: {
+      level: config.logLevel,
+      // Nothing logs headers today; if something ever does, credentials stay out.
+      redact: { paths: ['req.headers.authorization', 'req.headers.cookie', 'headers.authorization', 'headers.cookie'], censor: '[redacted]' },
+      ...(options.logStream ? { stream: options.logStream } : {}),
+    },
+    trustProxy: config.trustProxy,
+    bodyLimit: JSON_BODY_LIMIT,
+    requestTimeout: 120_000,
+  });
+
+  const flow = loadFlow();
+  app.decorate('callReader', createCallReader(flow));
+  const isApiPath = apiPathTest([...Object.values(flow.calls).map((call) => call.path), IP_LOOKUP_PATH]);
+
+  app.setErrorHandler((error, request, reply) => {
+    const answer = answerFor(error);
+    if (answer.statusCode >= 500) request.log.error({ error: loggableError(error) }, 'Request failed');
+    return reply.code(answer.statusCode).send(answer.body);
+  });
+
+  const csp = contentSecurityPolicy(config);
+  app.addHook('onSend', async (request, reply, payload) => {
+    reply.header('content-security-policy', csp);
+    reply.header('referrer-policy', 'no-referrer');
+    reply.header('x-content-type-options', 'nosniff');
+    if (config.production) reply.header('strict-transport-security', 'max-age=31536000; includeSubDomains');
+    // API answers carry driver data (or codes, on /dev): never cached.
+    if (isApiPath(request.url)) reply.header('cache-control', 'no-store');
+    return payload;
+  });
+
+  await app.register(clockPlugin, { now: options.now });
+  await app.register(dbPlugin, { database: config.database, db: options.db });
+  await app.register(cryptoPlugin, { dataKey: config.dataKey });
+  await app.register(sessionsPlugin);
+  await app.register(outboxPlugin, { production: config.production });
+  await app.register(otpCodesPlugin);
+  await app.register(uploadsPlugin, { dataDir: config.dataDir });
+  await app.register(identityPlugin, { projectId: config.firebaseProjectId, emulatorHost: config.firebaseAuthEmulatorHost });
+  // Per-route limits (exact file count) are set where each form is read (lib/callPayload.ts).
+  await app.register(multipart, { limits: { fileSize: MAX_FILE_BYTES } });
+
+  await app.register(authRoutes, config.authRateLimit);
+  await app.register(driverRoutes);
+  if (!config.production) await app.register(devRoutes);
+  await app.register(staticRoutes, { config, isApiPath });
+  return app;
+}

@@ -1,0 +1,133 @@
+/**
+ * The server's configuration, read once from the environment. Every adapter choice (database,
+ * identity emulator, static files) is made here, so the rest of the server only reads a plain
+ * object and tests can build one by hand.
+ */
+import { randomBytes } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { isAbsolute, join, relative, resolve } from 'node:path';
+
+export type DatabaseConfig =
+  /** PGlite in `dir`, or in memory when `dir` is null (tests). */
+  | { kind: 'pglite'; dir: string | null }
+  | { kind: 'postgres'; url: string };
+
+export interface ServerConfig {
+  host: string;
+  port: number;
+  production: boolean;
+  /** Where the local database, the generated data key and the uploads live. */
+  dataDir: string;
+  /** AES-256 key (32 bytes) for SSNs, uploaded documents and one-time-code hashes. */
+  dataKey: Buffer;
+  database: DatabaseConfig;
+  firebaseProjectId: string;
+  /** The Firebase web API key the browser uses (public by design; any value works with the emulator). */
+  firebaseApiKey: string;
+  /** host:port of the Firebase Auth emulator; always null in production. */
+  firebaseAuthEmulatorHost: string | null;
+  /** The built client (dist/). */
+  staticDir: string;
+  /** Only behind a reverse proxy that sets X-Forwarded-For; otherwise a client could pick its own IP. */
+  trustProxy: boolean;
+  logLevel: string;
+  /** Per-IP limit on /auth/*: at most `max` requests per `windowMs`. */
+  authRateLimit: { max: number; windowMs: number };
+}
+
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+function readInteger(env: Env, name: string, fallback: number, min: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min) throw new ConfigError(`${name} must be a whole number of at least ${min}, got "${raw}".`);
+  return value;
+}
+
+function parseDataKey(raw: string, from: string): Buffer {
+  const key = Buffer.from(raw.trim(), 'base64');
+  if (key.length !== 32) {
+    throw new ConfigError(`${from} must be a base64-encoded 32-byte key (make one with: openssl rand -base64 32).`);
+  }
+  return key;
+}
+
+/**
+ * Outside production a missing DATA_KEY is generated once into DATA_DIR/data-key and reused,
+ * so `npm start` works with no set-up and data written yesterday can still be read today.
+ */
+function localDataKey(dataDir: string): Buffer {
+  const file = join(dataDir, 'data-key');
+  if (existsSync(file)) return parseDataKey(readFileSync(file, 'utf8'), file);
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const key = randomBytes(32);
+  writeFileSync(file, `${key.toString('base64')}\n`, { mode: 0o600, flag: 'wx' });
+  chmodSync(file, 0o600);
+  return key;
+}
+
+const isInside = (child: string, parent: string) => {
+  const rel = relative(parent, child);
+  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
+};
+
+export function readConfig(env: Env = process.env): ServerConfig {
+  const production = env.NODE_ENV === 'production';
+  const dataDir = resolve(env.DATA_DIR || '.data');
+  const staticDir = resolve(env.STATIC_DIR || 'dist');
+
+  if (isInside(join(dataDir, 'uploads'), staticDir)) {
+    // Uploads are identity documents: they must never be reachable as static files.
+    throw new ConfigError(`DATA_DIR (${dataDir}) must not be inside STATIC_DIR (${staticDir}).`);
+  }
+
+  let dataKey: Buffer;
+  if (env.DATA_KEY) dataKey = parseDataKey(env.DATA_KEY, 'DATA_KEY');
+  else if (production) {
+    throw new ConfigError(
+      'DATA_KEY is required in production: set it to a base64-encoded 32-byte key (openssl rand -base64 32). ' +
+        'It encrypts SSNs and identity documents; keep it safe, data written with it cannot be read without it.',
+    );
+  } else dataKey = localDataKey(dataDir);
+
+  let firebaseAuthEmulatorHost: string | null = null;
+  if (production) {
+    // With this variable set, firebase-admin accepts unsigned tokens: anyone could sign in as anyone.
+    if (env.FIREBASE_AUTH_EMULATOR_HOST) {
+      throw new ConfigError('FIREBASE_AUTH_EMULATOR_HOST must not be set in production: it makes the server accept unsigned sign-in tokens.');
+    }
+  } else {
+    firebaseAuthEmulatorHost = env.FIREBASE_AUTH_EMULATOR_HOST || '127.0.0.1:9099';
+  }
+
+  const database: DatabaseConfig = env.DATABASE_URL
+    ? { kind: 'postgres', url: env.DATABASE_URL }
+    : { kind: 'pglite', dir: join(dataDir, 'pglite') };
+
+  return {
+    host: env.HOST || '127.0.0.1',
+    port: readInteger(env, 'PORT', 3000, 0),
+    production,
+    dataDir,
+    dataKey,
+    database,
+    firebaseProjectId: env.FIREBASE_PROJECT_ID || 'demo-onramp',
+    firebaseApiKey: env.FIREBASE_API_KEY || 'demo-api-key',
+    firebaseAuthEmulatorHost,
+    staticDir,
+    trustProxy: env.TRUST_PROXY === 'true' || env.TRUST_PROXY === '1',
+    logLevel: env.LOG_LEVEL || 'info',
+    authRateLimit: {
+      max: readInteger(env, 'AUTH_RATE_LIMIT_MAX', 30, 1),
+      windowMs: readInteger(env, 'AUTH_RATE_LIMIT_WINDOW_MS', 60_000, 1),
+    },
+  };
+}

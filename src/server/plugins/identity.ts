@@ -1,0 +1,67 @@
+/**
+ * Who signed in: firebase-admin checks the Firebase ID token the client got at sign-up. The
+ * local default is the Firebase Auth emulator (firebase.json at the repo root); production
+ * talks to Firebase itself. The same code runs in both; only FIREBASE_AUTH_EMULATOR_HOST differs.
+ */
+import { randomUUID } from 'node:crypto';
+import { deleteApp, initializeApp } from 'firebase-admin/app';
+import { getAuth } from 'firebase-admin/auth';
+import { HttpError, unauthorized } from '../errors.js';
+import { shared } from './shared.js';
+
+export const SIGN_IN_NOT_VERIFIED = 'Your sign-in could not be verified. Please try again.';
+
+export interface SignedInUser {
+  uid: string;
+  /** Lower-cased; null when the account has no email. */
+  email: string | null;
+  emailVerified: boolean;
+  /** Firebase's sign_in_provider: "password", "google.com", "apple.com", "facebook.com", ... */
+  provider: string;
+}
+
+export interface Identity {
+  /** The user of a valid, unrevoked ID token of our project; otherwise throws a 401. */
+  verify(idToken: string): Promise<SignedInUser>;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    identity: Identity;
+  }
+}
+
+/** Token problems (401) as opposed to Firebase being unreachable (503). */
+const isTokenProblem = (code: string) => code.startsWith('auth/') && code !== 'auth/internal-error';
+
+export const identityPlugin = shared<{ projectId: string; emulatorHost: string | null }>(async (app, options) => {
+  if (options.emulatorHost) {
+    // firebase-admin reads this variable itself; it must be set before the first call. In
+    // production config.ts refuses to start when it is set at all.
+    process.env.FIREBASE_AUTH_EMULATOR_HOST = options.emulatorHost;
+  }
+  // A named app of our own, so several servers in one process (tests) do not share state.
+  const firebaseApp = initializeApp({ projectId: options.projectId }, `onramp-${randomUUID()}`);
+  const auth = getAuth(firebaseApp);
+  app.addHook('onClose', () => deleteApp(firebaseApp));
+
+  app.decorate('identity', {
+    async verify(idToken: string) {
+      try {
+        // `true` also rejects disabled users and revoked sessions.
+        const token = await auth.verifyIdToken(idToken, true);
+        return {
+          uid: token.uid,
+          email: typeof token.email === 'string' ? token.email.toLowerCase() : null,
+          emailVerified: token.email_verified === true,
+          provider: token.firebase.sign_in_provider,
+        };
+      } catch (error) {
+        const code = String((error as { code?: unknown }).code ?? '');
+        if (isTokenProblem(code)) throw unauthorized(SIGN_IN_NOT_VERIFIED);
+        app.log.error({ code }, 'Firebase Authentication could not be reached');
+        throw new HttpError(503, 'Sign-in is unavailable right now. Please try again in a moment.');
+      }
+    },
+  });
+});

@@ -1,0 +1,79 @@
+/**
+ * The built client (dist/) and the single-page app's fallback: any other GET that wants HTML
+ * gets dist/index.html with the runtime configuration filled in. API paths never fall back to
+ * the page; they answer 404 { message }.
+ */
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import fastifyStatic from '@fastify/static';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { ServerConfig } from '../config.js';
+import { shared } from '../plugins/shared.js';
+
+/** The local stand-in for a public-IP lookup service (spec §7), named in the page's configuration. */
+export const IP_LOOKUP_PATH = '/ip';
+
+export const CONFIG_PLACEHOLDER = '<!--app-config-->';
+export const NOT_BUILT_MESSAGE = 'The web app is not built yet. Run `npm run build`, then reload.';
+
+/** What the browser needs to know at run time, rendered into index.html. */
+export function appConfigOf(config: ServerConfig) {
+  return {
+    firebase: {
+      apiKey: config.firebaseApiKey,
+      authDomain: `${config.firebaseProjectId}.firebaseapp.com`,
+      projectId: config.firebaseProjectId,
+    },
+    authEmulatorUrl: config.firebaseAuthEmulatorHost ? `http://${config.firebaseAuthEmulatorHost}` : null,
+    ipLookupUrl: IP_LOOKUP_PATH,
+  };
+}
+
+/** `<` escaped so no value can close the script element. */
+export function appConfigScript(config: ServerConfig): string {
+  const json = JSON.stringify(appConfigOf(config)).replace(/</g, '\\u003c');
+  return `<script type="application/json" id="app-config">${json}</script>`;
+}
+
+const wantsHtml = (request: FastifyRequest) => (request.headers.accept ?? '').includes('text/html');
+
+/** Shared (not encapsulated): its not-found handler is the whole app's. */
+export const staticRoutes = shared(async (app: FastifyInstance, options: { config: ServerConfig; isApiPath: (url: string) => boolean }) => {
+  const { config, isApiPath } = options;
+  const indexFile = join(config.staticDir, 'index.html');
+  const configScript = appConfigScript(config);
+
+  /** GET /ip: the local stand-in for the public-IP lookup the sign-up makes. */
+  app.get(IP_LOOKUP_PATH, async (request) => ({ ip: request.ip }));
+
+  if (!existsSync(indexFile)) app.log.warn(`${indexFile} does not exist yet: pages answer 503 until \`npm run build\` has run.`);
+  await app.register(fastifyStatic, {
+    root: config.staticDir,
+    // index.html is only ever sent with its configuration filled in (the fallback below).
+    index: false,
+    allowedPath: (pathName) => pathName !== '/index.html',
+    // dist/ may be built after the server starts.
+    wildcard: true,
+    suppressWarning: true,
+  });
+
+  async function sendPage(reply: FastifyReply) {
+    let html: string;
+    try {
+      // Read each time: it is small, and a rebuild should not need a restart.
+      html = await readFile(indexFile, 'utf8');
+    } catch {
+      return reply.code(503).send({ message: NOT_BUILT_MESSAGE });
+    }
+    return reply.code(200).header('cache-control', 'no-cache').type('text/html; charset=utf-8').send(html.replace(CONFIG_PLACEHOLDER, () => configScript));
+  }
+
+  // With `index: false` the static handler refuses "/" (a directory); the start page is the app.
+  app.get('/', (_request, reply) => sendPage(reply));
+
+  app.setNotFoundHandler(async (request, reply) => {
+    if ((request.method === 'GET' || request.method === 'HEAD') && !isApiPath(request.url) && wantsHtml(request)) return sendPage(reply);
+    return reply.code(404).send({ message: 'Not found.' });
+  });
+});

@@ -1,0 +1,193 @@
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { FastifyInstance } from 'fastify';
+import { buildApp, contentSecurityPolicy } from '../../src/server/app.js';
+import { bearer, json, latestCode, outbox, signIn, signUp, startTestServer, type TestServer } from '../support/server.js';
+
+let server: TestServer;
+let app: FastifyInstance;
+let production: FastifyInstance;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  app = server.app;
+  production = await server.buildAnother({ production: true, firebaseAuthEmulatorHost: null });
+});
+afterAll(() => server.close());
+
+const LOCAL_CSP =
+  "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' blob: data:; " +
+  "connect-src 'self' http://127.0.0.1:9099; frame-ancestors 'self'; object-src 'none'; base-uri 'none'";
+
+const page = (target: FastifyInstance, url: string) => target.inject({ method: 'GET', url, headers: { accept: 'text/html,application/xhtml+xml' } });
+
+describe('the web app (dist/)', () => {
+  const dist = () => server.config.staticDir;
+
+  it('answers 503 with a message to run the build while dist/index.html does not exist', async () => {
+    await rm(dist(), { recursive: true, force: true });
+    const response = await page(app, '/signup');
+    expect(response.statusCode).toBe(503);
+    expect(json(response).message).toContain('npm run build');
+  });
+
+  describe('once built', () => {
+    beforeAll(async () => {
+      await mkdir(join(dist(), 'assets'), { recursive: true });
+      await writeFile(join(dist(), 'index.html'), '<!doctype html><html><head><!--app-config--></head><body></body></html>');
+      await writeFile(join(dist(), 'assets', 'app.js'), 'console.log("onramp")');
+    });
+
+    it('serves index.html for any page route, with the runtime configuration filled in', async () => {
+      for (const url of ['/', '/signup', '/verify-otp-email', '/3f1c/some%2Ftoken']) {
+        const response = await page(app, url);
+        expect(response.statusCode, url).toBe(200);
+        expect(response.headers['content-type']).toContain('text/html');
+        const script = /<script type="application\/json" id="app-config">(.*)<\/script>/.exec(response.body);
+        expect(JSON.parse(script?.[1] ?? 'null')).toEqual({
+          firebase: { apiKey: 'demo-api-key', authDomain: 'demo-onramp.firebaseapp.com', projectId: 'demo-onramp' },
+          authEmulatorUrl: 'http://127.0.0.1:9099',
+          ipLookupUrl: '/ip',
+        });
+        expect(response.body).not.toContain('<!--app-config-->');
+      }
+    });
+
+    it('never serves index.html without its configuration', async () => {
+      const response = await page(app, '/index.html');
+      expect(response.body).toContain('id="app-config"');
+    });
+
+    it('has no emulator in the production configuration', async () => {
+      const response = await page(production, '/signup');
+      expect(response.body).toContain('"authEmulatorUrl":null');
+    });
+
+    it('escapes "<" so no configured value can close the script element', async () => {
+      const odd = await server.buildAnother({ firebaseProjectId: '</script><script>alert(1)</script>' });
+      const response = await page(odd, '/signup');
+      expect(response.body).not.toContain('</script><script>alert(1)');
+      expect(response.body).toContain('\\u003c/script>');
+    });
+
+    it('serves built assets with the security headers', async () => {
+      const response = await app.inject({ method: 'GET', url: '/assets/app.js' });
+      expect(response.statusCode).toBe(200);
+      expect(response.body).toBe('console.log("onramp")');
+      expect(response.headers['x-content-type-options']).toBe('nosniff');
+      expect(response.headers['referrer-policy']).toBe('no-referrer');
+      expect(response.headers['content-security-policy']).toBe(LOCAL_CSP);
+    });
+
+    it('sends the CSP, no-referrer and nosniff with every page', async () => {
+      const response = await page(app, '/signup');
+      expect(response.headers['content-security-policy']).toBe(LOCAL_CSP);
+      expect(response.headers['referrer-policy']).toBe('no-referrer');
+      expect(response.headers['x-content-type-options']).toBe('nosniff');
+    });
+
+    it('lets production pages talk to Firebase Auth, not the emulator, over HSTS', async () => {
+      const response = await page(production, '/signup');
+      const csp = String(response.headers['content-security-policy']);
+      expect(csp).toContain("connect-src 'self' https://identitytoolkit.googleapis.com https://securetoken.googleapis.com;");
+      expect(csp).not.toContain('9099');
+      expect(response.headers['strict-transport-security']).toBe('max-age=31536000; includeSubDomains');
+    });
+
+    it.each(['/auth/nothing', '/driver/nothing', '/dev/nothing', '/ip/more'])('answers 404 JSON, never the page, for the API path %s', async (url) => {
+      const response = await page(app, url);
+      expect(response.statusCode).toBe(404);
+      expect(json(response)).toEqual({ message: 'Not found.' });
+      expect(response.headers['cache-control']).toBe('no-store');
+    });
+
+    it('answers 404 JSON to a request that does not want HTML', async () => {
+      const response = await app.inject({ method: 'GET', url: '/no-such-file.png', headers: { accept: 'image/png' } });
+      expect(response.statusCode).toBe(404);
+      expect(json(response).message).toBe('Not found.');
+    });
+  });
+});
+
+describe('GET /ip', () => {
+  it('answers the address the request came from', async () => {
+    const response = await app.inject({ method: 'GET', url: '/ip', remoteAddress: '198.51.100.4' });
+    expect(response.statusCode).toBe(200);
+    expect(json(response)).toEqual({ ip: '198.51.100.4' });
+  });
+
+  it('ignores X-Forwarded-For unless the server is told it is behind a proxy', async () => {
+    const response = await app.inject({ method: 'GET', url: '/ip', remoteAddress: '198.51.100.4', headers: { 'x-forwarded-for': '1.1.1.1' } });
+    expect(json(response).ip).toBe('198.51.100.4');
+  });
+});
+
+describe('GET /dev/outbox', () => {
+  it('lists the codes sent, newest first, as { channel, to, code, sentAt }', async () => {
+    const driver = await signIn(app);
+    await app.inject({ method: 'POST', url: '/auth/sendPhoneOTP', headers: bearer(driver.token), payload: { phoneNo: driver.phone } });
+    const entries = await outbox(app);
+    expect(entries[0]).toEqual({ channel: 'sms', to: driver.phone, code: expect.stringMatching(/^\d{4}$/), sentAt: expect.any(String) });
+    expect(entries[1]).toMatchObject({ channel: 'email', to: driver.email });
+    expect(Date.parse(entries[0]!.sentAt)).toBeGreaterThanOrEqual(Date.parse(entries[1]!.sentAt));
+    expect(await latestCode(app, driver.phone)).toBe(entries[0]!.code);
+  });
+
+  it('is not there in production', async () => {
+    const response = await production.inject({ method: 'GET', url: '/dev/outbox' });
+    expect(response.statusCode).toBe(404);
+    expect(json(response)).toEqual({ message: 'Not found.' });
+  });
+
+  it('receives nothing from a production server (no adapter yet), which still answers the driver', async () => {
+    const driver = await signUp(app);
+    const before = (await outbox(app)).length;
+    const response = await production.inject({ method: 'POST', url: '/auth/sendOTP', payload: { email: driver.email } });
+    expect(response.statusCode).toBe(201);
+    expect((await outbox(app)).length).toBe(before);
+  });
+});
+
+describe('the error handler', () => {
+  it('answers a fault with "Something went wrong." and keeps the details in the log only', async () => {
+    const faulty = await buildApp(server.config, { db: server.db, now: server.clock.now, logStream: { write: (line) => void server.logs.push(line) } });
+    faulty.get('/driver/fault', async () => {
+      throw new Error('database exploded at row 42');
+    });
+    await faulty.ready();
+    try {
+      const response = await faulty.inject({ method: 'GET', url: '/driver/fault' });
+      expect(response.statusCode).toBe(500);
+      expect(json(response)).toEqual({ message: 'Something went wrong.' });
+      expect(response.body).not.toContain('exploded');
+      expect(server.logs.some((line) => line.includes('database exploded at row 42'))).toBe(true);
+    } finally {
+      await faulty.close();
+    }
+  });
+
+  it('answers an unsupported content type with 415 and a message', async () => {
+    const response = await app.inject({ method: 'POST', url: '/auth/sendOTP', headers: { 'content-type': 'application/xml' }, payload: '<email/>' });
+    expect(response.statusCode).toBe(415);
+    expect(json(response).message).toBe('Unsupported content type: send JSON or a multipart form.');
+  });
+
+  it('answers plain text where JSON is expected with 400', async () => {
+    const response = await app.inject({ method: 'POST', url: '/auth/sendOTP', headers: { 'content-type': 'text/plain' }, payload: 'email=a@b.co' });
+    expect(response.statusCode).toBe(400);
+    expect(json(response).message).toBe('The request body must be a JSON object.');
+  });
+
+  it('refuses a "constructor" key as unknown rather than taking it for a known field', async () => {
+    const response = await app.inject({ method: 'POST', url: '/auth/sendOTP', payload: { email: 'a@example.com', constructor: 1 } });
+    expect(response.statusCode).toBe(400);
+    expect(json(response).message).toBe('Unknown field: constructor');
+  });
+});
+
+describe('contentSecurityPolicy', () => {
+  it('allows the emulator origin configured, not a fixed one', () => {
+    expect(contentSecurityPolicy({ ...server.config, firebaseAuthEmulatorHost: '127.0.0.1:9199' })).toContain("connect-src 'self' http://127.0.0.1:9199;");
+  });
+});

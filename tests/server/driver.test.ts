@@ -1,0 +1,490 @@
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { FastifyInstance } from 'fastify';
+import { isoDateOffset } from '../../src/shared/dates.js';
+import { createDataCipher } from '../../src/server/plugins/crypto.js';
+import { createSocialUser } from '../support/identity.js';
+import {
+  bearer,
+  completeProfile,
+  file,
+  formData,
+  JPEG_BYTES,
+  json,
+  latestCode,
+  PNG_BYTES,
+  post,
+  profileValues,
+  randomPhone,
+  signIn,
+  startTestServer,
+  TEXT_BYTES,
+  uploadVehicleImages,
+  VEHICLE_IMAGE_FIELDS,
+  vehicleImageValues,
+  vehicleValues,
+  type FormValue,
+  type TestDriver,
+  type TestServer,
+} from '../support/server.js';
+
+let server: TestServer;
+let app: FastifyInstance;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  app = server.app;
+});
+afterAll(() => server.close());
+afterEach(() => server.clock.reset());
+
+const IMAGE_MESSAGE = 'Please choose an image file (JPEG, PNG, WebP, GIF or HEIC).';
+const THIS_YEAR = new Date().getFullYear();
+const YEAR_RANGE = `Year must be between ${THIS_YEAR - 100} and ${THIS_YEAR + 1}`;
+
+interface ErrorBody {
+  message: string;
+  errors?: Record<string, string[]>;
+}
+
+function expectFieldError(response: { statusCode: number; json(): unknown }, field: string, message: string) {
+  const body = response.json() as ErrorBody;
+  expect(response.statusCode, JSON.stringify(body)).toBe(400);
+  expect(body.errors?.[field]).toContain(message);
+  expect(Object.values(body.errors ?? {}).flat()).toContain(body.message);
+}
+
+/** A driver who signed up, verified both codes and may now fill the profile. */
+async function readyDriver(): Promise<TestDriver> {
+  const driver = await signIn(app);
+  await app.inject({ method: 'POST', url: '/auth/sendPhoneOTP', headers: bearer(driver.token), payload: { phoneNo: driver.phone } });
+  const code = await latestCode(app, driver.phone);
+  await app.inject({ method: 'POST', url: '/auth/validatePhoneOTP', headers: bearer(driver.token), payload: { code, phoneNo: driver.phone } });
+  return driver;
+}
+
+let profileDriver: TestDriver;
+let vehicleDriver: TestDriver;
+let vehicleId: string;
+
+beforeAll(async () => {
+  profileDriver = await readyDriver();
+  vehicleDriver = await readyDriver();
+  await completeProfile(app, vehicleDriver);
+  vehicleId = await uploadVehicleImages(app, vehicleDriver);
+});
+
+describe('POST /driver/completeProfile', () => {
+  const submit = (values: Record<string, FormValue>, token = profileDriver.token) => post(app, '/driver/completeProfile', token, formData(values));
+
+  it('stores the profile and answers 200', async () => {
+    const response = await submit(profileValues());
+    expect(response.statusCode).toBe(200);
+    expect(json(response)).toEqual({ success: true, message: 'Your personal profile is saved.' });
+    const { rows } = await server.db.query<Record<string, unknown>>(
+      'SELECT first_name, last_name, middle_initial, date_of_birth::text AS dob, gender, street, city, state, zip_code, ssn_last4 FROM drivers WHERE id = $1',
+      [profileDriver.driverId],
+    );
+    expect(rows[0]).toEqual({
+      first_name: 'Ada',
+      last_name: 'Lovelace',
+      middle_initial: 'B',
+      dob: '1990-04-12',
+      gender: 'Female',
+      street: '1 Main Street',
+      city: 'Austin',
+      state: 'TX',
+      zip_code: '73301',
+      ssn_last4: '6789',
+    });
+  });
+
+  it('keeps the SSN encrypted at rest: only the last 4 digits are in clear', async () => {
+    await submit(profileValues({ SSN: '987654321' }));
+    const { rows } = await server.db.query<{ ssn_ciphertext: Uint8Array; ssn_last4: string }>(
+      'SELECT ssn_ciphertext, ssn_last4 FROM drivers WHERE id = $1',
+      [profileDriver.driverId],
+    );
+    const sealed = Buffer.from(rows[0]!.ssn_ciphertext);
+    expect(sealed.toString('latin1')).not.toContain('987654321');
+    expect(sealed.toString('hex')).not.toContain(Buffer.from('987654321').toString('hex'));
+    expect(rows[0]!.ssn_last4).toBe('4321');
+    const cipher = createDataCipher(server.config.dataKey);
+    expect(cipher.decrypt(sealed, `ssn:${profileDriver.driverId}`).toString()).toBe('987654321');
+    // Bound to its driver: the same bytes do not decrypt as another driver's SSN.
+    expect(() => cipher.decrypt(sealed, `ssn:${randomUUID()}`)).toThrow();
+  });
+
+  it('stores the documents encrypted under DATA_DIR/uploads with the type read from their bytes', async () => {
+    await submit(profileValues({ profilePicture: file(PNG_BYTES, 'me.jpg', 'image/jpeg') }));
+    const stored = async () =>
+      (
+        await server.db.query<{ field: string; mime: string; storage_name: string; size: number }>(
+          'SELECT field, mime, storage_name, size FROM uploads WHERE driver_id = $1 AND vehicle_id IS NULL ORDER BY field',
+          [profileDriver.driverId],
+        )
+      ).rows;
+    const rows = await stored();
+    expect(rows.map((row) => [row.field, row.mime])).toEqual([
+      ['profilePicture', 'image/png'],
+      ['socialSecurityCardBack', 'image/png'],
+      ['socialSecurityCardFront', 'image/jpeg'],
+    ]);
+    for (const row of rows) {
+      expect(row.storage_name).toMatch(/^[0-9a-f]{32}\.bin$/);
+      const bytes = await readFile(join(server.config.dataDir, 'uploads', row.storage_name));
+      expect(bytes.includes(PNG_BYTES.subarray(0, 8))).toBe(false);
+      expect(bytes.includes(JPEG_BYTES.subarray(0, 12))).toBe(false);
+      expect(await app.uploads.read(row.storage_name)).toHaveLength(row.size);
+    }
+  });
+
+  it('replaces the earlier documents when the profile is sent again', async () => {
+    const namesOf = async () =>
+      (await server.db.query<{ storage_name: string }>('SELECT storage_name FROM uploads WHERE driver_id = $1 AND vehicle_id IS NULL', [profileDriver.driverId])).rows.map(
+        (row) => row.storage_name,
+      );
+    await submit(profileValues());
+    const before = await namesOf();
+    await submit(profileValues());
+    const after = await namesOf();
+    expect(after).toHaveLength(3);
+    const onDisk = await readdir(join(server.config.dataDir, 'uploads'));
+    for (const name of before) expect(onDisk).not.toContain(name);
+    for (const name of after) expect(onDisk).toContain(name);
+  });
+
+  it.each([
+    ['profilePicture', 'An image is required'],
+    ['firstName', 'Please enter your first name'],
+    ['lastName', 'Please enter your last name'],
+    ['dateOfBirth', 'Please enter your D.O.B'],
+    ['gender', 'Please select your gender.'],
+    ['SSN', 'Please enter your SSN'],
+    ['driverLicenseNumber', 'Please enter your Driving License Number.'],
+    ['street', 'Please enter your street address.'],
+    ['city', 'Please enter your city.'],
+    ['state', 'Please enter your state.'],
+    ['zipCode', 'Please enter your zip code.'],
+    ['socialSecurityCardFront', "Provide Social Security Card's Front Image."],
+    ['socialSecurityCardBack', "Provide Social Security Card's Back Image."],
+  ])('rejects a profile without %s with "%s"', async (field, message) => {
+    const key = field === 'zipCode' ? 'zipcode' : field;
+    expectFieldError(await submit(profileValues({ [key]: undefined })), field, message);
+  });
+
+  it.each([
+    ['dateOfBirth', { dateOfBirth: '1990-13-45' }, 'Please enter your D.O.B'],
+    ['dateOfBirth', { dateOfBirth: isoDateOffset(-17, 0) }, 'You must be at least 18 years old to access the app.'],
+    ['gender', { gender: 'Other' }, 'Please select your gender.'],
+    ['SSN', { SSN: '12345' }, 'SSN must be 9 digits.'],
+    ['SSN', { SSN: '1234567890' }, 'SSN must be 9 digits.'],
+    ['zipCode', { zipcode: '1234' }, 'Zip code must be 5 digits.'],
+    ['state', { state: 'Texas' }, 'Please enter your state.'],
+    ['firstName', { firstName: 'A'.repeat(51) }, 'First name must be at most 50 characters.'],
+    ['MI', { MI: 'AB' }, 'Middle initial is one letter.'],
+    ['profilePicture', { profilePicture: file(TEXT_BYTES, 'notes.jpg', 'image/jpeg') }, IMAGE_MESSAGE],
+  ])('rejects a bad %s with "%s"', async (field, overrides, message) => {
+    expectFieldError(await submit(profileValues(overrides)), field, message);
+  });
+
+  it('judges an image by its bytes: a text file renamed .jpg gets the image message', async () => {
+    const response = await submit(profileValues({ socialSecurityCardFront: file(TEXT_BYTES, 'card.jpg', 'image/jpeg') }));
+    expect(response.statusCode).toBe(400);
+    expect(json(response).message).toBe(IMAGE_MESSAGE);
+  });
+
+  it('rejects a server-set field such as status as unknown', async () => {
+    const response = await submit(profileValues({ status: 'approved' }));
+    expect(response.statusCode).toBe(400);
+    expect(json(response)).toEqual({ message: 'Unknown field: status' });
+  });
+
+  it('rejects the social fields for an email sign-up', async () => {
+    const response = await submit(profileValues({ phoneNo: '+12025550143' }));
+    expect(response.statusCode).toBe(400);
+    expect(json(response).message).toBe('Unknown field: phoneNo');
+  });
+
+  it('rejects an image field sent as text', async () => {
+    const response = await submit(profileValues({ profilePicture: 'image/png' }));
+    expect(response.statusCode).toBe(400);
+    expect(json(response).message).toBe('profilePicture must be a file.');
+  });
+
+  it('rejects a file larger than 10 MiB with 413', async () => {
+    const big = Buffer.concat([PNG_BYTES, Buffer.alloc(10 * 1024 * 1024)]);
+    const response = await submit(profileValues({ profilePicture: file(big) }));
+    expect(response.statusCode).toBe(413);
+    expect(json(response)).toEqual({ message: 'Each file must be at most 10 MB.' });
+  });
+
+  it('rejects a JSON body with 415', async () => {
+    const response = await app.inject({ method: 'POST', url: '/driver/completeProfile', headers: bearer(profileDriver.token), payload: { firstName: 'Ada' } });
+    expect(response.statusCode).toBe(415);
+    expect(json(response).message).toBe('This request must be sent as a multipart form.');
+  });
+
+  it('answers 401 "Token not found" without a token', async () => {
+    const response = await submit(profileValues(), '');
+    expect(response.statusCode).toBe(401);
+    expect(json(response).message).toBe('Token not found');
+  });
+
+  describe('for a social sign-up', () => {
+    let social: TestDriver;
+    beforeAll(async () => {
+      const user = await createSocialUser('apple.com');
+      const response = await app.inject({ method: 'POST', url: '/auth/driverSocialSignup', payload: { email: user.email, idToken: user.idToken, ip: null } });
+      const body = json(response);
+      social = { user, email: user.email, phone: '', driverId: String(body.driverId), token: String(body.token) };
+    });
+
+    it('requires the phone number with "Please provide a valid phone number."', async () => {
+      expectFieldError(await submit(profileValues(), social.token), 'phoneNo', 'Please provide a valid phone number.');
+    });
+
+    it('rejects a phone number of the wrong length with "Phone number must be valid"', async () => {
+      expectFieldError(await submit(profileValues({ phoneNo: '+1202555' }), social.token), 'phoneNo', 'Phone number must be valid');
+    });
+
+    it('rejects a phone number whose area code starts with 1 with "Phone number is not valid."', async () => {
+      expectFieldError(await submit(profileValues({ phoneNo: '+11025550143' }), social.token), 'phoneNo', 'Phone number is not valid.');
+    });
+
+    it('stores the phone and referral code, which the phone code then goes to', async () => {
+      const phone = randomPhone();
+      const response = await submit(profileValues({ phoneNo: phone, referalCode: '4321' }), social.token);
+      expect(response.statusCode).toBe(200);
+      const { rows } = await server.db.query<{ phone: string; referral_code: string }>('SELECT phone, referral_code FROM drivers WHERE id = $1', [
+        social.driverId,
+      ]);
+      expect(rows[0]).toEqual({ phone, referral_code: '4321' });
+      const sent = await app.inject({ method: 'POST', url: '/auth/sendPhoneOTP', headers: bearer(social.token), payload: { phoneNo: phone } });
+      expect(sent.statusCode).toBe(200);
+    });
+  });
+});
+
+describe('POST /driver/completeVehicleDocs', () => {
+  const submit = (values: Record<string, FormValue>, token = vehicleDriver.token) => post(app, '/driver/completeVehicleDocs', token, formData(values));
+
+  it('stores the six photos with a new vehicle and returns its id', async () => {
+    const response = await submit(vehicleImageValues());
+    expect(response.statusCode).toBe(200);
+    const id = json<{ success: boolean; data: { vehicle: { id: string } } }>(response);
+    expect(id).toEqual({ success: true, data: { vehicle: { id: expect.stringMatching(/^[0-9a-f-]{36}$/) } } });
+    const { rows } = await server.db.query<{ field: string }>('SELECT field FROM uploads WHERE vehicle_id = $1 ORDER BY field', [id.data.vehicle.id]);
+    expect(rows.map((row) => row.field)).toEqual([...VEHICLE_IMAGE_FIELDS].sort());
+  });
+
+  it.each([
+    ['vehicleImageFront', 'Provide Front Image of the vehicle'],
+    ['vehicleImageRear', 'Provide Rear Image of the vehicle'],
+    ['vehicleImagePassengerSide', 'Provide Passenger side Image of the vehicle'],
+    ['vehicleImageDriverSide', 'Provide Driver Side Image of the vehicle'],
+    ['vehicleImageInteriorFront', 'Provide Front Interior Image of the vehicle'],
+    ['vehicleImageInteriorBack', 'Provide Back Interior Image of the vehicle'],
+  ])('rejects the photos without %s with "%s"', async (field, message) => {
+    expectFieldError(await submit(vehicleImageValues({ [field]: undefined })), field, message);
+  });
+
+  it('rejects a photo that is not an image with the image message', async () => {
+    expectFieldError(await submit(vehicleImageValues({ vehicleImageRear: file(TEXT_BYTES, 'rear.png', 'image/png') })), 'vehicleImageRear', IMAGE_MESSAGE);
+  });
+
+  it('accepts WebP, GIF and HEIC photos', async () => {
+    const webp = Buffer.concat([Buffer.from('RIFF'), Buffer.alloc(4), Buffer.from('WEBPVP8 '), Buffer.alloc(16)]);
+    const gif = Buffer.concat([Buffer.from('GIF89a'), Buffer.alloc(16)]);
+    const heic = Buffer.concat([Buffer.from([0, 0, 0, 0x18]), Buffer.from('ftypheic'), Buffer.alloc(16)]);
+    const response = await submit(
+      vehicleImageValues({ vehicleImageFront: file(webp, 'a.webp', 'image/webp'), vehicleImageRear: file(gif, 'b.gif', 'image/gif'), vehicleImageInteriorBack: file(heic, 'c.heic', 'image/heic') }),
+    );
+    expect(response.statusCode).toBe(200);
+  });
+
+  it('rejects a 7th file with 413', async () => {
+    const form = formData(vehicleImageValues());
+    form.append('vehicleImageFront', new Blob([new Uint8Array(JPEG_BYTES)], { type: 'image/jpeg' }), 'again.jpg');
+    const response = await post(app, '/driver/completeVehicleDocs', vehicleDriver.token, form);
+    expect(response.statusCode).toBe(413);
+    expect(json(response)).toEqual({ message: 'Too many files were sent with this form.' });
+  });
+
+  it('rejects a file under an unknown name', async () => {
+    const response = await submit({ ...vehicleImageValues({ vehicleImageRear: undefined }), vehicleImageRoof: file(JPEG_BYTES, 'roof.jpg', 'image/jpeg') });
+    expect(response.statusCode).toBe(400);
+    expect(json(response).message).toBe('Unknown field: vehicleImageRoof');
+  });
+
+  it('asks for the profile first (403)', async () => {
+    const fresh = await readyDriver();
+    const response = await submit(vehicleImageValues(), fresh.token);
+    expect(response.statusCode).toBe(403);
+    expect(json(response).message).toBe('Please complete your profile first.');
+  });
+
+  it('answers 401 "Session expired, Please relogin" to an unknown token', async () => {
+    const response = await submit(vehicleImageValues(), 'B'.repeat(43));
+    expect(response.statusCode).toBe(401);
+    expect(json(response).message).toBe('Session expired, Please relogin');
+  });
+});
+
+describe('POST /driver/completeVehicle', () => {
+  const submit = (values: Record<string, FormValue>, token = vehicleDriver.token) => post(app, '/driver/completeVehicle', token, formData(values));
+
+  it('stores the vehicle, sends the driver for approval and answers 200', async () => {
+    const driver = await readyDriver();
+    await completeProfile(app, driver);
+    const id = await uploadVehicleImages(app, driver);
+    const response = await submit(vehicleValues(id, { isWheelChairAccessible: 'true' }), driver.token);
+    expect(response.statusCode).toBe(200);
+    expect(json(response)).toEqual({ success: true, message: 'Your profile and vehicle were sent for approval.' });
+    const { rows } = await server.db.query<Record<string, unknown>>(
+      'SELECT make, model, year, plate, wheelchair, insurance_expiry::text AS insurance FROM vehicles WHERE id = $1',
+      [id],
+    );
+    expect(rows[0]).toEqual({ make: 'Toyota', model: 'Prius', year: 2020, plate: 'ABC1234', wheelchair: true, insurance: isoDateOffset(1, 0) });
+    const status = await app.inject({ method: 'GET', url: `/driver/status/${driver.driverId}`, headers: bearer(driver.token) });
+    expect(json(status)).toEqual({ data: { status: 'pending', isSessionComplete: true, isSubscriptionPaid: false } });
+  });
+
+  it.each([
+    ['vehicleMake', 'Please enter your vehicle make'],
+    ['vehicleName', 'Please enter your vehicle model'],
+    ['modelYear', 'Please enter your vehicle registration year'],
+    ['plateNumber', 'Please enter your vehicle number plate.'],
+    ['driverLicenseCardFront', 'Provide Driver License Front Image.'],
+    ['driverLicenseCardBack', 'Provide Driver License Back Image.'],
+    ['driverLicenseExpiryDate', 'Please provide driver license expiration date.'],
+    ['proofInsurance', 'Provide Proof of insurance Image.'],
+    ['proofInsuranceExpiryDate', 'Please provide proof of insurance expiration date.'],
+    ['vehicleRegistrationCard', 'Provide Vehicle Registration Card Image.'],
+    ['vehicleRegistrationExpiryDate', 'Please provide vehicle registration expiration date.'],
+  ])('rejects a vehicle without %s with "%s"', async (field, message) => {
+    expectFieldError(await submit(vehicleValues(vehicleId, { [field]: undefined })), field, message);
+  });
+
+  it(`rejects a year before ${THIS_YEAR - 100} with "${YEAR_RANGE}"`, async () => {
+    expectFieldError(await submit(vehicleValues(vehicleId, { modelYear: String(THIS_YEAR - 101) })), 'modelYear', YEAR_RANGE);
+  });
+
+  it(`rejects a year after ${THIS_YEAR + 1} with "${YEAR_RANGE}"`, async () => {
+    expectFieldError(await submit(vehicleValues(vehicleId, { modelYear: String(THIS_YEAR + 2) })), 'modelYear', YEAR_RANGE);
+  });
+
+  it('rejects a year that is not 4 digits with "Please enter a valid year in YYYY format"', async () => {
+    expectFieldError(await submit(vehicleValues(vehicleId, { modelYear: '20x1' })), 'modelYear', 'Please enter a valid year in YYYY format');
+  });
+
+  it.each(['driverLicenseExpiryDate', 'vehicleRegistrationExpiryDate', 'proofInsuranceExpiryDate'])(
+    'rejects a %s less than 6 months ahead with "You can only select a date that is 6 months ahead."',
+    async (field) => {
+      expectFieldError(await submit(vehicleValues(vehicleId, { [field]: isoDateOffset(0, 1) })), field, 'You can only select a date that is 6 months ahead.');
+    },
+  );
+
+  it.each([
+    ['driverLicenseExpiryDate', 'Please provide driver license expiration date.'],
+    ['vehicleRegistrationExpiryDate', 'Please provide vehicle registration expiration date.'],
+    ['proofInsuranceExpiryDate', 'Please provide proof of insurance expiration date.'],
+  ])('rejects a %s that is not a date with "%s"', async (field, message) => {
+    expectFieldError(await submit(vehicleValues(vehicleId, { [field]: '31/12/2030' })), field, message);
+  });
+
+  it('rejects a vehicle make longer than 50 characters', async () => {
+    expectFieldError(await submit(vehicleValues(vehicleId, { vehicleMake: 'T'.repeat(51) })), 'vehicleMake', 'Vehicle make must be at most 50 characters.');
+  });
+
+  it('rejects a document that is not an image with the image message', async () => {
+    expectFieldError(await submit(vehicleValues(vehicleId, { proofInsurance: file(TEXT_BYTES, 'insurance.jpg', 'image/jpeg') })), 'proofInsurance', IMAGE_MESSAGE);
+  });
+
+  it('rejects a wheelchair answer that is not true or false', async () => {
+    const response = await submit(vehicleValues(vehicleId, { isWheelChairAccessible: 'maybe' }));
+    expect(response.statusCode).toBe(400);
+    expect(json(response).message).toBe('isWheelChairAccessible must be boolean');
+  });
+
+  it('asks for the vehicle id when it is missing', async () => {
+    const response = await submit(vehicleValues(vehicleId, { vehicleId: undefined }));
+    expect(response.statusCode).toBe(400);
+    expect(json(response).message).toBe('Vehicle Id not found. Please re-signup.');
+  });
+
+  it('refuses another driver’s vehicle with 403', async () => {
+    const other = await readyDriver();
+    const response = await submit(vehicleValues(vehicleId), other.token);
+    expect(response.statusCode).toBe(403);
+    expect(json(response).message).toBe('This vehicle does not belong to your account. Please upload your vehicle images again.');
+  });
+
+  it.each([randomUUID(), 'not-a-uuid'])('refuses a vehicle id that is no vehicle of the driver (%s) with 403', async (id) => {
+    expect((await submit(vehicleValues(id))).statusCode).toBe(403);
+  });
+
+  it('rejects the paid flag as an unknown field', async () => {
+    const response = await submit(vehicleValues(vehicleId, { isSubscriptionPaid: 'true' }));
+    expect(response.statusCode).toBe(400);
+    expect(json(response).message).toBe('Unknown field: isSubscriptionPaid');
+  });
+});
+
+describe('GET /driver/status/:id', () => {
+  const status = (id: string, headers: Record<string, string>) => app.inject({ method: 'GET', url: `/driver/status/${id}`, headers });
+
+  it('answers the driver’s own status, not to be cached', async () => {
+    const response = await status(profileDriver.driverId, bearer(profileDriver.token));
+    expect(response.statusCode).toBe(200);
+    expect(json(response)).toEqual({ data: { status: 'pending', isSessionComplete: false, isSubscriptionPaid: false } });
+    expect(response.headers['cache-control']).toBe('no-store');
+  });
+
+  it('refuses another driver’s id with 403', async () => {
+    const response = await status(vehicleDriver.driverId, bearer(profileDriver.token));
+    expect(response.statusCode).toBe(403);
+    expect(json(response)).toEqual({ message: 'You can only see your own status.' });
+  });
+
+  it('refuses an id that is not a driver id with 403', async () => {
+    expect((await status('1 OR 1=1', bearer(profileDriver.token))).statusCode).toBe(403);
+  });
+
+  it('answers 401 "Token not found" without an Authorization header', async () => {
+    const response = await status(profileDriver.driverId, {});
+    expect(response.statusCode).toBe(401);
+    expect(json(response)).toEqual({ message: 'Token not found' });
+  });
+
+  it('answers 401 to a token cookie without the Authorization header', async () => {
+    const response = await status(profileDriver.driverId, { cookie: `token=${encodeURIComponent(profileDriver.token)}` });
+    expect(response.statusCode).toBe(401);
+    expect(json(response).message).toBe('Token not found');
+  });
+
+  it('answers 401 "Session expired, Please relogin" once the session is 24 hours old', async () => {
+    server.clock.advance(24 * 60 * 60 * 1000 + 1000);
+    const response = await status(profileDriver.driverId, bearer(profileDriver.token));
+    expect(response.statusCode).toBe(401);
+    expect(json(response)).toEqual({ message: 'Session expired, Please relogin' });
+  });
+});
+
+describe('the server log', () => {
+  it('holds no SSN, password, session token or ID token, and codes only on the local outbox lines', async () => {
+    const driver = await readyDriver();
+    await completeProfile(app, driver, { SSN: '555443333' });
+    const log = server.logs.join('\n');
+    expect(log).not.toContain('555443333');
+    expect(log).not.toContain(driver.user.password);
+    expect(log).not.toContain(driver.token);
+    expect(log).not.toContain(driver.user.idToken);
+    const code = await latestCode(app, driver.phone);
+    for (const line of server.logs.filter((each) => each.includes(`"${code}"`) || each.includes(` ${code} `))) {
+      expect(line).toContain('Local outbox');
+    }
+  });
+});

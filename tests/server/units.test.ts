@@ -1,0 +1,133 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ConfigError, readConfig } from '../../src/server/config.js';
+import { splitStatements } from '../../src/server/db/db.js';
+import { answerFor } from '../../src/server/errors.js';
+import { apiPathTest } from '../../src/server/lib/apiPaths.js';
+import { createDataCipher } from '../../src/server/plugins/crypto.js';
+import { sniffImageType } from '../../src/server/plugins/uploads.js';
+import { JPEG_BYTES, PNG_BYTES, TEXT_BYTES } from '../support/server.js';
+
+const scratch = mkdtempSync(join(tmpdir(), 'onramp-config-'));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+describe('readConfig', () => {
+  it('defaults to the local stand-ins', () => {
+    const config = readConfig({ DATA_DIR: join(scratch, 'defaults') });
+    expect(config).toMatchObject({
+      host: '127.0.0.1',
+      port: 3000,
+      production: false,
+      database: { kind: 'pglite', dir: join(scratch, 'defaults', 'pglite') },
+      firebaseProjectId: 'demo-onramp',
+      firebaseAuthEmulatorHost: '127.0.0.1:9099',
+      trustProxy: false,
+    });
+    expect(config.staticDir.endsWith('/dist')).toBe(true);
+  });
+
+  it('generates the local data key once, readable only by its owner, and reuses it', () => {
+    const dataDir = join(scratch, 'key');
+    const first = readConfig({ DATA_DIR: dataDir });
+    const keyFile = join(dataDir, 'data-key');
+    expect(existsSync(keyFile)).toBe(true);
+    expect(statSync(keyFile).mode & 0o077).toBe(0);
+    expect(Buffer.from(readFileSync(keyFile, 'utf8').trim(), 'base64')).toEqual(first.dataKey);
+    expect(readConfig({ DATA_DIR: dataDir }).dataKey).toEqual(first.dataKey);
+  });
+
+  it('uses PostgreSQL when DATABASE_URL is set', () => {
+    expect(readConfig({ DATA_DIR: join(scratch, 'pg'), DATABASE_URL: 'postgres://u@db/onramp' }).database).toEqual({ kind: 'postgres', url: 'postgres://u@db/onramp' });
+  });
+
+  it('refuses to start in production without DATA_KEY, saying what to set', () => {
+    expect(() => readConfig({ NODE_ENV: 'production', DATA_DIR: join(scratch, 'prod') })).toThrow(ConfigError);
+    expect(() => readConfig({ NODE_ENV: 'production', DATA_DIR: join(scratch, 'prod') })).toThrow(/DATA_KEY is required in production/);
+    expect(existsSync(join(scratch, 'prod', 'data-key'))).toBe(false);
+  });
+
+  it('refuses the Auth emulator in production and has no emulator by default there', () => {
+    const env = { NODE_ENV: 'production', DATA_DIR: join(scratch, 'prod'), DATA_KEY: randomBytes(32).toString('base64') };
+    expect(readConfig(env).firebaseAuthEmulatorHost).toBeNull();
+    expect(() => readConfig({ ...env, FIREBASE_AUTH_EMULATOR_HOST: '127.0.0.1:9099' })).toThrow(/must not be set in production/);
+  });
+
+  it('refuses a DATA_KEY that is not 32 bytes', () => {
+    expect(() => readConfig({ DATA_DIR: scratch, DATA_KEY: 'c2hvcnQ=' })).toThrow(/32-byte key/);
+  });
+
+  it('refuses a DATA_DIR inside STATIC_DIR, where uploads could be served', () => {
+    expect(() => readConfig({ DATA_DIR: join(scratch, 'dist', '.data'), STATIC_DIR: join(scratch, 'dist') })).toThrow(/must not be inside STATIC_DIR/);
+  });
+
+  it('reads the rate limit numbers, and refuses nonsense', () => {
+    expect(readConfig({ DATA_DIR: scratch, AUTH_RATE_LIMIT_MAX: '5', AUTH_RATE_LIMIT_WINDOW_MS: '1000' }).authRateLimit).toEqual({ max: 5, windowMs: 1000 });
+    expect(() => readConfig({ DATA_DIR: scratch, PORT: 'eighty' })).toThrow(/PORT must be a whole number/);
+  });
+});
+
+describe('sniffImageType', () => {
+  it.each([
+    ['JPEG', JPEG_BYTES, 'image/jpeg'],
+    ['PNG', PNG_BYTES, 'image/png'],
+    ['WebP', Buffer.concat([Buffer.from('RIFF'), Buffer.alloc(4), Buffer.from('WEBP')]), 'image/webp'],
+    ['GIF87a', Buffer.from('GIF87a...'), 'image/gif'],
+    ['GIF89a', Buffer.from('GIF89a...'), 'image/gif'],
+    ['HEIC', Buffer.concat([Buffer.alloc(4), Buffer.from('ftypheic')]), 'image/heic'],
+    ['HEIF', Buffer.concat([Buffer.alloc(4), Buffer.from('ftypmif1')]), 'image/heif'],
+    ['text', TEXT_BYTES, 'application/octet-stream'],
+    ['SVG', Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"/>'), 'application/octet-stream'],
+    ['an MP4 (ftyp, not an image brand)', Buffer.concat([Buffer.alloc(4), Buffer.from('ftypisom')]), 'application/octet-stream'],
+    ['nothing', Buffer.alloc(0), 'application/octet-stream'],
+  ])('reads %s', (_name, bytes, type) => {
+    expect(sniffImageType(bytes)).toBe(type);
+  });
+});
+
+describe('the data cipher', () => {
+  const cipher = createDataCipher(randomBytes(32));
+
+  it('round-trips and never repeats a ciphertext', () => {
+    const a = cipher.encrypt('123456789', 'ssn:x');
+    expect(cipher.decrypt(a, 'ssn:x').toString()).toBe('123456789');
+    expect(cipher.encrypt('123456789', 'ssn:x').equals(a)).toBe(false);
+  });
+
+  it('detects a changed byte', () => {
+    const sealed = cipher.encrypt('123456789', 'ssn:x');
+    sealed[14]! ^= 1;
+    expect(() => cipher.decrypt(sealed, 'ssn:x')).toThrow();
+  });
+
+  it('cannot be read with another key', () => {
+    const sealed = cipher.encrypt('123456789', 'ssn:x');
+    expect(() => createDataCipher(randomBytes(32)).decrypt(sealed, 'ssn:x')).toThrow();
+  });
+});
+
+describe('splitStatements', () => {
+  it('splits a migration into statements and drops comment lines', () => {
+    expect(splitStatements('-- a table\nCREATE TABLE a (x int);\n\nCREATE INDEX i ON a (x);\n')).toEqual(['CREATE TABLE a (x int)', 'CREATE INDEX i ON a (x)']);
+  });
+});
+
+describe('apiPathTest', () => {
+  const isApi = apiPathTest(['/auth/sendOTP', '/driver/status/{id}', '/ip']);
+  it.each(['/auth/x', '/driver/status/1', '/ip', '/ip?x=1', '/dev/outbox'])('counts %s as the API', (url) => expect(isApi(url)).toBe(true));
+  it.each(['/', '/signup', '/ipsum', '/authority', '/assets/app.js'])('counts %s as a page', (url) => expect(isApi(url)).toBe(false));
+});
+
+describe('answerFor', () => {
+  it('hides the details of anything unexpected', () => {
+    expect(answerFor(new TypeError('secret'))).toEqual({ statusCode: 500, body: { message: 'Something went wrong.' } });
+  });
+  it('keeps a 4xx from a plugin a 4xx, in our words', () => {
+    expect(answerFor(Object.assign(new Error('reach files limit'), { statusCode: 413, code: 'FST_FILES_LIMIT' }))).toEqual({
+      statusCode: 413,
+      body: { message: 'Too many files were sent with this form.' },
+    });
+  });
+});

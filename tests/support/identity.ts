@@ -1,0 +1,78 @@
+/**
+ * Accounts in the Firebase Auth emulator, through its REST API (the same endpoints the
+ * browser SDK calls), for tests that need a real ID token.
+ */
+import { randomBytes } from 'node:crypto';
+
+export const AUTH_EMULATOR_URL = 'http://127.0.0.1:9099';
+const IDENTITY_TOOLKIT = `${AUTH_EMULATOR_URL}/identitytoolkit.googleapis.com/v1`;
+export const TEST_PASSWORD = 'Str0ng!Pass';
+
+export interface EmulatorUser {
+  email: string;
+  password: string;
+  uid: string;
+  idToken: string;
+}
+
+/** A fresh address no other test uses. */
+export const uniqueEmail = (prefix = 'driver') => `${prefix}-${randomBytes(6).toString('hex')}@example.com`;
+
+async function identityToolkit(method: string, body: unknown): Promise<Record<string, unknown>> {
+  const response = await fetch(`${IDENTITY_TOOLKIT}/${method}?key=demo-api-key`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  const json = (await response.json()) as Record<string, unknown>;
+  if (!response.ok) throw new Error(`Auth emulator ${method} failed: ${JSON.stringify(json)}`);
+  return json;
+}
+
+/** An email/password account and its ID token (sign_in_provider "password"). */
+export async function createEmulatorUser(email = uniqueEmail(), password = TEST_PASSWORD): Promise<EmulatorUser> {
+  const result = await identityToolkit('accounts:signUp', { email, password, returnSecureToken: true });
+  return { email, password, uid: String(result.localId), idToken: String(result.idToken) };
+}
+
+/** A new ID token for an existing email/password account. */
+export async function signInEmulatorUser(email: string, password = TEST_PASSWORD): Promise<string> {
+  const result = await identityToolkit('accounts:signInWithPassword', { email, password, returnSecureToken: true });
+  return String(result.idToken);
+}
+
+const base64url = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+
+/**
+ * A social (Google, Apple, Facebook) account: the emulator accepts an unsigned provider
+ * id_token through signInWithIdp, as the browser does locally.
+ */
+export async function createSocialUser(provider = 'google.com', email = uniqueEmail('social')): Promise<EmulatorUser> {
+  const now = Math.floor(Date.now() / 1000);
+  const providerToken = `${base64url({ alg: 'none', typ: 'JWT' })}.${base64url({
+    sub: randomBytes(8).toString('hex'),
+    email,
+    email_verified: true,
+    iss: 'https://accounts.google.com',
+    aud: 'onramp-tests',
+    iat: now,
+    exp: now + 3600,
+  })}.`;
+  const result = await identityToolkit('accounts:signInWithIdp', {
+    postBody: `id_token=${providerToken}&providerId=${provider}`,
+    requestUri: 'http://localhost',
+    returnIdpCredential: true,
+    returnSecureToken: true,
+  });
+  return { email, password: '', uid: String(result.localId), idToken: String(result.idToken) };
+}
+
+/**
+ * The same ID token with some claims changed (the emulator's tokens are unsigned, so this is
+ * how a test makes an expired or wrong-project token).
+ */
+export function withClaims(idToken: string, changes: Record<string, unknown>): string {
+  const [header = '', payload = ''] = idToken.split('.');
+  const claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as Record<string, unknown>;
+  return `${header}.${base64url({ ...claims, ...changes })}.`;
+}

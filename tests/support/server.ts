@@ -1,0 +1,240 @@
+/**
+ * One server per test file: an in-memory PGlite (opened once: it takes seconds), a temporary
+ * DATA_DIR, a movable clock and the log lines it wrote; plus helpers that walk a driver through
+ * the API the way the browser does (codes come from /dev/outbox).
+ */
+import { randomBytes, randomInt } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
+import { buildApp } from '../../src/server/app.js';
+import { readConfig, type ServerConfig } from '../../src/server/config.js';
+import { openDb, type Db } from '../../src/server/db/db.js';
+import type { OutboxEntry } from '../../src/server/plugins/outbox.js';
+import { isoDateOffset } from '../../src/shared/dates.js';
+import { createEmulatorUser, type EmulatorUser } from './identity.js';
+
+/** "Now" for the server, moved by tests instead of sleeping. */
+export class TestClock {
+  offsetMs = 0;
+  readonly now = () => new Date(Date.now() + this.offsetMs);
+  advance(ms: number) {
+    this.offsetMs += ms;
+  }
+  reset() {
+    this.offsetMs = 0;
+  }
+}
+
+export interface TestServer {
+  app: FastifyInstance;
+  config: ServerConfig;
+  db: Db;
+  clock: TestClock;
+  /** Every log line the app wrote (JSON). */
+  logs: string[];
+  /** Another app on the same database (e.g. a production one); closed with this server. */
+  buildAnother(overrides?: Partial<ServerConfig>): Promise<FastifyInstance>;
+  close(): Promise<void>;
+}
+
+export async function startTestServer(overrides: Partial<ServerConfig> = {}): Promise<TestServer> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'onramp-test-'));
+  const config: ServerConfig = {
+    ...readConfig({
+      DATA_DIR: dataDir,
+      DATA_KEY: randomBytes(32).toString('base64'),
+      STATIC_DIR: join(dataDir, 'dist'),
+      LOG_LEVEL: 'info',
+      AUTH_RATE_LIMIT_MAX: '100000',
+    }),
+    database: { kind: 'pglite', dir: null },
+    ...overrides,
+  };
+  const db = await openDb(config.database);
+  const clock = new TestClock();
+  const logs: string[] = [];
+  const logStream = { write: (line: string) => void logs.push(line) };
+  const apps: FastifyInstance[] = [];
+  const build = async (more: Partial<ServerConfig> = {}) => {
+    const app = await buildApp({ ...config, ...more }, { db, now: clock.now, logStream });
+    await app.ready();
+    apps.push(app);
+    return app;
+  };
+  const app = await build();
+  return {
+    app,
+    config,
+    db,
+    clock,
+    logs,
+    buildAnother: build,
+    async close() {
+      for (const each of apps) await each.close();
+      await db.close();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export const json = <T = Record<string, unknown>>(response: LightMyRequestResponse) => response.json() as T;
+export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+
+/** A valid US number (+1, area code and exchange 2-9) no other test is likely to use. */
+export const randomPhone = () => `+1${randomInt(2, 10)}${randomInt(10, 100)}${randomInt(2, 10)}${String(randomInt(0, 1_000_000)).padStart(6, '0')}`;
+
+export async function outbox(app: FastifyInstance): Promise<OutboxEntry[]> {
+  return json<OutboxEntry[]>(await app.inject({ method: 'GET', url: '/dev/outbox' }));
+}
+
+/** The newest code sent to an email or phone. */
+export async function latestCode(app: FastifyInstance, to: string): Promise<string> {
+  const entry = (await outbox(app)).find((each) => each.to === to);
+  if (!entry) throw new Error(`No code was sent to ${to}`);
+  return entry.code;
+}
+
+export function signUpPayload(user: EmulatorUser, phone: string, overrides: Record<string, unknown> = {}) {
+  return {
+    email: user.email,
+    phoneNo: phone,
+    password: user.password,
+    confirmPassword: user.password,
+    referalCode: null,
+    accept: true,
+    twilioCheck: true,
+    ip: '203.0.113.7',
+    idToken: user.idToken,
+    ...overrides,
+  };
+}
+
+export interface TestDriver {
+  user: EmulatorUser;
+  email: string;
+  phone: string;
+  driverId: string;
+  /** Set once the email code was verified. */
+  token: string;
+}
+
+/** Signs up through POST /auth/driverEmailSignUp (no code verified yet). */
+export async function signUp(app: FastifyInstance, overrides: Record<string, unknown> = {}): Promise<TestDriver> {
+  const user = await createEmulatorUser();
+  const phone = randomPhone();
+  const response = await app.inject({ method: 'POST', url: '/auth/driverEmailSignUp', payload: signUpPayload(user, phone, overrides) });
+  if (response.statusCode !== 200) throw new Error(`sign-up failed: ${response.statusCode} ${response.body}`);
+  return { user, email: user.email, phone, driverId: String(json(response).driverId), token: '' };
+}
+
+/** Signs up and verifies the email code: the driver holds a session token. */
+export async function signIn(app: FastifyInstance): Promise<TestDriver> {
+  const driver = await signUp(app);
+  const code = await latestCode(app, driver.email);
+  const response = await app.inject({ method: 'POST', url: '/auth/validateOTP', payload: { code, email: driver.email } });
+  if (response.statusCode !== 200) throw new Error(`email code failed: ${response.statusCode} ${response.body}`);
+  return { ...driver, token: String(json(response).token) };
+}
+
+export async function verifyPhone(app: FastifyInstance, driver: TestDriver): Promise<void> {
+  const headers = bearer(driver.token);
+  await app.inject({ method: 'POST', url: '/auth/sendPhoneOTP', headers, payload: { phoneNo: driver.phone } });
+  const code = await latestCode(app, driver.phone);
+  const response = await app.inject({ method: 'POST', url: '/auth/validatePhoneOTP', headers, payload: { code, phoneNo: driver.phone } });
+  if (response.statusCode !== 200) throw new Error(`phone code failed: ${response.statusCode} ${response.body}`);
+}
+
+// ---- files and multipart forms ----
+
+/** A complete 1×1 PNG. */
+export const PNG_BYTES = Buffer.from(
+  '89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d49444154789c6360000002000001e221bc330000000049454e44ae426082',
+  'hex',
+);
+/** The start of a JPEG (the server judges the signature, it does not decode). */
+export const JPEG_BYTES = Buffer.concat([Buffer.from('ffd8ffe000104a46494600010100000100010000', 'hex'), randomBytes(64), Buffer.from('ffd9', 'hex')]);
+export const TEXT_BYTES = Buffer.from('this is a text file, not a photo\n');
+
+export const file = (bytes: Buffer, name = 'photo.png', type = 'image/png') => ({ bytes, name, type });
+export type FormValue = string | ReturnType<typeof file> | undefined;
+
+/** multipart/form-data from plain values; `undefined` leaves a key out. */
+export function formData(values: Record<string, FormValue>): FormData {
+  const form = new FormData();
+  for (const [key, value] of Object.entries(values)) {
+    if (value === undefined) continue;
+    if (typeof value === 'string') form.append(key, value);
+    else form.append(key, new Blob([new Uint8Array(value.bytes)], { type: value.type }), value.name);
+  }
+  return form;
+}
+
+export const profileValues = (overrides: Record<string, FormValue> = {}): Record<string, FormValue> => ({
+  firstName: 'Ada',
+  lastName: 'Lovelace',
+  MI: 'B',
+  dateOfBirth: '1990-04-12',
+  gender: 'Female',
+  SSN: '123456789',
+  driverLicenseNumber: 'D1234567',
+  street: '1 Main Street',
+  city: 'Austin',
+  state: 'TX',
+  zipcode: '73301',
+  profilePicture: file(PNG_BYTES),
+  socialSecurityCardFront: file(JPEG_BYTES, 'front.jpg', 'image/jpeg'),
+  socialSecurityCardBack: file(PNG_BYTES, 'back.png'),
+  ...overrides,
+});
+
+export const VEHICLE_IMAGE_FIELDS = [
+  'vehicleImageFront',
+  'vehicleImageRear',
+  'vehicleImagePassengerSide',
+  'vehicleImageDriverSide',
+  'vehicleImageInteriorFront',
+  'vehicleImageInteriorBack',
+] as const;
+
+export const vehicleImageValues = (overrides: Record<string, FormValue> = {}): Record<string, FormValue> => ({
+  ...Object.fromEntries(VEHICLE_IMAGE_FIELDS.map((field) => [field, file(JPEG_BYTES, `${field}.jpg`, 'image/jpeg')])),
+  ...overrides,
+});
+
+/** A valid vehicle form: expiry dates a year ahead. */
+export const vehicleValues = (vehicleId: string, overrides: Record<string, FormValue> = {}): Record<string, FormValue> => ({
+  vehicleName: 'Prius',
+  vehicleMake: 'Toyota',
+  modelYear: '2020',
+  plateNumber: 'ABC1234',
+  isWheelChairAccessible: 'false',
+  driverLicenseCardFront: file(PNG_BYTES),
+  driverLicenseCardBack: file(PNG_BYTES),
+  driverLicenseExpiryDate: isoDateOffset(1, 0),
+  vehicleRegistrationExpiryDate: isoDateOffset(1, 0),
+  proofInsuranceExpiryDate: isoDateOffset(1, 0),
+  proofInsurance: file(JPEG_BYTES, 'insurance.jpg', 'image/jpeg'),
+  vehicleRegistrationCard: file(PNG_BYTES),
+  vehicleId,
+  ...overrides,
+});
+
+export function post(app: FastifyInstance, url: string, token: string | null, payload: InjectOptions['payload'] | FormData) {
+  return app.inject({ method: 'POST', url, headers: token ? bearer(token) : {}, payload: payload as InjectOptions['payload'] });
+}
+
+export async function completeProfile(app: FastifyInstance, driver: TestDriver, overrides: Record<string, FormValue> = {}) {
+  const response = await post(app, '/driver/completeProfile', driver.token, formData(profileValues(overrides)));
+  if (response.statusCode !== 200) throw new Error(`profile failed: ${response.statusCode} ${response.body}`);
+}
+
+/** Uploads the six photos; completes the profile first if the driver has none (the server asks for it). */
+export async function uploadVehicleImages(app: FastifyInstance, driver: TestDriver): Promise<string> {
+  const { rows } = await app.db.query<{ done: boolean }>('SELECT profile_completed_at IS NOT NULL AS done FROM drivers WHERE id = $1', [driver.driverId]);
+  if (!rows[0]?.done) await completeProfile(app, driver);
+  const response = await post(app, '/driver/completeVehicleDocs', driver.token, formData(vehicleImageValues()));
+  if (response.statusCode !== 200) throw new Error(`vehicle images failed: ${response.statusCode} ${response.body}`);
+  return json<{ data: { vehicle: { id: string } } }>(response).data.vehicle.id;
+}
