@@ -1,0 +1,179 @@
+// `npm run bench`: the figures of DESIGN §6, printed, never asserted (machines are shared and
+// noisy). Needs a build (`npm run build`) and Debian's Chromium for the browser figures.
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import type { RJSFSchema } from '@rjsf/utils';
+import { createPrecompiledValidator } from '@rjsf/validator-ajv8';
+import autocannon from 'autocannon';
+import Fastify from 'fastify';
+import { chromium } from 'playwright-core';
+import { buildApp } from '../server/app.js';
+import { readConfig } from '../server/config.js';
+import { PROJECT_ROOT } from '../shared/projectFiles.js';
+import { startAuthEmulator } from './authEmulator.js';
+
+const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? NaN;
+
+interface Metafile {
+  outputs: Record<string, { entryPoint?: string; imports: { path: string; kind: string }[]; inputs: Record<string, unknown> }>;
+}
+
+/** JavaScript a first visit to /signup downloads: the entry, its static imports, the step page and the sign-up form. */
+async function signupBundle() {
+  const metafile = JSON.parse(await readFile(join(PROJECT_ROOT, 'build', 'metafile.json'), 'utf8')) as Metafile;
+  const outputs = metafile.outputs;
+  const entry = Object.keys(outputs).find((file) => outputs[file]?.entryPoint?.endsWith('src/client/main.tsx'));
+  const owns = (file: string, input: string) => Object.keys(outputs[file]?.inputs ?? {}).some((i) => i.includes(input));
+  const needed = new Set<string>();
+  const visit = (file: string) => {
+    if (needed.has(file)) return;
+    needed.add(file);
+    for (const imported of outputs[file]?.imports ?? []) if (imported.kind === 'import-statement') visit(imported.path);
+  };
+  if (entry) visit(entry);
+  const shell = [...needed];
+  for (const file of Object.keys(outputs)) {
+    if (file.endsWith('.js') && (owns(file, 'src/client/StepPage.tsx') || owns(file, 'build/generated/forms/signup.js'))) visit(file);
+  }
+  const gzip = async (files: Iterable<string>) => {
+    let total = 0;
+    for (const file of files) if (file.endsWith('.js')) total += gzipSync(await readFile(join(PROJECT_ROOT, file)), { level: 9 }).length;
+    return total;
+  };
+  const firebaseInFirstPage = [...needed].some((file) => owns(file, 'node_modules/@firebase/'));
+  return { shell: await gzip(shell), signup: await gzip(needed), firebaseInFirstPage };
+}
+
+/** Median time of one validation of a half-typed sign-up form with the browser's precompiled validator. */
+async function validationSpeed() {
+  const form = (await import(join(PROJECT_ROOT, 'build', 'generated', 'forms', 'signup.js'))) as { schema: RJSFSchema; validateFns: never };
+  const validator = createPrecompiledValidator(form.validateFns, form.schema);
+  const data = { email: 'driver@exa', phoneNo: '20255', password: 'Str0ng', confirmPassword: 'S', accept: false, twilioCheck: false };
+  for (let i = 0; i < 2_000; i++) validator.validateFormData(data, form.schema);
+  const runs = 20_000;
+  const started = performance.now();
+  for (let i = 0; i < runs; i++) validator.validateFormData(data, form.schema);
+  return ((performance.now() - started) / runs) * 1000;
+}
+
+/** Keystrokes on the 17-field profile step and the size of a resized 5 MB photo, in headless Chromium. */
+async function browserFigures(baseUrl: string) {
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+  });
+  try {
+    // The page's CSP has no blob: in connect-src; the bench reads the resized photo back through its object URL.
+    const page = await browser.newPage({ viewport: { width: 390, height: 844 }, bypassCSP: true });
+    await page.addInitScript(() => {
+      const samples: number[] = [];
+      let down = 0;
+      (window as unknown as { keySamples: number[] }).keySamples = samples;
+      addEventListener('keydown', () => (down = performance.now()), true);
+      addEventListener('input', () => samples.push(performance.now() - down));
+    });
+    await page.goto(`${baseUrl}/complete-profile`);
+    await page.locator('#root_firstName').waitFor();
+    await page.locator('#root_firstName').pressSequentially('Alexandra Rivers Jr', { delay: 30 });
+    const keys = await page.evaluate(() => (window as unknown as { keySamples: number[] }).keySamples);
+
+    // A noisy 4000×3000 photo saved as a high-quality JPEG: about the size of a phone camera's.
+    const photo = await page.evaluate(async () => {
+      const canvas = document.createElement('canvas');
+      canvas.width = 4000;
+      canvas.height = 3000;
+      const ctx = canvas.getContext('2d');
+      if (!ctx) throw new Error('no canvas');
+      const image = ctx.createImageData(4000, 3000);
+      for (let i = 0; i < image.data.length; i += 4) {
+        const x = (i / 4) % 4000;
+        image.data[i] = (x / 16 + Math.random() * 60) & 255;
+        image.data[i + 1] = (i / 48000 + Math.random() * 60) & 255;
+        image.data[i + 2] = 128 + Math.random() * 60;
+        image.data[i + 3] = 255;
+      }
+      ctx.putImageData(image, 0, 0);
+      const blob = await new Promise<Blob | null>((resolve) => canvas.toBlob(resolve, 'image/jpeg', 0.95));
+      if (!blob) throw new Error('no blob');
+      return Array.from(new Uint8Array(await blob.arrayBuffer()));
+    });
+    const original = Buffer.from(photo);
+    const started = Date.now();
+    await page.locator('#root_profilePicture').setInputFiles({ name: 'photo.jpg', mimeType: 'image/jpeg', buffer: original });
+    await page.locator('.w-photo--filled:not(.w-photo--busy) #root_profilePicture').waitFor({ state: 'attached', timeout: 60_000 });
+    const resizeMs = Date.now() - started;
+    const resized = await page.evaluate(async () => {
+      const src = document.querySelector<HTMLImageElement>('.w-photo__preview')?.src;
+      return src ? (await (await fetch(src)).blob()).size : NaN;
+    });
+    return { keyMedian: median(keys), keys: keys.length, original: original.length, resized, resizeMs };
+  } finally {
+    await browser.close();
+  }
+}
+
+async function load(url: string, headers: Record<string, string> = {}) {
+  const result = await autocannon({ url, connections: 50, duration: 5, headers });
+  return { rps: result.requests.average, p99: result.latency.p99, errors: result.errors + result.non2xx + result.timeouts };
+}
+
+/** GET /driver/status at 50 connections against a bare Fastify route on the same run. */
+async function apiThroughput(baseUrl: string, app: Awaited<ReturnType<typeof buildApp>>) {
+  const email = `bench-${Date.now()}@example.com`;
+  const signUp = await fetch(`http://127.0.0.1:9099/identitytoolkit.googleapis.com/v1/accounts:signUp?key=bench`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ email, password: 'Str0ng!Pass', returnSecureToken: true }),
+  });
+  const { idToken } = (await signUp.json()) as { idToken: string };
+  const body = { email, phoneNo: '+12025550143', password: 'Str0ng!Pass', confirmPassword: 'Str0ng!Pass', referalCode: null, accept: true, twilioCheck: true, ip: null, idToken };
+  const signed = (await (await app.inject({ method: 'POST', url: '/auth/driverEmailSignUp', payload: body })).json()) as { driverId: string };
+  const outbox = (await (await app.inject({ method: 'GET', url: '/dev/outbox' })).json()) as { to: string; code: string }[];
+  const code = outbox.find((entry) => entry.to === email)?.code;
+  const { token } = (await (await app.inject({ method: 'POST', url: '/auth/validateOTP', payload: { code, email } })).json()) as { token: string };
+
+  const bare = Fastify();
+  bare.get('/status', async () => ({ data: { status: 'pending', isSessionComplete: false, isSubscriptionPaid: false } }));
+  const bareUrl = await bare.listen({ host: '127.0.0.1', port: 0 });
+  try {
+    const status = await load(`${baseUrl}/driver/status/${signed.driverId}`, { authorization: `Bearer ${token}` });
+    const baseline = await load(`${bareUrl}/status`);
+    return { status, baseline };
+  } finally {
+    await bare.close();
+  }
+}
+
+const emulator = await startAuthEmulator({ quiet: true });
+const dataDir = await mkdtemp(join(tmpdir(), 'onramp-bench-'));
+const config = { ...readConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'warn', AUTH_RATE_LIMIT_MAX: '100000' }), database: { kind: 'pglite' as const, dir: null } };
+const app = await buildApp(config);
+const baseUrl = await app.listen({ host: '127.0.0.1', port: 0 });
+try {
+  const bundle = await signupBundle();
+  console.log('Bundle (gzip, level 9)');
+  console.log(`  shell (entry + static imports)      ${kb(bundle.shell)}`);
+  console.log(`  first visit to /signup               ${kb(bundle.signup)}   budget ≤ 120 KB`);
+  console.log(`  Firebase in the first page           ${bundle.firebaseInFirstPage ? 'yes' : 'no'}`);
+
+  console.log('Validation (Node, precompiled, half-typed sign-up)');
+  console.log(`  per call                             ${(await validationSpeed()).toFixed(1)} µs`);
+
+  const browser = await browserFigures(baseUrl);
+  console.log('Browser (headless Chromium, 390×844)');
+  console.log(`  keystroke on the profile step        ${browser.keyMedian.toFixed(2)} ms median of ${browser.keys}   budget ≤ 3 ms`);
+  console.log(`  photo ${kb(browser.original)} → ${kb(browser.resized)} in ${browser.resizeMs} ms   budget ≤ 400 KB`);
+
+  const api = await apiThroughput(baseUrl, app);
+  console.log('API (autocannon, 50 connections, 5 s each)');
+  console.log(`  GET /driver/status/{id}              ${Math.round(api.status.rps)} req/s, p99 ${api.status.p99} ms, ${api.status.errors} errors`);
+  console.log(`  bare Fastify route                   ${Math.round(api.baseline.rps)} req/s, p99 ${api.baseline.p99} ms`);
+  console.log(`  ratio                                ${(api.status.rps / api.baseline.rps).toFixed(2)}   budget ≥ 0.5`);
+} finally {
+  await app.close();
+  await emulator.stop();
+  await rm(dataDir, { recursive: true, force: true });
+}
