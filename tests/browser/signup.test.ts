@@ -1,0 +1,82 @@
+// Sign-up's identity step and the hand-over to the phone code, in headless Chromium at 390×844.
+import { randomUUID } from 'node:crypto';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { latestCode, PHONE_VIEWPORT, startJourney, type Journey } from './support.js';
+
+let journey: Journey;
+
+beforeAll(async () => {
+  journey = await startJourney();
+});
+afterAll(async () => {
+  await journey?.close();
+});
+
+async function freshPage(): Promise<Page> {
+  const context = await journey.browser.newContext({ viewport: PHONE_VIEWPORT, isMobile: true, hasTouch: true, baseURL: journey.baseUrl });
+  return context.newPage();
+}
+
+async function signUp(page: Page, email: string, password = 'Str0ng!Pass', phone = '2025550143') {
+  await page.goto('/signup');
+  await page.locator('#root_email').fill(email);
+  await page.locator('#root_phoneNo').fill(phone);
+  await page.locator('#root_password').fill(password);
+  await page.locator('#root_confirmPassword').fill(password);
+  await page.locator('#root_accept').check();
+  await page.locator('#root_twilioCheck').check();
+  await page.getByRole('button', { name: 'Sign Up', exact: true }).click();
+}
+
+const toast = (page: Page, text: string) => page.locator('[role="status"]', { hasText: text }).first().waitFor();
+
+describe('sign-up with an email that already has an account', () => {
+  const email = `again-${randomUUID().slice(0, 8)}@example.com`;
+
+  it('signs in with the same password instead and goes on to the email code', async () => {
+    const first = await freshPage();
+    await signUp(first, email);
+    await first.waitForURL('**/verify-otp-email');
+    const again = await freshPage();
+    await signUp(again, email);
+    await again.waitForURL('**/verify-otp-email');
+    await again.getByText(email).waitFor();
+  });
+
+  it('shows "Login error || Firebase authentication failed" when the password is not that account’s', async () => {
+    const page = await freshPage();
+    await signUp(page, email, 'Other!Pass9');
+    await toast(page, 'Login error || Firebase authentication failed');
+    expect(new URL(page.url()).pathname).toBe('/signup');
+    await expect(page.locator('#root_email').inputValue()).resolves.toBe(email);
+  });
+});
+
+describe('after the email code', () => {
+  it('returns to /signup with the server’s message and without the token when the phone code cannot be sent', async () => {
+    const page = await freshPage();
+    const email = `phone-${randomUUID().slice(0, 8)}@example.com`;
+    await signUp(page, email);
+    await page.waitForURL('**/verify-otp-email');
+    // The stored phone no longer matches the account, so the server refuses to text it.
+    await page.evaluate(() => localStorage.setItem('phone', '+12125550199'));
+    await page.locator('#root_otp').fill(await latestCode(journey.baseUrl, 'email', email));
+    await page.getByRole('button', { name: 'Continue', exact: true }).click();
+    await toast(page, 'This phone number does not match your account. Please sign up again.');
+    await page.waitForURL('**/signup');
+    await expect(page.evaluate(() => localStorage.getItem('token'))).resolves.toBeNull();
+    expect((await page.context().cookies()).find((c) => c.name === 'token')).toBeUndefined();
+  });
+});
+
+describe('/awaiting-approval', () => {
+  it('clears the social flag', async () => {
+    const page = await freshPage();
+    await page.goto('/signup');
+    await page.evaluate(() => localStorage.setItem('isSocial', 'yes'));
+    await page.goto('/awaiting-approval');
+    await page.getByRole('heading', { name: 'Awaiting Approval' }).waitFor();
+    await expect(page.evaluate(() => localStorage.getItem('isSocial'))).resolves.toBeNull();
+  });
+});
