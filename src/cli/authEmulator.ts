@@ -5,15 +5,13 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
+import { LOCAL_AUTH_EMULATOR_HOST, LOCAL_FIREBASE_PROJECT_ID } from '../server/config.js';
 import { PROJECT_ROOT } from '../shared/projectFiles.js';
-
-export const AUTH_EMULATOR_HOST = '127.0.0.1:9099';
-export const FIREBASE_PROJECT_ID = 'demo-onramp';
 const START_TIMEOUT_MS = 90_000; // ~15 s on an idle machine; CI machines are shared
 
 async function answers(): Promise<boolean> {
   try {
-    const response = await fetch(`http://${AUTH_EMULATOR_HOST}/`, { signal: AbortSignal.timeout(1_000) });
+    const response = await fetch(`http://${LOCAL_AUTH_EMULATOR_HOST}/`, { signal: AbortSignal.timeout(1_000) });
     return response.ok;
   } catch {
     return false;
@@ -30,7 +28,7 @@ export async function startAuthEmulator({ quiet = false } = {}): Promise<Running
   if (await answers()) return { started: false, stop: async () => {} };
   const child: ChildProcess = spawn(
     join(PROJECT_ROOT, 'node_modules', '.bin', 'firebase'),
-    ['emulators:start', '--only', 'auth', '--project', FIREBASE_PROJECT_ID],
+    ['emulators:start', '--only', 'auth', '--project', LOCAL_FIREBASE_PROJECT_ID],
     { cwd: PROJECT_ROOT, detached: true, stdio: quiet ? 'ignore' : ['ignore', 'inherit', 'inherit'] },
   );
   let exited = false;
@@ -49,7 +47,7 @@ export async function startAuthEmulator({ quiet = false } = {}): Promise<Running
     if (exited) throw new Error('The Firebase Auth emulator exited while starting; run `npx firebase emulators:start --only auth` to see why.');
     if (Date.now() > deadline) {
       await stop();
-      throw new Error(`The Firebase Auth emulator did not answer on ${AUTH_EMULATOR_HOST} within ${START_TIMEOUT_MS / 1000} s.`);
+      throw new Error(`The Firebase Auth emulator did not answer on ${LOCAL_AUTH_EMULATOR_HOST} within ${START_TIMEOUT_MS / 1000} s.`);
     }
     await new Promise((resolve) => setTimeout(resolve, 250));
   }

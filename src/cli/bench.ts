@@ -10,7 +10,7 @@ import autocannon from 'autocannon';
 import Fastify from 'fastify';
 import { chromium } from 'playwright-core';
 import { buildApp } from '../server/app.js';
-import { readConfig } from '../server/config.js';
+import { LOCAL_AUTH_EMULATOR_HOST, readConfig } from '../server/config.js';
 import { PROJECT_ROOT } from '../shared/projectFiles.js';
 import { startAuthEmulator } from './authEmulator.js';
 
@@ -123,7 +123,7 @@ async function load(url: string, headers: Record<string, string> = {}) {
 /** GET /driver/status at 50 connections against a bare Fastify route on the same run. */
 async function apiThroughput(baseUrl: string, app: Awaited<ReturnType<typeof buildApp>>) {
   const email = `bench-${Date.now()}@example.com`;
-  const signUp = await fetch(`http://127.0.0.1:9099/identitytoolkit.googleapis.com/v1/accounts:signUp?key=bench`, {
+  const signUp = await fetch(`http://${LOCAL_AUTH_EMULATOR_HOST}/identitytoolkit.googleapis.com/v1/accounts:signUp?key=bench`, {
     method: 'POST',
     headers: { 'Content-Type': 'application/json' },
     body: JSON.stringify({ email, password: 'Str0ng!Pass', returnSecureToken: true }),

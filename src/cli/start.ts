@@ -1,10 +1,11 @@
 // `npm start`: everything local with embedded defaults and no accounts: the Firebase Auth
 // emulator, then the server (API + the built app on one origin, PGlite in .data/).
-import { AUTH_EMULATOR_HOST, startAuthEmulator } from './authEmulator.js';
+import { LOCAL_AUTH_EMULATOR_HOST } from '../server/config.js';
+import { startAuthEmulator } from './authEmulator.js';
 
 console.log('Starting the Firebase Auth emulator (about 15 s)…');
 const emulator = await startAuthEmulator({ quiet: true });
-process.env.FIREBASE_AUTH_EMULATOR_HOST ??= AUTH_EMULATOR_HOST;
+process.env.FIREBASE_AUTH_EMULATOR_HOST ??= LOCAL_AUTH_EMULATOR_HOST;
 
 const stop = async () => {
   await emulator.stop();

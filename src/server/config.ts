@@ -7,6 +7,11 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 
+/** The local stand-ins' addresses (firebase.json starts the emulator there). */
+export const LOCAL_AUTH_EMULATOR_HOST = '127.0.0.1:9099';
+/** A `demo-` project needs no credentials: the emulator and firebase-admin accept it offline. */
+export const LOCAL_FIREBASE_PROJECT_ID = 'demo-onramp';
+
 export type DatabaseConfig =
   /** PGlite in `dir`, or in memory when `dir` is null (tests). */
   | { kind: 'pglite'; dir: string | null }
@@ -105,7 +110,7 @@ export function readConfig(env: Env = process.env): ServerConfig {
       throw new ConfigError('FIREBASE_AUTH_EMULATOR_HOST must not be set in production: it makes the server accept unsigned sign-in tokens.');
     }
   } else {
-    firebaseAuthEmulatorHost = env.FIREBASE_AUTH_EMULATOR_HOST || '127.0.0.1:9099';
+    firebaseAuthEmulatorHost = env.FIREBASE_AUTH_EMULATOR_HOST || LOCAL_AUTH_EMULATOR_HOST;
   }
 
   const database: DatabaseConfig = env.DATABASE_URL
@@ -119,7 +124,7 @@ export function readConfig(env: Env = process.env): ServerConfig {
     dataDir,
     dataKey,
     database,
-    firebaseProjectId: env.FIREBASE_PROJECT_ID || 'demo-onramp',
+    firebaseProjectId: env.FIREBASE_PROJECT_ID || LOCAL_FIREBASE_PROJECT_ID,
     firebaseApiKey: env.FIREBASE_API_KEY || 'demo-api-key',
     firebaseAuthEmulatorHost,
     staticDir,

@@ -3,8 +3,9 @@
  * browser SDK calls), for tests that need a real ID token.
  */
 import { randomBytes } from 'node:crypto';
+import { LOCAL_AUTH_EMULATOR_HOST } from '../../src/server/config.js';
 
-export const AUTH_EMULATOR_URL = 'http://127.0.0.1:9099';
+export const AUTH_EMULATOR_URL = `http://${LOCAL_AUTH_EMULATOR_HOST}`;
 const IDENTITY_TOOLKIT = `${AUTH_EMULATOR_URL}/identitytoolkit.googleapis.com/v1`;
 export const TEST_PASSWORD = 'Str0ng!Pass';
 
