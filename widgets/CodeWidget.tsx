@@ -2,7 +2,7 @@ import type { ChangeEvent } from 'react';
 import type { WidgetProps } from '@rjsf/utils';
 import { emptyToUndefined, onlyDigits } from './inputText';
 import { useCaretKeeper } from './useCaretKeeper';
-import { cx, describedBy, hasErrors, optionNumber, optionString } from './widgetProps';
+import { cx, hasErrors, inputStateProps, optionNumber, optionString } from './widgetProps';
 
 const DEFAULT_CODE_LENGTH = 4;
 
@@ -15,7 +15,7 @@ const DEFAULT_CODE_LENGTH = 4;
  * ui:placeholder. ui:options: length (4), autocomplete ("one-time-code").
  */
 export default function CodeWidget(props: WidgetProps) {
-  const { id, value, placeholder, options, disabled, readonly, autofocus, htmlName, onChange, onBlur, onFocus } = props;
+  const { id, value, placeholder, options, htmlName, onChange, onBlur, onFocus } = props;
   const code = typeof value === 'string' ? value : '';
   const length = optionNumber(options, 'length') ?? DEFAULT_CODE_LENGTH;
   const { ref, keep } = useCaretKeeper();
@@ -44,11 +44,7 @@ export default function CodeWidget(props: WidgetProps) {
       className={cx('w-input', 'w-code', invalid && 'w-input--invalid')}
       value={code}
       placeholder={placeholder || undefined}
-      disabled={disabled}
-      readOnly={readonly}
-      autoFocus={autofocus}
-      aria-invalid={invalid || undefined}
-      aria-describedby={describedBy(id)}
+      {...inputStateProps(props)}
       onChange={handleChange}
       onBlur={(event) => onBlur(id, emptyToUndefined(onlyDigits(event.target.value, length)))}
       onFocus={() => onFocus(id, emptyToUndefined(code))}

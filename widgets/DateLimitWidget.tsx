@@ -2,7 +2,7 @@ import type { ChangeEvent } from 'react';
 import type { WidgetProps } from '@rjsf/utils';
 import { dateRuleHint, datePickerLimits, type DateFieldSchema } from './dateRule';
 import { emptyToUndefined } from './inputText';
-import { cx, describedBy, hasErrors, hintId } from './widgetProps';
+import { cx, hasErrors, hintId, inputStateProps } from './widgetProps';
 
 /**
  * A native date picker limited by the schema's relative-date rule: `minAgeYears` sets the latest
@@ -13,7 +13,7 @@ import { cx, describedBy, hasErrors, hintId } from './widgetProps';
  * Value: "YYYY-MM-DD", or undefined when empty.
  */
 export default function DateLimitWidget(props: WidgetProps) {
-  const { id, value, schema, disabled, readonly, autofocus, htmlName, placeholder, onChange, onBlur, onFocus } = props;
+  const { id, value, schema, htmlName, placeholder, onChange, onBlur, onFocus } = props;
   const fieldSchema = schema as DateFieldSchema;
   const { min, max } = datePickerLimits(fieldSchema);
   const invalid = hasErrors(props);
@@ -32,11 +32,7 @@ export default function DateLimitWidget(props: WidgetProps) {
         min={min}
         max={max}
         placeholder={placeholder || undefined}
-        disabled={disabled}
-        readOnly={readonly}
-        autoFocus={autofocus}
-        aria-invalid={invalid || undefined}
-        aria-describedby={describedBy(id, ownHintId)}
+        {...inputStateProps(props, ownHintId)}
         onChange={(event) => onChange(emit(event))}
         onBlur={(event) => onBlur(id, emit(event))}
         onFocus={(event) => onFocus(id, emit(event))}

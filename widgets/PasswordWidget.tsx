@@ -2,7 +2,7 @@ import { useState, type ChangeEvent } from 'react';
 import type { WidgetProps } from '@rjsf/utils';
 import { emptyToUndefined, onlyDigits } from './inputText';
 import { useCaretKeeper } from './useCaretKeeper';
-import { cx, describedBy, hasErrors, optionBoolean, optionNumber, optionString } from './widgetProps';
+import { cx, hasErrors, inputStateProps, optionBoolean, optionNumber, optionString } from './widgetProps';
 
 function EyeIcon({ open }: { open: boolean }) {
   return (
@@ -29,7 +29,7 @@ function EyeIcon({ open }: { open: boolean }) {
  * maxLength), showText / hideText (the toggle's accessible name: "Show password" / "Hide password").
  */
 export default function PasswordWidget(props: WidgetProps) {
-  const { id, value, schema, placeholder, options, disabled, readonly, autofocus, htmlName, onChange, onBlur, onFocus } = props;
+  const { id, value, schema, placeholder, options, disabled, readonly, htmlName, onChange, onBlur, onFocus } = props;
   const text = typeof value === 'string' ? value : '';
   const [visible, setVisible] = useState(false);
   const { ref, keep } = useCaretKeeper();
@@ -76,11 +76,7 @@ export default function PasswordWidget(props: WidgetProps) {
         // A digits-only field cuts the length itself, so a pasted "123-45-6789" keeps its 9 digits;
         // the attribute would cut the paste to "123-45-67" first.
         maxLength={digitsOnly ? undefined : maxLength}
-        disabled={disabled}
-        readOnly={readonly}
-        autoFocus={autofocus}
-        aria-invalid={invalid || undefined}
-        aria-describedby={describedBy(id)}
+        {...inputStateProps(props)}
         onChange={handleChange}
         onBlur={(event) => onBlur(id, emptyToUndefined(clean(event.target.value)))}
         onFocus={() => onFocus(id, emptyToUndefined(text))}

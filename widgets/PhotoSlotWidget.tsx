@@ -149,6 +149,7 @@ export default function PhotoSlotWidget(props: WidgetProps) {
           type="file"
           accept={accept}
           capture={capture}
+          // A file input has no read-only state, so read-only disables it (hence not inputStateProps).
           disabled={inactive}
           autoFocus={autofocus}
           aria-invalid={invalid || undefined}

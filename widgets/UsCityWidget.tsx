@@ -1,9 +1,9 @@
-import { useEffect, useMemo, useRef, type ChangeEvent } from 'react';
+import { useEffect, useMemo, useRef } from 'react';
 import type { WidgetProps } from '@rjsf/utils';
-import { ListStatus } from './ListStatus';
 import { cachedCities, cityAfterStateChange, loadCities, stateCodeOf } from './placesData';
+import { RemoteSelect } from './RemoteSelect';
 import { useRemoteList } from './useRemoteList';
-import { cx, describedBy, formContextOf, hasErrors, hintId, optionString } from './widgetProps';
+import { formContextOf, optionString } from './widgetProps';
 
 /**
  * A select of the cities of the state chosen in another field of the same form
@@ -15,7 +15,7 @@ import { cx, describedBy, formContextOf, hasErrors, hintId, optionString } from 
  * loadingText, loadErrorText, retryText.
  */
 export default function UsCityWidget(props: WidgetProps) {
-  const { id, value, placeholder, options, disabled, readonly, autofocus, htmlName, onChange, onBlur, onFocus } = props;
+  const { value, options, onChange } = props;
   const city = typeof value === 'string' && value !== '' ? value : undefined;
   const stateField = optionString(options, 'stateField') ?? 'state';
   const stateCode = stateCodeOf(formContextOf(props).formData?.[stateField]);
@@ -53,41 +53,19 @@ export default function UsCityWidget(props: WidgetProps) {
   const known = useMemo(() => new Set(items), [items]);
   const unknownValue = city !== undefined && !known.has(city);
 
-  const invalid = hasErrors(props);
-  const statusId = hintId(id);
-  const emit = (event: ChangeEvent<HTMLSelectElement>) => event.target.value || undefined;
-
   return (
-    <div className="w-select">
-      <select
-        id={id}
-        name={htmlName || id}
-        className={cx('w-select__control', invalid && 'w-select__control--invalid')}
-        value={city ?? ''}
-        disabled={disabled || readonly || list.status !== 'ready'}
-        autoFocus={autofocus}
-        autoComplete={optionString(options, 'autocomplete') ?? 'address-level2'}
-        aria-invalid={invalid || undefined}
-        aria-busy={list.status === 'loading' || undefined}
-        aria-describedby={describedBy(id, statusId)}
-        onChange={(event) => onChange(emit(event))}
-        onBlur={(event) => onBlur(id, emit(event))}
-        onFocus={(event) => onFocus(id, emit(event))}
-      >
-        <option value="">{placeholder}</option>
-        {/* A saved city the list does not hold is still shown rather than silently looking empty. */}
-        {unknownValue && <option value={city}>{city}</option>}
-        {optionElements}
-      </select>
-      <ListStatus
-        id={statusId}
-        list={list}
-        retry={retry}
-        idleText={optionString(options, 'noStateText') ?? 'Choose a state first.'}
-        loadingText={optionString(options, 'loadingText') ?? 'Loading cities…'}
-        errorText={optionString(options, 'loadErrorText') ?? 'The list of cities could not be loaded.'}
-        retryText={optionString(options, 'retryText') ?? 'Retry'}
-      />
-    </div>
+    <RemoteSelect
+      widget={props}
+      value={city ?? ''}
+      unknownValue={unknownValue}
+      list={list}
+      retry={retry}
+      defaultAutoComplete="address-level2"
+      defaultLoadingText="Loading cities…"
+      defaultErrorText="The list of cities could not be loaded."
+      idleText={optionString(options, 'noStateText') ?? 'Choose a state first.'}
+    >
+      {optionElements}
+    </RemoteSelect>
   );
 }

@@ -2,7 +2,7 @@ import type { ChangeEvent } from 'react';
 import type { WidgetProps } from '@rjsf/utils';
 import { emptyToUndefined, usPhoneDigits } from './inputText';
 import { useCaretKeeper } from './useCaretKeeper';
-import { cx, describedBy, hasErrors, optionString } from './widgetProps';
+import { cx, hasErrors, inputStateProps, optionString } from './widgetProps';
 
 /**
  * A US phone number: a fixed "+1" beside an input that keeps only the 10 national digits.
@@ -12,7 +12,7 @@ import { cx, describedBy, hasErrors, optionString } from './widgetProps';
  * ui:placeholder. ui:options: prefix ("+1"), autocomplete ("tel-national").
  */
 export default function UsPhoneWidget(props: WidgetProps) {
-  const { id, value, placeholder, options, disabled, readonly, autofocus, htmlName, onChange, onBlur, onFocus } = props;
+  const { id, value, placeholder, options, disabled, readonly, htmlName, onChange, onBlur, onFocus } = props;
   const digits = typeof value === 'string' ? value : '';
   const prefix = optionString(options, 'prefix') ?? '+1';
   const prefixId = `${id}__prefix`;
@@ -42,11 +42,7 @@ export default function UsPhoneWidget(props: WidgetProps) {
         className="w-phone__control"
         value={digits}
         placeholder={placeholder || undefined}
-        disabled={disabled}
-        readOnly={readonly}
-        autoFocus={autofocus}
-        aria-invalid={invalid || undefined}
-        aria-describedby={describedBy(id, prefixId)}
+        {...inputStateProps(props, prefixId)}
         onChange={handleChange}
         onBlur={(event) => onBlur(id, emptyToUndefined(usPhoneDigits(event.target.value, digits)))}
         onFocus={() => onFocus(id, emptyToUndefined(digits))}

@@ -1,3 +1,4 @@
+import type { InputHTMLAttributes } from 'react';
 import { errorId, helpId, type WidgetProps } from '@rjsf/utils';
 
 /**
@@ -47,6 +48,26 @@ export function formContextOf(props: WidgetProps): StepFormContext {
 /** `aria-describedby`: the field's error and help (rendered by the templates), plus the widget's own hints. */
 export function describedBy(id: string, ...own: Array<string | false | undefined>): string {
   return [errorId(id), helpId(id), ...own.filter((part): part is string => typeof part === 'string')].join(' ');
+}
+
+type InputState = Pick<
+  InputHTMLAttributes<HTMLInputElement>,
+  'disabled' | 'readOnly' | 'autoFocus' | 'aria-invalid' | 'aria-describedby'
+>;
+
+/**
+ * The state a text-like input takes from its widget props, spread where the input lists it:
+ * disabled, read-only, autofocus, `aria-invalid` and `aria-describedby` (with the widget's own
+ * hints). The value and the handlers stay with each widget, which cleans what it emits its own way.
+ */
+export function inputStateProps(props: WidgetProps, ...ownHints: Array<string | false | undefined>): InputState {
+  return {
+    disabled: props.disabled,
+    readOnly: props.readonly,
+    autoFocus: props.autofocus,
+    'aria-invalid': hasErrors(props) || undefined,
+    'aria-describedby': describedBy(props.id, ...ownHints),
+  };
 }
 
 /**

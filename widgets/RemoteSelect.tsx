@@ -1,0 +1,80 @@
+import type { ChangeEvent, ReactNode } from 'react';
+import type { WidgetProps } from '@rjsf/utils';
+import { ListStatus } from './ListStatus';
+import type { RemoteList } from './useRemoteList';
+import { cx, describedBy, hasErrors, hintId, optionString } from './widgetProps';
+
+interface RemoteSelectProps {
+  /** The widget's own props: id, name, placeholder, flags, handlers and the ui:options read here. */
+  widget: WidgetProps;
+  /** The chosen value, '' for none. */
+  value: string;
+  /** Whether `value` is missing from the list, and so needs an option of its own. */
+  unknownValue: boolean;
+  list: RemoteList<unknown>;
+  retry: () => void;
+  /** Defaults of the ui:options autocomplete, loadingText and loadErrorText. */
+  defaultAutoComplete: string;
+  defaultLoadingText: string;
+  defaultErrorText: string;
+  /** Shown when there is nothing to load yet (no state chosen). */
+  idleText?: string;
+  /** The list's options. */
+  children: ReactNode;
+}
+
+/**
+ * The select behind the state and city widgets, with its status line under it. Disabled until
+ * the list is ready. Reads ui:options autocomplete, loadingText, loadErrorText and retryText.
+ */
+export function RemoteSelect({
+  widget,
+  value,
+  unknownValue,
+  list,
+  retry,
+  defaultAutoComplete,
+  defaultLoadingText,
+  defaultErrorText,
+  idleText,
+  children,
+}: RemoteSelectProps) {
+  const { id, placeholder, options, disabled, readonly, autofocus, htmlName, onChange, onBlur, onFocus } = widget;
+  const invalid = hasErrors(widget);
+  const statusId = hintId(id);
+  const emit = (event: ChangeEvent<HTMLSelectElement>) => event.target.value || undefined;
+
+  return (
+    <div className="w-select">
+      <select
+        id={id}
+        name={htmlName || id}
+        className={cx('w-select__control', invalid && 'w-select__control--invalid')}
+        value={value}
+        disabled={disabled || readonly || list.status !== 'ready'}
+        autoFocus={autofocus}
+        autoComplete={optionString(options, 'autocomplete') ?? defaultAutoComplete}
+        aria-invalid={invalid || undefined}
+        aria-busy={list.status === 'loading' || undefined}
+        aria-describedby={describedBy(id, statusId)}
+        onChange={(event) => onChange(emit(event))}
+        onBlur={(event) => onBlur(id, emit(event))}
+        onFocus={(event) => onFocus(id, emit(event))}
+      >
+        <option value="">{placeholder}</option>
+        {/* A value the list does not hold (yet, or any more) is still shown rather than silently looking empty. */}
+        {unknownValue && <option value={value}>{value}</option>}
+        {children}
+      </select>
+      <ListStatus
+        id={statusId}
+        list={list}
+        retry={retry}
+        idleText={idleText}
+        loadingText={optionString(options, 'loadingText') ?? defaultLoadingText}
+        errorText={optionString(options, 'loadErrorText') ?? defaultErrorText}
+        retryText={optionString(options, 'retryText') ?? 'Retry'}
+      />
+    </div>
+  );
+}
