@@ -82,15 +82,15 @@ const isImageField = (schema: JsonObject, field: string) => {
   return isObject(property) && typeof property.pattern === 'string' && property.pattern.startsWith('^image/');
 };
 
-/** The flow's references: steps, calls, storage keys, screens, and payload fields. */
+/** The flow's references: steps, calls, storage keys, screens, routes and payload fields. */
 export function lintFlow(flow: Flow, schemas: Record<string, JsonObject>, screenNames: string[]): string[] {
   const file = 'flows/onboarding.flow.json';
   const problems: string[] = [];
   const stepIds = Object.keys(flow.steps);
-  const planned = flow.planned ?? [];
+  const planned = flow.planned ?? {};
   const checkStep = (id: string, where: string, allowPlanned = false) => {
     if (stepIds.includes(id)) return;
-    if (allowPlanned && planned.includes(id)) return;
+    if (allowPlanned && Object.hasOwn(planned, id)) return;
     problems.push(`${file}: at ${where}: no step "${id}"`);
   };
   const checkSource = (source: string, where: string) => {
@@ -100,12 +100,32 @@ export function lintFlow(flow: Flow, schemas: Record<string, JsonObject>, screen
     }
   };
   const checkCall = (name: string, where: string) => {
-    if (!flow.calls[name]) problems.push(`${file}: at ${where}: no call "${name}"`);
+    if (!Object.hasOwn(flow.calls, name)) problems.push(`${file}: at ${where}: no call "${name}"`);
   };
+  const checkStore = (store: Record<string, string> | undefined, where: string) => {
+    for (const [target, source] of Object.entries(store ?? {})) {
+      checkSource(target, `${where}/${target}`);
+      checkSource(source, `${where}/${target}`);
+    }
+  };
+  const checkRules = (rules: { to: string }[] | undefined, where: string) =>
+    (rules ?? []).forEach((rule, i) => checkStep(rule.to, `${where}/${i}/to`));
 
   checkStep(flow.start, '/start');
-  for (const id of planned) if (stepIds.includes(id)) problems.push(`${file}: at /planned: "${id}" is a step already`);
-  flow.resume.forEach((rule, i) => checkStep(rule.to, `/resume/${i}/to`, true));
+  const routes = new Map<string, string>();
+  const checkRoute = (route: string, where: string) => {
+    const other = routes.get(route);
+    if (other) problems.push(`${file}: at ${where}: route "${route}" is ${other}'s already`);
+    else routes.set(route, where);
+  };
+  for (const [id, route] of Object.entries(planned)) {
+    if (stepIds.includes(id)) problems.push(`${file}: at /planned/${id}: "${id}" is a step already`);
+    checkRoute(route, `/planned/${id}`);
+  }
+  flow.resume.forEach((rule, i) => {
+    checkStep(rule.to, `/resume/${i}/to`, true);
+    checkStore(rule.store, `/resume/${i}/store`);
+  });
   if (flow.resume.at(-1)?.when?.length) {
     problems.push(`${file}: at /resume: the last row must have no "when", so every status leads somewhere`);
   }
@@ -116,16 +136,30 @@ export function lintFlow(flow: Flow, schemas: Record<string, JsonObject>, screen
 
   for (const [id, step] of Object.entries(flow.steps)) {
     const at = `/steps/${id}`;
+    checkRoute(step.route, `${at}/route`);
     for (const [i, guard] of (step.guards ?? []).entries()) {
       checkStep(guard.to, `${at}/guards/${i}/to`);
       checkSource(guard.require, `${at}/guards/${i}/require`);
     }
-    for (const [i, rule] of (step.next ?? []).entries()) checkStep(rule.to, `${at}/next/${i}/to`);
+    checkRules(step.next, `${at}/next`);
     if (step.kind === 'screen') {
       if (!screenNames.includes(step.screen)) {
         problems.push(`${file}: at ${at}/screen: no screen "${step.screen}" (src/client/screens has ${screenNames.join(', ')})`);
       }
+      if (step.call) checkCall(step.call, `${at}/call`);
+      if (step.content?.action) checkStep(step.content.action.to, `${at}/content/action/to`, true);
+      if (step.rejected) checkStep(step.rejected.action.to, `${at}/rejected/action/to`, true);
+      if (step.poll) {
+        checkCall(step.poll.call, `${at}/poll/call`);
+        checkRules(step.poll.next, `${at}/poll/next`);
+      }
+      for (const target of step.onEnter?.clear ?? []) checkSource(target, `${at}/onEnter/clear`);
       continue;
+    }
+    if (step.social) {
+      checkCall(step.social.call, `${at}/social/call`);
+      checkStore(step.social.store, `${at}/social/store`);
+      checkRules(step.social.next, `${at}/social/next`);
     }
     problems.push(...lintFormStep(file, id, step, flow, schemas, checkCall, checkStep, checkSource));
   }

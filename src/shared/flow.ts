@@ -5,7 +5,7 @@
  */
 export type Scalar = string | number | boolean | null;
 export type Transform = 'lowercase' | 'usPhone' | 'nullIfEmpty' | 'omitIfEmpty';
-export type SourceKind = 'form' | 'file' | 'payload' | 'response' | 'storage' | 'cookie' | 'context' | 'state' | 'status';
+export type SourceKind = 'form' | 'file' | 'payload' | 'response' | 'storage' | 'cookie' | 'context' | 'state' | 'status' | 'link' | 'const';
 
 export interface Condition {
   source: string;
@@ -44,6 +44,27 @@ export interface StepAction {
   successStatus?: number;
   successToast?: string;
 }
+export interface SocialProvider {
+  id: 'google.com' | 'apple.com' | 'facebook.com';
+  /** "Google", for `{provider}` in the test-account text. */
+  name: string;
+  label: string;
+  /** Shown when the provider's popup cannot open. */
+  popupError: string;
+}
+export interface SocialSignIn {
+  call: string;
+  providers: SocialProvider[];
+  divider?: string;
+  store: Record<string, string>;
+  next: NextRule[];
+  /** Copy of the local test-account dialog that stands in for the provider's popup. */
+  testAccount: { title: string; description: string; emailLabel: string; submit: string; cancel: string };
+}
+export interface ScreenAction {
+  label: string;
+  to: string;
+}
 export interface FormStep {
   route: string;
   kind: 'form';
@@ -57,27 +78,36 @@ export interface FormStep {
   after?: AfterCall[];
   successToast?: string;
   actions?: StepAction[];
+  social?: SocialSignIn;
   next: NextRule[];
 }
 export interface ScreenStep {
   route: string;
   kind: 'screen';
   screen: string;
+  /** The call the screen makes on opening. */
+  call?: string;
   guards?: Guard[];
   onEnter?: { clear?: string[] };
-  content?: { image?: string; title?: string; message?: string };
+  content?: { image?: string; title?: string; message?: string; action?: ScreenAction };
+  /** Asks a call again and again; the answer is `status.*` for the rules. */
+  poll?: { call: string; everyMs: number; next: NextRule[] };
+  rejected?: { title: string; message: string; hint: string; action: ScreenAction };
+  panel?: { open: string; title: string; lines: string[]; close: string };
   next?: NextRule[];
 }
 export type Step = FormStep | ScreenStep;
 export interface ResumeRule {
   when?: Condition[];
-  storeToken?: boolean;
+  /** What to keep from the link (`link.token`, `link.id`) before going on. */
+  store?: Record<string, string>;
   to: string;
 }
 export interface Flow {
   start: string;
   journey: string[];
-  planned?: string[];
+  /** Steps a later change builds, by id, with their routes. */
+  planned?: Record<string, string>;
   messages: { requestFailed: string; statusFailed: string; timedOut: string; identityFailed: string; tokenMissing: string };
   calls: Record<string, Call>;
   steps: Record<string, Step>;
@@ -92,10 +122,14 @@ export function splitSource(source: string): { kind: SourceKind; path: string[] 
   return { kind: kind as SourceKind, path };
 }
 
-/** A lookup over plain objects, one per source kind; missing kinds read as undefined. */
+/**
+ * A lookup over plain objects, one per source kind; missing kinds read as undefined.
+ * `const.x` reads as the text "x".
+ */
 export function lookupIn(values: Partial<Record<SourceKind, unknown>>): Lookup {
   return (source) => {
     const { kind, path } = splitSource(source);
+    if (kind === 'const') return path.join('.');
     let node: unknown = values[kind];
     for (const key of path) {
       if (node === null || typeof node !== 'object') return undefined;

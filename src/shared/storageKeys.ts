@@ -1,5 +1,9 @@
-/** The browser storage keys of the spec (§3), declared once. The flow file may name only these. */
-export const STORAGE_KEYS = ['email', 'phone', 'token', 'isSocial', 'vehicle_id', 'subscriptionId', 'paymentIntent'] as const;
+/**
+ * The browser storage keys, declared once; the flow file may name only these. They are the
+ * spec's (§3) plus `driver_id`: the status call needs the driver's id (GET /driver/status/{id})
+ * and the spec does not say where the browser keeps it.
+ */
+export const STORAGE_KEYS = ['email', 'phone', 'token', 'isSocial', 'vehicle_id', 'subscriptionId', 'paymentIntent', 'driver_id'] as const;
 export type StorageKey = (typeof STORAGE_KEYS)[number];
 
 /** The cookie that carries the bearer token for some steps (spec §6). */

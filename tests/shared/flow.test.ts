@@ -9,6 +9,7 @@ import {
   resolveResume,
   stepSchemaName,
   type FormStep,
+  type ScreenStep,
 } from '../../src/shared/flow.js';
 import { loadFlow } from '../../src/shared/projectFiles.js';
 
@@ -128,18 +129,49 @@ describe('failingGuard', () => {
 
 describe('resolveResume (the table of spec §4)', () => {
   const resume = (status: Record<string, unknown>) => resolveResume(flow.resume, lookupIn({ status }));
+  const keepsLink = { 'cookie.token': 'link.token', 'storage.driver_id': 'link.id' };
   it.each([
-    [{ status: 'pending', isSessionComplete: true, isSubscriptionPaid: false }, 'awaitingApproval', undefined],
-    [{ status: 'pending', isSessionComplete: true, isSubscriptionPaid: true }, 'awaitingApproval', undefined],
-    [{ status: 'pending', isSessionComplete: false, isSubscriptionPaid: false }, 'completeProfile', true],
-    [{ status: 'approved', isSessionComplete: true, isSubscriptionPaid: false }, 'addCard', true],
-    [{ status: 'approved', isSessionComplete: false, isSubscriptionPaid: false }, 'addCard', true],
+    [{ status: 'pending', isSessionComplete: true, isSubscriptionPaid: false }, 'awaitingApproval', keepsLink],
+    [{ status: 'pending', isSessionComplete: true, isSubscriptionPaid: true }, 'awaitingApproval', keepsLink],
+    [{ status: 'pending', isSessionComplete: false, isSubscriptionPaid: false }, 'completeProfile', keepsLink],
+    [{ status: 'approved', isSessionComplete: true, isSubscriptionPaid: false }, 'addCard', keepsLink],
+    [{ status: 'approved', isSessionComplete: false, isSubscriptionPaid: false }, 'addCard', keepsLink],
     [{ status: 'approved', isSessionComplete: true, isSubscriptionPaid: true }, 'signup', undefined],
     [{ status: 'rejected', isSessionComplete: true, isSubscriptionPaid: false }, 'signup', undefined],
-  ])('routes %o to %s', (status, to, storeToken) => {
+  ])('routes %o to %s', (status, to, store) => {
     const rule = resume(status);
     expect(rule?.to).toBe(to);
-    expect(rule?.storeToken).toBe(storeToken);
+    expect(rule?.store).toEqual(store);
+  });
+});
+
+describe('the approval wait (poll of /awaiting-approval)', () => {
+  const poll = (flow.steps.awaitingApproval as ScreenStep).poll!;
+  it('polls the driver status call', () => {
+    expect(flow.calls[poll.call]?.path).toBe('/driver/status/{id}');
+  });
+  it('moves on to /profile-approved once the driver is approved', () => {
+    expect(resolveNextStep(poll.next, lookupIn({ status: { status: 'approved' } }))?.to).toBe('profileApproved');
+  });
+  it.each(['pending', 'rejected'])('stays while the status is %s', (status) => {
+    expect(resolveNextStep(poll.next, lookupIn({ status: { status } }))).toBeUndefined();
+  });
+});
+
+describe('social sign-up', () => {
+  const social = (flow.steps.signup as FormStep).social!;
+  it('stores the token in storage and the cookie, sets isSocial to yes and goes to the profile', () => {
+    const lookup = lookupIn({ response: { token: 't', driverId: 'd' } });
+    const stored = Object.fromEntries(Object.entries(social.store).map(([target, source]) => [target, lookup(source)]));
+    expect(stored).toEqual({ 'storage.token': 't', 'cookie.token': 't', 'storage.driver_id': 'd', 'storage.isSocial': 'yes' });
+    expect(resolveNextStep(social.next, lookup)?.to).toBe('completeProfile');
+  });
+  it('offers Google, Apple and Facebook with their popup errors', () => {
+    expect(social.providers.map((p) => [p.label, p.popupError])).toEqual([
+      ['Continue with Google', 'Cannot open google signin modal.'],
+      ['Continue with Apple', 'Cannot open apple signin modal.'],
+      ['Sign in with Facebook', 'Cannot open facebook signin modal.'],
+    ]);
   });
 });
 
