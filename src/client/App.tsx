@@ -2,11 +2,17 @@ import { lazy, Suspense } from 'react';
 import { Toaster } from 'react-hot-toast';
 import { Redirect, Route, Switch } from 'wouter';
 import { flow, routeOf } from './flow.js';
+import { RideRequestPanelProvider } from './rideRequestPanel.js';
 import { ScreenPage } from './ScreenPage.js';
 import { TOASTER_PROPS } from './toast.js';
 
 // The form renderer (rjsf) is the heaviest part; screens that are not forms don't load it.
 const StepPage = lazy(() => import('./StepPage.js').then((module) => ({ default: module.StepPage })));
+// Administrators only: never part of a driver's download.
+const AdminPage = lazy(() => import('./admin/AdminPage.js').then((module) => ({ default: module.AdminPage })));
+
+/** Where the administrators' review page lives; not a step of the drivers' flow. */
+const ADMIN_ROUTE = '/admin';
 
 function Loading() {
   return (
@@ -16,13 +22,16 @@ function Loading() {
   );
 }
 
-/** Routes built from the flow file: one per step. */
+/** Routes built from the flow file: one per step, plus the review page. */
 export function App() {
   return (
-    <>
+    <RideRequestPanelProvider>
       <Toaster {...TOASTER_PROPS} />
       <Suspense fallback={<Loading />}>
         <Switch>
+          <Route path={ADMIN_ROUTE}>
+            <AdminPage />
+          </Route>
           {Object.entries(flow.steps).map(([id, step]) => (
             <Route key={id} path={step.route}>
               {step.kind === 'form' ? <StepPage key={id} step={step} /> : <ScreenPage key={id} step={step} />}
@@ -33,6 +42,6 @@ export function App() {
           </Route>
         </Switch>
       </Suspense>
-    </>
+    </RideRequestPanelProvider>
   );
 }

@@ -16,6 +16,7 @@ import { clearPhoto } from '../../widgets/photoStore.js';
 import { callApi } from './api.js';
 import { callByName, flow, routeOf } from './flow.js';
 import { JourneySteps } from './JourneySteps.js';
+import { SocialSignIn } from './SocialSignIn.js';
 import { Layout } from './Layout.js';
 import { browserLookup, guardRedirect, submitStep, type Navigation } from './stepRuntime.js';
 import { templates, type StepFormContext } from './templates.js';
@@ -152,6 +153,7 @@ function StepForm({ step, schemaName }: { step: FormStep; schemaName: string }) 
         </button>
       </Form>
       {step.actions?.map((action) => <StepActionButton key={action.label} action={action} disabled={busy} />)}
+      {step.social && <SocialSignIn social={step.social} />}
     </Layout>
   );
 }

@@ -35,13 +35,15 @@ function pathWith(path: string, params: Record<string, string>): string {
   return path.replace(/\{(\w+)\}/g, (_whole, name: string) => encodeURIComponent(params[name] ?? ''));
 }
 
+/** `bearer` overrides where the token comes from (the resume link brings its own). */
 export async function callApi(
   call: Call,
   payload: Record<string, unknown> = {},
   pathParams: Record<string, string> = {},
+  bearer?: string,
 ): Promise<ApiResult> {
   const headers: Record<string, string> = { Accept: 'application/json' };
-  const token = bearerFor(call);
+  const token = bearer ?? bearerFor(call);
   if (token) headers.Authorization = `Bearer ${token}`;
   if (call.encoding === 'json' && call.method !== 'GET') headers['Content-Type'] = 'application/json';
   const timeout = call.encoding === 'multipart' ? UPLOAD_TIMEOUT_MS : JSON_TIMEOUT_MS;
@@ -82,5 +84,70 @@ export async function getJson(url: string, timeoutMs: number): Promise<Record<st
     return body !== null && typeof body === 'object' ? (body as Record<string, unknown>) : undefined;
   } catch {
     return undefined;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Admin review page (/admin). Its calls are not flow calls: they carry the admin token the page
+// was given, never the driver's cookie or stored token, so the bearer is passed in explicitly.
+
+/** Uploaded images are ≈330 KB each and a card loads a dozen at once on a laptop's link. */
+const IMAGE_TIMEOUT_MS = 60_000;
+
+export type BlobResult = { ok: true; blob: Blob } | { ok: false; status: number; message?: string };
+
+function failedRequest(error: unknown): { ok: false; status: 0; message?: string; timedOut: boolean } {
+  const timedOut = error instanceof DOMException && error.name === 'TimeoutError';
+  return { ok: false, status: 0, timedOut, message: timedOut ? flow.messages.timedOut : undefined };
+}
+
+async function messageOf(response: Response): Promise<string | undefined> {
+  try {
+    const body: unknown = await response.json();
+    const message = body !== null && typeof body === 'object' ? (body as Record<string, unknown>).message : undefined;
+    return typeof message === 'string' && message ? message : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A JSON call of the admin API with the admin bearer; the same result shape as `callApi`. */
+export async function adminRequest(method: 'GET' | 'POST', path: string, bearer: string, body?: Record<string, unknown>): Promise<ApiResult> {
+  const headers: Record<string, string> = { Accept: 'application/json', Authorization: `Bearer ${bearer}` };
+  if (body !== undefined) headers['Content-Type'] = 'application/json';
+  let response: Response;
+  try {
+    response = await fetch(path, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal: AbortSignal.timeout(JSON_TIMEOUT_MS),
+    });
+  } catch (error) {
+    return failedRequest(error);
+  }
+  if (!response.ok) return { ok: false, status: response.status, message: await messageOf(response) };
+  let data: unknown;
+  try {
+    data = await response.json();
+  } catch {
+    data = undefined;
+  }
+  return { ok: true, status: response.status, data: data !== null && typeof data === 'object' ? (data as Record<string, unknown>) : {} };
+}
+
+/** The bytes behind a URL that needs a bearer (an `<img src>` can't send one): the page shows them as an object URL. */
+export async function getBlob(path: string, bearer: string): Promise<BlobResult> {
+  let response: Response;
+  try {
+    response = await fetch(path, { headers: { Authorization: `Bearer ${bearer}` }, signal: AbortSignal.timeout(IMAGE_TIMEOUT_MS) });
+  } catch (error) {
+    return failedRequest(error);
+  }
+  if (!response.ok) return { ok: false, status: response.status, message: await messageOf(response) };
+  try {
+    return { ok: true, blob: await response.blob() };
+  } catch (error) {
+    return failedRequest(error);
   }
 }

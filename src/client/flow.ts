@@ -10,7 +10,11 @@ export function stepById(id: string): Step {
   return step;
 }
 
-export const routeOf = (id: string) => stepById(id).route;
+/** A step's route; a planned step (built by a later change) has its route in `planned`. */
+export function routeOf(id: string): string {
+  const planned = flow.planned?.[id];
+  return planned && !flow.steps[id] ? planned : stepById(id).route;
+}
 
 export function callByName(name: string) {
   const call = flow.calls[name];

@@ -77,3 +77,34 @@ export function clearTarget(target: string): void {
   const key = target.replace(/^storage\./, '');
   if (isStorageKey(key)) removeItem(key);
 }
+
+// ---------------------------------------------------------------------------------------------
+// Admin review page (/admin). Not one of the spec's keys (§3 lists the driver's only, and the
+// flow may name only those): the administrator's token. It lives in sessionStorage, so it goes
+// when the tab closes and is never mixed up with a driver's `token` in local storage.
+
+const ADMIN_TOKEN_KEY = 'onrampAdminToken';
+
+export function getAdminToken(): string | undefined {
+  try {
+    return window.sessionStorage.getItem(ADMIN_TOKEN_KEY) || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export function setAdminToken(token: string): void {
+  try {
+    window.sessionStorage.setItem(ADMIN_TOKEN_KEY, token);
+  } catch {
+    // Storage unavailable: the page keeps the token in memory for this view.
+  }
+}
+
+export function clearAdminToken(): void {
+  try {
+    window.sessionStorage.removeItem(ADMIN_TOKEN_KEY);
+  } catch {
+    // Nothing stored, nothing to remove.
+  }
+}

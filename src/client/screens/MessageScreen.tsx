@@ -1,15 +1,23 @@
+import { useLocation } from 'wouter';
 import type { ScreenStep } from '../../shared/flow.js';
+import { routeOf } from '../flow.js';
 import { Layout } from '../Layout.js';
 
-/** A screen that only tells the driver something: an image, a title and a message from the flow. */
+/** A screen that tells the driver something: an image, a title, a message and an optional way on, all from the flow. */
 export function MessageScreen({ step }: { step: ScreenStep }) {
-  const { image, title, message } = step.content ?? {};
+  const [, navigate] = useLocation();
+  const { image, title, message, action } = step.content ?? {};
   return (
     <Layout>
       <section className="message-screen">
         {image && <img className="message-image" src={image} alt="" width={240} height={180} />}
         {title && <h1>{title}</h1>}
         {message && <p>{message}</p>}
+        {action && (
+          <button type="button" className="button button-primary" onClick={() => navigate(routeOf(action.to))}>
+            {action.label}
+          </button>
+        )}
       </section>
     </Layout>
   );

@@ -1,0 +1,67 @@
+/**
+ * The approval wait: asks for the driver's status while the screen is open and moves on by
+ * itself when an administrator approves (the flow's `poll`); a rejected driver reads why and
+ * how to fix it.
+ */
+import { useEffect } from 'react';
+import toast from 'react-hot-toast';
+import useSWR from 'swr';
+import { useLocation } from 'wouter';
+import { lookupIn, resolveNextStep, type ScreenStep } from '../../shared/flow.js';
+import { callApi } from '../api.js';
+import { callByName, flow, routeOf } from '../flow.js';
+import { Layout } from '../Layout.js';
+import { getItem } from '../storage.js';
+import { MessageScreen } from './MessageScreen.js';
+
+interface DriverStatus {
+  status?: string;
+  isSessionComplete?: boolean;
+  isSubscriptionPaid?: boolean;
+  rejectionReason?: string;
+}
+
+async function fetchStatus([callName, id]: [string, string]): Promise<DriverStatus> {
+  const result = await callApi(callByName(callName), {}, { id });
+  if (!result.ok) throw new Error(result.message ?? flow.messages.statusFailed);
+  return (result.data.data ?? {}) as DriverStatus;
+}
+
+export function AwaitingApprovalScreen({ step }: { step: ScreenStep }) {
+  const [, navigate] = useLocation();
+  const driverId = getItem('driver_id');
+  const poll = step.poll;
+  const { data, error } = useSWR(poll && driverId ? ([poll.call, driverId] as [string, string]) : null, fetchStatus, {
+    refreshInterval: poll?.everyMs,
+    revalidateOnFocus: true,
+  });
+
+  useEffect(() => {
+    if (!data || !poll) return;
+    const next = resolveNextStep(poll.next, lookupIn({ status: data }));
+    if (next) navigate(routeOf(next.to), { replace: true, state: next.state });
+  }, [data, poll, navigate]);
+
+  useEffect(() => {
+    // One toast per message, however often the poll fails.
+    if (error instanceof Error) toast.error(error.message, { id: error.message });
+  }, [error]);
+
+  const rejected = step.rejected;
+  if (data?.status === 'rejected' && rejected) {
+    return (
+      <Layout>
+        <section className="message-screen">
+          <h1>{rejected.title}</h1>
+          <p>{rejected.message}</p>
+          {data.rejectionReason && <blockquote className="rejection-reason">{data.rejectionReason}</blockquote>}
+          <p>{rejected.hint}</p>
+          <button type="button" className="button button-primary" onClick={() => navigate(routeOf(rejected.action.to))}>
+            {rejected.action.label}
+          </button>
+        </section>
+      </Layout>
+    );
+  }
+  return <MessageScreen step={step} />;
+}
