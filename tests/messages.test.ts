@@ -1,4 +1,4 @@
-// Every message and toast of spec §5 and §8 for the steps built so far stands in schemas/ or
+// Every message and toast of spec §2, §5 and §8 for the steps built so far stands in schemas/ or
 // flows/, where operations staff edit it, and none stands in the browser code.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -32,6 +32,9 @@ const SPEC_MESSAGES = [
   'Email OTP Verified Successfully.', 'Email Resent Sent Successfully.', 'Phone OTP Verified successfully.',
   'Phone OTP Resent Sent Successfully.', 'Personal Profile Completed Successfully.', 'Vehicle Images Uploaded Successfully.',
   'Profile & Vehicle sent for approval.',
+  // §2, §8: social sign-up, the approval and the resume screen
+  'Cannot open google signin modal.', 'Cannot open apple signin modal.', 'Cannot open facebook signin modal.',
+  'Congrats! Profile Has Been Approved.', 'Fetching your profile progress.',
 ];
 
 function filesUnder(dir: string): string[] {

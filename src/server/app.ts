@@ -3,13 +3,14 @@
  * services (plugins/), then the routes (routes/), with one error handler.
  */
 import multipart from '@fastify/multipart';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import { loadFlow } from '../shared/projectFiles.js';
 import type { ServerConfig } from './config.js';
 import type { Db } from './db/db.js';
 import { answerFor, loggableError } from './errors.js';
-import { apiPathTest } from './lib/apiPaths.js';
+import { apiPathTest, loggableUrl } from './lib/apiPaths.js';
 import { createCallReader } from './lib/callPayload.js';
+import { adminAuthPlugin } from './plugins/adminAuth.js';
 import { clockPlugin } from './plugins/clock.js';
 import { cryptoPlugin } from './plugins/crypto.js';
 import { dbPlugin } from './plugins/db.js';
@@ -18,6 +19,7 @@ import { otpCodesPlugin } from './plugins/otpCodes.js';
 import { outboxPlugin } from './plugins/outbox.js';
 import { sessionsPlugin } from './plugins/sessions.js';
 import { MAX_FILE_BYTES, uploadsPlugin } from './plugins/uploads.js';
+import { ADMIN_PREFIX, adminRoutes } from './routes/admin.js';
 import { authRoutes } from './routes/auth.js';
 import { devRoutes } from './routes/dev.js';
 import { driverRoutes } from './routes/driver.js';
@@ -59,6 +61,19 @@ export async function buildApp(config: ServerConfig, options: AppOptions = {}): 
       level: config.logLevel,
       // Nothing logs headers today; if something ever does, credentials stay out.
       redact: { paths: ['req.headers.authorization', 'req.headers.cookie', 'headers.authorization', 'headers.cookie'], censor: '[redacted]' },
+      serializers: {
+        // Fastify's own request line, but a resume link's token stays out of the log.
+        req: (raw) => {
+          const request = raw as unknown as FastifyRequest;
+          return {
+            method: request.method,
+            url: loggableUrl(request.url),
+            host: request.host,
+            remoteAddress: request.ip,
+            remotePort: request.socket?.remotePort,
+          };
+        },
+      },
       ...(options.logStream ? { stream: options.logStream } : {}),
     },
     trustProxy: config.trustProxy,
@@ -68,7 +83,8 @@ export async function buildApp(config: ServerConfig, options: AppOptions = {}): 
 
   const flow = loadFlow();
   app.decorate('callReader', createCallReader(flow));
-  const isApiPath = apiPathTest([...Object.values(flow.calls).map((call) => call.path), IP_LOOKUP_PATH]);
+  // The admin review page is /admin itself; the admin API is everything below it.
+  const isApiPath = apiPathTest([...Object.values(flow.calls).map((call) => call.path), IP_LOOKUP_PATH, ADMIN_PREFIX], [ADMIN_PREFIX]);
 
   app.setErrorHandler((error, request, reply) => {
     const answer = answerFor(error);
@@ -82,8 +98,9 @@ export async function buildApp(config: ServerConfig, options: AppOptions = {}): 
     reply.header('referrer-policy', 'no-referrer');
     reply.header('x-content-type-options', 'nosniff');
     if (config.production) reply.header('strict-transport-security', 'max-age=31536000; includeSubDomains');
-    // API answers carry driver data (or codes, on /dev): never cached.
-    if (isApiPath(request.url)) reply.header('cache-control', 'no-store');
+    // API answers carry driver data (or codes, on /dev): never cached. A route may say more
+    // (uploaded documents are "private, no-store"), never less.
+    if (isApiPath(request.url) && !String(reply.getHeader('cache-control') ?? '').includes('no-store')) reply.header('cache-control', 'no-store');
     return payload;
   });
 
@@ -95,11 +112,13 @@ export async function buildApp(config: ServerConfig, options: AppOptions = {}): 
   await app.register(otpCodesPlugin);
   await app.register(uploadsPlugin, { dataDir: config.dataDir });
   await app.register(identityPlugin, { projectId: config.firebaseProjectId, emulatorHost: config.firebaseAuthEmulatorHost });
+  await app.register(adminAuthPlugin, { adminToken: config.adminToken });
   // Per-route limits (exact file count) are set where each form is read (lib/callPayload.ts).
   await app.register(multipart, { limits: { fileSize: MAX_FILE_BYTES } });
 
   await app.register(authRoutes, config.authRateLimit);
   await app.register(driverRoutes);
+  await app.register(adminRoutes, { prefix: ADMIN_PREFIX, config });
   if (!config.production) await app.register(devRoutes);
   await app.register(staticRoutes, { config, isApiPath });
   return app;

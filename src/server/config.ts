@@ -38,6 +38,12 @@ export interface ServerConfig {
   logLevel: string;
   /** Per-IP limit on /auth/*: at most `max` requests per `windowMs`. */
   authRateLimit: { max: number; windowMs: number };
+  /** The bearer token of the admin API (/admin/*). */
+  adminToken: string;
+  /** Where the local admin token was generated (main.ts prints it); null when ADMIN_TOKEN set it. */
+  adminTokenFile: string | null;
+  /** The address drivers open (for resume links), e.g. https://onramp.example.com; null: the request's own origin. */
+  publicUrl: string | null;
 }
 
 export class ConfigError extends Error {
@@ -79,6 +85,60 @@ function localDataKey(dataDir: string): Buffer {
   return key;
 }
 
+/** Where the server keeps its local state; the admin command finds the local admin token the same way. */
+export const dataDirOf = (env: Env = process.env) => resolve(env.DATA_DIR || '.data');
+
+/** The file the local admin token is generated into. */
+export const adminTokenFileOf = (dataDir: string) => join(dataDir, 'admin-token');
+
+/** Long enough that guessing is hopeless (a generated token is 43 characters). */
+export const MIN_ADMIN_TOKEN_LENGTH = 32;
+
+/** Printable ASCII without spaces: it travels in an Authorization header. */
+function checkAdminToken(token: string, from: string): string {
+  if (token.length < MIN_ADMIN_TOKEN_LENGTH || !/^[\x21-\x7e]+$/.test(token)) {
+    throw new ConfigError(
+      `${from} must be at least ${MIN_ADMIN_TOKEN_LENGTH} characters without spaces (make one with: openssl rand -base64 32).`,
+    );
+  }
+  return token;
+}
+
+/** The local admin token if one was generated, without generating one (the admin command reads it). */
+export function readLocalAdminToken(dataDir: string): string | null {
+  const file = adminTokenFileOf(dataDir);
+  if (!existsSync(file)) return null;
+  return checkAdminToken(readFileSync(file, 'utf8').trim(), file);
+}
+
+/** Like the data key: outside production a missing ADMIN_TOKEN is generated once and reused. */
+function localAdminToken(dataDir: string): string {
+  const existing = readLocalAdminToken(dataDir);
+  if (existing) return existing;
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const token = randomBytes(32).toString('base64url');
+  const file = adminTokenFileOf(dataDir);
+  writeFileSync(file, `${token}\n`, { mode: 0o600, flag: 'wx' });
+  chmodSync(file, 0o600);
+  return token;
+}
+
+/** An http(s) address without a trailing slash, or null when unset. */
+function readPublicUrl(env: Env): string | null {
+  const raw = env.PUBLIC_URL;
+  if (raw === undefined || raw === '') return null;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(`PUBLIC_URL must be an address such as https://onramp.example.com, got "${raw}".`);
+  }
+  if ((url.protocol !== 'https:' && url.protocol !== 'http:') || url.search || url.hash || url.username || url.password) {
+    throw new ConfigError(`PUBLIC_URL must be a plain http(s) address such as https://onramp.example.com, got "${raw}".`);
+  }
+  return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
+}
+
 const isInside = (child: string, parent: string) => {
   const rel = relative(parent, child);
   return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
@@ -86,7 +146,7 @@ const isInside = (child: string, parent: string) => {
 
 export function readConfig(env: Env = process.env): ServerConfig {
   const production = env.NODE_ENV === 'production';
-  const dataDir = resolve(env.DATA_DIR || '.data');
+  const dataDir = dataDirOf(env);
   const staticDir = resolve(env.STATIC_DIR || 'dist');
 
   if (isInside(join(dataDir, 'uploads'), staticDir)) {
@@ -113,6 +173,19 @@ export function readConfig(env: Env = process.env): ServerConfig {
     firebaseAuthEmulatorHost = env.FIREBASE_AUTH_EMULATOR_HOST || LOCAL_AUTH_EMULATOR_HOST;
   }
 
+  let adminToken: string;
+  let adminTokenFile: string | null = null;
+  if (env.ADMIN_TOKEN) adminToken = checkAdminToken(env.ADMIN_TOKEN, 'ADMIN_TOKEN');
+  else if (production) {
+    throw new ConfigError(
+      `ADMIN_TOKEN is required in production: set it to a secret of at least ${MIN_ADMIN_TOKEN_LENGTH} characters (openssl rand -base64 32). ` +
+        'It authorises the admin API, which approves drivers and shows their documents.',
+    );
+  } else {
+    adminToken = localAdminToken(dataDir);
+    adminTokenFile = adminTokenFileOf(dataDir);
+  }
+
   const database: DatabaseConfig = env.DATABASE_URL
     ? { kind: 'postgres', url: env.DATABASE_URL }
     : { kind: 'pglite', dir: join(dataDir, 'pglite') };
@@ -134,5 +207,8 @@ export function readConfig(env: Env = process.env): ServerConfig {
       max: readInteger(env, 'AUTH_RATE_LIMIT_MAX', 30, 1),
       windowMs: readInteger(env, 'AUTH_RATE_LIMIT_WINDOW_MS', 60_000, 1),
     },
+    adminToken,
+    adminTokenFile,
+    publicUrl: readPublicUrl(env),
   };
 }

@@ -27,3 +27,5 @@ await app.listen({ host: config.host, port: config.port });
 const shownHost = config.host.includes(':') ? `[${config.host}]` : config.host;
 const port = (app.server.address() as { port?: number } | null)?.port ?? config.port;
 console.log(`Onramp is running at http://${shownHost}:${port}`);
+// Only the locally generated token is shown: one set by ADMIN_TOKEN is already known to whoever set it.
+if (config.adminTokenFile) console.log(`Admin token: ${config.adminToken} (open http://${shownHost}:${port}/admin)`);

@@ -2,6 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signIn } from '../support/server.js';
 import { latestCode, PHONE_VIEWPORT, startJourney, type Journey } from './support.js';
 
 let journey: Journey;
@@ -73,8 +74,12 @@ describe('after the email code', () => {
 describe('/awaiting-approval', () => {
   it('clears the social flag', async () => {
     const page = await freshPage();
+    const driver = await signIn(journey.server.app);
     await page.goto('/signup');
-    await page.evaluate(() => localStorage.setItem('isSocial', 'yes'));
+    await page.evaluate((id) => {
+      localStorage.setItem('isSocial', 'yes');
+      localStorage.setItem('driver_id', id);
+    }, driver.driverId);
     await page.goto('/awaiting-approval');
     await page.getByRole('heading', { name: 'Awaiting Approval' }).waitFor();
     await expect(page.evaluate(() => localStorage.getItem('isSocial'))).resolves.toBeNull();

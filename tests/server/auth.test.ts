@@ -227,6 +227,88 @@ describe('POST /auth/driverSocialSignup', () => {
     expect(status.statusCode).toBe(200);
   });
 
+  const socialSignUp = (target: FastifyInstance, email: string, idToken: string) =>
+    target.inject({ method: 'POST', url: '/auth/driverSocialSignup', payload: { email, idToken, ip: '203.0.113.9' } });
+  const driversWithEmail = async (email: string) => (await server.db.query('SELECT 1 FROM drivers WHERE email = $1', [email])).rows.length;
+
+  it.each(['google.com', 'apple.com', 'facebook.com'])('records the provider of a %s sign-up and marks its verified email verified', async (provider) => {
+    const social = await createSocialUser(provider);
+    const response = await socialSignUp(app, social.email, social.idToken);
+    expect(response.statusCode).toBe(200);
+    const row = await driverRow(String(json(response).driverId));
+    expect(row).toMatchObject({ provider, firebase_uid: social.uid, email: social.email, signup_ip: '203.0.113.9' });
+    expect(row.email_verified_at).toBeInstanceOf(Date);
+  });
+
+  it('answers the same driver again when the account signs in a second time', async () => {
+    const social = await createSocialUser('google.com');
+    const first = json(await socialSignUp(app, social.email, social.idToken));
+    const again = json(await socialSignUp(app, social.email, social.idToken));
+    expect(again.driverId).toBe(first.driverId);
+    expect(again.token).not.toBe(first.token);
+  });
+
+  it('refuses with 401 an expired ID token', async () => {
+    const social = await createSocialUser('google.com');
+    const past = Math.floor(Date.now() / 1000) - 7200;
+    const response = await socialSignUp(app, social.email, withClaims(social.idToken, { iat: past, auth_time: past, exp: past + 3600 }));
+    expect(response.statusCode).toBe(401);
+    expect(json(response)).toEqual({ message: SIGN_IN_NOT_VERIFIED });
+    expect(await driversWithEmail(social.email)).toBe(0);
+  });
+
+  it('refuses with 401 an ID token of another Firebase project', async () => {
+    const social = await createSocialUser('google.com');
+    const foreign = withClaims(social.idToken, { aud: 'other-project', iss: 'https://securetoken.google.com/other-project' });
+    const response = await socialSignUp(app, social.email, foreign);
+    expect(response.statusCode).toBe(401);
+    expect(json(response)).toEqual({ message: SIGN_IN_NOT_VERIFIED });
+    expect(await driversWithEmail(social.email)).toBe(0);
+  });
+
+  it('refuses with 401 the token of another account than the email sent', async () => {
+    const social = await createSocialUser('google.com');
+    const response = await socialSignUp(app, uniqueEmail(), social.idToken);
+    expect(response.statusCode).toBe(401);
+    expect(json(response).message).toBe('The signed-in account does not match this email. Please sign in again.');
+  });
+
+  describe('on a production server (no emulator)', () => {
+    let production: FastifyInstance;
+    beforeAll(async () => {
+      production = await server.buildAnother({ production: true, firebaseAuthEmulatorHost: null });
+    });
+
+    it('refuses with 401 an unsigned token, even one the emulator would take', async () => {
+      const social = await createSocialUser('google.com');
+      // The very token the local server accepts (the emulator's tokens carry alg "none").
+      expect(JSON.parse(Buffer.from(social.idToken.split('.')[0]!, 'base64url').toString())).toMatchObject({ alg: 'none' });
+      const response = await socialSignUp(production, social.email, social.idToken);
+      expect(response.statusCode).toBe(401);
+      expect(json(response)).toEqual({ message: SIGN_IN_NOT_VERIFIED });
+      expect(await driversWithEmail(social.email)).toBe(0);
+    });
+
+    it('refuses with 401 a token that is not a JWT', async () => {
+      const response = await socialSignUp(production, uniqueEmail(), 'garbage');
+      expect(response.statusCode).toBe(401);
+      expect(json(response)).toEqual({ message: SIGN_IN_NOT_VERIFIED });
+    });
+
+    it('fails closed (503) rather than skip the signature check if the emulator variable appears at run time', async () => {
+      // This test process has FIREBASE_AUTH_EMULATOR_HOST set (by the local server); firebase-admin
+      // would then accept any signature. A token that claims RS256 must not get through.
+      expect(process.env.FIREBASE_AUTH_EMULATOR_HOST).toBeTruthy();
+      const social = await createSocialUser('google.com');
+      const [, payload = ''] = social.idToken.split('.');
+      const forged = `${Buffer.from(JSON.stringify({ alg: 'RS256', kid: 'made-up', typ: 'JWT' })).toString('base64url')}.${payload}.c2lnbmF0dXJl`;
+      const response = await socialSignUp(production, social.email, forged);
+      expect(response.statusCode).toBe(503);
+      expect(json(response).message).toBe('Sign-in is unavailable right now. Please try again in a moment.');
+      expect(await driversWithEmail(social.email)).toBe(0);
+    });
+  });
+
   it('sends email and password accounts to the email sign-up', async () => {
     const created = await createEmulatorUser();
     const response = await app.inject({ method: 'POST', url: '/auth/driverSocialSignup', payload: { email: created.email, idToken: created.idToken, ip: null } });

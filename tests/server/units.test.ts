@@ -3,16 +3,18 @@ import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ConfigError, readConfig } from '../../src/server/config.js';
+import { ConfigError, dataDirOf, readConfig, readLocalAdminToken } from '../../src/server/config.js';
 import { splitStatements } from '../../src/server/db/db.js';
 import { answerFor } from '../../src/server/errors.js';
-import { apiPathTest } from '../../src/server/lib/apiPaths.js';
+import { apiPathTest, loggableUrl } from '../../src/server/lib/apiPaths.js';
 import { createDataCipher } from '../../src/server/plugins/crypto.js';
 import { sniffImageType } from '../../src/server/plugins/uploads.js';
 import { JPEG_BYTES, PNG_BYTES, TEXT_BYTES } from '../support/server.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'onramp-config-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+const PRODUCTION_ADMIN_TOKEN = 'prod-admin-token-0123456789abcdefghij';
 
 describe('readConfig', () => {
   it('defaults to the local stand-ins', () => {
@@ -50,9 +52,47 @@ describe('readConfig', () => {
   });
 
   it('refuses the Auth emulator in production and has no emulator by default there', () => {
-    const env = { NODE_ENV: 'production', DATA_DIR: join(scratch, 'prod'), DATA_KEY: randomBytes(32).toString('base64') };
+    const env = { NODE_ENV: 'production', DATA_DIR: join(scratch, 'prod'), DATA_KEY: randomBytes(32).toString('base64'), ADMIN_TOKEN: PRODUCTION_ADMIN_TOKEN };
     expect(readConfig(env).firebaseAuthEmulatorHost).toBeNull();
     expect(() => readConfig({ ...env, FIREBASE_AUTH_EMULATOR_HOST: '127.0.0.1:9099' })).toThrow(/must not be set in production/);
+  });
+
+  it('refuses to start in production without ADMIN_TOKEN, or with a short one, and generates none there', () => {
+    const env = { NODE_ENV: 'production', DATA_DIR: join(scratch, 'prod-admin'), DATA_KEY: randomBytes(32).toString('base64') };
+    expect(() => readConfig(env)).toThrow(/ADMIN_TOKEN is required in production/);
+    expect(() => readConfig({ ...env, ADMIN_TOKEN: 'x'.repeat(31) })).toThrow(/ADMIN_TOKEN must be at least 32 characters/);
+    expect(() => readConfig({ ...env, ADMIN_TOKEN: `${'x'.repeat(31)} y` })).toThrow(/without spaces/);
+    expect(readConfig({ ...env, ADMIN_TOKEN: PRODUCTION_ADMIN_TOKEN })).toMatchObject({ adminToken: PRODUCTION_ADMIN_TOKEN, adminTokenFile: null });
+    expect(existsSync(join(scratch, 'prod-admin', 'admin-token'))).toBe(false);
+  });
+
+  it('generates the local admin token once, readable only by its owner, and says where it is', () => {
+    const dataDir = join(scratch, 'admin');
+    const first = readConfig({ DATA_DIR: dataDir });
+    const tokenFile = join(dataDir, 'admin-token');
+    expect(first.adminTokenFile).toBe(tokenFile);
+    expect(first.adminToken).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(statSync(tokenFile).mode & 0o077).toBe(0);
+    expect(readFileSync(tokenFile, 'utf8').trim()).toBe(first.adminToken);
+    expect(readConfig({ DATA_DIR: dataDir }).adminToken).toBe(first.adminToken);
+    // The admin command finds it the same way, without generating one where there is none.
+    expect(readLocalAdminToken(dataDirOf({ DATA_DIR: dataDir }))).toBe(first.adminToken);
+    expect(readLocalAdminToken(join(scratch, 'nothing-here'))).toBeNull();
+    expect(existsSync(join(scratch, 'nothing-here'))).toBe(false);
+  });
+
+  it('uses ADMIN_TOKEN locally when set, and then writes no file', () => {
+    const dataDir = join(scratch, 'admin-env');
+    expect(readConfig({ DATA_DIR: dataDir, ADMIN_TOKEN: PRODUCTION_ADMIN_TOKEN })).toMatchObject({ adminToken: PRODUCTION_ADMIN_TOKEN, adminTokenFile: null });
+    expect(existsSync(join(dataDir, 'admin-token'))).toBe(false);
+  });
+
+  it('reads PUBLIC_URL without its trailing slash, and refuses what is not an http(s) address', () => {
+    expect(readConfig({ DATA_DIR: scratch }).publicUrl).toBeNull();
+    expect(readConfig({ DATA_DIR: scratch, PUBLIC_URL: 'https://onramp.example.com/' }).publicUrl).toBe('https://onramp.example.com');
+    expect(readConfig({ DATA_DIR: scratch, PUBLIC_URL: 'https://example.com/drivers/' }).publicUrl).toBe('https://example.com/drivers');
+    expect(() => readConfig({ DATA_DIR: scratch, PUBLIC_URL: 'onramp.example.com' })).toThrow(/PUBLIC_URL must be/);
+    expect(() => readConfig({ DATA_DIR: scratch, PUBLIC_URL: 'javascript:alert(1)' })).toThrow(/PUBLIC_URL must be/);
   });
 
   it('refuses a DATA_KEY that is not 32 bytes', () => {
@@ -118,6 +158,22 @@ describe('apiPathTest', () => {
   const isApi = apiPathTest(['/auth/sendOTP', '/driver/status/{id}', '/ip']);
   it.each(['/auth/x', '/driver/status/1', '/ip', '/ip?x=1', '/dev/outbox'])('counts %s as the API', (url) => expect(isApi(url)).toBe(true));
   it.each(['/', '/signup', '/ipsum', '/authority', '/assets/app.js'])('counts %s as a page', (url) => expect(isApi(url)).toBe(false));
+
+  const withAdmin = apiPathTest(['/auth/sendOTP', '/admin'], ['/admin']);
+  it.each(['/admin/drivers', '/admin/drivers?status=pending', '/admin/uploads/x', '/admin/nothing'])('counts %s as the admin API', (url) =>
+    expect(withAdmin(url)).toBe(true),
+  );
+  it.each(['/admin', '/admin/', '/admin?x=1', '/administrator'])('counts %s as the admin page (or another page)', (url) => expect(withAdmin(url)).toBe(false));
+});
+
+describe('loggableUrl', () => {
+  it('leaves the token of a resume link out', () => {
+    expect(loggableUrl('/3f1c2d4e-0000-4000-8000-00000000abcd/abcDEF_123-xyz')).toBe('/3f1c2d4e-0000-4000-8000-00000000abcd/[token]');
+    expect(loggableUrl('/3f1c2d4e-0000-4000-8000-00000000abcd/abc%2Fdef?x=1')).toBe('/3f1c2d4e-0000-4000-8000-00000000abcd/[token]');
+  });
+  it.each(['/driver/status/3f1c2d4e-0000-4000-8000-00000000abcd', '/admin/drivers?status=pending', '/signup', '/assets/app.js'])('keeps %s', (url) =>
+    expect(loggableUrl(url)).toBe(url),
+  );
 });
 
 describe('answerFor', () => {

@@ -238,3 +238,11 @@ export async function uploadVehicleImages(app: FastifyInstance, driver: TestDriv
   if (response.statusCode !== 200) throw new Error(`vehicle images failed: ${response.statusCode} ${response.body}`);
   return json<{ data: { vehicle: { id: string } } }>(response).data.vehicle.id;
 }
+
+/** Profile (if missing), photos and the vehicle form: the driver is then waiting for review. Returns the vehicle id. */
+export async function sendVehicle(app: FastifyInstance, driver: TestDriver, overrides: Record<string, FormValue> = {}): Promise<string> {
+  const vehicleId = await uploadVehicleImages(app, driver);
+  const response = await post(app, '/driver/completeVehicle', driver.token, formData(vehicleValues(vehicleId, overrides)));
+  if (response.statusCode !== 200) throw new Error(`vehicle failed: ${response.statusCode} ${response.body}`);
+  return vehicleId;
+}

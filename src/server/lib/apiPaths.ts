@@ -1,9 +1,24 @@
 /**
  * Which request paths belong to the API (never answered with the web page, always no-store):
- * every first path segment of the flow's calls (/auth, /driver, /ip) plus /dev.
+ * every first path segment of the given paths (the flow's calls: /auth, /driver; /ip; /admin)
+ * plus /dev. A page may share its first segment with an API: the admin review page is exactly
+ * /admin (or /admin/), while everything below /admin/ is the admin API; such pages are named
+ * in `pagePaths`.
  */
-export function apiPathTest(callPaths: string[]): (url: string) => boolean {
-  const roots = new Set(['dev', ...callPaths.map((path) => path.split('/')[1] ?? '')]);
+export function apiPathTest(apiPaths: string[], pagePaths: string[] = []): (url: string) => boolean {
+  const roots = new Set(['dev', ...apiPaths.map((path) => path.split('/')[1] ?? '')]);
   roots.delete('');
-  return (url) => roots.has((url.split('?')[0] ?? '').split('/')[1] ?? '');
+  const pages = new Set(pagePaths.flatMap((path) => [path.replace(/\/+$/, ''), `${path.replace(/\/+$/, '')}/`]));
+  return (url) => {
+    const path = url.split('?')[0] ?? '';
+    return !pages.has(path) && roots.has(path.split('/')[1] ?? '');
+  };
+}
+
+/** The resume page, /:id/:token (spec §2): its second segment is a session token. */
+const RESUME_PAGE = /^\/([0-9a-fA-F-]{36})\/[^/?#]+(?:[?#].*)?$/;
+
+/** The request's URL as a log line may show it: a resume link's token is left out (DESIGN §5: no tokens in logs). */
+export function loggableUrl(url: string): string {
+  return url.replace(RESUME_PAGE, '/$1/[token]');
 }

@@ -10,6 +10,7 @@ import { HttpError, unauthorized } from '../errors.js';
 import { shared } from './shared.js';
 
 export const SIGN_IN_NOT_VERIFIED = 'Your sign-in could not be verified. Please try again.';
+export const SIGN_IN_UNAVAILABLE = 'Sign-in is unavailable right now. Please try again in a moment.';
 
 export interface SignedInUser {
   uid: string;
@@ -34,6 +35,22 @@ declare module 'fastify' {
 /** Token problems (401) as opposed to Firebase being unreachable (503). */
 const isTokenProblem = (code: string) => code.startsWith('auth/') && code !== 'auth/internal-error';
 
+/** The header of a JWT, or null when the text is not one. */
+function jwtHeader(token: string): Record<string, unknown> | null {
+  try {
+    const header: unknown = JSON.parse(Buffer.from(token.split('.')[0] ?? '', 'base64url').toString('utf8'));
+    return typeof header === 'object' && header !== null && !Array.isArray(header) ? (header as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** What every real Firebase ID token has: an RS256 signature by one of Google's keys (research/anchors-security.md §5). */
+const looksSigned = (token: string) => {
+  const header = jwtHeader(token);
+  return header?.alg === 'RS256' && typeof header.kid === 'string' && header.kid !== '';
+};
+
 export const identityPlugin = shared<{ projectId: string; emulatorHost: string | null }>(async (app, options) => {
   if (options.emulatorHost) {
     // firebase-admin reads this variable itself; it must be set before the first call. In
@@ -47,6 +64,17 @@ export const identityPlugin = shared<{ projectId: string; emulatorHost: string |
 
   app.decorate('identity', {
     async verify(idToken: string) {
+      if (!options.emulatorHost) {
+        // firebase-admin decides per call, from the process environment alone, whether to skip
+        // the signature check (the emulator's tokens are unsigned). A server configured without
+        // the emulator therefore refuses unsigned tokens itself, and fails closed if that
+        // variable appeared after config.ts checked it (another app in this process set it).
+        if (!looksSigned(idToken)) throw unauthorized(SIGN_IN_NOT_VERIFIED);
+        if (process.env.FIREBASE_AUTH_EMULATOR_HOST) {
+          app.log.error('FIREBASE_AUTH_EMULATOR_HOST is set in a server configured without the emulator: sign-in refused');
+          throw new HttpError(503, SIGN_IN_UNAVAILABLE);
+        }
+      }
       try {
         // `true` also rejects disabled users and revoked sessions.
         const token = await auth.verifyIdToken(idToken, true);
@@ -60,7 +88,7 @@ export const identityPlugin = shared<{ projectId: string; emulatorHost: string |
         const code = String((error as { code?: unknown }).code ?? '');
         if (isTokenProblem(code)) throw unauthorized(SIGN_IN_NOT_VERIFIED);
         app.log.error({ code }, 'Firebase Authentication could not be reached');
-        throw new HttpError(503, 'Sign-in is unavailable right now. Please try again in a moment.');
+        throw new HttpError(503, SIGN_IN_UNAVAILABLE);
       }
     },
   });

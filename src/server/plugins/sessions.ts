@@ -13,9 +13,16 @@ export const SESSION_LIFETIME_MS = 24 * 60 * 60 * 1000;
 export const TOKEN_NOT_FOUND = 'Token not found';
 export const SESSION_EXPIRED = 'Session expired, Please relogin';
 
+export interface IssuedSession {
+  token: string;
+  expiresAt: Date;
+}
+
 export interface Sessions {
-  /** A new token for the driver. */
+  /** A new token for the driver, for a day (SESSION_LIFETIME_MS). */
   start(driverId: string): Promise<string>;
+  /** A new token for the driver that lives `lifetimeMs` (a resume link's is short). */
+  issue(driverId: string, lifetimeMs: number): Promise<IssuedSession>;
   /** The driver a live token belongs to, or null. */
   driverOf(token: string): Promise<string | null>;
 }
@@ -52,18 +59,21 @@ const SESSION_CACHE_SIZE = 10_000;
 
 export const sessionsPlugin = shared(async (app) => {
   const cache = new Map<string, { driverId: string; expiresAt: number; cachedUntil: number }>();
+  const issue = async (driverId: string, lifetimeMs: number): Promise<IssuedSession> => {
+    const token = randomBytes(32).toString('base64url');
+    const now = app.now();
+    const expiresAt = new Date(now.getTime() + lifetimeMs);
+    await app.db.query('INSERT INTO sessions (token_hash, driver_id, created_at, expires_at) VALUES ($1, $2, $3, $4)', [
+      hashToken(token),
+      driverId,
+      now,
+      expiresAt,
+    ]);
+    return { token, expiresAt };
+  };
   const sessions: Sessions = {
-    async start(driverId) {
-      const token = randomBytes(32).toString('base64url');
-      const now = app.now();
-      await app.db.query('INSERT INTO sessions (token_hash, driver_id, created_at, expires_at) VALUES ($1, $2, $3, $4)', [
-        hashToken(token),
-        driverId,
-        now,
-        new Date(now.getTime() + SESSION_LIFETIME_MS),
-      ]);
-      return token;
-    },
+    issue,
+    start: async (driverId) => (await issue(driverId, SESSION_LIFETIME_MS)).token,
     async driverOf(token) {
       if (!TOKEN_PATTERN.test(token)) return null;
       const hash = hashToken(token);

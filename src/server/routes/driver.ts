@@ -9,6 +9,7 @@ import { forbidden } from '../errors.js';
 import type { Queryable } from '../db/db.js';
 import type { UploadedFile } from '../lib/callPayload.js';
 import { isUuid, vehicleIdExtra } from '../lib/extras.js';
+import { findUpload, sendUpload } from '../lib/uploadFiles.js';
 
 export const DRIVER_MESSAGES = {
   profileSaved: 'Your personal profile is saved.',
@@ -16,6 +17,7 @@ export const DRIVER_MESSAGES = {
   vehicleSent: 'Your profile and vehicle were sent for approval.',
   notYourVehicle: 'This vehicle does not belong to your account. Please upload your vehicle images again.',
   notYourStatus: 'You can only see your own status.',
+  notYourFile: 'You can only see your own photos and documents.',
 } as const;
 
 interface DriverRow {
@@ -170,19 +172,43 @@ export async function driverRoutes(app: FastifyInstance) {
           now,
         ],
       );
-      await tx.query('UPDATE drivers SET is_session_complete = true, updated_at = $2 WHERE id = $1', [driverId, now]);
+      // Sending the vehicle again is how a rejected driver asks for another review: pending again,
+      // the old reason gone. An approved driver stays approved; a pending one stays pending.
+      // (Every right-hand side reads the row as it was, so both CASEs see the old status.)
+      await tx.query(
+        `UPDATE drivers SET is_session_complete = true,
+           status = CASE WHEN status = 'rejected' THEN 'pending' ELSE status END,
+           rejection_reason = CASE WHEN status = 'rejected' THEN NULL ELSE rejection_reason END,
+           updated_at = $2
+         WHERE id = $1`,
+        [driverId, now],
+      );
     });
     return { success: true, message: DRIVER_MESSAGES.vehicleSent };
   });
 
   app.get<{ Params: { id: string } }>(reader.routePath('driverStatus'), async (request) => {
     if (request.params.id !== request.driverId) throw forbidden(DRIVER_MESSAGES.notYourStatus);
-    const { rows } = await app.db.query<{ status: string; is_session_complete: boolean; is_subscription_paid: boolean }>(
-      'SELECT status, is_session_complete, is_subscription_paid FROM drivers WHERE id = $1',
+    const { rows } = await app.db.query<{ status: string; is_session_complete: boolean; is_subscription_paid: boolean; rejection_reason: string | null }>(
+      'SELECT status, is_session_complete, is_subscription_paid, rejection_reason FROM drivers WHERE id = $1',
       [request.driverId],
     );
     const row = rows[0];
     if (!row) throw forbidden(DRIVER_MESSAGES.notYourStatus);
-    return { data: { status: row.status, isSessionComplete: row.is_session_complete, isSubscriptionPaid: row.is_subscription_paid } };
+    const data: { status: string; isSessionComplete: boolean; isSubscriptionPaid: boolean; rejectionReason?: string } = {
+      status: row.status,
+      isSessionComplete: row.is_session_complete,
+      isSubscriptionPaid: row.is_subscription_paid,
+    };
+    // Beyond the spec's three fields: a rejected driver is told what to fix.
+    if (row.status === 'rejected') data.rejectionReason = row.rejection_reason ?? '';
+    return { data };
+  });
+
+  /** The driver's own photos and documents (the admin API serves anyone's). */
+  app.get<{ Params: { uploadId: string } }>('/driver/uploads/:uploadId', async (request, reply) => {
+    const upload = await findUpload(app, request.params.uploadId);
+    if (upload.driverId !== request.driverId) throw forbidden(DRIVER_MESSAGES.notYourFile);
+    return sendUpload(app, reply, upload);
   });
 }

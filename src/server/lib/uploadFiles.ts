@@ -1,0 +1,45 @@
+/**
+ * Serving an uploaded photo or document back, to its driver (routes/driver.ts) or to an
+ * administrator (routes/admin.ts). Who may see it is the route's decision; this finds the file
+ * and sends its bytes so that a browser shows them as the image they were sniffed to be and
+ * never keeps a copy.
+ */
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { notFound } from '../errors.js';
+import { isUuid } from './extras.js';
+
+export const UPLOAD_NOT_FOUND = 'This file does not exist.';
+
+export interface StoredUpload {
+  id: string;
+  driverId: string;
+  storageName: string;
+  mime: string;
+}
+
+/** The upload with this id, or a 404 (an id that is not a uuid cannot exist). */
+export async function findUpload(app: FastifyInstance, uploadId: string): Promise<StoredUpload> {
+  if (!isUuid(uploadId)) throw notFound(UPLOAD_NOT_FOUND);
+  const { rows } = await app.db.query<{ id: string; driver_id: string; storage_name: string; mime: string }>(
+    'SELECT id, driver_id, storage_name, mime FROM uploads WHERE id = $1',
+    [uploadId],
+  );
+  const row = rows[0];
+  if (!row) throw notFound(UPLOAD_NOT_FOUND);
+  return { id: row.id, driverId: row.driver_id, storageName: row.storage_name, mime: row.mime };
+}
+
+/** The decrypted bytes with the type sniffed at upload (only image types are ever stored). */
+export async function sendUpload(app: FastifyInstance, reply: FastifyReply, upload: StoredUpload) {
+  const bytes = await app.uploads.read(upload.storageName);
+  return (
+    reply
+      .header('content-type', upload.mime)
+      // The stored type is the sniffed one; nosniff keeps the browser from guessing another.
+      .header('x-content-type-options', 'nosniff')
+      .header('content-disposition', 'inline')
+      // Identity documents: no shared cache, no copy on disk.
+      .header('cache-control', 'private, no-store')
+      .send(bytes)
+  );
+}

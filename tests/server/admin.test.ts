@@ -1,0 +1,571 @@
+import { randomUUID } from 'node:crypto';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { FastifyInstance, InjectOptions } from 'fastify';
+import { runAdminCommand, type AdminIo } from '../../src/cli/admin.js';
+import {
+  bearer,
+  completeProfile,
+  formData,
+  JPEG_BYTES,
+  json,
+  PNG_BYTES,
+  post,
+  sendVehicle,
+  signIn,
+  startTestServer,
+  vehicleValues,
+  type TestDriver,
+  type TestServer,
+} from '../support/server.js';
+
+let server: TestServer;
+let app: FastifyInstance;
+let adminToken: string;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  app = server.app;
+  adminToken = server.config.adminToken;
+});
+afterAll(() => server.close());
+afterEach(() => server.clock.reset());
+
+const MINUTE = 60_000;
+const FULL_SSN = '123456789'; // profileValues' SSN
+const ADMIN_TOKEN_REQUIRED = { message: 'Admin token required.' };
+const DRIVERS_CANNOT = { message: 'Drivers cannot use the admin API.' };
+const UNKNOWN_DRIVER = { message: 'There is no driver with this id.' };
+
+const asAdmin = () => bearer(adminToken);
+
+function admin(method: 'GET' | 'POST', url: string, payload?: InjectOptions['payload'], headers: Record<string, string> = asAdmin()) {
+  return app.inject({ method, url, headers, ...(payload === undefined ? {} : { payload }) });
+}
+
+const status = (driver: TestDriver, token = driver.token) =>
+  app.inject({ method: 'GET', url: `/driver/status/${driver.driverId}`, headers: bearer(token) });
+
+interface ListedDriver {
+  id: string;
+  email: string;
+  status: string;
+  rejectionReason: string | null;
+  profile: Record<string, unknown> | null;
+  vehicle: Record<string, unknown> | null;
+  documents: { id: string; field: string; mime: string; size: number; url: string }[];
+}
+
+async function list(state?: string): Promise<ListedDriver[]> {
+  const response = await admin('GET', state ? `/admin/drivers?status=${state}` : '/admin/drivers');
+  expect(response.statusCode, response.body).toBe(200);
+  return json<{ drivers: ListedDriver[] }>(response).drivers;
+}
+
+/** A driver who sent the vehicle: waiting for review. */
+async function waitingDriver(): Promise<TestDriver> {
+  const driver = await signIn(app);
+  await sendVehicle(app, driver);
+  return driver;
+}
+
+const uploadsOf = async (driverId: string) =>
+  (await server.db.query<{ id: string; field: string; mime: string }>('SELECT id, field, mime FROM uploads WHERE driver_id = $1', [driverId])).rows;
+
+describe('who may use the admin API', () => {
+  let driver: TestDriver;
+  beforeAll(async () => {
+    driver = await waitingDriver();
+  });
+
+  const endpoints = (): [string, 'GET' | 'POST', string, InjectOptions['payload']?][] => [
+    ['the list', 'GET', '/admin/drivers'],
+    ['approve', 'POST', `/admin/drivers/${driver.driverId}/approve`],
+    ['reject', 'POST', `/admin/drivers/${driver.driverId}/reject`, { reason: 'Blurry photos' }],
+    ['a resume link', 'POST', `/admin/drivers/${driver.driverId}/resume-link`],
+    ['an upload', 'GET', `/admin/uploads/${randomUUID()}`],
+  ];
+
+  it('answers 401 "Admin token required." without an Authorization header', async () => {
+    for (const [name, method, url, payload] of endpoints()) {
+      const response = await admin(method, url, payload, {});
+      expect(response.statusCode, name).toBe(401);
+      expect(json(response), name).toEqual(ADMIN_TOKEN_REQUIRED);
+    }
+  });
+
+  it('answers 401 to a wrong admin token, a token of the right length, and a non-Bearer header', async () => {
+    const wrong = [bearer('not-the-admin-token'), bearer(`${adminToken.slice(0, -1)}x`), { authorization: `Basic ${adminToken}` }];
+    for (const [name, method, url, payload] of endpoints()) {
+      for (const headers of wrong) {
+        const response = await admin(method, url, payload, headers);
+        expect(response.statusCode, name).toBe(401);
+        expect(json(response), name).toEqual(ADMIN_TOKEN_REQUIRED);
+      }
+    }
+  });
+
+  it('answers 403 "Drivers cannot use the admin API." to a driver’s session token', async () => {
+    for (const [name, method, url, payload] of endpoints()) {
+      const response = await admin(method, url, payload, bearer(driver.token));
+      expect(response.statusCode, name).toBe(403);
+      expect(json(response), name).toEqual(DRIVERS_CANNOT);
+    }
+    // And nothing happened.
+    expect(json(await status(driver)).data).toMatchObject({ status: 'pending' });
+  });
+
+  it('ignores the admin token in a cookie', async () => {
+    const response = await admin('GET', '/admin/drivers', undefined, { cookie: `token=${adminToken}` });
+    expect(response.statusCode).toBe(401);
+  });
+
+  it('marks its answers no-store', async () => {
+    const response = await admin('GET', '/admin/drivers');
+    expect(response.headers['cache-control']).toBe('no-store');
+  });
+});
+
+describe('GET /admin/drivers', () => {
+  let first: TestDriver;
+  let second: TestDriver;
+  let unfinished: TestDriver;
+  let vehicleId: string;
+
+  beforeAll(async () => {
+    first = await signIn(app);
+    vehicleId = await sendVehicle(app, first);
+    server.clock.advance(MINUTE);
+    second = await waitingDriver();
+    server.clock.reset();
+    unfinished = await signIn(app);
+    await completeProfile(app, unfinished);
+  });
+
+  it('lists a driver who sent the vehicle, with profile, vehicle and documents, and SSN masked', async () => {
+    const listed = (await list('pending')).find((driver) => driver.id === first.driverId);
+    expect(listed).toEqual({
+      id: first.driverId,
+      email: first.email,
+      phone: first.phone,
+      provider: 'password',
+      status: 'pending',
+      rejectionReason: null,
+      isSessionComplete: true,
+      isSubscriptionPaid: false,
+      createdAt: expect.any(String),
+      profile: {
+        firstName: 'Ada',
+        lastName: 'Lovelace',
+        MI: 'B',
+        suffix: null,
+        dateOfBirth: '1990-04-12',
+        gender: 'Female',
+        ssnMasked: '***-**-6789',
+        driverLicenseNumber: 'D1234567',
+        street: '1 Main Street',
+        city: 'Austin',
+        state: 'TX',
+        zipCode: '73301',
+      },
+      vehicle: {
+        id: vehicleId,
+        make: 'Toyota',
+        model: 'Prius',
+        year: 2020,
+        plate: 'ABC1234',
+        wheelchair: false,
+        driverLicenseExpiry: vehicleValues(vehicleId).driverLicenseExpiryDate,
+        registrationExpiry: vehicleValues(vehicleId).vehicleRegistrationExpiryDate,
+        insuranceExpiry: vehicleValues(vehicleId).proofInsuranceExpiryDate,
+        submittedAt: expect.any(String),
+      },
+      documents: expect.any(Array),
+    });
+    // 3 from the profile, 6 photos, 4 from the vehicle form: every one, each at its admin address.
+    const stored = await uploadsOf(first.driverId);
+    expect(listed!.documents).toHaveLength(13);
+    expect(listed!.documents.map((doc) => doc.id).sort()).toEqual(stored.map((row) => row.id).sort());
+    expect(new Set(listed!.documents.map((doc) => doc.field)).size).toBe(13);
+    for (const doc of listed!.documents) {
+      expect(doc).toEqual({ id: doc.id, field: expect.any(String), mime: expect.stringMatching(/^image\//), size: expect.any(Number), url: `/admin/uploads/${doc.id}` });
+    }
+  });
+
+  it('never sends the full SSN', async () => {
+    const response = await admin('GET', '/admin/drivers?status=pending');
+    expect(response.body).toContain('***-**-6789');
+    expect(response.body).not.toContain(FULL_SSN);
+    expect(response.body).not.toMatch(/ssn_?ciphertext/i);
+  });
+
+  it('queues only drivers who sent their vehicle, oldest submission first', async () => {
+    const ids = (await list('pending')).map((driver) => driver.id);
+    expect(ids).not.toContain(unfinished.driverId);
+    expect(ids.indexOf(first.driverId)).toBeGreaterThanOrEqual(0);
+    expect(ids.indexOf(first.driverId)).toBeLessThan(ids.indexOf(second.driverId));
+  });
+
+  it('lists pending drivers by default', async () => {
+    expect((await list()).map((driver) => driver.id)).toEqual((await list('pending')).map((driver) => driver.id));
+  });
+
+  it('leaves out photos of a vehicle that was never sent', async () => {
+    const driver = await waitingDriver();
+    // Photos uploaded again (a new vehicle) but not sent: the sent vehicle stays under review.
+    await post(app, '/driver/completeVehicleDocs', driver.token, formData(Object.fromEntries(['vehicleImageFront', 'vehicleImageRear', 'vehicleImagePassengerSide', 'vehicleImageDriverSide', 'vehicleImageInteriorFront', 'vehicleImageInteriorBack'].map((field) => [field, { bytes: JPEG_BYTES, name: 'x.jpg', type: 'image/jpeg' }]))));
+    const listed = (await list()).find((each) => each.id === driver.driverId)!;
+    expect(listed.documents).toHaveLength(13);
+    expect((await uploadsOf(driver.driverId)).length).toBe(19);
+  });
+
+  it.each([['status=approve'], ['status='], ['status=pending&status=approved'], ['status=PENDING']])('refuses ?%s with 400', async (query) => {
+    const response = await admin('GET', `/admin/drivers?${query}`);
+    expect(response.statusCode).toBe(400);
+    expect(json(response)).toEqual({ message: 'status must be one of: pending, approved, rejected.' });
+  });
+
+  it('refuses an unknown query parameter with 400', async () => {
+    const response = await admin('GET', '/admin/drivers?state=pending');
+    expect(response.statusCode).toBe(400);
+    expect(json(response)).toEqual({ message: 'Unknown query parameter: state' });
+  });
+});
+
+describe('POST /admin/drivers/:id/approve and /reject', () => {
+  it('approves: GET /driver/status says approved, and the driver moves from the queue to the approved list', async () => {
+    const driver = await waitingDriver();
+    const response = await admin('POST', `/admin/drivers/${driver.driverId}/approve`);
+    expect(response.statusCode).toBe(200);
+    expect(json(response)).toEqual({ success: true, status: 'approved' });
+    expect(json(await status(driver))).toEqual({ data: { status: 'approved', isSessionComplete: true, isSubscriptionPaid: false } });
+    expect((await list('pending')).map((each) => each.id)).not.toContain(driver.driverId);
+    expect((await list('approved')).find((each) => each.id === driver.driverId)).toMatchObject({ status: 'approved', rejectionReason: null });
+  });
+
+  it('records when and with which admin token, never the token itself', async () => {
+    const driver = await waitingDriver();
+    await admin('POST', `/admin/drivers/${driver.driverId}/approve`);
+    const { rows } = await server.db.query<{ reviewed_at: Date; reviewed_by: string }>('SELECT reviewed_at, reviewed_by FROM drivers WHERE id = $1', [driver.driverId]);
+    expect(rows[0]!.reviewed_at).toBeInstanceOf(Date);
+    expect(rows[0]!.reviewed_by).toMatch(/^admin-token:[0-9a-f]{12}$/);
+    expect(rows[0]!.reviewed_by).not.toContain(adminToken);
+    const history = await server.db.query('SELECT decision, reason FROM driver_reviews WHERE driver_id = $1', [driver.driverId]);
+    expect(history.rows).toEqual([{ decision: 'approved', reason: null }]);
+  });
+
+  it('rejects with a reason: GET /driver/status says rejected and gives the reason', async () => {
+    const driver = await waitingDriver();
+    const response = await admin('POST', `/admin/drivers/${driver.driverId}/reject`, { reason: '  The licence photo is blurry.  ' });
+    expect(response.statusCode).toBe(200);
+    expect(json(response)).toEqual({ success: true, status: 'rejected' });
+    expect(json(await status(driver))).toEqual({
+      data: { status: 'rejected', isSessionComplete: true, isSubscriptionPaid: false, rejectionReason: 'The licence photo is blurry.' },
+    });
+    expect((await list('rejected')).find((each) => each.id === driver.driverId)).toMatchObject({ rejectionReason: 'The licence photo is blurry.' });
+  });
+
+  describe('a rejected driver', () => {
+    let driver: TestDriver;
+    beforeAll(async () => {
+      driver = await waitingDriver();
+      await admin('POST', `/admin/drivers/${driver.driverId}/reject`, { reason: 'Insurance card unreadable' });
+    });
+
+    it('can still change the profile, and stays rejected until the vehicle is sent again', async () => {
+      await completeProfile(app, driver, { street: '2 Main Street' });
+      expect(json(await status(driver)).data).toMatchObject({ status: 'rejected', rejectionReason: 'Insurance card unreadable' });
+    });
+
+    it('is pending again, without the reason, after sending the vehicle again, and back in the queue', async () => {
+      const { rows } = await server.db.query<{ id: string }>('SELECT id FROM vehicles WHERE driver_id = $1 AND submitted_at IS NOT NULL', [driver.driverId]);
+      const response = await post(app, '/driver/completeVehicle', driver.token, formData(vehicleValues(rows[0]!.id)));
+      expect(response.statusCode).toBe(200);
+      expect(json(await status(driver))).toEqual({ data: { status: 'pending', isSessionComplete: true, isSubscriptionPaid: false } });
+      expect((await list('pending')).find((each) => each.id === driver.driverId)).toMatchObject({ status: 'pending', rejectionReason: null });
+      expect((await list('rejected')).map((each) => each.id)).not.toContain(driver.driverId);
+    });
+  });
+
+  it('keeps an approved driver approved when the vehicle is sent again', async () => {
+    const driver = await signIn(app);
+    const vehicleId = await sendVehicle(app, driver);
+    await admin('POST', `/admin/drivers/${driver.driverId}/approve`);
+    const response = await post(app, '/driver/completeVehicle', driver.token, formData(vehicleValues(vehicleId)));
+    expect(response.statusCode).toBe(200);
+    expect(json(await status(driver)).data).toMatchObject({ status: 'approved' });
+  });
+
+  it.each([
+    ['no body', undefined, 'Please give a reason for the rejection.'],
+    ['no reason', {}, 'Please give a reason for the rejection.'],
+    ['an empty reason', { reason: '' }, 'Please give a reason for the rejection.'],
+    ['a blank reason', { reason: '   ' }, 'Please give a reason for the rejection.'],
+    ['a null reason', { reason: null }, 'Please give a reason for the rejection.'],
+    ['a reason that is not text', { reason: 42 }, 'The reason must be text.'],
+    ['a reason of 501 characters', { reason: 'x'.repeat(501) }, 'The reason must be at most 500 characters.'],
+    ['a reason with control characters', { reason: 'bad\u0000reason' }, 'The reason must be plain text.'],
+    ['an unknown field', { reason: 'ok', status: 'approved' }, 'Unknown field: status'],
+    ['an array', [1], 'The request body must be a JSON object.'],
+  ])('refuses a rejection with %s (400), and changes nothing', async (_name, payload, message) => {
+    const driver = await waitingDriver();
+    const response = await admin('POST', `/admin/drivers/${driver.driverId}/reject`, payload as InjectOptions['payload']);
+    expect(response.statusCode).toBe(400);
+    expect(json(response)).toEqual({ message });
+    expect(json(await status(driver)).data).toMatchObject({ status: 'pending' });
+  });
+
+  it('takes a reason of exactly 500 characters, counting characters rather than UTF-16 units', async () => {
+    const driver = await waitingDriver();
+    const reason = '🚗'.repeat(500);
+    const response = await admin('POST', `/admin/drivers/${driver.driverId}/reject`, { reason });
+    expect(response.statusCode).toBe(200);
+    expect(json(await status(driver)).data).toMatchObject({ rejectionReason: reason });
+  });
+
+  it.each(['approve', 'reject', 'resume-link'])('answers 404 to %s for an unknown id or one that is not a uuid', async (action) => {
+    for (const id of [randomUUID(), 'not-a-uuid', "1' OR '1'='1"]) {
+      const response = await admin('POST', `/admin/drivers/${encodeURIComponent(id)}/${action}`, action === 'reject' ? { reason: 'x' } : undefined);
+      expect(response.statusCode, id).toBe(404);
+      expect(json(response)).toEqual(UNKNOWN_DRIVER);
+    }
+  });
+
+  it('answers 409 to a decision on a driver who has not sent the vehicle yet', async () => {
+    const driver = await signIn(app);
+    await completeProfile(app, driver);
+    for (const [action, payload] of [['approve', undefined], ['reject', { reason: 'Too early' }]] as const) {
+      const response = await admin('POST', `/admin/drivers/${driver.driverId}/${action}`, payload);
+      expect(response.statusCode).toBe(409);
+      expect(json(response)).toEqual({ message: 'This driver has not sent their vehicle for approval yet.' });
+    }
+    expect(json(await status(driver)).data).toMatchObject({ status: 'pending', isSessionComplete: false });
+  });
+});
+
+describe('POST /admin/drivers/:id/resume-link', () => {
+  let driver: TestDriver;
+  let other: TestDriver;
+  beforeAll(async () => {
+    driver = await signIn(app);
+    other = await signIn(app);
+  });
+
+  const resumeLink = async (target = app, headers: Record<string, string> = {}) => {
+    const response = await target.inject({ method: 'POST', url: `/admin/drivers/${driver.driverId}/resume-link`, headers: { ...asAdmin(), ...headers } });
+    expect(response.statusCode, response.body).toBe(200);
+    return json<{ url: string; expiresAt: string }>(response);
+  };
+  const tokenOf = (url: string) => decodeURIComponent(url.split('/').pop()!);
+
+  it('answers a link to /:id/:token on the address the request came to, valid 15 minutes', async () => {
+    const before = server.clock.now().getTime();
+    const { url, expiresAt } = await resumeLink(app, { host: 'onramp.test:3000' });
+    expect(url).toMatch(new RegExp(`^http://onramp\\.test:3000/${driver.driverId}/[A-Za-z0-9_%-]+$`));
+    const lifetime = Date.parse(expiresAt) - before;
+    expect(lifetime).toBeGreaterThanOrEqual(15 * MINUTE - 1000);
+    expect(lifetime).toBeLessThanOrEqual(15 * MINUTE + 1000);
+  });
+
+  it('uses PUBLIC_URL when it is set', async () => {
+    const configured = await server.buildAnother({ publicUrl: 'https://onramp.example.com' });
+    const { url } = await resumeLink(configured, { host: 'internal:8080' });
+    expect(url.startsWith(`https://onramp.example.com/${driver.driverId}/`)).toBe(true);
+  });
+
+  it('refuses a Host header that could not be part of a link', async () => {
+    const response = await app.inject({ method: 'POST', url: `/admin/drivers/${driver.driverId}/resume-link`, headers: { ...asAdmin(), host: 'evil.test/phish?' } });
+    expect(response.statusCode).toBe(400);
+    expect(json(response).message).toContain('PUBLIC_URL');
+  });
+
+  it('gives a new token each time, that works on GET /driver/status for that driver only, and not after 15 minutes', async () => {
+    const a = tokenOf((await resumeLink()).url);
+    const b = tokenOf((await resumeLink()).url);
+    expect(a).not.toBe(b);
+    expect(a).not.toBe(driver.token);
+
+    const ok = await status(driver, a);
+    expect(ok.statusCode).toBe(200);
+    expect(json(ok)).toEqual({ data: { status: 'pending', isSessionComplete: false, isSubscriptionPaid: false } });
+    const elsewhere = await status(other, a);
+    expect(elsewhere.statusCode).toBe(403);
+    expect(json(elsewhere)).toEqual({ message: 'You can only see your own status.' });
+
+    server.clock.advance(14 * MINUTE);
+    expect((await status(driver, a)).statusCode).toBe(200);
+    server.clock.advance(MINUTE + 1000);
+    const expired = await status(driver, a);
+    expect(expired.statusCode).toBe(401);
+    expect(json(expired)).toEqual({ message: 'Session expired, Please relogin' });
+    // The driver's own day-long session is untouched.
+    expect((await status(driver)).statusCode).toBe(200);
+  });
+});
+
+describe('uploaded images', () => {
+  let owner: TestDriver;
+  let stranger: TestDriver;
+  let front: { id: string; mime: string };
+  let picture: { id: string; mime: string };
+
+  beforeAll(async () => {
+    owner = await waitingDriver();
+    stranger = await signIn(app);
+    const uploads = await uploadsOf(owner.driverId);
+    front = uploads.find((row) => row.field === 'socialSecurityCardFront')!;
+    picture = uploads.find((row) => row.field === 'profilePicture')!;
+  });
+
+  function expectImage(response: Awaited<ReturnType<FastifyInstance['inject']>>, bytes: Buffer, type: string) {
+    expect(response.statusCode, response.body).toBe(200);
+    expect(response.rawPayload.equals(bytes)).toBe(true);
+    expect(response.headers['content-type']).toBe(type);
+    expect(response.headers['x-content-type-options']).toBe('nosniff');
+    expect(response.headers['content-disposition']).toBe('inline');
+    expect(response.headers['cache-control']).toBe('private, no-store');
+  }
+
+  it('shows a driver their own image: the original bytes with the sniffed type', async () => {
+    expectImage(await app.inject({ method: 'GET', url: `/driver/uploads/${front.id}`, headers: bearer(owner.token) }), JPEG_BYTES, 'image/jpeg');
+    expectImage(await app.inject({ method: 'GET', url: `/driver/uploads/${picture.id}`, headers: bearer(owner.token) }), PNG_BYTES, 'image/png');
+  });
+
+  it('refuses another driver’s image with 403', async () => {
+    const response = await app.inject({ method: 'GET', url: `/driver/uploads/${front.id}`, headers: bearer(stranger.token) });
+    expect(response.statusCode).toBe(403);
+    expect(json(response)).toEqual({ message: 'You can only see your own photos and documents.' });
+    expect(response.rawPayload.includes(JPEG_BYTES)).toBe(false);
+  });
+
+  it('answers 401 to a driver request without a token', async () => {
+    const response = await app.inject({ method: 'GET', url: `/driver/uploads/${front.id}` });
+    expect(response.statusCode).toBe(401);
+    expect(json(response)).toEqual({ message: 'Token not found' });
+  });
+
+  it('shows an admin any driver’s image, at the address the list gives', async () => {
+    const listed = (await list()).find((each) => each.id === owner.driverId)!;
+    const doc = listed.documents.find((each) => each.id === front.id)!;
+    expectImage(await admin('GET', doc.url), JPEG_BYTES, 'image/jpeg');
+  });
+
+  it('answers 404 to an unknown upload, or an id that is not a uuid', async () => {
+    for (const id of [randomUUID(), 'nope', '..%2F..%2Fdata-key']) {
+      const asDriver = await app.inject({ method: 'GET', url: `/driver/uploads/${id}`, headers: bearer(owner.token) });
+      expect(asDriver.statusCode, id).toBe(404);
+      expect(json(asDriver)).toEqual({ message: 'This file does not exist.' });
+      const asAdmin = await admin('GET', `/admin/uploads/${id}`);
+      expect(asAdmin.statusCode, id).toBe(404);
+      expect(json(asAdmin)).toEqual({ message: 'This file does not exist.' });
+    }
+  });
+});
+
+describe('the /admin page and the API below it', () => {
+  const page = (url: string, headers: Record<string, string> = {}) =>
+    app.inject({ method: 'GET', url, headers: { accept: 'text/html,application/xhtml+xml', ...headers } });
+
+  beforeAll(async () => {
+    await mkdir(server.config.staticDir, { recursive: true });
+    await writeFile(join(server.config.staticDir, 'index.html'), '<!doctype html><html><head><!--app-config--></head><body>app</body></html>');
+  });
+
+  it.each(['/admin', '/admin/', '/admin?from=email'])('serves the web app at %s, without any token', async (url) => {
+    const response = await page(url);
+    expect(response.statusCode).toBe(200);
+    expect(response.headers['content-type']).toContain('text/html');
+    expect(response.body).toContain('id="app-config"');
+  });
+
+  it('answers the API, never the page, below /admin/ even for a browser', async () => {
+    const api = await page('/admin/drivers');
+    expect(api.statusCode).toBe(401);
+    expect(json(api)).toEqual(ADMIN_TOKEN_REQUIRED);
+    const missing = await page('/admin/nothing');
+    expect(missing.statusCode).toBe(404);
+    expect(json(missing)).toEqual({ message: 'Not found.' });
+  });
+
+  it('answers /admin with 404 JSON to a request that does not want HTML', async () => {
+    const response = await app.inject({ method: 'GET', url: '/admin', headers: { accept: 'application/json' } });
+    expect(response.statusCode).toBe(404);
+  });
+});
+
+describe('npm run admin (through the same requests)', () => {
+  /** fetch answered by app.inject: the command's HTTP without a socket. */
+  const injectFetch = (async (input: string | URL | Request, init?: RequestInit) => {
+    const url = new URL(String(input));
+    const response = await app.inject({
+      method: (init?.method ?? 'GET') as 'GET' | 'POST',
+      url: `${url.pathname}${url.search}`,
+      headers: Object.fromEntries(new Headers(init?.headers).entries()),
+      ...(typeof init?.body === 'string' ? { payload: init.body } : {}),
+    });
+    const headers = new Headers();
+    for (const [name, value] of Object.entries(response.headers)) if (value !== undefined) headers.set(name, String(value));
+    return new Response(new Uint8Array(response.rawPayload), { status: response.statusCode, headers });
+  }) as typeof fetch;
+
+  const run = async (command: Parameters<typeof runAdminCommand>[0], token = adminToken) => {
+    const out: string[] = [];
+    const err: string[] = [];
+    const io: AdminIo = { fetch: injectFetch, out: (line) => void out.push(line), err: (line) => void err.push(line) };
+    const code = await runAdminCommand(command, { baseUrl: 'http://127.0.0.1:3000', token }, io);
+    return { code, out: out.join('\n'), err: err.join('\n') };
+  };
+
+  it('lists the queue as a table, approves, rejects and makes a resume link', async () => {
+    const a = await waitingDriver();
+    const b = await waitingDriver();
+    const listed = await run({ kind: 'list', status: 'pending' });
+    expect(listed.code).toBe(0);
+    const lines = listed.out.split('\n');
+    expect(lines[0]).toMatch(/^id\s+name\s+email\s+status\s+submitted$/);
+    expect(lines.find((line) => line.startsWith(a.driverId))).toMatch(new RegExp(`^${a.driverId}\\s+Ada Lovelace\\s+${a.email.replace(/[.]/g, '\\.')}\\s+pending\\s+\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d UTC$`));
+
+    expect(await run({ kind: 'approve', driverId: a.driverId })).toEqual({ code: 0, out: `Approved driver ${a.driverId}.`, err: '' });
+    expect(json(await status(a)).data).toMatchObject({ status: 'approved' });
+
+    expect(await run({ kind: 'reject', driverId: b.driverId, reason: 'Plate not readable' })).toEqual({
+      code: 0,
+      out: `Rejected driver ${b.driverId}: Plate not readable`,
+      err: '',
+    });
+    expect(json(await status(b)).data).toMatchObject({ status: 'rejected', rejectionReason: 'Plate not readable' });
+
+    const link = await run({ kind: 'resume-link', driverId: b.driverId });
+    expect(link.code).toBe(0);
+    expect(link.out).toMatch(new RegExp(`^Resume link for ${b.driverId} \\(valid until .+ UTC\\): http://localhost(:80)?/${b.driverId}/\\S+$`));
+  });
+
+  it('prints the server’s message on one line and exits 1', async () => {
+    expect(await run({ kind: 'approve', driverId: randomUUID() })).toEqual({ code: 1, out: '', err: 'Error: There is no driver with this id. (HTTP 404)' });
+    expect(await run({ kind: 'list', status: 'pending' }, 'wrong-token')).toEqual({ code: 1, out: '', err: 'Error: Admin token required. (HTTP 401)' });
+  });
+
+  it('says so when the server cannot be reached', async () => {
+    const io: AdminIo = { fetch: (async () => Promise.reject(new TypeError('fetch failed'))) as typeof fetch, out: () => undefined, err: (line) => void errors.push(line) };
+    const errors: string[] = [];
+    const code = await runAdminCommand({ kind: 'list', status: 'pending' }, { baseUrl: 'http://127.0.0.1:1', token: adminToken }, io);
+    expect(code).toBe(1);
+    expect(errors).toEqual(['Error: Cannot reach the server at http://127.0.0.1:1: is it running (npm start)? Set ONRAMP_URL for another address.']);
+  });
+});
+
+describe('the log', () => {
+  it('holds no admin token, session or resume token, and no SSN', async () => {
+    const driver = await waitingDriver();
+    const linked = json<{ url: string }>(await admin('POST', `/admin/drivers/${driver.driverId}/resume-link`));
+    const resumeToken = decodeURIComponent(linked.url.split('/').pop()!);
+    // The browser opens the resume link: a page request whose path carries the token.
+    await app.inject({ method: 'GET', url: new URL(linked.url).pathname, headers: { accept: 'text/html' } });
+    await admin('POST', `/admin/drivers/${driver.driverId}/reject`, { reason: 'Secret reason 4711' });
+    await admin('GET', '/admin/drivers?status=rejected');
+    const log = server.logs.join('\n');
+    expect(log).toContain(`/${driver.driverId}/[token]`);
+    for (const secret of [adminToken, resumeToken, driver.token, FULL_SSN]) expect(log).not.toContain(secret);
+  });
+});
