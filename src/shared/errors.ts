@@ -4,7 +4,7 @@
  *
  * Two things need mending after ajv-errors:
  * - an object-level `errorMessage.required` is reported on the object itself, so rjsf would put
- *   "Please enter your email" at the top of the form; it is moved to the missing field;
+ *   a field's required message at the top of the form; it is moved to the missing field;
  * - a message may name values of the error it replaces, e.g. "Year must be between {min} and
  *   {max}", filled from that error's params.
  */

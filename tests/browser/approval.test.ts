@@ -5,7 +5,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uniqueEmail } from '../support/identity.js';
 import { bearer, json, sendVehicle, signIn, verifyPhone } from '../support/server.js';
-import { latestCode, makePhoto, PHONE_VIEWPORT, screenshot, startJourney, type Journey } from './support.js';
+import { choosePhoto, expectToast, latestCode, PHONE_VIEWPORT, press, screenshot, startJourney, type Journey } from './support.js';
 
 let journey: Journey;
 let driverPage: Page;
@@ -38,13 +38,6 @@ async function newPage(): Promise<Page> {
   return page;
 }
 
-const toast = (page: Page, text: string) => page.locator('[role="status"]', { hasText: text }).first().waitFor();
-const submit = (page: Page, label: string) => page.getByRole('button', { name: label, exact: true }).click();
-
-async function photo(page: Page, field: string) {
-  await page.locator(`#root_${field}`).setInputFiles({ name: `${field}.jpg`, mimeType: 'image/jpeg', buffer: await makePhoto(page, field) });
-  await page.locator(`.w-photo--filled:not(.w-photo--busy) #root_${field}`).waitFor({ state: 'attached' });
-}
 
 describe('a Google sign-up, approved by an administrator', () => {
   it('signs up with Google through the emulator’s test account and gets the social profile', async () => {
@@ -60,9 +53,9 @@ describe('a Google sign-up, approved by an administrator', () => {
   });
 
   it('completes the social profile, then verifies the phone just entered', async () => {
-    await submit(driverPage, 'Next');
+    await press(driverPage, 'Next');
     await expect(driverPage.locator('#root_phoneNo__error').textContent()).resolves.toBe('Please provide a valid phone number.');
-    await photo(driverPage, 'profilePicture');
+    await choosePhoto(driverPage, 'profilePicture');
     await driverPage.locator('#root_firstName').fill('Sam');
     await driverPage.locator('#root_lastName').fill('Okafor');
     await driverPage.locator('#root_phoneNo').fill(phone);
@@ -76,35 +69,35 @@ describe('a Google sign-up, approved by an administrator', () => {
     await driverPage.locator('#root_city option', { hasText: 'New York City' }).first().waitFor({ state: 'attached' });
     await driverPage.locator('#root_city').selectOption('New York City');
     await driverPage.locator('#root_zipCode').fill('10001');
-    await photo(driverPage, 'socialSecurityCardFront');
-    await photo(driverPage, 'socialSecurityCardBack');
+    await choosePhoto(driverPage, 'socialSecurityCardFront');
+    await choosePhoto(driverPage, 'socialSecurityCardBack');
     await screenshot(driverPage, '11-social-profile');
-    await submit(driverPage, 'Next');
-    await toast(driverPage, 'Personal Profile Completed Successfully.');
+    await press(driverPage, 'Next');
+    await expectToast(driverPage, 'Personal Profile Completed Successfully.');
     await driverPage.waitForURL('**/verify-otp-phone');
     await driverPage.getByText(`+1${phone}`).waitFor();
     await driverPage.locator('#root_otp').fill(await latestCode(journey.baseUrl, 'sms', `+1${phone}`));
-    await submit(driverPage, 'Continue');
-    await toast(driverPage, 'Phone OTP Verified successfully.');
+    await press(driverPage, 'Continue');
+    await expectToast(driverPage, 'Phone OTP Verified successfully.');
     await driverPage.waitForURL('**/upload-vehicle-images');
   });
 
   it('uploads the photos, adds the vehicle and waits', async () => {
     for (const field of ['vehicleImageFront', 'vehicleImageRear', 'vehicleImagePassengerSide', 'vehicleImageDriverSide', 'vehicleImageInteriorFront', 'vehicleImageInteriorBack']) {
-      await photo(driverPage, field);
+      await choosePhoto(driverPage, field);
     }
-    await submit(driverPage, 'Save');
+    await press(driverPage, 'Save');
     await driverPage.waitForURL('**/add-vehicle');
     await driverPage.locator('#root_vehicleMake').fill('Honda');
     await driverPage.locator('#root_vehicleName').fill('Accord');
     await driverPage.locator('#root_modelYear').fill('2021');
     await driverPage.locator('#root_plateNumber').fill('NY12345');
-    for (const field of ['driverLicenseCardFront', 'driverLicenseCardBack', 'proofInsurance', 'vehicleRegistrationCard']) await photo(driverPage, field);
+    for (const field of ['driverLicenseCardFront', 'driverLicenseCardBack', 'proofInsurance', 'vehicleRegistrationCard']) await choosePhoto(driverPage, field);
     for (const field of ['driverLicenseExpiryDate', 'proofInsuranceExpiryDate', 'vehicleRegistrationExpiryDate']) {
       await driverPage.locator(`#root_${field}`).fill('2099-06-30');
     }
-    await submit(driverPage, 'Confirm & Send for Approval');
-    await toast(driverPage, 'Profile & Vehicle sent for approval.');
+    await press(driverPage, 'Confirm & Send for Approval');
+    await expectToast(driverPage, 'Profile & Vehicle sent for approval.');
     await driverPage.waitForURL('**/awaiting-approval');
     await expect(driverPage.evaluate(() => localStorage.getItem('isSocial'))).resolves.toBeNull();
   });
@@ -122,7 +115,7 @@ describe('a Google sign-up, approved by an administrator', () => {
     await expect(admin.locator('img').count()).resolves.toBeGreaterThanOrEqual(13);
     await screenshot(admin, '12-admin-review');
     await approve.click();
-    await toast(admin, 'Driver approved.');
+    await expectToast(admin, 'Driver approved.');
 
     // No reload: the waiting screen asks for the status by itself.
     await driverPage.getByRole('heading', { name: 'Congrats! Profile Has Been Approved.' }).waitFor({ timeout: 20_000 });
@@ -156,14 +149,27 @@ describe('resume links (/:id/:token)', () => {
     expect(page.url()).not.toContain(encodeURIComponent(driver.token).slice(0, 12));
   });
 
-  it('takes a pending driver who has not finished to /complete-profile with the token in the cookie', async () => {
+  it('takes a pending driver who has not finished to /complete-profile with a session token in the cookie', async () => {
     const driver = await signIn(app());
     const link = await resumeLink(driver.driverId);
     const page = await open(link);
     await page.waitForURL('**/complete-profile');
     const linkToken = decodeURIComponent(link.split('/')[2] ?? '');
-    expect(decodeURIComponent((await tokenCookie(page)) ?? '')).toBe(linkToken);
+    const sessionToken = decodeURIComponent((await tokenCookie(page)) ?? '');
+    // The link is single-use: it was exchanged for a session, which the next steps use.
+    expect(sessionToken).not.toBe(linkToken);
+    const status = await app().inject({ method: 'GET', url: `/driver/status/${driver.driverId}`, headers: bearer(sessionToken) });
+    expect(status.statusCode).toBe(200);
     expect(await addresses(page)).not.toContain(link);
+  });
+
+  it('works once: the same link again leads to /signup with "Session expired, Please relogin"', async () => {
+    const driver = await signIn(app());
+    const link = await resumeLink(driver.driverId);
+    await (await open(link)).waitForURL('**/complete-profile');
+    const again = await open(link);
+    await expectToast(again, 'Session expired, Please relogin');
+    await again.waitForURL('**/signup');
   });
 
   it('takes an approved driver who has not paid to /add-card with the token in the cookie', async () => {
@@ -190,7 +196,7 @@ describe('resume links (/:id/:token)', () => {
   it('shows the server’s message and goes to /signup when the link’s token is not valid', async () => {
     const driver = await signIn(app());
     const page = await open(`/${driver.driverId}/not-a-real-token`);
-    await toast(page, 'Session expired, Please relogin');
+    await expectToast(page, 'Session expired, Please relogin');
     await page.waitForURL('**/signup');
   });
 

@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { latestCode, makePhoto, screenshot, startJourney, type Journey } from './support.js';
+import { choosePhoto, expectToast, latestCode, press, screenshot, startJourney, type Journey } from './support.js';
 
 let journey: Journey;
 let page: Page;
@@ -18,19 +18,9 @@ afterAll(async () => {
   await journey?.close();
 });
 
-const toast = (text: string) => page.locator('[role="status"]', { hasText: text });
 const fieldError = (field: string) => page.locator(`#root_${field}__error`);
-const submit = (label: string) => page.getByRole('button', { name: label, exact: true }).click();
-
-async function expectToast(text: string) {
-  await toast(text).first().waitFor({ state: 'visible' });
-}
-
-async function photo(field: string, label: string) {
-  await page.locator(`#root_${field}`).setInputFiles({ name: `${field}.jpg`, mimeType: 'image/jpeg', buffer: await makePhoto(page, label) });
-  // Resizing happens in the browser; the slot shows the photo once it is ready.
-  await page.locator(`.w-photo--filled:not(.w-photo--busy) #root_${field}`).waitFor({ state: 'attached' });
-}
+const submit = (label: string) => press(page, label);
+const photo = (field: string, label: string) => choosePhoto(page, field, label);
 
 describe('email sign-up to awaiting approval, on a 390×844 phone', () => {
   it('signs up, showing the journey and the sign-up messages', async () => {
@@ -67,22 +57,22 @@ describe('email sign-up to awaiting approval, on a 390×844 phone', () => {
     await page.locator('#root_otp').blur();
     await expect(fieldError('otp').textContent()).resolves.toBe('The code must be exactly 4 digits.');
     await page.getByRole('button', { name: 'Resend' }).click();
-    await expectToast('Email Resent Sent Successfully.');
+    await expectToast(page, 'Email Resent Sent Successfully.');
     await screenshot(page, '02-verify-email');
     await page.locator('#root_otp').fill(await latestCode(journey.baseUrl, 'email', email));
     await submit('Continue');
-    await expectToast('Email OTP Verified Successfully.');
+    await expectToast(page, 'Email OTP Verified Successfully.');
     await page.waitForURL('**/verify-otp-phone');
   });
 
   it('verifies the phone code', async () => {
     await page.getByText(`+1${phoneDigits}`).waitFor();
     await page.getByRole('button', { name: 'Resend' }).click();
-    await expectToast('Phone OTP Resent Sent Successfully.');
+    await expectToast(page, 'Phone OTP Resent Sent Successfully.');
     await screenshot(page, '03-verify-phone');
     await page.locator('#root_otp').fill(await latestCode(journey.baseUrl, 'sms', `+1${phoneDigits}`));
     await submit('Continue');
-    await expectToast('Phone OTP Verified successfully.');
+    await expectToast(page, 'Phone OTP Verified successfully.');
     await page.waitForURL('**/complete-profile');
   });
 
@@ -111,7 +101,7 @@ describe('email sign-up to awaiting approval, on a 390×844 phone', () => {
     await photo('socialSecurityCardBack', 'SSN back');
     await screenshot(page, '04-profile');
     await submit('Next');
-    await expectToast('Personal Profile Completed Successfully.');
+    await expectToast(page, 'Personal Profile Completed Successfully.');
     await page.waitForURL('**/upload-vehicle-images');
   });
 
@@ -131,7 +121,7 @@ describe('email sign-up to awaiting approval, on a 390×844 phone', () => {
     }
     await screenshot(page, '05-vehicle-images');
     await submit('Save');
-    await expectToast('Vehicle Images Uploaded Successfully.');
+    await expectToast(page, 'Vehicle Images Uploaded Successfully.');
     await page.waitForURL('**/add-vehicle');
     await expect(page.evaluate(() => localStorage.getItem('vehicle_id'))).resolves.toMatch(/^[0-9a-f-]{36}$/);
   });
@@ -157,7 +147,7 @@ describe('email sign-up to awaiting approval, on a 390×844 phone', () => {
     await page.locator('#root_vehicleRegistrationExpiryDate').fill('2099-12-31');
     await screenshot(page, '06-add-vehicle');
     await submit('Confirm & Send for Approval');
-    await expectToast('Profile & Vehicle sent for approval.');
+    await expectToast(page, 'Profile & Vehicle sent for approval.');
     await page.waitForURL('**/awaiting-approval');
     await page.getByRole('heading', { name: 'Awaiting Approval' }).waitFor();
     await screenshot(page, '07-awaiting-approval');

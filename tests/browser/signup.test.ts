@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signIn } from '../support/server.js';
-import { latestCode, PHONE_VIEWPORT, startJourney, type Journey } from './support.js';
+import { expectToast, latestCode, PHONE_VIEWPORT, startJourney, type Journey } from './support.js';
 
 let journey: Journey;
 
@@ -30,7 +30,6 @@ async function signUp(page: Page, email: string, password = 'Str0ng!Pass', phone
   await page.getByRole('button', { name: 'Sign Up', exact: true }).click();
 }
 
-const toast = (page: Page, text: string) => page.locator('[role="status"]', { hasText: text }).first().waitFor();
 
 describe('sign-up with an email that already has an account', () => {
   const email = `again-${randomUUID().slice(0, 8)}@example.com`;
@@ -48,7 +47,7 @@ describe('sign-up with an email that already has an account', () => {
   it('shows "Login error || Firebase authentication failed" when the password is not that account’s', async () => {
     const page = await freshPage();
     await signUp(page, email, 'Other!Pass9');
-    await toast(page, 'Login error || Firebase authentication failed');
+    await expectToast(page, 'Login error || Firebase authentication failed');
     expect(new URL(page.url()).pathname).toBe('/signup');
     await expect(page.locator('#root_email').inputValue()).resolves.toBe(email);
   });
@@ -64,7 +63,7 @@ describe('after the email code', () => {
     await page.evaluate(() => localStorage.setItem('phone', '+12125550199'));
     await page.locator('#root_otp').fill(await latestCode(journey.baseUrl, 'email', email));
     await page.getByRole('button', { name: 'Continue', exact: true }).click();
-    await toast(page, 'This phone number does not match your account. Please sign up again.');
+    await expectToast(page, 'This phone number does not match your account. Please sign up again.');
     await page.waitForURL('**/signup');
     await expect(page.evaluate(() => localStorage.getItem('token'))).resolves.toBeNull();
     expect((await page.context().cookies()).find((c) => c.name === 'token')).toBeUndefined();

@@ -78,3 +78,19 @@ export async function makePhoto(page: Page, label: string): Promise<Buffer> {
 export async function screenshot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: join(SCREENSHOTS_DIR, `${name}.png`), fullPage: true });
 }
+
+/** Waits for a toast with this text. */
+export async function expectToast(page: Page, text: string): Promise<void> {
+  await page.locator('[role="status"]', { hasText: text }).first().waitFor();
+}
+
+/** Clicks the button with exactly this name. */
+export async function press(page: Page, label: string): Promise<void> {
+  await page.getByRole('button', { name: label, exact: true }).click();
+}
+
+/** Chooses a photo for a photo slot and waits until the browser has resized it. */
+export async function choosePhoto(page: Page, field: string, label: string = field): Promise<void> {
+  await page.locator(`#root_${field}`).setInputFiles({ name: `${field}.jpg`, mimeType: 'image/jpeg', buffer: await makePhoto(page, label) });
+  await page.locator(`.w-photo--filled:not(.w-photo--busy) #root_${field}`).waitFor({ state: 'attached' });
+}
