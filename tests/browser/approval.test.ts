@@ -99,6 +99,7 @@ describe('a Google sign-up, approved by an administrator', () => {
     await press(driverPage, 'Confirm & Send for Approval');
     await expectToast(driverPage, 'Profile & Vehicle sent for approval.');
     await driverPage.waitForURL('**/awaiting-approval');
+    await driverPage.getByRole('heading', { name: 'Awaiting Approval' }).waitFor();
     await expect(driverPage.evaluate(() => localStorage.getItem('isSocial'))).resolves.toBeNull();
   });
 

@@ -12,9 +12,11 @@ import {
   json,
   PNG_BYTES,
   post,
+  profileValues,
   sendVehicle,
   signIn,
   startTestServer,
+  vehicleImageValues,
   vehicleValues,
   type TestDriver,
   type TestServer,
@@ -380,27 +382,121 @@ describe('POST /admin/drivers/:id/resume-link', () => {
     expect(json(response).message).toContain('PUBLIC_URL');
   });
 
-  it('gives a new token each time, that works on GET /driver/status for that driver only, and not after 15 minutes', async () => {
-    const a = tokenOf((await resumeLink()).url);
-    const b = tokenOf((await resumeLink()).url);
+  const SESSION_EXPIRED = { message: 'Session expired, Please relogin' };
+  const TOKEN = /^[A-Za-z0-9_-]{43}$/;
+  const newLink = async () => tokenOf((await resumeLink()).url);
+  const resumeRows = async () =>
+    (await server.db.query<{ n: number }>("SELECT count(*)::int AS n FROM sessions WHERE driver_id = $1 AND kind = 'resume'", [driver.driverId])).rows[0]!.n;
+
+  it('gives a new token each time, none of them the driver’s session', async () => {
+    const a = await newLink();
+    const b = await newLink();
     expect(a).not.toBe(b);
     expect(a).not.toBe(driver.token);
+    expect(a).toMatch(TOKEN);
+  });
 
-    const ok = await status(driver, a);
-    expect(ok.statusCode).toBe(200);
-    expect(json(ok)).toEqual({ data: { status: 'pending', isSessionComplete: false, isSubscriptionPaid: false } });
-    const elsewhere = await status(other, a);
+  it('is exchanged by its first GET /driver/status for the status and a new session token, which works on the other driver routes', async () => {
+    const link = await newLink();
+    const first = await status(driver, link);
+    expect(first.statusCode, first.body).toBe(200);
+    const body = json<{ data: unknown; token: string }>(first);
+    expect(body).toEqual({ data: { status: 'pending', isSessionComplete: false, isSubscriptionPaid: false }, token: expect.stringMatching(TOKEN) });
+    expect(body.token).not.toBe(link);
+    expect(body.token).not.toBe(driver.token);
+    expect(first.headers['cache-control']).toBe('no-store');
+
+    // A normal session: no `token` beside the data, and every driver route takes it.
+    const again = await status(driver, body.token);
+    expect(again.statusCode).toBe(200);
+    expect(json(again)).toEqual({ data: { status: 'pending', isSessionComplete: false, isSubscriptionPaid: false } });
+    await completeProfile(app, { ...driver, token: body.token });
+    const { rows } = await server.db.query<{ id: string }>("SELECT id FROM uploads WHERE driver_id = $1 AND field = 'profilePicture'", [driver.driverId]);
+    const picture = await app.inject({ method: 'GET', url: `/driver/uploads/${rows[0]!.id}`, headers: bearer(body.token) });
+    expect(picture.statusCode).toBe(200);
+    // A day-long session, like one from the email code.
+    const { rows: session } = await server.db.query<{ kind: string; life: number }>(
+      'SELECT kind, extract(epoch FROM expires_at - created_at)::int AS life FROM sessions WHERE driver_id = $1 AND kind = $2 ORDER BY created_at DESC LIMIT 1',
+      [driver.driverId, 'session'],
+    );
+    expect(session[0]).toEqual({ kind: 'session', life: 24 * 60 * 60 });
+  });
+
+  it('is single-use: the second GET /driver/status answers 401, and the token is deleted', async () => {
+    const before = await resumeRows();
+    const link = await newLink();
+    expect(await resumeRows()).toBe(before + 1);
+    expect((await status(driver, link)).statusCode).toBe(200);
+    expect(await resumeRows()).toBe(before);
+    const second = await status(driver, link);
+    expect(second.statusCode).toBe(401);
+    expect(json(second)).toEqual(SESSION_EXPIRED);
+    // The driver's own session is untouched.
+    expect((await status(driver)).statusCode).toBe(200);
+  });
+
+  it('is no session: every other driver route answers 401, without using it up', async () => {
+    const link = await newLink();
+    const refused = [
+      await post(app, '/driver/completeProfile', link, formData(profileValues())),
+      await post(app, '/driver/completeVehicleDocs', link, formData(vehicleImageValues())),
+      await post(app, '/driver/completeVehicle', link, formData(vehicleValues(randomUUID()))),
+      await app.inject({ method: 'GET', url: `/driver/uploads/${randomUUID()}`, headers: bearer(link) }),
+      await app.inject({ method: 'POST', url: '/auth/sendPhoneOTP', headers: bearer(link), payload: { phoneNo: driver.phone } }),
+      await app.inject({ method: 'POST', url: '/auth/validatePhoneOTP', headers: bearer(link), payload: { code: '1234', phoneNo: driver.phone } }),
+    ];
+    for (const response of refused) {
+      expect(response.statusCode, response.body).toBe(401);
+      expect(json(response)).toEqual(SESSION_EXPIRED);
+    }
+    // Nor is it an admin's token (nor a driver session, which would be told 403).
+    const asAdmin = await admin('GET', '/admin/drivers', undefined, bearer(link));
+    expect(asAdmin.statusCode).toBe(401);
+    expect(json(asAdmin)).toEqual(ADMIN_TOKEN_REQUIRED);
+    // Still good for the one route that takes it.
+    expect((await status(driver, link)).statusCode).toBe(200);
+  });
+
+  it('answers 403 for another driver’s status, without using it up', async () => {
+    const link = await newLink();
+    const elsewhere = await status(other, link);
     expect(elsewhere.statusCode).toBe(403);
     expect(json(elsewhere)).toEqual({ message: 'You can only see your own status.' });
+    expect((await status(driver, link)).statusCode).toBe(200);
+  });
 
+  it('works for 15 minutes and answers 401 after', async () => {
+    const early = await newLink();
+    const late = await newLink();
     server.clock.advance(14 * MINUTE);
-    expect((await status(driver, a)).statusCode).toBe(200);
+    const ok = await status(driver, early);
+    expect(ok.statusCode).toBe(200);
     server.clock.advance(MINUTE + 1000);
-    const expired = await status(driver, a);
+    const expired = await status(driver, late);
     expect(expired.statusCode).toBe(401);
-    expect(json(expired)).toEqual({ message: 'Session expired, Please relogin' });
-    // The driver's own day-long session is untouched.
+    expect(json(expired)).toEqual(SESSION_EXPIRED);
+    // The session it was exchanged for lives on, as does the driver's own.
+    expect((await status(driver, json<{ token: string }>(ok).token)).statusCode).toBe(200);
     expect((await status(driver)).statusCode).toBe(200);
+  });
+
+  it('gives one of two concurrent uses the new session and the other 401, on one server or two', async () => {
+    const another = await server.buildAnother();
+    for (const [first, second] of [
+      [app, app],
+      [app, another],
+    ] as const) {
+      const link = await newLink();
+      const call = (target: FastifyInstance) => target.inject({ method: 'GET', url: `/driver/status/${driver.driverId}`, headers: bearer(link) });
+      // Both servers have the driver's routes warm: the race is between the two exchanges.
+      const responses = await Promise.all([call(first), call(second), call(first), call(second)]);
+      const codes = responses.map((response) => response.statusCode).sort();
+      expect(codes).toEqual([200, 401, 401, 401]);
+      const winner = responses.find((response) => response.statusCode === 200)!;
+      expect(json(winner)).toEqual({ data: expect.any(Object), token: expect.stringMatching(TOKEN) });
+      for (const loser of responses.filter((response) => response.statusCode === 401)) expect(json(loser)).toEqual(SESSION_EXPIRED);
+      expect((await status(driver, json<{ token: string }>(winner).token)).statusCode).toBe(200);
+    }
   });
 });
 
@@ -562,10 +658,14 @@ describe('the log', () => {
     const resumeToken = decodeURIComponent(linked.url.split('/').pop()!);
     // The browser opens the resume link: a page request whose path carries the token.
     await app.inject({ method: 'GET', url: new URL(linked.url).pathname, headers: { accept: 'text/html' } });
+    // ...and the page trades it for a session.
+    const exchanged = await status(driver, resumeToken);
+    expect(exchanged.statusCode).toBe(200);
+    const session = json<{ token: string }>(exchanged).token;
     await admin('POST', `/admin/drivers/${driver.driverId}/reject`, { reason: 'Secret reason 4711' });
     await admin('GET', '/admin/drivers?status=rejected');
     const log = server.logs.join('\n');
     expect(log).toContain(`/${driver.driverId}/[token]`);
-    for (const secret of [adminToken, resumeToken, driver.token, FULL_SSN]) expect(log).not.toContain(secret);
+    for (const secret of [adminToken, resumeToken, session, driver.token, FULL_SSN]) expect(log).not.toContain(secret);
   });
 });

@@ -69,4 +69,24 @@ describe.skipIf(!binDir)('with DATABASE_URL (PostgreSQL)', () => {
     expect(row.rows[0]?.ssn_last4).toBe('6789');
     expect(String(row.rows[0]?.ssn_ciphertext)).not.toContain('123456789');
   });
+
+  it('exchanges a resume link once, even for concurrent requests (the DELETE waits for the other transaction)', async () => {
+    const driver = await signIn(server.app);
+    for (let round = 0; round < 3; round++) {
+      const link = await server.app.inject({
+        method: 'POST',
+        url: `/admin/drivers/${driver.driverId}/resume-link`,
+        headers: bearer(server.config.adminToken),
+      });
+      expect(link.statusCode, link.body).toBe(200);
+      const token = decodeURIComponent(json<{ url: string }>(link).url.split('/').pop()!);
+      const use = () => server.app.inject({ method: 'GET', url: `/driver/status/${driver.driverId}`, headers: bearer(token) });
+      const responses = await Promise.all([use(), use(), use()]);
+      expect(responses.map((response) => response.statusCode).sort()).toEqual([200, 401, 401]);
+      const winner = json<{ data: unknown; token: string }>(responses.find((response) => response.statusCode === 200)!);
+      expect(winner).toEqual({ data: { status: 'pending', isSessionComplete: false, isSubscriptionPaid: false }, token: expect.any(String) });
+      const session = await server.app.inject({ method: 'GET', url: `/driver/status/${driver.driverId}`, headers: bearer(winner.token) });
+      expect(json(session)).toEqual({ data: winner.data });
+    }
+  });
 });

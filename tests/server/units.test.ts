@@ -1,10 +1,10 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError, dataDirOf, readConfig, readLocalAdminToken } from '../../src/server/config.js';
-import { splitStatements } from '../../src/server/db/db.js';
+import { migrate, openDb, splitStatements } from '../../src/server/db/db.js';
 import { answerFor } from '../../src/server/errors.js';
 import { apiPathTest, loggableUrl } from '../../src/server/lib/apiPaths.js';
 import { createDataCipher } from '../../src/server/plugins/crypto.js';
@@ -151,6 +151,31 @@ describe('the data cipher', () => {
 describe('splitStatements', () => {
   it('splits a migration into statements and drops comment lines', () => {
     expect(splitStatements('-- a table\nCREATE TABLE a (x int);\n\nCREATE INDEX i ON a (x);\n')).toEqual(['CREATE TABLE a (x int)', 'CREATE INDEX i ON a (x)']);
+  });
+});
+
+describe('migration 003 (resume tokens)', () => {
+  it('makes every existing session a normal one, and takes only the two kinds', async () => {
+    const source = join(import.meta.dirname, '../../src/server/db/migrations');
+    const dir = join(scratch, 'migrations');
+    mkdirSync(dir);
+    for (const name of ['001_onboarding.sql', '002_admin_review.sql']) copyFileSync(join(source, name), join(dir, name));
+    const db = await openDb({ kind: 'pglite', dir: null });
+    try {
+      // openDb ran all of them; start over on a fresh schema with the first two only.
+      await db.exec('DROP SCHEMA public CASCADE; CREATE SCHEMA public;');
+      expect(await migrate(db, dir)).toEqual(['001_onboarding.sql', '002_admin_review.sql']);
+      const { rows } = await db.query<{ id: string }>("INSERT INTO drivers (email, firebase_uid, provider) VALUES ('a@example.com', 'uid-a', 'password') RETURNING id");
+      await db.query("INSERT INTO sessions (token_hash, driver_id, created_at, expires_at) VALUES ('h1', $1, now(), now() + interval '1 day')", [rows[0]!.id]);
+      copyFileSync(join(source, '003_resume_tokens.sql'), join(dir, '003_resume_tokens.sql'));
+      expect(await migrate(db, dir)).toEqual(['003_resume_tokens.sql']);
+      expect((await db.query('SELECT token_hash, kind FROM sessions')).rows).toEqual([{ token_hash: 'h1', kind: 'session' }]);
+      await expect(
+        db.query("INSERT INTO sessions (token_hash, driver_id, created_at, expires_at, kind) VALUES ('h2', $1, now(), now(), 'admin')", [rows[0]!.id]),
+      ).rejects.toThrow();
+    } finally {
+      await db.close();
+    }
   });
 });
 

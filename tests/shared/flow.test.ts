@@ -129,7 +129,7 @@ describe('failingGuard', () => {
 
 describe('resolveResume (the table of spec §4)', () => {
   const resume = (status: Record<string, unknown>) => resolveResume(flow.resume, lookupIn({ status }));
-  const keepsLink = { 'cookie.token': 'link.token', 'storage.driver_id': 'link.id' };
+  const keepsLink = { 'cookie.token': 'response.token', 'storage.driver_id': 'link.id' };
   it.each([
     [{ status: 'pending', isSessionComplete: true, isSubscriptionPaid: false }, 'awaitingApproval', keepsLink],
     [{ status: 'pending', isSessionComplete: true, isSubscriptionPaid: true }, 'awaitingApproval', keepsLink],

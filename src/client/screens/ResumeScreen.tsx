@@ -1,7 +1,8 @@
 /**
  * The resume link /:id/:token: reads the driver's status with the link's token and takes the
- * driver to the right step by the flow's resume table. The token leaves the address bar at
- * once, so it stays out of the history, screenshots and any Referer.
+ * driver to the right step by the flow's resume table. The link's token is single-use: the
+ * status call exchanges it for a session token (`response.token`). It leaves the address bar
+ * at once, so it stays out of the history, screenshots and any Referer.
  */
 import { useEffect, useRef, useState } from 'react';
 import toast from 'react-hot-toast';
@@ -46,7 +47,7 @@ export function ResumeScreen({ step }: { step: ScreenStep }) {
         navigate(routeOf(flow.start), { replace: true });
         return;
       }
-      const lookup = lookupIn({ status: result.data.data, link });
+      const lookup = lookupIn({ status: result.data.data, response: result.data, link });
       const rule = resolveResume(flow.resume, lookup);
       for (const [target, source] of Object.entries(rule?.store ?? {})) writeTarget(target, lookup(source));
       navigate(routeOf(rule?.to ?? flow.start), { replace: true });

@@ -1,14 +1,16 @@
-import type { ComponentType } from 'react';
+import { lazy, type ComponentType } from 'react';
 import type { ScreenStep } from '../../shared/flow.js';
-import { AwaitingApprovalScreen } from './AwaitingApprovalScreen.js';
 import { MessageScreen } from './MessageScreen.js';
 import { ResumeScreen } from './ResumeScreen.js';
 import { RideRequestScreen } from './RideRequestScreen.js';
 
+type Screen = ComponentType<{ step: ScreenStep }>;
+
 /** The screens that are not forms, by the name a flow step gives in `screen`. */
-export const screens: Record<string, ComponentType<{ step: ScreenStep }>> = {
+export const screens: Record<string, Screen> = {
   message: MessageScreen,
-  awaitingApproval: AwaitingApprovalScreen,
+  // Loads the status poller (swr) only for drivers who reach the wait.
+  awaitingApproval: lazy(() => import('./AwaitingApprovalScreen.js').then((module) => ({ default: module.AwaitingApprovalScreen }))),
   resume: ResumeScreen,
   rideRequest: RideRequestScreen,
 };

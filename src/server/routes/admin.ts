@@ -14,7 +14,11 @@ import { findUpload, sendUpload } from '../lib/uploadFiles.js';
 /** Where the admin API lives; the browser page is exactly /admin (see lib/apiPaths.ts). */
 export const ADMIN_PREFIX = '/admin';
 
-/** Resume links carry a full session token in an address, which ends up in chats and histories: keep it short-lived. */
+/**
+ * Resume links carry a token in an address, which ends up in chats and histories: it lives 15
+ * minutes, is no session, and is good for one GET /driver/status/:id, which trades it for a
+ * session (plugins/sessions.ts).
+ */
 export const RESUME_LINK_LIFETIME_MS = 15 * 60 * 1000;
 
 export const MAX_REJECTION_REASON_LENGTH = 500;
@@ -252,7 +256,7 @@ export async function adminRoutes(app: FastifyInstance, options: { config: Serve
   app.post<DriverParams>('/drivers/:id/resume-link', async (request) => {
     const driver = await reviewedDriver(request.params.id);
     const origin = publicOriginOf(options.config, request);
-    const { token, expiresAt } = await app.sessions.issue(driver.id, RESUME_LINK_LIFETIME_MS);
+    const { token, expiresAt } = await app.sessions.issueResume(driver.id, RESUME_LINK_LIFETIME_MS);
     // The resume screen's route, /:id/:token (spec §2): the token URL-encoded.
     return { url: `${origin}/${driver.id}/${encodeURIComponent(token)}`, expiresAt: expiresAt.toISOString() };
   });

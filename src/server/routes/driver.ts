@@ -5,11 +5,12 @@
  * them is refused as an unknown field.
  */
 import type { FastifyInstance } from 'fastify';
-import { forbidden } from '../errors.js';
+import { forbidden, unauthorized } from '../errors.js';
 import type { Queryable } from '../db/db.js';
 import type { UploadedFile } from '../lib/callPayload.js';
 import { isUuid, vehicleIdExtra } from '../lib/extras.js';
 import { findUpload, sendUpload } from '../lib/uploadFiles.js';
+import { SESSION_EXPIRED } from '../plugins/sessions.js';
 
 export const DRIVER_MESSAGES = {
   profileSaved: 'Your personal profile is saved.',
@@ -19,6 +20,14 @@ export const DRIVER_MESSAGES = {
   notYourStatus: 'You can only see your own status.',
   notYourFile: 'You can only see your own photos and documents.',
 } as const;
+
+/** GET /driver/status/:id's `data`. */
+interface DriverStatus {
+  status: string;
+  isSessionComplete: boolean;
+  isSubscriptionPaid: boolean;
+  rejectionReason?: string;
+}
 
 interface DriverRow {
   provider: string;
@@ -187,22 +196,39 @@ export async function driverRoutes(app: FastifyInstance) {
     return { success: true, message: DRIVER_MESSAGES.vehicleSent };
   });
 
-  app.get<{ Params: { id: string } }>(reader.routePath('driverStatus'), async (request) => {
-    if (request.params.id !== request.driverId) throw forbidden(DRIVER_MESSAGES.notYourStatus);
-    const { rows } = await app.db.query<{ status: string; is_session_complete: boolean; is_subscription_paid: boolean; rejection_reason: string | null }>(
+  /** The driver's status (spec §3), with the rejection reason beyond the spec's three fields. */
+  async function statusOf(db: Queryable, driverId: string): Promise<DriverStatus> {
+    const { rows } = await db.query<{ status: string; is_session_complete: boolean; is_subscription_paid: boolean; rejection_reason: string | null }>(
       'SELECT status, is_session_complete, is_subscription_paid, rejection_reason FROM drivers WHERE id = $1',
-      [request.driverId],
+      [driverId],
     );
     const row = rows[0];
     if (!row) throw forbidden(DRIVER_MESSAGES.notYourStatus);
-    const data: { status: string; isSessionComplete: boolean; isSubscriptionPaid: boolean; rejectionReason?: string } = {
+    const data: DriverStatus = {
       status: row.status,
       isSessionComplete: row.is_session_complete,
       isSubscriptionPaid: row.is_subscription_paid,
     };
-    // Beyond the spec's three fields: a rejected driver is told what to fix.
+    // A rejected driver is told what to fix.
     if (row.status === 'rejected') data.rejectionReason = row.rejection_reason ?? '';
-    return { data };
+    return data;
+  }
+
+  // The one route that takes a resume link's token (plugins/sessions.ts): it answers the status
+  // and, in the same transaction that deletes the link's token, a new session token beside
+  // `data`. A session's request gets `data` alone.
+  app.get<{ Params: { id: string } }>(reader.routePath('driverStatus'), { config: { acceptsResumeToken: true } }, async (request) => {
+    // Another driver's id is refused before anything else, and does not use up a resume token.
+    if (request.params.id !== request.driverId) throw forbidden(DRIVER_MESSAGES.notYourStatus);
+    const resumeToken = request.resumeToken;
+    if (resumeToken === null) return { data: await statusOf(app.db, request.driverId) };
+    const exchanged = await app.db.transaction(async (tx) => {
+      const token = await app.sessions.exchangeResume(tx, resumeToken, request.driverId);
+      return token === null ? null : { data: await statusOf(tx, request.driverId), token };
+    });
+    // Used meanwhile (a second tab, a concurrent request) or expired since the preHandler looked.
+    if (!exchanged) throw unauthorized(SESSION_EXPIRED);
+    return exchanged;
   });
 
   /** The driver's own photos and documents (the admin API serves anyone's). */
