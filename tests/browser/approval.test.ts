@@ -126,6 +126,31 @@ describe('a Google sign-up, approved by an administrator', () => {
   });
 });
 
+describe('a rejected driver on /awaiting-approval', () => {
+  it('reads the administrator’s reason and how to fix it', async () => {
+    const app = journey.server.app;
+    const driver = await signIn(app);
+    await verifyPhone(app, driver);
+    await sendVehicle(app, driver);
+    await app.inject({
+      method: 'POST',
+      url: `/admin/drivers/${driver.driverId}/reject`,
+      headers: bearer(journey.server.config.adminToken),
+      payload: { reason: 'The insurance card photo is blurry.' },
+    });
+    const page = await newPage();
+    await page.context().addCookies([{ name: 'token', value: encodeURIComponent(driver.token), url: journey.baseUrl }]);
+    await page.goto('/signup');
+    await page.evaluate((id) => localStorage.setItem('driver_id', id), driver.driverId);
+    await page.goto('/awaiting-approval');
+    await page.getByRole('heading', { name: 'Changes needed' }).waitFor();
+    await page.getByText('The insurance card photo is blurry.').waitFor();
+    await screenshot(page, '16-rejected');
+    await page.getByRole('button', { name: 'Update my profile' }).click();
+    await page.waitForURL('**/complete-profile');
+  });
+});
+
 describe('resume links (/:id/:token)', () => {
   const app = () => journey.server.app;
   async function resumeLink(driverId: string): Promise<string> {
