@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
+import sharp from 'sharp';
 import { isoDateOffset } from '../../src/shared/dates.js';
 import { createDataCipher } from '../../src/server/plugins/crypto.js';
 import { createSocialUser } from '../support/identity.js';
@@ -19,6 +20,7 @@ import {
   profileValues,
   randomPhone,
   signIn,
+  solidImage,
   startTestServer,
   TEXT_BYTES,
   uploadVehicleImages,
@@ -41,6 +43,8 @@ afterAll(() => server.close());
 afterEach(() => server.clock.reset());
 
 const IMAGE_MESSAGE = 'Please choose an image file (JPEG, PNG, WebP, GIF or HEIC).';
+const UNREADABLE_MESSAGE = 'This image could not be read. Please take the photo again.';
+const TOO_MANY_PIXELS_MESSAGE = 'Each image must be at most 40 megapixels.';
 const THIS_YEAR = new Date().getFullYear();
 const YEAR_RANGE = `Year must be between ${THIS_YEAR - 100} and ${THIS_YEAR + 1}`;
 
@@ -295,14 +299,37 @@ describe('POST /driver/completeVehicleDocs', () => {
     expectFieldError(await submit(vehicleImageValues({ vehicleImageRear: file(TEXT_BYTES, 'rear.png', 'image/png') })), 'vehicleImageRear', IMAGE_MESSAGE);
   });
 
-  it('accepts WebP, GIF and HEIC photos', async () => {
-    const webp = Buffer.concat([Buffer.from('RIFF'), Buffer.alloc(4), Buffer.from('WEBPVP8 '), Buffer.alloc(16)]);
-    const gif = Buffer.concat([Buffer.from('GIF89a'), Buffer.alloc(16)]);
-    const heic = Buffer.concat([Buffer.from([0, 0, 0, 0x18]), Buffer.from('ftypheic'), Buffer.alloc(16)]);
+  it('accepts WebP, GIF and HEIF photos: WebP stays WebP, GIF becomes PNG, HEIF becomes JPEG', async () => {
+    const webp = await solidImage().webp().toBuffer();
+    const gif = await solidImage().gif().toBuffer();
+    // An AVIF-coded HEIF under the generic "mif1" brand: what sharp's own libheif decodes.
+    const heif = await solidImage().heif({ compression: 'av1' }).toBuffer();
+    heif.write('mif1', 8, 'latin1');
     const response = await submit(
-      vehicleImageValues({ vehicleImageFront: file(webp, 'a.webp', 'image/webp'), vehicleImageRear: file(gif, 'b.gif', 'image/gif'), vehicleImageInteriorBack: file(heic, 'c.heic', 'image/heic') }),
+      vehicleImageValues({ vehicleImageFront: file(webp, 'a.webp', 'image/webp'), vehicleImageRear: file(gif, 'b.gif', 'image/gif'), vehicleImageInteriorBack: file(heif, 'c.heif', 'image/heif') }),
     );
-    expect(response.statusCode).toBe(200);
+    expect(response.statusCode, response.body).toBe(200);
+    const id = json<{ data: { vehicle: { id: string } } }>(response).data.vehicle.id;
+    const { rows } = await server.db.query<{ field: string; mime: string; storage_name: string }>(
+      "SELECT field, mime, storage_name FROM uploads WHERE vehicle_id = $1 AND field IN ('vehicleImageFront', 'vehicleImageRear', 'vehicleImageInteriorBack') ORDER BY field",
+      [id],
+    );
+    expect(rows.map((row) => [row.field, row.mime])).toEqual([
+      ['vehicleImageFront', 'image/webp'],
+      ['vehicleImageInteriorBack', 'image/jpeg'],
+      ['vehicleImageRear', 'image/png'],
+    ]);
+    for (const row of rows) {
+      const stored = await sharp(await app.uploads.read(row.storage_name)).metadata();
+      expect([`image/${stored.format}`, stored.width, stored.height], row.field).toEqual([row.mime, 32, 24]);
+    }
+  });
+
+  it('refuses a HEIC photo sharp cannot decode with 400 and the unreadable message', async () => {
+    const heic = Buffer.concat([Buffer.from([0, 0, 0, 0x18]), Buffer.from('ftypheic'), Buffer.alloc(16)]);
+    const response = await submit(vehicleImageValues({ vehicleImageInteriorBack: file(heic, 'c.heic', 'image/heic') }));
+    expect(response.statusCode).toBe(400);
+    expect(json(response)).toEqual({ message: UNREADABLE_MESSAGE, errors: { vehicleImageInteriorBack: [UNREADABLE_MESSAGE] } });
   });
 
   it('rejects a 7th file with 413', async () => {
@@ -330,6 +357,103 @@ describe('POST /driver/completeVehicleDocs', () => {
     const response = await submit(vehicleImageValues(), 'B'.repeat(43));
     expect(response.statusCode).toBe(401);
     expect(json(response).message).toBe('Session expired, Please relogin');
+  });
+});
+
+describe('uploaded images are decoded and encoded again before they are stored', () => {
+  const submit = (values: Record<string, FormValue>) => post(app, '/driver/completeProfile', profileDriver.token, formData(values));
+  const uploadsDir = () => join(server.config.dataDir, 'uploads');
+
+  /** The stored upload of a profile field, as GET /driver/uploads/:id sends it back. */
+  async function storedImage(field: string) {
+    const { rows } = await server.db.query<{ id: string; mime: string; size: number }>(
+      'SELECT id, mime, size FROM uploads WHERE driver_id = $1 AND vehicle_id IS NULL AND field = $2',
+      [profileDriver.driverId, field],
+    );
+    const row = rows[0]!;
+    const response = await app.inject({ method: 'GET', url: `/driver/uploads/${row.id}`, headers: bearer(profileDriver.token) });
+    expect(response.statusCode).toBe(200);
+    expect(response.headers['content-type']).toBe(row.mime);
+    expect(response.rawPayload).toHaveLength(row.size);
+    return { mime: row.mime, bytes: response.rawPayload, metadata: await sharp(response.rawPayload).metadata() };
+  }
+
+  /** Whether EXIF bytes hold the GPS IFD pointer (tag 0x8825), in either byte order. */
+  const hasGpsPointer = (exif: Buffer) => exif.includes(Buffer.from([0x88, 0x25])) || exif.includes(Buffer.from([0x25, 0x88]));
+
+  it('stores a JPEG without its EXIF (GPS position, camera), turned upright by its orientation tag', async () => {
+    const photo = await solidImage(32, 24)
+      .jpeg()
+      .withExif({
+        IFD0: { Make: 'OnrampTestCam', Model: 'Phone 1' },
+        IFD3: { GPSLatitudeRef: 'N', GPSLatitude: '30/1 16/1 0/1', GPSLongitudeRef: 'W', GPSLongitude: '97/1 44/1 0/1' },
+      })
+      .withMetadata({ orientation: 6 })
+      .toBuffer();
+    const sent = await sharp(photo).metadata();
+    expect(sent.orientation).toBe(6);
+    expect(hasGpsPointer(sent.exif!)).toBe(true);
+    expect(photo.includes('OnrampTestCam')).toBe(true);
+
+    const response = await submit(profileValues({ socialSecurityCardFront: file(photo, 'card.jpg', 'image/jpeg') }));
+    expect(response.statusCode, response.body).toBe(200);
+    const stored = await storedImage('socialSecurityCardFront');
+    expect(stored.mime).toBe('image/jpeg');
+    expect(stored.metadata.format).toBe('jpeg');
+    expect(stored.metadata.exif).toBeUndefined();
+    expect(stored.metadata.orientation).toBeUndefined();
+    expect(stored.bytes.includes('OnrampTestCam')).toBe(false);
+    // Orientation 6 is a quarter turn: the 32×24 pixels now stand 24×32.
+    expect([stored.metadata.width, stored.metadata.height]).toEqual([24, 32]);
+  });
+
+  it('keeps a PNG a PNG, without its metadata', async () => {
+    const picture = await solidImage(20, 10, '#ff8800').png().withExif({ IFD0: { Make: 'OnrampTestCam' } }).toBuffer();
+    expect((await sharp(picture).metadata()).exif).toBeDefined();
+    const response = await submit(profileValues({ profilePicture: file(picture, 'me.png', 'image/png') }));
+    expect(response.statusCode, response.body).toBe(200);
+    const stored = await storedImage('profilePicture');
+    expect(stored.mime).toBe('image/png');
+    expect([stored.metadata.format, stored.metadata.width, stored.metadata.height]).toEqual(['png', 20, 10]);
+    expect(stored.metadata.exif).toBeUndefined();
+    expect(stored.bytes.includes('OnrampTestCam')).toBe(false);
+  });
+
+  it('refuses an image over 40 megapixels with 413, before storing anything', async () => {
+    // 10000×10000 of one colour: 100 megapixels (≈300 MB decoded) in ≈300 KB of PNG.
+    const bomb = await solidImage(10_000, 10_000, '#ffffff').png({ compressionLevel: 9 }).toBuffer();
+    expect(bomb.length).toBeLessThan(1024 * 1024);
+    const before = await readdir(uploadsDir());
+    const response = await submit(profileValues({ profilePicture: file(bomb, 'bomb.png', 'image/png') }));
+    expect(response.statusCode).toBe(413);
+    expect(json(response)).toEqual({ message: TOO_MANY_PIXELS_MESSAGE, errors: { profilePicture: [TOO_MANY_PIXELS_MESSAGE] } });
+    expect((await readdir(uploadsDir())).sort()).toEqual(before.sort());
+  });
+
+  it('accepts an image of exactly 40 megapixels', async () => {
+    const largest = await solidImage(8000, 5000, '#ffffff').png({ compressionLevel: 9 }).toBuffer();
+    const response = await submit(profileValues({ profilePicture: file(largest, 'large.png', 'image/png') }));
+    expect(response.statusCode, response.body).toBe(200);
+    const stored = await storedImage('profilePicture');
+    expect([stored.metadata.width, stored.metadata.height]).toEqual([8000, 5000]);
+  });
+
+  it.each([
+    ['its first 200 bytes', (jpeg: Buffer) => jpeg.subarray(0, 200)],
+    ['its first half (a whole header, half the pixels)', (jpeg: Buffer) => jpeg.subarray(0, Math.floor(jpeg.length / 2))],
+  ])('refuses a JPEG cut to %s with 400 and the unreadable message', async (_cut, cut) => {
+    const noise = Buffer.from(Array.from({ length: 64 * 48 * 3 }, (_, i) => (i * 7919) % 256));
+    const jpeg = await sharp(noise, { raw: { width: 64, height: 48, channels: 3 } }).jpeg().toBuffer();
+    const before = await readdir(uploadsDir());
+    const response = await submit(profileValues({ socialSecurityCardBack: file(cut(jpeg), 'back.jpg', 'image/jpeg') }));
+    expect(response.statusCode).toBe(400);
+    expect(json(response)).toEqual({ message: UNREADABLE_MESSAGE, errors: { socialSecurityCardBack: [UNREADABLE_MESSAGE] } });
+    expect((await readdir(uploadsDir())).sort()).toEqual(before.sort());
+  });
+
+  it('answers a form that is not valid with the schema’s message before it reads any image', async () => {
+    const response = await submit(profileValues({ SSN: '12345', socialSecurityCardBack: file(JPEG_BYTES.subarray(0, 100), 'back.jpg', 'image/jpeg') }));
+    expectFieldError(response, 'SSN', 'SSN must be 9 digits.');
   });
 });
 

@@ -8,6 +8,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
+import sharp from 'sharp';
 import { buildApp } from '../../src/server/app.js';
 import { readConfig, type ServerConfig } from '../../src/server/config.js';
 import { openDb, type Db } from '../../src/server/db/db.js';
@@ -148,13 +149,15 @@ export async function verifyPhone(app: FastifyInstance, driver: TestDriver): Pro
 
 // ---- files and multipart forms ----
 
-/** A complete 1×1 PNG. */
-export const PNG_BYTES = Buffer.from(
-  '89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d49444154789c6360000002000001e221bc330000000049454e44ae426082',
-  'hex',
-);
-/** The start of a JPEG (the server judges the signature, it does not decode). */
-export const JPEG_BYTES = Buffer.concat([Buffer.from('ffd8ffe000104a46494600010100000100010000', 'hex'), randomBytes(64), Buffer.from('ffd9', 'hex')]);
+/**
+ * Small real images: the server decodes and re-encodes every upload (src/server/lib/reencodeImage.ts),
+ * so a file that merely starts with an image signature is refused as unreadable.
+ */
+export const solidImage = (width = 32, height = 24, background = '#3366ff') => sharp({ create: { width, height, channels: 3, background } });
+/** A 32×24 PNG. */
+export const PNG_BYTES = await solidImage().png().toBuffer();
+/** A 32×24 JPEG. */
+export const JPEG_BYTES = await solidImage().jpeg().toBuffer();
 export const TEXT_BYTES = Buffer.from('this is a text file, not a photo\n');
 
 export const file = (bytes: Buffer, name = 'photo.png', type = 'image/png') => ({ bytes, name, type });

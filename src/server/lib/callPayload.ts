@@ -5,7 +5,8 @@
  *
  *   body → readPayload (flow.ts) → unknown keys refused → each file field gets the type sniffed
  *   from its bytes → multipart "true"/"false" become booleans where the schema says boolean →
- *   the step schema → 400 { message, errors }.
+ *   the step schema → 400 { message, errors } → each image decoded and encoded again
+ *   (reencodeImage.ts: no EXIF/GPS kept, at most 40 megapixels, unreadable bytes refused).
  *
  * What is not a form value (idToken, ip, vehicleId, email and phone from storage) comes back
  * as `extras` for the route's own small rules.
@@ -19,10 +20,12 @@ import { readPayload, splitSource, type Call, type Flow } from '../../shared/flo
 import { loadSchema, schemaNamesOf } from '../../shared/projectFiles.js';
 import { badRequest, HttpError } from '../errors.js';
 import { MAX_FILE_BYTES, sniffImageType } from '../plugins/uploads.js';
+import { reencodeImage } from './reencodeImage.js';
 
 export interface UploadedFile {
+  /** Once the form is valid (`multipart`'s answer): the image re-encoded, without metadata. */
   bytes: Buffer;
-  /** Sniffed from the bytes. */
+  /** Sniffed from the bytes; once re-encoded, the type of the new bytes (a GIF becomes PNG, HEIC JPEG). */
   mime: string;
 }
 
@@ -189,7 +192,16 @@ export function createCallReader(flow: Flow): CallReader {
       }
       const body: Record<string, unknown> = { ...fields };
       for (const key of Object.keys(files)) body[key] = true;
-      return check(callName, body, files, schemaName, true);
+      const payload = check(callName, body, files, schemaName, true);
+      // Only a valid form's images are decoded (the costly part), one at a time to bound memory.
+      // What the routes store is the re-encoded image: no GPS or other EXIF from the driver's
+      // phone in their identity documents, and no pixel bombs (reencodeImage.ts).
+      for (const [field, file] of Object.entries(payload.files)) {
+        const image = await reencodeImage(file.bytes, file.mime, field);
+        payload.files[field] = image;
+        payload.form[field] = image.mime;
+      }
+      return payload;
     },
   };
 }

@@ -1,7 +1,7 @@
 /**
  * Serving an uploaded photo or document back, to its driver (routes/driver.ts) or to an
  * administrator (routes/admin.ts). Who may see it is the route's decision; this finds the file
- * and sends its bytes so that a browser shows them as the image they were sniffed to be and
+ * and sends its bytes so that a browser shows them as the image the server encoded and
  * never keeps a copy.
  */
 import type { FastifyInstance, FastifyReply } from 'fastify';
@@ -29,13 +29,13 @@ export async function findUpload(app: FastifyInstance, uploadId: string): Promis
   return { id: row.id, driverId: row.driver_id, storageName: row.storage_name, mime: row.mime };
 }
 
-/** The decrypted bytes with the type sniffed at upload (only image types are ever stored). */
+/** The decrypted bytes with the type they were re-encoded as (only re-encoded images are ever stored). */
 export async function sendUpload(app: FastifyInstance, reply: FastifyReply, upload: StoredUpload) {
   const bytes = await app.uploads.read(upload.storageName);
   return (
     reply
       .header('content-type', upload.mime)
-      // The stored type is the sniffed one; nosniff keeps the browser from guessing another.
+      // The stored type is the one the server encoded; nosniff keeps the browser from guessing another.
       .header('x-content-type-options', 'nosniff')
       .header('content-disposition', 'inline')
       // Identity documents: no shared cache, no copy on disk.

@@ -1,7 +1,8 @@
 /**
  * Uploaded photos and identity documents (SSN card, licence, insurance, registration). They are
- * judged by their bytes, never by the client's name or declared type, and stored encrypted
- * under DATA_DIR/uploads with random names: outside the web root, never served as files.
+ * judged by their bytes, never by the client's name or declared type, decoded and encoded again
+ * without metadata (lib/reencodeImage.ts), and stored encrypted under DATA_DIR/uploads with
+ * random names: outside the web root, never served as files.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
