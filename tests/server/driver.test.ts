@@ -231,6 +231,13 @@ describe('POST /driver/completeProfile', () => {
     expect(json(response).message).toBe('This request must be sent as a multipart form.');
   });
 
+  it('asks an email sign-up to verify the phone first (403 "Please verify your phone number first.")', async () => {
+    const unverified = await signIn(app);
+    const response = await submit(profileValues(), unverified.token);
+    expect(response.statusCode).toBe(403);
+    expect(json(response).message).toBe('Please verify your phone number first.');
+  });
+
   it('answers 401 "Token not found" without a token', async () => {
     const response = await submit(profileValues(), '');
     expect(response.statusCode).toBe(401);
@@ -256,6 +263,13 @@ describe('POST /driver/completeProfile', () => {
 
     it('rejects a phone number whose area code starts with 1 with "Phone number is not valid."', async () => {
       expectFieldError(await submit(profileValues({ phoneNo: '+11025550143' }), social.token), 'phoneNo', 'Phone number is not valid.');
+    });
+
+    it('takes the profile before the phone is verified, but not the vehicle photos (403)', async () => {
+      expect((await submit(profileValues({ phoneNo: randomPhone() }), social.token)).statusCode).toBe(200);
+      const photos = await post(app, '/driver/completeVehicleDocs', social.token, formData(vehicleImageValues()));
+      expect(photos.statusCode).toBe(403);
+      expect(json(photos).message).toBe('Please verify your phone number first.');
     });
 
     it('stores the phone and referral code, which the phone code then goes to', async () => {

@@ -15,6 +15,7 @@ import { SESSION_EXPIRED } from '../plugins/sessions.js';
 export const DRIVER_MESSAGES = {
   profileSaved: 'Your personal profile is saved.',
   profileFirst: 'Please complete your profile first.',
+  phoneFirst: 'Please verify your phone number first.',
   vehicleSent: 'Your profile and vehicle were sent for approval.',
   notYourVehicle: 'This vehicle does not belong to your account. Please upload your vehicle images again.',
   notYourStatus: 'You can only see your own status.',
@@ -32,6 +33,7 @@ interface DriverStatus {
 interface DriverRow {
   provider: string;
   phone: string | null;
+  phone_verified_at: Date | null;
   profile_completed_at: Date | null;
 }
 
@@ -82,7 +84,7 @@ export async function driverRoutes(app: FastifyInstance) {
   app.addHook('preHandler', app.requireDriver);
 
   async function driverRow(driverId: string): Promise<DriverRow> {
-    const { rows } = await app.db.query<DriverRow>('SELECT provider, phone, profile_completed_at FROM drivers WHERE id = $1', [driverId]);
+    const { rows } = await app.db.query<DriverRow>('SELECT provider, phone, phone_verified_at, profile_completed_at FROM drivers WHERE id = $1', [driverId]);
     // A session outlives nothing: drivers are deleted with their sessions (ON DELETE CASCADE).
     if (!rows[0]) throw forbidden(DRIVER_MESSAGES.notYourStatus);
     return rows[0];
@@ -93,6 +95,8 @@ export async function driverRoutes(app: FastifyInstance) {
     const driver = await driverRow(driverId);
     // Social sign-ups have no phone yet: their profile variant asks for it (flow: storage.isSocial).
     const social = driver.provider !== 'password';
+    // Steps in order (spec §4): an email sign-up verifies the phone before the profile.
+    if (!social && !driver.phone_verified_at) throw forbidden(DRIVER_MESSAGES.phoneFirst);
     const { form, files } = await reader.multipart('completeProfile', request, social ? 'profile-social' : 'profile');
     const text = (name: string) => (typeof form[name] === 'string' ? (form[name] as string) : null);
     const ssn = String(form.SSN);
@@ -138,6 +142,8 @@ export async function driverRoutes(app: FastifyInstance) {
     const driverId = request.driverId;
     const driver = await driverRow(driverId);
     if (!driver.profile_completed_at) throw forbidden(DRIVER_MESSAGES.profileFirst);
+    // Both orders of spec §4 verify the phone before the vehicle photos.
+    if (!driver.phone_verified_at) throw forbidden(DRIVER_MESSAGES.phoneFirst);
     const { files } = await reader.multipart('completeVehicleDocs', request);
     const vehicle = await app.db.query<{ id: string }>('INSERT INTO vehicles (driver_id, created_at, updated_at) VALUES ($1, $2, $2) RETURNING id', [
       driverId,
