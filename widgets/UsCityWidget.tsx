@@ -3,11 +3,12 @@ import type { WidgetProps } from '@rjsf/utils';
 import { cachedCities, cityAfterStateChange, loadCities, stateCodeOf } from './placesData';
 import { RemoteSelect } from './RemoteSelect';
 import { useRemoteList } from './useRemoteList';
+import { useFieldValue } from './formValues';
 import { formContextOf, optionString } from './widgetProps';
 
 /**
  * A select of the cities of the state chosen in another field of the same form
- * (`ui:options.stateField`, read from `formContext.formData`). The list is fetched from
+ * (`ui:options.stateField`, read from the form values store in `formContext.values`). The list is fetched from
  * /data/cities/<CODE>.json when that state is chosen. When the state changes and the city is not
  * one of the new state's cities, the city is cleared.
  *
@@ -18,7 +19,7 @@ export default function UsCityWidget(props: WidgetProps) {
   const { value, options, onChange } = props;
   const city = typeof value === 'string' && value !== '' ? value : undefined;
   const stateField = optionString(options, 'stateField') ?? 'state';
-  const stateCode = stateCodeOf(formContextOf(props).formData?.[stateField]);
+  const stateCode = stateCodeOf(useFieldValue(formContextOf(props).values, stateField));
   const [list, retry] = useRemoteList(stateCode, cachedCities, loadCities);
   const items = list.status === 'ready' ? list.items : undefined;
 

@@ -1,5 +1,6 @@
 import type { InputHTMLAttributes } from 'react';
 import { errorId, helpId, type WidgetProps } from '@rjsf/utils';
+import type { FormValues } from './formValues';
 
 /**
  * Small readers shared by the widgets. `ui:options` values arrive untyped (ops staff write them
@@ -26,12 +27,12 @@ export function optionBoolean(options: Options, key: string): boolean | undefine
 
 /**
  * What the step page shares with every widget through rjsf's `formContext`
- * (src/client/templates.tsx): the whole form's data (a city list depends on the chosen state),
- * how many times submit was attempted, and which fields the driver touched. All optional here,
- * so a widget also works in a form that shares none of it.
+ * (src/client/templates.tsx): the form's current values as a store (a city list depends on the
+ * chosen state), how many times submit was attempted, and which fields the driver touched. All
+ * optional here, so a widget also works in a form that shares none of it.
  */
 export interface StepFormContext {
-  formData?: Record<string, unknown>;
+  values?: FormValues;
   submitCount?: number;
   touched?: ReadonlySet<string>;
 }

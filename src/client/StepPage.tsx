@@ -12,6 +12,7 @@ import { loadForm, type FormModule } from 'virtual:forms';
 import { expandErrors } from '../shared/errors.js';
 import { buildPayload, interpolate, stepSchemaName, type FormStep, type StepAction } from '../shared/flow.js';
 import { widgets } from '../../widgets/index.js';
+import { createFormValues } from '../../widgets/formValues.js';
 import { clearPhoto } from '../../widgets/photoStore.js';
 import { callApi } from './api.js';
 import { callByName, flow, routeOf } from './flow.js';
@@ -66,6 +67,7 @@ function StepForm({ step, schemaName }: { step: FormStep; schemaName: string }) 
   const form = use(loadStepForm(schemaName));
   const [, navigate] = useLocation();
   const [formData, setFormData] = useState<FormData>({});
+  const [values] = useState(() => createFormValues());
   const [touched, setTouched] = useState<ReadonlySet<string>>(() => new Set());
   const [submitCount, setSubmitCount] = useState(0);
   const [busy, setBusy] = useState(false);
@@ -84,17 +86,18 @@ function StepForm({ step, schemaName }: { step: FormStep; schemaName: string }) 
   const onChange = useCallback(
     (event: IChangeEvent<FormData>, id?: string) => {
       setFormData(event.formData ?? {});
+      values.set(event.formData ?? {});
       setExtraErrors(undefined);
       touch(id);
     },
-    [touch],
+    [touch, values],
   );
 
-  const onSubmit = async ({ formData: values }: IChangeEvent<FormData>) => {
+  const onSubmit = async ({ formData: submitted }: IChangeEvent<FormData>) => {
     setSubmitCount((count) => count + 1);
     setBusy(true);
     try {
-      const outcome = await submitStep(step, values ?? {});
+      const outcome = await submitStep(step, submitted ?? {});
       if (outcome.ok) {
         for (const field of Object.keys(form.schema.properties ?? {})) clearPhoto(field);
         if (outcome.successToast) toast.success(outcome.successToast);
@@ -121,7 +124,8 @@ function StepForm({ step, schemaName }: { step: FormStep; schemaName: string }) 
     };
   }, [form]);
 
-  const formContext: StepFormContext = { touched, submitCount, formData };
+  // Stable between key presses, so rjsf re-renders only the fields whose own props changed.
+  const formContext: StepFormContext = useMemo(() => ({ touched, submitCount, values }), [touched, submitCount, values]);
   const submitText = (form.uiSchema['ui:submitButtonOptions'] as { submitText?: string } | undefined)?.submitText;
 
   return (

@@ -64,7 +64,7 @@ describe('hasErrors (aria-invalid)', () => {
   it('waits until the field is touched or a submit was attempted, as the error message does', () => {
     const rawErrors = ['Please enter your city.'];
     const context = (touched: string[], submitCount: number) =>
-      ({ formContext: { touched: new Set(touched), submitCount, formData: {} } }) as never;
+      ({ formContext: { touched: new Set(touched), submitCount } }) as never;
     expect(hasErrors(props({ rawErrors, registry: context([], 0) }))).toBe(false);
     expect(hasErrors(props({ rawErrors, registry: context(['root_city'], 0) }))).toBe(true);
     expect(hasErrors(props({ rawErrors, registry: context([], 1) }))).toBe(true);

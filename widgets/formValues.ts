@@ -1,0 +1,40 @@
+import { useSyncExternalStore } from 'react';
+
+/**
+ * The form's current values, for a widget that depends on another field (the city on the state).
+ * It is a store rather than a value in rjsf's formContext: a formContext that changed on every
+ * key press would make rjsf re-render every field of the form on every key press; with a store
+ * only the widgets that read a field re-render, and only when that field changes.
+ */
+export interface FormValues {
+  get(field: string): unknown;
+  subscribe(listener: () => void): () => void;
+}
+
+export interface FormValuesStore extends FormValues {
+  set(values: Record<string, unknown>): void;
+}
+
+export function createFormValues(initial: Record<string, unknown> = {}): FormValuesStore {
+  let values = initial;
+  const listeners = new Set<() => void>();
+  return {
+    get: (field) => values[field],
+    subscribe(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    set(next) {
+      values = next;
+      for (const listener of listeners) listener();
+    },
+  };
+}
+
+const NO_VALUES: FormValues = { get: () => undefined, subscribe: () => () => undefined };
+
+/** One field's current value, re-rendering the caller only when it changes. */
+export function useFieldValue(values: FormValues | undefined, field: string): unknown {
+  const store = values ?? NO_VALUES;
+  return useSyncExternalStore(store.subscribe, () => store.get(field));
+}
