@@ -1,7 +1,6 @@
-import type { ChangeEvent } from 'react';
 import type { WidgetProps } from '@rjsf/utils';
 import { emptyToUndefined, onlyDigits } from './inputText';
-import { useCaretKeeper } from './useCaretKeeper';
+import { useCleanedInput } from './useCleanedInput';
 import { cx, hasErrors, inputStateProps, optionNumber, optionString } from './widgetProps';
 
 const DEFAULT_CODE_LENGTH = 4;
@@ -18,15 +17,9 @@ export default function CodeWidget(props: WidgetProps) {
   const { id, value, placeholder, options, htmlName, onChange, onBlur, onFocus } = props;
   const code = typeof value === 'string' ? value : '';
   const length = optionNumber(options, 'length') ?? DEFAULT_CODE_LENGTH;
-  const { ref, keep } = useCaretKeeper();
   const invalid = hasErrors(props);
+  const { ref, handleChange } = useCleanedInput((raw) => onlyDigits(raw, length), onChange);
 
-  function handleChange(event: ChangeEvent<HTMLInputElement>) {
-    const raw = event.target.value;
-    const cleaned = onlyDigits(raw, length);
-    keep(event.target, raw, cleaned);
-    onChange(emptyToUndefined(cleaned));
-  }
 
   return (
     <input

@@ -1,7 +1,7 @@
-import { useState, type ChangeEvent } from 'react';
+import { useState } from 'react';
 import type { WidgetProps } from '@rjsf/utils';
 import { emptyToUndefined, onlyDigits } from './inputText';
-import { useCaretKeeper } from './useCaretKeeper';
+import { useCleanedInput } from './useCleanedInput';
 import { cx, hasErrors, inputStateProps, optionBoolean, optionNumber, optionString } from './widgetProps';
 
 function EyeIcon({ open }: { open: boolean }) {
@@ -32,7 +32,6 @@ export default function PasswordWidget(props: WidgetProps) {
   const { id, value, schema, placeholder, options, disabled, readonly, htmlName, onChange, onBlur, onFocus } = props;
   const text = typeof value === 'string' ? value : '';
   const [visible, setVisible] = useState(false);
-  const { ref, keep } = useCaretKeeper();
 
   const digitsOnly = optionBoolean(options, 'digitsOnly') ?? false;
   const maxLength = optionNumber(options, 'maxLength') ?? (typeof schema.maxLength === 'number' ? schema.maxLength : undefined);
@@ -48,13 +47,8 @@ export default function PasswordWidget(props: WidgetProps) {
   const invalid = hasErrors(props);
 
   const clean = (raw: string) => (digitsOnly ? onlyDigits(raw, maxLength) : raw);
+  const { ref, handleChange } = useCleanedInput(clean, onChange);
 
-  function handleChange(event: ChangeEvent<HTMLInputElement>) {
-    const raw = event.target.value;
-    const cleaned = clean(raw);
-    keep(event.target, raw, cleaned);
-    onChange(emptyToUndefined(cleaned));
-  }
 
   return (
     <div className={cx('w-password', invalid && 'w-password--invalid', (disabled || readonly) && 'w-password--disabled')}>

@@ -1,7 +1,6 @@
-import type { ChangeEvent } from 'react';
 import type { WidgetProps } from '@rjsf/utils';
 import { emptyToUndefined, usPhoneDigits } from './inputText';
-import { useCaretKeeper } from './useCaretKeeper';
+import { useCleanedInput } from './useCleanedInput';
 import { cx, hasErrors, inputStateProps, optionString } from './widgetProps';
 
 /**
@@ -16,15 +15,9 @@ export default function UsPhoneWidget(props: WidgetProps) {
   const digits = typeof value === 'string' ? value : '';
   const prefix = optionString(options, 'prefix') ?? '+1';
   const prefixId = `${id}__prefix`;
-  const { ref, keep } = useCaretKeeper();
   const invalid = hasErrors(props);
+  const { ref, handleChange } = useCleanedInput((raw) => usPhoneDigits(raw, digits), onChange);
 
-  function handleChange(event: ChangeEvent<HTMLInputElement>) {
-    const raw = event.target.value;
-    const cleaned = usPhoneDigits(raw, digits);
-    keep(event.target, raw, cleaned);
-    onChange(emptyToUndefined(cleaned));
-  }
 
   return (
     <div className={cx('w-phone', invalid && 'w-phone--invalid', (disabled || readonly) && 'w-phone--disabled')}>

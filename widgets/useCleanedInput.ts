@@ -1,5 +1,5 @@
-import { useCallback, useLayoutEffect, useRef } from 'react';
-import { caretAfterCleaning } from './inputText';
+import { useCallback, useLayoutEffect, useRef, type ChangeEvent } from 'react';
+import { caretAfterCleaning, emptyToUndefined } from './inputText';
 
 function setCaret(input: HTMLInputElement, position: number): void {
   try {
@@ -10,11 +10,12 @@ function setCaret(input: HTMLInputElement, position: number): void {
 }
 
 /**
- * For inputs whose text the widget cleans as it is typed (digits only): keeps the caret where the
- * user was typing. Without it, a rejected key (a dash, a letter) makes React put the old text
+ * For inputs whose text the widget cleans as it is typed (digits only): the change handler that
+ * cleans the text, reports it (empty as undefined), and keeps the caret where the user was
+ * typing. Without the caret care, a rejected key (a dash, a letter) makes React put the old text
  * back and the caret jumps to the end, which on a phone means fighting the field.
  */
-export function useCaretKeeper() {
+export function useCleanedInput(clean: (raw: string) => string, onChange: (value: string | undefined) => void) {
   const ref = useRef<HTMLInputElement>(null);
   // The caret to restore, for the text it belongs to.
   const pending = useRef<{ text: string; position: number } | null>(null);
@@ -43,5 +44,12 @@ export function useCaretKeeper() {
     pending.current = { text: cleaned, position };
   }, []);
 
-  return { ref, keep };
+  function handleChange(event: ChangeEvent<HTMLInputElement>) {
+    const raw = event.target.value;
+    const cleaned = clean(raw);
+    keep(event.target, raw, cleaned);
+    onChange(emptyToUndefined(cleaned));
+  }
+
+  return { ref, handleChange };
 }
