@@ -10,7 +10,8 @@ import type { SandboxGateway } from '../payments/sandboxGateway.js';
 
 export const SANDBOX_CONFIRM_PATH = '/sandbox/confirmPayment';
 
-const MAX_TEXT = 64;
+/** Client secrets are 60 to 80 characters; card fields far fewer. */
+const MAX_TEXT = 200;
 const textOf = (body: Record<string, unknown>, key: string) => {
   const value = body[key];
   if (typeof value !== 'string' || value.length > MAX_TEXT) throw badRequest(`${key} must be text of at most ${MAX_TEXT} characters.`);
