@@ -1,4 +1,4 @@
-/** Administrative Fees (/summary): what the subscription gives, its price from the server's configuration, and the way on. */
+/** The summary (/summary): what the subscription gives, its price from the server's configuration, and the way on. */
 import { useLocation } from 'wouter';
 import type { ScreenStep } from '../../shared/flow.js';
 import { appConfig } from '../config.js';
