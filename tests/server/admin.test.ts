@@ -184,6 +184,7 @@ describe('GET /admin/drivers', () => {
         insuranceExpiry: vehicleValues(vehicleId).proofInsuranceExpiryDate,
         submittedAt: expect.any(String),
       },
+      bank: null,
       documents: expect.any(Array),
     });
     // 3 from the profile, 6 photos, 4 from the vehicle form: every one, each at its admin address.

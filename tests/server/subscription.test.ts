@@ -305,6 +305,11 @@ describe('POST /finance/banks', () => {
     expect(rows[0]!.text).not.toContain(ACCOUNT);
     expect(Buffer.from(rows[0]!.sealed).includes(Buffer.from(ACCOUNT))).toBe(false);
     expect(server.logs.join('\n')).not.toContain(ACCOUNT);
+    // Administrators see whose account it is, masked.
+    const listed = await app.inject({ method: 'GET', url: '/admin/drivers?status=approved', headers: bearer(server.config.adminToken) });
+    expect(listed.body).not.toContain(ACCOUNT);
+    const mine = json<{ drivers: { id: string; bank: unknown }[] }>(listed).drivers.find((each) => each.id === driver.driverId);
+    expect(mine?.bank).toEqual({ accountHolderName: 'Dana Driver', accountNumberMasked: '••••6789', routingNumber: '111000025' });
   });
 
   it('replaces the account when saved again', async () => {

@@ -216,6 +216,11 @@ export function DriverCard({ driver, session, expanded, onToggle, onDecided, tod
                 <Detail label="Signed up with">{providerLabel(driver.provider)}</Detail>
                 <Detail label="Signed up">{formatTime(driver.createdAt)}</Detail>
                 {driver.status === 'approved' && <Detail label="Subscription paid">{driver.isSubscriptionPaid ? 'Yes' : 'No'}</Detail>}
+                {driver.bank && (
+                  <Detail label="Bank account">
+                    {driver.bank.accountHolderName}, {driver.bank.accountNumberMasked}, routing {driver.bank.routingNumber}
+                  </Detail>
+                )}
               </dl>
             </section>
 

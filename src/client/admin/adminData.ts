@@ -60,6 +60,7 @@ export interface AdminDriver {
   createdAt: string;
   profile: AdminProfile | null;
   vehicle: AdminVehicle | null;
+  bank: { accountHolderName: string; accountNumberMasked: string; routingNumber: string } | null;
   documents: AdminDocument[];
 }
 

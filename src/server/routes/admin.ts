@@ -73,6 +73,9 @@ interface ListedRow {
   registration_expiry: string | null;
   insurance_expiry: string | null;
   submitted_at: Date | null;
+  bank_holder: string | null;
+  bank_last4: string | null;
+  bank_routing: string | null;
 }
 
 interface UploadRow {
@@ -98,8 +101,10 @@ const LIST_SQL = `
     v.id AS vehicle_id, v.make, v.model, v.year, v.plate, v.wheelchair,
     to_char(v.driver_license_expiry, 'YYYY-MM-DD') AS driver_license_expiry,
     to_char(v.registration_expiry, 'YYYY-MM-DD') AS registration_expiry,
-    to_char(v.insurance_expiry, 'YYYY-MM-DD') AS insurance_expiry, v.submitted_at
+    to_char(v.insurance_expiry, 'YYYY-MM-DD') AS insurance_expiry, v.submitted_at,
+    b.account_holder_name AS bank_holder, b.account_number_last4 AS bank_last4, b.routing_number AS bank_routing
   FROM drivers d
+  LEFT JOIN bank_accounts b ON b.driver_id = d.id
   LEFT JOIN LATERAL (
     SELECT * FROM vehicles WHERE driver_id = d.id AND submitted_at IS NOT NULL ORDER BY submitted_at DESC LIMIT 1
   ) v ON true
@@ -146,6 +151,10 @@ function listedDriver(row: ListedRow, uploads: UploadRow[]) {
           insuranceExpiry: row.insurance_expiry,
           submittedAt: row.submitted_at,
         }
+      : null,
+    // The payout account: never its number, which only the payout itself may decrypt.
+    bank: row.bank_last4
+      ? { accountHolderName: row.bank_holder, accountNumberMasked: `••••${row.bank_last4}`, routingNumber: row.bank_routing }
       : null,
     // The profile's files and the sent vehicle's; photos of vehicles never sent are not under review.
     documents: uploads
