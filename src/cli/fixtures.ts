@@ -21,7 +21,7 @@ import { join } from 'node:path';
 import type { ValidatorType } from '@rjsf/utils';
 import { expandErrors, fieldOf, messagesByField } from '../shared/errors.js';
 import type { Flow } from '../shared/flow.js';
-import { loadSchema, loadUiSchema, PROJECT_ROOT, readJsonFile, shownPath } from '../shared/projectFiles.js';
+import { loadSchema, loadUiSchema, PROJECT_ROOT, ProjectFileError, readJsonFile, shownPath } from '../shared/projectFiles.js';
 import type { JsonObject } from '../shared/schemaFiles.js';
 import { createFormSchemas } from '../server/lib/formSchemas.js';
 import { precompiledValidator } from './precompiledValidators.js';
@@ -172,14 +172,14 @@ function firstByPointer(byField: Record<string, string[]>): Messages {
 const formSchemas = createFormSchemas();
 
 /** What the server answers for these values: the first message of each field. */
-export function serverMessages(schema: string, data: JsonObject): Messages {
+function serverMessages(schema: string, data: JsonObject): Messages {
   return firstByPointer(messagesByField(formSchemas(schema).errorsOf(data)));
 }
 
 const browserForms = new Map<string, { schema: JsonObject; uiSchema: JsonObject; validator: ValidatorType }>();
 
 /** What the browser shows for these values: the first message under each field. */
-export function browserMessages(schemaName: string, data: JsonObject): Messages {
+function browserMessages(schemaName: string, data: JsonObject): Messages {
   let form = browserForms.get(schemaName);
   if (!form) {
     const schema = loadSchema(schemaName);
@@ -220,15 +220,22 @@ export function checkFixture(path: string, flow: Flow, bare?: BarePayload): Fixt
       ? { ...bare, schema: schemaOfStep(flow, bare.step, bare.variant), expect: 'valid', errors: {}, data: json }
       : parseFixture(json, flow);
   } catch (error) {
-    const problems = error instanceof AggregateError ? error.errors : [error];
-    const lines = problems.map((problem: Error) => ({
+    const problems: unknown[] = error instanceof AggregateError ? error.errors : [error];
+    if (!problems.every((p) => p instanceof FixtureProblem || p instanceof ProjectFileError)) throw error;
+    const lines = (problems as Error[]).map((problem) => ({
       ok: false,
       text: problem instanceof FixtureProblem ? `${file}${problem.place ? `:/${problem.place}` : ''}: ${problem.message}` : problem.message,
     }));
     return { file, target: '', passed: false, lines };
   }
-  const lines = compareMessages(fixture.errors, browserMessages(fixture.schema, fixture.data), serverMessages(fixture.schema, fixture.data));
   const target = `${fixture.step}${fixture.variant ? `, variant ${fixture.variant}` : ''}`;
+  let lines: ResultLine[];
+  try {
+    lines = compareMessages(fixture.errors, browserMessages(fixture.schema, fixture.data), serverMessages(fixture.schema, fixture.data));
+  } catch (error) {
+    // A broken schema file (an edit in progress): every fixture of its step says so.
+    lines = [{ ok: false, text: `cannot be checked: ${(error as Error).message}` }];
+  }
   return { file, target, passed: lines.every((line) => line.ok), lines };
 }
 

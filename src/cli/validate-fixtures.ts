@@ -5,7 +5,8 @@
 import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { loadFlow, shownPath } from '../shared/projectFiles.js';
+import type { Flow } from '../shared/flow.js';
+import { loadFlow, ProjectFileError, shownPath } from '../shared/projectFiles.js';
 import { checkFixture, expandPaths, FixtureProblem, formatResult, listFixtureFiles, schemaOfStep, type BarePayload } from './fixtures.js';
 import { junitReport } from './junit.js';
 
@@ -27,7 +28,14 @@ const { values, positionals } = args;
 // npm runs scripts from the project's root; paths are the tester's, from where they typed them.
 const fromCaller = (path: string) => resolve(process.env.INIT_CWD ?? process.cwd(), path);
 
-const flow = loadFlow();
+let flow: Flow;
+try {
+  flow = loadFlow();
+} catch (error) {
+  if (!(error instanceof ProjectFileError)) throw error;
+  console.error(error.message);
+  process.exit(1);
+}
 let bare: BarePayload | undefined;
 if (values.step !== undefined) {
   if (positionals.length === 0) usageError('--step names the step of the payload files that follow it: give at least one file');
