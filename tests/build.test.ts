@@ -44,6 +44,16 @@ describe('the browser bundle', () => {
     expect(outputs.some(([file]) => inputsOf(file).some((input) => input.includes('node_modules/@firebase/auth')))).toBe(true);
   });
 
+  it('keeps Stripe out of the first page and out of the card screen until Stripe is configured', () => {
+    const isStripe = (input: string) => input.includes('node_modules/@stripe/');
+    expect(initialFiles().flatMap((file) => inputsOf(file).filter(isStripe))).toEqual([]);
+    const cardScreen = outputs.find(([file]) => inputsOf(file).some((input) => input.endsWith('src/client/screens/AddCardScreen.tsx')))?.[0];
+    expect(cardScreen).toBeDefined();
+    expect(inputsOf(cardScreen!).filter(isStripe)).toEqual([]);
+    const stripeChunk = outputs.find(([file]) => inputsOf(file).some((input) => input.endsWith('src/client/payments/StripeCardForm.tsx')))?.[0];
+    expect(inputsOf(stripeChunk!).some((input) => input.includes('node_modules/@stripe/stripe-js/'))).toBe(true);
+  });
+
   it('ships no city list in the first page', () => {
     const cities = initialFiles().flatMap((file) => inputsOf(file).filter((input) => input.includes('country-state-city')));
     expect(cities).toEqual([]);

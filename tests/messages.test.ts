@@ -35,6 +35,13 @@ const SPEC_MESSAGES = [
   // §2, §8: social sign-up, the approval and the resume screen
   'Cannot open google signin modal.', 'Cannot open apple signin modal.', 'Cannot open facebook signin modal.',
   'Congrats! Profile Has Been Approved.', 'Fetching your profile progress.',
+  // §2, §5, §8: summary, payment, subscription check and bank
+  'Subscribe Now', 'Confirm & Continue', 'Card details', 'Administrative Fees',
+  'An unexpected error occured.', 'Invalid or No Data Provided.', 'Congrats! Your Subscription is now active',
+  'Oops! Unfortunately your subscription got failed, redirecting to the subscription page again.',
+  'Please enter your routing number.', 'Routing number must be a numeric value.', 'Routing Number must be maximum 9 characters long.',
+  'Please enter your account number.', 'Account number must be a numeric value.', 'Account Number must be minimum 12 characters long.',
+  'Account number must be maximum 17 characters long.', 'Please provide your account holder name.',
 ];
 
 function filesUnder(dir: string): string[] {

@@ -87,10 +87,8 @@ export function lintFlow(flow: Flow, schemas: Record<string, JsonObject>, screen
   const file = 'flows/onboarding.flow.json';
   const problems: string[] = [];
   const stepIds = Object.keys(flow.steps);
-  const planned = flow.planned ?? {};
-  const checkStep = (id: string, where: string, allowPlanned = false) => {
+  const checkStep = (id: string, where: string) => {
     if (stepIds.includes(id)) return;
-    if (allowPlanned && Object.hasOwn(planned, id)) return;
     problems.push(`${file}: at ${where}: no step "${id}"`);
   };
   const checkSource = (source: string, where: string) => {
@@ -118,12 +116,8 @@ export function lintFlow(flow: Flow, schemas: Record<string, JsonObject>, screen
     if (other) problems.push(`${file}: at ${where}: route "${route}" is ${other}'s already`);
     else routes.set(route, where);
   };
-  for (const [id, route] of Object.entries(planned)) {
-    if (stepIds.includes(id)) problems.push(`${file}: at /planned/${id}: "${id}" is a step already`);
-    checkRoute(route, `/planned/${id}`);
-  }
   flow.resume.forEach((rule, i) => {
-    checkStep(rule.to, `/resume/${i}/to`, true);
+    checkStep(rule.to, `/resume/${i}/to`);
     checkStore(rule.store, `/resume/${i}/store`);
   });
   if (flow.resume.at(-1)?.when?.length) {
@@ -147,13 +141,15 @@ export function lintFlow(flow: Flow, schemas: Record<string, JsonObject>, screen
         problems.push(`${file}: at ${at}/screen: no screen "${step.screen}" (src/client/screens has ${screenNames.join(', ')})`);
       }
       if (step.call) checkCall(step.call, `${at}/call`);
-      if (step.content?.action) checkStep(step.content.action.to, `${at}/content/action/to`, true);
-      if (step.rejected) checkStep(step.rejected.action.to, `${at}/rejected/action/to`, true);
+      if (step.content?.action) checkStep(step.content.action.to, `${at}/content/action/to`);
+      if (step.rejected) checkStep(step.rejected.action.to, `${at}/rejected/action/to`);
       if (step.poll) {
         checkCall(step.poll.call, `${at}/poll/call`);
         checkRules(step.poll.next, `${at}/poll/next`);
       }
       for (const target of step.onEnter?.clear ?? []) checkSource(target, `${at}/onEnter/clear`);
+      checkStore(step.store, `${at}/store`);
+      if (step.onError) checkStep(step.onError.to, `${at}/onError/to`);
       continue;
     }
     if (step.social) {

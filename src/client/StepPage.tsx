@@ -10,11 +10,12 @@ import toast from 'react-hot-toast';
 import { useLocation } from 'wouter';
 import { loadForm, type FormModule } from 'virtual:forms';
 import { expandErrors } from '../shared/errors.js';
-import { buildPayload, interpolate, stepSchemaName, type FormStep, type StepAction } from '../shared/flow.js';
+import { buildPayload, interpolate, stepSchemaName, type Completion, type FormStep, type StepAction } from '../shared/flow.js';
 import { widgets } from '../../widgets/index.js';
 import { createFormValues } from '../../widgets/formValues.js';
 import { clearPhoto } from '../../widgets/photoStore.js';
 import { callApi } from './api.js';
+import { CompletionView } from './CompletionView.js';
 import { callByName, flow, routeOf } from './flow.js';
 import { JourneySteps } from './JourneySteps.js';
 import { SocialSignIn } from './SocialSignIn.js';
@@ -72,6 +73,7 @@ function StepForm({ step, schemaName }: { step: FormStep; schemaName: string }) 
   const [submitCount, setSubmitCount] = useState(0);
   const [busy, setBusy] = useState(false);
   const [extraErrors, setExtraErrors] = useState<ErrorSchema>();
+  const [completion, setCompletion] = useState<Completion>();
 
   const touch = useCallback((id: string | undefined) => {
     if (!id) return;
@@ -101,7 +103,8 @@ function StepForm({ step, schemaName }: { step: FormStep; schemaName: string }) 
       if (outcome.ok) {
         for (const field of Object.keys(form.schema.properties ?? {})) clearPhoto(field);
         if (outcome.successToast) toast.success(outcome.successToast);
-        go(outcome.navigation);
+        if ('completion' in outcome) setCompletion(outcome.completion);
+        else go(outcome.navigation);
       } else {
         toast.error(outcome.message);
         setExtraErrors(toErrorSchema(outcome.fieldErrors));
@@ -128,6 +131,7 @@ function StepForm({ step, schemaName }: { step: FormStep; schemaName: string }) 
   const formContext: StepFormContext = useMemo(() => ({ touched, submitCount, values }), [touched, submitCount, values]);
   const submitText = (form.uiSchema['ui:submitButtonOptions'] as { submitText?: string } | undefined)?.submitText;
 
+  if (completion) return <CompletionView completion={completion} />;
   return (
     <Layout aside={step.aside === 'journey' ? <JourneySteps /> : undefined}>
       <Form<FormData>

@@ -13,7 +13,7 @@ const UPLOAD_TIMEOUT_MS = 120_000; // six photos on a slow uplink
 
 export type ApiResult =
   | { ok: true; status: number; data: Record<string, unknown> }
-  | { ok: false; status: number; message?: string; errors?: Record<string, string[]>; timedOut?: boolean };
+  | { ok: false; status: number; message?: string; errors?: Record<string, string[]>; timedOut?: boolean; data?: Record<string, unknown> };
 
 function bearerFor(call: Call): string | undefined {
   return call.auth === 'storage' ? getItem('token') : getTokenCookie();
@@ -88,8 +88,9 @@ export async function getJson(url: string, timeoutMs: number): Promise<Record<st
 }
 
 // ---------------------------------------------------------------------------------------------
-// Admin review page (/admin). Its calls are not flow calls: they carry the admin token the page
-// was given, never the driver's cookie or stored token, so the bearer is passed in explicitly.
+// Calls that are not flow calls: the admin review page's (they carry the admin token the page was
+// given, never the driver's cookie or stored token, so the bearer is passed in explicitly) and the
+// local payment sandbox's (a card provider's endpoint, which takes no bearer at all).
 
 /** Uploaded images are ≈330 KB each and a card loads a dozen at once on a laptop's link. */
 const IMAGE_TIMEOUT_MS = 60_000;
@@ -111,9 +112,10 @@ async function messageOf(response: Response): Promise<string | undefined> {
   }
 }
 
-/** A JSON call of the admin API with the admin bearer; the same result shape as `callApi`. */
-export async function adminRequest(method: 'GET' | 'POST', path: string, bearer: string, body?: Record<string, unknown>): Promise<ApiResult> {
-  const headers: Record<string, string> = { Accept: 'application/json', Authorization: `Bearer ${bearer}` };
+/** A JSON request outside the flow, with the given bearer if any; the same result shape as `callApi`, the body included on failure. */
+export async function jsonRequest(method: 'GET' | 'POST', path: string, bearer?: string, body?: Record<string, unknown>): Promise<ApiResult> {
+  const headers: Record<string, string> = { Accept: 'application/json' };
+  if (bearer) headers.Authorization = `Bearer ${bearer}`;
   if (body !== undefined) headers['Content-Type'] = 'application/json';
   let response: Response;
   try {
@@ -126,14 +128,16 @@ export async function adminRequest(method: 'GET' | 'POST', path: string, bearer:
   } catch (error) {
     return failedRequest(error);
   }
-  if (!response.ok) return { ok: false, status: response.status, message: await messageOf(response) };
-  let data: unknown;
+  let parsed: unknown;
   try {
-    data = await response.json();
+    parsed = await response.json();
   } catch {
-    data = undefined;
+    parsed = undefined;
   }
-  return { ok: true, status: response.status, data: data !== null && typeof data === 'object' ? (data as Record<string, unknown>) : {} };
+  const data = parsed !== null && typeof parsed === 'object' ? (parsed as Record<string, unknown>) : {};
+  if (response.ok) return { ok: true, status: response.status, data };
+  const message = typeof data.message === 'string' && data.message ? data.message : undefined;
+  return { ok: false, status: response.status, message, data };
 }
 
 /** The bytes behind a URL that needs a bearer (an `<img src>` can't send one): the page shows them as an object URL. */

@@ -4,6 +4,9 @@ export interface AppConfig {
   /** The Firebase Auth emulator, used locally instead of Google's servers; null in production. */
   authEmulatorUrl: string | null;
   ipLookupUrl: string;
+  payments: { provider: 'stripe'; publishableKey: string } | { provider: 'sandbox'; confirmUrl: string };
+  /** The weekly price drivers are shown on /summary. */
+  subscriptionPlan: { amountCents: number; currency: string; interval: string };
 }
 
 let cached: AppConfig | undefined;

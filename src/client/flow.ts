@@ -10,11 +10,7 @@ export function stepById(id: string): Step {
   return step;
 }
 
-/** A step's route; a planned step (built by a later change) has its route in `planned`. */
-export function routeOf(id: string): string {
-  const planned = flow.planned?.[id];
-  return planned && !flow.steps[id] ? planned : stepById(id).route;
-}
+export const routeOf = (id: string): string => stepById(id).route;
 
 export function callByName(name: string) {
   const call = flow.calls[name];

@@ -9,6 +9,7 @@ import {
   failingGuard,
   lookupIn,
   resolveNextStep,
+  type Completion,
   type FormStep,
   type Guard,
   type Lookup,
@@ -38,6 +39,7 @@ export interface Navigation {
 
 export type SubmitOutcome =
   | { ok: true; navigation: Navigation; successToast?: string }
+  | { ok: true; completion: Completion; successToast?: string }
   | { ok: false; message: string; fieldErrors?: Record<string, string[]>; navigation?: Navigation };
 
 export function guardRedirect(guards: Guard[] | undefined): Guard | undefined {
@@ -76,6 +78,7 @@ export async function submitStep(step: FormStep, form: Record<string, unknown>):
     }
   }
 
+  if (step.completion) return { ok: true, completion: step.completion, successToast: step.successToast };
   const next = resolveNextStep(step.next, browserLookup({ form, payload, response: result.data }));
   if (!next) return { ok: false, message: flow.messages.requestFailed };
   return { ok: true, navigation: { to: routeOf(next.to), state: next.state }, successToast: step.successToast };

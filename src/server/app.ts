@@ -17,13 +17,17 @@ import { dbPlugin } from './plugins/db.js';
 import { identityPlugin } from './plugins/identity.js';
 import { otpCodesPlugin } from './plugins/otpCodes.js';
 import { outboxPlugin } from './plugins/outbox.js';
+import { paymentsPlugin } from './plugins/payments.js';
 import { sessionsPlugin } from './plugins/sessions.js';
 import { MAX_FILE_BYTES, uploadsPlugin } from './plugins/uploads.js';
 import { ADMIN_PREFIX, adminRoutes } from './routes/admin.js';
 import { authRoutes } from './routes/auth.js';
 import { devRoutes } from './routes/dev.js';
 import { driverRoutes } from './routes/driver.js';
+import { financeRoutes } from './routes/finance.js';
+import { SANDBOX_CONFIRM_PATH } from './routes/sandboxPayments.js';
 import { IP_LOOKUP_PATH, staticRoutes } from './routes/static.js';
+import { subscriptionRoutes, WEBHOOK_PATH } from './routes/subscription.js';
 
 export interface AppOptions {
   /** The clock for code and session expiry (tests move it instead of sleeping). */
@@ -37,14 +41,18 @@ export interface AppOptions {
 /** JSON bodies are small (the largest is the sign-up with its ID token); multipart has its own limits. */
 const JSON_BODY_LIMIT = 64 * 1024;
 
-/** Content-Security-Policy: our own scripts only; Firebase Auth is the one other origin the page talks to. */
+/** Content-Security-Policy: our own scripts only; Firebase Auth, and Stripe when configured, are the only other origins. */
 export function contentSecurityPolicy(config: ServerConfig): string {
   const connect = ["'self'"];
   if (config.firebaseAuthEmulatorHost) connect.push(`http://${config.firebaseAuthEmulatorHost}`);
   if (config.production) connect.push('https://identitytoolkit.googleapis.com', 'https://securetoken.googleapis.com');
+  // Stripe's Payment Element: its script, its iframes and its API (Stripe's integration security guide).
+  const stripe = config.payments.kind === 'stripe';
+  if (stripe) connect.push('https://api.stripe.com');
   return [
     "default-src 'self'",
-    "script-src 'self'",
+    `script-src 'self'${stripe ? ' https://js.stripe.com' : ''}`,
+    ...(stripe ? ['frame-src https://js.stripe.com https://hooks.stripe.com'] : []),
     // Toasts (react-hot-toast) inject their styles at run time.
     "style-src 'self' 'unsafe-inline'",
     "img-src 'self' blob: data:",
@@ -84,7 +92,7 @@ export async function buildApp(config: ServerConfig, options: AppOptions = {}): 
   const flow = loadFlow();
   app.decorate('callReader', createCallReader(flow));
   // The admin review page is /admin itself; the admin API is everything below it.
-  const isApiPath = apiPathTest([...Object.values(flow.calls).map((call) => call.path), IP_LOOKUP_PATH, ADMIN_PREFIX], [ADMIN_PREFIX]);
+  const isApiPath = apiPathTest([...Object.values(flow.calls).map((call) => call.path), IP_LOOKUP_PATH, WEBHOOK_PATH, SANDBOX_CONFIRM_PATH, ADMIN_PREFIX], [ADMIN_PREFIX]);
 
   app.setErrorHandler((error, request, reply) => {
     const answer = answerFor(error);
@@ -113,11 +121,14 @@ export async function buildApp(config: ServerConfig, options: AppOptions = {}): 
   await app.register(uploadsPlugin, { dataDir: config.dataDir });
   await app.register(identityPlugin, { projectId: config.firebaseProjectId, emulatorHost: config.firebaseAuthEmulatorHost });
   await app.register(adminAuthPlugin, { adminToken: config.adminToken });
+  await app.register(paymentsPlugin, { payments: config.payments, plan: config.subscriptionPlan });
   // Per-route limits (exact file count) are set where each form is read (lib/callPayload.ts).
   await app.register(multipart, { limits: { fileSize: MAX_FILE_BYTES } });
 
   await app.register(authRoutes, config.authRateLimit);
   await app.register(driverRoutes);
+  await app.register(subscriptionRoutes);
+  await app.register(financeRoutes);
   await app.register(adminRoutes, { prefix: ADMIN_PREFIX, config });
   if (!config.production) await app.register(devRoutes);
   await app.register(staticRoutes, { config, isApiPath });

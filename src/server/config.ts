@@ -44,7 +44,32 @@ export interface ServerConfig {
   adminTokenFile: string | null;
   /** The address drivers open (for resume links), e.g. https://onramp.example.com; null: the request's own origin. */
   publicUrl: string | null;
+  payments: PaymentsConfig;
+  subscriptionPlan: SubscriptionPlan;
 }
+
+/** The weekly subscription as drivers see it on /summary; the sandbox charges it too. */
+export interface SubscriptionPlan {
+  amountCents: number;
+  currency: string;
+  interval: 'week';
+}
+
+export type PaymentsConfig =
+  /** The local stand-in for Stripe: test cards only, no account, no network. */
+  | { kind: 'sandbox' }
+  | {
+      kind: 'stripe';
+      secretKey: string;
+      /** Public by design: the browser's Stripe.js uses it. */
+      publishableKey: string;
+      /** The weekly price (price_…) drivers subscribe to. */
+      priceId: string;
+      /** whsec_…: verifies webhook deliveries; without it the webhook endpoint refuses every delivery. */
+      webhookSecret: string | null;
+      /** Another address for the Stripe API (tests point it at a local Stripe-shaped server). */
+      apiBase?: { host: string; port: number; protocol: 'http' | 'https' };
+    };
 
 export class ConfigError extends Error {
   constructor(message: string) {
@@ -139,6 +164,40 @@ function readPublicUrl(env: Env): string | null {
   return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
 }
 
+function readApiBase(raw: string): { host: string; port: number; protocol: 'http' | 'https' } {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(`STRIPE_API_BASE must be an address such as http://127.0.0.1:12111, got "${raw}".`);
+  }
+  const protocol = url.protocol === 'http:' ? 'http' : url.protocol === 'https:' ? 'https' : null;
+  if (!protocol) throw new ConfigError(`STRIPE_API_BASE must start with http:// or https://, got "${raw}".`);
+  return { host: url.hostname, port: Number(url.port || (protocol === 'https' ? 443 : 80)), protocol };
+}
+
+/**
+ * Stripe when STRIPE_SECRET_KEY is set, else the sandbox. Production must use Stripe: the
+ * sandbox "takes" test cards from anyone.
+ */
+function readPayments(env: Env, production: boolean): PaymentsConfig {
+  const secretKey = env.STRIPE_SECRET_KEY;
+  if (!secretKey) {
+    if (production) throw new ConfigError('STRIPE_SECRET_KEY is required in production: without it subscriptions would be paid with test cards.');
+    return { kind: 'sandbox' };
+  }
+  const missing = ['STRIPE_PUBLISHABLE_KEY', 'STRIPE_PRICE_ID', ...(production ? ['STRIPE_WEBHOOK_SECRET'] : [])].filter((name) => !env[name]);
+  if (missing.length > 0) throw new ConfigError(`With STRIPE_SECRET_KEY set, ${missing.join(' and ')} must be set too.`);
+  return {
+    kind: 'stripe',
+    secretKey,
+    publishableKey: env.STRIPE_PUBLISHABLE_KEY!,
+    priceId: env.STRIPE_PRICE_ID!,
+    webhookSecret: env.STRIPE_WEBHOOK_SECRET || null,
+    ...(env.STRIPE_API_BASE ? { apiBase: readApiBase(env.STRIPE_API_BASE) } : {}),
+  };
+}
+
 const isInside = (child: string, parent: string) => {
   const rel = relative(parent, child);
   return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
@@ -210,5 +269,8 @@ export function readConfig(env: Env = process.env): ServerConfig {
     adminToken,
     adminTokenFile,
     publicUrl: readPublicUrl(env),
+    payments: readPayments(env, production),
+    // Spec §9: $199 per week. With Stripe the price object charges; this is what drivers are shown.
+    subscriptionPlan: { amountCents: readInteger(env, 'SUBSCRIPTION_PRICE_CENTS', 19_900, 1), currency: 'usd', interval: 'week' },
   };
 }

@@ -16,6 +16,10 @@ export interface NextRule {
   when?: Condition[];
   to: string;
   state?: Record<string, string | number | boolean>;
+  /** Targets to remove on going this way. */
+  clear?: string[];
+  successToast?: string;
+  errorToast?: string;
 }
 export interface PayloadField {
   from: string;
@@ -36,7 +40,7 @@ export interface Guard {
 export interface AfterCall {
   when?: Condition[];
   call: string;
-  onError?: { fallback: string; clear?: string[]; to: string };
+  onError?: CallError;
 }
 export interface StepAction {
   label: string;
@@ -65,6 +69,20 @@ export interface ScreenAction {
   label: string;
   to: string;
 }
+/** The journey's end: the view a form step shows after its last successful submit. */
+export interface Completion {
+  image?: string;
+  title: string;
+  message: string;
+  hint: string;
+  /** Posted to an embedding app (window.parent, React Native's web view) so it can close the flow. */
+  hostMessage: string;
+}
+export interface CallError {
+  fallback: string;
+  clear?: string[];
+  to: string;
+}
 export interface FormStep {
   route: string;
   kind: 'form';
@@ -79,7 +97,9 @@ export interface FormStep {
   successToast?: string;
   actions?: StepAction[];
   social?: SocialSignIn;
-  next: NextRule[];
+  /** Where a successful submit goes; absent only on the last step, which has a `completion`. */
+  next?: NextRule[];
+  completion?: Completion;
 }
 export interface ScreenStep {
   route: string;
@@ -94,7 +114,14 @@ export interface ScreenStep {
   poll?: { call: string; everyMs: number; next: NextRule[] };
   rejected?: { title: string; message: string; hint: string; action: ScreenAction };
   panel?: { open: string; title: string; lines: string[]; close: string };
+  /** Where the screen goes on; with a `call`, the rules read its answer as `response.*`. */
   next?: NextRule[];
+  /** What the screen keeps from its call's answer. */
+  store?: Record<string, string>;
+  onError?: CallError;
+  sections?: { title: string; items: string[] }[];
+  priceCaption?: string;
+  card?: { loading: string; submit: string; retry: string; errors: { provider: string; unexpected: string; thrown: string } };
 }
 export type Step = FormStep | ScreenStep;
 export interface ResumeRule {
@@ -106,8 +133,6 @@ export interface ResumeRule {
 export interface Flow {
   start: string;
   journey: string[];
-  /** Steps a later change builds, by id, with their routes. */
-  planned?: Record<string, string>;
   messages: { requestFailed: string; statusFailed: string; timedOut: string; identityFailed: string; tokenMissing: string };
   calls: Record<string, Call>;
   steps: Record<string, Step>;
@@ -152,8 +177,8 @@ export const allHold = (conditions: Condition[] | undefined, lookup: Lookup) =>
   (conditions ?? []).every((c) => conditionHolds(c, lookup));
 
 /** The first rule whose conditions hold; rules without `when` always hold. */
-export function resolveNextStep(rules: NextRule[], lookup: Lookup): NextRule | undefined {
-  return rules.find((rule) => allHold(rule.when, lookup));
+export function resolveNextStep(rules: NextRule[] | undefined, lookup: Lookup): NextRule | undefined {
+  return rules?.find((rule) => allHold(rule.when, lookup));
 }
 
 export function resolveResume(rules: ResumeRule[], lookup: Lookup): ResumeRule | undefined {

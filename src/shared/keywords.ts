@@ -83,4 +83,22 @@ const yearWithin: KeywordDefinition = {
   },
 };
 
-export const customKeywords: KeywordDefinition[] = [minAgeYears, minMonthsAhead, yearWithin];
+/**
+ * A US bank routing (ABA) number: 9 digits whose weighted sum 3·(d1+d4+d7) + 7·(d2+d5+d8) +
+ * (d3+d6+d9) is a multiple of 10: `"abaRouting": true`. Only a value of 1 to 9 digits is judged
+ * here; "not a number" and "too long" have their own rules and messages.
+ */
+const abaRouting: KeywordDefinition = {
+  keyword: 'abaRouting',
+  type: 'string',
+  schemaType: 'boolean',
+  code(cxt) {
+    if (cxt.schema !== true) return;
+    const d = (i: number) => _`Number(${cxt.data}[${i}])`;
+    const sum = _`3 * (${d(0)} + ${d(3)} + ${d(6)}) + 7 * (${d(1)} + ${d(4)} + ${d(7)}) + ${d(2)} + ${d(5)} + ${d(8)}`;
+    cxt.fail(_`/^[0-9]{1,9}$/.test(${cxt.data}) && !(/^[0-9]{9}$/.test(${cxt.data}) && (${sum}) % 10 === 0)`);
+  },
+  error: { message: 'must be a valid routing number' },
+};
+
+export const customKeywords: KeywordDefinition[] = [minAgeYears, minMonthsAhead, yearWithin, abaRouting];

@@ -49,6 +49,8 @@ describe('the web app (dist/)', () => {
           firebase: { apiKey: 'demo-api-key', authDomain: 'demo-onramp.firebaseapp.com', projectId: 'demo-onramp' },
           authEmulatorUrl: 'http://127.0.0.1:9099',
           ipLookupUrl: '/ip',
+          payments: { provider: 'sandbox', confirmUrl: '/sandbox/confirmPayment' },
+          subscriptionPlan: { amountCents: 19_900, currency: 'usd', interval: 'week' },
         });
         expect(response.body).not.toContain('<!--app-config-->');
       }

@@ -15,6 +15,12 @@ const scratch = mkdtempSync(join(tmpdir(), 'onramp-config-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 const PRODUCTION_ADMIN_TOKEN = 'prod-admin-token-0123456789abcdefghij';
+const PRODUCTION_STRIPE = {
+  STRIPE_SECRET_KEY: 'sk_live_example',
+  STRIPE_PUBLISHABLE_KEY: 'pk_live_example',
+  STRIPE_PRICE_ID: 'price_weekly',
+  STRIPE_WEBHOOK_SECRET: 'whsec_example',
+};
 
 describe('readConfig', () => {
   it('defaults to the local stand-ins', () => {
@@ -52,18 +58,55 @@ describe('readConfig', () => {
   });
 
   it('refuses the Auth emulator in production and has no emulator by default there', () => {
-    const env = { NODE_ENV: 'production', DATA_DIR: join(scratch, 'prod'), DATA_KEY: randomBytes(32).toString('base64'), ADMIN_TOKEN: PRODUCTION_ADMIN_TOKEN };
+    const env = { NODE_ENV: 'production', DATA_DIR: join(scratch, 'prod'), DATA_KEY: randomBytes(32).toString('base64'), ADMIN_TOKEN: PRODUCTION_ADMIN_TOKEN, ...PRODUCTION_STRIPE };
     expect(readConfig(env).firebaseAuthEmulatorHost).toBeNull();
     expect(() => readConfig({ ...env, FIREBASE_AUTH_EMULATOR_HOST: '127.0.0.1:9099' })).toThrow(/must not be set in production/);
   });
 
   it('refuses to start in production without ADMIN_TOKEN, or with a short one, and generates none there', () => {
-    const env = { NODE_ENV: 'production', DATA_DIR: join(scratch, 'prod-admin'), DATA_KEY: randomBytes(32).toString('base64') };
+    const env = { NODE_ENV: 'production', DATA_DIR: join(scratch, 'prod-admin'), DATA_KEY: randomBytes(32).toString('base64'), ...PRODUCTION_STRIPE };
     expect(() => readConfig(env)).toThrow(/ADMIN_TOKEN is required in production/);
     expect(() => readConfig({ ...env, ADMIN_TOKEN: 'x'.repeat(31) })).toThrow(/ADMIN_TOKEN must be at least 32 characters/);
     expect(() => readConfig({ ...env, ADMIN_TOKEN: `${'x'.repeat(31)} y` })).toThrow(/without spaces/);
     expect(readConfig({ ...env, ADMIN_TOKEN: PRODUCTION_ADMIN_TOKEN })).toMatchObject({ adminToken: PRODUCTION_ADMIN_TOKEN, adminTokenFile: null });
     expect(existsSync(join(scratch, 'prod-admin', 'admin-token'))).toBe(false);
+  });
+
+  it('uses the payment sandbox and the $199/week plan by default', () => {
+    const config = readConfig({ DATA_DIR: join(scratch, 'defaults') });
+    expect(config.payments).toEqual({ kind: 'sandbox' });
+    expect(config.subscriptionPlan).toEqual({ amountCents: 19_900, currency: 'usd', interval: 'week' });
+  });
+
+  it('uses Stripe when STRIPE_SECRET_KEY is set, and requires its other settings', () => {
+    const dataDir = join(scratch, 'stripe');
+    expect(() => readConfig({ DATA_DIR: dataDir, STRIPE_SECRET_KEY: 'sk_test_x' })).toThrow(
+      'With STRIPE_SECRET_KEY set, STRIPE_PUBLISHABLE_KEY and STRIPE_PRICE_ID must be set too.',
+    );
+    const config = readConfig({
+      DATA_DIR: dataDir,
+      STRIPE_SECRET_KEY: 'sk_test_x',
+      STRIPE_PUBLISHABLE_KEY: 'pk_test_x',
+      STRIPE_PRICE_ID: 'price_x',
+      STRIPE_API_BASE: 'http://127.0.0.1:12111',
+    });
+    expect(config.payments).toEqual({
+      kind: 'stripe',
+      secretKey: 'sk_test_x',
+      publishableKey: 'pk_test_x',
+      priceId: 'price_x',
+      webhookSecret: null,
+      apiBase: { host: '127.0.0.1', port: 12111, protocol: 'http' },
+    });
+  });
+
+  it('refuses the payment sandbox in production, and Stripe there without a webhook secret', () => {
+    const env = { NODE_ENV: 'production', DATA_DIR: join(scratch, 'prod-pay'), DATA_KEY: randomBytes(32).toString('base64'), ADMIN_TOKEN: PRODUCTION_ADMIN_TOKEN };
+    expect(() => readConfig(env)).toThrow('STRIPE_SECRET_KEY is required in production: without it subscriptions would be paid with test cards.');
+    expect(() => readConfig({ ...env, ...PRODUCTION_STRIPE, STRIPE_WEBHOOK_SECRET: '' })).toThrow(
+      'With STRIPE_SECRET_KEY set, STRIPE_WEBHOOK_SECRET must be set too.',
+    );
+    expect(readConfig({ ...env, ...PRODUCTION_STRIPE }).payments.kind).toBe('stripe');
   });
 
   it('generates the local admin token once, readable only by its owner, and says where it is', () => {

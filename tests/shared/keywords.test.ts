@@ -63,3 +63,15 @@ describe('yearWithin (vehicle year)', () => {
     expect(modelYear('123')).toEqual(['Please enter a valid year in YYYY format']);
   });
 });
+
+describe('abaRouting (bank routing number)', () => {
+  const routing = (value: string) => messagesFor('bank', { routingNumber: value }).routingNumber;
+  it.each(['111000025', '021000021', '110000000'])('accepts %s, whose ABA checksum holds', (value) => expect(routing(value)).toBeUndefined());
+  it.each(['111000026', '021000022', '12345'])('rejects %s with "Routing number is not valid."', (value) =>
+    expect(routing(value)).toEqual(['Routing number is not valid.']),
+  );
+  it('leaves letters and an overlong number to their own messages', () => {
+    expect(routing('11100002a')).toEqual(['Routing number must be a numeric value.']);
+    expect(routing('1110000250')).toEqual(['Routing Number must be maximum 9 characters long.']);
+  });
+});

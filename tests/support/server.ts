@@ -255,3 +255,12 @@ export async function sendVehicle(app: FastifyInstance, driver: TestDriver, over
   if (response.statusCode !== 200) throw new Error(`vehicle failed: ${response.statusCode} ${response.body}`);
   return vehicleId;
 }
+
+/** A driver who sent the vehicle and was approved by an administrator (POST /admin/drivers/:id/approve). */
+export async function approvedDriver(server: TestServer): Promise<TestDriver> {
+  const driver = await signIn(server.app);
+  await sendVehicle(server.app, driver);
+  const response = await server.app.inject({ method: 'POST', url: `/admin/drivers/${driver.driverId}/approve`, headers: bearer(server.config.adminToken) });
+  if (response.statusCode !== 200) throw new Error(`approval failed: ${response.statusCode} ${response.body}`);
+  return driver;
+}

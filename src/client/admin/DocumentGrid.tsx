@@ -70,14 +70,14 @@ function DocumentThumbnail({ document, session, onOpen }: { document: AdminDocum
           <>
             <span>{image.message ?? 'Could not load this image.'}</span>
             <button type="button" className="admin-link-button" onClick={retry}>
-              Retry<span className="admin-visually-hidden"> {label}</span>
+              Retry<span className="visually-hidden"> {label}</span>
             </button>
           </>
         )}
       </div>
       <span className="admin-thumb-label">
         {label}
-        {image.state === 'loading' && <span className="admin-visually-hidden"> (loading)</span>}
+        {image.state === 'loading' && <span className="visually-hidden"> (loading)</span>}
       </span>
     </li>
   );

@@ -123,10 +123,10 @@ function Decision({ driver, name, session, onDecided }: { driver: AdminDriver; n
             onClick={() => void decide(() => approveDriver(driver.id, session.bearer), 'Driver approved.')}
           >
             {busy && <span className="spinner" aria-hidden="true" />}
-            Approve<span className="admin-visually-hidden"> {name}</span>
+            Approve<span className="visually-hidden"> {name}</span>
           </button>
           <button ref={rejectButton} type="button" className="button button-secondary admin-action admin-reject" disabled={busy} onClick={() => setRejecting(true)}>
-            Reject<span className="admin-visually-hidden"> {name}</span>
+            Reject<span className="visually-hidden"> {name}</span>
           </button>
         </div>
       )}
@@ -161,7 +161,7 @@ function Decision({ driver, name, session, onDecided }: { driver: AdminDriver; n
           <div className="admin-actions">
             <button type="submit" className="button button-primary admin-action admin-reject-send" disabled={busy}>
               {busy && <span className="spinner" aria-hidden="true" />}
-              Send rejection<span className="admin-visually-hidden"> of {name}</span>
+              Send rejection<span className="visually-hidden"> of {name}</span>
             </button>
             <button type="button" className="button button-secondary admin-action" disabled={busy} onClick={cancelRejection}>
               Cancel

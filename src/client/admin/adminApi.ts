@@ -1,16 +1,16 @@
 /** The admin API's three calls, each with the admin token the page was given. */
-import { adminRequest, type ApiResult } from '../api.js';
+import { jsonRequest, type ApiResult } from '../api.js';
 import type { ReviewStatus } from './adminData.js';
 
 const driverPath = (id: string, action: 'approve' | 'reject') => `/admin/drivers/${encodeURIComponent(id)}/${action}`;
 
 export const listDrivers = (status: ReviewStatus, bearer: string): Promise<ApiResult> =>
-  adminRequest('GET', `/admin/drivers?status=${status}`, bearer);
+  jsonRequest('GET', `/admin/drivers?status=${status}`, bearer);
 
-export const approveDriver = (id: string, bearer: string): Promise<ApiResult> => adminRequest('POST', driverPath(id, 'approve'), bearer);
+export const approveDriver = (id: string, bearer: string): Promise<ApiResult> => jsonRequest('POST', driverPath(id, 'approve'), bearer);
 
 export const rejectDriver = (id: string, reason: string, bearer: string): Promise<ApiResult> =>
-  adminRequest('POST', driverPath(id, 'reject'), bearer, { reason });
+  jsonRequest('POST', driverPath(id, 'reject'), bearer, { reason });
 
 /** 401 (no or wrong admin token) and 403 (a driver's token) both mean: this token can't review. */
 export const isRefusal = (status: number): boolean => status === 401 || status === 403;

@@ -1,8 +1,10 @@
 import { lazy, type ComponentType } from 'react';
 import type { ScreenStep } from '../../shared/flow.js';
+import { CallOutcomeScreen } from './CallOutcomeScreen.js';
 import { MessageScreen } from './MessageScreen.js';
 import { ResumeScreen } from './ResumeScreen.js';
 import { RideRequestScreen } from './RideRequestScreen.js';
+import { SummaryScreen } from './SummaryScreen.js';
 
 type Screen = ComponentType<{ step: ScreenStep }>;
 
@@ -13,4 +15,8 @@ export const screens: Record<string, Screen> = {
   awaitingApproval: lazy(() => import('./AwaitingApprovalScreen.js').then((module) => ({ default: module.AwaitingApprovalScreen }))),
   resume: ResumeScreen,
   rideRequest: RideRequestScreen,
+  summary: SummaryScreen,
+  // The card form and its provider code: only for drivers who reach the payment.
+  addCard: lazy(() => import('./AddCardScreen.js').then((module) => ({ default: module.AddCardScreen }))),
+  callOutcome: CallOutcomeScreen,
 };

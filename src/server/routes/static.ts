@@ -10,6 +10,7 @@ import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ServerConfig } from '../config.js';
 import { shared } from '../plugins/shared.js';
+import { SANDBOX_CONFIRM_PATH } from './sandboxPayments.js';
 
 /** The local stand-in for a public-IP lookup service (spec §7), named in the page's configuration. */
 export const IP_LOOKUP_PATH = '/ip';
@@ -27,6 +28,12 @@ export function appConfigOf(config: ServerConfig) {
     },
     authEmulatorUrl: config.firebaseAuthEmulatorHost ? `http://${config.firebaseAuthEmulatorHost}` : null,
     ipLookupUrl: IP_LOOKUP_PATH,
+    // Which card form /add-card shows: Stripe's Payment Element, or the local sandbox's form.
+    payments:
+      config.payments.kind === 'stripe'
+        ? { provider: 'stripe' as const, publishableKey: config.payments.publishableKey }
+        : { provider: 'sandbox' as const, confirmUrl: SANDBOX_CONFIRM_PATH },
+    subscriptionPlan: config.subscriptionPlan,
   };
 }
 

@@ -1,0 +1,40 @@
+/** The summary (/summary): what the subscription gives, its price from the server's configuration, and the way on. */
+import { useLocation } from 'wouter';
+import type { ScreenStep } from '../../shared/flow.js';
+import { appConfig } from '../config.js';
+import { routeOf } from '../flow.js';
+import { Layout } from '../Layout.js';
+import { priceText } from '../price.js';
+
+export function SummaryScreen({ step }: { step: ScreenStep }) {
+  const [, navigate] = useLocation();
+  const { image, title, message, action } = step.content ?? {};
+  return (
+    <Layout>
+      <section className="summary-screen">
+        {image && <img className="message-image" src={image} alt="" width={240} height={180} />}
+        {title && <h1>{title}</h1>}
+        {message && <p className="summary-lead">{message}</p>}
+        {step.sections?.map((section) => (
+          <section key={section.title} className="summary-section">
+            <h2>{section.title}</h2>
+            <ul>
+              {section.items.map((item) => (
+                <li key={item}>{item}</li>
+              ))}
+            </ul>
+          </section>
+        ))}
+        <p className="summary-price">
+          {step.priceCaption && <span className="summary-price-caption">{step.priceCaption}</span>}
+          <strong>{priceText(appConfig().subscriptionPlan)}</strong>
+        </p>
+        {action && (
+          <button type="button" className="button button-primary" onClick={() => navigate(routeOf(action.to))}>
+            {action.label}
+          </button>
+        )}
+      </section>
+    </Layout>
+  );
+}

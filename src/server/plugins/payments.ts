@@ -1,0 +1,24 @@
+import type { PaymentsConfig, SubscriptionPlan } from '../config.js';
+import type { PaymentGateway } from '../payments/gateway.js';
+import { createSandboxGateway } from '../payments/sandboxGateway.js';
+import { createStripeGateway } from '../payments/stripeGateway.js';
+import { sandboxPaymentRoutes } from '../routes/sandboxPayments.js';
+import { shared } from './shared.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    payments: PaymentGateway;
+  }
+}
+
+/** The payment gateway configuration picks (DESIGN §4): Stripe with a secret key, else the local sandbox and its confirm endpoint. */
+export const paymentsPlugin = shared<{ payments: PaymentsConfig; plan: SubscriptionPlan }>(async (app, options) => {
+  const { payments, plan } = options;
+  if (payments.kind === 'stripe') {
+    app.decorate('payments', createStripeGateway(payments));
+    return;
+  }
+  const sandbox = createSandboxGateway(app.db, plan, () => app.now());
+  app.decorate('payments', sandbox);
+  await app.register(sandboxPaymentRoutes, { gateway: sandbox });
+});

@@ -1,0 +1,38 @@
+/**
+ * The local payment sandbox's own endpoint, in place of Stripe.js's confirmPayment: the card
+ * form on /add-card posts the card and the payment's client secret here, and gets Stripe's
+ * answer shapes back. Registered only when the sandbox is the gateway (never with Stripe, and
+ * never in production, which requires Stripe). Card numbers are never logged or stored.
+ */
+import type { FastifyInstance } from 'fastify';
+import { badRequest } from '../errors.js';
+import type { SandboxGateway } from '../payments/sandboxGateway.js';
+
+export const SANDBOX_CONFIRM_PATH = '/sandbox/confirmPayment';
+
+/** Client secrets are 60 to 80 characters; card fields far fewer. */
+const MAX_TEXT = 200;
+const textOf = (body: Record<string, unknown>, key: string) => {
+  const value = body[key];
+  if (typeof value !== 'string' || value.length > MAX_TEXT) throw badRequest(`${key} must be text of at most ${MAX_TEXT} characters.`);
+  return value;
+};
+
+export async function sandboxPaymentRoutes(app: FastifyInstance, options: { gateway: SandboxGateway }) {
+  app.post(SANDBOX_CONFIRM_PATH, async (request, reply) => {
+    const body = request.body;
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) throw badRequest('The request body must be a JSON object.');
+    const fields = body as Record<string, unknown>;
+    const unknown = Object.keys(fields).find((key) => !['clientSecret', 'number', 'expiry', 'cvc'].includes(key));
+    if (unknown !== undefined) throw badRequest(`Unknown field: ${unknown}`);
+    const result = await options.gateway.confirmPayment(textOf(fields, 'clientSecret'), {
+      number: textOf(fields, 'number'),
+      expiry: textOf(fields, 'expiry'),
+      cvc: textOf(fields, 'cvc'),
+    });
+    if ('paymentIntent' in result) return result;
+    // Stripe's statuses: 402 for a declined card, 400 for a card it could not take, 404 for an unknown payment.
+    const status = result.error.type === 'card_error' ? 402 : result.error.type === 'validation_error' ? 400 : 404;
+    return reply.code(status).send({ message: result.error.message, ...result });
+  });
+}

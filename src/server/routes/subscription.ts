@@ -1,0 +1,216 @@
+/**
+ * The weekly subscription (spec §4 "Payment confirmation" and "Success check", §7). The payment
+ * gateway (plugins/payments.ts) is Stripe or the local sandbox; these routes decide who may pay
+ * and what counts as paid, never trusting ids a browser sends on their own (DESIGN §4):
+ *
+ * - GET createStripeSub: approved drivers only. One subscription per driver even when two
+ *   requests race: the first claims the driver's row, the other waits for its answer.
+ * - POST validateStripeSub: the ids must be the driver's own; the provider is asked whether the
+ *   invoice is paid, and that answer sets isSubscriptionPaid.
+ * - POST webhook (Stripe): signature checked on the raw body, each event handled once;
+ *   `invoice.paid` / `invoice.payment_failed` keep the paid flag in step with renewals.
+ */
+import type { FastifyInstance } from 'fastify';
+import { forbidden, HttpError, badRequest, conflict } from '../errors.js';
+import type { Queryable } from '../db/db.js';
+import { WebhookSignatureError, type CreatedSubscription, type SubscriptionState } from '../payments/gateway.js';
+
+export const SUBSCRIPTION_MESSAGES = {
+  notApproved: 'Your profile must be approved before you subscribe.',
+  alreadyActive: 'Your subscription is already active.',
+  notYours: 'This subscription does not belong to your account.',
+  busy: 'Your subscription is still being set up. Please try again in a moment.',
+  providerDown: 'The payment provider could not be reached. Please try again.',
+  idsMissing: 'The subscription to check is missing. Please subscribe again.',
+} as const;
+
+export const WEBHOOK_PATH = '/subscription/webhook';
+
+/** A claim older than this was left by a request that died; another request may take it over. */
+const STALE_CLAIM_MS = 60_000;
+/** How long a request waits for a concurrent one's subscription before asking the driver to retry. */
+const CLAIM_WAIT_MS = 15_000;
+const CLAIM_POLL_MS = 100;
+/** Provider statuses after which a new subscription is made instead of paying the old one. */
+const ENDED = new Set(['incomplete_expired', 'canceled', 'unpaid']);
+
+interface SubscriptionRow {
+  customer_id: string | null;
+  subscription_id: string | null;
+  payment_intent_id: string | null;
+  status: string;
+  claimed_at: Date;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const isPaid = (state: SubscriptionState) => state.invoicePaid && (state.status === 'active' || state.status === 'trialing');
+
+export async function subscriptionRoutes(app: FastifyInstance) {
+  const reader = app.callReader;
+  const gateway = app.payments;
+
+  /** Any provider failure is the provider's: a 502 with words the driver can act on, details in the log. */
+  async function provider<T>(work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      app.log.error({ error: { type: (error as Error).name, message: (error as Error).message } }, 'Payment provider call failed');
+      throw new HttpError(502, SUBSCRIPTION_MESSAGES.providerDown);
+    }
+  }
+
+  async function approvedDriver(driverId: string): Promise<{ email: string; paid: boolean }> {
+    const { rows } = await app.db.query<{ email: string; status: string; is_subscription_paid: boolean }>(
+      'SELECT email, status, is_subscription_paid FROM drivers WHERE id = $1',
+      [driverId],
+    );
+    const driver = rows[0];
+    // Steps in order (research: subscription before approval → 403).
+    if (!driver || driver.status !== 'approved') throw forbidden(SUBSCRIPTION_MESSAGES.notApproved);
+    return { email: driver.email, paid: driver.is_subscription_paid };
+  }
+
+  const rowOf = async (db: Queryable, driverId: string) =>
+    (await db.query<SubscriptionRow>('SELECT customer_id, subscription_id, payment_intent_id, status, claimed_at FROM subscriptions WHERE driver_id = $1', [driverId])).rows[0];
+
+  async function setPaid(db: Queryable, driverId: string, paid: boolean) {
+    await db.query('UPDATE drivers SET is_subscription_paid = $2, updated_at = $3 WHERE id = $1', [driverId, paid, app.now()]);
+  }
+
+  /** Claims the driver's row for a new subscription: true if this request now owns it. */
+  async function claim(driverId: string, current: SubscriptionRow | undefined): Promise<boolean> {
+    const now = app.now();
+    if (!current) {
+      const inserted = await app.db.query(
+        `INSERT INTO subscriptions (driver_id, status, claimed_at, updated_at) VALUES ($1, 'creating', $2, $2) ON CONFLICT (driver_id) DO NOTHING RETURNING driver_id`,
+        [driverId, now],
+      );
+      return inserted.rows.length === 1;
+    }
+    // Only one request can move the row from the state it read.
+    const taken = await app.db.query(
+      `UPDATE subscriptions SET status = 'creating', claimed_at = $2, updated_at = $2
+       WHERE driver_id = $1 AND status = $3 AND claimed_at = $4 RETURNING driver_id`,
+      [driverId, now, current.status, current.claimed_at],
+    );
+    return taken.rows.length === 1;
+  }
+
+  async function createFor(driverId: string, email: string, row: SubscriptionRow | undefined): Promise<CreatedSubscription> {
+    try {
+      let customerId = row?.customer_id ?? null;
+      if (!customerId) {
+        customerId = await provider(() => gateway.createCustomer({ driverId, email }));
+        await app.db.query('UPDATE subscriptions SET customer_id = $2 WHERE driver_id = $1', [driverId, customerId]);
+      }
+      const claimedAt = (await rowOf(app.db, driverId))!.claimed_at;
+      const created = await provider(() =>
+        gateway.createSubscription({ customerId: customerId!, driverId, idempotencyKey: `subscription:${driverId}:${claimedAt.getTime()}` }),
+      );
+      await app.db.query(
+        `UPDATE subscriptions SET subscription_id = $2, payment_intent_id = $3, status = 'incomplete', updated_at = $4 WHERE driver_id = $1`,
+        [driverId, created.subscriptionId, created.paymentIntentId, app.now()],
+      );
+      return created;
+    } catch (error) {
+      // Free the claim at once, so the driver's retry makes a new attempt rather than waiting.
+      await app.db.query(`UPDATE subscriptions SET status = 'failed', updated_at = $2 WHERE driver_id = $1`, [driverId, app.now()]);
+      throw error;
+    }
+  }
+
+  app.register(async (scoped) => {
+    scoped.addHook('preHandler', app.requireDriver);
+
+    scoped.get(reader.routePath('createStripeSub'), async (request) => {
+      const driverId = request.driverId;
+      const driver = await approvedDriver(driverId);
+      if (driver.paid) throw conflict(SUBSCRIPTION_MESSAGES.alreadyActive);
+      const deadline = Date.now() + CLAIM_WAIT_MS;
+      for (;;) {
+        const row = await rowOf(app.db, driverId);
+        const claimable =
+          !row ||
+          row.status === 'failed' ||
+          (row.status === 'creating' && app.now().getTime() - row.claimed_at.getTime() > STALE_CLAIM_MS) ||
+          ENDED.has(row.status);
+        if (row?.subscription_id && row.status !== 'creating' && !claimable) {
+          const state = await provider(() => gateway.retrieveSubscription(row.subscription_id!));
+          if (isPaid(state)) {
+            await setPaid(app.db, driverId, true);
+            throw conflict(SUBSCRIPTION_MESSAGES.alreadyActive);
+          }
+          if (!ENDED.has(state.status) && state.clientSecret) {
+            // The same subscription again (a reload, a declined card): pay its open invoice.
+            return { clientSecret: state.clientSecret, stripeSubscriptionId: state.subscriptionId, paymentIntentId: row.payment_intent_id };
+          }
+          await app.db.query('UPDATE subscriptions SET status = $2 WHERE driver_id = $1', [driverId, state.status]);
+          continue;
+        }
+        if (claimable && (await claim(driverId, row))) {
+          const created = await createFor(driverId, driver.email, row);
+          return { clientSecret: created.clientSecret, stripeSubscriptionId: created.subscriptionId, paymentIntentId: created.paymentIntentId };
+        }
+        // Another request is creating it: wait for its answer.
+        if (Date.now() > deadline) throw conflict(SUBSCRIPTION_MESSAGES.busy);
+        await sleep(CLAIM_POLL_MS);
+      }
+    });
+
+    scoped.post(reader.routePath('validateStripeSub'), async (request) => {
+      const driverId = request.driverId;
+      await approvedDriver(driverId);
+      const { extras } = reader.json('validateStripeSub', request, null);
+      const subscriptionId = extras.stripeSubscriptionId;
+      const paymentIntentId = extras.paymentIntentId;
+      if (typeof subscriptionId !== 'string' || !subscriptionId || typeof paymentIntentId !== 'string' || !paymentIntentId) {
+        throw badRequest(SUBSCRIPTION_MESSAGES.idsMissing);
+      }
+      const row = await rowOf(app.db, driverId);
+      if (!row?.subscription_id || row.subscription_id !== subscriptionId) throw forbidden(SUBSCRIPTION_MESSAGES.notYours);
+      const state = await provider(() => gateway.retrieveSubscription(subscriptionId));
+      if (state.customerId !== row.customer_id || !state.paymentIntentIds.includes(paymentIntentId)) throw forbidden(SUBSCRIPTION_MESSAGES.notYours);
+      const status = isPaid(state);
+      await app.db.transaction(async (tx) => {
+        await tx.query('UPDATE subscriptions SET status = $2, updated_at = $3 WHERE driver_id = $1', [driverId, state.status, app.now()]);
+        await setPaid(tx, driverId, status);
+      });
+      return { status };
+    });
+  });
+
+  // Stripe signs the exact bytes it sent: this route keeps JSON bodies raw.
+  app.register(async (webhook) => {
+    webhook.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
+    // An invoice event with its lines is tens of kilobytes, more than the JSON limit of driver calls.
+    webhook.post(WEBHOOK_PATH, { bodyLimit: 1024 * 1024 }, async (request) => {
+      const signature = request.headers['stripe-signature'];
+      let event;
+      try {
+        event = gateway.parseWebhook(request.body as Buffer, typeof signature === 'string' ? signature : undefined);
+      } catch (error) {
+        if (error instanceof WebhookSignatureError) throw badRequest(error.message);
+        throw error;
+      }
+      const handled = await app.db.transaction(async (tx) => {
+        const fresh = await tx.query('INSERT INTO payment_events (id, type, received_at) VALUES ($1, $2, $3) ON CONFLICT (id) DO NOTHING RETURNING id', [
+          event.id,
+          event.type,
+          app.now(),
+        ]);
+        if (fresh.rows.length === 0) return false;
+        if (event.type !== 'other' && event.subscriptionId) {
+          const paid = event.type === 'invoice.paid';
+          await tx.query(
+            `UPDATE drivers SET is_subscription_paid = $2, updated_at = $3
+             WHERE id = (SELECT driver_id FROM subscriptions WHERE subscription_id = $1)`,
+            [event.subscriptionId, paid, app.now()],
+          );
+          if (paid) await tx.query(`UPDATE subscriptions SET status = 'active', updated_at = $2 WHERE subscription_id = $1`, [event.subscriptionId, app.now()]);
+        }
+        return true;
+      });
+      return { received: true, duplicate: !handled };
+    });
+  });
+}
