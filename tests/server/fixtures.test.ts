@@ -10,6 +10,7 @@ import {
   JPEG_BYTES,
   PNG_BYTES,
   TEXT_BYTES,
+  approvedDriver,
   bearer,
   signIn,
   startTestServer,
@@ -23,13 +24,19 @@ const flow = loadFlow();
 let server: TestServer;
 let driver: TestDriver;
 let vehicleId: string;
+let paidDriver: TestDriver;
 
 beforeAll(async () => {
   server = await startTestServer();
   driver = await signIn(server.app);
   await verifyPhone(server.app, driver);
   vehicleId = await uploadVehicleImages(server.app, driver);
+  // The bank account comes after the paid subscription; paying has its own tests (subscription.test.ts).
+  paidDriver = await approvedDriver(server);
+  await server.db.query('UPDATE drivers SET is_subscription_paid = true WHERE id = $1', [paidDriver.driverId]);
 });
+
+const driverFor = (stepId: string) => (stepId === 'addBank' ? paidDriver : driver);
 afterAll(async () => {
   await server?.close();
 });
@@ -43,11 +50,12 @@ function fileFor(contentType: unknown): Blob | undefined {
 
 async function serverMessages(stepId: string, formData: Record<string, unknown>) {
   const step = flow.steps[stepId] as FormStep;
+  const sender = driverFor(stepId);
   const call = flow.calls[step.call]!;
   const lookup = lookupIn({
     form: formData,
     context: { ip: null, idToken: 'not-checked-before-the-form' },
-    storage: { email: driver.email, phone: driver.phone, vehicle_id: vehicleId },
+    storage: { email: sender.email, phone: sender.phone, vehicle_id: vehicleId },
   });
   const payload = buildPayload(call, (source) => (source.startsWith('file.') ? fileFor(formData[source.slice(5)]) : lookup(source)));
   let body: FormData | Record<string, unknown> = payload;
@@ -58,7 +66,7 @@ async function serverMessages(stepId: string, formData: Record<string, unknown>)
       else if (value !== null && value !== undefined) body.append(key, String(value));
     }
   }
-  const response = await server.app.inject({ method: 'POST', url: call.path, headers: bearer(driver.token), payload: body as never });
+  const response = await server.app.inject({ method: 'POST', url: call.path, headers: bearer(sender.token), payload: body as never });
   const json = response.json() as { message?: string; errors?: Record<string, string[]> };
   const messages: Messages = {};
   for (const [field, [first]] of Object.entries(json.errors ?? {})) if (first !== undefined) messages[`/${field}`] = first;
