@@ -5,9 +5,8 @@
 import { cp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { compileSchemaValidatorsCode } from '@rjsf/validator-ajv8/compileSchemaValidators';
 import * as esbuild from 'esbuild';
-import { AJV_OPTIONS, extendAjv } from './src/shared/ajv.ts';
+import { precompiledValidatorsCode } from './src/cli/precompiledValidators.ts';
 import { loadFlow, loadSchema, loadUiSchema, PROJECT_ROOT, schemaNamesOf } from './src/shared/projectFiles.ts';
 import { writeUsPlaces } from './src/cli/usPlaces.mjs';
 
@@ -23,9 +22,7 @@ async function generateForms(names) {
   for (const name of names) {
     const schema = loadSchema(name);
     const uiSchema = loadUiSchema(name);
-    // rjsf's CommonJS output: its ESM output breaks on negative schema hashes.
-    const validators = compileSchemaValidatorsCode(schema, { ajvOptionsOverrides: AJV_OPTIONS, extenderFn: extendAjv });
-    await writeFile(join(GENERATED, 'forms', `${name}.validators.cjs`), validators);
+    await writeFile(join(GENERATED, 'forms', `${name}.validators.cjs`), precompiledValidatorsCode(schema));
     await writeFile(
       join(GENERATED, 'forms', `${name}.js`),
       `import validateFns from './${name}.validators.cjs';\n` +

@@ -1,35 +1,28 @@
-// The fixture payloads under tests/fixtures/ against the browser's precompiled validator (the
-// code `npm run build` generates) and the shared validator the server and the CLI use: both
-// must give exactly the messages each fixture lists.
-import { createPrecompiledValidator } from '@rjsf/validator-ajv8';
-import type { RJSFSchema } from '@rjsf/utils';
+// Every fixture under tests/fixtures/ through the very code `npm run validate` runs: the
+// browser's precompiled validator and the server's check must both give exactly the messages
+// the fixture lists (tests/server/fixtures.test.ts sends the bad ones through the real routes).
+import { relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { compareMessages, firstMessages, listFixtures, schemaMessages } from '../src/cli/fixtures.js';
-import { expandErrors, fieldOf } from '../src/shared/errors.js';
+import { checkFixture, FIXTURES_DIR, listFixtureFiles, parseFixture } from '../src/cli/fixtures.js';
+import { loadFlow, readJsonFile } from '../src/shared/projectFiles.js';
 
-const fixtures = listFixtures();
+const flow = loadFlow();
+const files = listFixtureFiles();
+const fixtures = files.map((file) => ({ file, ...parseFixture(readJsonFile(file), flow) }));
 
-async function browserMessages(schemaName: string, formData: Record<string, unknown>): Promise<Record<string, string>> {
-  const form = (await import(`../build/generated/forms/${schemaName}.js`)) as { schema: RJSFSchema; validateFns: never };
-  const validator = createPrecompiledValidator(form.validateFns, form.schema);
-  const { errors } = validator.validateFormData(formData, form.schema, undefined, (e) => expandErrors(e));
-  const byField: Record<string, string[]> = {};
-  for (const error of errors) (byField[fieldOf(error.property)] ??= []).push(error.message ?? '');
-  return firstMessages(byField);
-}
-
-describe('fixture payloads', () => {
+describe('fixtures', () => {
   it('include at least 20 bad payloads', () => {
-    expect(fixtures.filter((f) => !f.valid).length).toBeGreaterThanOrEqual(20);
+    expect(fixtures.filter((f) => f.expect === 'invalid').length).toBeGreaterThanOrEqual(20);
   });
 
-  describe.each(fixtures.map((f) => [f.file, f] as const))('%s', (_file, fixture) => {
-    it(`${fixture.valid ? 'passes' : 'fails'} the shared validator${fixture.valid ? '' : ' with its messages'}`, () => {
-      expect(compareMessages(fixture.errors, schemaMessages(fixture.schema, fixture.formData))).toEqual([]);
-    });
+  it('sit in tests/fixtures/<step>/<valid or invalid>/, so a tester finds them', () => {
+    const misplaced = fixtures.filter((f) => !relative(FIXTURES_DIR, f.file).startsWith(`${f.step}/${f.expect}/`));
+    expect(misplaced.map((f) => f.file)).toEqual([]);
+  });
 
-    it(`${fixture.valid ? 'passes' : 'fails'} the browser’s precompiled validator${fixture.valid ? '' : ' with the same messages'}`, async () => {
-      expect(compareMessages(fixture.errors, await browserMessages(fixture.schema, fixture.formData))).toEqual([]);
-    });
+  it.each(files.map((file) => [relative(FIXTURES_DIR, file), file]))('%s gets its messages from both validators', (_name, file) => {
+    const result = checkFixture(file, flow);
+    expect(result.lines.filter((line) => !line.ok).map((line) => line.text)).toEqual([]);
+    expect(result.passed).toBe(true);
   });
 });

@@ -4,7 +4,7 @@
  * that names the file and the place, for the operations staff who edit them.
  */
 import { readFileSync } from 'node:fs';
-import { dirname, join, relative } from 'node:path';
+import { dirname, isAbsolute, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createAjv } from './ajv.js';
 import { fromAjvErrors } from './errors.js';
@@ -29,8 +29,14 @@ function positionOf(text: string, offset: number): string {
   return `line ${before.length}, column ${(before.at(-1)?.length ?? 0) + 1}`;
 }
 
+/** A path as messages show it: from the project's root, or whole when outside it. */
+export function shownPath(path: string): string {
+  const inside = relative(PROJECT_ROOT, path);
+  return inside.startsWith('..') || isAbsolute(inside) ? path : inside;
+}
+
 export function readJsonFile(path: string): JsonObject {
-  const shown = relative(PROJECT_ROOT, path);
+  const shown = shownPath(path);
   let text: string;
   try {
     text = readFileSync(path, 'utf8');

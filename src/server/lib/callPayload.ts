@@ -11,15 +11,14 @@
  * What is not a form value (idToken, ip, vehicleId, email and phone from storage) comes back
  * as `extras` for the route's own small rules.
  */
-import type { ValidateFunction } from 'ajv';
 import type { FastifyRequest } from 'fastify';
 import type { MultipartFile, MultipartValue } from '@fastify/multipart';
-import { createAjv } from '../../shared/ajv.js';
-import { expandErrors, fieldOf, fromAjvErrors, messagesByField } from '../../shared/errors.js';
+import { expandErrors, fieldOf, messagesByField } from '../../shared/errors.js';
 import { readPayload, splitSource, type Call, type Flow } from '../../shared/flow.js';
-import { loadSchema, schemaNamesOf } from '../../shared/projectFiles.js';
+import { schemaNamesOf } from '../../shared/projectFiles.js';
 import { badRequest, HttpError } from '../errors.js';
 import { MAX_FILE_BYTES, sniffImageType } from '../plugins/uploads.js';
+import { createFormSchemas } from './formSchemas.js';
 import { reencodeImage } from './reencodeImage.js';
 
 export interface UploadedFile {
@@ -44,11 +43,6 @@ declare module 'fastify' {
   }
 }
 
-interface CompiledSchema {
-  validate: ValidateFunction;
-  properties: Record<string, { type?: unknown }>;
-}
-
 /** Longest text a multipart field may carry (the longest form value is an email: 254). */
 const MAX_FIELD_BYTES = 4 * 1024;
 
@@ -64,19 +58,7 @@ export interface CallReader {
 }
 
 export function createCallReader(flow: Flow): CallReader {
-  const ajv = createAjv();
-  const compiled = new Map<string, CompiledSchema>();
-
-  const schemaNamed = (name: string): CompiledSchema => {
-    let schema = compiled.get(name);
-    if (!schema) {
-      const json = loadSchema(name);
-      const properties = (json.properties ?? {}) as Record<string, { type?: unknown }>;
-      schema = { validate: ajv.compile(json), properties };
-      compiled.set(name, schema);
-    }
-    return schema;
-  };
+  const schemaNamed = createFormSchemas();
 
   const call = (name: string): Call => {
     const found = Object.hasOwn(flow.calls, name) ? flow.calls[name] : undefined;
@@ -114,7 +96,7 @@ export function createCallReader(flow: Flow): CallReader {
       received.form[field] = file.mime;
     }
     if (schemaName) {
-      const { validate, properties } = schemaNamed(schemaName);
+      const { errorsOf, properties } = schemaNamed(schemaName);
       for (const field of Object.keys(received.form)) {
         // A field the call can carry but this variant does not take (phoneNo in the password profile).
         if (!Object.hasOwn(properties, field)) throw badRequest(`Unknown field: ${payloadKeyOf(theCall, field)}`);
@@ -123,8 +105,8 @@ export function createCallReader(flow: Flow): CallReader {
           received.form[field] = value === 'true';
         }
       }
-      if (!validate(received.form)) {
-        const errors = fromAjvErrors(validate.errors ?? []);
+      const errors = errorsOf(received.form);
+      if (errors.length > 0) {
         const first = expandErrors(errors)[0];
         // A schema message stands alone; Ajv's own ("must be boolean") needs the field's name.
         const message = !first

@@ -1,0 +1,27 @@
+/**
+ * The browser's validators: each form's schema compiled ahead of time into plain JavaScript, so
+ * no Ajv compiler and no eval reach the browser. The build writes this code into the bundle;
+ * `npm run validate` runs the very same code in Node, so a tester sees what a driver's browser
+ * would say without building the app.
+ */
+import { createRequire } from 'node:module';
+import { createPrecompiledValidator, type ValidatorFunctions } from '@rjsf/validator-ajv8';
+import { compileSchemaValidatorsCode } from '@rjsf/validator-ajv8/compileSchemaValidators';
+import type { RJSFSchema, ValidatorType } from '@rjsf/utils';
+import { AJV_OPTIONS, extendAjv } from '../shared/ajv.js';
+import type { JsonObject } from '../shared/schemaFiles.js';
+
+/** A CommonJS module: rjsf's ESM output breaks on negative schema hashes. */
+export function precompiledValidatorsCode(schema: JsonObject): string {
+  return compileSchemaValidatorsCode(schema as RJSFSchema, { ajvOptionsOverrides: AJV_OPTIONS, extenderFn: extendAjv });
+}
+
+// The generated code requires Ajv's runtime helpers and ajv-formats, resolved from here.
+const requireFromHere = createRequire(import.meta.url);
+
+/** The form's precompiled validator, as rjsf uses it in the browser. */
+export function precompiledValidator(schema: JsonObject): ValidatorType {
+  const module = { exports: {} as ValidatorFunctions };
+  new Function('module', 'exports', 'require', precompiledValidatorsCode(schema))(module, module.exports, requireFromHere);
+  return createPrecompiledValidator(module.exports, schema as RJSFSchema);
+}

@@ -1,0 +1,33 @@
+/**
+ * The server's check of a form's values against a step schema, with the shared Ajv set-up. The
+ * request reader (callPayload.ts) answers drivers with it, and `npm run validate` shows testers
+ * exactly what the server would answer, without starting it.
+ */
+import { createAjv } from '../../shared/ajv.js';
+import { fromAjvErrors, type ValidationErrorLike } from '../../shared/errors.js';
+import { loadSchema } from '../../shared/projectFiles.js';
+
+export interface FormSchema {
+  properties: Record<string, { type?: unknown }>;
+  /** What is wrong with a form's values; empty when they are valid. */
+  errorsOf(form: Record<string, unknown>): ValidationErrorLike[];
+}
+
+/** Step schemas by name, each read and compiled once. */
+export function createFormSchemas(): (name: string) => FormSchema {
+  const ajv = createAjv();
+  const compiled = new Map<string, FormSchema>();
+  return (name) => {
+    let schema = compiled.get(name);
+    if (!schema) {
+      const json = loadSchema(name);
+      const validate = ajv.compile(json);
+      schema = {
+        properties: (json.properties ?? {}) as FormSchema['properties'],
+        errorsOf: (form) => (validate(form) ? [] : fromAjvErrors(validate.errors ?? [])),
+      };
+      compiled.set(name, schema);
+    }
+    return schema;
+  };
+}
