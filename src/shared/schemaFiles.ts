@@ -15,7 +15,12 @@ export type JsonObject = { [key: string]: Json };
 export type SchemaFileReader = (fileName: string) => JsonObject;
 
 export class SchemaFileError extends Error {
-  constructor(file: string, where: string, problem: string) {
+  constructor(
+    readonly file: string,
+    /** The JSON pointer of the object whose "$ref" fails ("" for the whole file). */
+    readonly where: string,
+    readonly problem: string,
+  ) {
     super(`schemas/${file}: ${problem} (at ${where || '/'})`);
     this.name = 'SchemaFileError';
   }
