@@ -26,7 +26,7 @@ export class SchemaFileError extends Error {
   }
 }
 
-const isObject = (value: Json | undefined): value is JsonObject =>
+export const isObject = (value: Json | undefined): value is JsonObject =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
 function mergeInto(base: JsonObject, extra: JsonObject): JsonObject {

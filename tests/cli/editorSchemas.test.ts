@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { FLOW_SCHEMA_FILE, STEP_META_FILE, UI_META_FILE } from '../../src/cli/lintProject.js';
+import { EDITOR_SCHEMAS } from '../../src/cli/lintProject.js';
 import { createAjv } from '../../src/shared/ajv.js';
 import { customKeywords } from '../../src/shared/keywords.js';
 import { PROJECT_ROOT } from '../../src/shared/projectFiles.js';
@@ -10,8 +10,8 @@ import { widgets } from '../../widgets/index.js';
 
 type Node = { [key: string]: Node } & { enum?: string[]; const?: string; allOf?: Node[] };
 const read = (file: string) => JSON.parse(readFileSync(join(PROJECT_ROOT, file), 'utf8')) as Node;
-const stepMeta = read(STEP_META_FILE);
-const uiMeta = read(UI_META_FILE);
+const stepMeta = read(EDITOR_SCHEMAS.step);
+const uiMeta = read(EDITOR_SCHEMAS.ui);
 const registered = Object.keys(widgets).sort();
 const schemaFiles = readdirSync(join(PROJECT_ROOT, 'schemas')).map((name) => `schemas/${name}`);
 
@@ -43,7 +43,7 @@ describe('the editor schemas (schemas/meta/)', () => {
     const validators: [string, ReturnType<typeof ajv.compile>][] = [
       ['.schema.json', ajv.compile(stepMeta as unknown as JsonObject)],
       ['.ui.json', ajv.compile(uiMeta as unknown as JsonObject)],
-      ['.flow.json', ajv.compile(read(FLOW_SCHEMA_FILE) as unknown as JsonObject)],
+      ['.flow.json', ajv.compile(read(EDITOR_SCHEMAS.flow) as unknown as JsonObject)],
     ];
     const files = [...schemaFiles, 'flows/onboarding.flow.json'];
     for (const [suffix, validate] of validators) {
@@ -56,9 +56,9 @@ describe('the editor schemas (schemas/meta/)', () => {
   it('are associated with the files in the editor settings', () => {
     const settings = read('.vscode/settings.json') as unknown as { 'json.schemas': { fileMatch: string[]; url: string }[] };
     expect(settings['json.schemas']).toEqual([
-      { fileMatch: ['/schemas/*.schema.json'], url: `./${STEP_META_FILE}` },
-      { fileMatch: ['/schemas/*.ui.json'], url: `./${UI_META_FILE}` },
-      { fileMatch: ['/flows/*.flow.json'], url: `./${FLOW_SCHEMA_FILE}` },
+      { fileMatch: ['/schemas/*.schema.json'], url: `./${EDITOR_SCHEMAS.step}` },
+      { fileMatch: ['/schemas/*.ui.json'], url: `./${EDITOR_SCHEMAS.ui}` },
+      { fileMatch: ['/flows/*.flow.json'], url: `./${EDITOR_SCHEMAS.flow}` },
     ]);
   });
 });

@@ -5,13 +5,12 @@
  * "call" a call), so a new kind of rule or action is checked without changing this file.
  */
 import { splitSource, type Flow, type FormStep } from '../../shared/flow.js';
-import type { Json, JsonObject } from '../../shared/schemaFiles.js';
+import { isObject, type Json, type JsonObject } from '../../shared/schemaFiles.js';
 import { STORAGE_KEYS } from '../../shared/storageKeys.js';
 import { closest, pointer, suggestion, type Problems } from './problems.js';
 
 export const FLOW_FILE = 'flows/onboarding.flow.json';
 
-const isObject = (value: Json | undefined): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 interface Reference {
   keys: string[];

@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Json, JsonObject } from '../../shared/schemaFiles.js';
+import { isObject, type Json, type JsonObject } from '../../shared/schemaFiles.js';
 import type { Problems } from './problems.js';
 
 /** JSON.parse's complaints (V8's wording, Node 20 and later), what they mean and how to fix them. */
@@ -49,7 +49,6 @@ function lineColumn(text: string, offset: number): string {
   return `${before.length}:${(before.at(-1)?.length ?? 0) + 1}`;
 }
 
-const isObject = (value: Json | undefined): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** A JSON text as an object, or a problem (at line:column for bad syntax). */
 export function parseJsonObject(file: string, text: string, problems: Problems): JsonObject | undefined {

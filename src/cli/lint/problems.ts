@@ -3,6 +3,8 @@
  * the place is a JSON pointer into the file ("/properties/email/format"), or line:column when
  * the file is not even JSON.
  */
+import { isObject, type Json } from '../../shared/schemaFiles.js';
+
 export interface Problem {
   /** From the project's root: "schemas/signup.schema.json". */
   file: string;
@@ -27,6 +29,17 @@ export function pointerKeys(at: string): string[] {
     .slice(1)
     .split('/')
     .map((key) => key.replace(/~1/g, '/').replace(/~0/g, '~'));
+}
+
+/** The value at the keys of a pointer, if there is one. */
+export function valueAt(root: Json, keys: string[]): Json | undefined {
+  let node: Json | undefined = root;
+  for (const key of keys) {
+    if (Array.isArray(node)) node = node[Number(key)];
+    else if (isObject(node)) node = Object.hasOwn(node, key) ? node[key] : undefined;
+    else return undefined;
+  }
+  return node;
 }
 
 /** Whether pointer `inner` is `outer` or below it. */

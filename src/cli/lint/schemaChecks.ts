@@ -7,20 +7,9 @@
  * written in the file itself, so a shared definition's problem is reported once, in its file.
  */
 import { createAjv } from '../../shared/ajv.js';
-import type { Json, JsonObject } from '../../shared/schemaFiles.js';
-import { closest, pointer, suggestion, type Problems } from './problems.js';
+import { isObject, type Json, type JsonObject } from '../../shared/schemaFiles.js';
+import { closest, pointer, suggestion, valueAt, type Problems } from './problems.js';
 
-const isObject = (value: Json | undefined): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
-
-export function valueAt(root: Json, keys: string[]): Json | undefined {
-  let node: Json | undefined = root;
-  for (const key of keys) {
-    if (Array.isArray(node)) node = node[Number(key)];
-    else if (isObject(node)) node = Object.hasOwn(node, key) ? node[key] : undefined;
-    else return undefined;
-  }
-  return node;
-}
 
 /** Keywords whose value is a map of schemas, a schema, or a list of schemas. */
 const SCHEMA_MAPS = ['properties', 'patternProperties', '$defs', 'definitions', 'dependencies'];

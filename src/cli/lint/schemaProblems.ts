@@ -9,13 +9,8 @@
 import type Ajv from 'ajv';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { createAjv } from '../../shared/ajv.js';
-import type { Json, JsonObject } from '../../shared/schemaFiles.js';
-import { pointer, pointerKeys, suggestion, type Problems } from './problems.js';
-
-const isObject = (value: unknown): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
-
-/** Whether instance path `path` is `outer` or below it ("" is the whole document). */
-const under = (path: string, outer: string) => outer === '' || path === outer || path.startsWith(`${outer}/`);
+import { isObject, type Json, type JsonObject } from '../../shared/schemaFiles.js';
+import { isWithin, pointer, pointerKeys, suggestion, type Problems } from './problems.js';
 
 /** A value as a message shows it, cut short. */
 function show(value: unknown): string {
@@ -94,18 +89,19 @@ export class SchemaChecker {
     if (choices.length === 0) return errors.filter((e) => e.keyword !== 'if' && e.keyword !== 'propertyNames');
     const choice = choices.reduce((a, b) => (pointerKeys(b.instancePath).length < pointerKeys(a.instancePath).length ? b : a));
     const at = choice.instancePath;
-    let closest: ErrorObject[] = [];
-    let best = Infinity;
-    for (const branch of choice.schema as Json[]) {
+    const branchErrors = (choice.schema as Json[]).map((branch) => {
       const validate = this.branchValidator(branch);
-      if (validate(choice.data)) continue;
-      const branchErrors = validate.errors ?? [];
-      if (distanceOf(branchErrors) < best) {
-        best = distanceOf(branchErrors);
-        closest = branchErrors.map((e) => ({ ...e, instancePath: `${at}${e.instancePath}` }));
-      }
+      return validate(choice.data) ? null : [...(validate.errors ?? [])];
+    });
+    let closest: ErrorObject[];
+    // A oneOf fails too when several branches match: no branch is closer than another then.
+    if (branchErrors.includes(null)) closest = [{ ...choice, keyword: 'severalMatch' }];
+    else {
+      const best = (branchErrors as ErrorObject[][]).reduce((a, b) => (distanceOf(b) < distanceOf(a) ? b : a));
+      closest = best.map((e) => ({ ...e, instancePath: `${at}${e.instancePath}` }));
     }
-    return this.settle([...errors.filter((e) => !under(e.instancePath, at)), ...closest]);
+    const asPointer = (instancePath: string) => pointer(...pointerKeys(instancePath));
+    return this.settle([...errors.filter((e) => !isWithin(asPointer(e.instancePath), asPointer(at))), ...closest]);
   }
 
   private describe(error: ErrorObject): { at: string; what: string; fix: string } {
@@ -155,6 +151,8 @@ export class SchemaChecker {
         return { at, what: `the list needs at least ${limit} ${limit === 1 ? 'entry' : 'entries'}`, fix: fallback };
       case 'pattern':
         return { at, what: `${show(error.propertyName ?? data)} does not have the expected form (${String(params.pattern)})`, fix: fallback };
+      case 'severalMatch':
+        return { at, what: 'this matches more than one of the shapes allowed here', fix: fallback };
       case 'uniqueItems':
         return { at, what: `entries ${String(params.j)} and ${String(params.i)} are the same`, fix: 'remove one of them' };
       default:

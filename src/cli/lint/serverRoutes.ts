@@ -8,6 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../server/app.js';
 import { readConfig } from '../../server/config.js';
 import type { Db } from '../../server/db/db.js';
@@ -30,7 +31,7 @@ const lintConfig = () =>
   });
 
 export async function checkServedCalls(flow: Flow, problems: Problems): Promise<void> {
-  let app: Awaited<ReturnType<typeof buildApp>>;
+  let app: FastifyInstance;
   try {
     app = await buildApp(lintConfig(), { db: NO_DATABASE, flow });
   } catch (error) {

@@ -4,11 +4,9 @@
  * leaves a field out without "*"). Like the schema checks, these run on the bundled files and
  * report only what the file itself writes.
  */
-import type { Json, JsonObject } from '../../shared/schemaFiles.js';
-import { closest, pointer, suggestion, type Problems } from './problems.js';
-import { valueAt } from './schemaChecks.js';
+import { isObject, type JsonObject } from '../../shared/schemaFiles.js';
+import { closest, pointer, suggestion, valueAt, type Problems } from './problems.js';
 
-const isObject = (value: Json | undefined): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 const isUiKey = (key: string) => key.startsWith('ui:') || key.startsWith('$');
 
