@@ -12,7 +12,7 @@ import { schemaNamesOf } from '../shared/projectFiles.js';
 import { bundleSchema, isObject, SchemaFileError, type JsonObject } from '../shared/schemaFiles.js';
 import { checkFlow, FLOW_FILE } from './lint/flowChecks.js';
 import { parseJsonObject, readProjectFile } from './lint/jsonFiles.js';
-import { pointer, pointerKeys, Problems, suggestion, valueAt, type Problem } from './lint/problems.js';
+import { closest, pointer, pointerKeys, Problems, suggestion, valueAt, type Problem } from './lint/problems.js';
 import { checkCompiles, checkSchemaRules } from './lint/schemaChecks.js';
 import { SchemaChecker } from './lint/schemaProblems.js';
 import { checkServedCalls } from './lint/serverRoutes.js';
@@ -86,7 +86,10 @@ class SchemaFolder {
     const [target = '', fragment = ''] = typeof ref === 'string' ? ref.split('#') : [];
     if (error.problem.startsWith('circular')) this.problems.add(file, at, error.problem, 'remove the loop: a file cannot build on itself');
     else if (typeof ref !== 'string' || ref.startsWith('#')) this.problems.add(file, at, error.problem, 'write "<file>.schema.json#/$defs/<name>"');
-    else if (!this.sources.has(target)) this.problems.add(file, at, `"$ref" names schemas/${target}, which does not exist`, suggestion(target, [...this.sources.keys()]));
+    else if (!this.sources.has(target)) {
+      const near = closest(target, this.sources.keys());
+      this.problems.add(file, at, `"$ref" names schemas/${target}, which does not exist`, near ? `did you mean "${near}"?` : 'name a file of schemas/');
+    }
     else if (this.sources.get(target)) {
       const defs = valueAt(this.sources.get(target) ?? null, ['$defs']);
       const names = isObject(defs) ? Object.keys(defs) : [];
@@ -157,8 +160,9 @@ export async function lintProject(root: string, registry: Registry): Promise<Pro
     if (!source) continue;
     const schemaName = name.replace(UI_SUFFIX, SCHEMA_SUFFIX);
     if (!folder.sources.has(schemaName)) {
-      const uiNames = folder.names(SCHEMA_SUFFIX).map((n) => n.replace(SCHEMA_SUFFIX, UI_SUFFIX));
-      problems.add(file, '/', `there is no schemas/${schemaName} for this UI schema`, `name it after its step schema: ${suggestion(name, uiNames)}`);
+      const near = closest(name, folder.names(SCHEMA_SUFFIX).map((n) => n.replace(SCHEMA_SUFFIX, UI_SUFFIX)));
+      const fix = near ? `did you mean "${near}"?` : `name it after its step schema (signup.ui.json goes with signup.schema.json), or add schemas/${schemaName}`;
+      problems.add(file, '/', `there is no schemas/${schemaName} for this UI schema`, fix);
     } else {
       const ui = folder.bundle(name);
       const schema = folder.bundle(schemaName);

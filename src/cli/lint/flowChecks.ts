@@ -72,11 +72,11 @@ export function checkFlow(flow: Flow, { schemas, screenNames }: FlowContext, pro
     if (!callNames.includes(name)) add(keys, `no call "${name}" in "calls"`, suggestion(name, callNames));
   }
 
+  // Sources, targets and {storage.x} placeholders alike.
+  const storageKeys: readonly string[] = STORAGE_KEYS;
   for (const { keys, name } of textsIn(json, [])) {
-    for (const [, key] of name.matchAll(/\bstorage\.([A-Za-z_]+)/g)) {
-      if (!(STORAGE_KEYS as readonly string[]).includes(key!)) {
-        add(keys, `"${key}" is not a storage key`, `${suggestion(key!, [...STORAGE_KEYS])} (src/shared/storageKeys.ts)`);
-      }
+    for (const [, key = ''] of name.matchAll(/\bstorage\.([A-Za-z_]+)/g)) {
+      if (!storageKeys.includes(key)) add(keys, `"${key}" is not a storage key`, `${suggestion(key, [...storageKeys])} (src/shared/storageKeys.ts)`);
     }
   }
 
@@ -102,7 +102,8 @@ export function checkFlow(flow: Flow, { schemas, screenNames }: FlowContext, pro
       if (!screenNames.includes(step.screen)) add(['steps', id, 'screen'], `no screen "${step.screen}"`, `${suggestion(step.screen, screenNames)} (src/client/screens)`);
       continue;
     }
-    // A form step with a completion block ends the journey; any other must lead on.
+    // A form step with a completion block ends the journey; any other must lead on. (The flow
+    // schema's own "next is missing" is left out for this message.)
     if (!step.next?.length && !('completion' in step)) {
       add(['steps', id], `form step "${id}" has no way on: nothing says where to go once its form is sent`, 'add "next": [{ "to": "<step>" }], or a "completion" block if the journey ends here');
     }

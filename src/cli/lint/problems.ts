@@ -62,8 +62,8 @@ function distance(a: string, b: string): number {
   return rows[s.length]![t.length]!;
 }
 
-/** The candidate a mistyped word most likely meant, if one is close enough (a third of its letters by default). */
-export function closest(word: string, candidates: Iterable<string>, allowed = Math.max(1, Math.floor(word.length / 3))): string | undefined {
+/** The candidate a mistyped word most likely meant, if one is close enough (a quarter of its letters by default). */
+export function closest(word: string, candidates: Iterable<string>, allowed = Math.max(1, Math.floor(word.length / 4))): string | undefined {
   let best: { candidate: string; edits: number } | undefined;
   for (const candidate of candidates) {
     const edits = distance(word, candidate);
