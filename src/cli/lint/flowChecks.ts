@@ -11,7 +11,6 @@ import { closest, pointer, suggestion, type Problems } from './problems.js';
 
 export const FLOW_FILE = 'flows/onboarding.flow.json';
 
-
 interface Reference {
   keys: string[];
   name: string;

@@ -49,7 +49,6 @@ function lineColumn(text: string, offset: number): string {
   return `${before.length}:${(before.at(-1)?.length ?? 0) + 1}`;
 }
 
-
 /** A JSON text as an object, or a problem (at line:column for bad syntax). */
 export function parseJsonObject(file: string, text: string, problems: Problems): JsonObject | undefined {
   let value: Json;

@@ -10,7 +10,6 @@ import { createAjv } from '../../shared/ajv.js';
 import { isObject, type Json, type JsonObject } from '../../shared/schemaFiles.js';
 import { closest, pointer, suggestion, valueAt, type Problems } from './problems.js';
 
-
 /** Keywords whose value is a map of schemas, a schema, or a list of schemas. */
 const SCHEMA_MAPS = ['properties', 'patternProperties', '$defs', 'definitions', 'dependencies'];
 const SCHEMA_VALUES = ['additionalProperties', 'additionalItems', 'items', 'contains', 'propertyNames', 'not', 'if', 'then', 'else'];

@@ -7,7 +7,6 @@
 import { isObject, type JsonObject } from '../../shared/schemaFiles.js';
 import { closest, pointer, suggestion, valueAt, type Problems } from './problems.js';
 
-
 const isUiKey = (key: string) => key.startsWith('ui:') || key.startsWith('$');
 
 export function checkUiSchema(
