@@ -1,11 +1,15 @@
-// `npm run lint` (after the type check): the schema and flow files, as operations staff edit them.
+// `npm run lint:schemas [-- ROOT]` (and the second half of `npm run lint`): the schema, UI schema
+// and flow files, as operations staff edit them, of this project or of the copy at ROOT. One line
+// per problem; exit status 1 if there is any.
 import { screens } from '../client/screens/index.js';
+import { PROJECT_ROOT } from '../shared/projectFiles.js';
 import { widgets } from '../../widgets/index.js';
+import { formatProblem } from './lint/problems.js';
 import { lintProject } from './lintProject.js';
 
-const problems = lintProject(Object.keys(widgets), Object.keys(screens));
-if (problems.length > 0) {
-  console.error(`${problems.length} problem(s) in schemas/ and flows/:\n${problems.map((p) => `  ✗ ${p}`).join('\n')}`);
-  process.exit(1);
-}
-console.log('schemas/ and flows/: no problems');
+const problems = await lintProject(process.argv[2] ?? PROJECT_ROOT, { widgets: Object.keys(widgets), screens: Object.keys(screens) });
+for (const problem of problems) console.log(formatProblem(problem));
+// Since the process started: what running the lint costs, imports included.
+const took = Math.round(performance.now());
+console.log(`schemas and flow: ${problems.length} problem${problems.length === 1 ? '' : 's'} (${took} ms)`);
+process.exitCode = problems.length > 0 ? 1 : 0;

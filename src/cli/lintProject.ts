@@ -1,238 +1,195 @@
 /**
- * The checks behind `npm run lint` for the files operations staff edit. Each problem names the
- * file and the place, so a broken edit is found before it reaches a driver: JSON Forms' "no
- * applicable renderer" failure, moved to build time.
+ * The checks behind `npm run lint:schemas`, for the files operations staff edit: every schema
+ * and UI schema of schemas/ and the flow. Each problem names the file, the place and the fix,
+ * so a broken edit is found in seconds, not by a driver. The project's root is a parameter: the
+ * tests lint edited copies.
  */
-import { createAjv } from '../shared/ajv.js';
-import { splitSource, type Flow, type FormStep } from '../shared/flow.js';
-import { loadFlow, loadSchema, loadUiSchema, schemaNamesOf } from '../shared/projectFiles.js';
-import type { Json, JsonObject } from '../shared/schemaFiles.js';
-import { STORAGE_KEYS } from '../shared/storageKeys.js';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ErrorObject } from 'ajv';
+import type { Flow } from '../shared/flow.js';
+import { schemaNamesOf } from '../shared/projectFiles.js';
+import { bundleSchema, isObject, SchemaFileError, type JsonObject } from '../shared/schemaFiles.js';
+import { checkFlow, FLOW_FILE } from './lint/flowChecks.js';
+import { parseJsonObject, readProjectFile } from './lint/jsonFiles.js';
+import { closest, pointer, pointerKeys, Problems, suggestion, valueAt, type Problem } from './lint/problems.js';
+import { checkCompiles, checkSchemaRules } from './lint/schemaChecks.js';
+import { SchemaChecker } from './lint/schemaProblems.js';
+import { checkServedCalls } from './lint/serverRoutes.js';
+import { checkUiSchema } from './lint/uiChecks.js';
 
-const isObject = (value: Json | undefined): value is JsonObject =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
-/** errorMessage keys that are not keywords of the schema they sit in. */
-const ERROR_MESSAGE_META = new Set(['_', 'properties', 'items']);
-
-function lintErrorMessages(file: string, node: JsonObject, where: string, problems: string[]): void {
-  const messages = node.errorMessage;
-  if (isObject(messages)) {
-    for (const keyword of Object.keys(messages)) {
-      if (ERROR_MESSAGE_META.has(keyword)) continue;
-      if (!(keyword in node)) {
-        problems.push(`${file}: at ${where || '/'}: errorMessage.${keyword} has no "${keyword}" rule beside it`);
-      }
-    }
-  }
-  if (isObject(node.properties)) {
-    for (const [name, child] of Object.entries(node.properties)) {
-      if (isObject(child)) lintErrorMessages(file, child, `${where}/properties/${name}`, problems);
-    }
-  }
+/** What the code registers, that the files may name. */
+export interface Registry {
+  /** widgets/index.ts */
+  widgets: string[];
+  /** src/client/screens/index.ts */
+  screens: string[];
 }
 
-/** A step schema: compiles strictly, and every required field has its message. */
-export function lintSchema(name: string, schema: JsonObject): string[] {
-  const file = `schemas/${name}.schema.json`;
-  const problems: string[] = [];
-  try {
-    createAjv({ strict: true }).compile(schema);
-  } catch (error) {
-    problems.push(`${file}: ${(error as Error).message}`);
-  }
-  const properties = isObject(schema.properties) ? schema.properties : {};
-  const required = Array.isArray(schema.required) ? schema.required : [];
-  const requiredMessages = isObject(schema.errorMessage) && isObject(schema.errorMessage.required) ? schema.errorMessage.required : {};
-  for (const field of required) {
-    if (typeof field !== 'string') continue;
-    if (!(field in properties)) problems.push(`${file}: at /required: "${field}" is not a property`);
-    if (!(field in requiredMessages)) problems.push(`${file}: at /errorMessage/required: no message for required field "${field}"`);
-  }
-  lintErrorMessages(file, schema, '', problems);
-  return problems;
-}
-
-/** A UI schema: keys name properties, widgets are registered, the order lists real fields. */
-export function lintUiSchema(name: string, uiSchema: JsonObject, schema: JsonObject, widgetNames: string[]): string[] {
-  const file = `schemas/${name}.ui.json`;
-  const problems: string[] = [];
-  const properties = isObject(schema.properties) ? schema.properties : {};
-  for (const [key, value] of Object.entries(uiSchema)) {
-    if (key.startsWith('ui:')) continue;
-    if (!(key in properties)) problems.push(`${file}: at /${key}: "${key}" is not a field of schemas/${name}.schema.json`);
-    const widget = isObject(value) ? value['ui:widget'] : undefined;
-    if (typeof widget === 'string' && !widgetNames.includes(widget)) {
-      problems.push(`${file}: at /${key}/ui:widget: no widget "${widget}" is registered (widgets/index.ts has ${widgetNames.join(', ')})`);
-    }
-  }
-  const order = uiSchema['ui:order'];
-  if (Array.isArray(order)) {
-    for (const entry of order) {
-      if (entry !== '*' && (typeof entry !== 'string' || !(entry in properties))) {
-        problems.push(`${file}: at /ui:order: "${String(entry)}" is not a field`);
-      }
-    }
-  }
-  return problems;
-}
-
-const isImageField = (schema: JsonObject, field: string) => {
-  const property = isObject(schema.properties) ? schema.properties[field] : undefined;
-  return isObject(property) && typeof property.pattern === 'string' && property.pattern.startsWith('^image/');
+/** The schemas that describe the files, for editors (.vscode/settings.json) and for this lint. */
+export const EDITOR_SCHEMAS = {
+  step: 'schemas/meta/step-schema.json',
+  ui: 'schemas/meta/ui-schema.json',
+  flow: 'flows/flow.schema.json',
 };
 
-/** The flow's references: steps, calls, storage keys, screens, routes and payload fields. */
-export function lintFlow(flow: Flow, schemas: Record<string, JsonObject>, screenNames: string[]): string[] {
-  const file = 'flows/onboarding.flow.json';
-  const problems: string[] = [];
-  const stepIds = Object.keys(flow.steps);
-  const checkStep = (id: string, where: string) => {
-    if (stepIds.includes(id)) return;
-    problems.push(`${file}: at ${where}: no step "${id}"`);
-  };
-  const checkSource = (source: string, where: string) => {
-    const { kind, path } = splitSource(source);
-    if (kind === 'storage' && !(STORAGE_KEYS as readonly string[]).includes(path[0] ?? '')) {
-      problems.push(`${file}: at ${where}: "${path[0]}" is not a storage key (${STORAGE_KEYS.join(', ')})`);
-    }
-  };
-  const checkCall = (name: string, where: string) => {
-    if (!Object.hasOwn(flow.calls, name)) problems.push(`${file}: at ${where}: no call "${name}"`);
-  };
-  const checkStore = (store: Record<string, string> | undefined, where: string) => {
-    for (const [target, source] of Object.entries(store ?? {})) {
-      checkSource(target, `${where}/${target}`);
-      checkSource(source, `${where}/${target}`);
-    }
-  };
-  const checkRules = (rules: { to: string }[] | undefined, where: string) =>
-    (rules ?? []).forEach((rule, i) => checkStep(rule.to, `${where}/${i}/to`));
+const SCHEMA_SUFFIX = '.schema.json';
+const UI_SUFFIX = '.ui.json';
 
-  checkStep(flow.start, '/start');
-  const routes = new Map<string, string>();
-  const checkRoute = (route: string, where: string) => {
-    const other = routes.get(route);
-    if (other) problems.push(`${file}: at ${where}: route "${route}" is ${other}'s already`);
-    else routes.set(route, where);
-  };
-  flow.resume.forEach((rule, i) => {
-    checkStep(rule.to, `/resume/${i}/to`);
-    checkStore(rule.store, `/resume/${i}/store`);
-  });
-  if (flow.resume.at(-1)?.when?.length) {
-    problems.push(`${file}: at /resume: the last row must have no "when", so every status leads somewhere`);
+/** schemas/ itself, not below (schemas/meta/ describes the files, it holds no step): each file parsed, and bundled when asked. */
+class SchemaFolder {
+  /** By file name ("signup.schema.json"): the parsed file, or null when it is not JSON. */
+  readonly sources = new Map<string, JsonObject | null>();
+  private readonly bundled = new Map<string, JsonObject | null>();
+
+  constructor(
+    root: string,
+    private readonly problems: Problems,
+  ) {
+    const names = readdirSync(join(root, 'schemas')).filter((name) => name.endsWith(SCHEMA_SUFFIX) || name.endsWith(UI_SUFFIX));
+    for (const name of names.sort()) {
+      const file = `schemas/${name}`;
+      this.sources.set(name, parseJsonObject(file, readProjectFile(root, file) ?? '', problems) ?? null);
+    }
   }
 
-  for (const [name, call] of Object.entries(flow.calls)) {
-    for (const [key, field] of Object.entries(call.payload ?? {})) checkSource(field.from, `/calls/${name}/payload/${key}`);
+  names(suffix: string): string[] {
+    return [...this.sources.keys()].filter((name) => name.endsWith(suffix));
   }
 
-  for (const [id, step] of Object.entries(flow.steps)) {
-    const at = `/steps/${id}`;
-    checkRoute(step.route, `${at}/route`);
-    for (const [i, guard] of (step.guards ?? []).entries()) {
-      checkStep(guard.to, `${at}/guards/${i}/to`);
-      checkSource(guard.require, `${at}/guards/${i}/require`);
-    }
-    checkRules(step.next, `${at}/next`);
-    if (step.kind === 'screen') {
-      if (!screenNames.includes(step.screen)) {
-        problems.push(`${file}: at ${at}/screen: no screen "${step.screen}" (src/client/screens has ${screenNames.join(', ')})`);
+  /** The file with what its "$ref"s name inlined; null when it or a "$ref" is broken (reported). */
+  bundle(name: string): JsonObject | null {
+    if (!this.bundled.has(name)) {
+      let result: JsonObject | null = null;
+      try {
+        if (this.sources.get(name)) {
+          result = bundleSchema(name, (fileName) => {
+            const source = this.sources.get(fileName);
+            if (!source) throw new Error(`schemas/${fileName} cannot be read`);
+            return source;
+          });
+        }
+      } catch (error) {
+        if (!(error instanceof SchemaFileError)) throw error;
+        this.reportRef(error);
       }
-      if (step.call) checkCall(step.call, `${at}/call`);
-      if (step.content?.action) checkStep(step.content.action.to, `${at}/content/action/to`);
-      if (step.rejected) checkStep(step.rejected.action.to, `${at}/rejected/action/to`);
-      if (step.poll) {
-        checkCall(step.poll.call, `${at}/poll/call`);
-        checkRules(step.poll.next, `${at}/poll/next`);
-      }
-      for (const target of step.onEnter?.clear ?? []) checkSource(target, `${at}/onEnter/clear`);
-      checkStore(step.store, `${at}/store`);
-      if (step.onError) checkStep(step.onError.to, `${at}/onError/to`);
-      continue;
+      this.bundled.set(name, result);
     }
-    if (step.social) {
-      checkCall(step.social.call, `${at}/social/call`);
-      checkStore(step.social.store, `${at}/social/store`);
-      checkRules(step.social.next, `${at}/social/next`);
-    }
-    problems.push(...lintFormStep(file, id, step, flow, schemas, checkCall, checkStep, checkSource));
+    return this.bundled.get(name) ?? null;
   }
-  return problems;
+
+  private reportRef(error: SchemaFileError): void {
+    const file = `schemas/${error.file}`;
+    const keys = [...pointerKeys(error.where), '$ref'];
+    const at = pointer(...keys);
+    const ref = valueAt(this.sources.get(error.file) ?? null, keys);
+    const [target = '', fragment = ''] = typeof ref === 'string' ? ref.split('#') : [];
+    if (error.problem.startsWith('circular')) this.problems.add(file, at, error.problem, 'remove the loop: a file cannot build on itself');
+    else if (typeof ref !== 'string' || ref.startsWith('#')) this.problems.add(file, at, error.problem, 'write "<file>.schema.json#/$defs/<name>"');
+    else if (!this.sources.has(target)) {
+      const near = closest(target, this.sources.keys());
+      this.problems.add(file, at, `"$ref" names schemas/${target}, which does not exist`, near ? `did you mean "${near}"?` : 'name a file of schemas/');
+    }
+    else if (this.sources.get(target)) {
+      const defs = valueAt(this.sources.get(target) ?? null, ['$defs']);
+      const names = isObject(defs) ? Object.keys(defs) : [];
+      this.problems.add(file, at, `"$ref" "${ref}" points at nothing`, `${suggestion(pointerKeys(fragment).at(-1) ?? '', names)} (the $defs of ${target})`);
+    }
+    // A target that is not JSON has its own problem already.
+  }
 }
 
-function lintFormStep(
-  file: string,
-  id: string,
-  step: FormStep,
-  flow: Flow,
-  schemas: Record<string, JsonObject>,
-  checkCall: (name: string, where: string) => void,
-  checkStep: (id: string, where: string) => void,
-  checkSource: (source: string, where: string) => void,
-): string[] {
-  const problems: string[] = [];
-  const at = `/steps/${id}`;
-  checkCall(step.call, `${at}/call`);
-  for (const [i, after] of (step.after ?? []).entries()) {
-    checkCall(after.call, `${at}/after/${i}/call`);
-    if (after.onError) checkStep(after.onError.to, `${at}/after/${i}/onError/to`);
+function readJson(root: string, file: string, problems: Problems, missing: string): JsonObject | undefined {
+  const text = readProjectFile(root, file);
+  if (text === undefined) {
+    problems.add(file, '/', 'file not found', missing);
+    return undefined;
   }
-  for (const [i, action] of (step.actions ?? []).entries()) checkCall(action.call, `${at}/actions/${i}/call`);
-  for (const [target, source] of Object.entries(step.store ?? {})) {
-    checkSource(target, `${at}/store/${target}`);
-    checkSource(source, `${at}/store/${target}`);
-  }
-  const call = flow.calls[step.call];
-  if (!call) return problems;
-  const names = [step.schema, ...(step.variants ?? []).map((v) => v.schema)];
-  const mapped = new Map<string, string>();
-  for (const [key, field] of Object.entries(call.payload ?? {})) {
-    const { kind, path } = splitSource(field.from);
-    if (kind === 'form' || kind === 'file') mapped.set(path.join('.'), `${kind}:${key}`);
-  }
-  // Every form field must reach the payload, and every payload field must exist in some variant.
-  const allFields = new Set<string>();
-  for (const name of names) {
-    const schema = schemas[name];
-    if (!schema) continue;
-    const properties = isObject(schema.properties) ? Object.keys(schema.properties) : [];
-    for (const field of properties) {
-      allFields.add(field);
-      const how = mapped.get(field);
-      if (!how) problems.push(`${file}: at /calls/${step.call}/payload: field "${field}" of schemas/${name}.schema.json is never sent`);
-      else if (how.startsWith('file:') !== isImageField(schema, field)) {
-        problems.push(`${file}: at /calls/${step.call}/payload: "${field}" must come from ${isImageField(schema, field) ? 'file' : 'form'}.${field}`);
-      }
-    }
-  }
-  for (const field of mapped.keys()) {
-    if (!allFields.has(field)) problems.push(`${file}: at /calls/${step.call}/payload: "${field}" is not a field of step ${id}'s schemas`);
-  }
-  return problems;
+  return parseJsonObject(file, text, problems);
 }
 
-/** Everything: the flow, then each schema and UI schema it renders. */
-export function lintProject(widgetNames: string[], screenNames: string[]): string[] {
-  let flow: Flow;
-  try {
-    flow = loadFlow();
-  } catch (error) {
-    return [(error as Error).message];
+/** Checkers by their schema's file and text: compiling one takes a while, and the tests lint many copies. */
+const checkers = new Map<string, SchemaChecker>();
+
+function checkerFor(root: string, file: string, noun: string, problems: Problems): SchemaChecker | undefined {
+  const schema = readJson(root, file, problems, 'restore it (git checkout) — editors and the lint need it');
+  if (!schema) return undefined;
+  const key = `${file}\n${JSON.stringify(schema)}`;
+  let checker = checkers.get(key);
+  if (!checker) {
+    checker = new SchemaChecker(schema, file, noun);
+    checkers.set(key, checker);
   }
-  const problems: string[] = [];
-  const schemas: Record<string, JsonObject> = {};
+  return checker;
+}
+
+/** A form step missing "next" gets the flow check's own message (it may end the journey instead). */
+const isMissingNext = (flow: JsonObject) => (error: ErrorObject) => {
+  const [steps, id, ...below] = pointerKeys(error.instancePath);
+  return (
+    error.keyword === 'required' &&
+    error.params.missingProperty === 'next' &&
+    steps === 'steps' &&
+    below.length === 0 &&
+    valueAt(flow, ['steps', id ?? '', 'kind']) === 'form'
+  );
+};
+
+export async function lintProject(root: string, registry: Registry): Promise<Problem[]> {
+  const problems = new Problems();
+  const stepChecker = checkerFor(root, EDITOR_SCHEMAS.step, 'keyword', problems);
+  const uiChecker = checkerFor(root, EDITOR_SCHEMAS.ui, 'key', problems);
+  const flowChecker = checkerFor(root, EDITOR_SCHEMAS.flow, 'key', problems);
+  const keywordSchemas = valueAt(stepChecker?.schema ?? null, ['properties']);
+  const keywords = new Set(isObject(keywordSchemas) ? Object.keys(keywordSchemas) : []);
+  const folder = new SchemaFolder(root, problems);
+
+  // The specific checks first: the describing schema's own report of the same place is left out.
+  for (const name of folder.names(SCHEMA_SUFFIX)) {
+    const file = `schemas/${name}`;
+    const source = folder.sources.get(name);
+    if (!source) continue;
+    const schema = folder.bundle(name);
+    if (schema) checkSchemaRules(file, source, schema, keywords, problems);
+    stepChecker?.check(file, source, problems);
+    if (schema && !problems.hasAny(file)) checkCompiles(file, schema, problems);
+  }
+  for (const name of folder.names(UI_SUFFIX)) {
+    const file = `schemas/${name}`;
+    const source = folder.sources.get(name);
+    if (!source) continue;
+    const schemaName = name.replace(UI_SUFFIX, SCHEMA_SUFFIX);
+    if (!folder.sources.has(schemaName)) {
+      const near = closest(name, folder.names(SCHEMA_SUFFIX).map((n) => n.replace(SCHEMA_SUFFIX, UI_SUFFIX)));
+      const fix = near ? `did you mean "${near}"?` : `name it after its step schema (signup.ui.json goes with signup.schema.json), or add schemas/${schemaName}`;
+      problems.add(file, '/', `there is no schemas/${schemaName} for this UI schema`, fix);
+    } else {
+      const ui = folder.bundle(name);
+      const schema = folder.bundle(schemaName);
+      if (ui && schema) checkUiSchema(file, `schemas/${schemaName}`, source, ui, schema, registry.widgets, problems);
+    }
+    uiChecker?.check(file, source, problems);
+  }
+
+  const flowJson = readJson(root, FLOW_FILE, problems, 'restore it (git checkout)');
+  if (flowJson) {
+    flowChecker?.check(FLOW_FILE, flowJson, problems, isMissingNext(flowJson));
+    // The references are read from the flow's shape: only once it has it.
+    if (!problems.hasAny(FLOW_FILE)) await lintFlow(flowJson as unknown as Flow, folder, registry, problems);
+  }
+
+  // By file, each file's problems in the order they were found.
+  return problems.list.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
+}
+
+async function lintFlow(flow: Flow, folder: SchemaFolder, registry: Registry, problems: Problems): Promise<void> {
+  const schemas = new Map(folder.names(SCHEMA_SUFFIX).map((name) => [name.replace(SCHEMA_SUFFIX, ''), folder.bundle(name)]));
+  checkFlow(flow, { schemas, screenNames: registry.screens }, problems);
   for (const name of schemaNamesOf(flow)) {
-    try {
-      const schema = loadSchema(name);
-      schemas[name] = schema;
-      problems.push(...lintSchema(name, schema));
-      problems.push(...lintUiSchema(name, loadUiSchema(name), schema, widgetNames));
-    } catch (error) {
-      problems.push((error as Error).message);
+    if (schemas.has(name) && !folder.sources.has(`${name}${UI_SUFFIX}`)) {
+      problems.add(`schemas/${name}${UI_SUFFIX}`, '/', 'file not found', `every step schema needs its UI schema: create it beside schemas/${name}${SCHEMA_SUFFIX}`);
     }
   }
-  problems.push(...lintFlow(flow, schemas, screenNames));
-  return problems;
+  // The server is built from the flow: only once its references hold.
+  if (!problems.hasAny(FLOW_FILE)) await checkServedCalls(flow, problems);
 }

@@ -4,6 +4,7 @@
  */
 import multipart from '@fastify/multipart';
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
+import type { Flow } from '../shared/flow.js';
 import { loadFlow } from '../shared/projectFiles.js';
 import type { ServerConfig } from './config.js';
 import type { Db } from './db/db.js';
@@ -36,6 +37,8 @@ export interface AppOptions {
   db?: Db;
   /** Where log lines go instead of stdout (tests read them). */
   logStream?: { write(line: string): void };
+  /** The flow to serve instead of flows/onboarding.flow.json (the lint checks an edited copy's calls). */
+  flow?: Flow;
 }
 
 /** JSON bodies are small (the largest is the sign-up with its ID token); multipart has its own limits. */
@@ -89,7 +92,7 @@ export async function buildApp(config: ServerConfig, options: AppOptions = {}): 
     requestTimeout: 120_000,
   });
 
-  const flow = loadFlow();
+  const flow = options.flow ?? loadFlow();
   app.decorate('callReader', createCallReader(flow));
   // The admin review page is /admin itself; the admin API is everything below it.
   const isApiPath = apiPathTest([...Object.values(flow.calls).map((call) => call.path), IP_LOOKUP_PATH, WEBHOOK_PATH, SANDBOX_CONFIRM_PATH, ADMIN_PREFIX], [ADMIN_PREFIX]);

@@ -15,13 +15,18 @@ export type JsonObject = { [key: string]: Json };
 export type SchemaFileReader = (fileName: string) => JsonObject;
 
 export class SchemaFileError extends Error {
-  constructor(file: string, where: string, problem: string) {
+  constructor(
+    readonly file: string,
+    /** The JSON pointer of the object whose "$ref" fails ("" for the whole file). */
+    readonly where: string,
+    readonly problem: string,
+  ) {
     super(`schemas/${file}: ${problem} (at ${where || '/'})`);
     this.name = 'SchemaFileError';
   }
 }
 
-const isObject = (value: Json | undefined): value is JsonObject =>
+export const isObject = (value: Json | undefined): value is JsonObject =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
 function mergeInto(base: JsonObject, extra: JsonObject): JsonObject {

@@ -1,53 +1,67 @@
+import { execFile } from 'node:child_process';
+import { readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { lintFlow, lintProject, lintSchema, lintUiSchema } from '../../src/cli/lintProject.js';
+import { checkFlow } from '../../src/cli/lint/flowChecks.js';
+import { formatProblem, Problems } from '../../src/cli/lint/problems.js';
+import { lintProject } from '../../src/cli/lintProject.js';
 import { screens } from '../../src/client/screens/index.js';
-import { loadFlow, loadSchema, schemaNamesOf } from '../../src/shared/projectFiles.js';
+import type { Flow } from '../../src/shared/flow.js';
+import { PROJECT_ROOT } from '../../src/shared/projectFiles.js';
 import { widgets } from '../../widgets/index.js';
+import { copyWithEdit, listBrokenEdits } from '../support/brokenEdits.js';
 
-const widgetNames = Object.keys(widgets);
-const screenNames = Object.keys(screens);
+const registry = { widgets: Object.keys(widgets), screens: Object.keys(screens) };
+const run = promisify(execFile);
+const lintCommand = (...args: string[]) => run(join(PROJECT_ROOT, 'node_modules', '.bin', 'tsx'), ['src/cli/lint.ts', ...args], { cwd: PROJECT_ROOT });
 
-describe('npm run lint', () => {
-  it('finds no problem in schemas/ and flows/', () => {
-    expect(lintProject(widgetNames, screenNames)).toEqual([]);
+describe('npm run lint:schemas', () => {
+  it('finds no problem in the shipped schemas, UI schemas and flow', async () => {
+    expect(await lintProject(PROJECT_ROOT, registry)).toEqual([]);
   });
 
-  it('names the file and place of a mistyped keyword', () => {
-    const schema = { type: 'object', properties: { email: { type: 'string', maxLenght: 5 } } };
-    expect(lintSchema('signup', schema)).toEqual([expect.stringMatching(/^schemas\/signup\.schema\.json: strict mode: unknown keyword: "maxLenght"/)]);
+  it('says so, with the time it took, and exits with 0', async () => {
+    const { stdout } = await lintCommand();
+    expect(stdout).toMatch(/^schemas and flow: 0 problems \(\d+ ms\)\n$/);
   });
 
-  it('names a required field without a message', () => {
-    const schema = { type: 'object', required: ['email'], properties: { email: { type: 'string' } } };
-    expect(lintSchema('signup', schema)).toEqual(['schemas/signup.schema.json: at /errorMessage/required: no message for required field "email"']);
+  it('prints one line per problem and exits with 1', async () => {
+    const edit = listBrokenEdits().find((e) => e.name === 'payload-field-renamed-in-schema-only')!;
+    const root = copyWithEdit(edit);
+    try {
+      const failure = await lintCommand(root).then(
+        () => null,
+        (error: { code: number; stdout: string }) => error,
+      );
+      expect(failure?.code).toBe(1);
+      const lines = failure?.stdout.trimEnd().split('\n') ?? [];
+      expect(lines.slice(0, -1)).toEqual(edit.expect);
+      expect(lines.at(-1)).toMatch(/^schemas and flow: 5 problems \(\d+ ms\)$/);
+    } finally {
+      rmSync(root, { recursive: true });
+    }
   });
+});
 
-  it('names a message for a rule that is not there', () => {
-    const schema = { type: 'object', properties: { email: { type: 'string', errorMessage: { format: 'Email must be valid.' } } } };
-    expect(lintSchema('signup', schema)).toEqual(['schemas/signup.schema.json: at /properties/email: errorMessage.format has no "format" rule beside it']);
-  });
+describe('a form step with no way on', () => {
+  const shipped = JSON.parse(readFileSync(join(PROJECT_ROOT, 'flows', 'onboarding.flow.json'), 'utf8')) as Flow;
+  const withoutNext = (extra: object) => {
+    const flow = structuredClone(shipped);
+    const { next: _next, ...step } = flow.steps.addVehicle as Flow['steps'][string] & { next: unknown };
+    flow.steps.addVehicle = { ...step, ...extra } as Flow['steps'][string];
+    const problems = new Problems();
+    checkFlow(flow, { schemas: new Map(), screenNames: Object.keys(screens) }, problems);
+    return problems.list.map(formatProblem).filter((line) => line.includes('way on'));
+  };
 
-  it('names a widget that is not registered', () => {
-    const problems = lintUiSchema('signup', { email: { 'ui:widget': 'emial' } }, { properties: { email: {} } }, widgetNames);
-    expect(problems).toEqual([expect.stringContaining('schemas/signup.ui.json: at /email/ui:widget: no widget "emial" is registered')]);
-  });
-
-  it('names a step the flow leads to that does not exist', () => {
-    const flow = loadFlow();
-    const broken = structuredClone(flow);
-    const signup = broken.steps.signup;
-    if (signup?.kind === 'form') signup.next = [{ to: 'verifyEmial' }];
-    const schemas = Object.fromEntries(schemaNamesOf(flow).map((name) => [name, loadSchema(name)]));
-    expect(lintFlow(broken, schemas, screenNames)).toEqual(['flows/onboarding.flow.json: at /steps/signup/next/0/to: no step "verifyEmial"']);
-  });
-
-  it('names a form field that the call never sends', () => {
-    const flow = loadFlow();
-    const broken = structuredClone(flow);
-    delete broken.calls.completeVehicle?.payload?.plateNumber;
-    const schemas = Object.fromEntries(schemaNamesOf(flow).map((name) => [name, loadSchema(name)]));
-    expect(lintFlow(broken, schemas, screenNames)).toEqual([
-      'flows/onboarding.flow.json: at /calls/completeVehicle/payload: field "plateNumber" of schemas/vehicle.schema.json is never sent',
+  it('is reported', () => {
+    expect(withoutNext({})).toEqual([
+      'flows/onboarding.flow.json:/steps/addVehicle: form step "addVehicle" has no way on: nothing says where to go once its form is sent — add "next": [{ "to": "<step>" }], or a "completion" block if the journey ends here',
     ]);
+  });
+
+  it('is the end of the journey when it has a completion block', () => {
+    expect(withoutNext({ completion: { title: 'Done' } })).toEqual([]);
   });
 });

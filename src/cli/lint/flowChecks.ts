@@ -1,0 +1,176 @@
+/**
+ * The flow's references, once the flow matches flows/flow.schema.json: steps, calls, schemas,
+ * screens, storage keys and payload fields exist; every step can be reached and every form step
+ * leads on. References are found by their key wherever a step holds them ("to" names a step,
+ * "call" a call), so a new kind of rule or action is checked without changing this file.
+ */
+import { splitSource, type Flow, type FormStep } from '../../shared/flow.js';
+import { isObject, type Json, type JsonObject } from '../../shared/schemaFiles.js';
+import { STORAGE_KEYS } from '../../shared/storageKeys.js';
+import { closest, pointer, suggestion, type Problems } from './problems.js';
+
+export const FLOW_FILE = 'flows/onboarding.flow.json';
+
+interface Reference {
+  keys: string[];
+  name: string;
+}
+
+/** Every string under `key` in a part of the flow, with its place. */
+function referencesIn(node: Json | undefined, key: string, keys: string[], found: Reference[] = []): Reference[] {
+  if (Array.isArray(node)) node.forEach((child, i) => referencesIn(child, key, [...keys, String(i)], found));
+  else if (isObject(node)) {
+    for (const [k, value] of Object.entries(node)) {
+      if (k === key && typeof value === 'string') found.push({ keys: [...keys, k], name: value });
+      else referencesIn(value, key, [...keys, k], found);
+    }
+  }
+  return found;
+}
+
+/** Every string of a part of the flow, keys included, with its place. */
+function textsIn(node: Json | undefined, keys: string[], found: Reference[] = []): Reference[] {
+  if (typeof node === 'string') found.push({ keys, name: node });
+  else if (Array.isArray(node)) node.forEach((child, i) => textsIn(child, [...keys, String(i)], found));
+  else if (isObject(node)) {
+    for (const [k, value] of Object.entries(node)) {
+      found.push({ keys: [...keys, k], name: k });
+      textsIn(value, [...keys, k], found);
+    }
+  }
+  return found;
+}
+
+const isImageField = (schema: JsonObject, field: string) => {
+  const property = isObject(schema.properties) ? schema.properties[field] : undefined;
+  return isObject(property) && typeof property.pattern === 'string' && property.pattern.startsWith('^image/');
+};
+
+export interface FlowContext {
+  /** Step schemas by name ("signup"): the bundled schema, or null when its file has problems of its own. */
+  schemas: Map<string, JsonObject | null>;
+  screenNames: string[];
+}
+
+export function checkFlow(flow: Flow, { schemas, screenNames }: FlowContext, problems: Problems): void {
+  const add = (keys: string[], what: string, fix: string) => problems.add(FLOW_FILE, pointer(...keys), what, fix);
+  const stepIds = Object.keys(flow.steps);
+  const json = flow as unknown as JsonObject;
+
+  const checkStep = ({ keys, name }: Reference) => {
+    if (!stepIds.includes(name)) add(keys, `no step "${name}"`, suggestion(name, stepIds));
+  };
+  checkStep({ keys: ['start'], name: flow.start });
+  referencesIn(json.steps, 'to', ['steps']).forEach(checkStep);
+  referencesIn(json.resume, 'to', ['resume']).forEach(checkStep);
+
+  const callNames = Object.keys(flow.calls);
+  for (const { keys, name } of referencesIn(json.steps, 'call', ['steps'])) {
+    if (!callNames.includes(name)) add(keys, `no call "${name}" in "calls"`, suggestion(name, callNames));
+  }
+
+  // Sources, targets and {storage.x} placeholders alike.
+  const storageKeys: readonly string[] = STORAGE_KEYS;
+  for (const { keys, name } of textsIn(json, [])) {
+    for (const [, key = ''] of name.matchAll(/\bstorage\.([A-Za-z_]+)/g)) {
+      if (!storageKeys.includes(key)) add(keys, `"${key}" is not a storage key`, `${suggestion(key, [...storageKeys])} (src/shared/storageKeys.ts)`);
+    }
+  }
+
+  const routes = new Map<string, string[]>();
+  const checkRoute = (route: string, keys: string[]) => {
+    const other = routes.get(route);
+    if (other) add(keys, `the route "${route}" is already ${pointer(...other)}'s`, 'give each step its own route');
+    else routes.set(route, keys);
+  };
+
+  const lastResume = flow.resume.length - 1;
+  if (flow.resume[lastResume]?.when?.length) {
+    add(['resume', String(lastResume)], 'the last row has "when", so a status that no row matches leads nowhere', 'remove "when" from the last row');
+  }
+
+  for (const [id, step] of Object.entries(flow.steps)) {
+    checkRoute(step.route, ['steps', id, 'route']);
+    if (step.kind === 'screen') {
+      if (!screenNames.includes(step.screen)) add(['steps', id, 'screen'], `no screen "${step.screen}"`, `${suggestion(step.screen, screenNames)} (src/client/screens)`);
+      continue;
+    }
+    // A form step with a completion block ends the journey; any other must lead on. (The flow
+    // schema's own "next is missing" is left out for this message.)
+    if (!step.next?.length && !('completion' in step)) {
+      add(['steps', id], `form step "${id}" has no way on: nothing says where to go once its form is sent`, 'add "next": [{ "to": "<step>" }], or a "completion" block if the journey ends here');
+    }
+    checkFormSchemas(flow, id, step, schemas, problems);
+  }
+
+  checkReachable(flow, problems);
+}
+
+/** The step's schemas exist, and its call's payload sends exactly their fields. */
+function checkFormSchemas(flow: Flow, id: string, step: FormStep, schemas: Map<string, JsonObject | null>, problems: Problems): void {
+  const add = (keys: string[], what: string, fix: string) => problems.add(FLOW_FILE, pointer(...keys), what, fix);
+  const uses = [{ name: step.schema, keys: ['steps', id, 'schema'] }, ...(step.variants ?? []).map((v, i) => ({ name: v.schema, keys: ['steps', id, 'variants', String(i), 'schema'] }))];
+  const loaded: { name: string; schema: JsonObject }[] = [];
+  for (const { name, keys } of uses) {
+    const schema = schemas.get(name);
+    if (schema === undefined) add(keys, `no file schemas/${name}.schema.json`, suggestion(name, [...schemas.keys()].filter((n) => n !== 'common')));
+    else if (schema) loaded.push({ name, schema });
+  }
+  const call = flow.calls[step.call];
+  if (!call || loaded.length < uses.length) return;
+
+  const payload = call.payload ?? {};
+  const sent = new Map<string, { key: string; kind: string }>();
+  for (const [key, field] of Object.entries(payload)) {
+    const { kind, path } = splitSource(field.from);
+    if (kind === 'form' || kind === 'file') sent.set(path.join('.'), { key, kind });
+  }
+  const at = ['calls', step.call, 'payload'];
+  const fields = new Set<string>();
+  for (const { name, schema } of loaded) {
+    for (const field of isObject(schema.properties) ? Object.keys(schema.properties) : []) {
+      fields.add(field);
+      const image = isImageField(schema, field);
+      const how = sent.get(field);
+      const source = `${image ? 'file' : 'form'}.${field}`;
+      if (!how) add(at, `field "${field}" of schemas/${name}.schema.json (step ${id}) is never sent`, `add "${field}": { "from": "${source}" } to this payload`);
+      else if ((how.kind === 'file') !== image) {
+        add([...at, how.key, 'from'], `"${field}" is ${image ? 'an image' : 'not an image'}: it must come from "${source}"`, `write "from": "${source}"`);
+      }
+    }
+  }
+  // A field renamed in the schema only: the one field never sent is what the payload meant.
+  const unsent = [...fields].filter((field) => !sent.has(field));
+  for (const [field, { key }] of sent) {
+    if (fields.has(field)) continue;
+    const near = closest(field, [...fields]) ?? (unsent.length === 1 ? unsent[0] : undefined);
+    const schemaFiles = loaded.map(({ name }) => `schemas/${name}.schema.json`).join(' or ');
+    add([...at, key, 'from'], `"${field}" is not a field of ${schemaFiles} (step ${id})`, near ? `did you mean "${near}"?` : 'name a field of the schema, or remove this entry');
+  }
+}
+
+/**
+ * Which steps can be reached: a screen can be opened at its address (the home page, a resume
+ * link, an information page), and so can where the resume table leads; a form step only
+ * through another step's "to".
+ */
+function checkReachable(flow: Flow, problems: Problems): void {
+  const json = flow as unknown as JsonObject;
+  const steps = isObject(json.steps) ? json.steps : {};
+  const reached = new Set<string>([flow.start, ...flow.resume.map((rule) => rule.to)]);
+  for (const [id, step] of Object.entries(flow.steps)) if (step.kind === 'screen') reached.add(id);
+  const queue = [...reached];
+  for (let id = queue.shift(); id !== undefined; id = queue.shift()) {
+    for (const { name } of referencesIn(steps[id], 'to', [])) {
+      if (!reached.has(name)) {
+        reached.add(name);
+        queue.push(name);
+      }
+    }
+  }
+  for (const id of Object.keys(flow.steps)) {
+    if (!reached.has(id)) {
+      problems.add(FLOW_FILE, pointer('steps', id), `step "${id}" cannot be reached from the start`, `lead to it from another step ("to": "${id}"), or remove it`);
+    }
+  }
+}

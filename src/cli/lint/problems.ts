@@ -1,0 +1,102 @@
+/**
+ * A lint problem as operations staff read it: `file:place: what is wrong — how to fix it`, where
+ * the place is a JSON pointer into the file ("/properties/email/format"), or line:column when
+ * the file is not even JSON.
+ */
+import { isObject, type Json } from '../../shared/schemaFiles.js';
+
+export interface Problem {
+  /** From the project's root: "schemas/signup.schema.json". */
+  file: string;
+  /** A JSON pointer ("/" for the whole file) or "line:column". */
+  at: string;
+  /** "what is wrong — how to fix it". */
+  message: string;
+}
+
+export const formatProblem = (problem: Problem) => `${problem.file}:${problem.at}: ${problem.message}`;
+
+/** A JSON pointer from its keys: ["properties", "a/b"] → "/properties/a~1b"; no keys → "/". */
+export function pointer(...keys: (string | number)[]): string {
+  if (keys.length === 0) return '/';
+  return keys.map((key) => `/${String(key).replace(/~/g, '~0').replace(/\//g, '~1')}`).join('');
+}
+
+/** The keys of a JSON pointer, unescaped ("/" and "" have none). */
+export function pointerKeys(at: string): string[] {
+  if (at === '' || at === '/') return [];
+  return at
+    .slice(1)
+    .split('/')
+    .map((key) => key.replace(/~1/g, '/').replace(/~0/g, '~'));
+}
+
+/** The value at the keys of a pointer, if there is one. */
+export function valueAt(root: Json, keys: string[]): Json | undefined {
+  let node: Json | undefined = root;
+  for (const key of keys) {
+    if (Array.isArray(node)) node = node[Number(key)];
+    else if (isObject(node)) node = Object.hasOwn(node, key) ? node[key] : undefined;
+    else return undefined;
+  }
+  return node;
+}
+
+/** Whether pointer `inner` is `outer` or below it. */
+export const isWithin = (inner: string, outer: string) => outer === '/' || inner === outer || inner.startsWith(`${outer}/`);
+
+/** Edits (insert, delete, replace, swap two neighbours) between two words, ignoring case. */
+function distance(a: string, b: string): number {
+  const s = a.toLowerCase();
+  const t = b.toLowerCase();
+  const rows: number[][] = Array.from({ length: s.length + 1 }, (_, i) => [i, ...Array<number>(t.length).fill(0)]);
+  for (let j = 1; j <= t.length; j++) rows[0]![j] = j;
+  for (let i = 1; i <= s.length; i++) {
+    for (let j = 1; j <= t.length; j++) {
+      const row = rows[i]!;
+      const cost = s[i - 1] === t[j - 1] ? 0 : 1;
+      row[j] = Math.min(rows[i - 1]![j]! + 1, row[j - 1]! + 1, rows[i - 1]![j - 1]! + cost);
+      if (i > 1 && j > 1 && s[i - 1] === t[j - 2] && s[i - 2] === t[j - 1]) row[j] = Math.min(row[j]!, rows[i - 2]![j - 2]! + 1);
+    }
+  }
+  return rows[s.length]![t.length]!;
+}
+
+/** The candidate a mistyped word most likely meant, if one is close enough (a quarter of its letters by default). */
+export function closest(word: string, candidates: Iterable<string>, allowed = Math.max(1, Math.floor(word.length / 4))): string | undefined {
+  let best: { candidate: string; edits: number } | undefined;
+  for (const candidate of candidates) {
+    const edits = distance(word, candidate);
+    if (edits <= allowed && (!best || edits < best.edits)) best = { candidate, edits };
+  }
+  return best?.candidate;
+}
+
+const quoted = (words: Iterable<string>) => [...words].map((word) => `"${word}"`).join(', ');
+
+/** "did you mean "x"?" when a candidate is close, else "use one of: …". */
+export function suggestion(word: string, candidates: string[]): string {
+  const near = closest(word, candidates);
+  if (near) return `did you mean "${near}"?`;
+  return candidates.length > 0 ? `use one of: ${quoted(candidates)}` : 'there is nothing to choose from yet';
+}
+
+/** Collects problems in the order they are found. */
+export class Problems {
+  readonly list: Problem[] = [];
+
+  /** Adds a problem, once: a shared file's problem is met again through each file that uses it. */
+  add(file: string, at: string, what: string, fix: string): void {
+    const message = `${what} — ${fix}`;
+    if (!this.list.some((p) => p.file === file && p.at === at && p.message === message)) this.list.push({ file, at, message });
+  }
+
+  /** Whether a problem was already found in `file` at `at` or above it. */
+  covers(file: string, at: string): boolean {
+    return this.list.some((p) => p.file === file && isWithin(at, p.at));
+  }
+
+  hasAny(file: string): boolean {
+    return this.list.some((p) => p.file === file);
+  }
+}

@@ -1,0 +1,59 @@
+/**
+ * Whether the server serves each call of the flow: the real Fastify app is built from the
+ * linted flow (without a database: nothing is asked of it) and asked for each call's method and
+ * path. The server registers its routes at the paths the flow names, by call name, so this
+ * finds a call the server has no route for, a method it does not answer, and a call it needs
+ * that the flow no longer has. The app reads the step schemas of the project itself.
+ */
+import { randomBytes } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../../server/app.js';
+import { readConfig } from '../../server/config.js';
+import type { Db } from '../../server/db/db.js';
+import type { Flow } from '../../shared/flow.js';
+import { pointer, type Problems } from './problems.js';
+import { FLOW_FILE } from './flowChecks.js';
+
+const noDatabase = async (): Promise<never> => {
+  throw new Error('The lint opens no database.');
+};
+const NO_DATABASE: Db = { query: noDatabase, transaction: noDatabase, exec: noDatabase, close: async () => {} };
+
+/** A local configuration of its own: no data key or admin token is generated in the project. */
+const lintConfig = () =>
+  readConfig({
+    DATA_DIR: join(tmpdir(), 'onramp-lint'),
+    DATA_KEY: randomBytes(32).toString('base64'),
+    ADMIN_TOKEN: randomBytes(32).toString('base64url'),
+    LOG_LEVEL: 'silent',
+  });
+
+export async function checkServedCalls(flow: Flow, problems: Problems): Promise<void> {
+  let app: FastifyInstance;
+  try {
+    app = await buildApp(lintConfig(), { db: NO_DATABASE, flow });
+  } catch (error) {
+    const message = (error as Error).message;
+    const needed = /has no call "(\w+)"/.exec(message)?.[1];
+    if (needed) {
+      problems.add(FLOW_FILE, pointer('calls'), `the server answers a call named "${needed}", and the flow has none`, `name the call "${needed}" again (or ask a developer to rename it in src/server/routes too)`);
+    } else {
+      problems.add(FLOW_FILE, pointer('calls'), `the server does not start with this flow: ${message}`, 'undo the last change to "calls", or ask a developer');
+    }
+    return;
+  }
+  try {
+    for (const [name, call] of Object.entries(flow.calls)) {
+      const url = call.path.replace(/\{(\w+)\}/g, ':$1');
+      if (app.hasRoute({ method: call.method, url })) continue;
+      const other = call.method === 'GET' ? 'POST' : 'GET';
+      const what = `the server does not serve ${call.method} ${call.path}`;
+      if (app.hasRoute({ method: other, url })) problems.add(FLOW_FILE, pointer('calls', name, 'method'), what, `it answers ${other} there: write "method": "${other}"`);
+      else problems.add(FLOW_FILE, pointer('calls', name, 'path'), what, 'check the path against the server (src/server/routes), or ask a developer to add the route');
+    }
+  } finally {
+    await app.close();
+  }
+}
