@@ -1,28 +1,37 @@
 // Builds the browser app into dist/: checks the flow file, bundles each form schema with its
 // precompiled validator (so no Ajv compiler and no eval reach the browser), bundles the client
 // with esbuild (code split by route), writes index.html, static assets and the US places data.
-// Run with tsx (`npm run build`), since it reads the project's TypeScript modules.
-import { cp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+// Run with tsx (`npm run build`), since it reads the project's TypeScript modules. `npm run dev`
+// imports it and keeps the build for fast rebuilds after each edit (src/cli/dev.ts).
+import { cp, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { compileSchemaValidatorsCode } from '@rjsf/validator-ajv8/compileSchemaValidators';
 import * as esbuild from 'esbuild';
 import { AJV_OPTIONS, extendAjv } from './src/shared/ajv.ts';
-import { loadFlow, loadSchema, loadUiSchema, PROJECT_ROOT, schemaNamesOf } from './src/shared/projectFiles.ts';
+import { CONTENT_ROOT, FLOW_FILE, loadFlow, loadSchema, loadUiSchema, PROJECT_ROOT, schemaNamesOf } from './src/shared/projectFiles.ts';
 import { writeUsPlaces } from './src/cli/usPlaces.mjs';
 
-const DIST = join(PROJECT_ROOT, 'dist');
-const GENERATED = join(PROJECT_ROOT, 'build', 'generated');
+export const DIST = join(CONTENT_ROOT, 'dist');
+const GENERATED = join(CONTENT_ROOT, 'build', 'generated');
 const CLIENT = join(PROJECT_ROOT, 'src', 'client');
-export const METAFILE = join(PROJECT_ROOT, 'build', 'metafile.json');
+export const METAFILE = join(CONTENT_ROOT, 'build', 'metafile.json');
+
+/** Each form's schema and UI schema as last generated: a rebuild compiles only the forms that changed. */
+const generatedFrom = new Map();
 
 /** Writes build/generated/forms/<name>.js (schema + UI schema + validator) for each form. */
 async function generateForms(names) {
-  await rm(GENERATED, { recursive: true, force: true });
-  await mkdir(join(GENERATED, 'forms'), { recursive: true });
+  if (generatedFrom.size === 0) {
+    await rm(GENERATED, { recursive: true, force: true });
+    await mkdir(join(GENERATED, 'forms'), { recursive: true });
+  }
   for (const name of names) {
     const schema = loadSchema(name);
     const uiSchema = loadUiSchema(name);
+    const source = JSON.stringify([schema, uiSchema]);
+    if (generatedFrom.get(name) === source) continue;
     // rjsf's CommonJS output: its ESM output breaks on negative schema hashes.
     const validators = compileSchemaValidatorsCode(schema, { ajvOptionsOverrides: AJV_OPTIONS, extenderFn: extendAjv });
     await writeFile(join(GENERATED, 'forms', `${name}.validators.cjs`), validators);
@@ -33,26 +42,30 @@ async function generateForms(names) {
         `export const uiSchema = ${JSON.stringify(uiSchema)};\n` +
         `export { validateFns };\n`,
     );
+    generatedFrom.set(name, source);
   }
   const cases = names.map((name) => `    case ${JSON.stringify(name)}: return import('./forms/${name}.js');`).join('\n');
   return `export function loadForm(name) {\n  switch (name) {\n${cases}\n    default: return Promise.reject(new Error('No form "' + name + '"'));\n  }\n}\n`;
 }
 
-/** `virtual:forms` is the generated loader; markdown-to-jsx is replaced by a plain-text stub. */
+/**
+ * `virtual:forms` is the generated loader (read at each build: an edit may add a form); the flow
+ * file is the content folder's; markdown-to-jsx is replaced by a plain-text stub.
+ */
 function projectPlugin(formsLoader) {
   return {
     name: 'onramp',
     setup(build) {
       build.onResolve({ filter: /^virtual:forms$/ }, () => ({ path: 'forms', namespace: 'virtual' }));
-      build.onLoad({ filter: /.*/, namespace: 'virtual' }, () => ({ contents: formsLoader, resolveDir: GENERATED, loader: 'js' }));
+      build.onLoad({ filter: /.*/, namespace: 'virtual' }, () => ({ contents: formsLoader(), resolveDir: GENERATED, loader: 'js' }));
+      build.onResolve({ filter: /\/onboarding\.flow\.json$/ }, () => ({ path: FLOW_FILE }));
       build.onResolve({ filter: /^markdown-to-jsx(\/.*)?$/ }, () => ({ path: join(CLIENT, 'markdownStub.tsx') }));
     },
   };
 }
 
-async function bundleClient(formsLoader) {
-  await rm(DIST, { recursive: true, force: true });
-  const result = await esbuild.build({
+function clientContext(formsLoader) {
+  return esbuild.context({
     entryPoints: { main: join(CLIENT, 'main.tsx') },
     bundle: true,
     splitting: true,
@@ -62,6 +75,8 @@ async function bundleClient(formsLoader) {
     minify: true,
     jsx: 'automatic',
     metafile: true,
+    // Output paths in the metafile are relative to this: dist/assets/….
+    absWorkingDir: CONTENT_ROOT,
     outdir: join(DIST, 'assets'),
     entryNames: '[name]-[hash]',
     chunkNames: 'chunks/[name]-[hash]',
@@ -69,11 +84,10 @@ async function bundleClient(formsLoader) {
     define: { 'process.env.NODE_ENV': '"production"' },
     legalComments: 'none',
     logLevel: 'warning',
+    // The generated forms may sit in a copy of the project (ONRAMP_CONTENT_DIR) with no node_modules.
+    nodePaths: [join(PROJECT_ROOT, 'node_modules')],
     plugins: [projectPlugin(formsLoader)],
   });
-  await mkdir(join(PROJECT_ROOT, 'build'), { recursive: true });
-  await writeFile(METAFILE, JSON.stringify(result.metafile));
-  return result.metafile;
 }
 
 async function writeIndexHtml(metafile) {
@@ -81,16 +95,43 @@ async function writeIndexHtml(metafile) {
   if (!js || !output?.cssBundle) throw new Error('The client bundle has no entry script or stylesheet');
   const href = (file) => '/' + file.replace(/^dist\//, '');
   const template = await readFile(join(CLIENT, 'index.html'), 'utf8');
-  await writeFile(join(DIST, 'index.html'), template.replace('%JS%', href(js)).replace('%CSS%', href(output.cssBundle)));
+  // Written whole, then renamed: the server reads it for every page, also during a rebuild.
+  await writeFile(join(DIST, 'index.html.new'), template.replace('%JS%', href(js)).replace('%CSS%', href(output.cssBundle)));
+  await rename(join(DIST, 'index.html.new'), join(DIST, 'index.html'));
   return { js, css: output.cssBundle };
 }
 
-const started = performance.now();
-const flow = loadFlow();
-const formsLoader = await generateForms(schemaNamesOf(flow));
-const metafile = await bundleClient(formsLoader);
-const entry = await writeIndexHtml(metafile);
-await cp(join(CLIENT, 'public'), DIST, { recursive: true });
-await writeUsPlaces(join(DIST, 'data'));
-const entryGzip = gzipSync(await readFile(join(PROJECT_ROOT, entry.js)), { level: 9 }).length;
-console.log(`built dist/ in ${Math.round(performance.now() - started)} ms (entry ${entry.js}: ${(entryGzip / 1024).toFixed(1)} KB gzip)`);
+/**
+ * Builds dist/ from scratch and returns the build, kept for `rebuild()`: it writes the new
+ * bundle beside the old one, then index.html, then removes the old files, so a page being
+ * served meanwhile finds everything it names.
+ */
+export async function buildDist() {
+  let formsLoader = '';
+  const context = await clientContext(() => formsLoader);
+  let previous = new Set();
+  const rebuild = async () => {
+    formsLoader = await generateForms(schemaNamesOf(loadFlow()));
+    const { metafile } = await context.rebuild();
+    await mkdir(join(CONTENT_ROOT, 'build'), { recursive: true });
+    await writeFile(METAFILE, JSON.stringify(metafile));
+    const entry = await writeIndexHtml(metafile);
+    const outputs = new Set(Object.keys(metafile.outputs));
+    for (const file of previous) if (!outputs.has(file)) await rm(join(CONTENT_ROOT, file), { force: true });
+    previous = outputs;
+    return entry;
+  };
+  await rm(DIST, { recursive: true, force: true });
+  const entry = await rebuild();
+  await cp(join(CLIENT, 'public'), DIST, { recursive: true });
+  await writeUsPlaces(join(DIST, 'data'));
+  return { entry, rebuild, dispose: () => context.dispose() };
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const started = performance.now();
+  const build = await buildDist();
+  await build.dispose();
+  const entryGzip = gzipSync(await readFile(join(CONTENT_ROOT, build.entry.js)), { level: 9 }).length;
+  console.log(`built dist/ in ${Math.round(performance.now() - started)} ms (entry ${build.entry.js}: ${(entryGzip / 1024).toFixed(1)} KB gzip)`);
+}
