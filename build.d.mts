@@ -8,10 +8,15 @@ export interface BuiltEntry {
   css: string;
 }
 
+export interface Bundle {
+  /** Puts the bundle in dist/. */
+  write(): Promise<BuiltEntry>;
+}
+
 export interface DistBuild {
   entry: BuiltEntry;
-  /** Builds again from the files on disk (forms whose schemas did not change are reused). */
-  rebuild(): Promise<BuiltEntry>;
+  /** Bundles the files on disk again, into memory (forms whose schemas did not change are reused). */
+  bundle(): Promise<Bundle>;
   dispose(): Promise<void>;
 }
 

@@ -4,7 +4,7 @@
 // Run with tsx (`npm run build`), since it reads the project's TypeScript modules. `npm run dev`
 // imports it and keeps the build for fast rebuilds after each edit (src/cli/dev.ts).
 import { cp, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { compileSchemaValidatorsCode } from '@rjsf/validator-ajv8/compileSchemaValidators';
@@ -75,6 +75,7 @@ function clientContext(formsLoader) {
     minify: true,
     jsx: 'automatic',
     metafile: true,
+    write: false,
     // Output paths in the metafile are relative to this: dist/assets/….
     absWorkingDir: CONTENT_ROOT,
     outdir: join(DIST, 'assets'),
@@ -102,36 +103,60 @@ async function writeIndexHtml(metafile) {
 }
 
 /**
- * Builds dist/ from scratch and returns the build, kept for `rebuild()`: it writes the new
- * bundle beside the old one, then index.html, then removes the old files, so a page being
- * served meanwhile finds everything it names.
+ * Builds dist/ from scratch and returns the build, kept for more: `bundle()` bundles the files
+ * on disk into memory, and its `write()` puts that in dist/ (`npm run dev` writes only an edit
+ * that passed the lint). A write adds the new files beside the old ones, then index.html, then
+ * removes the old files, so a page served meanwhile finds every file it names.
  */
 export async function buildDist() {
   let formsLoader = '';
   const context = await clientContext(() => formsLoader);
   let previous = new Set();
-  const rebuild = async () => {
-    formsLoader = await generateForms(schemaNamesOf(loadFlow()));
-    const { metafile } = await context.rebuild();
+  const write = async ({ outputFiles, metafile }) => {
+    // Names carry a hash of the contents: a file written before is the same file.
+    for (const file of outputFiles) {
+      if (previous.has(file.path)) continue;
+      await mkdir(dirname(file.path), { recursive: true });
+      await writeFile(file.path, file.contents);
+    }
     await mkdir(join(CONTENT_ROOT, 'build'), { recursive: true });
     await writeFile(METAFILE, JSON.stringify(metafile));
     const entry = await writeIndexHtml(metafile);
-    const outputs = new Set(Object.keys(metafile.outputs));
-    for (const file of previous) if (!outputs.has(file)) await rm(join(CONTENT_ROOT, file), { force: true });
-    previous = outputs;
+    const current = new Set(outputFiles.map((file) => file.path));
+    for (const path of previous) if (!current.has(path)) await rm(path, { force: true });
+    previous = current;
     return entry;
   };
+  const bundle = async () => {
+    formsLoader = await generateForms(schemaNamesOf(loadFlow()));
+    const result = await context.rebuild();
+    return { write: () => write(result) };
+  };
   await rm(DIST, { recursive: true, force: true });
-  const entry = await rebuild();
+  const entry = await (await bundle()).write();
   await cp(join(CLIENT, 'public'), DIST, { recursive: true });
   await writeUsPlaces(join(DIST, 'data'));
-  return { entry, rebuild, dispose: () => context.dispose() };
+  return { entry, bundle, dispose: () => context.dispose() };
+}
+
+/** The entry script and every chunk it imports statically: what a first page loads. */
+function firstPageFiles(metafile, entry) {
+  const files = new Set();
+  const visit = (file) => {
+    if (files.has(file)) return;
+    files.add(file);
+    for (const imported of metafile.outputs[file]?.imports ?? []) if (imported.kind === 'import-statement') visit(imported.path);
+  };
+  visit(entry);
+  return [...files];
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const started = performance.now();
   const build = await buildDist();
   await build.dispose();
-  const entryGzip = gzipSync(await readFile(join(CONTENT_ROOT, build.entry.js)), { level: 9 }).length;
-  console.log(`built dist/ in ${Math.round(performance.now() - started)} ms (entry ${build.entry.js}: ${(entryGzip / 1024).toFixed(1)} KB gzip)`);
+  const metafile = JSON.parse(await readFile(METAFILE, 'utf8'));
+  let firstPageGzip = 0;
+  for (const file of firstPageFiles(metafile, build.entry.js)) firstPageGzip += gzipSync(await readFile(join(CONTENT_ROOT, file)), { level: 9 }).length;
+  console.log(`built dist/ in ${Math.round(performance.now() - started)} ms (first page ${build.entry.js} and its imports: ${(firstPageGzip / 1024).toFixed(1)} KB gzip)`);
 }

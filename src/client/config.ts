@@ -4,6 +4,8 @@ export interface AppConfig {
   /** The Firebase Auth emulator, used locally instead of Google's servers; null in production. */
   authEmulatorUrl: string | null;
   ipLookupUrl: string;
+  /** Under `npm run dev`: the build this page comes from; the page then follows live edits (dev/liveEdits.tsx). */
+  dev: { version: number } | null;
 }
 
 let cached: AppConfig | undefined;

@@ -10,6 +10,7 @@ import type { Db } from './db/db.js';
 import { answerFor, loggableError } from './errors.js';
 import { apiPathTest, loggableUrl } from './lib/apiPaths.js';
 import { createCallReader } from './lib/callPayload.js';
+import type { LiveEdits } from './liveEdits.js';
 import { adminAuthPlugin } from './plugins/adminAuth.js';
 import { clockPlugin } from './plugins/clock.js';
 import { cryptoPlugin } from './plugins/crypto.js';
@@ -32,6 +33,8 @@ export interface AppOptions {
   db?: Db;
   /** Where log lines go instead of stdout (tests read them). */
   logStream?: { write(line: string): void };
+  /** Under `npm run dev`: validators swapped after each edit, and the pages told (liveEdits.ts). */
+  live?: LiveEdits;
 }
 
 /** JSON bodies are small (the largest is the sign-up with its ID token); multipart has its own limits. */
@@ -82,7 +85,7 @@ export async function buildApp(config: ServerConfig, options: AppOptions = {}): 
   });
 
   const flow = loadFlow();
-  app.decorate('callReader', createCallReader(flow));
+  app.decorate('callReader', options.live?.callReader ?? createCallReader(flow));
   // The admin review page is /admin itself; the admin API is everything below it.
   const isApiPath = apiPathTest([...Object.values(flow.calls).map((call) => call.path), IP_LOOKUP_PATH, ADMIN_PREFIX], [ADMIN_PREFIX]);
 
@@ -119,7 +122,7 @@ export async function buildApp(config: ServerConfig, options: AppOptions = {}): 
   await app.register(authRoutes, config.authRateLimit);
   await app.register(driverRoutes);
   await app.register(adminRoutes, { prefix: ADMIN_PREFIX, config });
-  if (!config.production) await app.register(devRoutes);
-  await app.register(staticRoutes, { config, isApiPath });
+  if (!config.production) await app.register(devRoutes, { live: options.live });
+  await app.register(staticRoutes, { config, isApiPath, live: options.live });
   return app;
 }

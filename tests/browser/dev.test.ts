@@ -1,0 +1,130 @@
+// `npm run dev` on a copy of schemas/ and flows/: a saved edit reaches the open page; a broken
+// one is shown over the page, and the page and the server keep the last good version.
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startDevServer, type DevServer } from '../support/devServer.js';
+import { launchChromium, PHONE_VIEWPORT } from './support.js';
+
+const FIRST_MESSAGE = 'Please enter your email';
+const EDITED_MESSAGE = 'Type the email address you use every day';
+const FIXED_MESSAGE = 'Which email address should we use?';
+/** Generous for a shared machine; the figure that matters is the latency printed. */
+const POLL_TIMEOUT_MS = 10_000;
+
+let dev: DevServer;
+let browser: Browser;
+let page: Page;
+let schemaFile: string;
+
+beforeAll(async () => {
+  dev = await startDevServer();
+  schemaFile = join(dev.root, 'schemas', 'signup.schema.json');
+  browser = await launchChromium();
+  const context = await browser.newContext({ viewport: PHONE_VIEWPORT, isMobile: true, hasTouch: true, baseURL: dev.baseUrl });
+  page = await context.newPage();
+});
+afterAll(async () => {
+  await browser?.close();
+  await dev?.close();
+});
+
+async function replaceInSchema(from: string, to: string): Promise<void> {
+  const text = await readFile(schemaFile, 'utf8');
+  if (!text.includes(from)) throw new Error(`signup.schema.json has no ${JSON.stringify(from)}`);
+  await writeFile(schemaFile, text.replace(from, to));
+}
+
+/** The email field's message after pressing Sign Up on an empty form. */
+async function emailMessage(): Promise<string> {
+  await page.getByRole('button', { name: 'Sign Up', exact: true }).click();
+  return (await page.locator('#root_email__error').textContent()) ?? '';
+}
+
+/**
+ * Milliseconds from now until the page, reloaded by the dev server, shows `message` for the
+ * empty email after Sign Up. Each try runs in the page: the old page is told apart by a mark.
+ */
+async function msUntilReloadedPageShows(message: string, edit: () => Promise<void>): Promise<number> {
+  await page.evaluate(() => Object.assign(window, { beforeEdit: true }));
+  const started = performance.now();
+  await edit();
+  while (performance.now() - started < POLL_TIMEOUT_MS) {
+    const shown = await page
+      .evaluate((expected) => {
+        if ('beforeEdit' in window) return false;
+        document.querySelector<HTMLButtonElement>('button[type="submit"]')?.click();
+        return document.getElementById('root_email__error')?.textContent === expected;
+      }, message)
+      .catch(() => false); // the page is being reloaded
+    if (shown) return Math.round(performance.now() - started);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  throw new Error(`The page did not show "${message}" within ${POLL_TIMEOUT_MS} ms of the edit`);
+}
+
+/** What the server answers to an empty sign-up: the email's messages from the schema it validates with. */
+async function serverEmailMessages(): Promise<string[]> {
+  const response = await fetch(`${dev.baseUrl}/auth/driverEmailSignUp`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: '{}',
+  });
+  expect(response.status).toBe(400);
+  return ((await response.json()) as { errors: Record<string, string[]> }).errors.email ?? [];
+}
+
+describe('npm run dev', () => {
+  it('shows an edited message in the open page, and the server validates with it', async () => {
+    await page.goto('/signup');
+    expect(await emailMessage()).toBe(FIRST_MESSAGE);
+
+    const printedBefore = dev.output().length;
+    const latency = await msUntilReloadedPageShows(EDITED_MESSAGE, () => replaceInSchema(FIRST_MESSAGE, EDITED_MESSAGE));
+    const applied = await dev.waitForOutput(/✓ schemas\/signup\.schema\.json: applied in (\d+) ms; open pages reload/, printedBefore);
+    console.log(`edit saved → new message in the browser: ${latency} ms (checked, built and applied in ${applied[1]} ms)`);
+    expect(await serverEmailMessages()).toEqual([EDITED_MESSAGE]);
+  });
+
+  it('shows a broken edit’s problems over the page and in the terminal, and keeps serving the last good version', async () => {
+    const printedBefore = dev.output().length;
+    await replaceInSchema('"required": [', '"requird": [');
+
+    const printed = await dev.waitForOutput(/✗ \d+ problem\(s\) in schemas\/ and flows\/; the app keeps the last good version:\n((?: {2}✗ .*\n)+)/, printedBefore);
+    const lines = (printed[1] ?? '').trimEnd().split('\n').map((line) => line.replace(/^ {2}✗ /, ''));
+    expect(lines.some((line) => line.startsWith('schemas/signup.schema.json') && line.includes('"requird"'))).toBe(true);
+
+    const overlay = page.getByRole('alertdialog');
+    await overlay.waitFor({ timeout: POLL_TIMEOUT_MS });
+    const heading = lines.length === 1 ? 'This edit has a problem' : `This edit has ${lines.length} problems`;
+    expect(await overlay.getByRole('heading').textContent()).toBe(heading);
+    expect(await overlay.getByRole('listitem').allTextContents()).toEqual(lines);
+    expect(await overlay.getAttribute('aria-labelledby')).toBe('dev-overlay-title');
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Dismiss');
+
+    await page.keyboard.press('Escape');
+    await overlay.waitFor({ state: 'detached' });
+    expect(await emailMessage()).toBe(EDITED_MESSAGE);
+    expect(await serverEmailMessages()).toEqual([EDITED_MESSAGE]);
+
+    // A page opened now is the last good version too, with the problems shown over it.
+    await page.reload();
+    await overlay.waitFor();
+    await overlay.getByRole('button', { name: 'Dismiss' }).click();
+    await overlay.waitFor({ state: 'detached' });
+    expect(await emailMessage()).toBe(EDITED_MESSAGE);
+  });
+
+  it('reloads the page without the problems once the file is fixed', async () => {
+    const schema = await readFile(schemaFile, 'utf8');
+    const printedBefore = dev.output().length;
+    const latency = await msUntilReloadedPageShows(FIXED_MESSAGE, () =>
+      writeFile(schemaFile, schema.replace('"requird": [', '"required": [').replace(EDITED_MESSAGE, FIXED_MESSAGE)),
+    );
+    const applied = await dev.waitForOutput(/✓ schemas\/signup\.schema\.json: applied in (\d+) ms; open pages reload/, printedBefore);
+    console.log(`fix saved → new message in the browser: ${latency} ms (checked, built and applied in ${applied[1]} ms)`);
+    expect(await page.getByRole('alertdialog').count()).toBe(0);
+    expect(await serverEmailMessages()).toEqual([FIXED_MESSAGE]);
+  });
+});
