@@ -111,9 +111,13 @@ async function messageOf(response: Response): Promise<string | undefined> {
   }
 }
 
-/** A JSON call of the admin API with the admin bearer; the same result shape as `callApi`. */
-export async function adminRequest(method: 'GET' | 'POST', path: string, bearer: string, body?: Record<string, unknown>): Promise<ApiResult> {
-  const headers: Record<string, string> = { Accept: 'application/json', Authorization: `Bearer ${bearer}` };
+/**
+ * A JSON call of the admin API with the admin bearer (none: the studio under `npm run dev`,
+ * which needs no token); the same result shape as `callApi`.
+ */
+export async function adminRequest(method: 'GET' | 'POST', path: string, bearer: string | undefined, body?: Record<string, unknown>): Promise<ApiResult> {
+  const headers: Record<string, string> = { Accept: 'application/json' };
+  if (bearer) headers.Authorization = `Bearer ${bearer}`;
   if (body !== undefined) headers['Content-Type'] = 'application/json';
   let response: Response;
   try {

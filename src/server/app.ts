@@ -25,6 +25,7 @@ import { authRoutes } from './routes/auth.js';
 import { devRoutes } from './routes/dev.js';
 import { driverRoutes } from './routes/driver.js';
 import { IP_LOOKUP_PATH, staticRoutes } from './routes/static.js';
+import { studioRoutes } from './routes/studio.js';
 
 export interface AppOptions {
   /** The clock for code and session expiry (tests move it instead of sleeping). */
@@ -122,6 +123,8 @@ export async function buildApp(config: ServerConfig, options: AppOptions = {}): 
   await app.register(authRoutes, config.authRateLimit);
   await app.register(driverRoutes);
   await app.register(adminRoutes, { prefix: ADMIN_PREFIX, config });
+  // The form studio's data: open under `npm run dev`, otherwise for the admin token.
+  await app.register(studioRoutes, { prefix: ADMIN_PREFIX, open: options.live !== undefined });
   if (!config.production) await app.register(devRoutes, { live: options.live });
   await app.register(staticRoutes, { config, isApiPath, live: options.live });
   return app;

@@ -22,6 +22,7 @@ export const SCHEMAS_DIR = join(CONTENT_ROOT, 'schemas');
 export const FLOWS_DIR = join(CONTENT_ROOT, 'flows');
 export const FLOW_FILE = join(FLOWS_DIR, 'onboarding.flow.json');
 export const FLOW_SCHEMA_FILE = join(FLOWS_DIR, 'flow.schema.json');
+export const FIXTURES_DIR = join(CONTENT_ROOT, 'tests', 'fixtures');
 
 export class ProjectFileError extends Error {
   constructor(message: string) {
