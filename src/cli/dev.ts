@@ -75,9 +75,11 @@ export async function startDev(): Promise<void> {
       return;
     }
     await built.bundle.write();
-    live.applied(built.reader);
+    live.swapReader(built.reader);
+    // The routes are registered from the new reader's paths; pages reload once they answer.
     if (apiPathsOf(built.next) !== apiPathsOf(flow)) await server.restart();
     flow = built.next;
+    live.reloadPages();
     console.log(`✓ ${changed.join(', ')}: applied in ${Math.round(performance.now() - started)} ms; open pages reload`);
   }
 

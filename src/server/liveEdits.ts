@@ -32,9 +32,13 @@ export class LiveEdits {
     };
   }
 
-  /** A good edit, built: requests are validated with `reader` from now on and open pages reload. */
-  applied(reader: CallReader): void {
+  /** A good edit: requests are validated with `reader` from now on. */
+  swapReader(reader: CallReader): void {
     this.reader = reader;
+  }
+
+  /** A good edit, built and served: the open pages reload. */
+  reloadPages(): void {
     this.publish({ version: this.state.version + 1, problems: [] });
   }
 

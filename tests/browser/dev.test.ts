@@ -64,13 +64,11 @@ async function msUntilReloadedPageShows(message: string, edit: () => Promise<voi
   throw new Error(`The page did not show "${message}" within ${POLL_TIMEOUT_MS} ms of the edit`);
 }
 
+const emptySignUp = (path: string) => fetch(`${dev.baseUrl}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+
 /** What the server answers to an empty sign-up: the email's messages from the schema it validates with. */
-async function serverEmailMessages(): Promise<string[]> {
-  const response = await fetch(`${dev.baseUrl}/auth/driverEmailSignUp`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: '{}',
-  });
+async function serverEmailMessages(path = '/auth/driverEmailSignUp'): Promise<string[]> {
+  const response = await emptySignUp(path);
   expect(response.status).toBe(400);
   return ((await response.json()) as { errors: Record<string, string[]> }).errors.email ?? [];
 }
@@ -126,5 +124,24 @@ describe('npm run dev', () => {
     console.log(`fix saved → new message in the browser: ${latency} ms (checked, built and applied in ${applied[1]} ms)`);
     expect(await page.getByRole('alertdialog').count()).toBe(0);
     expect(await serverEmailMessages()).toEqual([FIXED_MESSAGE]);
+  });
+
+  it('serves a call at its new path once the flow file moves it, and the open page follows', async () => {
+    const flowFile = join(dev.root, 'flows', 'onboarding.flow.json');
+    const flow = await readFile(flowFile, 'utf8');
+    await page.evaluate(() => Object.assign(window, { beforeEdit: true }));
+    const printedBefore = dev.output().length;
+    await writeFile(flowFile, flow.replace('"path": "/auth/driverEmailSignUp"', '"path": "/auth/emailSignUp"'));
+
+    await dev.waitForOutput(/✓ flows\/onboarding\.flow\.json: applied in \d+ ms; open pages reload/, printedBefore, POLL_TIMEOUT_MS);
+    expect(await serverEmailMessages('/auth/emailSignUp')).toEqual([FIXED_MESSAGE]);
+    expect((await emptySignUp('/auth/driverEmailSignUp')).status).toBe(404);
+    // The page reconnects to the restarted server and reloads.
+    const started = performance.now();
+    while (await page.evaluate(() => 'beforeEdit' in window).catch(() => true)) {
+      if (performance.now() - started > POLL_TIMEOUT_MS) throw new Error('The page did not reload after the restart');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(await emailMessage()).toBe(FIXED_MESSAGE);
   });
 });
