@@ -1,9 +1,11 @@
 // The form studio (/studio) under `npm run dev`, with fixtures of its own: a step picked, a
 // fixture picked, the form filled and the validation shown; at phone and desktop width. Without
 // `npm run dev`, its data needs the admin token.
+import { join } from 'node:path';
 import type { Browser, FrameLocator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_AUTH_MESSAGES } from '../../src/server/plugins/adminAuth.js';
+import { PROJECT_ROOT } from '../../src/shared/projectFiles.js';
 import { startDevServer, type DevServer } from '../support/devServer.js';
 import { bearer, startTestServer, type TestServer } from '../support/server.js';
 import { launchChromium, screenshot } from './support.js';
@@ -151,21 +153,40 @@ describe('the form studio under npm run dev', () => {
   });
 });
 
-describe('the form studio’s data without npm run dev', () => {
+describe('the form studio without npm run dev', () => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startTestServer();
+    server = await startTestServer({ staticDir: join(PROJECT_ROOT, 'dist') });
   });
   afterAll(async () => {
     await server?.close();
   });
 
-  it('needs the admin token', async () => {
+  it('serves its data for the admin token only', async () => {
     const without = await server.app.inject({ method: 'GET', url: '/admin/fixtures' });
     expect(without.statusCode).toBe(401);
     expect(without.json()).toEqual({ message: ADMIN_AUTH_MESSAGES.tokenRequired });
     const withToken = await server.app.inject({ method: 'GET', url: '/admin/fixtures', headers: bearer(server.config.adminToken) });
     expect(withToken.statusCode).toBe(200);
     expect(Array.isArray(withToken.json<{ fixtures: unknown[] }>().fixtures)).toBe(true);
+  });
+
+  it('asks for the admin token, as the review page does', async () => {
+    const baseUrl = await server.app.listen({ host: '127.0.0.1', port: 0 });
+    const tokenPage = await browser.newPage({ viewport: { width: 390, height: 844 }, baseURL: baseUrl });
+    await tokenPage.goto('/studio');
+    await tokenPage.getByRole('heading', { name: 'Sign in to preview the forms' }).waitFor();
+    // The same wrong token twice: each try is sent and refused.
+    for (let i = 0; i < 2; i++) {
+      await tokenPage.getByLabel('Admin token').fill('not-the-admin-token-but-long-enough-0000');
+      await tokenPage.getByRole('button', { name: 'Open the studio' }).click();
+      await tokenPage.getByRole('alert').waitFor();
+      expect(await tokenPage.getByRole('alert').textContent()).toBe(ADMIN_AUTH_MESSAGES.tokenRequired);
+    }
+
+    await tokenPage.getByLabel('Admin token').fill(server.config.adminToken);
+    await tokenPage.getByRole('button', { name: 'Open the studio' }).click();
+    await tokenPage.getByRole('navigation', { name: 'Form steps' }).waitFor();
+    await tokenPage.close();
   });
 });

@@ -73,7 +73,8 @@ const STUDIO_CSS = `
 type Access = { kind: 'loading' } | { kind: 'token'; refusal?: string } | { kind: 'error'; message: string } | { kind: 'ready'; fixtures: StudioFixture[] };
 
 export function StudioPage() {
-  const [token, setToken] = useState(() => getAdminToken());
+  // A new object for each try, so the same token entered again is tried again.
+  const [attempt, setAttempt] = useState(() => ({ token: getAdminToken() }));
   const [access, setAccess] = useState<Access>({ kind: 'loading' });
 
   useEffect(() => {
@@ -86,6 +87,7 @@ export function StudioPage() {
 
   useEffect(() => {
     let current = true;
+    const { token } = attempt;
     void adminRequest('GET', FIXTURES_URL, token).then((result) => {
       if (!current) return;
       if (result.ok) setAccess({ kind: 'ready', fixtures: fixturesOf(result.data) });
@@ -97,12 +99,12 @@ export function StudioPage() {
     return () => {
       current = false;
     };
-  }, [token]);
+  }, [attempt]);
 
-  function open(newToken: string) {
-    setAdminToken(newToken);
+  function open(token: string) {
+    setAdminToken(token);
     setAccess({ kind: 'loading' });
-    setToken(newToken);
+    setAttempt({ token });
   }
 
   return (
