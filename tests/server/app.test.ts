@@ -49,6 +49,7 @@ describe('the web app (dist/)', () => {
           firebase: { apiKey: 'demo-api-key', authDomain: 'demo-onramp.firebaseapp.com', projectId: 'demo-onramp' },
           authEmulatorUrl: 'http://127.0.0.1:9099',
           ipLookupUrl: '/ip',
+          dev: null,
         });
         expect(response.body).not.toContain('<!--app-config-->');
       }
