@@ -8,7 +8,7 @@
  */
 import { once } from 'node:events';
 import { watch } from 'node:fs';
-import { relative } from 'node:path';
+import { join, relative } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { buildDist, DIST, type Bundle } from '../../build.mjs';
 import { createCallReader, type CallReader } from '../server/lib/callPayload.js';
@@ -31,8 +31,8 @@ async function lint(): Promise<string[]> {
   return problems;
 }
 
-const printProblems = (problems: string[]) =>
-  console.error(`✗ ${problems.length} problem(s) in schemas/ and flows/; the app keeps the last good version:\n${problems.map((p) => `  ✗ ${p}`).join('\n')}`);
+const printProblems = (problems: string[], outcome: string) =>
+  console.error(`✗ ${problems.length} problem(s) in schemas/ and flows/; ${outcome}:\n${problems.map((p) => `  ✗ ${p}`).join('\n')}`);
 
 /** What the server registered its routes from: when this changes, validators alone are not enough. */
 const apiPathsOf = (flow: Flow) => JSON.stringify(Object.entries(flow.calls).map(([name, call]) => [name, call.method, call.path]));
@@ -44,7 +44,7 @@ export async function startDev(): Promise<void> {
   }
   const problems = await lint();
   if (problems.length > 0) {
-    console.error(`${problems.length} problem(s) in schemas/ and flows/; fix them, then start again:\n${problems.map((p) => `  ✗ ${p}`).join('\n')}`);
+    printProblems(problems, 'fix them, then start again');
     process.exit(1);
   }
   const build = await buildDist();
@@ -52,7 +52,7 @@ export async function startDev(): Promise<void> {
   const live = new LiveEdits(createCallReader(flow));
   const server = await startServer({ live }, { ...process.env, STATIC_DIR: DIST });
 
-  async function apply(changed: string[]) {
+  async function apply(files: string[]) {
     const started = performance.now();
     const linting = lint();
     // Built while the lint runs; used only if it finds nothing. The files may be broken, so
@@ -70,7 +70,7 @@ export async function startDev(): Promise<void> {
     const problems = await linting;
     if (problems.length === 0 && !built) problems.push(failure instanceof Error ? failure.message : String(failure));
     if (problems.length > 0 || !built) {
-      printProblems(problems);
+      printProblems(problems, 'the app keeps the last good version');
       live.rejected(problems);
       return;
     }
@@ -80,7 +80,7 @@ export async function startDev(): Promise<void> {
     if (apiPathsOf(built.next) !== apiPathsOf(flow)) await server.restart();
     flow = built.next;
     live.reloadPages();
-    console.log(`✓ ${changed.join(', ')}: applied in ${Math.round(performance.now() - started)} ms; open pages reload`);
+    console.log(`✓ ${files.join(', ')}: applied in ${Math.round(performance.now() - started)} ms; open pages reload`);
   }
 
   // One apply at a time; saves that come in meanwhile make one more.
@@ -106,7 +106,7 @@ export async function startDev(): Promise<void> {
   for (const dir of [SCHEMAS_DIR, FLOWS_DIR]) {
     watch(dir, (_event, name) => {
       if (!name?.endsWith('.json')) return;
-      changed.add(relative(CONTENT_ROOT, `${dir}/${name}`));
+      changed.add(relative(CONTENT_ROOT, join(dir, name)));
       clearTimeout(timer);
       timer = setTimeout(run, DEBOUNCE_MS);
     });

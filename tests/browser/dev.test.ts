@@ -91,7 +91,7 @@ describe('npm run dev', () => {
 
     const printed = await dev.waitForOutput(/✗ \d+ problem\(s\) in schemas\/ and flows\/; the app keeps the last good version:\n((?: {2}✗ .*\n)+)/, printedBefore);
     const lines = (printed[1] ?? '').trimEnd().split('\n').map((line) => line.replace(/^ {2}✗ /, ''));
-    expect(lines.some((line) => line.startsWith('schemas/signup.schema.json') && line.includes('"requird"'))).toBe(true);
+    expect(lines.some((line) => line.startsWith('schemas/signup.schema.json') && line.includes('requird'))).toBe(true);
 
     const overlay = page.getByRole('alertdialog');
     await overlay.waitFor({ timeout: POLL_TIMEOUT_MS });
