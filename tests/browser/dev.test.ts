@@ -17,6 +17,8 @@ let dev: DevServer;
 let browser: Browser;
 let page: Page;
 let schemaFile: string;
+/** signup.schema.json as last applied, before the broken edits. */
+let lastGood: string;
 
 beforeAll(async () => {
   dev = await startDevServer();
@@ -66,6 +68,12 @@ async function msUntilReloadedPageShows(message: string, edit: () => Promise<voi
 
 const emptySignUp = (path: string) => fetch(`${dev.baseUrl}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
 
+/** The lint's lines the dev server printed for a broken edit, after `from`. */
+async function problemsPrintedAfter(from: number): Promise<string[]> {
+  const printed = await dev.waitForOutput(/✗ \d+ problem\(s\) in schemas\/ and flows\/; the app keeps the last good version:\n((?: {2}✗ .*\n)+)/, from);
+  return (printed[1] ?? '').trimEnd().split('\n').map((line) => line.replace(/^ {2}✗ /, ''));
+}
+
 /** What the server answers to an empty sign-up: the email's messages from the schema it validates with. */
 async function serverEmailMessages(path = '/auth/driverEmailSignUp'): Promise<string[]> {
   const response = await emptySignUp(path);
@@ -83,14 +91,14 @@ describe('npm run dev', () => {
     const applied = await dev.waitForOutput(/✓ schemas\/signup\.schema\.json: applied in (\d+) ms; open pages reload/, printedBefore);
     console.log(`edit saved → new message in the browser: ${latency} ms (checked, built and applied in ${applied[1]} ms)`);
     expect(await serverEmailMessages()).toEqual([EDITED_MESSAGE]);
+    lastGood = await readFile(schemaFile, 'utf8');
   });
 
   it('shows a broken edit’s problems over the page and in the terminal, and keeps serving the last good version', async () => {
     const printedBefore = dev.output().length;
     await replaceInSchema('"required": [', '"requird": [');
 
-    const printed = await dev.waitForOutput(/✗ \d+ problem\(s\) in schemas\/ and flows\/; the app keeps the last good version:\n((?: {2}✗ .*\n)+)/, printedBefore);
-    const lines = (printed[1] ?? '').trimEnd().split('\n').map((line) => line.replace(/^ {2}✗ /, ''));
+    const lines = await problemsPrintedAfter(printedBefore);
     expect(lines.some((line) => line.startsWith('schemas/signup.schema.json') && line.includes('requird'))).toBe(true);
 
     const overlay = page.getByRole('alertdialog');
@@ -114,12 +122,25 @@ describe('npm run dev', () => {
     expect(await emailMessage()).toBe(EDITED_MESSAGE);
   });
 
-  it('reloads the page without the problems once the file is fixed', async () => {
-    const schema = await readFile(schemaFile, 'utf8');
+  it('shows an edit that leaves the file no longer JSON the same way', async () => {
     const printedBefore = dev.output().length;
-    const latency = await msUntilReloadedPageShows(FIXED_MESSAGE, () =>
-      writeFile(schemaFile, schema.replace('"requird": [', '"required": [').replace(EDITED_MESSAGE, FIXED_MESSAGE)),
-    );
+    await replaceInSchema('"maxLength": 254,', '"maxLength": 254');
+
+    const lines = await problemsPrintedAfter(printedBefore);
+    expect(lines[0]?.startsWith('schemas/signup.schema.json')).toBe(true);
+    expect(lines[0]).toContain('JSON');
+    const overlay = page.getByRole('alertdialog');
+    await overlay.waitFor({ timeout: POLL_TIMEOUT_MS });
+    expect(await overlay.getByRole('listitem').allTextContents()).toEqual(lines);
+
+    await overlay.getByRole('button', { name: 'Dismiss' }).click();
+    expect(await emailMessage()).toBe(EDITED_MESSAGE);
+    expect(await serverEmailMessages()).toEqual([EDITED_MESSAGE]);
+  });
+
+  it('reloads the page without the problems once the file is fixed', async () => {
+    const printedBefore = dev.output().length;
+    const latency = await msUntilReloadedPageShows(FIXED_MESSAGE, () => writeFile(schemaFile, lastGood.replace(EDITED_MESSAGE, FIXED_MESSAGE)));
     const applied = await dev.waitForOutput(/✓ schemas\/signup\.schema\.json: applied in (\d+) ms; open pages reload/, printedBefore);
     console.log(`fix saved → new message in the browser: ${latency} ms (checked, built and applied in ${applied[1]} ms)`);
     expect(await page.getByRole('alertdialog').count()).toBe(0);
