@@ -14,12 +14,14 @@ interface LiveState {
 }
 
 const OVERLAY_CSS = `
-.dev-overlay { width: min(720px, calc(100vw - 24px)); max-height: calc(100vh - 24px); overflow: auto; padding: 0; border: 0; border-radius: 12px; box-shadow: 0 12px 40px rgb(16 24 40 / 0.35); color: #101828; font: 15px/1.45 system-ui, sans-serif; }
+/* Only the list scrolls: the heading and the button stay in view. */
+.dev-overlay[open] { display: flex; flex-direction: column; }
+.dev-overlay { width: min(720px, calc(100vw - 24px)); max-height: calc(100vh - 24px); overflow: hidden; padding: 0; border: 0; border-radius: 12px; box-shadow: 0 12px 40px rgb(16 24 40 / 0.35); color: #101828; font: 15px/1.45 system-ui, sans-serif; }
 .dev-overlay::backdrop { background: rgb(16 24 40 / 0.55); }
 .dev-overlay-head { padding: 16px 20px 8px; border-top: 6px solid #b00020; }
 .dev-overlay h2 { margin: 0 0 4px; font-size: 1.2rem; color: #b00020; }
 .dev-overlay-head p { margin: 0; color: #475467; }
-.dev-overlay ol { margin: 0; padding: 8px 20px 8px 40px; }
+.dev-overlay ol { margin: 0; padding: 8px 20px 8px 40px; overflow: auto; min-height: 0; }
 .dev-overlay li { padding: 8px 0; border-bottom: 1px solid #eaecf0; font: 0.9rem/1.45 ui-monospace, monospace; white-space: pre-wrap; overflow-wrap: anywhere; }
 .dev-overlay-foot { padding: 8px 20px 16px; text-align: right; }
 .dev-overlay button { min-height: 44px; padding: 8px 20px; border-radius: 10px; border: 1px solid #d0d5dd; background: #fff; font: inherit; font-weight: 600; cursor: pointer; }
@@ -29,9 +31,12 @@ const OVERLAY_CSS = `
 /** A modal dialog (focus moves in and is kept there, Escape closes it), named and described for screen readers. */
 function ProblemsOverlay({ problems, onDismiss }: { problems: string[]; onDismiss: () => void }) {
   const dialog = useRef<HTMLDialogElement>(null);
+  const dismissButton = useRef<HTMLButtonElement>(null);
   useEffect(() => {
     const element = dialog.current;
     if (element && !element.open) element.showModal();
+    // Not the list, which a long one would make the first focusable element.
+    dismissButton.current?.focus();
   }, []);
   return (
     <dialog ref={dialog} className="dev-overlay" role="alertdialog" aria-labelledby="dev-overlay-title" aria-describedby="dev-overlay-summary" onClose={onDismiss}>
@@ -40,13 +45,15 @@ function ProblemsOverlay({ problems, onDismiss }: { problems: string[]; onDismis
         <h2 id="dev-overlay-title">{problems.length === 1 ? 'This edit has a problem' : `This edit has ${problems.length} problems`}</h2>
         <p id="dev-overlay-summary">It was not applied: the app keeps running the last good version. Fix the file and save; the page reloads by itself.</p>
       </div>
-      <ol>
+      <ol aria-label="Problems">
         {problems.map((problem, index) => (
           <li key={index}>{problem}</li>
         ))}
       </ol>
       <form method="dialog" className="dev-overlay-foot">
-        <button type="submit">Dismiss</button>
+        <button ref={dismissButton} type="submit">
+          Dismiss
+        </button>
       </form>
     </dialog>
   );
