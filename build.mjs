@@ -1,27 +1,36 @@
 // Builds the browser app into dist/: checks the flow file, bundles each form schema with its
 // precompiled validator (so no Ajv compiler and no eval reach the browser), bundles the client
 // with esbuild (code split by route), writes index.html, static assets and the US places data.
-// Run with tsx (`npm run build`), since it reads the project's TypeScript modules.
-import { cp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+// Run with tsx (`npm run build`), since it reads the project's TypeScript modules. `npm run dev`
+// imports it and keeps the build for fast rebuilds after each edit (src/cli/dev.ts).
+import { cp, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import * as esbuild from 'esbuild';
 import { precompiledValidatorsCode } from './src/cli/precompiledValidators.ts';
-import { loadFlow, loadSchema, loadUiSchema, PROJECT_ROOT, schemaNamesOf } from './src/shared/projectFiles.ts';
+import { CONTENT_ROOT, FLOW_FILE, loadFlow, loadSchema, loadUiSchema, PROJECT_ROOT, schemaNamesOf } from './src/shared/projectFiles.ts';
 import { writeUsPlaces } from './src/cli/usPlaces.mjs';
 
-const DIST = join(PROJECT_ROOT, 'dist');
-const GENERATED = join(PROJECT_ROOT, 'build', 'generated');
+export const DIST = join(CONTENT_ROOT, 'dist');
+const GENERATED = join(CONTENT_ROOT, 'build', 'generated');
 const CLIENT = join(PROJECT_ROOT, 'src', 'client');
-export const METAFILE = join(PROJECT_ROOT, 'build', 'metafile.json');
+export const METAFILE = join(CONTENT_ROOT, 'build', 'metafile.json');
+
+/** Each form's schema and UI schema as last generated: a rebuild compiles only the forms that changed. */
+const generatedFrom = new Map();
 
 /** Writes build/generated/forms/<name>.js (schema + UI schema + validator) for each form. */
 async function generateForms(names) {
-  await rm(GENERATED, { recursive: true, force: true });
-  await mkdir(join(GENERATED, 'forms'), { recursive: true });
+  if (generatedFrom.size === 0) {
+    await rm(GENERATED, { recursive: true, force: true });
+    await mkdir(join(GENERATED, 'forms'), { recursive: true });
+  }
   for (const name of names) {
     const schema = loadSchema(name);
     const uiSchema = loadUiSchema(name);
+    const source = JSON.stringify([schema, uiSchema]);
+    if (generatedFrom.get(name) === source) continue;
     await writeFile(join(GENERATED, 'forms', `${name}.validators.cjs`), precompiledValidatorsCode(schema));
     await writeFile(
       join(GENERATED, 'forms', `${name}.js`),
@@ -30,26 +39,30 @@ async function generateForms(names) {
         `export const uiSchema = ${JSON.stringify(uiSchema)};\n` +
         `export { validateFns };\n`,
     );
+    generatedFrom.set(name, source);
   }
   const cases = names.map((name) => `    case ${JSON.stringify(name)}: return import('./forms/${name}.js');`).join('\n');
   return `export function loadForm(name) {\n  switch (name) {\n${cases}\n    default: return Promise.reject(new Error('No form "' + name + '"'));\n  }\n}\n`;
 }
 
-/** `virtual:forms` is the generated loader; markdown-to-jsx is replaced by a plain-text stub. */
+/**
+ * `virtual:forms` is the generated loader (read at each build: an edit may add a form); the flow
+ * file is the content folder's; markdown-to-jsx is replaced by a plain-text stub.
+ */
 function projectPlugin(formsLoader) {
   return {
     name: 'onramp',
     setup(build) {
       build.onResolve({ filter: /^virtual:forms$/ }, () => ({ path: 'forms', namespace: 'virtual' }));
-      build.onLoad({ filter: /.*/, namespace: 'virtual' }, () => ({ contents: formsLoader, resolveDir: GENERATED, loader: 'js' }));
+      build.onLoad({ filter: /.*/, namespace: 'virtual' }, () => ({ contents: formsLoader(), resolveDir: GENERATED, loader: 'js' }));
+      build.onResolve({ filter: /\/onboarding\.flow\.json$/ }, () => ({ path: FLOW_FILE }));
       build.onResolve({ filter: /^markdown-to-jsx(\/.*)?$/ }, () => ({ path: join(CLIENT, 'markdownStub.tsx') }));
     },
   };
 }
 
-async function bundleClient(formsLoader) {
-  await rm(DIST, { recursive: true, force: true });
-  const result = await esbuild.build({
+function clientContext(formsLoader) {
+  return esbuild.context({
     entryPoints: { main: join(CLIENT, 'main.tsx') },
     bundle: true,
     splitting: true,
@@ -59,6 +72,9 @@ async function bundleClient(formsLoader) {
     minify: true,
     jsx: 'automatic',
     metafile: true,
+    write: false,
+    // Output paths in the metafile are relative to this: dist/assets/….
+    absWorkingDir: CONTENT_ROOT,
     outdir: join(DIST, 'assets'),
     entryNames: '[name]-[hash]',
     chunkNames: 'chunks/[name]-[hash]',
@@ -66,11 +82,10 @@ async function bundleClient(formsLoader) {
     define: { 'process.env.NODE_ENV': '"production"' },
     legalComments: 'none',
     logLevel: 'warning',
+    // The generated forms may sit in a copy of the project (ONRAMP_CONTENT_DIR) with no node_modules.
+    nodePaths: [join(PROJECT_ROOT, 'node_modules')],
     plugins: [projectPlugin(formsLoader)],
   });
-  await mkdir(join(PROJECT_ROOT, 'build'), { recursive: true });
-  await writeFile(METAFILE, JSON.stringify(result.metafile));
-  return result.metafile;
 }
 
 async function writeIndexHtml(metafile) {
@@ -78,16 +93,67 @@ async function writeIndexHtml(metafile) {
   if (!js || !output?.cssBundle) throw new Error('The client bundle has no entry script or stylesheet');
   const href = (file) => '/' + file.replace(/^dist\//, '');
   const template = await readFile(join(CLIENT, 'index.html'), 'utf8');
-  await writeFile(join(DIST, 'index.html'), template.replace('%JS%', href(js)).replace('%CSS%', href(output.cssBundle)));
+  // Written whole, then renamed: the server reads it for every page, also during a rebuild.
+  await writeFile(join(DIST, 'index.html.new'), template.replace('%JS%', href(js)).replace('%CSS%', href(output.cssBundle)));
+  await rename(join(DIST, 'index.html.new'), join(DIST, 'index.html'));
   return { js, css: output.cssBundle };
 }
 
-const started = performance.now();
-const flow = loadFlow();
-const formsLoader = await generateForms(schemaNamesOf(flow));
-const metafile = await bundleClient(formsLoader);
-const entry = await writeIndexHtml(metafile);
-await cp(join(CLIENT, 'public'), DIST, { recursive: true });
-await writeUsPlaces(join(DIST, 'data'));
-const entryGzip = gzipSync(await readFile(join(PROJECT_ROOT, entry.js)), { level: 9 }).length;
-console.log(`built dist/ in ${Math.round(performance.now() - started)} ms (entry ${entry.js}: ${(entryGzip / 1024).toFixed(1)} KB gzip)`);
+/**
+ * Builds dist/ from scratch and returns the build, kept for more: `bundle()` bundles the files
+ * on disk into memory, and its `write()` puts that in dist/ (`npm run dev` writes only an edit
+ * that passed the lint). A write adds the new files beside the old ones, then index.html, then
+ * removes the old files, so a page served meanwhile finds every file it names.
+ */
+export async function buildDist() {
+  let formsLoader = '';
+  const context = await clientContext(() => formsLoader);
+  let previous = new Set();
+  const write = async ({ outputFiles, metafile }) => {
+    // Names carry a hash of the contents: a file written before is the same file.
+    for (const file of outputFiles) {
+      if (previous.has(file.path)) continue;
+      await mkdir(dirname(file.path), { recursive: true });
+      await writeFile(file.path, file.contents);
+    }
+    await mkdir(join(CONTENT_ROOT, 'build'), { recursive: true });
+    await writeFile(METAFILE, JSON.stringify(metafile));
+    const entry = await writeIndexHtml(metafile);
+    const current = new Set(outputFiles.map((file) => file.path));
+    for (const path of previous) if (!current.has(path)) await rm(path, { force: true });
+    previous = current;
+    return entry;
+  };
+  const bundle = async () => {
+    formsLoader = await generateForms(schemaNamesOf(loadFlow()));
+    const result = await context.rebuild();
+    return { write: () => write(result) };
+  };
+  await rm(DIST, { recursive: true, force: true });
+  const entry = await (await bundle()).write();
+  await cp(join(CLIENT, 'public'), DIST, { recursive: true });
+  await writeUsPlaces(join(DIST, 'data'));
+  return { entry, bundle, dispose: () => context.dispose() };
+}
+
+/** The entry script and every chunk it imports statically: what a first page loads. */
+function firstPageFiles(metafile, entry) {
+  const files = new Set();
+  const visit = (file) => {
+    if (files.has(file)) return;
+    files.add(file);
+    for (const imported of metafile.outputs[file]?.imports ?? []) if (imported.kind === 'import-statement') visit(imported.path);
+  };
+  visit(entry);
+  return [...files];
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const started = performance.now();
+  const build = await buildDist();
+  await build.dispose();
+  const metafile = JSON.parse(await readFile(METAFILE, 'utf8'));
+  let firstPageGzip = 0;
+  for (const file of firstPageFiles(metafile, build.entry.js)) firstPageGzip += gzipSync(await readFile(join(CONTENT_ROOT, file)), { level: 9 }).length;
+  console.log(`built dist/ in ${Math.round(performance.now() - started)} ms (first page ${build.entry.js} and its imports: ${(firstPageGzip / 1024).toFixed(1)} KB gzip)`);
+}

@@ -11,17 +11,28 @@ const metafile = JSON.parse(readFileSync(join(PROJECT_ROOT, 'build', 'metafile.j
 const outputs = Object.entries(metafile.outputs).filter(([file]) => file.endsWith('.js'));
 const inputsOf = (file: string) => Object.keys(metafile.outputs[file]?.inputs ?? {});
 
-/** The entry and every chunk it imports statically: what the first page loads. */
-function initialFiles(): string[] {
-  const entry = outputs.find(([, output]) => output.entryPoint?.endsWith('src/client/main.tsx'))?.[0];
+/** The given files and every chunk they import statically. */
+function withStaticImports(files: string[]): string[] {
   const seen = new Set<string>();
   const visit = (file: string) => {
     if (seen.has(file)) return;
     seen.add(file);
     for (const imported of metafile.outputs[file]?.imports ?? []) if (imported.kind === 'import-statement') visit(imported.path);
   };
-  if (entry) visit(entry);
+  files.forEach(visit);
   return [...seen];
+}
+
+/** The entry and every chunk it imports statically: what the first page loads. */
+function initialFiles(): string[] {
+  const entry = outputs.find(([, output]) => output.entryPoint?.endsWith('src/client/main.tsx'))?.[0];
+  return withStaticImports(entry ? [entry] : []);
+}
+
+/** What a driver's first visit to /signup loads: the first page, the step page and the sign-up form. */
+function signupFiles(): string[] {
+  const owning = (input: string) => outputs.filter(([file]) => inputsOf(file).some((each) => each.endsWith(input))).map(([file]) => file);
+  return withStaticImports([...initialFiles(), ...owning('src/client/StepPage.tsx'), ...owning('build/generated/forms/signup.js')]);
 }
 
 describe('the browser bundle', () => {
@@ -57,5 +68,13 @@ describe('the browser bundle', () => {
   it('ships no city list in the first page', () => {
     const cities = initialFiles().flatMap((file) => inputsOf(file).filter((input) => input.includes('country-state-city')));
     expect(cities).toEqual([]);
+  });
+
+  it('keeps the form studio and the live-edit client out of a driver\'s download of /signup', () => {
+    const files = signupFiles();
+    expect(files.some((file) => inputsOf(file).some((input) => input.endsWith('src/client/StepPage.tsx')))).toBe(true);
+    const tools = files.flatMap((file) => inputsOf(file).filter((input) => /src\/client\/(studio|dev)\//.test(input)));
+    expect(tools).toEqual([]);
+    expect(outputs.some(([file]) => inputsOf(file).some((input) => input.endsWith('src/client/studio/StudioPage.tsx')))).toBe(true);
   });
 });

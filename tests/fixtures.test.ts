@@ -3,8 +3,8 @@
 // the fixture lists (tests/server/fixtures.test.ts sends the bad ones through the real routes).
 import { relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { checkFixture, FIXTURES_DIR, listFixtureFiles, parseFixture } from '../src/cli/fixtures.js';
-import { loadFlow, readJsonFile } from '../src/shared/projectFiles.js';
+import { checkFixture, listFixtureFiles, parseFixture } from '../src/cli/fixtures.js';
+import { FIXTURES_DIR, loadFlow, readJsonFile } from '../src/shared/projectFiles.js';
 
 const flow = loadFlow();
 const files = listFixtureFiles();

@@ -21,12 +21,11 @@ import { join } from 'node:path';
 import type { ValidatorType } from '@rjsf/utils';
 import { expandErrors, fieldOf, messagesByField } from '../shared/errors.js';
 import type { Flow } from '../shared/flow.js';
-import { loadSchema, loadUiSchema, PROJECT_ROOT, ProjectFileError, readJsonFile, shownPath } from '../shared/projectFiles.js';
+import { FIXTURES_DIR, loadSchema, loadUiSchema, ProjectFileError, readJsonFile, shownPath } from '../shared/projectFiles.js';
 import type { JsonObject } from '../shared/schemaFiles.js';
 import { createFormSchemas } from '../server/lib/formSchemas.js';
 import { precompiledValidator } from './precompiledValidators.js';
 
-export const FIXTURES_DIR = join(PROJECT_ROOT, 'tests', 'fixtures');
 /** Folders of tests/fixtures/ that hold something else than payloads (broken schema edits for the lint). */
 const NOT_PAYLOADS = new Set(['broken-edits']);
 

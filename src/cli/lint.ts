@@ -2,12 +2,12 @@
 // and flow files, as operations staff edit them, of this project or of the copy at ROOT. One line
 // per problem; exit status 1 if there is any.
 import { screens } from '../client/screens/index.js';
-import { PROJECT_ROOT } from '../shared/projectFiles.js';
+import { CONTENT_ROOT } from '../shared/projectFiles.js';
 import { widgets } from '../../widgets/index.js';
 import { formatProblem } from './lint/problems.js';
 import { lintProject } from './lintProject.js';
 
-const problems = await lintProject(process.argv[2] ?? PROJECT_ROOT, { widgets: Object.keys(widgets), screens: Object.keys(screens) });
+const problems = await lintProject(process.argv[2] ?? CONTENT_ROOT, { widgets: Object.keys(widgets), screens: Object.keys(screens) });
 for (const problem of problems) console.log(formatProblem(problem));
 // Since the process started: what running the lint costs, imports included.
 const took = Math.round(performance.now());

@@ -1,5 +1,6 @@
 // `npm start`: everything local with embedded defaults and no accounts: the Firebase Auth
 // emulator, then the server (API + the built app on one origin, PGlite in .data/).
+// `npm run dev` (`--watch`): the same, following edits of schemas/ and flows/ (dev.ts).
 import { LOCAL_AUTH_EMULATOR_HOST } from '../server/config.js';
 import { startAuthEmulator } from './authEmulator.js';
 
@@ -14,4 +15,5 @@ const stop = async () => {
 process.once('SIGINT', stop);
 process.once('SIGTERM', stop);
 
-await import('../server/main.js');
+if (process.argv.includes('--watch')) await (await import('./dev.js')).startDev();
+else await (await import('../server/main.js')).startServer();

@@ -8,11 +8,16 @@ import { TOASTER_PROPS } from './toast.js';
 
 // The form renderer (rjsf) is the heaviest part; screens that are not forms don't load it.
 const StepPage = lazy(() => import('./StepPage.js').then((module) => ({ default: module.StepPage })));
-// Administrators only: never part of a driver's download.
+// Administrators and schema editors only: never part of a driver's download.
 const AdminPage = lazy(() => import('./admin/AdminPage.js').then((module) => ({ default: module.AdminPage })));
+const StudioPage = lazy(() => import('./studio/StudioPage.js').then((module) => ({ default: module.StudioPage })));
+const StudioFrame = lazy(() => import('./studio/StudioFrame.js').then((module) => ({ default: module.StudioFrame })));
 
 /** Where the administrators' review page lives; not a step of the drivers' flow. */
 const ADMIN_ROUTE = '/admin';
+/** The form studio, and the frame its preview is drawn in. */
+const STUDIO_ROUTE = '/studio';
+const STUDIO_FRAME_ROUTE = '/studio/frame';
 
 function Loading() {
   return (
@@ -22,7 +27,7 @@ function Loading() {
   );
 }
 
-/** Routes built from the flow file: one per step, plus the review page. */
+/** Routes built from the flow file: one per step, plus the review page and the form studio. */
 export function App() {
   return (
     <RideRequestPanelProvider>
@@ -31,6 +36,12 @@ export function App() {
         <Switch>
           <Route path={ADMIN_ROUTE}>
             <AdminPage />
+          </Route>
+          <Route path={STUDIO_FRAME_ROUTE}>
+            <StudioFrame />
+          </Route>
+          <Route path={STUDIO_ROUTE}>
+            <StudioPage />
           </Route>
           {Object.entries(flow.steps).map(([id, step]) => (
             <Route key={id} path={step.route}>

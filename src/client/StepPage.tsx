@@ -2,43 +2,21 @@
  * The one page that renders every form step of the flow: its schema (or the variant the flow
  * picks), its UI schema, its precompiled validator, its submit and its extra actions.
  */
-import Form, { type IChangeEvent } from '@rjsf/core';
-import type { ErrorSchema, RJSFSchema, RJSFValidationError, ValidatorType } from '@rjsf/utils';
-import { createPrecompiledValidator } from '@rjsf/validator-ajv8';
+import type { IChangeEvent } from '@rjsf/core';
+import type { ErrorSchema } from '@rjsf/utils';
 import { use, useCallback, useEffect, useMemo, useState } from 'react';
 import toast from 'react-hot-toast';
 import { useLocation } from 'wouter';
-import { loadForm, type FormModule } from 'virtual:forms';
-import { expandErrors } from '../shared/errors.js';
-import { buildPayload, interpolate, stepSchemaName, type Completion, type FormStep, type StepAction } from '../shared/flow.js';
-import { widgets } from '../../widgets/index.js';
+import { buildPayload, stepSchemaName, type Completion, type FormStep, type StepAction } from '../shared/flow.js';
 import { createFormValues } from '../../widgets/formValues.js';
 import { clearPhoto } from '../../widgets/photoStore.js';
 import { callApi } from './api.js';
 import { CompletionView } from './CompletionView.js';
 import { callByName, flow, routeOf } from './flow.js';
-import { JourneySteps } from './JourneySteps.js';
 import { SocialSignIn } from './SocialSignIn.js';
-import { Layout } from './Layout.js';
 import { browserLookup, guardRedirect, submitStep, type Navigation } from './stepRuntime.js';
-import { templates, type StepFormContext } from './templates.js';
-
-type FormData = Record<string, unknown>;
-
-interface LoadedForm extends FormModule {
-  validator: ValidatorType<FormData, RJSFSchema>;
-}
-
-const loadedForms = new Map<string, Promise<LoadedForm>>();
-
-function loadStepForm(name: string): Promise<LoadedForm> {
-  let loaded = loadedForms.get(name);
-  if (!loaded) {
-    loaded = loadForm(name).then((module) => ({ ...module, validator: createPrecompiledValidator<FormData>(module.validateFns, module.schema) }));
-    loadedForms.set(name, loaded);
-  }
-  return loaded;
-}
+import { loadStepForm, StepFormView, StepLayout, submitTextOf, type FormData } from './StepFormView.js';
+import type { StepFormContext } from './templates.js';
 
 /** Server field messages (400 `errors`) in rjsf's error-schema shape. */
 function toErrorSchema(errors: Record<string, string[]> | undefined): ErrorSchema | undefined {
@@ -47,8 +25,6 @@ function toErrorSchema(errors: Record<string, string[]> | undefined): ErrorSchem
   for (const [field, messages] of Object.entries(errors)) if (field) schema[field] = { __errors: messages };
   return schema as ErrorSchema;
 }
-
-const transformErrors = (errors: RJSFValidationError[]) => expandErrors(errors);
 
 export function StepPage({ step }: { step: FormStep }) {
   const [, navigate] = useLocation();
@@ -117,52 +93,30 @@ function StepForm({ step, schemaName }: { step: FormStep; schemaName: string }) 
     }
   };
 
-  const uiSchema = useMemo(() => {
-    const lookup = browserLookup();
-    const description = form.uiSchema['ui:description'];
-    return {
-      ...form.uiSchema,
-      'ui:description': typeof description === 'string' ? interpolate(description, lookup) : undefined,
-      'ui:submitButtonOptions': { norender: true },
-    };
-  }, [form]);
-
   // Stable between key presses, so rjsf re-renders only the fields whose own props changed.
   const formContext: StepFormContext = useMemo(() => ({ touched, submitCount, values }), [touched, submitCount, values]);
-  const submitText = (form.uiSchema['ui:submitButtonOptions'] as { submitText?: string } | undefined)?.submitText;
 
   if (completion) return <CompletionView completion={completion} />;
   return (
-    <Layout aside={step.aside === 'journey' ? <JourneySteps /> : undefined}>
-      <Form<FormData>
-        className="step-form"
-        schema={form.schema}
-        uiSchema={uiSchema}
-        validator={form.validator}
-        widgets={widgets}
-        templates={templates}
+    <StepLayout step={step}>
+      <StepFormView
+        form={form}
         formData={formData}
         formContext={formContext}
         onChange={onChange}
         onBlur={touch}
         onSubmit={onSubmit}
         onError={() => setSubmitCount((count) => count + 1)}
-        transformErrors={transformErrors}
         extraErrors={extraErrors}
-        liveValidate="onChange"
-        showErrorList={false}
-        noHtml5Validate
-        focusOnFirstError
-        experimental_defaultFormStateBehavior={{ constAsDefaults: 'never' }}
       >
         <button type="submit" className="button button-primary" disabled={busy} aria-busy={busy}>
           {busy && <span className="spinner" aria-hidden="true" />}
-          {submitText}
+          {submitTextOf(form)}
         </button>
-      </Form>
+      </StepFormView>
       {step.actions?.map((action) => <StepActionButton key={action.label} action={action} disabled={busy} />)}
       {step.social && <SocialSignIn social={step.social} />}
-    </Layout>
+    </StepLayout>
   );
 }
 

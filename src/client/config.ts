@@ -7,6 +7,8 @@ export interface AppConfig {
   payments: { provider: 'stripe'; publishableKey: string } | { provider: 'sandbox'; confirmUrl: string };
   /** The weekly price drivers are shown on /summary. */
   subscriptionPlan: { amountCents: number; currency: string; interval: string };
+  /** Under `npm run dev`: the build this page comes from; the page then follows live edits (dev/liveEdits.tsx). */
+  dev: { version: number } | null;
 }
 
 let cached: AppConfig | undefined;

@@ -3,6 +3,7 @@ import { createRoot } from 'react-dom/client';
 import '../../widgets/widgets.css';
 import './app.css';
 import { App } from './App.js';
+import { appConfig } from './config.js';
 
 const root = document.getElementById('root');
 if (root) {
@@ -12,3 +13,7 @@ if (root) {
     </StrictMode>,
   );
 }
+
+// Under `npm run dev` only: its own chunk, which no other page loads.
+const { dev } = appConfig();
+if (dev) void import('./dev/liveEdits.js').then((module) => module.followLiveEdits(dev.version));

@@ -11,6 +11,7 @@ import type { Db } from './db/db.js';
 import { answerFor, loggableError } from './errors.js';
 import { apiPathTest, loggableUrl } from './lib/apiPaths.js';
 import { createCallReader } from './lib/callPayload.js';
+import type { LiveEdits } from './liveEdits.js';
 import { adminAuthPlugin } from './plugins/adminAuth.js';
 import { clockPlugin } from './plugins/clock.js';
 import { cryptoPlugin } from './plugins/crypto.js';
@@ -29,6 +30,7 @@ import { financeRoutes } from './routes/finance.js';
 import { SANDBOX_CONFIRM_PATH } from './routes/sandboxPayments.js';
 import { IP_LOOKUP_PATH, staticRoutes } from './routes/static.js';
 import { subscriptionRoutes, WEBHOOK_PATH } from './routes/subscription.js';
+import { studioRoutes } from './routes/studio.js';
 
 export interface AppOptions {
   /** The clock for code and session expiry (tests move it instead of sleeping). */
@@ -39,6 +41,8 @@ export interface AppOptions {
   logStream?: { write(line: string): void };
   /** The flow to serve instead of flows/onboarding.flow.json (the lint checks an edited copy's calls). */
   flow?: Flow;
+  /** Under `npm run dev`: validators swapped after each edit, and the pages told (liveEdits.ts). */
+  live?: LiveEdits;
 }
 
 /** JSON bodies are small (the largest is the sign-up with its ID token); multipart has its own limits. */
@@ -93,7 +97,7 @@ export async function buildApp(config: ServerConfig, options: AppOptions = {}): 
   });
 
   const flow = options.flow ?? loadFlow();
-  app.decorate('callReader', createCallReader(flow));
+  app.decorate('callReader', options.live?.callReader ?? createCallReader(flow));
   // The admin review page is /admin itself; the admin API is everything below it.
   const isApiPath = apiPathTest([...Object.values(flow.calls).map((call) => call.path), IP_LOOKUP_PATH, WEBHOOK_PATH, SANDBOX_CONFIRM_PATH, ADMIN_PREFIX], [ADMIN_PREFIX]);
 
@@ -133,7 +137,9 @@ export async function buildApp(config: ServerConfig, options: AppOptions = {}): 
   await app.register(subscriptionRoutes);
   await app.register(financeRoutes);
   await app.register(adminRoutes, { prefix: ADMIN_PREFIX, config });
-  if (!config.production) await app.register(devRoutes);
-  await app.register(staticRoutes, { config, isApiPath });
+  // The form studio's data: open under `npm run dev`, otherwise for the admin token.
+  await app.register(studioRoutes, { prefix: ADMIN_PREFIX, open: options.live !== undefined });
+  if (!config.production) await app.register(devRoutes, { live: options.live });
+  await app.register(staticRoutes, { config, isApiPath, live: options.live });
   return app;
 }

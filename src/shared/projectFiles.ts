@@ -4,7 +4,7 @@
  * that names the file and the place, for the operations staff who edit them.
  */
 import { readFileSync } from 'node:fs';
-import { dirname, isAbsolute, join, relative } from 'node:path';
+import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createAjv } from './ajv.js';
 import { fromAjvErrors } from './errors.js';
@@ -12,9 +12,17 @@ import type { Flow } from './flow.js';
 import { bundleSchema, schemaFileName, uiSchemaFileName, type JsonObject } from './schemaFiles.js';
 
 export const PROJECT_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-export const SCHEMAS_DIR = join(PROJECT_ROOT, 'schemas');
-export const FLOW_FILE = join(PROJECT_ROOT, 'flows', 'onboarding.flow.json');
-export const FLOW_SCHEMA_FILE = join(PROJECT_ROOT, 'flows', 'flow.schema.json');
+/**
+ * The folder whose schemas/, flows/ and tests/fixtures/ the app is made of, and where it is built
+ * (dist/, build/): the project itself, or a copy named by ONRAMP_CONTENT_DIR, so a test of
+ * `npm run dev` can edit files without touching the project's own.
+ */
+export const CONTENT_ROOT = process.env.ONRAMP_CONTENT_DIR ? resolve(process.env.ONRAMP_CONTENT_DIR) : PROJECT_ROOT;
+export const SCHEMAS_DIR = join(CONTENT_ROOT, 'schemas');
+export const FLOWS_DIR = join(CONTENT_ROOT, 'flows');
+export const FLOW_FILE = join(FLOWS_DIR, 'onboarding.flow.json');
+export const FLOW_SCHEMA_FILE = join(FLOWS_DIR, 'flow.schema.json');
+export const FIXTURES_DIR = join(CONTENT_ROOT, 'tests', 'fixtures');
 
 export class ProjectFileError extends Error {
   constructor(message: string) {
@@ -29,9 +37,9 @@ function positionOf(text: string, offset: number): string {
   return `line ${before.length}, column ${(before.at(-1)?.length ?? 0) + 1}`;
 }
 
-/** A path as messages show it: from the project's root, or whole when outside it. */
+/** A path as messages show it: from the content root (schemas/…, flows/…), or whole when outside it. */
 export function shownPath(path: string): string {
-  const inside = relative(PROJECT_ROOT, path);
+  const inside = relative(CONTENT_ROOT, path);
   return inside.startsWith('..') || isAbsolute(inside) ? path : inside;
 }
 
@@ -79,7 +87,7 @@ export function loadFlow(path: string = FLOW_FILE): Flow {
     const problems = fromAjvErrors(validate.errors ?? [])
       .map((e) => `  at ${e.property || '/'}: ${e.message}`)
       .join('\n');
-    throw new ProjectFileError(`${relative(PROJECT_ROOT, path)} does not match flows/flow.schema.json:\n${problems}`);
+    throw new ProjectFileError(`${relative(CONTENT_ROOT, path)} does not match flows/flow.schema.json:\n${problems}`);
   }
   return flow as unknown as Flow;
 }

@@ -20,14 +20,18 @@ export interface Journey {
   close(): Promise<void>;
 }
 
-export async function startJourney(): Promise<Journey> {
-  const server = await startTestServer({ staticDir: join(PROJECT_ROOT, 'dist') });
-  const baseUrl = await server.app.listen({ host: '127.0.0.1', port: 0 });
-  const browser = await chromium.launch({
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({
     executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
     headless: true,
     args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
   });
+}
+
+export async function startJourney(): Promise<Journey> {
+  const server = await startTestServer({ staticDir: join(PROJECT_ROOT, 'dist') });
+  const baseUrl = await server.app.listen({ host: '127.0.0.1', port: 0 });
+  const browser = await launchChromium();
   const context = await browser.newContext({ viewport: PHONE_VIEWPORT, deviceScaleFactor: 2, isMobile: true, hasTouch: true, baseURL: baseUrl });
   const page = await context.newPage();
   mkdirSync(SCREENSHOTS_DIR, { recursive: true });

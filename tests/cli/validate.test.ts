@@ -4,8 +4,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { compareMessages, FIXTURES_DIR, listFixtureFiles } from '../../src/cli/fixtures.js';
-import { loadFlow, PROJECT_ROOT, readJsonFile } from '../../src/shared/projectFiles.js';
+import { compareMessages, listFixtureFiles } from '../../src/cli/fixtures.js';
+import { FIXTURES_DIR, loadFlow, PROJECT_ROOT, readJsonFile } from '../../src/shared/projectFiles.js';
 
 const temp = mkdtempSync(join(tmpdir(), 'onramp-validate-'));
 afterAll(() => rmSync(temp, { recursive: true, force: true }));

@@ -51,6 +51,7 @@ describe('the web app (dist/)', () => {
           ipLookupUrl: '/ip',
           payments: { provider: 'sandbox', confirmUrl: '/sandbox/confirmPayment' },
           subscriptionPlan: { amountCents: 19_900, currency: 'usd', interval: 'week' },
+          dev: null,
         });
         expect(response.body).not.toContain('<!--app-config-->');
       }

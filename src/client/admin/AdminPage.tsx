@@ -5,12 +5,13 @@
  * The admin token is asked for once per tab and kept in sessionStorage (storage.ts); any 401/403
  * forgets it and shows the server's message on the token form again.
  */
-import { useCallback, useEffect, useMemo, useRef, useState, type FormEvent, type KeyboardEvent } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
 import { flow } from '../flow.js';
 import { clearAdminToken, getAdminToken, setAdminToken } from '../storage.js';
 import { isRefusal, listDrivers, type AdminSession } from './adminApi.js';
 import { driversOf, formatTime, localToday, REVIEW_TABS, type AdminDriver, type ReviewStatus } from './adminData.js';
 import { DriverCard } from './DriverCard.js';
+import { TokenForm } from './TokenForm.js';
 
 /** New drivers show up without a reload while a reviewer keeps the Waiting tab open. */
 const WAITING_REFRESH_MS = 15_000;
@@ -23,41 +24,6 @@ const LIST_HEADINGS: Record<ReviewStatus, string> = {
   approved: 'Approved drivers',
   rejected: 'Rejected drivers',
 };
-
-function TokenForm({ refusal, onOpen }: { refusal?: string; onOpen: (token: string) => void }) {
-  const [token, setToken] = useState('');
-
-  function submit(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    const trimmed = token.trim();
-    if (trimmed) onOpen(trimmed);
-  }
-
-  return (
-    <form className="admin-token-form" onSubmit={submit}>
-      <h2>Sign in to review drivers</h2>
-      {refusal && (
-        <p className="field-error" role="alert">
-          {refusal}
-        </p>
-      )}
-      <label htmlFor="admin-token">Admin token</label>
-      <input
-        id="admin-token"
-        className="admin-input"
-        type="password"
-        autoComplete="off"
-        autoFocus
-        required
-        value={token}
-        onChange={(event) => setToken(event.target.value)}
-      />
-      <button type="submit" className="button button-primary" disabled={!token.trim()}>
-        Open review
-      </button>
-    </form>
-  );
-}
 
 /** The tabs, the list of the chosen tab, and its refreshing. */
 function ReviewBoard({ session }: { session: AdminSession }) {
@@ -267,7 +233,7 @@ export function AdminPage() {
           </button>
         )}
       </header>
-      <main className="admin-main">{session ? <ReviewBoard session={session} /> : <TokenForm refusal={refusal} onOpen={open} />}</main>
+      <main className="admin-main">{session ? <ReviewBoard session={session} /> : <TokenForm heading="Sign in to review drivers" submitText="Open review" refusal={refusal} onOpen={open} />}</main>
     </div>
   );
 }

@@ -1,9 +1,42 @@
 /**
  * Local-only helpers; app.ts does not register this file in production (they answer 404 there).
  */
+import type { ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
+import type { LiveEdits, LiveState } from '../liveEdits.js';
 
-export async function devRoutes(app: FastifyInstance) {
+/** How soon a page's EventSource tries again after the stream ends (the server restarted). */
+const RECONNECT_MS = 300;
+
+export async function devRoutes(app: FastifyInstance, options: { live?: LiveEdits }) {
   /** The codes the server "sent", newest first, so a developer or a test can sign in. */
   app.get('/dev/outbox', async () => app.outbox?.list() ?? []);
+
+  const { live } = options;
+  if (!live) return;
+  const streams = new Set<ServerResponse>();
+
+  /**
+   * Under `npm run dev`: a Server-Sent Events stream of the live state (liveEdits.ts), sent on
+   * connecting and after each edit; the page's dev client (src/client/dev/) follows it.
+   */
+  app.get('/dev/events', (request, reply) => {
+    reply.hijack();
+    const stream = reply.raw;
+    stream.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store', connection: 'keep-alive' });
+    const send = (state: LiveState) => stream.write(`data: ${JSON.stringify(state)}\n\n`);
+    stream.write(`retry: ${RECONNECT_MS}\n\n`);
+    send(live.state);
+    const unsubscribe = live.subscribe(send);
+    streams.add(stream);
+    request.raw.once('close', () => {
+      unsubscribe();
+      streams.delete(stream);
+    });
+  });
+
+  // An open stream would keep the server from closing (a restart after the flow's routes changed).
+  app.addHook('preClose', async () => {
+    for (const stream of streams) stream.end();
+  });
 }

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ServerConfig } from '../config.js';
+import type { LiveEdits } from '../liveEdits.js';
 import { shared } from '../plugins/shared.js';
 import { SANDBOX_CONFIRM_PATH } from './sandboxPayments.js';
 
@@ -18,8 +19,11 @@ export const IP_LOOKUP_PATH = '/ip';
 export const CONFIG_PLACEHOLDER = '<!--app-config-->';
 export const NOT_BUILT_MESSAGE = 'The web app is not built yet. Run `npm run build`, then reload.';
 
-/** What the browser needs to know at run time, rendered into index.html. */
-export function appConfigOf(config: ServerConfig) {
+/**
+ * What the browser needs to know at run time, rendered into index.html. `dev` is set under
+ * `npm run dev`: the build the page comes from, so the page follows later edits (src/client/dev/).
+ */
+export function appConfigOf(config: ServerConfig, dev: { version: number } | null = null) {
   return {
     firebase: {
       apiKey: config.firebaseApiKey,
@@ -34,22 +38,23 @@ export function appConfigOf(config: ServerConfig) {
         ? { provider: 'stripe' as const, publishableKey: config.payments.publishableKey }
         : { provider: 'sandbox' as const, confirmUrl: SANDBOX_CONFIRM_PATH },
     subscriptionPlan: config.subscriptionPlan,
+    dev,
   };
 }
 
 /** `<` escaped so no value can close the script element. */
-export function appConfigScript(config: ServerConfig): string {
-  const json = JSON.stringify(appConfigOf(config)).replace(/</g, '\\u003c');
+export function appConfigScript(config: ServerConfig, dev: { version: number } | null = null): string {
+  const json = JSON.stringify(appConfigOf(config, dev)).replace(/</g, '\\u003c');
   return `<script type="application/json" id="app-config">${json}</script>`;
 }
 
 const wantsHtml = (request: FastifyRequest) => (request.headers.accept ?? '').includes('text/html');
 
 /** Shared (not encapsulated): its not-found handler is the whole app's. */
-export const staticRoutes = shared(async (app: FastifyInstance, options: { config: ServerConfig; isApiPath: (url: string) => boolean }) => {
-  const { config, isApiPath } = options;
+export const staticRoutes = shared(async (app: FastifyInstance, options: { config: ServerConfig; isApiPath: (url: string) => boolean; live?: LiveEdits }) => {
+  const { config, isApiPath, live } = options;
   const indexFile = join(config.staticDir, 'index.html');
-  const configScript = appConfigScript(config);
+  const configScript = () => appConfigScript(config, live ? { version: live.state.version } : null);
 
   /** GET /ip: the local stand-in for the public-IP lookup the sign-up makes. */
   app.get(IP_LOOKUP_PATH, async (request) => ({ ip: request.ip }));
@@ -73,7 +78,7 @@ export const staticRoutes = shared(async (app: FastifyInstance, options: { confi
     } catch {
       return reply.code(503).send({ message: NOT_BUILT_MESSAGE });
     }
-    return reply.code(200).header('cache-control', 'no-cache').type('text/html; charset=utf-8').send(html.replace(CONFIG_PLACEHOLDER, () => configScript));
+    return reply.code(200).header('cache-control', 'no-cache').type('text/html; charset=utf-8').send(html.replace(CONFIG_PLACEHOLDER, configScript));
   }
 
   // With `index: false` the static handler refuses "/" (a directory); the start page is the app.

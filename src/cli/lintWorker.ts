@@ -1,0 +1,15 @@
+/**
+ * The schema and flow lint on its own thread, for `npm run dev` (dev.ts): it runs while the main
+ * thread bundles the same edit, which is written only if this finds nothing. Each message asks
+ * for one run; the answer is the problems, each a line as `npm run lint:schemas` prints it.
+ */
+import { parentPort } from 'node:worker_threads';
+import { widgets } from '../../widgets/index.js';
+import { screens } from '../client/screens/index.js';
+import { CONTENT_ROOT } from '../shared/projectFiles.js';
+import { formatProblem } from './lint/problems.js';
+import { lintProject } from './lintProject.js';
+
+const registry = { widgets: Object.keys(widgets), screens: Object.keys(screens) };
+
+parentPort?.on('message', async () => parentPort?.postMessage((await lintProject(CONTENT_ROOT, registry)).map(formatProblem)));

@@ -1,0 +1,106 @@
+/**
+ * A form step as drivers see it: its schema and UI schema rendered by rjsf with our widgets and
+ * templates, validated on every change by its precompiled validator. The step page
+ * (StepPage.tsx) puts the flow around it; the studio (studio/) shows it with a fixture's data.
+ */
+import Form, { type IChangeEvent } from '@rjsf/core';
+import type { ErrorSchema, RJSFSchema, RJSFValidationError, ValidatorType } from '@rjsf/utils';
+import { createPrecompiledValidator } from '@rjsf/validator-ajv8';
+import { useEffect, useMemo, useRef, type ReactNode } from 'react';
+import { loadForm, type FormModule } from 'virtual:forms';
+import { expandErrors } from '../shared/errors.js';
+import { interpolate, type FormStep } from '../shared/flow.js';
+import { widgets } from '../../widgets/index.js';
+import { JourneySteps } from './JourneySteps.js';
+import { Layout } from './Layout.js';
+import { browserLookup } from './stepRuntime.js';
+import { templates, type StepFormContext } from './templates.js';
+
+export type FormData = Record<string, unknown>;
+
+export interface LoadedForm extends FormModule {
+  validator: ValidatorType<FormData, RJSFSchema>;
+}
+
+const loadedForms = new Map<string, Promise<LoadedForm>>();
+
+/** A form's module (its own chunk) with its validator, loaded once per schema name. */
+export function loadStepForm(name: string): Promise<LoadedForm> {
+  let loaded = loadedForms.get(name);
+  if (!loaded) {
+    loaded = loadForm(name).then((module) => ({ ...module, validator: createPrecompiledValidator<FormData>(module.validateFns, module.schema) }));
+    loadedForms.set(name, loaded);
+  }
+  return loaded;
+}
+
+/** The schema's own messages, each on its field (src/shared/errors.ts). */
+export const transformErrors = (errors: RJSFValidationError[]) => expandErrors(errors);
+
+interface StepFormViewProps {
+  form: LoadedForm;
+  formData: FormData;
+  formContext: StepFormContext;
+  onChange: (event: IChangeEvent<FormData>, id?: string) => void;
+  onBlur?: (id: string) => void;
+  onSubmit?: (event: IChangeEvent<FormData>) => void;
+  onError?: () => void;
+  extraErrors?: ErrorSchema;
+  /** Validates the data given at once, without moving the focus (the studio); a driver's form waits for changes. */
+  validateAtOnce?: boolean;
+  /** The submit button, when there is one. */
+  children?: ReactNode;
+}
+
+export function StepFormView({ form, formData, formContext, onChange, onBlur, onSubmit, onError, extraErrors, validateAtOnce = false, children }: StepFormViewProps) {
+  const formRef = useRef<Form<FormData>>(null);
+  useEffect(() => {
+    if (validateAtOnce) formRef.current?.validateForm();
+  }, [validateAtOnce]);
+
+  const uiSchema = useMemo(() => {
+    const description = form.uiSchema['ui:description'];
+    return {
+      ...form.uiSchema,
+      'ui:description': typeof description === 'string' ? interpolate(description, browserLookup()) : undefined,
+      'ui:submitButtonOptions': { norender: true },
+    };
+  }, [form]);
+
+  return (
+    <Form<FormData>
+      ref={formRef}
+      className="step-form"
+      schema={form.schema}
+      uiSchema={uiSchema}
+      validator={form.validator}
+      widgets={widgets}
+      templates={templates}
+      formData={formData}
+      formContext={formContext}
+      onChange={onChange}
+      onBlur={onBlur}
+      onSubmit={onSubmit}
+      onError={onError}
+      transformErrors={transformErrors}
+      extraErrors={extraErrors}
+      liveValidate="onChange"
+      showErrorList={false}
+      noHtml5Validate
+      focusOnFirstError={!validateAtOnce}
+      experimental_defaultFormStateBehavior={{ constAsDefaults: 'never' }}
+    >
+      {children}
+    </Form>
+  );
+}
+
+/** The submit button's text from the UI schema. */
+export function submitTextOf(form: LoadedForm): string | undefined {
+  return (form.uiSchema['ui:submitButtonOptions'] as { submitText?: string } | undefined)?.submitText;
+}
+
+/** A form step's page frame: the journey beside it when the flow says so. */
+export function StepLayout({ step, children }: { step: FormStep; children: ReactNode }) {
+  return <Layout aside={step.aside === 'journey' ? <JourneySteps /> : undefined}>{children}</Layout>;
+}

@@ -1,0 +1,64 @@
+/**
+ * The studio's preview (/studio/frame), inside an iframe of the studio page so that the page's
+ * own widths apply (a phone's 390 px, or a desktop's): one form step as drivers see it, with
+ * the data the studio page sends. It sends each change back; it calls nothing and runs no guard.
+ */
+import type { IChangeEvent } from '@rjsf/core';
+import { Suspense, use, useCallback, useEffect, useMemo, useState } from 'react';
+import type { FormStep } from '../../shared/flow.js';
+import { createFormValues } from '../../../widgets/formValues.js';
+import { stepById } from '../flow.js';
+import { loadStepForm, StepFormView, StepLayout, submitTextOf, type FormData } from '../StepFormView.js';
+import type { StepFormContext } from '../templates.js';
+import type { FrameMessage, ShowMessage } from './studioData.js';
+
+const toStudio = (message: FrameMessage) => window.parent.postMessage(message, window.location.origin);
+
+export function StudioFrame() {
+  const [shown, setShown] = useState<ShowMessage>();
+
+  useEffect(() => {
+    const onMessage = (event: MessageEvent<ShowMessage>) => {
+      if (event.origin !== window.location.origin || event.source !== window.parent || event.data?.kind !== 'show') return;
+      setShown(event.data);
+    };
+    window.addEventListener('message', onMessage);
+    toStudio({ kind: 'ready' });
+    return () => window.removeEventListener('message', onMessage);
+  }, []);
+
+  if (!shown) return null;
+  return (
+    <Suspense fallback={null}>
+      <FramedStep key={shown.key} shown={shown} />
+    </Suspense>
+  );
+}
+
+function FramedStep({ shown }: { shown: ShowMessage }) {
+  const form = use(loadStepForm(shown.schema));
+  const [formData, setFormData] = useState<FormData>(shown.data);
+  const [values] = useState(() => createFormValues(shown.data));
+  // No `touched`: every field shows its errors at once, as after a submit.
+  const formContext: StepFormContext = useMemo(() => ({ values }), [values]);
+
+  const onChange = useCallback(
+    (event: IChangeEvent<FormData>) => {
+      const data = event.formData ?? {};
+      setFormData(data);
+      values.set(data);
+      toStudio({ kind: 'data', key: shown.key, data });
+    },
+    [values, shown.key],
+  );
+
+  return (
+    <StepLayout step={stepById(shown.step) as FormStep}>
+      <StepFormView form={form} formData={formData} formContext={formContext} onChange={onChange} validateAtOnce>
+        <button type="submit" className="button button-primary">
+          {submitTextOf(form)}
+        </button>
+      </StepFormView>
+    </StepLayout>
+  );
+}
