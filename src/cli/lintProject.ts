@@ -190,6 +190,7 @@ async function lintFlow(flow: Flow, folder: SchemaFolder, registry: Registry, pr
       problems.add(`schemas/${name}${UI_SUFFIX}`, '/', 'file not found', `every step schema needs its UI schema: create it beside schemas/${name}${SCHEMA_SUFFIX}`);
     }
   }
-  // The server is built from the flow: only once its references hold.
-  if (!problems.hasAny(FLOW_FILE)) await checkServedCalls(flow, problems);
+  // The server is built from the flow and compiles the step schemas: only once all of them hold,
+  // or it would report again, as a start failure, a problem already named in its own file.
+  if (problems.list.length === 0) await checkServedCalls(flow, problems);
 }

@@ -74,6 +74,7 @@ describe('the form studio under npm run dev', () => {
       'completeProfile/complete-profile',
       'uploadVehicleImages/upload-vehicle-images',
       'addVehicle/add-vehicle',
+      'addBank/add-bank',
     ]);
   });
 
