@@ -3,7 +3,8 @@
 // the fixture lists (tests/server/fixtures.test.ts sends the bad ones through the real routes).
 import { relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { checkFixture, listFixtureFiles, parseFixture } from '../src/cli/fixtures.js';
+import { checkFixture } from '../src/cli/fixtures.js';
+import { listFixtureFiles, parseFixture } from '../src/shared/fixtureFiles.js';
 import { FIXTURES_DIR, loadFlow, readJsonFile } from '../src/shared/projectFiles.js';
 
 const flow = loadFlow();

@@ -7,7 +7,8 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Flow } from '../shared/flow.js';
 import { loadFlow, ProjectFileError, shownPath } from '../shared/projectFiles.js';
-import { checkFixture, expandPaths, FixtureProblem, formatResult, listFixtureFiles, schemaOfStep, type BarePayload } from './fixtures.js';
+import { FixtureProblem, listFixtureFiles, schemaOfStep } from '../shared/fixtureFiles.js';
+import { checkFixture, expandPaths, formatResult, type BarePayload } from './fixtures.js';
 import { junitReport } from './junit.js';
 
 const USAGE = `usage: npm run validate -- [--junit REPORT.xml] [FILE|FOLDER …]

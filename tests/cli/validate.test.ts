@@ -4,7 +4,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { compareMessages, listFixtureFiles } from '../../src/cli/fixtures.js';
+import { compareMessages } from '../../src/cli/fixtures.js';
+import { listFixtureFiles } from '../../src/shared/fixtureFiles.js';
 import { FIXTURES_DIR, loadFlow, PROJECT_ROOT, readJsonFile } from '../../src/shared/projectFiles.js';
 
 const temp = mkdtempSync(join(tmpdir(), 'onramp-validate-'));

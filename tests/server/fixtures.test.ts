@@ -3,7 +3,7 @@
 // server refuses each with 400 and exactly the messages the fixture lists, which
 // tests/fixtures.test.ts checks against the browser's validator.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listFixtureFiles, parseFixture, type Messages } from '../../src/cli/fixtures.js';
+import { listFixtureFiles, parseFixture, type Messages } from '../../src/shared/fixtureFiles.js';
 import { buildPayload, lookupIn, type FormStep } from '../../src/shared/flow.js';
 import { loadFlow, readJsonFile, shownPath } from '../../src/shared/projectFiles.js';
 import {

@@ -16,7 +16,8 @@ import { jsonRequest } from '../api.js';
 import { flow, isFormStep } from '../flow.js';
 import { clearAdminToken, getAdminToken, setAdminToken } from '../storage.js';
 import { loadStepForm, type FormData } from '../StepFormView.js';
-import { differencesFrom, FIXTURES_URL, fixturesOf, messagesByPointer, type FrameMessage, type ShowMessage, type StudioFixture } from './studioData.js';
+import { differencesFrom, FIXTURES_URL, fixturesOf, messagesByPointer, type FrameMessage, type ShowMessage } from './studioData.js';
+import type { ListedFixture } from '../../shared/fixtureFiles.js';
 
 const PAGE_TITLE = 'Form studio · Onramp';
 const TOKEN_REFUSED = 'The admin token was not accepted.'; // only if the server gave no message
@@ -70,7 +71,7 @@ const STUDIO_CSS = `
 }
 `;
 
-type Access = { kind: 'loading' } | { kind: 'token'; refusal?: string } | { kind: 'error'; message: string } | { kind: 'ready'; fixtures: StudioFixture[] };
+type Access = { kind: 'loading' } | { kind: 'token'; refusal?: string } | { kind: 'error'; message: string } | { kind: 'ready'; fixtures: ListedFixture[] };
 
 export function StudioPage() {
   // A new object for each try, so the same token entered again is tried again.
@@ -136,7 +137,7 @@ export function StudioPage() {
 
 const FORM_STEPS = Object.entries(flow.steps).filter((entry): entry is [string, FormStep] => isFormStep(entry[1]));
 
-function Studio({ fixtures }: { fixtures: StudioFixture[] }) {
+function Studio({ fixtures }: { fixtures: ListedFixture[] }) {
   const [stepId, setStepId] = useState(FORM_STEPS[0]?.[0] ?? '');
   const step = flow.steps[stepId] as FormStep;
   const [schema, setSchema] = useState(step.schema);
@@ -257,7 +258,7 @@ function useFrame(shown: ShowMessage) {
 }
 
 /** The validator's verdict on the data, per field, and how it compares with the fixture's expectation. */
-function ValidationResult({ schema, data, fixture }: { schema: string; data: FormData; fixture?: StudioFixture }) {
+function ValidationResult({ schema, data, fixture }: { schema: string; data: FormData; fixture?: ListedFixture }) {
   const form = use(loadStepForm(schema));
   const messages = useMemo(() => messagesByPointer(form.validator.validateFormData(data, form.schema).errors), [form, data]);
   const fields = Object.entries(messages);

@@ -5,24 +5,13 @@
  */
 import type { RJSFValidationError } from '@rjsf/utils';
 import { messagesByField } from '../../shared/errors.js';
-
-export interface StudioFixture {
-  /** tests/fixtures/… */
-  file: string;
-  /** The flow step it fills. */
-  step: string;
-  /** The schema, when not the step's own (a variant such as profile-social). */
-  variant?: string;
-  expect?: 'valid' | 'invalid';
-  /** JSON pointer of a field ("/email") → the first message a driver reads. */
-  errors?: Record<string, string>;
-  data: Record<string, unknown>;
-}
+// The type only: the module itself is Node's.
+import type { ListedFixture } from '../../shared/fixtureFiles.js';
 
 export const FIXTURES_URL = '/admin/fixtures';
 
-export function fixturesOf(body: Record<string, unknown>): StudioFixture[] {
-  return Array.isArray(body.fixtures) ? (body.fixtures as StudioFixture[]) : [];
+export function fixturesOf(body: Record<string, unknown>): ListedFixture[] {
+  return Array.isArray(body.fixtures) ? (body.fixtures as ListedFixture[]) : [];
 }
 
 /** What the studio page asks its frame to show; `key` changes when the form must start again. */
@@ -47,9 +36,9 @@ export function messagesByPointer(errors: RJSFValidationError[]): Record<string,
 }
 
 /** How what the validator says differs from what the fixture expects; empty when it matches. */
-export function differencesFrom(fixture: StudioFixture, actual: Record<string, string>): string[] {
-  const expected = fixture.errors ?? {};
-  const expectsValid = (fixture.expect ?? (Object.keys(expected).length > 0 ? 'invalid' : 'valid')) === 'valid';
+export function differencesFrom(fixture: ListedFixture, actual: Record<string, string>): string[] {
+  const expected = fixture.errors;
+  const expectsValid = fixture.expect === 'valid';
   const valid = Object.keys(actual).length === 0;
   const differences: string[] = [];
   if (expectsValid !== valid) differences.push(expectsValid ? 'expected valid, but the form has errors' : 'expected invalid, but the form is valid');

@@ -1,0 +1,132 @@
+/**
+ * The fixture format (docs/authoring.md): a form's values and what the validators must say of
+ * them, for `npm run validate`, `npm test` and the form studio.
+ *
+ *   {
+ *     "description": "an email with nothing after the @",
+ *     "step": "signup",
+ *     "expect": "invalid",
+ *     "errors": { "/email": "Email must be valid." },
+ *     "data": { "email": "driver@", … }
+ *   }
+ *
+ * `step` is a form step of flows/onboarding.flow.json; a step's variant is named by its schema
+ * ("step": "completeProfile", "variant": "profile-social"). `errors` holds, for each field that
+ * fails, its first message exactly as a driver reads it, keyed by the field's JSON pointer.
+ * Node only, as projectFiles.ts; the browser takes the types.
+ */
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Flow } from './flow.js';
+import { FIXTURES_DIR } from './projectFiles.js';
+import type { JsonObject } from './schemaFiles.js';
+
+/** Folders of tests/fixtures/ that hold something else than payloads (broken schema edits for the lint). */
+const NOT_PAYLOADS = new Set(['broken-edits']);
+
+/** Field (as a JSON pointer, "/email") → message. */
+export type Messages = Record<string, string>;
+
+export interface Fixture {
+  step: string;
+  variant?: string;
+  /** The schema the step (or its variant) renders. */
+  schema: string;
+  expect: 'valid' | 'invalid';
+  /** Empty for a valid fixture. */
+  errors: Messages;
+  data: JsonObject;
+}
+
+/** A mistake in a fixture or an argument, at a place ("step", "errors/email"). */
+/** A fixture with the file it came from (tests/fixtures/…), as the form studio lists it. */
+export type ListedFixture = Fixture & { file: string };
+
+export class FixtureProblem extends Error {
+  constructor(
+    readonly place: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'FixtureProblem';
+  }
+}
+
+/** Every .json file under a folder, sorted; broken-edits/ is the lint's. */
+export function listFixtureFiles(dir: string = FIXTURES_DIR): string[] {
+  const files: string[] = [];
+  for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory() && !NOT_PAYLOADS.has(entry.name)) files.push(...listFixtureFiles(path));
+    else if (entry.isFile() && entry.name.endsWith('.json')) files.push(path);
+  }
+  return files;
+}
+
+/** The schema a form step renders, or one of its variants; the message lists the choices. */
+export function schemaOfStep(flow: Flow, stepId: string, variant?: string): string {
+  const step = Object.hasOwn(flow.steps, stepId) ? flow.steps[stepId] : undefined;
+  if (step?.kind !== 'form') {
+    const formSteps = Object.entries(flow.steps).flatMap(([id, s]) => (s.kind === 'form' ? [id] : []));
+    const what = step ? `step "${stepId}" shows a screen, not a form` : `no step "${stepId}" in flows/onboarding.flow.json`;
+    throw new FixtureProblem('step', `${what} — use one of the form steps: ${formSteps.join(', ')}`);
+  }
+  if (variant === undefined) return step.schema;
+  const variants = (step.variants ?? []).map((v) => v.schema);
+  if (!variants.includes(variant)) {
+    const fix = variants.length > 0 ? `use one of: ${variants.join(', ')}` : `"${stepId}" has no variants, leave "variant" out`;
+    throw new FixtureProblem('variant', `step "${stepId}" has no variant "${variant}" — ${fix}`);
+  }
+  return variant;
+}
+
+const isObject = (value: unknown): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+const FIXTURE_KEYS = ['description', 'step', 'variant', 'expect', 'errors', 'data'];
+
+/** A fixture file's contents, checked; every mistake found is thrown at once. */
+export function parseFixture(json: JsonObject, flow: Flow): Fixture {
+  if (!('step' in json) && !('data' in json)) {
+    throw new FixtureProblem('', 'not a fixture: it needs "step", "expect" and "data" — for a bare payload, name its step with --step NAME');
+  }
+  const problems: FixtureProblem[] = [];
+  for (const key of Object.keys(json)) {
+    if (!FIXTURE_KEYS.includes(key)) problems.push(new FixtureProblem(key, `unknown key — a fixture has ${FIXTURE_KEYS.join(', ')}`));
+  }
+  const { step, variant, expect, errors = {}, data, description } = json;
+  let schema = '';
+  if (typeof step !== 'string') {
+    problems.push(new FixtureProblem('step', 'missing — name a form step of flows/onboarding.flow.json, e.g. "step": "signup"'));
+  } else {
+    try {
+      schema = schemaOfStep(flow, step, typeof variant === 'string' ? variant : undefined);
+    } catch (error) {
+      if (!(error instanceof FixtureProblem)) throw error;
+      problems.push(error);
+    }
+  }
+  if (variant !== undefined && typeof variant !== 'string') problems.push(new FixtureProblem('variant', 'must be the name of the variant\'s schema, e.g. "profile-social"'));
+  if (expect !== 'valid' && expect !== 'invalid') problems.push(new FixtureProblem('expect', 'must be "valid" or "invalid"'));
+  if (!isObject(data)) problems.push(new FixtureProblem('data', 'must be the form\'s values, e.g. "data": { "email": "driver@example.com" }'));
+  if (description !== undefined && typeof description !== 'string') problems.push(new FixtureProblem('description', 'must be text'));
+  if (!isObject(errors)) problems.push(new FixtureProblem('errors', 'must map each field to its message, e.g. "errors": { "/email": "Email must be valid." }'));
+  else {
+    for (const [field, message] of Object.entries(errors)) {
+      const place = `errors/${field.replace(/^\//, '')}`;
+      if (field !== '' && !field.startsWith('/')) problems.push(new FixtureProblem(place, `a field is written as a JSON pointer — write "/${field}"`));
+      if (typeof message !== 'string' || message === '') problems.push(new FixtureProblem(place, 'must be the message a driver reads'));
+    }
+    const listed = Object.keys(errors).length > 0;
+    if (expect === 'valid' && listed) problems.push(new FixtureProblem('errors', 'a valid fixture lists no messages — remove "errors", or make it "expect": "invalid"'));
+    if (expect === 'invalid' && !listed) problems.push(new FixtureProblem('errors', 'an invalid fixture lists the message of each field that fails, e.g. "errors": { "/email": "Email must be valid." }'));
+  }
+  if (problems.length > 0) throw new AggregateError(problems);
+  return {
+    step: step as string,
+    ...(variant === undefined ? {} : { variant: variant as string }),
+    schema,
+    expect: expect as Fixture['expect'],
+    errors: errors as Messages,
+    data: data as JsonObject,
+  };
+}
