@@ -21,3 +21,11 @@ export interface DistBuild {
 }
 
 export declare function buildDist(): Promise<DistBuild>;
+
+/** esbuild's metafile, as far as the bundle checks read it. */
+export interface Metafile {
+  outputs: Record<string, { entryPoint?: string; imports: { path: string; kind: string }[]; inputs: Record<string, unknown> }>;
+}
+
+/** The given scripts and every chunk they import statically: what a page loads with them. */
+export declare function staticClosure(metafile: Metafile, roots: string[]): string[];

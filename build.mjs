@@ -136,15 +136,15 @@ export async function buildDist() {
   return { entry, bundle, dispose: () => context.dispose() };
 }
 
-/** The entry script and every chunk it imports statically: what a first page loads. */
-function firstPageFiles(metafile, entry) {
+/** The given scripts and every chunk they import statically: what a page loads with them. */
+export function staticClosure(metafile, roots) {
   const files = new Set();
   const visit = (file) => {
     if (files.has(file)) return;
     files.add(file);
     for (const imported of metafile.outputs[file]?.imports ?? []) if (imported.kind === 'import-statement') visit(imported.path);
   };
-  visit(entry);
+  roots.forEach(visit);
   return [...files];
 }
 
@@ -154,6 +154,6 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   await build.dispose();
   const metafile = JSON.parse(await readFile(METAFILE, 'utf8'));
   let firstPageGzip = 0;
-  for (const file of firstPageFiles(metafile, build.entry.js)) firstPageGzip += gzipSync(await readFile(join(CONTENT_ROOT, file)), { level: 9 }).length;
+  for (const file of staticClosure(metafile, [build.entry.js])) firstPageGzip += gzipSync(await readFile(join(CONTENT_ROOT, file)), { level: 9 }).length;
   console.log(`built dist/ in ${Math.round(performance.now() - started)} ms (first page ${build.entry.js} and its imports: ${(firstPageGzip / 1024).toFixed(1)} KB gzip)`);
 }

@@ -2,37 +2,23 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { staticClosure, type Metafile } from '../build.mjs';
 import { PROJECT_ROOT } from '../src/shared/projectFiles.js';
 
-interface Metafile {
-  outputs: Record<string, { entryPoint?: string; imports: { path: string; kind: string }[]; inputs: Record<string, unknown> }>;
-}
 const metafile = JSON.parse(readFileSync(join(PROJECT_ROOT, 'build', 'metafile.json'), 'utf8')) as Metafile;
 const outputs = Object.entries(metafile.outputs).filter(([file]) => file.endsWith('.js'));
 const inputsOf = (file: string) => Object.keys(metafile.outputs[file]?.inputs ?? {});
 
-/** The given files and every chunk they import statically. */
-function withStaticImports(files: string[]): string[] {
-  const seen = new Set<string>();
-  const visit = (file: string) => {
-    if (seen.has(file)) return;
-    seen.add(file);
-    for (const imported of metafile.outputs[file]?.imports ?? []) if (imported.kind === 'import-statement') visit(imported.path);
-  };
-  files.forEach(visit);
-  return [...seen];
-}
-
 /** The entry and every chunk it imports statically: what the first page loads. */
 function initialFiles(): string[] {
   const entry = outputs.find(([, output]) => output.entryPoint?.endsWith('src/client/main.tsx'))?.[0];
-  return withStaticImports(entry ? [entry] : []);
+  return staticClosure(metafile, entry ? [entry] : []);
 }
 
 /** What a driver's first visit to /signup loads: the first page, the step page and the sign-up form. */
 function signupFiles(): string[] {
   const owning = (input: string) => outputs.filter(([file]) => inputsOf(file).some((each) => each.endsWith(input))).map(([file]) => file);
-  return withStaticImports([...initialFiles(), ...owning('src/client/StepPage.tsx'), ...owning('build/generated/forms/signup.js')]);
+  return staticClosure(metafile, [...initialFiles(), ...owning('src/client/StepPage.tsx'), ...owning('build/generated/forms/signup.js')]);
 }
 
 describe('the browser bundle', () => {

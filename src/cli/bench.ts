@@ -12,14 +12,12 @@ import { chromium } from 'playwright-core';
 import { buildApp } from '../server/app.js';
 import { LOCAL_AUTH_EMULATOR_HOST, readConfig } from '../server/config.js';
 import { PROJECT_ROOT } from '../shared/projectFiles.js';
+import { staticClosure, type Metafile } from '../../build.mjs';
 import { startAuthEmulator } from './authEmulator.js';
 
 const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? NaN;
 
-interface Metafile {
-  outputs: Record<string, { entryPoint?: string; imports: { path: string; kind: string }[]; inputs: Record<string, unknown> }>;
-}
 
 /** JavaScript a first visit to /signup downloads: the entry, its static imports, the step page and the sign-up form. */
 async function signupBundle() {
@@ -27,23 +25,17 @@ async function signupBundle() {
   const outputs = metafile.outputs;
   const entry = Object.keys(outputs).find((file) => outputs[file]?.entryPoint?.endsWith('src/client/main.tsx'));
   const owns = (file: string, input: string) => Object.keys(outputs[file]?.inputs ?? {}).some((i) => i.includes(input));
-  const needed = new Set<string>();
-  const visit = (file: string) => {
-    if (needed.has(file)) return;
-    needed.add(file);
-    for (const imported of outputs[file]?.imports ?? []) if (imported.kind === 'import-statement') visit(imported.path);
-  };
-  if (entry) visit(entry);
-  const shell = [...needed];
-  for (const file of Object.keys(outputs)) {
-    if (file.endsWith('.js') && (owns(file, 'src/client/StepPage.tsx') || owns(file, 'build/generated/forms/signup.js'))) visit(file);
-  }
+  const shell = staticClosure(metafile, entry ? [entry] : []);
+  const signupChunks = Object.keys(outputs).filter(
+    (file) => file.endsWith('.js') && (owns(file, 'src/client/StepPage.tsx') || owns(file, 'build/generated/forms/signup.js')),
+  );
+  const needed = staticClosure(metafile, [...shell, ...signupChunks]);
   const gzip = async (files: Iterable<string>) => {
     let total = 0;
     for (const file of files) if (file.endsWith('.js')) total += gzipSync(await readFile(join(PROJECT_ROOT, file)), { level: 9 }).length;
     return total;
   };
-  const firebaseInFirstPage = [...needed].some((file) => owns(file, 'node_modules/@firebase/'));
+  const firebaseInFirstPage = needed.some((file) => owns(file, 'node_modules/@firebase/'));
   return { shell: await gzip(shell), signup: await gzip(needed), firebaseInFirstPage };
 }
 
