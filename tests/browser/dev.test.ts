@@ -4,8 +4,9 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDevServer, type DevServer } from '../support/devServer.js';
-import { launchChromium, PHONE_VIEWPORT } from './support.js';
+import { startDevServer, type DevServer } from '../../src/cli/devProcess.js';
+import { launchChromium } from '../../src/cli/chromium.js';
+import { PHONE_VIEWPORT } from './support.js';
 
 const FIRST_MESSAGE = 'Please enter your email';
 const EDITED_MESSAGE = 'Type the email address you use every day';

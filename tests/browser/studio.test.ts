@@ -6,9 +6,10 @@ import type { Browser, FrameLocator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_AUTH_MESSAGES } from '../../src/server/plugins/adminAuth.js';
 import { PROJECT_ROOT } from '../../src/shared/projectFiles.js';
-import { startDevServer, type DevServer } from '../support/devServer.js';
+import { startDevServer, type DevServer } from '../../src/cli/devProcess.js';
 import { bearer, startTestServer, type TestServer } from '../support/server.js';
-import { launchChromium, screenshot } from './support.js';
+import { launchChromium } from '../../src/cli/chromium.js';
+import { screenshot } from './support.js';
 
 const SIGNUP_DATA = {
   email: 'driver@example.com',

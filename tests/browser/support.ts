@@ -4,7 +4,8 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { launchChromium } from '../../src/cli/chromium.js';
 import { PROJECT_ROOT } from '../../src/shared/projectFiles.js';
 import type { OutboxEntry } from '../../src/server/plugins/outbox.js';
 import { startTestServer, type TestServer } from '../support/server.js';
@@ -18,14 +19,6 @@ export interface Journey {
   browser: Browser;
   page: Page;
   close(): Promise<void>;
-}
-
-export function launchChromium(): Promise<Browser> {
-  return chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-  });
 }
 
 export async function startJourney(): Promise<Journey> {

@@ -1,6 +1,6 @@
 /**
  * `npm run dev` (src/cli/start.ts --watch) as a child process on a copy of the project's
- * schemas/ and flows/ (ONRAMP_CONTENT_DIR), so a test can edit them; with its own data folder,
+ * schemas/ and flows/ (ONRAMP_CONTENT_DIR), so the tests and the bench can edit them; with its own data folder,
  * a free port, and everything it printed.
  */
 import { spawn } from 'node:child_process';
@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { PROJECT_ROOT } from '../../src/shared/projectFiles.js';
+import { PROJECT_ROOT } from '../shared/projectFiles.js';
 
 export interface DevServer {
   baseUrl: string;
