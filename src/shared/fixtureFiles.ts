@@ -6,7 +6,7 @@
  *     "description": "an email with nothing after the @",
  *     "step": "signup",
  *     "expect": "invalid",
- *     "errors": { "/email": "Email must be valid." },
+ *     "errors": { "/email": "<the first message a driver reads for the email>" },
  *     "data": { "email": "driver@", … }
  *   }
  *
@@ -109,7 +109,7 @@ export function parseFixture(json: JsonObject, flow: Flow): Fixture {
   if (expect !== 'valid' && expect !== 'invalid') problems.push(new FixtureProblem('expect', 'must be "valid" or "invalid"'));
   if (!isObject(data)) problems.push(new FixtureProblem('data', 'must be the form\'s values, e.g. "data": { "email": "driver@example.com" }'));
   if (description !== undefined && typeof description !== 'string') problems.push(new FixtureProblem('description', 'must be text'));
-  if (!isObject(errors)) problems.push(new FixtureProblem('errors', 'must map each field to its message, e.g. "errors": { "/email": "Email must be valid." }'));
+  if (!isObject(errors)) problems.push(new FixtureProblem('errors', 'must map each field to its message, e.g. "errors": { "/email": "<the message a driver reads>" }'));
   else {
     for (const [field, message] of Object.entries(errors)) {
       const place = `errors/${field.replace(/^\//, '')}`;
@@ -118,7 +118,7 @@ export function parseFixture(json: JsonObject, flow: Flow): Fixture {
     }
     const listed = Object.keys(errors).length > 0;
     if (expect === 'valid' && listed) problems.push(new FixtureProblem('errors', 'a valid fixture lists no messages — remove "errors", or make it "expect": "invalid"'));
-    if (expect === 'invalid' && !listed) problems.push(new FixtureProblem('errors', 'an invalid fixture lists the message of each field that fails, e.g. "errors": { "/email": "Email must be valid." }'));
+    if (expect === 'invalid' && !listed) problems.push(new FixtureProblem('errors', 'an invalid fixture lists the message of each field that fails, e.g. "errors": { "/email": "<the message a driver reads>" }'));
   }
   if (problems.length > 0) throw new AggregateError(problems);
   return {

@@ -13,6 +13,7 @@ import { callByName, flow, routeOf } from '../flow.js';
 import { Layout } from '../Layout.js';
 import { getItem } from '../storage.js';
 import { MessageScreen } from './MessageScreen.js';
+import { ScreenActionButton } from './parts.js';
 
 interface DriverStatus {
   status?: string;
@@ -56,9 +57,7 @@ export function AwaitingApprovalScreen({ step }: { step: ScreenStep }) {
           <p>{rejected.message}</p>
           {data.rejectionReason && <blockquote className="rejection-reason">{data.rejectionReason}</blockquote>}
           <p>{rejected.hint}</p>
-          <button type="button" className="button button-primary" onClick={() => navigate(routeOf(rejected.action.to))}>
-            {rejected.action.label}
-          </button>
+          <ScreenActionButton action={rejected.action} />
         </section>
       </Layout>
     );

@@ -9,9 +9,9 @@ import { useLocation } from 'wouter';
 import { buildPayload, resolveNextStep, type ScreenStep } from '../../shared/flow.js';
 import { callApi } from '../api.js';
 import { callByName, flow, routeOf } from '../flow.js';
-import { Layout } from '../Layout.js';
 import { clearTarget, writeTarget } from '../storage.js';
 import { browserLookup } from '../stepRuntime.js';
+import { WaitingScreen } from './parts.js';
 
 export function CallOutcomeScreen({ step }: { step: ScreenStep }) {
   const [, navigate] = useLocation();
@@ -41,12 +41,5 @@ export function CallOutcomeScreen({ step }: { step: ScreenStep }) {
     })();
   }, [navigate, step]);
 
-  return (
-    <Layout>
-      <section className="message-screen" role="status" aria-live="polite">
-        <span className="spinner spinner-large" aria-hidden="true" />
-        <p>{step.content?.title}</p>
-      </section>
-    </Layout>
-  );
+  return <WaitingScreen text={step.content?.title} />;
 }

@@ -1,11 +1,9 @@
-import { useLocation } from 'wouter';
 import type { ScreenStep } from '../../shared/flow.js';
-import { routeOf } from '../flow.js';
 import { Layout } from '../Layout.js';
+import { ScreenActionButton } from './parts.js';
 
 /** A screen that tells the driver something: an image, a title, a message and an optional way on, all from the flow. */
 export function MessageScreen({ step }: { step: ScreenStep }) {
-  const [, navigate] = useLocation();
   const { image, title, message, action } = step.content ?? {};
   return (
     <Layout>
@@ -13,11 +11,7 @@ export function MessageScreen({ step }: { step: ScreenStep }) {
         {image && <img className="message-image" src={image} alt="" width={240} height={180} />}
         {title && <h1>{title}</h1>}
         {message && <p>{message}</p>}
-        {action && (
-          <button type="button" className="button button-primary" onClick={() => navigate(routeOf(action.to))}>
-            {action.label}
-          </button>
-        )}
+        {action && <ScreenActionButton action={action} />}
       </section>
     </Layout>
   );

@@ -10,8 +10,8 @@ import { useLocation, useParams } from 'wouter';
 import { lookupIn, resolveResume, type ScreenStep } from '../../shared/flow.js';
 import { callApi } from '../api.js';
 import { callByName, flow, routeOf } from '../flow.js';
-import { Layout } from '../Layout.js';
 import { writeTarget } from '../storage.js';
+import { WaitingScreen } from './parts.js';
 
 /** What the address bar shows instead of the token. */
 const TOKEN_REMOVED = '-';
@@ -54,12 +54,5 @@ export function ResumeScreen({ step }: { step: ScreenStep }) {
     })();
   }, [link, navigate, step.call]);
 
-  return (
-    <Layout>
-      <section className="message-screen" role="status" aria-live="polite">
-        <span className="spinner spinner-large" aria-hidden="true" />
-        <p>{step.content?.title}</p>
-      </section>
-    </Layout>
-  );
+  return <WaitingScreen text={step.content?.title} />;
 }

@@ -1,13 +1,11 @@
 /** The summary (/summary): what the subscription gives, its price from the server's configuration, and the way on. */
-import { useLocation } from 'wouter';
 import type { ScreenStep } from '../../shared/flow.js';
 import { appConfig } from '../config.js';
-import { routeOf } from '../flow.js';
 import { Layout } from '../Layout.js';
 import { priceText } from '../price.js';
+import { ScreenActionButton } from './parts.js';
 
 export function SummaryScreen({ step }: { step: ScreenStep }) {
-  const [, navigate] = useLocation();
   const { image, title, message, action } = step.content ?? {};
   return (
     <Layout>
@@ -29,11 +27,7 @@ export function SummaryScreen({ step }: { step: ScreenStep }) {
           {step.priceCaption && <span className="summary-price-caption">{step.priceCaption}</span>}
           <strong>{priceText(appConfig().subscriptionPlan)}</strong>
         </p>
-        {action && (
-          <button type="button" className="button button-primary" onClick={() => navigate(routeOf(action.to))}>
-            {action.label}
-          </button>
-        )}
+        {action && <ScreenActionButton action={action} />}
       </section>
     </Layout>
   );
