@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import type { Page } from 'playwright-core';
 import { PROJECT_ROOT } from '../shared/projectFiles.js';
 
 export interface DevServer {
@@ -77,4 +78,26 @@ export async function startDevServer(files: Record<string, unknown> = {}): Promi
     await close();
     throw error;
   }
+}
+
+/**
+ * Milliseconds from `edit()` until `page`, reloaded by the dev server, shows `message` for the
+ * empty sign-up's email after Sign Up. Each try runs in the page; the old page is told apart by a mark.
+ */
+export async function msUntilReloadedPageShows(page: Page, message: string, edit: () => Promise<void>, timeoutMs = 10_000): Promise<number> {
+  await page.evaluate(() => Object.assign(window, { beforeEdit: true }));
+  const started = performance.now();
+  await edit();
+  while (performance.now() - started < timeoutMs) {
+    const shown = await page
+      .evaluate((expected) => {
+        if ('beforeEdit' in window) return false;
+        document.querySelector<HTMLButtonElement>('button[type="submit"]')?.click();
+        return document.getElementById('root_email__error')?.textContent === expected;
+      }, message)
+      .catch(() => false); // the page is being reloaded
+    if (shown) return Math.round(performance.now() - started);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  throw new Error(`The page did not show "${message}" within ${timeoutMs} ms of the edit`);
 }

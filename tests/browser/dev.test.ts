@@ -4,7 +4,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDevServer, type DevServer } from '../../src/cli/devProcess.js';
+import { msUntilReloadedPageShows, startDevServer, type DevServer } from '../../src/cli/devProcess.js';
 import { launchChromium } from '../../src/cli/chromium.js';
 import { PHONE_VIEWPORT } from './support.js';
 
@@ -45,28 +45,6 @@ async function emailMessage(): Promise<string> {
   return (await page.locator('#root_email__error').textContent()) ?? '';
 }
 
-/**
- * Milliseconds from now until the page, reloaded by the dev server, shows `message` for the
- * empty email after Sign Up. Each try runs in the page: the old page is told apart by a mark.
- */
-async function msUntilReloadedPageShows(message: string, edit: () => Promise<void>): Promise<number> {
-  await page.evaluate(() => Object.assign(window, { beforeEdit: true }));
-  const started = performance.now();
-  await edit();
-  while (performance.now() - started < POLL_TIMEOUT_MS) {
-    const shown = await page
-      .evaluate((expected) => {
-        if ('beforeEdit' in window) return false;
-        document.querySelector<HTMLButtonElement>('button[type="submit"]')?.click();
-        return document.getElementById('root_email__error')?.textContent === expected;
-      }, message)
-      .catch(() => false); // the page is being reloaded
-    if (shown) return Math.round(performance.now() - started);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  throw new Error(`The page did not show "${message}" within ${POLL_TIMEOUT_MS} ms of the edit`);
-}
-
 const emptySignUp = (path: string) => fetch(`${dev.baseUrl}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
 
 /** The lint's lines the dev server printed for a broken edit, after `from`. */
@@ -88,7 +66,7 @@ describe('npm run dev', () => {
     expect(await emailMessage()).toBe(FIRST_MESSAGE);
 
     const printedBefore = dev.output().length;
-    const latency = await msUntilReloadedPageShows(EDITED_MESSAGE, () => replaceInSchema(FIRST_MESSAGE, EDITED_MESSAGE));
+    const latency = await msUntilReloadedPageShows(page, EDITED_MESSAGE, () => replaceInSchema(FIRST_MESSAGE, EDITED_MESSAGE));
     const applied = await dev.waitForOutput(/✓ schemas\/signup\.schema\.json: applied in (\d+) ms; open pages reload/, printedBefore);
     console.log(`edit saved → new message in the browser: ${latency} ms (checked, built and applied in ${applied[1]} ms)`);
     expect(await serverEmailMessages()).toEqual([EDITED_MESSAGE]);
@@ -141,7 +119,7 @@ describe('npm run dev', () => {
 
   it('reloads the page without the problems once the file is fixed', async () => {
     const printedBefore = dev.output().length;
-    const latency = await msUntilReloadedPageShows(FIXED_MESSAGE, () => writeFile(schemaFile, lastGood.replace(EDITED_MESSAGE, FIXED_MESSAGE)));
+    const latency = await msUntilReloadedPageShows(page, FIXED_MESSAGE, () => writeFile(schemaFile, lastGood.replace(EDITED_MESSAGE, FIXED_MESSAGE)));
     const applied = await dev.waitForOutput(/✓ schemas\/signup\.schema\.json: applied in (\d+) ms; open pages reload/, printedBefore);
     console.log(`fix saved → new message in the browser: ${latency} ms (checked, built and applied in ${applied[1]} ms)`);
     expect(await page.getByRole('alertdialog').count()).toBe(0);
