@@ -208,6 +208,11 @@ describe('parseWebhook', () => {
     expect(stripe.parseWebhook(...deliver(oneOff))).toEqual({ id: oneOff.id, type: 'invoice.paid', subscriptionId: null });
   });
 
+  it('maps customer.subscription.deleted to the subscription that ended', () => {
+    const event = stripeEvent('customer.subscription.deleted', { ...fake.stored(subscriptionId).subscription, status: 'canceled' });
+    expect(stripe.parseWebhook(...deliver(event))).toEqual({ id: event.id, type: 'customer.subscription.deleted', subscriptionId });
+  });
+
   it("acknowledges any other event type as 'other', with no subscription", () => {
     const event = stripeEvent('customer.subscription.updated', fake.stored(subscriptionId).subscription);
     expect(stripe.parseWebhook(...deliver(event))).toEqual({ id: event.id, type: 'other', subscriptionId: null });

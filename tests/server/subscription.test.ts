@@ -248,6 +248,18 @@ describe('POST /subscription/webhook', () => {
     expect(rows).toHaveLength(2);
   });
 
+  it('ends access with customer.subscription.deleted; subscribing again makes a new subscription', async () => {
+    const ended = await approvedDriver(server);
+    const first = await subscribed(ended, stripeApp);
+    await deliver(signedEvent(WEBHOOK_SECRET, stripeEvent('invoice.paid', fake.payInvoice(first.stripeSubscriptionId))));
+    expect(await paidFlag(ended)).toBe(true);
+    const canceled = { ...fake.stored(first.stripeSubscriptionId).subscription, status: 'canceled' };
+    expect(json(await deliver(signedEvent(WEBHOOK_SECRET, stripeEvent('customer.subscription.deleted', canceled))))).toEqual({ received: true, duplicate: false });
+    expect(await paidFlag(ended)).toBe(false);
+    const again = await subscribed(ended, stripeApp);
+    expect(again.stripeSubscriptionId).not.toBe(first.stripeSubscriptionId);
+  });
+
   it('acknowledges other event types without a change', async () => {
     const response = await deliver(signedEvent(WEBHOOK_SECRET, stripeEvent('customer.created', { id: 'cus_x', object: 'customer' })));
     expect(json(response)).toEqual({ received: true, duplicate: false });

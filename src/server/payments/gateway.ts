@@ -32,8 +32,8 @@ export interface SubscriptionState {
 export interface PaymentEvent {
   /** The provider's event id, for at-most-once handling (deliveries repeat). */
   id: string;
-  type: 'invoice.paid' | 'invoice.payment_failed' | 'other';
-  /** The subscription the invoice belongs to, when the event is about one. */
+  type: 'invoice.paid' | 'invoice.payment_failed' | 'customer.subscription.deleted' | 'other';
+  /** The subscription the event is about (an invoice's, or the one that ended), when there is one. */
   subscriptionId: string | null;
 }
 

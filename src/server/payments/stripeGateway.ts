@@ -72,6 +72,8 @@ export function createStripeGateway({ secretKey, priceId, webhookSecret, apiBase
         const subscription = event.data.object.parent?.subscription_details?.subscription;
         return { id: event.id, type: event.type, subscriptionId: subscription ? idOf(subscription) : null } satisfies PaymentEvent;
       }
+      // Canceled, at the driver's or the operator's request or after failed renewals: access ends.
+      if (event.type === 'customer.subscription.deleted') return { id: event.id, type: event.type, subscriptionId: event.data.object.id };
       return { id: event.id, type: 'other', subscriptionId: null };
     },
   };

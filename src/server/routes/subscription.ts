@@ -8,7 +8,8 @@
  * - POST validateStripeSub: the ids must be the driver's own; the provider is asked whether the
  *   invoice is paid, and that answer sets isSubscriptionPaid.
  * - POST webhook (Stripe): signature checked on the raw body, each event handled once;
- *   `invoice.paid` / `invoice.payment_failed` keep the paid flag in step with renewals.
+ *   `invoice.paid` / `invoice.payment_failed` keep the paid flag in step with renewals, and
+ *   `customer.subscription.deleted` ends it (a later createStripeSub makes a new subscription).
  */
 import type { FastifyInstance } from 'fastify';
 import { forbidden, HttpError, badRequest, conflict } from '../errors.js';
@@ -206,7 +207,8 @@ export async function subscriptionRoutes(app: FastifyInstance) {
              WHERE id = (SELECT driver_id FROM subscriptions WHERE subscription_id = $1)`,
             [event.subscriptionId, paid, app.now()],
           );
-          if (paid) await tx.query(`UPDATE subscriptions SET status = 'active', updated_at = $2 WHERE subscription_id = $1`, [event.subscriptionId, app.now()]);
+          const status = paid ? 'active' : event.type === 'customer.subscription.deleted' ? 'canceled' : null;
+          if (status) await tx.query('UPDATE subscriptions SET status = $2, updated_at = $3 WHERE subscription_id = $1', [event.subscriptionId, status, app.now()]);
         }
         return true;
       });
