@@ -59,7 +59,8 @@ export function contentSecurityPolicy(config: ServerConfig): string {
   return [
     "default-src 'self'",
     `script-src 'self'${stripe ? ' https://js.stripe.com' : ''}`,
-    ...(stripe ? ['frame-src https://js.stripe.com https://hooks.stripe.com'] : []),
+    // 'self' as well: the form studio previews a step in a frame of its own.
+    ...(stripe ? ["frame-src 'self' https://js.stripe.com https://hooks.stripe.com"] : []),
     // Toasts (react-hot-toast) inject their styles at run time.
     "style-src 'self' 'unsafe-inline'",
     "img-src 'self' blob: data:",

@@ -193,4 +193,15 @@ describe('contentSecurityPolicy', () => {
   it('allows the emulator origin configured, not a fixed one', () => {
     expect(contentSecurityPolicy({ ...server.config, firebaseAuthEmulatorHost: '127.0.0.1:9199' })).toContain("connect-src 'self' http://127.0.0.1:9199;");
   });
+
+  it("lets in Stripe's script, frames and API only when Stripe is configured", () => {
+    expect(contentSecurityPolicy(server.config)).not.toContain('stripe.com');
+    const stripe = contentSecurityPolicy({
+      ...server.config,
+      payments: { kind: 'stripe', secretKey: 'sk_test_x', publishableKey: 'pk_test_x', priceId: 'price_x', webhookSecret: null },
+    });
+    expect(stripe).toContain("script-src 'self' https://js.stripe.com;");
+    expect(stripe).toContain("frame-src 'self' https://js.stripe.com https://hooks.stripe.com;");
+    expect(stripe).toContain('https://api.stripe.com');
+  });
 });
