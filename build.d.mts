@@ -29,3 +29,7 @@ export interface Metafile {
 
 /** The given scripts and every chunk they import statically: what a page loads with them. */
 export declare function staticClosure(metafile: Metafile, roots: string[]): string[];
+
+/** Where the server is built for plain node: build/server/main.mjs and its migrations. */
+export declare const SERVER_BUILD: string;
+export declare function buildServer(): Promise<void>;

@@ -1,6 +1,8 @@
 // Builds the browser app into dist/: checks the flow file, bundles each form schema with its
 // precompiled validator (so no Ajv compiler and no eval reach the browser), bundles the client
 // with esbuild (code split by route), writes index.html, static assets and the US places data.
+// Then builds the server into build/server/ (plain JavaScript that `npm run start:prod` runs with
+// node; its packages stay in node_modules, its migrations are copied beside it).
 // Run with tsx (`npm run build`), since it reads the project's TypeScript modules. `npm run dev`
 // imports it and keeps the build for fast rebuilds after each edit (src/cli/dev.ts).
 import { cp, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
@@ -136,6 +138,28 @@ export async function buildDist() {
   return { entry, bundle, dispose: () => context.dispose() };
 }
 
+/** The server as one ES module for plain node (build/server/main.mjs), with its SQL migrations beside it. */
+export const SERVER_BUILD = join(PROJECT_ROOT, 'build', 'server');
+
+export async function buildServer() {
+  await rm(SERVER_BUILD, { recursive: true, force: true });
+  await esbuild.build({
+    entryPoints: [join(PROJECT_ROOT, 'src', 'server', 'main.ts')],
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    // Packages are installed in production (npm ci --omit=dev); only our own code is bundled.
+    packages: 'external',
+    outfile: join(SERVER_BUILD, 'main.mjs'),
+    sourcemap: true,
+    logLevel: 'warning',
+  });
+  // db.ts reads its migrations beside itself; two levels up from here is the project, whose
+  // schemas/ and flows/ the server reads as it does from src/server (projectFiles.ts).
+  await cp(join(PROJECT_ROOT, 'src', 'server', 'db', 'migrations'), join(SERVER_BUILD, 'migrations'), { recursive: true });
+}
+
 /** The given scripts and every chunk they import statically: what a page loads with them. */
 export function staticClosure(metafile, roots) {
   const files = new Set();
@@ -152,8 +176,9 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const started = performance.now();
   const build = await buildDist();
   await build.dispose();
+  await buildServer();
   const metafile = JSON.parse(await readFile(METAFILE, 'utf8'));
   let firstPageGzip = 0;
   for (const file of staticClosure(metafile, [build.entry.js])) firstPageGzip += gzipSync(await readFile(join(CONTENT_ROOT, file)), { level: 9 }).length;
-  console.log(`built dist/ in ${Math.round(performance.now() - started)} ms (first page ${build.entry.js} and its imports: ${(firstPageGzip / 1024).toFixed(1)} KB gzip)`);
+  console.log(`built dist/ and build/server/ in ${Math.round(performance.now() - started)} ms (first page ${build.entry.js} and its imports: ${(firstPageGzip / 1024).toFixed(1)} KB gzip)`);
 }

@@ -198,6 +198,28 @@ function readPayments(env: Env, production: boolean): PaymentsConfig {
   };
 }
 
+/** A postgres:// or postgresql:// address (its password is never printed back). */
+function readDatabaseUrl(raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError('DATABASE_URL must be an address such as postgres://user:password@host:5432/onramp.');
+  }
+  if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') {
+    throw new ConfigError(`DATABASE_URL must start with postgres:// or postgresql://, not ${url.protocol}//.`);
+  }
+  return raw;
+}
+
+/** Where the database is, for messages: the address without its password. */
+export function shownDatabaseUrl(database: DatabaseConfig): string {
+  if (database.kind === 'pglite') return database.dir ?? 'the in-memory database';
+  const url = new URL(database.url);
+  if (url.password) url.password = '***';
+  return url.toString();
+}
+
 const isInside = (child: string, parent: string) => {
   const rel = relative(parent, child);
   return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
@@ -245,9 +267,23 @@ export function readConfig(env: Env = process.env): ServerConfig {
     adminTokenFile = adminTokenFileOf(dataDir);
   }
 
+  if (production && !env.DATABASE_URL) {
+    throw new ConfigError(
+      'DATABASE_URL is required in production: set it to a PostgreSQL connection string (postgres://user:password@host:5432/onramp). ' +
+        'The embedded database is for one local process only.',
+    );
+  }
   const database: DatabaseConfig = env.DATABASE_URL
-    ? { kind: 'postgres', url: env.DATABASE_URL }
+    ? { kind: 'postgres', url: readDatabaseUrl(env.DATABASE_URL) }
     : { kind: 'pglite', dir: join(dataDir, 'pglite') };
+
+  const firebaseProjectId = env.FIREBASE_PROJECT_ID || LOCAL_FIREBASE_PROJECT_ID;
+  if (production && (!env.FIREBASE_PROJECT_ID || firebaseProjectId.startsWith('demo-'))) {
+    throw new ConfigError('FIREBASE_PROJECT_ID is required in production: the ID of the Firebase project drivers sign in with (a demo- project works only with the emulator).');
+  }
+  if (production && !env.FIREBASE_API_KEY) {
+    throw new ConfigError("FIREBASE_API_KEY is required in production: the Firebase project's web API key, which the browser uses to sign drivers in.");
+  }
 
   return {
     host: env.HOST || '127.0.0.1',
@@ -256,7 +292,7 @@ export function readConfig(env: Env = process.env): ServerConfig {
     dataDir,
     dataKey,
     database,
-    firebaseProjectId: env.FIREBASE_PROJECT_ID || LOCAL_FIREBASE_PROJECT_ID,
+    firebaseProjectId,
     firebaseApiKey: env.FIREBASE_API_KEY || 'demo-api-key',
     firebaseAuthEmulatorHost,
     staticDir,

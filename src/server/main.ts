@@ -1,12 +1,30 @@
 /**
- * Starts the API server: `tsx src/server/main.ts`, `npm start` and `npm run dev`. Configuration
- * comes from the environment (config.ts); a configuration problem is printed as one clear line,
- * not a stack trace.
+ * Starts the API server: `npm start` and `npm run dev` (through tsx), `npm run start:prod` (the
+ * build, with plain node). Configuration comes from the environment (config.ts); a problem that
+ * stops the start (the configuration, an unreachable database, a broken schema file, a port in
+ * use) is printed as one clear line, not a stack trace, and the process exits with 1.
  */
 import { pathToFileURL } from 'node:url';
 import type { FastifyInstance } from 'fastify';
+import { ProjectFileError } from '../shared/projectFiles.js';
 import { buildApp, type AppOptions } from './app.js';
-import { ConfigError, readConfig, type ServerConfig } from './config.js';
+import { ConfigError, readConfig, shownDatabaseUrl, type ServerConfig } from './config.js';
+import { DatabaseUnavailable } from './db/db.js';
+
+/** Why the server could not start, in one line for whoever started it. */
+function startFailure(error: unknown, config: ServerConfig | null): string {
+  if (error instanceof ConfigError || error instanceof ProjectFileError) return error.message;
+  if (error instanceof DatabaseUnavailable && config) return `the database at ${shownDatabaseUrl(config.database)} cannot be reached (${error.reason}).`;
+  const code = (error as { code?: unknown } | null)?.code;
+  if (code === 'EADDRINUSE' && config) return `${config.host}:${config.port} is already in use; set PORT to another port.`;
+  if (code === 'EACCES' && config) return `not allowed to listen on ${config.host}:${config.port}; set PORT to a port above 1023.`;
+  return error instanceof Error ? error.message : String(error);
+}
+
+function exitWith(error: unknown, config: ServerConfig | null): never {
+  console.error(`Onramp cannot start: ${startFailure(error, config)}`);
+  process.exit(1);
+}
 
 export interface RunningServer {
   config: ServerConfig;
@@ -19,12 +37,15 @@ export async function startServer(options: AppOptions = {}, env = process.env): 
   try {
     config = readConfig(env);
   } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
-    console.error(`Onramp cannot start: ${error.message}`);
-    process.exit(1);
+    exitWith(error, null);
   }
 
-  let app: FastifyInstance = await buildApp(config, options);
+  let app: FastifyInstance;
+  try {
+    app = await buildApp(config, options);
+  } catch (error) {
+    exitWith(error, config);
+  }
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.once(signal, () => {
       app.close().then(
@@ -33,7 +54,12 @@ export async function startServer(options: AppOptions = {}, env = process.env): 
       );
     });
   }
-  await app.listen({ host: config.host, port: config.port });
+  try {
+    await app.listen({ host: config.host, port: config.port });
+  } catch (error) {
+    await app.close().catch(() => undefined);
+    exitWith(error, config);
+  }
   const shownHost = config.host.includes(':') ? `[${config.host}]` : config.host;
   const port = (app.server.address() as { port?: number } | null)?.port ?? config.port;
   console.log(`Onramp is running at http://${shownHost}:${port}`);

@@ -1,77 +1,40 @@
 // The production database path: the same migrations and queries on a real PostgreSQL server
-// (DATABASE_URL), started here in a temporary folder. .ci/run installs Debian's postgresql;
+// (DATABASE_URL), started here in a temporary folder, and what happens when that server goes away,
+// comes back, or stops answering under the running app. .ci/run installs Debian's postgresql;
 // where its binaries are missing the test says so and is skipped.
-import { execFileSync } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, completeProfile, json, signIn, startTestServer, verifyPhone, type TestServer } from '../support/server.js';
+import { postgresBinDir, runningPostgres, type TestPostgres } from '../support/postgres.js';
+import { bearer, completeProfile, json, verifiedDriver, startTestServer, statusData, verifyPhone, type TestServer } from '../support/server.js';
 
-const PG_ROOT = '/usr/lib/postgresql';
-const binDir = existsSync(PG_ROOT)
-  ? readdirSync(PG_ROOT)
-      .map((version) => join(PG_ROOT, version, 'bin'))
-      .find((dir) => existsSync(join(dir, 'initdb')))
-  : undefined;
+const UNAVAILABLE = { message: 'We can’t reach our records right now. Please try again in a minute.' };
 
-/** PostgreSQL refuses to run as root; as root, run its tools as the postgres user. */
-function pgTool(tool: string, args: string[]): void {
-  const path = join(binDir ?? '', tool);
-  if (process.getuid?.() === 0) execFileSync('runuser', ['-u', 'postgres', '--', path, ...args], { stdio: 'pipe' });
-  else execFileSync(path, args, { stdio: 'pipe' });
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as { port: number }).port;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-describe.skipIf(!binDir)('with DATABASE_URL (PostgreSQL)', () => {
-  let dataDir: string;
+describe.skipIf(!postgresBinDir)('with DATABASE_URL (PostgreSQL)', () => {
+  let postgres: TestPostgres;
   let server: TestServer;
 
   beforeAll(async () => {
-    dataDir = mkdtempSync(join(tmpdir(), 'onramp-pg-'));
-    chmodSync(dataDir, 0o700);
-    if (process.getuid?.() === 0) {
-      const idOf = (flag: string) => Number(execFileSync('id', [flag, 'postgres']).toString());
-      chownSync(dataDir, idOf('-u'), idOf('-g'));
-    }
-    const port = await freePort();
-    pgTool('initdb', ['-D', dataDir, '-U', 'onramp', '-A', 'trust', '--no-sync']);
-    pgTool('pg_ctl', ['-D', dataDir, '-w', '-l', join(dataDir, 'server.log'), '-o', `-p ${port} -k ${dataDir} -c listen_addresses=127.0.0.1 -c fsync=off`, 'start']);
-    server = await startTestServer({ database: { kind: 'postgres', url: `postgres://onramp@127.0.0.1:${port}/postgres` } });
+    postgres = await runningPostgres();
+    server = await startTestServer({ database: { kind: 'postgres', url: postgres.url } });
   });
 
   afterAll(async () => {
     await server?.close();
-    if (dataDir) {
-      try {
-        pgTool('pg_ctl', ['-D', dataDir, '-m', 'immediate', 'stop']);
-      } finally {
-        rmSync(dataDir, { recursive: true, force: true });
-      }
-    }
+    postgres?.remove();
   });
 
   it('runs the migrations and walks a driver from sign-up to a saved profile', async () => {
-    const driver = await signIn(server.app);
+    const driver = await verifiedDriver(server.app);
     await verifyPhone(server.app, driver);
     await completeProfile(server.app, driver);
     const status = await server.app.inject({ method: 'GET', url: `/driver/status/${driver.driverId}`, headers: bearer(driver.token) });
-    expect(json(status)).toEqual({ data: { status: 'pending', isSessionComplete: false, isSubscriptionPaid: false } });
+    expect(json(status)).toEqual({ data: statusData({ status: 'pending', isSessionComplete: false }) });
     const row = await server.db.query<{ ssn_ciphertext: string | null; ssn_last4: string }>('select ssn_ciphertext, ssn_last4 from drivers where id = $1', [driver.driverId]);
     expect(row.rows[0]?.ssn_last4).toBe('6789');
     expect(String(row.rows[0]?.ssn_ciphertext)).not.toContain('123456789');
   });
 
   it('exchanges a resume link once, even for concurrent requests (the DELETE waits for the other transaction)', async () => {
-    const driver = await signIn(server.app);
+    const driver = await verifiedDriver(server.app);
     for (let round = 0; round < 3; round++) {
       const link = await server.app.inject({
         method: 'POST',
@@ -84,9 +47,57 @@ describe.skipIf(!binDir)('with DATABASE_URL (PostgreSQL)', () => {
       const responses = await Promise.all([use(), use(), use()]);
       expect(responses.map((response) => response.statusCode).sort()).toEqual([200, 401, 401]);
       const winner = json<{ data: unknown; token: string }>(responses.find((response) => response.statusCode === 200)!);
-      expect(winner).toEqual({ data: { status: 'pending', isSessionComplete: false, isSubscriptionPaid: false }, token: expect.any(String) });
+      expect(winner).toMatchObject({ data: statusData({ status: 'pending', isSessionComplete: false, isPhoneVerified: false, isProfileComplete: false }), token: expect.any(String) });
       const session = await server.app.inject({ method: 'GET', url: `/driver/status/${driver.driverId}`, headers: bearer(winner.token) });
       expect(json(session)).toEqual({ data: winner.data });
     }
   });
+
+  const get = (url: string) => server.app.inject({ method: 'GET', url });
+
+  it('answers 503 with a message while the database is down, keeps running, and recovers by itself when it is back', async () => {
+    const driver = await verifiedDriver(server.app);
+    const status = () => server.app.inject({ method: 'GET', url: `/driver/status/${driver.driverId}`, headers: bearer(driver.token) });
+    expect((await status()).statusCode).toBe(200);
+
+    postgres.stop();
+    try {
+      for (const response of [await status(), await get('/readyz')]) {
+        expect(response.statusCode).toBe(503);
+        expect(json(response)).toEqual(UNAVAILABLE);
+      }
+      // The process is up: a load balancer keeps it, and sends it no traffic until ready.
+      expect((await get('/healthz')).statusCode).toBe(200);
+    } finally {
+      postgres.start();
+    }
+
+    // The same app, not restarted: the pool opens new connections on its own.
+    expect((await get('/readyz')).statusCode).toBe(200);
+    expect((await status()).statusCode).toBe(200);
+    const next = await verifiedDriver(server.app);
+    await verifyPhone(server.app, next);
+    await completeProfile(server.app, next);
+    expect(server.logs.some((line) => line.includes('A database connection was lost') || line.includes('a service it needs is unavailable'))).toBe(true);
+  }, 60_000);
+
+  it('answers 503 within its time limits when the database stops answering, rather than hang', async () => {
+    const driver = await verifiedDriver(server.app);
+    postgres.freeze();
+    try {
+      const started = Date.now();
+      const [status, ready] = await Promise.all([
+        server.app.inject({ method: 'GET', url: `/driver/status/${driver.driverId}`, headers: bearer(driver.token) }),
+        get('/readyz'),
+      ]);
+      expect(status.statusCode).toBe(503);
+      expect(json(status)).toEqual(UNAVAILABLE);
+      expect(ready.statusCode).toBe(503);
+      // The query's own limit (12 s) at most, whatever the network would do.
+      expect(Date.now() - started).toBeLessThan(20_000);
+    } finally {
+      postgres.thaw();
+    }
+    expect((await get('/readyz')).statusCode).toBe(200);
+  }, 60_000);
 });

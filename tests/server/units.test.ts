@@ -15,6 +15,12 @@ const scratch = mkdtempSync(join(tmpdir(), 'onramp-config-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 const PRODUCTION_ADMIN_TOKEN = 'prod-admin-token-0123456789abcdefghij';
+/** What production needs besides its secrets: the database and the Firebase project. */
+const PRODUCTION_SERVICES = {
+  DATABASE_URL: 'postgres://onramp:secret@db.internal:5432/onramp',
+  FIREBASE_PROJECT_ID: 'onramp-prod',
+  FIREBASE_API_KEY: 'AIzaExample',
+};
 const PRODUCTION_STRIPE = {
   STRIPE_SECRET_KEY: 'sk_live_example',
   STRIPE_PUBLISHABLE_KEY: 'pk_live_example',
@@ -58,18 +64,28 @@ describe('readConfig', () => {
   });
 
   it('refuses the Auth emulator in production and has no emulator by default there', () => {
-    const env = { NODE_ENV: 'production', DATA_DIR: join(scratch, 'prod'), DATA_KEY: randomBytes(32).toString('base64'), ADMIN_TOKEN: PRODUCTION_ADMIN_TOKEN, ...PRODUCTION_STRIPE };
+    const env = { NODE_ENV: 'production', DATA_DIR: join(scratch, 'prod'), DATA_KEY: randomBytes(32).toString('base64'), ADMIN_TOKEN: PRODUCTION_ADMIN_TOKEN, ...PRODUCTION_STRIPE, ...PRODUCTION_SERVICES };
     expect(readConfig(env).firebaseAuthEmulatorHost).toBeNull();
     expect(() => readConfig({ ...env, FIREBASE_AUTH_EMULATOR_HOST: '127.0.0.1:9099' })).toThrow(/must not be set in production/);
   });
 
   it('refuses to start in production without ADMIN_TOKEN, or with a short one, and generates none there', () => {
-    const env = { NODE_ENV: 'production', DATA_DIR: join(scratch, 'prod-admin'), DATA_KEY: randomBytes(32).toString('base64'), ...PRODUCTION_STRIPE };
+    const env = { NODE_ENV: 'production', DATA_DIR: join(scratch, 'prod-admin'), DATA_KEY: randomBytes(32).toString('base64'), ...PRODUCTION_STRIPE, ...PRODUCTION_SERVICES };
     expect(() => readConfig(env)).toThrow(/ADMIN_TOKEN is required in production/);
     expect(() => readConfig({ ...env, ADMIN_TOKEN: 'x'.repeat(31) })).toThrow(/ADMIN_TOKEN must be at least 32 characters/);
     expect(() => readConfig({ ...env, ADMIN_TOKEN: `${'x'.repeat(31)} y` })).toThrow(/without spaces/);
     expect(readConfig({ ...env, ADMIN_TOKEN: PRODUCTION_ADMIN_TOKEN })).toMatchObject({ adminToken: PRODUCTION_ADMIN_TOKEN, adminTokenFile: null });
     expect(existsSync(join(scratch, 'prod-admin', 'admin-token'))).toBe(false);
+  });
+
+  it('refuses to start in production without PostgreSQL or a real Firebase project, saying what to set', () => {
+    const env = { NODE_ENV: 'production', DATA_DIR: join(scratch, 'prod-services'), DATA_KEY: randomBytes(32).toString('base64'), ADMIN_TOKEN: PRODUCTION_ADMIN_TOKEN, ...PRODUCTION_STRIPE, ...PRODUCTION_SERVICES };
+    expect(readConfig(env).database).toEqual({ kind: 'postgres', url: PRODUCTION_SERVICES.DATABASE_URL });
+    expect(() => readConfig({ ...env, DATABASE_URL: '' })).toThrow(/^DATABASE_URL is required in production/);
+    expect(() => readConfig({ ...env, DATABASE_URL: 'mysql://db/onramp' })).toThrow('DATABASE_URL must start with postgres:// or postgresql://, not mysql://.');
+    expect(() => readConfig({ ...env, FIREBASE_PROJECT_ID: '' })).toThrow(/^FIREBASE_PROJECT_ID is required in production/);
+    expect(() => readConfig({ ...env, FIREBASE_PROJECT_ID: 'demo-onramp' })).toThrow(/^FIREBASE_PROJECT_ID is required in production/);
+    expect(() => readConfig({ ...env, FIREBASE_API_KEY: '' })).toThrow(/^FIREBASE_API_KEY is required in production/);
   });
 
   it('uses the payment sandbox and the $199/week plan by default', () => {
@@ -101,7 +117,7 @@ describe('readConfig', () => {
   });
 
   it('refuses the payment sandbox in production, and Stripe there without a webhook secret', () => {
-    const env = { NODE_ENV: 'production', DATA_DIR: join(scratch, 'prod-pay'), DATA_KEY: randomBytes(32).toString('base64'), ADMIN_TOKEN: PRODUCTION_ADMIN_TOKEN };
+    const env = { NODE_ENV: 'production', DATA_DIR: join(scratch, 'prod-pay'), DATA_KEY: randomBytes(32).toString('base64'), ADMIN_TOKEN: PRODUCTION_ADMIN_TOKEN, ...PRODUCTION_SERVICES };
     expect(() => readConfig(env)).toThrow('STRIPE_SECRET_KEY is required in production: without it subscriptions would be paid with test cards.');
     expect(() => readConfig({ ...env, ...PRODUCTION_STRIPE, STRIPE_WEBHOOK_SECRET: '' })).toThrow(
       'With STRIPE_SECRET_KEY set, STRIPE_WEBHOOK_SECRET must be set too.',

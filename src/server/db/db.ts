@@ -2,6 +2,11 @@
  * The one database interface the services use. Two implementations run the same SQL: PGlite
  * (embedded Postgres, the local default and the tests) and node-postgres against a real
  * PostgreSQL when DATABASE_URL is set.
+ *
+ * A real database can go away and come back. The pool survives it: an idle connection that
+ * breaks is dropped (never an uncaught error), every wait is bounded (connecting, a statement, a
+ * transaction left open), a failure to reach the database is thrown as DatabaseUnavailable (the
+ * server answers 503 and stays up), and the next request simply opens a new connection.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -45,30 +50,142 @@ function openPglite(dir: string | null): Promise<Db> {
   }));
 }
 
-function openPostgres(url: string): Db {
-  const pool = new pg.Pool({ connectionString: url, max: 10 });
+/** The database could not be reached, or stopped answering: the request may be tried again later. */
+export class DatabaseUnavailable extends Error {
+  constructor(readonly reason: string) {
+    super(`The database is unavailable: ${reason}`);
+    this.name = 'DatabaseUnavailable';
+  }
+}
+
+/**
+ * Errors that say the connection, not the statement, failed: the network (refused, reset, timed
+ * out, no such host), PostgreSQL shutting down or refusing connections (SQLSTATE classes 08 and
+ * 57P, too many connections), a statement or connection that hit its time limit, and node-postgres'
+ * own words for a connection that ended or never came.
+ */
+const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+const UNAVAILABLE_MESSAGES = /Connection terminated|connection timeout|timeout exceeded when trying to connect|Query read timeout|Client has encountered a connection error|Cannot use a pool after calling end/i;
+
+export function isConnectionFailure(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = String((error as { code?: unknown }).code ?? '');
+  return (
+    NETWORK_CODES.has(code) ||
+    code.startsWith('08') ||
+    code.startsWith('57P') ||
+    code === '53300' ||
+    // statement_timeout or idle_in_transaction_session_timeout: the database is too slow to answer now.
+    code === '57014' ||
+    code === '25P03' ||
+    UNAVAILABLE_MESSAGES.test(error.message)
+  );
+}
+
+/**
+ * The server said the connection is gone (it was shut down or restarted: SQLSTATE 57P01-57P03, or
+ * class 08) or there was none to begin with: nothing of the statement ran, so it may be sent once
+ * more on a new connection. Typically a pooled connection from before a database restart.
+ */
+function isStaleConnection(error: unknown): boolean {
+  const code = String((error as { code?: unknown } | null)?.code ?? '');
+  return code.startsWith('57P') || code.startsWith('08') || code === 'ECONNREFUSED';
+}
+
+/** Connections a server keeps open to the database at most. */
+const POOL_SIZE = 10;
+
+/**
+ * Runs `attempt` on a pooled connection, again on another while the ones it gets turn out to be
+ * stale (each is destroyed as it fails, so after a restart this goes through the pool at most once).
+ */
+async function onLiveConnection<T>(attempt: () => Promise<T>): Promise<T> {
+  for (let tries = 1; ; tries++) {
+    try {
+      return await attempt();
+    } catch (error) {
+      if (!isStaleConnection(error) || tries > POOL_SIZE) throw error;
+    }
+  }
+}
+
+const unavailable = (error: unknown): never => {
+  if (isConnectionFailure(error)) throw new DatabaseUnavailable(error instanceof Error ? error.message : String(error));
+  throw error;
+};
+
+/** The time limits of every connection (milliseconds): none of them can make a request wait for ever. */
+export const POSTGRES_TIMEOUTS = {
+  /** Opening a connection, and waiting for a free one in the pool. */
+  connect: 5_000,
+  /** One statement on the server; the client gives up a little later, in case the server can't even say so. */
+  statement: 10_000,
+  query: 12_000,
+  /** A transaction left open, e.g. by a connection that stopped halfway. */
+  idleInTransaction: 10_000,
+} as const;
+
+function openPostgres(url: string, onPoolError: (error: Error) => void): Db {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: POOL_SIZE,
+    connectionTimeoutMillis: POSTGRES_TIMEOUTS.connect,
+    statement_timeout: POSTGRES_TIMEOUTS.statement,
+    query_timeout: POSTGRES_TIMEOUTS.query,
+    idle_in_transaction_session_timeout: POSTGRES_TIMEOUTS.idleInTransaction,
+    keepAlive: true,
+  });
+  // An idle connection that breaks (the server restarted) is removed from the pool by pg; without a
+  // listener its 'error' event would end the process.
+  pool.on('error', onPoolError);
   const run = async <T>(client: pg.Pool | pg.PoolClient, sql: string, params: unknown[]) => {
-    const result = await client.query(sql, params);
-    return { rows: result.rows as T[] };
+    try {
+      const result = await client.query(sql, params);
+      return { rows: result.rows as T[] };
+    } catch (error) {
+      return unavailable(error);
+    }
   };
-  return {
-    query: (sql, params = []) => run(pool, sql, params),
-    async transaction(work) {
+  /** A statement outside a transaction: a stale pooled connection is replaced once (the pool destroys it). */
+  const runOnPool = async <T>(sql: string, params: unknown[]) => {
+    try {
+      return await onLiveConnection(async () => ({ rows: (await pool.query(sql, params)).rows as T[] }));
+    } catch (error) {
+      return unavailable(error);
+    }
+  };
+  /** A connection that answers: one from before a restart is dropped at its first word (BEGIN), and another taken. */
+  const beginTransaction = () =>
+    onLiveConnection(async () => {
       const client = await pool.connect();
       try {
         await client.query('BEGIN');
+        return client;
+      } catch (error) {
+        client.release(error as Error);
+        throw error;
+      }
+    }).catch(unavailable);
+  return {
+    query: (sql, params = []) => runOnPool(sql, params),
+    async transaction(work) {
+      const client = await beginTransaction();
+      let broken: Error | undefined;
+      try {
         const result = await work({ query: (sql, params = []) => run(client, sql, params) });
-        await client.query('COMMIT');
+        await run(client, 'COMMIT', []);
         return result;
       } catch (error) {
-        await client.query('ROLLBACK').catch(() => undefined);
+        if (error instanceof DatabaseUnavailable) broken = error;
+        else await client.query('ROLLBACK').catch((rollbackError: Error) => (broken = rollbackError));
         throw error;
       } finally {
-        client.release();
+        // A connection that failed is destroyed rather than handed to the next request.
+        client.release(broken);
       }
     },
     async exec(sql) {
-      await pool.query(sql);
+      await runOnPool(sql, []);
     },
     close: () => pool.end(),
   };
@@ -114,8 +231,9 @@ export function splitStatements(sql: string): string[] {
     .filter((statement) => statement.length > 0);
 }
 
-export async function openDb(config: DatabaseConfig): Promise<Db> {
-  const db = config.kind === 'postgres' ? openPostgres(config.url) : await openPglite(config.dir);
+/** Opens the database and applies the migrations. `onPoolError`: where a broken idle connection is reported. */
+export async function openDb(config: DatabaseConfig, onPoolError: (error: Error) => void = () => undefined): Promise<Db> {
+  const db = config.kind === 'postgres' ? openPostgres(config.url, onPoolError) : await openPglite(config.dir);
   try {
     await migrate(db);
   } catch (error) {

@@ -13,7 +13,8 @@ declare module 'fastify' {
  * may hand in an open `db`; the app then leaves closing it to the test.
  */
 export const dbPlugin = shared<{ database: DatabaseConfig; db?: Db }>(async (app, options) => {
-  const db = options.db ?? (await openDb(options.database));
+  // A broken idle connection (the database restarted) is only worth a line: the pool opens a new one.
+  const db = options.db ?? (await openDb(options.database, (error) => app.log.warn({ error: error.message }, 'A database connection was lost')));
   app.decorate('db', db);
   if (!options.db) app.addHook('onClose', () => db.close());
 });

@@ -5,8 +5,9 @@
  * random names: outside the web root, never served as files.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { Db } from '../db/db.js';
 import type { DataCipher } from './crypto.js';
 import { shared } from './shared.js';
 
@@ -72,8 +73,40 @@ export function createUploadStore(dir: string, cipher: DataCipher): UploadStore 
   };
 }
 
+/** A file younger than this may belong to a request still running (on this or another server): it is left alone. */
+const ORPHAN_AGE_MS = 60 * 60 * 1000;
+
+/**
+ * Removes stored files no upload row names, older than an hour: what a crash left between writing
+ * a request's files and committing their rows, or between replacing a file and removing the old
+ * one (a request that fails removes its own files; this is for the ones that could not).
+ * Returns how many went.
+ */
+export async function sweepOrphanUploads(dir: string, db: Db, now: Date): Promise<number> {
+  const cutoff = now.getTime() - ORPHAN_AGE_MS;
+  const names: string[] = [];
+  for (const name of await readdir(dir)) {
+    if (!STORAGE_NAME.test(name)) continue;
+    const info = await stat(join(dir, name)).catch(() => null);
+    if (info && info.mtimeMs < cutoff) names.push(name);
+  }
+  let removed = 0;
+  for (let start = 0; start < names.length; start += 500) {
+    const batch = names.slice(start, start + 500);
+    const { rows } = await db.query<{ storage_name: string }>('SELECT storage_name FROM uploads WHERE storage_name = ANY($1::text[])', [batch]);
+    const known = new Set(rows.map((row) => row.storage_name));
+    for (const name of batch.filter((each) => !known.has(each))) {
+      await rm(join(dir, name), { force: true });
+      removed += 1;
+    }
+  }
+  return removed;
+}
+
 export const uploadsPlugin = shared<{ dataDir: string }>(async (app, options) => {
   const dir = join(options.dataDir, 'uploads');
   await mkdir(dir, { recursive: true, mode: 0o700 });
   app.decorate('uploads', createUploadStore(dir, app.cipher));
+  const removed = await sweepOrphanUploads(dir, app.db, app.now());
+  if (removed > 0) app.log.info({ removed }, 'Removed stored files that no upload refers to');
 });

@@ -1,0 +1,32 @@
+/**
+ * For load balancers and orchestrators: /healthz says the process is up and answering (restart it
+ * if not); /readyz says it can serve drivers, i.e. the database answers (send no traffic if not).
+ */
+import type { FastifyInstance } from 'fastify';
+import { UNAVAILABLE_MESSAGE } from '../errors.js';
+
+export const LIVENESS_PATH = '/healthz';
+export const READINESS_PATH = '/readyz';
+
+/** A readiness probe that waits longer than its caller's timeout tells it nothing. */
+const READINESS_TIMEOUT_MS = 2_000;
+
+export async function healthRoutes(app: FastifyInstance) {
+  app.get(LIVENESS_PATH, async () => ({ status: 'ok' }));
+
+  app.get(READINESS_PATH, async (request, reply) => {
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<never>((_resolve, reject) => {
+      timer = setTimeout(() => reject(new Error(`no answer within ${READINESS_TIMEOUT_MS} ms`)), READINESS_TIMEOUT_MS);
+    });
+    try {
+      await Promise.race([app.db.query('SELECT 1'), timedOut]);
+      return { status: 'ready' };
+    } catch (error) {
+      request.log.warn({ error: error instanceof Error ? error.message : String(error) }, 'Not ready: the database does not answer');
+      return reply.code(503).send({ message: UNAVAILABLE_MESSAGE });
+    } finally {
+      clearTimeout(timer);
+    }
+  });
+}

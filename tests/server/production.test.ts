@@ -1,0 +1,121 @@
+// `npm run start:prod` as an operator runs it: the built server (build/server/main.mjs) with plain
+// node, NODE_ENV=production, no emulator. It refuses to start, in one clear line, without what
+// production needs; with it, it makes its folders under DATA_DIR and answers the health checks.
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PROJECT_ROOT } from '../../src/shared/projectFiles.js';
+import { freePort, postgresBinDir, runningPostgres, type TestPostgres } from '../support/postgres.js';
+
+const SERVER = join(PROJECT_ROOT, 'build', 'server', 'main.mjs');
+
+/** Everything production asks for, but the database. */
+const productionEnv = (dataDir: string): Record<string, string> => ({
+  PATH: process.env.PATH ?? '',
+  NODE_ENV: 'production',
+  DATA_DIR: dataDir,
+  DATA_KEY: randomBytes(32).toString('base64'),
+  ADMIN_TOKEN: randomBytes(32).toString('base64url'),
+  FIREBASE_PROJECT_ID: 'onramp-production-test',
+  FIREBASE_API_KEY: 'AIzaTestKey',
+  STRIPE_SECRET_KEY: 'sk_test_production',
+  STRIPE_PUBLISHABLE_KEY: 'pk_test_production',
+  STRIPE_PRICE_ID: 'price_weekly',
+  STRIPE_WEBHOOK_SECRET: 'whsec_production',
+  PORT: '0',
+});
+
+interface Run {
+  code: number | null;
+  out: string;
+  err: string;
+}
+
+/** Runs the built server until it exits, or until `until` sees its output (then `stop` decides what to do). */
+function runServer(env: Record<string, string>, until?: (out: string) => boolean, stop?: (out: string) => Promise<void>): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [SERVER], { cwd: PROJECT_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    let stopping = false;
+    child.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      if (until?.(out) && !stopping) {
+        stopping = true;
+        stop!(out).then(
+          () => child.kill('SIGTERM'),
+          (error: unknown) => {
+            child.kill('SIGKILL');
+            reject(error);
+          },
+        );
+      }
+    });
+    child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
+    child.on('error', reject);
+    child.on('exit', (code) => resolve({ code, out, err }));
+  });
+}
+
+describe('npm run start:prod', () => {
+  let dataDir: string;
+  beforeAll(() => {
+    if (!existsSync(SERVER)) throw new Error(`${SERVER} is missing: run \`npm run build\` first (npm test does).`);
+    dataDir = mkdtempSync(join(tmpdir(), 'onramp-prod-'));
+  });
+  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  it.each([
+    ['DATA_KEY', /^Onramp cannot start: DATA_KEY is required in production/],
+    ['ADMIN_TOKEN', /^Onramp cannot start: ADMIN_TOKEN is required in production/],
+    ['STRIPE_SECRET_KEY', /^Onramp cannot start: STRIPE_SECRET_KEY is required in production/],
+    ['FIREBASE_PROJECT_ID', /^Onramp cannot start: FIREBASE_PROJECT_ID is required in production/],
+    ['DATABASE_URL', /^Onramp cannot start: DATABASE_URL is required in production/],
+  ])('refuses to start without %s, in one line, and writes nothing', async (missing, line) => {
+    const env: Record<string, string> = { ...productionEnv(join(dataDir, `without-${missing}`)), DATABASE_URL: 'postgres://onramp@127.0.0.1:1/onramp' };
+    delete env[missing];
+    const run = await runServer(env);
+    expect(run.code).toBe(1);
+    expect(run.err.trim().split('\n')).toHaveLength(1);
+    expect(run.err).toMatch(line);
+    expect(existsSync(join(dataDir, `without-${missing}`))).toBe(false);
+  });
+
+  it('says in one line that the database cannot be reached, without its password, and exits 1', async () => {
+    const port = await freePort();
+    const run = await runServer({ ...productionEnv(join(dataDir, 'no-db')), DATABASE_URL: `postgres://onramp:s3cret@127.0.0.1:${port}/onramp` });
+    expect(run.code).toBe(1);
+    expect(run.err.trim()).toBe(`Onramp cannot start: the database at postgres://onramp:***@127.0.0.1:${port}/onramp cannot be reached (connect ECONNREFUSED 127.0.0.1:${port}).`);
+    expect(run.out + run.err).not.toContain('s3cret');
+  });
+
+  describe.skipIf(!postgresBinDir)('with PostgreSQL', () => {
+    let postgres: TestPostgres;
+    beforeAll(async () => {
+      postgres = await runningPostgres();
+    });
+    afterAll(() => postgres?.remove());
+
+    it('starts, makes its folders under DATA_DIR, answers /healthz and /readyz, serves no local stand-ins, and stops on SIGTERM', async () => {
+      const home = join(dataDir, 'running');
+      const answers: Record<string, number> = {};
+      const run = await runServer(
+        { ...productionEnv(home), DATABASE_URL: postgres.url },
+        (out) => out.includes('Onramp is running at'),
+        async (out) => {
+          const base = /Onramp is running at (\S+)/.exec(out)![1]!;
+          for (const path of ['/healthz', '/readyz', '/dev/outbox', '/sandbox/confirmPayment']) answers[path] = (await fetch(`${base}${path}`)).status;
+        },
+      );
+      expect(run.code).toBe(0);
+      expect(answers).toEqual({ '/healthz': 200, '/readyz': 200, '/dev/outbox': 404, '/sandbox/confirmPayment': 404 });
+      // Its uploads folder, and no generated secret: production's come from the environment.
+      expect(readdirSync(home)).toEqual(['uploads']);
+      // No admin token printed: the operator set it.
+      expect(run.out).not.toContain('Admin token');
+    });
+  });
+});
