@@ -3,17 +3,25 @@
  * client shows: `{ message }` (plus `errors` by field for a form), a 4xx for anything the
  * client sent wrong, and a bare "Something went wrong." for our own faults.
  */
+import { SIGN_IN_AGAIN_REASON } from '../shared/apiAnswers.js';
+import { DatabaseUnavailable } from './db/db.js';
+
 export class HttpError extends Error {
   constructor(
     readonly statusCode: number,
     message: string,
     /** Messages by form field, for a step's form to show beside each field. */
     readonly errors?: Record<string, string[]>,
+    /** What the client should do about it (src/shared/apiAnswers.ts), e.g. ask the driver to sign in again. */
+    readonly reason?: typeof SIGN_IN_AGAIN_REASON,
   ) {
     super(message);
     this.name = 'HttpError';
   }
 }
+
+/** The driver must sign in again (the session ended, or the change needs a recent sign-in); the page asks without leaving. */
+export const signInAgain = (statusCode: 401 | 403, message: string) => new HttpError(statusCode, message, undefined, SIGN_IN_AGAIN_REASON);
 
 export const badRequest = (message: string, errors?: Record<string, string[]>) => new HttpError(400, message, errors);
 export const unauthorized = (message: string) => new HttpError(401, message);
@@ -23,6 +31,8 @@ export const conflict = (message: string) => new HttpError(409, message);
 export const tooManyRequests = (message: string) => new HttpError(429, message);
 
 export const SERVER_FAULT_MESSAGE = 'Something went wrong.';
+export const UNAVAILABLE_MESSAGE = 'We can’t reach our records right now. Please try again in a minute.';
+export const NOT_PLAIN_TEXT_MESSAGE = 'Text must not contain invisible control characters.';
 export const FILE_TOO_LARGE_MESSAGE = 'Each file must be at most 10 MB.';
 
 /** Fastify's and its plugins' 4xx errors in words a driver can act on. */
@@ -44,13 +54,22 @@ const MESSAGES_BY_CODE: Record<string, string> = {
 
 export interface ErrorAnswer {
   statusCode: number;
-  body: { message: string; errors?: Record<string, string[]> };
+  body: { message: string; errors?: Record<string, string[]>; reason?: string };
 }
 
+/**
+ * PostgreSQL refuses text it can't store (a NUL character: SQLSTATE 22021 or 22P05). Every form
+ * field already refuses control characters (schemas/common.schema.json); this is the net under
+ * any other value, so such a request is the client's 400, never a 500.
+ */
+const TEXT_NOT_STORABLE = new Set(['22021', '22P05']);
+
 export function answerFor(error: unknown): ErrorAnswer {
+  if (error instanceof DatabaseUnavailable) return { statusCode: 503, body: { message: UNAVAILABLE_MESSAGE } };
   if (error instanceof HttpError) {
     const body: ErrorAnswer['body'] = { message: error.message };
     if (error.errors) body.errors = error.errors;
+    if (error.reason) body.reason = error.reason;
     return { statusCode: error.statusCode, body };
   }
   const { statusCode, code } = (error ?? {}) as { statusCode?: unknown; code?: unknown };
@@ -60,6 +79,7 @@ export function answerFor(error: unknown): ErrorAnswer {
     const status = statusCode === 406 ? 415 : statusCode;
     return { statusCode: status, body: { message: known ?? 'The request could not be read.' } };
   }
+  if (typeof code === 'string' && TEXT_NOT_STORABLE.has(code)) return { statusCode: 400, body: { message: NOT_PLAIN_TEXT_MESSAGE } };
   if (error instanceof SyntaxError) return { statusCode: 400, body: { message: MESSAGES_BY_CODE.FST_ERR_CTP_INVALID_JSON_BODY! } };
   return { statusCode: 500, body: { message: SERVER_FAULT_MESSAGE } };
 }

@@ -59,33 +59,42 @@ export function bundleSchema(fileName: string, read: SchemaFileReader, seen: str
   if (seen.includes(fileName)) {
     throw new SchemaFileError(fileName, '', `circular $ref: ${[...seen, fileName].join(' → ')}`);
   }
-  const resolve = (node: Json, where: string): Json => {
-    if (Array.isArray(node)) return node.map((item, i) => resolve(item, `${where}/${i}`));
+  const raw = read(fileName);
+  /** `inFile`: the definitions of this file being inlined right now (one may $ref another, never itself). */
+  const resolve = (node: Json, where: string, inFile: string[]): Json => {
+    if (Array.isArray(node)) return node.map((item, i) => resolve(item, `${where}/${i}`, inFile));
     if (!isObject(node)) return node;
     const { $ref, ...rest } = node;
     const own: JsonObject = {};
-    for (const [key, value] of Object.entries(rest)) own[key] = resolve(value, `${where}/${key}`);
+    for (const [key, value] of Object.entries(rest)) own[key] = resolve(value, `${where}/${key}`, inFile);
     if ($ref === undefined) return own;
     if (typeof $ref !== 'string' || $ref.startsWith('#')) {
       throw new SchemaFileError(fileName, where, `"$ref" must name another file of schemas/, got ${JSON.stringify($ref)}`);
     }
     const [targetFile = '', pointer = ''] = $ref.split('#');
-    let target: JsonObject;
-    try {
-      target = bundleSchema(targetFile, read, [...seen, fileName]);
-    } catch (error) {
-      if (error instanceof SchemaFileError) throw error;
-      throw new SchemaFileError(fileName, where, `"$ref" names ${JSON.stringify(targetFile)}, which cannot be read`);
+    let part: Json | undefined;
+    if (targetFile === fileName) {
+      // A definition built on another of the same file (common.schema.json's text on plainText).
+      if (inFile.includes(pointer)) throw new SchemaFileError(fileName, where, `circular $ref: ${[...inFile, pointer].join(' → ')}`);
+      const target = pointerGet(raw, pointer);
+      part = target === undefined ? undefined : resolve(target, pointer, [...inFile, pointer]);
+    } else {
+      let target: JsonObject;
+      try {
+        target = bundleSchema(targetFile, read, [...seen, fileName]);
+      } catch (error) {
+        if (error instanceof SchemaFileError) throw error;
+        throw new SchemaFileError(fileName, where, `"$ref" names ${JSON.stringify(targetFile)}, which cannot be read`);
+      }
+      part = pointerGet(target, pointer);
     }
-    const part = pointerGet(target, pointer);
     if (!isObject(part)) {
       throw new SchemaFileError(fileName, where, `"$ref" ${JSON.stringify($ref)} points at nothing`);
     }
     const { $id: _id, $schema: _schema, $defs: _defs, $comment: _comment, ...body } = part;
     return mergeInto(body, own);
   };
-  const resolved = resolve(read(fileName), '');
-  return resolved as JsonObject;
+  return resolve(raw, '', []) as JsonObject;
 }
 
 /** The file names of a step's schema and UI schema, from the name the flow uses. */

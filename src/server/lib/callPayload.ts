@@ -43,8 +43,13 @@ declare module 'fastify' {
   }
 }
 
+export const UNREADABLE_FORM = 'The form could not be read: it was cut short or is not a multipart form. Please send it again.';
+
 /** Longest text a multipart field may carry (the longest form value is an email: 254). */
 const MAX_FIELD_BYTES = 4 * 1024;
+
+/** The step schema to check a form with, or how to pick it from the form's values (a variant). */
+export type SchemaChoice = string | null | ((form: Record<string, unknown>) => string);
 
 export interface CallReader {
   /** The call of the flow file by name; throws at start if the flow lacks it. */
@@ -53,8 +58,8 @@ export interface CallReader {
   routePath(callName: string): string;
   /** The schema of the flow step that makes this call (its base schema; variants are named by the route). */
   stepSchemaOf(callName: string): string | null;
-  json(callName: string, request: FastifyRequest, schemaName?: string | null): CallPayload;
-  multipart(callName: string, request: FastifyRequest, schemaName?: string | null): Promise<CallPayload>;
+  json(callName: string, request: FastifyRequest, schema?: SchemaChoice): CallPayload;
+  multipart(callName: string, request: FastifyRequest, schema?: SchemaChoice): Promise<CallPayload>;
 }
 
 export function createCallReader(flow: Flow): CallReader {
@@ -79,7 +84,7 @@ export function createCallReader(flow: Flow): CallReader {
     callName: string,
     body: Record<string, unknown>,
     files: Record<string, UploadedFile>,
-    schemaName: string | null,
+    schema: SchemaChoice,
     fromMultipart: boolean,
   ): CallPayload {
     const theCall = call(callName);
@@ -95,6 +100,7 @@ export function createCallReader(flow: Flow): CallReader {
       filesByField[field] = file;
       received.form[field] = file.mime;
     }
+    const schemaName = typeof schema === 'function' ? schema(received.form) : schema;
     if (schemaName) {
       const { errorsOf, properties } = schemaNamed(schemaName);
       for (const field of Object.keys(received.form)) {
@@ -128,14 +134,14 @@ export function createCallReader(flow: Flow): CallReader {
     stepSchemaOf,
     routePath: (callName) => call(callName).path.replace(/\{(\w+)\}/g, ':$1'),
 
-    json(callName, request, schemaName = stepSchemaOf(callName)) {
+    json(callName, request, schema = stepSchemaOf(callName)) {
       if (request.isMultipart()) throw new HttpError(415, 'This request must be sent as JSON.');
       const body: unknown = request.body ?? {};
       if (typeof body !== 'object' || body === null || Array.isArray(body)) throw badRequest('The request body must be a JSON object.');
-      return check(callName, body as Record<string, unknown>, {}, schemaName, false);
+      return check(callName, body as Record<string, unknown>, {}, schema, false);
     },
 
-    async multipart(callName, request, schemaName = stepSchemaOf(callName)) {
+    async multipart(callName, request, schema = stepSchemaOf(callName)) {
       if (!request.isMultipart()) throw new HttpError(415, 'This request must be sent as a multipart form.');
       const mapping = call(callName).payload ?? {};
       const fileKeys = new Set(Object.keys(mapping).filter((key) => splitSource(mapping[key]!.from).kind === 'file'));
@@ -147,34 +153,42 @@ export function createCallReader(flow: Flow): CallReader {
         // reported by name rather than as "too many".
         limits: { files: fileKeys.size, fileSize: MAX_FILE_BYTES, fields: textKeyCount + 10, fieldSize: MAX_FIELD_BYTES, parts: fileKeys.size + textKeyCount + 10 },
       });
-      for await (const part of parts) {
-        const name = part.fieldname;
-        if (part.type === 'file') {
-          const file = part as MultipartFile;
-          if (!fileKeys.has(name)) {
-            file.file.resume();
-            throw badRequest(Object.hasOwn(mapping, name) ? `${name} must be text, not a file.` : `Unknown field: ${name}`);
+      try {
+        for await (const part of parts) {
+          const name = part.fieldname;
+          if (part.type === 'file') {
+            const file = part as MultipartFile;
+            if (!fileKeys.has(name)) {
+              file.file.resume();
+              throw badRequest(Object.hasOwn(mapping, name) ? `${name} must be text, not a file.` : `Unknown field: ${name}`);
+            }
+            if (files[name]) {
+              file.file.resume();
+              throw badRequest(`Only one file can be sent as ${name}.`);
+            }
+            const bytes = await file.toBuffer();
+            // An empty file input sends an empty part with no name: the field is simply absent.
+            if (bytes.length === 0 && !file.filename) continue;
+            files[name] = { bytes, mime: sniffImageType(bytes) };
+          } else {
+            const field = part as MultipartValue;
+            if (fileKeys.has(name)) throw badRequest(`${name} must be a file.`);
+            if (Object.hasOwn(fields, name)) throw badRequest(`${name} was sent more than once.`);
+            if (field.valueTruncated) throw badRequest(`${name} is too long.`);
+            if (typeof field.value !== 'string') throw badRequest(`${name} must be text.`);
+            fields[name] = field.value;
           }
-          if (files[name]) {
-            file.file.resume();
-            throw badRequest(`Only one file can be sent as ${name}.`);
-          }
-          const bytes = await file.toBuffer();
-          // An empty file input sends an empty part with no name: the field is simply absent.
-          if (bytes.length === 0 && !file.filename) continue;
-          files[name] = { bytes, mime: sniffImageType(bytes) };
-        } else {
-          const field = part as MultipartValue;
-          if (fileKeys.has(name)) throw badRequest(`${name} must be a file.`);
-          if (Object.hasOwn(fields, name)) throw badRequest(`${name} was sent more than once.`);
-          if (field.valueTruncated) throw badRequest(`${name} is too long.`);
-          if (typeof field.value !== 'string') throw badRequest(`${name} must be text.`);
-          fields[name] = field.value;
         }
+      } catch (error) {
+        // Our own refusals and the limits' (413) say what was wrong; anything else the parser
+        // threw (no boundary, a part cut short, bytes that are no form) is a body it can't read.
+        const status = (error as { statusCode?: unknown }).statusCode;
+        if (error instanceof HttpError || (typeof status === 'number' && status < 500)) throw error;
+        throw badRequest(UNREADABLE_FORM);
       }
       const body: Record<string, unknown> = { ...fields };
       for (const key of Object.keys(files)) body[key] = true;
-      const payload = check(callName, body, files, schemaName, true);
+      const payload = check(callName, body, files, schema, true);
       // Only a valid form's images are decoded (the costly part), one at a time to bound memory.
       // What the routes store is the re-encoded image: no GPS or other EXIF from the driver's
       // phone in their identity documents, and no pixel bombs (reencodeImage.ts).
