@@ -179,13 +179,14 @@ export async function runAdminCommand(command: AdminCommand, settings: AdminSett
         break;
       }
       case 'approve':
-        await callApi(settings, io, 'POST', driverPath(command.driverId, 'approve'));
-        io.out(`Approved driver ${command.driverId}.`);
+      case 'reject': {
+        // A decision names the version of the driver's data it was made on: the one just read.
+        const driver = await callApi<{ reviewVersion: number }>(settings, io, 'GET', `/admin/drivers/${encodeURIComponent(command.driverId)}`);
+        const decision = command.kind === 'approve' ? { reviewVersion: driver.reviewVersion } : { reviewVersion: driver.reviewVersion, reason: command.reason };
+        await callApi(settings, io, 'POST', driverPath(command.driverId, command.kind), decision);
+        io.out(command.kind === 'approve' ? `Approved driver ${command.driverId}.` : `Rejected driver ${command.driverId}: ${command.reason}`);
         break;
-      case 'reject':
-        await callApi(settings, io, 'POST', driverPath(command.driverId, 'reject'), { reason: command.reason });
-        io.out(`Rejected driver ${command.driverId}: ${command.reason}`);
-        break;
+      }
       case 'resume-link': {
         const { url, expiresAt } = await callApi<{ url: string; expiresAt: string }>(settings, io, 'POST', driverPath(command.driverId, 'resume-link'));
         io.out(`Resume link for ${command.driverId} (valid until ${formatTime(expiresAt)}): ${url}`);

@@ -1,14 +1,47 @@
-import type { ReactNode } from 'react';
+import { useState, type ReactNode } from 'react';
+import toast from 'react-hot-toast';
+import { useLocation } from 'wouter';
+import { buildPayload, lookupIn } from '../shared/flow.js';
+import { callApi } from './api.js';
+import { callByName, flow, routeOf } from './flow.js';
+import { clearDriverStorage, holdsDriverToken, storageSnapshot } from './storage.js';
 
-/** The page frame: the product's mark and one column that reads well on a phone. */
+/** The page frame: the product's mark, the way to sign out, and one column that reads well on a phone. */
 export function Layout({ aside, children }: { aside?: ReactNode; children: ReactNode }) {
   return (
     <div className={aside ? 'page has-aside' : 'page'}>
       <header className="page-header">
         <img src="/assets/logo.svg" alt="Onramp" width={120} height={32} />
+        {holdsDriverToken() && <SignOutButton />}
       </header>
       {aside && <aside className="page-aside">{aside}</aside>}
       <main className="page-main">{children}</main>
     </div>
+  );
+}
+
+/**
+ * Ends the session on the server (the flow's `account.signOut` call) and forgets everything this
+ * browser keeps of the driver, the Firebase sign-in included: on a shared phone the next person
+ * finds nothing. The browser forgets even when the call fails (offline): the token is then
+ * useless here, and it expires on the server.
+ */
+function SignOutButton() {
+  const [, navigate] = useLocation();
+  const [busy, setBusy] = useState(false);
+  const signOut = flow.account.signOut;
+  const run = async () => {
+    setBusy(true);
+    const call = callByName(signOut.call);
+    await callApi(call, buildPayload(call, lookupIn({ storage: storageSnapshot() })));
+    clearDriverStorage();
+    await import('./identity.js').then((identity) => identity.signOutOfFirebase()).catch(() => undefined);
+    toast.success(signOut.toast, { id: signOut.toast });
+    navigate(routeOf(signOut.to), { replace: true });
+  };
+  return (
+    <button type="button" className="button button-link page-sign-out" onClick={run} disabled={busy} aria-busy={busy}>
+      {signOut.label}
+    </button>
   );
 }

@@ -1,19 +1,26 @@
 /**
  * "Continue with Google / Apple", "Sign in with Facebook" (the flow's `social`): the provider's
- * sign-in, then the social sign-up call, then what the flow stores and where it goes. Locally
- * the provider's popup cannot load, so a small dialog asks for a test account's email instead.
+ * sign-in, then the flow's social call, then where its `next` says (the resume table, for a new
+ * driver the profile). Locally the provider's popup cannot load, so a small dialog asks for a test
+ * account's email instead.
  */
 import { useEffect, useRef, useState, type FormEvent } from 'react';
 import toast from 'react-hot-toast';
 import { useLocation } from 'wouter';
-import { buildPayload, lookupIn, resolveNextStep, type SocialProvider, type SocialSignIn as Social } from '../shared/flow.js';
+import { buildPayload, lookupIn, type SocialProvider, type SocialSignIn as Social } from '../shared/flow.js';
 import { callApi } from './api.js';
 import { appConfig } from './config.js';
-import { callByName, flow, routeOf } from './flow.js';
+import { callByName, flow } from './flow.js';
 import { prepareActions } from './prepare.js';
-import { writeTarget } from './storage.js';
+import { nextNavigation } from './stepRuntime.js';
 
-export function SocialSignIn({ social }: { social: Social }) {
+interface SocialSignInProps {
+  social: Social;
+  /** Instead of going on as the flow says: the call's answer, for a page that stays (signing in again). */
+  onSignedIn?: (answer: Record<string, unknown>) => void;
+}
+
+export function SocialSignIn({ social, onSignedIn }: SocialSignInProps) {
   const [, navigate] = useLocation();
   const [busy, setBusy] = useState<SocialProvider['id']>();
   const [asking, setAsking] = useState<SocialProvider>();
@@ -36,10 +43,9 @@ export function SocialSignIn({ social }: { social: Social }) {
         toast.error(result.message ?? flow.messages.requestFailed);
         return;
       }
-      const lookup = lookupIn({ response: result.data });
-      for (const [target, source] of Object.entries(social.store)) writeTarget(target, lookup(source));
-      const next = resolveNextStep(social.next, lookup);
-      if (next) navigate(routeOf(next.to), { state: next.state });
+      if (onSignedIn) return onSignedIn(result.data);
+      const next = await nextNavigation(social.next, result.data, lookupIn({ response: result.data }));
+      if (next) navigate(next.to, { state: next.state });
     } catch {
       toast.error(flow.messages.requestFailed);
     } finally {
@@ -84,14 +90,14 @@ function TestAccountDialog(props: { social: Social; provider: SocialProvider; on
   const { social, provider, onCancel, onSubmit } = props;
   const copy = social.testAccount;
   const [email, setEmail] = useState(`driver.${provider.id.split('.')[0]}@example.com`);
+  const dialog = useRef<HTMLDialogElement>(null);
   const input = useRef<HTMLInputElement>(null);
 
   useEffect(() => {
+    // A modal of the browser's own: focus kept inside, Escape closes it, the page behind is inert.
+    dialog.current?.showModal();
     input.current?.select();
-    const onKey = (event: KeyboardEvent) => event.key === 'Escape' && onCancel();
-    window.addEventListener('keydown', onKey);
-    return () => window.removeEventListener('keydown', onKey);
-  }, [onCancel]);
+  }, []);
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
@@ -99,8 +105,16 @@ function TestAccountDialog(props: { social: Social; provider: SocialProvider; on
   };
 
   return (
-    <div className="dialog-backdrop">
-      <form className="dialog" role="dialog" aria-modal="true" aria-labelledby="test-account-title" onSubmit={submit}>
+    <dialog
+      ref={dialog}
+      className="dialog"
+      aria-labelledby="test-account-title"
+      onCancel={(event) => {
+        event.preventDefault();
+        onCancel();
+      }}
+    >
+      <form onSubmit={submit}>
         <h2 id="test-account-title">{copy.title}</h2>
         <p>{copy.description.replace('{provider}', provider.name)}</p>
         <label htmlFor="test-account-email">{copy.emailLabel}</label>
@@ -123,6 +137,6 @@ function TestAccountDialog(props: { social: Social; provider: SocialProvider; on
           </button>
         </div>
       </form>
-    </div>
+    </dialog>
   );
 }

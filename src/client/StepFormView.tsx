@@ -48,11 +48,13 @@ interface StepFormViewProps {
   extraErrors?: ErrorSchema;
   /** Validates the data given at once, without moving the focus (the studio); a driver's form waits for changes. */
   validateAtOnce?: boolean;
+  /** Shows the form's title (its UI schema's) as the page's heading; a form inside a dialog has the dialog's. */
+  titled?: boolean;
   /** The submit button, when there is one. */
   children?: ReactNode;
 }
 
-export function StepFormView({ form, formData, formContext, onChange, onBlur, onSubmit, onError, extraErrors, validateAtOnce = false, children }: StepFormViewProps) {
+export function StepFormView({ form, formData, formContext, onChange, onBlur, onSubmit, onError, extraErrors, validateAtOnce = false, titled = true, children }: StepFormViewProps) {
   const formRef = useRef<Form<FormData>>(null);
   useEffect(() => {
     if (validateAtOnce) formRef.current?.validateForm();
@@ -62,10 +64,11 @@ export function StepFormView({ form, formData, formContext, onChange, onBlur, on
     const description = form.uiSchema['ui:description'];
     return {
       ...form.uiSchema,
-      'ui:description': typeof description === 'string' ? interpolate(description, browserLookup()) : undefined,
+      ...(titled ? {} : { 'ui:title': undefined }),
+      'ui:description': titled && typeof description === 'string' ? interpolate(description, browserLookup()) : undefined,
       'ui:submitButtonOptions': { norender: true },
     };
-  }, [form]);
+  }, [form, titled]);
 
   return (
     <Form<FormData>

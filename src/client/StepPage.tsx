@@ -1,30 +1,24 @@
 /**
  * The one page that renders every form step of the flow: its schema (or the variant the flow
- * picks), its UI schema, its precompiled validator, its submit and its extra actions.
+ * picks), its UI schema, its precompiled validator, its submit and its extra actions. When the
+ * server asks the driver to sign in again (an ended session, a change that needs a recent
+ * sign-in), a dialog asks for it on the page and the submit is sent again: nothing typed is lost.
  */
-import type { IChangeEvent } from '@rjsf/core';
-import type { ErrorSchema } from '@rjsf/utils';
 import { use, useCallback, useEffect, useMemo, useState } from 'react';
 import toast from 'react-hot-toast';
 import { useLocation } from 'wouter';
 import { buildPayload, stepSchemaName, type Completion, type FormStep, type StepAction } from '../shared/flow.js';
-import { createFormValues } from '../../widgets/formValues.js';
 import { clearPhoto } from '../../widgets/photoStore.js';
 import { callApi } from './api.js';
 import { CompletionView } from './CompletionView.js';
 import { callByName, flow, routeOf } from './flow.js';
+import { PasswordReset } from './PasswordReset.js';
+import { SignInAgainDialog } from './SignInAgainDialog.js';
 import { SocialSignIn } from './SocialSignIn.js';
+import { StepLinks } from './StepLinks.js';
 import { browserLookup, guardRedirect, submitStep, type Navigation } from './stepRuntime.js';
 import { loadStepForm, StepFormView, StepLayout, submitTextOf, type FormData } from './StepFormView.js';
-import type { StepFormContext } from './templates.js';
-
-/** Server field messages (400 `errors`) in rjsf's error-schema shape. */
-function toErrorSchema(errors: Record<string, string[]> | undefined): ErrorSchema | undefined {
-  if (!errors) return undefined;
-  const schema: Record<string, { __errors: string[] }> = {};
-  for (const [field, messages] of Object.entries(errors)) if (field) schema[field] = { __errors: messages };
-  return schema as ErrorSchema;
-}
+import { useStepFormState } from './useStepFormState.js';
 
 export function StepPage({ step }: { step: FormStep }) {
   const [, navigate] = useLocation();
@@ -43,47 +37,28 @@ export function StepPage({ step }: { step: FormStep }) {
 function StepForm({ step, schemaName }: { step: FormStep; schemaName: string }) {
   const form = use(loadStepForm(schemaName));
   const [, navigate] = useLocation();
-  const [formData, setFormData] = useState<FormData>({});
-  const [values] = useState(() => createFormValues());
-  const [touched, setTouched] = useState<ReadonlySet<string>>(() => new Set());
-  const [submitCount, setSubmitCount] = useState(0);
+  const state = useStepFormState();
   const [busy, setBusy] = useState(false);
-  const [extraErrors, setExtraErrors] = useState<ErrorSchema>();
   const [completion, setCompletion] = useState<Completion>();
+  /** The answers waiting to be sent again once the driver signed in again. */
+  const [waiting, setWaiting] = useState<FormData>();
 
-  const touch = useCallback((id: string | undefined) => {
-    if (!id) return;
-    setTouched((current) => (current.has(id) ? current : new Set(current).add(id)));
-  }, []);
+  const go = useCallback((navigation: Navigation) => navigate(navigation.to, { state: navigation.state }), [navigate]);
 
-  const go = useCallback(
-    (navigation: Navigation) => navigate(navigation.to, { state: navigation.state }),
-    [navigate],
-  );
-
-  const onChange = useCallback(
-    (event: IChangeEvent<FormData>, id?: string) => {
-      setFormData(event.formData ?? {});
-      values.set(event.formData ?? {});
-      setExtraErrors(undefined);
-      touch(id);
-    },
-    [touch, values],
-  );
-
-  const onSubmit = async ({ formData: submitted }: IChangeEvent<FormData>) => {
-    setSubmitCount((count) => count + 1);
+  const send = async (submitted: FormData) => {
     setBusy(true);
     try {
-      const outcome = await submitStep(step, submitted ?? {});
+      const outcome = await submitStep(step, submitted);
       if (outcome.ok) {
         for (const field of Object.keys(form.schema.properties ?? {})) clearPhoto(field);
         if (outcome.successToast) toast.success(outcome.successToast);
         if ('completion' in outcome) setCompletion(outcome.completion);
         else go(outcome.navigation);
+      } else if (outcome.signInAgain) {
+        setWaiting(submitted);
       } else {
         toast.error(outcome.message);
-        setExtraErrors(toErrorSchema(outcome.fieldErrors));
+        state.showServerErrors(outcome.fieldErrors);
         if (outcome.navigation) go(outcome.navigation);
       }
     } catch {
@@ -93,29 +68,43 @@ function StepForm({ step, schemaName }: { step: FormStep; schemaName: string }) 
     }
   };
 
-  // Stable between key presses, so rjsf re-renders only the fields whose own props changed.
-  const formContext: StepFormContext = useMemo(() => ({ touched, submitCount, values }), [touched, submitCount, values]);
-
   if (completion) return <CompletionView completion={completion} />;
   return (
     <StepLayout step={step}>
       <StepFormView
         form={form}
-        formData={formData}
-        formContext={formContext}
-        onChange={onChange}
-        onBlur={touch}
-        onSubmit={onSubmit}
-        onError={() => setSubmitCount((count) => count + 1)}
-        extraErrors={extraErrors}
+        formData={state.formData}
+        formContext={state.formContext}
+        onChange={state.onChange}
+        onBlur={state.touch}
+        onSubmit={({ formData: submitted }) => {
+          state.countSubmit();
+          void send(submitted ?? {});
+        }}
+        onError={state.countSubmit}
+        extraErrors={state.extraErrors}
       >
         <button type="submit" className="button button-primary" disabled={busy} aria-busy={busy}>
           {busy && <span className="spinner" aria-hidden="true" />}
           {submitTextOf(form)}
         </button>
       </StepFormView>
+      {step.passwordReset && <PasswordReset copy={step.passwordReset} email={state.formData.email} />}
       {step.actions?.map((action) => <StepActionButton key={action.label} action={action} disabled={busy} />)}
-      {step.social && <SocialSignIn social={step.social} />}
+      {step.social && flow.social && <SocialSignIn social={flow.social} />}
+      <StepLinks links={step.links} />
+      {waiting && (
+        <SignInAgainDialog
+          onSignedIn={(sameDriver, navigation) => {
+            const answers = waiting;
+            setWaiting(undefined);
+            // Another account signed in on this page: its own step, not this driver's answers.
+            if (sameDriver) void send(answers);
+            else go(navigation);
+          }}
+          onCancel={() => setWaiting(undefined)}
+        />
+      )}
     </StepLayout>
   );
 }

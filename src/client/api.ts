@@ -4,6 +4,7 @@
  * failed call yields the server's `message`, or none, and the caller picks the fallback. It
  * has a timeout, because a request that hangs on a bad mobile connection must end in a message.
  */
+import { SIGN_IN_AGAIN_REASON } from '../shared/apiAnswers.js';
 import type { Call } from '../shared/flow.js';
 import { flow } from './flow.js';
 import { getItem, getTokenCookie } from './storage.js';
@@ -14,6 +15,9 @@ const UPLOAD_TIMEOUT_MS = 120_000; // six photos on a slow uplink
 export type ApiResult =
   | { ok: true; status: number; data: Record<string, unknown> }
   | { ok: false; status: number; message?: string; errors?: Record<string, string[]>; timedOut?: boolean; data?: Record<string, unknown> };
+
+/** The server asks the driver to sign in again, then try once more; the page asks for it without leaving. */
+export const isSignInAgain = (result: ApiResult): boolean => !result.ok && result.data?.reason === SIGN_IN_AGAIN_REASON;
 
 function bearerFor(call: Call): string | undefined {
   return call.auth === 'storage' ? getItem('token') : getTokenCookie();
@@ -72,6 +76,7 @@ export async function callApi(
     status: response.status,
     message: typeof data.message === 'string' && data.message ? data.message : undefined,
     errors: data.errors !== null && typeof data.errors === 'object' ? (data.errors as Record<string, string[]>) : undefined,
+    data,
   };
 }
 

@@ -10,9 +10,11 @@ import {
   getAuth,
   GoogleAuthProvider,
   OAuthProvider,
+  sendPasswordResetEmail,
   signInWithCredential,
   signInWithEmailAndPassword,
   signInWithPopup,
+  signOut,
   type Auth,
   type AuthProvider,
   type User,
@@ -45,6 +47,40 @@ export async function emailIdToken(email: string, password: string): Promise<str
     const { user } = await signInWithEmailAndPassword(auth, email, password);
     return await user.getIdToken();
   }
+}
+
+/** Codes Firebase gives for a wrong email or password (which one it never says, nor should we). */
+const WRONG_CREDENTIALS = new Set(['auth/invalid-credential', 'auth/wrong-password', 'auth/user-not-found', 'auth/invalid-email', 'auth/invalid-login-credentials']);
+
+export class WrongCredentialsError extends Error {}
+
+/** Signs in a returning driver with their email and password: a fresh ID token (auth_time now) for the server. */
+export async function passwordIdToken(email: string, password: string): Promise<string> {
+  try {
+    const { user } = await signInWithEmailAndPassword(firebaseAuth(), email, password);
+    return await user.getIdToken();
+  } catch (error) {
+    if (WRONG_CREDENTIALS.has((error as { code?: string }).code ?? '')) throw new WrongCredentialsError();
+    throw error;
+  }
+}
+
+/**
+ * Asks Firebase to email a link for choosing a new password. Whether the email has an account is
+ * not told (the caller shows the same words either way); a new password ends the driver's other
+ * sessions at their next sign-in (the server compares Firebase's "valid since").
+ */
+export async function sendPasswordReset(email: string): Promise<void> {
+  try {
+    await sendPasswordResetEmail(firebaseAuth(), email);
+  } catch (error) {
+    if ((error as { code?: string }).code !== 'auth/user-not-found') throw error;
+  }
+}
+
+/** Forgets the Firebase user this browser keeps (a shared phone must not stay signed in). */
+export async function signOutOfFirebase(): Promise<void> {
+  await signOut(firebaseAuth());
 }
 
 /** Error codes that mean the provider's popup could not open or was closed. */

@@ -24,6 +24,18 @@ export const prepareActions: Record<string, PrepareAction> = {
     }
   },
 
+  /** A returning driver's sign-in with email and password: the ID token the server exchanges for a session. */
+  async identitySignIn(form) {
+    const identity = await import('./identity.js').catch(() => undefined);
+    try {
+      if (!identity) throw new Error('Firebase could not be loaded');
+      const email = String(form.email ?? '').trim().toLowerCase();
+      return { idToken: await identity.passwordIdToken(email, String(form.password ?? '')) };
+    } catch (error) {
+      throw new PrepareError(identity && error instanceof identity.WrongCredentialsError ? flow.messages.signInFailed : flow.messages.identityFailed);
+    }
+  },
+
   /** The public IP address (spec §7). Sign-up goes on without it: the server also records the address it sees. */
   async publicIp() {
     const body = await getJson(appConfig().ipLookupUrl, IP_LOOKUP_TIMEOUT_MS);

@@ -9,14 +9,18 @@ import {
   failingGuard,
   lookupIn,
   resolveNextStep,
+  resolveResume,
+  resumeLookup,
   type Completion,
   type FormStep,
   type Guard,
   type Lookup,
+  type Next,
+  type ResumeRule,
   type SourceKind,
 } from '../shared/flow.js';
 import { getPhoto } from '../../widgets/photoStore.js';
-import { callApi } from './api.js';
+import { callApi, isSignInAgain, type ApiResult } from './api.js';
 import { callByName, flow, routeOf } from './flow.js';
 import { PrepareError, runPrepare } from './prepare.js';
 import { clearTarget, getTokenCookie, storageSnapshot, writeTarget } from './storage.js';
@@ -40,13 +44,49 @@ export interface Navigation {
 export type SubmitOutcome =
   | { ok: true; navigation: Navigation; successToast?: string }
   | { ok: true; completion: Completion; successToast?: string }
-  | { ok: false; message: string; fieldErrors?: Record<string, string[]>; navigation?: Navigation };
+  | { ok: false; message: string; fieldErrors?: Record<string, string[]>; navigation?: Navigation; signInAgain?: boolean };
 
 export function guardRedirect(guards: Guard[] | undefined): Guard | undefined {
   return failingGuard(guards, browserLookup());
 }
 
-export async function submitStep(step: FormStep, form: Record<string, unknown>): Promise<SubmitOutcome> {
+/**
+ * Keeps what the resume table's row for this answer says (a resume link's, or a sign-in's: the
+ * token, the driver's id, …) and returns the row. `link` is the resume link's id and token.
+ */
+export function storeReturningDriver(answer: Record<string, unknown>, link?: { id: string; token?: string }): ResumeRule | undefined {
+  const lookup = resumeLookup(answer, link);
+  const rule = resolveResume(flow.resume, lookup);
+  for (const [target, source] of Object.entries(rule?.store ?? {})) writeTarget(target, lookup(source));
+  return rule;
+}
+
+/**
+ * A returning driver (a resume link, a sign-in) to the step the flow's resume table names: what
+ * the row keeps is stored, its calls are made (a failed one is left to the step's own Resend),
+ * and the step is where to go.
+ */
+export async function followResume(answer: Record<string, unknown>, link?: { id: string; token?: string }): Promise<Navigation> {
+  const rule = storeReturningDriver(answer, link);
+  for (const after of rule?.after ?? []) {
+    const call = callByName(after.call);
+    await callApi(call, buildPayload(call, browserLookup()));
+  }
+  return { to: routeOf(rule?.to ?? flow.start), state: rule?.state };
+}
+
+/** Where a step goes once its call answered: its next rules, or the resume table. */
+export async function nextNavigation(next: Next | undefined, answer: Record<string, unknown>, lookup: Lookup): Promise<Navigation | undefined> {
+  if (next === 'resume') return followResume(answer);
+  const rule = resolveNextStep(next, lookup);
+  return rule && { to: routeOf(rule.to), state: rule.state };
+}
+
+/** A step's call sent: its answer with what it was built from, or the message of a `prepare` that failed. */
+type SentStep = { ok: true; result: ApiResult; context: Record<string, unknown>; payload: Record<string, unknown> } | { ok: false; message: string };
+
+/** Runs the step's `prepare` and sends its call with the payload the flow maps from the form. */
+export async function sendStep(step: FormStep, form: Record<string, unknown>): Promise<SentStep> {
   let context: Record<string, unknown>;
   try {
     context = await runPrepare(step.prepare, form);
@@ -56,9 +96,15 @@ export async function submitStep(step: FormStep, form: Record<string, unknown>):
   }
   const call = callByName(step.call);
   const payload = buildPayload(call, browserLookup({ form, context }));
-  const result = await callApi(call, payload);
+  return { ok: true, result: await callApi(call, payload), context, payload };
+}
+
+export async function submitStep(step: FormStep, form: Record<string, unknown>): Promise<SubmitOutcome> {
+  const sent = await sendStep(step, form);
+  if (!sent.ok) return sent;
+  const { result, context, payload } = sent;
   if (!result.ok) {
-    return { ok: false, message: result.message ?? flow.messages.requestFailed, fieldErrors: result.errors };
+    return { ok: false, message: result.message ?? flow.messages.requestFailed, fieldErrors: result.errors, signInAgain: isSignInAgain(result) };
   }
 
   const afterCall = browserLookup({ form, context, payload, response: result.data });
@@ -79,7 +125,7 @@ export async function submitStep(step: FormStep, form: Record<string, unknown>):
   }
 
   if (step.completion) return { ok: true, completion: step.completion, successToast: step.successToast };
-  const next = resolveNextStep(step.next, browserLookup({ form, payload, response: result.data }));
-  if (!next) return { ok: false, message: flow.messages.requestFailed };
-  return { ok: true, navigation: { to: routeOf(next.to), state: next.state }, successToast: step.successToast };
+  const navigation = await nextNavigation(step.next, result.data, browserLookup({ form, payload, response: result.data }));
+  if (!navigation) return { ok: false, message: flow.messages.requestFailed };
+  return { ok: true, navigation, successToast: step.successToast };
 }

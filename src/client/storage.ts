@@ -52,6 +52,15 @@ export function removeTokenCookie(): void {
   document.cookie = `${TOKEN_COOKIE}=; Path=/; Max-Age=0; SameSite=Strict`;
 }
 
+/** Whether this browser holds a driver's token (a session or a sign-up's): there is something to sign out of. */
+export const holdsDriverToken = (): boolean => getItem('token') !== undefined || getTokenCookie() !== undefined;
+
+/** Forgets everything of the driver's this browser keeps (signing out). */
+export function clearDriverStorage(): void {
+  for (const key of STORAGE_KEYS) removeItem(key);
+  removeTokenCookie();
+}
+
 /** All stored values, for the flow's `storage.*` sources. */
 export function storageSnapshot(): Partial<Record<StorageKey, string>> {
   const snapshot: Partial<Record<StorageKey, string>> = {};

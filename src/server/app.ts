@@ -26,11 +26,24 @@ import { ADMIN_PREFIX, adminRoutes } from './routes/admin.js';
 import { authRoutes } from './routes/auth.js';
 import { devRoutes } from './routes/dev.js';
 import { driverRoutes } from './routes/driver.js';
+import { healthRoutes } from './routes/health.js';
 import { financeRoutes } from './routes/finance.js';
-import { SANDBOX_CONFIRM_PATH } from './routes/sandboxPayments.js';
-import { IP_LOOKUP_PATH, staticRoutes } from './routes/static.js';
-import { subscriptionRoutes, WEBHOOK_PATH } from './routes/subscription.js';
+import { ipLookupRoutes, staticRoutes } from './routes/static.js';
+import { subscriptionRoutes } from './routes/subscription.js';
 import { studioRoutes } from './routes/studio.js';
+
+/** A route of the API: its method and its path as Fastify writes it ("/driver/status/:id"). */
+export interface ApiRoute {
+  method: string;
+  url: string;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The API's routes, as registered: every path that is not the web app. */
+    apiRoutes: readonly ApiRoute[];
+  }
+}
 
 export interface AppOptions {
   /** The clock for code and session expiry (tests move it instead of sleeping). */
@@ -99,12 +112,23 @@ export async function buildApp(config: ServerConfig, options: AppOptions = {}): 
 
   const flow = options.flow ?? loadFlow();
   app.decorate('callReader', options.live?.callReader ?? createCallReader(flow));
-  // The admin review page is /admin itself; the admin API is everything below it.
-  const isApiPath = apiPathTest([...Object.values(flow.calls).map((call) => call.path), IP_LOOKUP_PATH, WEBHOOK_PATH, SANDBOX_CONFIRM_PATH, ADMIN_PREFIX], [ADMIN_PREFIX]);
+
+  // Every route of the API as Fastify registers it (the static files and the page come last, and
+  // are not in it): what answers JSON and is never cached, and what a fuzz test drives.
+  const apiRoutes: ApiRoute[] = [];
+  let apiRegistered = false;
+  app.decorate('apiRoutes', apiRoutes);
+  app.addHook('onRoute', (route) => {
+    if (!apiRegistered) for (const method of [route.method].flat()) apiRoutes.push({ method, url: route.url });
+  });
+  // Filled in once the API's routes are registered. The admin review page is /admin itself; the
+  // admin API is everything below it.
+  let isApiPath: (url: string) => boolean = () => true;
 
   app.setErrorHandler((error, request, reply) => {
     const answer = answerFor(error);
-    if (answer.statusCode >= 500) request.log.error({ error: loggableError(error) }, 'Request failed');
+    if (answer.statusCode === 503) request.log.warn({ error: loggableError(error) }, 'Request refused: a service it needs is unavailable');
+    else if (answer.statusCode >= 500) request.log.error({ error: loggableError(error) }, 'Request failed');
     return reply.code(answer.statusCode).send(answer.body);
   });
 
@@ -133,6 +157,7 @@ export async function buildApp(config: ServerConfig, options: AppOptions = {}): 
   // Per-route limits (exact file count) are set where each form is read (lib/callPayload.ts).
   await app.register(multipart, { limits: { fileSize: MAX_FILE_BYTES } });
 
+  await app.register(healthRoutes);
   await app.register(authRoutes, config.authRateLimit);
   await app.register(driverRoutes);
   await app.register(subscriptionRoutes);
@@ -141,6 +166,12 @@ export async function buildApp(config: ServerConfig, options: AppOptions = {}): 
   // The form studio's data: open under `npm run dev`, otherwise for the admin token.
   await app.register(studioRoutes, { prefix: ADMIN_PREFIX, open: options.live !== undefined });
   if (!config.production) await app.register(devRoutes, { live: options.live });
-  await app.register(staticRoutes, { config, isApiPath, live: options.live });
+  await app.register(ipLookupRoutes);
+  apiRegistered = true;
+  isApiPath = apiPathTest(
+    apiRoutes.map((route) => route.url),
+    [ADMIN_PREFIX],
+  );
+  await app.register(staticRoutes, { config, isApiPath: (url) => isApiPath(url), live: options.live });
   return app;
 }

@@ -56,16 +56,23 @@ export interface SocialProvider {
   /** Shown when the provider's popup cannot open. */
   popupError: string;
 }
+/** Where a step goes on: the first rule that holds, or the resume table, read from the call's answer. */
+export type Next = NextRule[] | 'resume';
 export interface SocialSignIn {
   call: string;
   providers: SocialProvider[];
   divider?: string;
-  store: Record<string, string>;
-  next: NextRule[];
+  next: Next;
   /** Copy of the local test-account dialog that stands in for the provider's popup. */
   testAccount: { title: string; description: string; emailLabel: string; submit: string; cancel: string };
 }
 export interface ScreenAction {
+  label: string;
+  to: string;
+}
+/** "Already signed up? Sign in": a link to another step. */
+export interface StepLink {
+  text?: string;
   label: string;
   to: string;
 }
@@ -96,9 +103,14 @@ export interface FormStep {
   after?: AfterCall[];
   successToast?: string;
   actions?: StepAction[];
-  social?: SocialSignIn;
+  /** Shows the flow's social sign-in buttons under the form. */
+  social?: true;
+  /** The answers stay in the browser: `prepare` uses them and the call sends what it produced. */
+  private?: true;
+  passwordReset?: { label: string; sent: string; emailNeeded: string };
+  links?: StepLink[];
   /** Where a successful submit goes; absent only on the last step, which has a `completion`. */
-  next?: NextRule[];
+  next?: Next;
   completion?: Completion;
 }
 export interface ScreenStep {
@@ -120,20 +132,32 @@ export interface ScreenStep {
   store?: Record<string, string>;
   onError?: CallError;
   sections?: { title: string; items: string[] }[];
+  links?: StepLink[];
   priceCaption?: string;
   card?: { loading: string; submit: string; retry: string; errors: { provider: string; unexpected: string; thrown: string } };
 }
 export type Step = FormStep | ScreenStep;
 export interface ResumeRule {
   when?: Condition[];
-  /** What to keep from the link (`link.token`, `link.id`) before going on. */
+  /** What to keep from the answer (`response.token`, `response.driverId`, …) before going on. */
   store?: Record<string, string>;
+  /** Calls made before going on (the code the step asks for). */
+  after?: { call: string }[];
   to: string;
+  state?: Record<string, string | number | boolean>;
+}
+export interface Account {
+  /** The sign-in step, which the sign-in-again dialog shows too. */
+  signIn: string;
+  signOut: { label: string; call: string; toast: string; to: string };
+  signInAgain: { title: string; message: string; cancel: string };
 }
 export interface Flow {
   start: string;
   journey: string[];
-  messages: { requestFailed: string; statusFailed: string; timedOut: string; identityFailed: string; tokenMissing: string };
+  messages: { requestFailed: string; statusFailed: string; timedOut: string; identityFailed: string; tokenMissing: string; signInFailed: string };
+  account: Account;
+  social?: SocialSignIn;
   calls: Record<string, Call>;
   steps: Record<string, Step>;
   resume: ResumeRule[];
@@ -180,6 +204,10 @@ export const allHold = (conditions: Condition[] | undefined, lookup: Lookup) =>
 export function resolveNextStep(rules: NextRule[] | undefined, lookup: Lookup): NextRule | undefined {
   return rules?.find((rule) => allHold(rule.when, lookup));
 }
+
+/** A call's answer as the resume table reads it: `status.*` is its `data`, `response.*` the whole answer. */
+export const resumeLookup = (answer: Record<string, unknown>, link?: { id: string; token?: string }): Lookup =>
+  lookupIn({ status: answer.data, response: answer, link });
 
 export function resolveResume(rules: ResumeRule[], lookup: Lookup): ResumeRule | undefined {
   return rules.find((rule) => allHold(rule.when, lookup));

@@ -22,6 +22,8 @@ export const SCHEMAS_DIR = join(CONTENT_ROOT, 'schemas');
 export const FLOWS_DIR = join(CONTENT_ROOT, 'flows');
 export const FLOW_FILE = join(FLOWS_DIR, 'onboarding.flow.json');
 export const FLOW_SCHEMA_FILE = join(FLOWS_DIR, 'flow.schema.json');
+export const NOTICES_FILE = join(FLOWS_DIR, 'notices.json');
+export const NOTICES_SCHEMA_FILE = join(FLOWS_DIR, 'notices.schema.json');
 export const FIXTURES_DIR = join(CONTENT_ROOT, 'tests', 'fixtures');
 
 export class ProjectFileError extends Error {
@@ -78,18 +80,35 @@ export function loadUiSchema(name: string): JsonObject {
   return bundleSchema(uiSchemaFileName(name), readSchemaFile);
 }
 
-/** The flow file, checked against flows/flow.schema.json. */
-export function loadFlow(path: string = FLOW_FILE): Flow {
-  const flow = readJsonFile(path);
+/** A data file, checked against the JSON Schema that states its shape. */
+function loadChecked(path: string, schemaPath: string): JsonObject {
+  const data = readJsonFile(path);
   const ajv = createAjv({ strict: true });
-  const validate = ajv.compile(readJsonFile(FLOW_SCHEMA_FILE));
-  if (!validate(flow)) {
+  const validate = ajv.compile(readJsonFile(schemaPath));
+  if (!validate(data)) {
     const problems = fromAjvErrors(validate.errors ?? [])
       .map((e) => `  at ${e.property || '/'}: ${e.message}`)
       .join('\n');
-    throw new ProjectFileError(`${relative(CONTENT_ROOT, path)} does not match flows/flow.schema.json:\n${problems}`);
+    throw new ProjectFileError(`${relative(CONTENT_ROOT, path)} does not match ${shownPath(schemaPath)}:\n${problems}`);
   }
-  return flow as unknown as Flow;
+  return data;
+}
+
+/** The flow file, checked against flows/flow.schema.json. */
+export function loadFlow(path: string = FLOW_FILE): Flow {
+  return loadChecked(path, FLOW_SCHEMA_FILE) as unknown as Flow;
+}
+
+/** A notice drivers get by email (flows/notices.json); `{name}` placeholders are filled when it is sent. */
+export interface NoticeText {
+  subject: string;
+  text: string;
+}
+export type NoticeName = 'bankAccountChanged';
+
+/** The notices' words, checked against flows/notices.schema.json. */
+export function loadNotices(): Record<NoticeName, NoticeText> {
+  return loadChecked(NOTICES_FILE, NOTICES_SCHEMA_FILE) as unknown as Record<NoticeName, NoticeText>;
 }
 
 /** Every schema name a flow renders (steps and their variants). */

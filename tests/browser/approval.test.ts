@@ -4,7 +4,7 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uniqueEmail } from '../support/identity.js';
-import { bearer, json, sendVehicle, signIn, verifyPhone } from '../support/server.js';
+import { bearer, decide, json, sendVehicle, verifiedDriver, verifyPhone } from '../support/server.js';
 import { choosePhoto, expectToast, latestCode, PHONE_VIEWPORT, press, screenshot, startJourney, type Journey } from './support.js';
 
 let journey: Journey;
@@ -130,15 +130,10 @@ describe('a Google sign-up, approved by an administrator', () => {
 describe('a rejected driver on /awaiting-approval', () => {
   it('reads the administrator’s reason and how to fix it', async () => {
     const app = journey.server.app;
-    const driver = await signIn(app);
+    const driver = await verifiedDriver(app);
     await verifyPhone(app, driver);
     await sendVehicle(app, driver);
-    await app.inject({
-      method: 'POST',
-      url: `/admin/drivers/${driver.driverId}/reject`,
-      headers: bearer(journey.server.config.adminToken),
-      payload: { reason: 'The insurance card photo is blurry.' },
-    });
+    await decide(app, journey.server.config.adminToken, driver.driverId, 'reject', 'The insurance card photo is blurry.');
     const page = await newPage();
     await page.context().addCookies([{ name: 'token', value: encodeURIComponent(driver.token), url: journey.baseUrl }]);
     await page.goto('/signup');
@@ -167,7 +162,7 @@ describe('resume links (/:id/:token)', () => {
   const tokenCookie = async (page: Page) => (await page.context().cookies()).find((cookie) => cookie.name === 'token')?.value;
 
   it('takes a pending driver who sent everything to /awaiting-approval', async () => {
-    const driver = await signIn(app());
+    const driver = await verifiedDriver(app());
     await verifyPhone(app(), driver);
     await sendVehicle(app(), driver);
     const page = await open(await resumeLink(driver.driverId));
@@ -177,7 +172,8 @@ describe('resume links (/:id/:token)', () => {
   });
 
   it('takes a pending driver who has not finished to /complete-profile with a session token in the cookie', async () => {
-    const driver = await signIn(app());
+    const driver = await verifiedDriver(app());
+    await verifyPhone(app(), driver);
     const link = await resumeLink(driver.driverId);
     const page = await open(link);
     await page.waitForURL('**/complete-profile');
@@ -190,8 +186,20 @@ describe('resume links (/:id/:token)', () => {
     expect(await addresses(page)).not.toContain(link);
   });
 
+  it('takes an email driver whose phone is not verified yet to /verify-otp-phone, with a code sent there', async () => {
+    const driver = await verifiedDriver(app());
+    const page = await open(await resumeLink(driver.driverId));
+    await page.waitForURL('**/verify-otp-phone');
+    await page.getByText(driver.phone).waitFor();
+    await page.locator('#root_otp').fill(await latestCode(journey.baseUrl, 'sms', driver.phone));
+    await press(page, 'Continue');
+    await expectToast(page, 'Phone OTP Verified successfully.');
+    await page.waitForURL('**/complete-profile');
+  });
+
   it('works once: the same link again leads to /signup with "Session expired, Please relogin"', async () => {
-    const driver = await signIn(app());
+    const driver = await verifiedDriver(app());
+    await verifyPhone(app(), driver);
     const link = await resumeLink(driver.driverId);
     await (await open(link)).waitForURL('**/complete-profile');
     const again = await open(link);
@@ -200,35 +208,36 @@ describe('resume links (/:id/:token)', () => {
   });
 
   it('takes an approved driver who has not paid to /add-card with the token in the cookie', async () => {
-    const driver = await signIn(app());
+    const driver = await verifiedDriver(app());
     await verifyPhone(app(), driver);
     await sendVehicle(app(), driver);
-    await app().inject({ method: 'POST', url: `/admin/drivers/${driver.driverId}/approve`, headers: bearer(journey.server.config.adminToken) });
+    await decide(app(), journey.server.config.adminToken, driver.driverId, 'approve');
     const page = await open(await resumeLink(driver.driverId));
     await page.waitForURL('**/add-card');
     await page.getByRole('button', { name: 'Confirm & Continue' }).waitFor();
     expect(await tokenCookie(page)).toBeTruthy();
   });
 
-  it('takes a rejected driver to /signup', async () => {
-    const driver = await signIn(app());
+  it('takes a rejected driver to /awaiting-approval, which says why', async () => {
+    const driver = await verifiedDriver(app());
     await verifyPhone(app(), driver);
     await sendVehicle(app(), driver);
-    await app().inject({ method: 'POST', url: `/admin/drivers/${driver.driverId}/reject`, headers: bearer(journey.server.config.adminToken), payload: { reason: 'The plate is unreadable.' } });
+    await decide(app(), journey.server.config.adminToken, driver.driverId, 'reject', 'The plate is unreadable.');
     const page = await open(await resumeLink(driver.driverId));
-    await page.waitForURL('**/signup');
-    expect(await tokenCookie(page)).toBeUndefined();
+    await page.waitForURL('**/awaiting-approval');
+    await page.getByText('The plate is unreadable.').waitFor();
   });
 
   it('shows the server’s message and goes to /signup when the link’s token is not valid', async () => {
-    const driver = await signIn(app());
+    const driver = await verifiedDriver(app());
     const page = await open(`/${driver.driverId}/not-a-real-token`);
     await expectToast(page, 'Session expired, Please relogin');
     await page.waitForURL('**/signup');
   });
 
   it('shows "Fetching your profile progress." while it loads', async () => {
-    const driver = await signIn(app());
+    const driver = await verifiedDriver(app());
+    await verifyPhone(app(), driver);
     const page = await newPage();
     await page.route('**/driver/status/**', async (route) => {
       await new Promise((resolve) => setTimeout(resolve, 1_000));

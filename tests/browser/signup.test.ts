@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signIn } from '../support/server.js';
+import { verifiedDriver } from '../support/server.js';
 import { expectToast, latestCode, PHONE_VIEWPORT, startJourney, type Journey } from './support.js';
 
 let journey: Journey;
@@ -73,7 +73,7 @@ describe('after the email code', () => {
 describe('/awaiting-approval', () => {
   it('clears the social flag', async () => {
     const page = await freshPage();
-    const driver = await signIn(journey.server.app);
+    const driver = await verifiedDriver(journey.server.app);
     await page.goto('/signup');
     await page.evaluate((id) => {
       localStorage.setItem('isSocial', 'yes');

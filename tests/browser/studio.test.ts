@@ -70,6 +70,7 @@ describe('the form studio under npm run dev', () => {
     const steps = page.getByRole('navigation', { name: 'Form steps' }).getByRole('button');
     expect(await steps.allTextContents()).toEqual([
       'signup/signup',
+      'signIn/sign-in',
       'verifyEmail/verify-otp-email',
       'verifyPhone/verify-otp-phone',
       'completeProfile/complete-profile',

@@ -44,8 +44,8 @@ export async function startJourney(): Promise<Journey> {
 export async function latestCode(baseUrl: string, channel: 'email' | 'sms', to: string): Promise<string> {
   const response = await fetch(`${baseUrl}/dev/outbox`);
   const outbox = (await response.json()) as OutboxEntry[];
-  const entry = outbox.find((e) => e.channel === channel && e.to === to);
-  if (!entry) throw new Error(`No ${channel} code for ${to} in the outbox`);
+  const entry = outbox.find((e) => e.channel === channel && e.to === to && 'code' in e);
+  if (!entry || !('code' in entry)) throw new Error(`No ${channel} code for ${to} in the outbox`);
   return entry.code;
 }
 
@@ -90,4 +90,62 @@ export async function press(page: Page, label: string): Promise<void> {
 export async function choosePhoto(page: Page, field: string, label: string = field): Promise<void> {
   await page.locator(`#root_${field}`).setInputFiles({ name: `${field}.jpg`, mimeType: 'image/jpeg', buffer: await makePhoto(page, label) });
   await page.locator(`.w-photo--filled:not(.w-photo--busy) #root_${field}`).waitFor({ state: 'attached' });
+}
+
+/** Fills and sends the (email driver's) profile step with valid answers. */
+export async function completeProfileStep(page: Page): Promise<void> {
+  await fillProfileStep(page);
+  await press(page, 'Next');
+  await expectToast(page, 'Personal Profile Completed Successfully.');
+}
+
+/** Fills the (email driver's) profile step with valid answers, without sending it. */
+export async function fillProfileStep(page: Page): Promise<void> {
+  await page.getByRole('heading', { name: 'Update Personal Info' }).waitFor();
+  await choosePhoto(page, 'profilePicture', 'Me');
+  await page.locator('#root_firstName').fill('Robin');
+  await page.locator('#root_lastName').fill('Hale');
+  await page.locator('#root_dateOfBirth').fill('1988-07-21');
+  await page.locator('#root_gender').selectOption('Male');
+  await page.locator('#root_SSN').fill('234567890');
+  await page.locator('#root_driverLicenseNumber').fill('H7654321');
+  await page.locator('#root_street').fill('5 Elm St');
+  await page.locator('#root_state').selectOption('TX');
+  await page.locator('#root_city option', { hasText: 'Austin' }).first().waitFor({ state: 'attached' });
+  await page.locator('#root_city').selectOption('Austin');
+  await page.locator('#root_zipCode').fill('73301');
+  await choosePhoto(page, 'socialSecurityCardFront', 'SSN front');
+  await choosePhoto(page, 'socialSecurityCardBack', 'SSN back');
+}
+
+/** Chooses the six vehicle photos and saves them. */
+export async function uploadVehicleImagesStep(page: Page): Promise<void> {
+  await page.getByRole('heading', { name: 'Upload vehicle images' }).waitFor();
+  for (const field of ['vehicleImageFront', 'vehicleImageRear', 'vehicleImagePassengerSide', 'vehicleImageDriverSide', 'vehicleImageInteriorFront', 'vehicleImageInteriorBack']) {
+    await choosePhoto(page, field);
+  }
+  await press(page, 'Save');
+  await expectToast(page, 'Vehicle Images Uploaded Successfully.');
+}
+
+/** Fills and sends the vehicle step. */
+export async function addVehicleStep(page: Page): Promise<void> {
+  await page.getByRole('heading', { name: 'Add Vehicle' }).waitFor();
+  await page.locator('#root_vehicleMake').fill('Honda');
+  await page.locator('#root_vehicleName').fill('Civic');
+  await page.locator('#root_modelYear').fill('2019');
+  await page.locator('#root_plateNumber').fill('8XYZ987');
+  for (const field of ['driverLicenseCardFront', 'driverLicenseCardBack', 'proofInsurance', 'vehicleRegistrationCard']) await choosePhoto(page, field);
+  for (const field of ['driverLicenseExpiryDate', 'proofInsuranceExpiryDate', 'vehicleRegistrationExpiryDate']) await page.locator(`#root_${field}`).fill('2099-12-31');
+  await press(page, 'Confirm & Send for Approval');
+  await expectToast(page, 'Profile & Vehicle sent for approval.');
+}
+
+/** Signs in on /sign-in with an email and password. */
+export async function signInWithPassword(page: Page, email: string, password: string): Promise<void> {
+  await page.goto('/sign-in');
+  await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+  await page.locator('#root_email').fill(email);
+  await page.locator('#root_password').fill(password);
+  await press(page, 'Sign In');
 }

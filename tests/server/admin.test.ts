@@ -8,6 +8,7 @@ import { runAdminCommand, type AdminIo } from '../../src/cli/admin.js';
 import {
   bearer,
   completeProfile,
+  decide,
   formData,
   JPEG_BYTES,
   json,
@@ -15,8 +16,9 @@ import {
   post,
   profileValues,
   sendVehicle,
-  signIn,
+  verifiedDriver,
   startTestServer,
+  statusData,
   vehicleImageValues,
   vehicleValues,
   type TestDriver,
@@ -54,6 +56,7 @@ interface ListedDriver {
   id: string;
   email: string;
   status: string;
+  reviewVersion: number;
   rejectionReason: string | null;
   profile: Record<string, unknown> | null;
   vehicle: Record<string, unknown> | null;
@@ -68,7 +71,7 @@ async function list(state?: string): Promise<ListedDriver[]> {
 
 /** A driver who sent the vehicle: waiting for review. */
 async function waitingDriver(): Promise<TestDriver> {
-  const driver = await signIn(app);
+  const driver = await verifiedDriver(app);
   await sendVehicle(app, driver);
   return driver;
 }
@@ -137,12 +140,12 @@ describe('GET /admin/drivers', () => {
   let vehicleId: string;
 
   beforeAll(async () => {
-    first = await signIn(app);
+    first = await verifiedDriver(app);
     vehicleId = await sendVehicle(app, first);
     server.clock.advance(MINUTE);
     second = await waitingDriver();
     server.clock.reset();
-    unfinished = await signIn(app);
+    unfinished = await verifiedDriver(app);
     await completeProfile(app, unfinished);
   });
 
@@ -155,6 +158,7 @@ describe('GET /admin/drivers', () => {
       provider: 'password',
       status: 'pending',
       rejectionReason: null,
+      reviewVersion: expect.any(Number),
       isSessionComplete: true,
       isSubscriptionPaid: false,
       createdAt: expect.any(String),
@@ -240,17 +244,17 @@ describe('GET /admin/drivers', () => {
 describe('POST /admin/drivers/:id/approve and /reject', () => {
   it('approves: GET /driver/status says approved, and the driver moves from the queue to the approved list', async () => {
     const driver = await waitingDriver();
-    const response = await admin('POST', `/admin/drivers/${driver.driverId}/approve`);
+    const response = await decide(app, adminToken, driver.driverId, 'approve');
     expect(response.statusCode).toBe(200);
     expect(json(response)).toEqual({ success: true, status: 'approved' });
-    expect(json(await status(driver))).toEqual({ data: { status: 'approved', isSessionComplete: true, isSubscriptionPaid: false } });
+    expect(json(await status(driver))).toEqual({ data: statusData({ status: 'approved', isSessionComplete: true }) });
     expect((await list('pending')).map((each) => each.id)).not.toContain(driver.driverId);
     expect((await list('approved')).find((each) => each.id === driver.driverId)).toMatchObject({ status: 'approved', rejectionReason: null });
   });
 
   it('records when and with which admin token, never the token itself', async () => {
     const driver = await waitingDriver();
-    await admin('POST', `/admin/drivers/${driver.driverId}/approve`);
+    await decide(app, adminToken, driver.driverId, 'approve');
     const { rows } = await server.db.query<{ reviewed_at: Date; reviewed_by: string }>('SELECT reviewed_at, reviewed_by FROM drivers WHERE id = $1', [driver.driverId]);
     expect(rows[0]!.reviewed_at).toBeInstanceOf(Date);
     expect(rows[0]!.reviewed_by).toMatch(/^admin-token:[0-9a-f]{12}$/);
@@ -261,11 +265,11 @@ describe('POST /admin/drivers/:id/approve and /reject', () => {
 
   it('rejects with a reason: GET /driver/status says rejected and gives the reason', async () => {
     const driver = await waitingDriver();
-    const response = await admin('POST', `/admin/drivers/${driver.driverId}/reject`, { reason: '  The licence photo is blurry.  ' });
+    const response = await decide(app, adminToken, driver.driverId, 'reject', '  The licence photo is blurry.  ');
     expect(response.statusCode).toBe(200);
     expect(json(response)).toEqual({ success: true, status: 'rejected' });
     expect(json(await status(driver))).toEqual({
-      data: { status: 'rejected', isSessionComplete: true, isSubscriptionPaid: false, rejectionReason: 'The licence photo is blurry.' },
+      data: statusData({ status: 'rejected', isSessionComplete: true, rejectionReason: 'The licence photo is blurry.' }),
     });
     expect((await list('rejected')).find((each) => each.id === driver.driverId)).toMatchObject({ rejectionReason: 'The licence photo is blurry.' });
   });
@@ -274,7 +278,7 @@ describe('POST /admin/drivers/:id/approve and /reject', () => {
     let driver: TestDriver;
     beforeAll(async () => {
       driver = await waitingDriver();
-      await admin('POST', `/admin/drivers/${driver.driverId}/reject`, { reason: 'Insurance card unreadable' });
+      await decide(app, adminToken, driver.driverId, 'reject', 'Insurance card unreadable');
     });
 
     it('can still change the profile, and stays rejected until the vehicle is sent again', async () => {
@@ -286,19 +290,68 @@ describe('POST /admin/drivers/:id/approve and /reject', () => {
       const { rows } = await server.db.query<{ id: string }>('SELECT id FROM vehicles WHERE driver_id = $1 AND submitted_at IS NOT NULL', [driver.driverId]);
       const response = await post(app, '/driver/completeVehicle', driver.token, formData(vehicleValues(rows[0]!.id)));
       expect(response.statusCode).toBe(200);
-      expect(json(await status(driver))).toEqual({ data: { status: 'pending', isSessionComplete: true, isSubscriptionPaid: false } });
+      expect(json(await status(driver))).toEqual({ data: statusData({ status: 'pending', isSessionComplete: true }) });
       expect((await list('pending')).find((each) => each.id === driver.driverId)).toMatchObject({ status: 'pending', rejectionReason: null });
       expect((await list('rejected')).map((each) => each.id)).not.toContain(driver.driverId);
     });
   });
 
-  it('keeps an approved driver approved when the vehicle is sent again', async () => {
-    const driver = await signIn(app);
-    const vehicleId = await sendVehicle(app, driver);
-    await admin('POST', `/admin/drivers/${driver.driverId}/approve`);
-    const response = await post(app, '/driver/completeVehicle', driver.token, formData(vehicleValues(vehicleId)));
-    expect(response.statusCode).toBe(200);
-    expect(json(await status(driver)).data).toMatchObject({ status: 'approved' });
+  describe('review that can’t be bypassed', () => {
+    it('refuses every change to what was approved with 409, and the driver stays approved with the data approved', async () => {
+      const driver = await verifiedDriver(app);
+      const vehicleId = await sendVehicle(app, driver);
+      await decide(app, adminToken, driver.driverId, 'approve');
+      const before = await list('approved');
+      const attempts = [
+        post(app, '/driver/completeProfile', driver.token, formData(profileValues({ firstName: 'Mallory', SSN: '987654320' }))),
+        post(app, '/driver/completeVehicleDocs', driver.token, formData(vehicleImageValues())),
+        post(app, '/driver/completeVehicle', driver.token, formData(vehicleValues(vehicleId, { plateNumber: 'STOLEN1' }))),
+      ];
+      for (const response of await Promise.all(attempts)) {
+        expect(response.statusCode).toBe(409);
+        expect(json(response)).toEqual({
+          message: 'Your profile and vehicle are approved, so they can no longer be changed here. Please contact support to change them.',
+        });
+      }
+      expect(json(await status(driver)).data).toMatchObject({ status: 'approved' });
+      expect((await list('approved')).find((each) => each.id === driver.driverId)).toEqual(before.find((each) => each.id === driver.driverId));
+    });
+
+    it('refuses a decision made on data the driver changed since it was listed (409), and decides nothing', async () => {
+      const driver = await waitingDriver();
+      const listed = (await list('pending')).find((each) => each.id === driver.driverId)!;
+      await completeProfile(app, driver, { lastName: 'Changed' });
+      for (const [action, extra] of [['approve', {}], ['reject', { reason: 'Blurry' }]] as const) {
+        const response = await admin('POST', `/admin/drivers/${driver.driverId}/${action}`, { reviewVersion: listed.reviewVersion, ...extra });
+        expect(response.statusCode).toBe(409);
+        expect(json(response)).toEqual({ message: 'This driver changed their details after you opened them. Reload the list to review what they sent.' });
+      }
+      expect(json(await status(driver)).data).toMatchObject({ status: 'pending' });
+      const again = (await list('pending')).find((each) => each.id === driver.driverId)!;
+      expect(again.reviewVersion).toBeGreaterThan(listed.reviewVersion);
+      expect((await admin('POST', `/admin/drivers/${driver.driverId}/approve`, { reviewVersion: again.reviewVersion })).statusCode).toBe(200);
+    });
+
+    it.each([
+      ['no body', undefined],
+      ['no version', {}],
+      ['a version that is text', { reviewVersion: '1' }],
+      ['a negative version', { reviewVersion: -1 }],
+      ['a fraction', { reviewVersion: 1.5 }],
+    ])('refuses an approval with %s (400)', async (_name, payload) => {
+      const driver = await waitingDriver();
+      const response = await admin('POST', `/admin/drivers/${driver.driverId}/approve`, payload as InjectOptions['payload']);
+      expect(response.statusCode).toBe(400);
+      expect(json(response)).toEqual({ message: 'reviewVersion must be the reviewVersion of the driver as listed (a whole number).' });
+    });
+
+    it('shows one driver, whatever their state, as the list does (GET /admin/drivers/:id)', async () => {
+      const driver = await waitingDriver();
+      const one = await admin('GET', `/admin/drivers/${driver.driverId}`);
+      expect(one.statusCode).toBe(200);
+      expect(json(one)).toEqual((await list('pending')).find((each) => each.id === driver.driverId));
+      expect((await admin('GET', `/admin/drivers/${randomUUID()}`)).statusCode).toBe(404);
+    });
   });
 
   it.each([
@@ -323,23 +376,23 @@ describe('POST /admin/drivers/:id/approve and /reject', () => {
   it('takes a reason of exactly 500 characters, counting characters rather than UTF-16 units', async () => {
     const driver = await waitingDriver();
     const reason = '🚗'.repeat(500);
-    const response = await admin('POST', `/admin/drivers/${driver.driverId}/reject`, { reason });
+    const response = await decide(app, adminToken, driver.driverId, 'reject', reason);
     expect(response.statusCode).toBe(200);
     expect(json(await status(driver)).data).toMatchObject({ rejectionReason: reason });
   });
 
   it.each(['approve', 'reject', 'resume-link'])('answers 404 to %s for an unknown id or one that is not a uuid', async (action) => {
     for (const id of [randomUUID(), 'not-a-uuid', "1' OR '1'='1"]) {
-      const response = await admin('POST', `/admin/drivers/${encodeURIComponent(id)}/${action}`, action === 'reject' ? { reason: 'x' } : undefined);
+      const response = await admin('POST', `/admin/drivers/${encodeURIComponent(id)}/${action}`, action === 'reject' ? { reason: 'x', reviewVersion: 0 } : action === 'approve' ? { reviewVersion: 0 } : undefined);
       expect(response.statusCode, id).toBe(404);
       expect(json(response)).toEqual(UNKNOWN_DRIVER);
     }
   });
 
   it('answers 409 to a decision on a driver who has not sent the vehicle yet', async () => {
-    const driver = await signIn(app);
+    const driver = await verifiedDriver(app);
     await completeProfile(app, driver);
-    for (const [action, payload] of [['approve', undefined], ['reject', { reason: 'Too early' }]] as const) {
+    for (const [action, payload] of [['approve', { reviewVersion: 0 }], ['reject', { reason: 'Too early', reviewVersion: 0 }]] as const) {
       const response = await admin('POST', `/admin/drivers/${driver.driverId}/${action}`, payload);
       expect(response.statusCode).toBe(409);
       expect(json(response)).toEqual({ message: 'This driver has not sent their vehicle for approval yet.' });
@@ -352,8 +405,8 @@ describe('POST /admin/drivers/:id/resume-link', () => {
   let driver: TestDriver;
   let other: TestDriver;
   beforeAll(async () => {
-    driver = await signIn(app);
-    other = await signIn(app);
+    driver = await verifiedDriver(app);
+    other = await verifiedDriver(app);
   });
 
   const resumeLink = async (target = app, headers: Record<string, string> = {}) => {
@@ -384,7 +437,7 @@ describe('POST /admin/drivers/:id/resume-link', () => {
     expect(json(response).message).toContain('PUBLIC_URL');
   });
 
-  const SESSION_EXPIRED = { message: 'Session expired, Please relogin' };
+  const SESSION_EXPIRED = { message: 'Session expired, Please relogin', reason: 'signInAgain' };
   const TOKEN = /^[A-Za-z0-9_-]{43}$/;
   const newLink = async () => tokenOf((await resumeLink()).url);
   const resumeRows = async () =>
@@ -403,7 +456,14 @@ describe('POST /admin/drivers/:id/resume-link', () => {
     const first = await status(driver, link);
     expect(first.statusCode, first.body).toBe(200);
     const body = json<{ data: unknown; token: string }>(first);
-    expect(body).toEqual({ data: { status: 'pending', isSessionComplete: false, isSubscriptionPaid: false }, token: expect.stringMatching(TOKEN) });
+    // As a sign-in answers: the status, the new session, and who the driver is (for the resume table's rows).
+    expect(body).toEqual({
+      data: statusData({ status: 'pending', isSessionComplete: false, isPhoneVerified: false, isProfileComplete: false }),
+      token: expect.stringMatching(TOKEN),
+      driverId: driver.driverId,
+      email: driver.email,
+      phone: driver.phone,
+    });
     expect(body.token).not.toBe(link);
     expect(body.token).not.toBe(driver.token);
     expect(first.headers['cache-control']).toBe('no-store');
@@ -411,7 +471,7 @@ describe('POST /admin/drivers/:id/resume-link', () => {
     // A normal session: no `token` beside the data, and every driver route takes it.
     const again = await status(driver, body.token);
     expect(again.statusCode).toBe(200);
-    expect(json(again)).toEqual({ data: { status: 'pending', isSessionComplete: false, isSubscriptionPaid: false } });
+    expect(json(again)).toEqual({ data: body.data });
     await completeProfile(app, { ...driver, token: body.token });
     const { rows } = await server.db.query<{ id: string }>("SELECT id FROM uploads WHERE driver_id = $1 AND field = 'profilePicture'", [driver.driverId]);
     const picture = await app.inject({ method: 'GET', url: `/driver/uploads/${rows[0]!.id}`, headers: bearer(body.token) });
@@ -495,7 +555,7 @@ describe('POST /admin/drivers/:id/resume-link', () => {
       const codes = responses.map((response) => response.statusCode).sort();
       expect(codes).toEqual([200, 401, 401, 401]);
       const winner = responses.find((response) => response.statusCode === 200)!;
-      expect(json(winner)).toEqual({ data: expect.any(Object), token: expect.stringMatching(TOKEN) });
+      expect(json(winner)).toMatchObject({ data: expect.any(Object), token: expect.stringMatching(TOKEN) });
       for (const loser of responses.filter((response) => response.statusCode === 401)) expect(json(loser)).toEqual(SESSION_EXPIRED);
       expect((await status(driver, json<{ token: string }>(winner).token)).statusCode).toBe(200);
     }
@@ -510,7 +570,7 @@ describe('uploaded images', () => {
 
   beforeAll(async () => {
     owner = await waitingDriver();
-    stranger = await signIn(app);
+    stranger = await verifiedDriver(app);
     const uploads = await uploadsOf(owner.driverId);
     front = uploads.find((row) => row.field === 'socialSecurityCardFront')!;
     picture = uploads.find((row) => row.field === 'profilePicture')!;
@@ -543,7 +603,7 @@ describe('uploaded images', () => {
   it('answers 401 to a driver request without a token', async () => {
     const response = await app.inject({ method: 'GET', url: `/driver/uploads/${front.id}` });
     expect(response.statusCode).toBe(401);
-    expect(json(response)).toEqual({ message: 'Token not found' });
+    expect(json(response)).toEqual({ message: 'Token not found', reason: 'signInAgain' });
   });
 
   it('shows an admin any driver’s image, at the address the list gives', async () => {
@@ -667,7 +727,7 @@ describe('the log', () => {
     const exchanged = await status(driver, resumeToken);
     expect(exchanged.statusCode).toBe(200);
     const session = json<{ token: string }>(exchanged).token;
-    await admin('POST', `/admin/drivers/${driver.driverId}/reject`, { reason: 'Secret reason 4711' });
+    await decide(app, adminToken, driver.driverId, 'reject', 'Secret reason 4711');
     await admin('GET', '/admin/drivers?status=rejected');
     const log = server.logs.join('\n');
     expect(log).toContain(`/${driver.driverId}/[token]`);

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { buildApp, contentSecurityPolicy } from '../../src/server/app.js';
-import { bearer, json, latestCode, outbox, signIn, signUp, startTestServer, type TestServer } from '../support/server.js';
+import { bearer, json, latestCode, outbox, verifiedDriver, signUp, startTestServer, type TestServer } from '../support/server.js';
 
 let server: TestServer;
 let app: FastifyInstance;
@@ -128,13 +128,13 @@ describe('GET /ip', () => {
 
 describe('GET /dev/outbox', () => {
   it('lists the codes sent, newest first, as { channel, to, code, sentAt }', async () => {
-    const driver = await signIn(app);
+    const driver = await verifiedDriver(app);
     await app.inject({ method: 'POST', url: '/auth/sendPhoneOTP', headers: bearer(driver.token), payload: { phoneNo: driver.phone } });
     const entries = await outbox(app);
     expect(entries[0]).toEqual({ channel: 'sms', to: driver.phone, code: expect.stringMatching(/^\d{4}$/), sentAt: expect.any(String) });
     expect(entries[1]).toMatchObject({ channel: 'email', to: driver.email });
     expect(Date.parse(entries[0]!.sentAt)).toBeGreaterThanOrEqual(Date.parse(entries[1]!.sentAt));
-    expect(await latestCode(app, driver.phone)).toBe(entries[0]!.code);
+    expect(await latestCode(app, driver.phone)).toBe((entries[0] as { code: string }).code);
   });
 
   it('is not there in production', async () => {
@@ -146,7 +146,7 @@ describe('GET /dev/outbox', () => {
   it('receives nothing from a production server (no adapter yet), which still answers the driver', async () => {
     const driver = await signUp(app);
     const before = (await outbox(app)).length;
-    const response = await production.inject({ method: 'POST', url: '/auth/sendOTP', payload: { email: driver.email } });
+    const response = await production.inject({ method: 'POST', url: '/auth/sendOTP', headers: bearer(driver.signUpToken), payload: { email: driver.email } });
     expect(response.statusCode).toBe(201);
     expect((await outbox(app)).length).toBe(before);
   });
@@ -177,13 +177,13 @@ describe('the error handler', () => {
   });
 
   it('answers plain text where JSON is expected with 400', async () => {
-    const response = await app.inject({ method: 'POST', url: '/auth/sendOTP', headers: { 'content-type': 'text/plain' }, payload: 'email=a@b.co' });
+    const response = await app.inject({ method: 'POST', url: '/auth/signIn', headers: { 'content-type': 'text/plain' }, payload: 'idToken=x' });
     expect(response.statusCode).toBe(400);
     expect(json(response).message).toBe('The request body must be a JSON object.');
   });
 
   it('refuses a "constructor" key as unknown rather than taking it for a known field', async () => {
-    const response = await app.inject({ method: 'POST', url: '/auth/sendOTP', payload: { email: 'a@example.com', constructor: 1 } });
+    const response = await app.inject({ method: 'POST', url: '/auth/signIn', payload: { idToken: 'x', constructor: 1 } });
     expect(response.statusCode).toBe(400);
     expect(json(response).message).toBe('Unknown field: constructor');
   });

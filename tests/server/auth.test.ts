@@ -1,16 +1,19 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
-import { createEmulatorUser, createSocialUser, uniqueEmail, withClaims } from '../support/identity.js';
+import { createEmulatorUser, createSocialUser, resetPasswordInEmulator, signInEmulatorUser, uniqueEmail, withClaims } from '../support/identity.js';
 import {
   bearer,
   json,
   latestCode,
   outbox,
   randomPhone,
-  signIn,
+  verifiedDriver,
   signUp,
   signUpPayload,
   startTestServer,
+  statusData,
+  validateEmailCode,
+  verifyPhone,
   type TestDriver,
   type TestServer,
 } from '../support/server.js';
@@ -62,7 +65,13 @@ describe('POST /auth/driverEmailSignUp', () => {
     const response = await app.inject({ method: 'POST', url: '/auth/driverEmailSignUp', payload: signUpPayload(created, phone, { referalCode: '1234' }) });
     expect(response.statusCode).toBe(200);
     const body = json(response);
-    expect(body).toEqual({ success: true, message: 'We sent a 4-digit code to your email.', driverId: expect.stringMatching(/^[0-9a-f-]{36}$/) });
+    expect(body).toEqual({
+      success: true,
+      message: 'We sent a 4-digit code to your email.',
+      driverId: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      // The sign-up token: only this sign-up may check (and resend) its code.
+      token: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
+    });
     const row = await driverRow(String(body.driverId));
     expect(row).toMatchObject({ email: created.email, firebase_uid: created.uid, provider: 'password', phone, referral_code: '1234', signup_ip: '203.0.113.7', status: 'pending' });
     expect(row.terms_accepted_at).toBeInstanceOf(Date);
@@ -86,11 +95,12 @@ describe('POST /auth/driverEmailSignUp', () => {
     expect(json(again).driverId).toBe(first.driverId);
     expect(await driverRow(first.driverId)).toMatchObject({ phone: newPhone, referral_code: '9876' });
     const newCode = await latestCode(app, first.email);
+    const again_ = { ...first, signUpToken: String(json(again).token) };
     if (newCode !== oldCode) {
-      const replay = await app.inject({ method: 'POST', url: '/auth/validateOTP', payload: { code: oldCode, email: first.email } });
+      const replay = await validateEmailCode(app, again_, oldCode);
       expect(replay.statusCode).toBe(400);
     }
-    const ok = await app.inject({ method: 'POST', url: '/auth/validateOTP', payload: { code: newCode, email: first.email } });
+    const ok = await validateEmailCode(app, again_, newCode);
     expect(ok.statusCode).toBe(200);
   });
 
@@ -221,7 +231,14 @@ describe('POST /auth/driverSocialSignup', () => {
     const response = await app.inject({ method: 'POST', url: '/auth/driverSocialSignup', payload: { email: social.email, idToken: social.idToken, ip: '203.0.113.9' } });
     expect(response.statusCode).toBe(200);
     const body = json(response);
-    expect(body).toEqual({ success: true, token: expect.any(String), driverId: expect.any(String) });
+    expect(body).toEqual({
+      success: true,
+      token: expect.any(String),
+      driverId: expect.any(String),
+      email: social.email,
+      phone: null,
+      data: statusData({ status: 'pending', isSessionComplete: false, isPhoneVerified: false, isProfileComplete: false, isSocial: true }),
+    });
     expect(await driverRow(String(body.driverId))).toMatchObject({ provider: 'google.com', phone: null });
     const status = await app.inject({ method: 'GET', url: `/driver/status/${body.driverId}`, headers: bearer(String(body.token)) });
     expect(status.statusCode).toBe(200);
@@ -318,65 +335,75 @@ describe('POST /auth/driverSocialSignup', () => {
 });
 
 describe('POST /auth/sendOTP', () => {
-  it('resends the email code with 201', async () => {
+  const resend = (driver: TestDriver, email = driver.email, token = driver.signUpToken) =>
+    app.inject({ method: 'POST', url: '/auth/sendOTP', headers: token ? bearer(token) : {}, payload: { email } });
+
+  it('resends the email code with 201, to the sign-up that asks with its sign-up token', async () => {
     const driver = await signUp(app);
-    const response = await app.inject({ method: 'POST', url: '/auth/sendOTP', payload: { email: driver.email } });
+    const response = await resend(driver);
     expect(response.statusCode).toBe(201);
-    expect(json(response)).toEqual({ success: true, message: 'If an account uses this email, a new code is on its way.' });
+    expect(json(response)).toEqual({ success: true, message: 'We sent a new 4-digit code to your email.' });
     expect((await outbox(app)).filter((entry) => entry.to === driver.email)).toHaveLength(2);
   });
 
-  it('answers an unknown email exactly like a known one, and sends nothing', async () => {
-    const known = await signUp(app);
-    const unknown = uniqueEmail('nobody');
-    const a = await app.inject({ method: 'POST', url: '/auth/sendOTP', payload: { email: known.email } });
-    const b = await app.inject({ method: 'POST', url: '/auth/sendOTP', payload: { email: unknown } });
-    expect(b.statusCode).toBe(a.statusCode);
-    expect(b.body).toBe(a.body);
-    expect((await outbox(app)).some((entry) => entry.to === unknown)).toBe(false);
+  it('sends nothing to an email for anyone without that sign-up’s token: no token, a session, another sign-up’s token', async () => {
+    const victim = await verifiedDriver(app);
+    const attacker = await signUp(app);
+    const before = (await outbox(app)).filter((entry) => entry.to === victim.email).length;
+    const noToken = await resend(victim, victim.email, '');
+    expect(noToken.statusCode).toBe(401);
+    const session = await resend(victim, victim.email, victim.token);
+    expect(session.statusCode).toBe(401);
+    expect(json(session)).toEqual({ message: 'Session expired, Please relogin', reason: 'signInAgain' });
+    const otherSignUp = await resend(attacker, victim.email);
+    expect(otherSignUp.statusCode).toBe(403);
+    expect(json(otherSignUp)).toEqual({ message: 'This email is not the one you signed up with. Please sign up again.' });
+    expect((await outbox(app)).filter((entry) => entry.to === victim.email)).toHaveLength(before);
   });
 
-  it('refuses a 6th code for one email within an hour with 429, for known and unknown emails alike', async () => {
+  it('refuses a 6th code for one sign-up within an hour with 429', async () => {
     const driver = await signUp(app); // the sign-up sent the 1st
-    for (let i = 0; i < 4; i++) expect((await app.inject({ method: 'POST', url: '/auth/sendOTP', payload: { email: driver.email } })).statusCode).toBe(201);
-    const sixth = await app.inject({ method: 'POST', url: '/auth/sendOTP', payload: { email: driver.email } });
+    for (let i = 0; i < 4; i++) expect((await resend(driver)).statusCode).toBe(201);
+    const sixth = await resend(driver);
     expect(sixth.statusCode).toBe(429);
     expect(json(sixth)).toEqual({ message: 'Too many codes were requested. Please wait an hour and try again.' });
-
-    const unknown = uniqueEmail('nobody');
-    for (let i = 0; i < 5; i++) await app.inject({ method: 'POST', url: '/auth/sendOTP', payload: { email: unknown } });
-    expect((await app.inject({ method: 'POST', url: '/auth/sendOTP', payload: { email: unknown } })).statusCode).toBe(429);
-
     server.clock.advance(61 * MINUTE);
-    expect((await app.inject({ method: 'POST', url: '/auth/sendOTP', payload: { email: driver.email } })).statusCode).toBe(201);
+    // The sign-up token lives an hour too: a new sign-up asks again.
+    const again = await app.inject({ method: 'POST', url: '/auth/driverEmailSignUp', payload: signUpPayload(driver.user, driver.phone) });
+    expect(again.statusCode).toBe(200);
+    expect((await resend({ ...driver, signUpToken: String(json(again).token) })).statusCode).toBe(201);
   });
 
   it('asks for the email when it is missing', async () => {
-    const response = await app.inject({ method: 'POST', url: '/auth/sendOTP', payload: {} });
+    const driver = await signUp(app);
+    const response = await app.inject({ method: 'POST', url: '/auth/sendOTP', headers: bearer(driver.signUpToken), payload: {} });
     expect(response.statusCode).toBe(400);
     expect(json(response).message).toBe('Please enter your email');
   });
 
   it('rejects an email that is not one', async () => {
-    const response = await app.inject({ method: 'POST', url: '/auth/sendOTP', payload: { email: 'nope' } });
+    const driver = await signUp(app);
+    const response = await resend(driver, 'nope');
     expect(response.statusCode).toBe(400);
     expect(json(response).message).toBe('Email must be valid.');
   });
 });
 
 describe('POST /auth/validateOTP', () => {
-  const validate = (email: string, code: unknown) => app.inject({ method: 'POST', url: '/auth/validateOTP', payload: { code, email } });
+  const validate = (driver: TestDriver, code: unknown, email = driver.email) => validateEmailCode(app, driver, code as string, email);
 
-  it('verifies the email and returns a session token', async () => {
+  it('verifies the email and returns a session token, and the sign-up token is spent', async () => {
     const driver = await signUp(app);
-    const response = await validate(driver.email, await latestCode(app, driver.email));
+    const response = await validate(driver, await latestCode(app, driver.email));
     expect(response.statusCode).toBe(200);
     expect(json(response)).toEqual({ success: true, token: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/), driverId: driver.driverId });
     expect((await driverRow(driver.driverId)).email_verified_at).toBeInstanceOf(Date);
+    const again = await app.inject({ method: 'POST', url: '/auth/sendOTP', headers: bearer(driver.signUpToken), payload: { email: driver.email } });
+    expect(again.statusCode).toBe(401);
   });
 
   it('stores only a hash of the session token', async () => {
-    const driver = await signIn(app);
+    const driver = await verifiedDriver(app);
     const { rows } = await server.db.query<{ token_hash: string }>('SELECT token_hash FROM sessions WHERE driver_id = $1', [driver.driverId]);
     expect(rows[0]?.token_hash).toMatch(/^[0-9a-f]{64}$/);
     expect(rows.some((row) => row.token_hash.includes(driver.token))).toBe(false);
@@ -385,7 +412,7 @@ describe('POST /auth/validateOTP', () => {
   it('rejects a wrong code with 400', async () => {
     const driver = await signUp(app);
     const right = await latestCode(app, driver.email);
-    const response = await validate(driver.email, right === '0000' ? '1111' : '0000');
+    const response = await validate(driver, right === '0000' ? '1111' : '0000');
     expect(response.statusCode).toBe(400);
     expect(json(response)).toEqual({ message: WRONG_CODE });
   });
@@ -394,25 +421,25 @@ describe('POST /auth/validateOTP', () => {
     const driver = await signUp(app);
     const right = await latestCode(app, driver.email);
     const wrong = right === '0000' ? '1111' : '0000';
-    for (let i = 0; i < 5; i++) expect((await validate(driver.email, wrong)).statusCode).toBe(400);
-    const sixth = await validate(driver.email, right);
+    for (let i = 0; i < 5; i++) expect((await validate(driver, wrong)).statusCode).toBe(400);
+    const sixth = await validate(driver, right);
     expect(sixth.statusCode).toBe(429);
     expect(json(sixth)).toEqual({ message: 'Too many wrong codes. Please tap Resend to get a new code.' });
 
-    await app.inject({ method: 'POST', url: '/auth/sendOTP', payload: { email: driver.email } });
-    expect((await validate(driver.email, await latestCode(app, driver.email))).statusCode).toBe(200);
+    await app.inject({ method: 'POST', url: '/auth/sendOTP', headers: bearer(driver.signUpToken), payload: { email: driver.email } });
+    expect((await validate(driver, await latestCode(app, driver.email))).statusCode).toBe(200);
   });
 
   it('accepts a code at 9:59 minutes', async () => {
     const driver = await signUp(app);
     server.clock.advance(9 * MINUTE + 59_000);
-    expect((await validate(driver.email, await latestCode(app, driver.email))).statusCode).toBe(200);
+    expect((await validate(driver, await latestCode(app, driver.email))).statusCode).toBe(200);
   });
 
   it('refuses an expired code (after 10 minutes) with 400', async () => {
     const driver = await signUp(app);
     server.clock.advance(10 * MINUTE + 1_000);
-    const response = await validate(driver.email, await latestCode(app, driver.email));
+    const response = await validate(driver, await latestCode(app, driver.email));
     expect(response.statusCode).toBe(400);
     expect(json(response)).toEqual({ message: 'This code has expired. Please tap Resend to get a new one.' });
   });
@@ -420,15 +447,10 @@ describe('POST /auth/validateOTP', () => {
   it('refuses a code used once already', async () => {
     const driver = await signUp(app);
     const code = await latestCode(app, driver.email);
-    expect((await validate(driver.email, code)).statusCode).toBe(200);
-    const replay = await validate(driver.email, code);
-    expect(replay.statusCode).toBe(400);
-    expect(json(replay).message).toBe('There is no code waiting for you. Please tap Resend to get a new one.');
-  });
-
-  it('refuses an email that was never sent a code like any other', async () => {
-    const response = await validate(uniqueEmail('nobody'), '1234');
-    expect(response.statusCode).toBe(400);
+    expect((await validate(driver, code)).statusCode).toBe(200);
+    const replay = await validate(driver, code);
+    // The sign-up token went with the first use: nothing can check a code of this email any more.
+    expect(replay.statusCode).toBe(401);
   });
 
   it('stores no code in clear', async () => {
@@ -443,25 +465,268 @@ describe('POST /auth/validateOTP', () => {
   });
 
   it('rejects a missing code with "Please enter the 4-digit code from your email."', async () => {
-    const response = await app.inject({ method: 'POST', url: '/auth/validateOTP', payload: { email: 'ada@example.com' } });
+    const driver = await signUp(app);
+    const response = await app.inject({ method: 'POST', url: '/auth/validateOTP', headers: bearer(driver.signUpToken), payload: { email: driver.email } });
     expectFieldError(response, 'otp', 'Please enter the 4-digit code from your email.');
   });
 
   it('rejects a code that is not 4 digits with "The code must be exactly 4 digits."', async () => {
-    expectFieldError(await validate('ada@example.com', '12a4'), 'otp', 'The code must be exactly 4 digits.');
+    const driver = await signUp(app);
+    expectFieldError(await validate(driver, '12a4'), 'otp', 'The code must be exactly 4 digits.');
   });
 
   it('rejects a number where the code must be text', async () => {
-    const response = await validate('ada@example.com', 1234);
+    const driver = await signUp(app);
+    const response = await validate(driver, 1234);
     expect(response.statusCode).toBe(400);
     expect(json(response).message).toBe('code must be string');
+  });
+});
+
+describe('a code proves an address; it never signs anyone in', () => {
+  it('gives nobody a session for a verified driver’s email: no code is sent, none is checked', async () => {
+    const victim = await verifiedDriver(app);
+    const attacker = await signUp(app);
+    // The attacker's own sign-up token, with the victim's email: refused before any code is looked at.
+    for (const code of ['0000', '1234', '9999']) {
+      const response = await validateEmailCode(app, attacker, code, victim.email);
+      expect(response.statusCode).toBe(403);
+      expect(json(response)).not.toHaveProperty('token');
+    }
+    // The victim's account signing up again (its password known) takes no code either.
+    const again = await app.inject({ method: 'POST', url: '/auth/driverEmailSignUp', payload: signUpPayload(victim.user, victim.phone) });
+    expect(again.statusCode).toBe(409);
+    expect(json(again)).toEqual({ message: 'Your email is already verified. Please sign in.' });
+    expect(json(again)).not.toHaveProperty('token');
+    // And the victim's session (not a sign-up token) checks nothing.
+    const withSession = await app.inject({ method: 'POST', url: '/auth/validateOTP', headers: bearer(victim.token), payload: { code: '1234', email: victim.email } });
+    expect(withSession.statusCode).toBe(401);
+  });
+
+  it('cannot replace the payout account with anything a code gave', async () => {
+    // The whole chain of the old attack: codes for an existing driver never reach a session.
+    const victim = await verifiedDriver(app);
+    const tries = [
+      await app.inject({ method: 'POST', url: '/auth/sendOTP', payload: { email: victim.email } }),
+      await app.inject({ method: 'POST', url: '/auth/validateOTP', payload: { code: '1234', email: victim.email } }),
+    ];
+    for (const response of tries) expect(response.statusCode).toBe(401);
+  });
+});
+
+describe('locking codes after repeated wrong ones', () => {
+  const LOCKED = { message: 'Too many wrong codes. For your security, code verification is locked for 24 hours.' };
+  const wrongFor = (right: string) => (right === '0000' ? '1111' : '0000');
+
+  it('locks an account’s email code for 24 hours after 20 consecutive wrong codes, right code or not', async () => {
+    const driver = await signUp(app);
+    const resend = () => app.inject({ method: 'POST', url: '/auth/sendOTP', headers: bearer(driver.signUpToken), payload: { email: driver.email } });
+    for (let code = 0; code < 4; code++) {
+      if (code > 0) expect((await resend()).statusCode).toBe(201);
+      const right = await latestCode(app, driver.email);
+      for (let i = 0; i < 5; i++) expect((await validateEmailCode(app, driver, wrongFor(right))).statusCode).toBe(400);
+    }
+    const locked = await validateEmailCode(app, driver, await latestCode(app, driver.email));
+    expect(locked.statusCode).toBe(429);
+    expect(json(locked)).toEqual(LOCKED);
+    expect(json(await resend())).toEqual(LOCKED);
+    // A day later the sign-up starts again and its code works.
+    server.clock.advance(24 * 60 * MINUTE + MINUTE);
+    const again = await app.inject({ method: 'POST', url: '/auth/driverEmailSignUp', payload: signUpPayload(driver.user, driver.phone) });
+    expect(again.statusCode).toBe(200);
+    const fresh = { ...driver, signUpToken: String(json(again).token) };
+    expect((await validateEmailCode(app, fresh, await latestCode(app, driver.email))).statusCode).toBe(200);
+  });
+
+  it('locks a phone number after 20 consecutive wrong codes, whichever accounts they came from', async () => {
+    const phone = randomPhone();
+    const a = await verifiedDriverWithPhone(phone);
+    const b = await verifiedDriverWithPhone(phone);
+    const send = (driver: TestDriver) => app.inject({ method: 'POST', url: '/auth/sendPhoneOTP', headers: bearer(driver.token), payload: { phoneNo: phone } });
+    const check = (driver: TestDriver, code: string) =>
+      app.inject({ method: 'POST', url: '/auth/validatePhoneOTP', headers: bearer(driver.token), payload: { code, phoneNo: phone } });
+    // Ten wrong codes from each account: neither account reached 20, the phone did.
+    for (const driver of [a, b]) {
+      for (let round = 0; round < 2; round++) {
+        expect((await send(driver)).statusCode).toBeLessThan(300);
+        const right = await latestCode(app, phone);
+        for (let i = 0; i < 5; i++) expect((await check(driver, wrongFor(right))).statusCode).toBe(400);
+      }
+    }
+    expect(json(await send(a))).toEqual(LOCKED);
+    expect(json(await check(b, '1234'))).toEqual(LOCKED);
+  });
+
+  it('counts consecutive failures only: a right code starts again from zero', async () => {
+    const driver = await verifiedDriver(app);
+    const send = () => app.inject({ method: 'POST', url: '/auth/sendPhoneOTP', headers: bearer(driver.token), payload: { phoneNo: driver.phone } });
+    const check = (code: string) => app.inject({ method: 'POST', url: '/auth/validatePhoneOTP', headers: bearer(driver.token), payload: { code, phoneNo: driver.phone } });
+    for (let round = 0; round < 5; round++) {
+      await send();
+      const right = await latestCode(app, driver.phone);
+      for (let i = 0; i < 4; i++) expect((await check(wrongFor(right))).statusCode).toBe(400);
+      expect((await check(right)).statusCode).toBe(200);
+      server.clock.advance(13 * MINUTE); // keeps the sends under 5 an hour
+    }
+    const { rows } = await server.db.query('SELECT 1 FROM code_lockouts WHERE subject LIKE $1', [`driver:${driver.driverId}:%`]);
+    expect(rows).toEqual([]);
+  });
+
+  /** A driver with a session whose stored (unverified) phone is `phone`. */
+  async function verifiedDriverWithPhone(phone: string): Promise<TestDriver> {
+    const driver = await signUp(app, { phoneNo: phone });
+    const response = await validateEmailCode(app, driver, await latestCode(app, driver.email));
+    return { ...driver, token: String(json(response).token) };
+  }
+});
+
+describe('one verified phone per account', () => {
+  it('refuses a second account’s sign-up with a phone another account verified (409), and sends it nothing', async () => {
+    const owner = await verifiedDriver(app);
+    await verifyPhone(app, owner);
+    const before = (await outbox(app)).filter((entry) => entry.to === owner.phone).length;
+    const created = await createEmulatorUser();
+    const response = await app.inject({ method: 'POST', url: '/auth/driverEmailSignUp', payload: signUpPayload(created, owner.phone) });
+    expect(response.statusCode).toBe(409);
+    expect(json(response)).toEqual({ message: 'This phone number is already verified on another account. Please use another number.' });
+    expect((await outbox(app)).filter((entry) => entry.to === owner.phone)).toHaveLength(before);
+  });
+
+  it('refuses the code of a second account that had entered the phone before the first verified it (409)', async () => {
+    const phone = randomPhone();
+    const first = await signUp(app, { phoneNo: phone });
+    const second = await signUp(app, { phoneNo: phone });
+    const sessions = await Promise.all(
+      [first, second].map(async (driver) => ({ ...driver, token: String(json(await validateEmailCode(app, driver, await latestCode(app, driver.email))).token) })),
+    );
+    const [a, b] = sessions as [TestDriver, TestDriver];
+    await app.inject({ method: 'POST', url: '/auth/sendPhoneOTP', headers: bearer(a.token), payload: { phoneNo: phone } });
+    const codeForA = await latestCode(app, phone);
+    await app.inject({ method: 'POST', url: '/auth/sendPhoneOTP', headers: bearer(b.token), payload: { phoneNo: phone } });
+    const codeForB = await latestCode(app, phone);
+    // B's code did not cancel A's: each account's code stands on its own.
+    const okA = await app.inject({ method: 'POST', url: '/auth/validatePhoneOTP', headers: bearer(a.token), payload: { code: codeForA, phoneNo: phone } });
+    expect(okA.statusCode).toBe(200);
+    const lateB = await app.inject({ method: 'POST', url: '/auth/validatePhoneOTP', headers: bearer(b.token), payload: { code: codeForB, phoneNo: phone } });
+    expect(lateB.statusCode).toBe(409);
+    expect(json(lateB).message).toBe('This phone number is already verified on another account. Please use another number.');
+    const sendB = await app.inject({ method: 'POST', url: '/auth/sendPhoneOTP', headers: bearer(b.token), payload: { phoneNo: phone } });
+    expect(sendB.statusCode).toBe(409);
+  });
+
+  it('counts one account’s sends on its own: another account can’t use them up', async () => {
+    const phone = randomPhone();
+    const [a, b] = await Promise.all([signUp(app, { phoneNo: phone }), signUp(app, { phoneNo: phone })]);
+    const sessionOf = async (driver: TestDriver) => ({ ...driver, token: String(json(await validateEmailCode(app, driver, await latestCode(app, driver.email))).token) });
+    const [sa, sb] = [await sessionOf(a!), await sessionOf(b!)];
+    const send = (driver: TestDriver) => app.inject({ method: 'POST', url: '/auth/sendPhoneOTP', headers: bearer(driver.token), payload: { phoneNo: phone } });
+    for (let i = 0; i < 5; i++) expect((await send(sb)).statusCode).toBeLessThan(300);
+    expect((await send(sb)).statusCode).toBe(429);
+    expect((await send(sa)).statusCode).toBe(200);
+  });
+});
+
+describe('POST /auth/signIn (a returning driver)', () => {
+  const signInWith = (idToken: string, headers: Record<string, string> = {}) => app.inject({ method: 'POST', url: '/auth/signIn', headers, payload: { idToken } });
+
+  it('exchanges a fresh ID token for a session and says where the driver stands', async () => {
+    const driver = await verifiedDriver(app);
+    await verifyPhone(app, driver);
+    const response = await signInWith(await signInEmulatorUser(driver.email));
+    expect(response.statusCode).toBe(200);
+    expect(json(response)).toEqual({
+      success: true,
+      token: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
+      driverId: driver.driverId,
+      email: driver.email,
+      phone: driver.phone,
+      data: statusData({ status: 'pending', isSessionComplete: false, isProfileComplete: false }),
+    });
+    const token = String(json(response).token);
+    expect((await app.inject({ method: 'GET', url: `/driver/status/${driver.driverId}`, headers: bearer(token) })).statusCode).toBe(200);
+  });
+
+  it('sends a sign-up that never verified its email back to its code, with a sign-up token only', async () => {
+    const driver = await signUp(app);
+    const response = await signInWith(await signInEmulatorUser(driver.email));
+    expect(response.statusCode).toBe(200);
+    const body = json<{ token: string; data: Record<string, unknown> }>(response);
+    expect(body.data).toMatchObject({ isEmailVerified: false });
+    // Not a session: the driver routes refuse it, the email code takes it.
+    expect((await app.inject({ method: 'GET', url: `/driver/status/${driver.driverId}`, headers: bearer(body.token) })).statusCode).toBe(401);
+    const verified = await validateEmailCode(app, { ...driver, signUpToken: body.token }, await latestCode(app, driver.email));
+    expect(verified.statusCode).toBe(200);
+  });
+
+  it('answers 404 to an account with no driver yet', async () => {
+    const created = await createEmulatorUser();
+    const response = await signInWith(created.idToken);
+    expect(response.statusCode).toBe(404);
+    expect(json(response)).toEqual({ message: 'There is no driver account for this sign-in yet. Please sign up first.' });
+  });
+
+  it.each([
+    ['not a token', () => 'garbage'],
+    ['an expired token', (token: string) => withClaims(token, { exp: Math.floor(Date.now() / 1000) - 10 })],
+    ['another project’s token', (token: string) => withClaims(token, { aud: 'other-project', iss: 'https://securetoken.google.com/other-project' })],
+  ])('refuses %s with 401', async (_name, change) => {
+    const driver = await verifiedDriver(app);
+    const response = await signInWith(change(await signInEmulatorUser(driver.email)));
+    expect(response.statusCode).toBe(401);
+    expect(json(response)).toEqual({ message: SIGN_IN_NOT_VERIFIED });
+  });
+
+  it('ends the session the browser sent along, and every session older than a new password', async () => {
+    const driver = await verifiedDriver(app);
+    const other = json<{ token: string }>(await signInWith(await signInEmulatorUser(driver.email))).token;
+    const replaced = json<{ token: string }>(await signInWith(await signInEmulatorUser(driver.email), bearer(other))).token;
+    const status = (token: string) => app.inject({ method: 'GET', url: `/driver/status/${driver.driverId}`, headers: bearer(token) });
+    expect((await status(other)).statusCode).toBe(401);
+    expect((await status(replaced)).statusCode).toBe(200);
+    expect((await status(driver.token)).statusCode).toBe(200);
+
+    // A new password (Firebase's reset email), then a sign-in with it: the sessions from before end.
+    await new Promise((resolve) => setTimeout(resolve, 1100)); // Firebase counts "valid since" in whole seconds
+    await resetPasswordInEmulator(driver.email, 'N3w!Passw0rd');
+    const after = await signInWith(await signInEmulatorUser(driver.email, 'N3w!Passw0rd'));
+    expect(after.statusCode).toBe(200);
+    expect((await status(replaced)).statusCode).toBe(401);
+    expect((await status(driver.token)).statusCode).toBe(401);
+    expect((await status(json<{ token: string }>(after).token)).statusCode).toBe(200);
+  });
+});
+
+describe('sessions that end', () => {
+  const status = (driver: TestDriver, token = driver.token) => app.inject({ method: 'GET', url: `/driver/status/${driver.driverId}`, headers: bearer(token) });
+
+  it('ends with POST /auth/signOut, on this server and every other', async () => {
+    const driver = await verifiedDriver(app);
+    const another = await server.buildAnother();
+    expect((await another.inject({ method: 'GET', url: `/driver/status/${driver.driverId}`, headers: bearer(driver.token) })).statusCode).toBe(200);
+    const out = await app.inject({ method: 'POST', url: '/auth/signOut', headers: bearer(driver.token), payload: {} });
+    expect(out.statusCode).toBe(200);
+    expect(json(out)).toEqual({ success: true, message: 'You are signed out.' });
+    expect((await status(driver)).statusCode).toBe(401);
+    expect((await another.inject({ method: 'GET', url: `/driver/status/${driver.driverId}`, headers: bearer(driver.token) })).statusCode).toBe(401);
+  });
+
+  it('expires after 30 idle minutes, and not while it is used', async () => {
+    const driver = await verifiedDriver(app);
+    for (let i = 0; i < 4; i++) {
+      server.clock.advance(20 * MINUTE);
+      expect((await status(driver)).statusCode).toBe(200);
+    }
+    server.clock.advance(31 * MINUTE);
+    const idle = await status(driver);
+    expect(idle.statusCode).toBe(401);
+    expect(json(idle)).toEqual({ message: 'Session expired, Please relogin', reason: 'signInAgain' });
   });
 });
 
 describe('POST /auth/sendPhoneOTP', () => {
   let driver: TestDriver;
   beforeAll(async () => {
-    driver = await signIn(app);
+    driver = await verifiedDriver(app);
   });
   const send = (headers: Record<string, string>, phoneNo: unknown) => app.inject({ method: 'POST', url: '/auth/sendPhoneOTP', headers, payload: { phoneNo } });
 
@@ -489,7 +754,7 @@ describe('POST /auth/sendPhoneOTP', () => {
   it('answers 401 "Token not found" without an Authorization header', async () => {
     const response = await send({}, driver.phone);
     expect(response.statusCode).toBe(401);
-    expect(json(response)).toEqual({ message: 'Token not found' });
+    expect(json(response)).toEqual({ message: 'Token not found', reason: 'signInAgain' });
   });
 
   it('ignores a token cookie: without the Authorization header it is 401', async () => {
@@ -501,7 +766,7 @@ describe('POST /auth/sendPhoneOTP', () => {
   it('answers 401 "Session expired, Please relogin" to an unknown token', async () => {
     const response = await send(bearer('A'.repeat(43)), driver.phone);
     expect(response.statusCode).toBe(401);
-    expect(json(response)).toEqual({ message: 'Session expired, Please relogin' });
+    expect(json(response)).toEqual({ message: 'Session expired, Please relogin', reason: 'signInAgain' });
   });
 
   it('answers 401 "Session expired, Please relogin" after 24 hours', async () => {
@@ -519,7 +784,7 @@ describe('POST /auth/validatePhoneOTP', () => {
     app.inject({ method: 'POST', url: '/auth/sendPhoneOTP', headers: bearer(driver.token), payload: { phoneNo: driver.phone } });
 
   it('verifies the phone', async () => {
-    const driver = await signIn(app);
+    const driver = await verifiedDriver(app);
     await sendCode(driver);
     const response = await validate(driver, await latestCode(app, driver.phone));
     expect(response.statusCode).toBe(200);
@@ -528,7 +793,7 @@ describe('POST /auth/validatePhoneOTP', () => {
   });
 
   it('rejects a wrong code with 400', async () => {
-    const driver = await signIn(app);
+    const driver = await verifiedDriver(app);
     await sendCode(driver);
     const right = await latestCode(app, driver.phone);
     const response = await validate(driver, right === '0000' ? '1111' : '0000');
@@ -537,8 +802,8 @@ describe('POST /auth/validatePhoneOTP', () => {
   });
 
   it('does not let one driver use another driver’s code', async () => {
-    const a = await signIn(app);
-    const b = await signIn(app);
+    const a = await verifiedDriver(app);
+    const b = await verifiedDriver(app);
     await sendCode(a);
     await sendCode(b);
     const codeOfA = await latestCode(app, a.phone);
@@ -547,13 +812,13 @@ describe('POST /auth/validatePhoneOTP', () => {
   });
 
   it('rejects a missing code with "Please enter the 4-digit code from your text message."', async () => {
-    const driver = await signIn(app);
+    const driver = await verifiedDriver(app);
     const response = await app.inject({ method: 'POST', url: '/auth/validatePhoneOTP', headers: bearer(driver.token), payload: { phoneNo: driver.phone } });
     expectFieldError(response, 'otp', 'Please enter the 4-digit code from your text message.');
   });
 
   it('rejects a code that is not 4 digits with "The code must be exactly 4 digits."', async () => {
-    const driver = await signIn(app);
+    const driver = await verifiedDriver(app);
     expectFieldError(await validate(driver, '12345'), 'otp', 'The code must be exactly 4 digits.');
   });
 

@@ -19,9 +19,10 @@ import {
   post,
   profileValues,
   randomPhone,
-  signIn,
+  verifiedDriver,
   solidImage,
   startTestServer,
+  statusData,
   TEXT_BYTES,
   uploadVehicleImages,
   VEHICLE_IMAGE_FIELDS,
@@ -62,7 +63,7 @@ function expectFieldError(response: { statusCode: number; json(): unknown }, fie
 
 /** A driver who signed up, verified both codes and may now fill the profile. */
 async function readyDriver(): Promise<TestDriver> {
-  const driver = await signIn(app);
+  const driver = await verifiedDriver(app);
   await app.inject({ method: 'POST', url: '/auth/sendPhoneOTP', headers: bearer(driver.token), payload: { phoneNo: driver.phone } });
   const code = await latestCode(app, driver.phone);
   await app.inject({ method: 'POST', url: '/auth/validatePhoneOTP', headers: bearer(driver.token), payload: { code, phoneNo: driver.phone } });
@@ -232,7 +233,7 @@ describe('POST /driver/completeProfile', () => {
   });
 
   it('asks an email sign-up to verify the phone first (403 "Please verify your phone number first.")', async () => {
-    const unverified = await signIn(app);
+    const unverified = await verifiedDriver(app);
     const response = await submit(profileValues(), unverified.token);
     expect(response.statusCode).toBe(403);
     expect(json(response).message).toBe('Please verify your phone number first.');
@@ -250,7 +251,7 @@ describe('POST /driver/completeProfile', () => {
       const user = await createSocialUser('apple.com');
       const response = await app.inject({ method: 'POST', url: '/auth/driverSocialSignup', payload: { email: user.email, idToken: user.idToken, ip: null } });
       const body = json(response);
-      social = { user, email: user.email, phone: '', driverId: String(body.driverId), token: String(body.token) };
+      social = { user, email: user.email, phone: '', driverId: String(body.driverId), signUpToken: '', token: String(body.token) };
     });
 
     it('requires the phone number with "Please provide a valid phone number."', async () => {
@@ -487,7 +488,7 @@ describe('POST /driver/completeVehicle', () => {
     );
     expect(rows[0]).toEqual({ make: 'Toyota', model: 'Prius', year: 2020, plate: 'ABC1234', wheelchair: true, insurance: isoDateOffset(1, 0) });
     const status = await app.inject({ method: 'GET', url: `/driver/status/${driver.driverId}`, headers: bearer(driver.token) });
-    expect(json(status)).toEqual({ data: { status: 'pending', isSessionComplete: true, isSubscriptionPaid: false } });
+    expect(json(status)).toEqual({ data: statusData({ status: 'pending', isSessionComplete: true }) });
   });
 
   it.each([
@@ -577,7 +578,7 @@ describe('GET /driver/status/:id', () => {
   it('answers the driver’s own status, not to be cached', async () => {
     const response = await status(profileDriver.driverId, bearer(profileDriver.token));
     expect(response.statusCode).toBe(200);
-    expect(json(response)).toEqual({ data: { status: 'pending', isSessionComplete: false, isSubscriptionPaid: false } });
+    expect(json(response)).toEqual({ data: statusData({ status: 'pending', isSessionComplete: false }) });
     expect(response.headers['cache-control']).toBe('no-store');
   });
 
@@ -594,7 +595,7 @@ describe('GET /driver/status/:id', () => {
   it('answers 401 "Token not found" without an Authorization header', async () => {
     const response = await status(profileDriver.driverId, {});
     expect(response.statusCode).toBe(401);
-    expect(json(response)).toEqual({ message: 'Token not found' });
+    expect(json(response)).toEqual({ message: 'Token not found', reason: 'signInAgain' });
   });
 
   it('answers 401 to a token cookie without the Authorization header', async () => {
@@ -607,7 +608,7 @@ describe('GET /driver/status/:id', () => {
     server.clock.advance(24 * 60 * 60 * 1000 + 1000);
     const response = await status(profileDriver.driverId, bearer(profileDriver.token));
     expect(response.statusCode).toBe(401);
-    expect(json(response)).toEqual({ message: 'Session expired, Please relogin' });
+    expect(json(response)).toEqual({ message: 'Session expired, Please relogin', reason: 'signInAgain' });
   });
 });
 

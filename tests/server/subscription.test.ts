@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { startFakeStripe, signedEvent, stripeEvent, type FakeStripe } from '../support/fakeStripe.js';
-import { approvedDriver, bearer, json, post, sendVehicle, signIn, startTestServer, type TestDriver, type TestServer } from '../support/server.js';
+import { signInEmulatorUser } from '../support/identity.js';
+import { approvedDriver, bearer, json, outbox, post, sendVehicle, verifiedDriver, startTestServer, type TestDriver, type TestServer } from '../support/server.js';
 
 let server: TestServer;
 let app: FastifyInstance;
@@ -53,7 +54,7 @@ async function paid(driver: TestDriver): Promise<Created> {
 
 describe('GET /subscription/createStripeSub', () => {
   it('refuses a driver who is not approved yet with 403', async () => {
-    const driver = await signIn(app);
+    const driver = await verifiedDriver(app);
     await sendVehicle(app, driver);
     const response = await createSub(driver.token);
     expect(response.statusCode).toBe(403);
@@ -63,7 +64,7 @@ describe('GET /subscription/createStripeSub', () => {
   it('refuses a request without a token with "Token not found"', async () => {
     const response = await app.inject({ method: 'GET', url: '/subscription/createStripeSub' });
     expect(response.statusCode).toBe(401);
-    expect(json(response)).toEqual({ message: 'Token not found' });
+    expect(json(response)).toEqual({ message: 'Token not found', reason: 'signInAgain' });
   });
 
   it('answers an approved driver with the client secret and the ids, and the same subscription when asked again', async () => {
@@ -272,6 +273,8 @@ describe('POST /subscription/webhook', () => {
   });
 });
 
+const MINUTE = 60_000;
+
 describe('POST /finance/banks', () => {
   const ACCOUNT = '000123456789';
   const bank = (overrides: Record<string, unknown> = {}) => ({ accountHolderName: 'Dana Driver', accountNumber: ACCOUNT, routingNumber: '111000025', ...overrides });
@@ -324,9 +327,37 @@ describe('POST /finance/banks', () => {
     expect(mine?.bank).toEqual({ accountHolderName: 'Dana Driver', accountNumberMasked: '••••6789', routingNumber: '111000025' });
   });
 
-  it('replaces the account when saved again', async () => {
-    await post(app, '/finance/banks', driver.token, bank({ accountNumber: '99988877766655' }));
-    const { rows } = await server.db.query<{ last4: string }>('SELECT account_number_last4 AS last4 FROM bank_accounts WHERE driver_id = $1', [driver.driverId]);
-    expect(rows).toEqual([{ last4: '6655' }]);
+  const storedLast4 = async (driverId: string) =>
+    (await server.db.query<{ last4: string }>('SELECT account_number_last4 AS last4 FROM bank_accounts WHERE driver_id = $1', [driverId])).rows;
+
+  it('adds the first account with any session, however old its sign-in', async () => {
+    const other = await approvedDriver(server);
+    await paid(other);
+    server.clock.advance(20 * MINUTE);
+    try {
+      expect((await post(app, '/finance/banks', other.token, bank())).statusCode).toBe(200);
+    } finally {
+      server.clock.reset();
+    }
+  });
+
+  it('replaces the account only after a sign-in minutes old, and tells the driver by email', async () => {
+    // The session from the sign-up's email code carries that sign-up's sign-in: 6 minutes on, it is not recent.
+    server.clock.advance(6 * MINUTE);
+    const stale = await post(app, '/finance/banks', driver.token, bank({ accountNumber: '99988877766655' }));
+    server.clock.reset();
+    expect(stale.statusCode).toBe(403);
+    expect(json(stale)).toEqual({ message: 'For your security, please sign in again to change your bank account.', reason: 'signInAgain' });
+    expect(await storedLast4(driver.driverId)).toEqual([{ last4: '6789' }]);
+
+    const signedIn = await app.inject({ method: 'POST', url: '/auth/signIn', payload: { idToken: await signInEmulatorUser(driver.email) } });
+    const fresh = json<{ token: string }>(signedIn).token;
+    const replaced = await post(app, '/finance/banks', fresh, bank({ accountNumber: '99988877766655' }));
+    expect(replaced.statusCode).toBe(200);
+    expect(await storedLast4(driver.driverId)).toEqual([{ last4: '6655' }]);
+    const notice = (await outbox(app)).find((entry) => entry.to === driver.email && 'notice' in entry);
+    expect(notice).toMatchObject({ channel: 'email', notice: 'bankAccountChanged', subject: 'Your payout bank account was changed' });
+    expect(notice && 'text' in notice ? notice.text : '').toContain('ending in 6655');
+    expect(JSON.stringify(notice)).not.toContain('99988877766655');
   });
 });

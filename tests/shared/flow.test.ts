@@ -16,6 +16,12 @@ import { loadFlow } from '../../src/shared/projectFiles.js';
 const flow = loadFlow();
 const step = (id: string) => flow.steps[id] as FormStep;
 const call = (name: string) => flow.calls[name]!;
+/** A step's next rules (not the resume table). */
+const rules = (id: string) => {
+  const next = step(id).next;
+  if (!Array.isArray(next)) throw new Error(`step ${id} goes on by the resume table`);
+  return next;
+};
 
 describe('buildPayload', () => {
   it('lower-cases the email, prefixes the phone with +1 and sends an empty referral code as null', () => {
@@ -83,20 +89,20 @@ describe('readPayload', () => {
 
 describe('resolveNextStep', () => {
   it('goes from the phone code to the profile after an email sign-up', () => {
-    expect(resolveNextStep(step('verifyPhone').next, lookupIn({ state: {} }))?.to).toBe('completeProfile');
+    expect(resolveNextStep(rules('verifyPhone'), lookupIn({ state: {} }))?.to).toBe('completeProfile');
   });
 
   it('goes from the phone code to the vehicle photos when the upload flag is set', () => {
-    expect(resolveNextStep(step('verifyPhone').next, lookupIn({ state: { upload: true } }))?.to).toBe('uploadVehicleImages');
+    expect(resolveNextStep(rules('verifyPhone'), lookupIn({ state: { upload: true } }))?.to).toBe('uploadVehicleImages');
   });
 
   it('sends a social driver from the profile to the phone code with the upload flag', () => {
-    const next = resolveNextStep(step('completeProfile').next, lookupIn({ storage: { isSocial: 'yes' } }));
+    const next = resolveNextStep(rules('completeProfile'), lookupIn({ storage: { isSocial: 'yes' } }));
     expect(next).toEqual({ when: [{ source: 'storage.isSocial', equals: 'yes' }], to: 'verifyPhone', state: { upload: true } });
   });
 
   it('sends an email driver from the profile to the vehicle photos', () => {
-    expect(resolveNextStep(step('completeProfile').next, lookupIn({ storage: {} }))?.to).toBe('uploadVehicleImages');
+    expect(resolveNextStep(rules('completeProfile'), lookupIn({ storage: {} }))?.to).toBe('uploadVehicleImages');
   });
 });
 
@@ -127,21 +133,50 @@ describe('failingGuard', () => {
   });
 });
 
-describe('resolveResume (the table of spec §4)', () => {
-  const resume = (status: Record<string, unknown>) => resolveResume(flow.resume, lookupIn({ status }));
-  const keepsLink = { 'cookie.token': 'response.token', 'storage.driver_id': 'link.id' };
+describe('resolveResume (the table of spec §4, and the rows added so every returning driver can go on)', () => {
+  /** A driver who verified email and phone and has not sent everything yet, unless said otherwise. */
+  const base = { isEmailVerified: true, isPhoneVerified: true, isProfileComplete: false, isSocial: false, isSubscriptionPaid: false };
+  const resume = (status: Record<string, unknown>) => resolveResume(flow.resume, lookupIn({ status: { ...base, ...status } }));
+  const session = { 'cookie.token': 'response.token', 'storage.token': 'response.token', 'storage.driver_id': 'response.driverId' };
   it.each([
-    [{ status: 'pending', isSessionComplete: true, isSubscriptionPaid: false }, 'awaitingApproval', keepsLink],
-    [{ status: 'pending', isSessionComplete: true, isSubscriptionPaid: true }, 'awaitingApproval', keepsLink],
-    [{ status: 'pending', isSessionComplete: false, isSubscriptionPaid: false }, 'completeProfile', keepsLink],
-    [{ status: 'approved', isSessionComplete: true, isSubscriptionPaid: false }, 'addCard', keepsLink],
-    [{ status: 'approved', isSessionComplete: false, isSubscriptionPaid: false }, 'addCard', keepsLink],
-    [{ status: 'approved', isSessionComplete: true, isSubscriptionPaid: true }, 'signup', undefined],
-    [{ status: 'rejected', isSessionComplete: true, isSubscriptionPaid: false }, 'signup', undefined],
+    // Spec §4's four rows.
+    [{ status: 'pending', isSessionComplete: true }, 'awaitingApproval', session],
+    [{ status: 'pending', isSessionComplete: true, isSubscriptionPaid: true }, 'awaitingApproval', session],
+    [{ status: 'pending', isSessionComplete: false }, 'completeProfile', session],
+    [{ status: 'pending', isSessionComplete: false, isProfileComplete: true }, 'completeProfile', session],
+    [{ status: 'approved', isSessionComplete: true }, 'addCard', session],
+    [{ status: 'approved', isSessionComplete: false }, 'addCard', session],
+    // Ours: a sign-up whose email was never verified goes back to its code (with the sign-up token only).
+    [
+      { status: 'pending', isSessionComplete: false, isEmailVerified: false, isPhoneVerified: false },
+      'verifyEmail',
+      { 'storage.token': 'response.token', 'storage.driver_id': 'response.driverId', 'storage.email': 'response.email', 'storage.phone': 'response.phone' },
+    ],
+    // Ours: an email sign-up verifies the phone before the profile, the server asks it.
+    [{ status: 'pending', isSessionComplete: false, isPhoneVerified: false }, 'verifyPhone', { ...session, 'storage.phone': 'response.phone' }],
+    // Ours: a social sign-up gets its variant of the profile, and verifies the phone after it.
+    [{ status: 'pending', isSessionComplete: false, isPhoneVerified: false, isSocial: true }, 'completeProfile', { ...session, 'storage.isSocial': 'const.yes' }],
+    [
+      { status: 'pending', isSessionComplete: false, isPhoneVerified: false, isSocial: true, isProfileComplete: true },
+      'verifyPhone',
+      { ...session, 'storage.phone': 'response.phone', 'storage.isSocial': 'const.yes' },
+    ],
+    // Ours: a paid driver may change the payout account; a rejected one reads why on the approval wait.
+    [{ status: 'approved', isSessionComplete: true, isSubscriptionPaid: true }, 'addBank', session],
+    [{ status: 'rejected', isSessionComplete: true }, 'awaitingApproval', session],
+    [{ status: 'unknown' }, 'signup', undefined],
   ])('routes %o to %s', (status, to, store) => {
     const rule = resume(status);
     expect(rule?.to).toBe(to);
     expect(rule?.store).toEqual(store);
+  });
+
+  it('sends the phone code on the way to the phone step, with the upload flag after a social profile', () => {
+    expect(resume({ status: 'pending', isSessionComplete: false, isPhoneVerified: false })).toMatchObject({ after: [{ call: 'sendPhoneCode' }], to: 'verifyPhone' });
+    expect(resume({ status: 'pending', isSessionComplete: false, isPhoneVerified: false, isSocial: true, isProfileComplete: true })).toMatchObject({
+      after: [{ call: 'sendPhoneCode' }],
+      state: { upload: true },
+    });
   });
 });
 
@@ -159,12 +194,13 @@ describe('the approval wait (poll of /awaiting-approval)', () => {
 });
 
 describe('social sign-up', () => {
-  const social = (flow.steps.signup as FormStep).social!;
-  it('stores the token in storage and the cookie, sets isSocial to yes and goes to the profile', () => {
-    const lookup = lookupIn({ response: { token: 't', driverId: 'd' } });
-    const stored = Object.fromEntries(Object.entries(social.store).map(([target, source]) => [target, lookup(source)]));
-    expect(stored).toEqual({ 'storage.token': 't', 'cookie.token': 't', 'storage.driver_id': 'd', 'storage.isSocial': 'yes' });
-    expect(resolveNextStep(social.next, lookup)?.to).toBe('completeProfile');
+  const social = flow.social!;
+  it('is on the sign-up and the sign-in step, and goes on by the resume table (a new driver: the social profile)', () => {
+    expect(step('signup').social).toBe(true);
+    expect(step('signIn').social).toBe(true);
+    expect(social.next).toBe('resume');
+    const rule = resolveResume(flow.resume, lookupIn({ status: { status: 'pending', isSessionComplete: false, isEmailVerified: true, isPhoneVerified: false, isProfileComplete: false, isSocial: true } }));
+    expect(rule).toMatchObject({ to: 'completeProfile', store: { 'storage.isSocial': 'const.yes', 'storage.token': 'response.token', 'cookie.token': 'response.token' } });
   });
   it('offers Google, Apple and Facebook with their popup errors', () => {
     expect(social.providers.map((p) => [p.label, p.popupError])).toEqual([

@@ -3,7 +3,7 @@
  * browser SDK calls), for tests that need a real ID token.
  */
 import { randomBytes } from 'node:crypto';
-import { LOCAL_AUTH_EMULATOR_HOST } from '../../src/server/config.js';
+import { LOCAL_AUTH_EMULATOR_HOST, LOCAL_FIREBASE_PROJECT_ID } from '../../src/server/config.js';
 
 export const AUTH_EMULATOR_URL = `http://${LOCAL_AUTH_EMULATOR_HOST}`;
 const IDENTITY_TOOLKIT = `${AUTH_EMULATOR_URL}/identitytoolkit.googleapis.com/v1`;
@@ -76,4 +76,23 @@ export function withClaims(idToken: string, changes: Record<string, unknown>): s
   const [header = '', payload = ''] = idToken.split('.');
   const claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as Record<string, unknown>;
   return `${header}.${base64url({ ...claims, ...changes })}.`;
+}
+
+/**
+ * A new password by Firebase's own reset flow, as a driver follows the emailed link: the reset
+ * email (accounts:sendOobCode), its code as the emulator keeps it, and the reset itself.
+ */
+export async function resetPasswordInEmulator(email: string, newPassword: string): Promise<void> {
+  await identityToolkit('accounts:sendOobCode', { requestType: 'PASSWORD_RESET', email });
+  const oobCode = await latestOobCode(email, 'PASSWORD_RESET');
+  await identityToolkit('accounts:resetPassword', { oobCode, newPassword });
+}
+
+/** The newest email-action code (password reset, …) the emulator "sent" to this address. */
+export async function latestOobCode(email: string, requestType: string): Promise<string> {
+  const response = await fetch(`${AUTH_EMULATOR_URL}/emulator/v1/projects/${LOCAL_FIREBASE_PROJECT_ID}/oobCodes`);
+  const { oobCodes } = (await response.json()) as { oobCodes: { email: string; requestType: string; oobCode: string }[] };
+  const code = oobCodes.filter((each) => each.email === email && each.requestType === requestType).at(-1);
+  if (!code) throw new Error(`The Auth emulator sent no ${requestType} email to ${email}`);
+  return code.oobCode;
 }

@@ -81,6 +81,16 @@ export async function startTestServer(overrides: Partial<ServerConfig> = {}): Pr
 }
 
 export const json = <T = Record<string, unknown>>(response: LightMyRequestResponse) => response.json() as T;
+
+/** GET /driver/status/:id's `data` for an email driver who verified email and phone and completed the profile, unless said otherwise. */
+export const statusData = (data: Record<string, unknown>) => ({
+  isSubscriptionPaid: false,
+  isEmailVerified: true,
+  isPhoneVerified: true,
+  isProfileComplete: true,
+  isSocial: false,
+  ...data,
+});
 export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
 /** A valid US number (+1, area code and exchange 2-9) no other test is likely to use. */
@@ -92,8 +102,8 @@ export async function outbox(app: FastifyInstance): Promise<OutboxEntry[]> {
 
 /** The newest code sent to an email or phone. */
 export async function latestCode(app: FastifyInstance, to: string): Promise<string> {
-  const entry = (await outbox(app)).find((each) => each.to === to);
-  if (!entry) throw new Error(`No code was sent to ${to}`);
+  const entry = (await outbox(app)).find((each) => each.to === to && 'code' in each);
+  if (!entry || !('code' in entry)) throw new Error(`No code was sent to ${to}`);
   return entry.code;
 }
 
@@ -117,24 +127,30 @@ export interface TestDriver {
   email: string;
   phone: string;
   driverId: string;
-  /** Set once the email code was verified. */
+  /** The sign-up token that alone may resend and check the sign-up's email code. */
+  signUpToken: string;
+  /** Set once the email code was verified: the session. */
   token: string;
 }
 
 /** Signs up through POST /auth/driverEmailSignUp (no code verified yet). */
 export async function signUp(app: FastifyInstance, overrides: Record<string, unknown> = {}): Promise<TestDriver> {
   const user = await createEmulatorUser();
-  const phone = randomPhone();
+  const phone = typeof overrides.phoneNo === 'string' ? overrides.phoneNo : randomPhone();
   const response = await app.inject({ method: 'POST', url: '/auth/driverEmailSignUp', payload: signUpPayload(user, phone, overrides) });
   if (response.statusCode !== 200) throw new Error(`sign-up failed: ${response.statusCode} ${response.body}`);
-  return { user, email: user.email, phone, driverId: String(json(response).driverId), token: '' };
+  const body = json<{ driverId: string; token: string }>(response);
+  return { user, email: user.email, phone, driverId: body.driverId, signUpToken: body.token, token: '' };
 }
 
+/** POST /auth/validateOTP as the sign-up's page sends it: the code and email, with the sign-up token. */
+export const validateEmailCode = (app: FastifyInstance, driver: TestDriver, code: string, email = driver.email) =>
+  app.inject({ method: 'POST', url: '/auth/validateOTP', headers: bearer(driver.signUpToken), payload: { code, email } });
+
 /** Signs up and verifies the email code: the driver holds a session token. */
-export async function signIn(app: FastifyInstance): Promise<TestDriver> {
+export async function verifiedDriver(app: FastifyInstance): Promise<TestDriver> {
   const driver = await signUp(app);
-  const code = await latestCode(app, driver.email);
-  const response = await app.inject({ method: 'POST', url: '/auth/validateOTP', payload: { code, email: driver.email } });
+  const response = await validateEmailCode(app, driver, await latestCode(app, driver.email));
   if (response.statusCode !== 200) throw new Error(`email code failed: ${response.statusCode} ${response.body}`);
   return { ...driver, token: String(json(response).token) };
 }
@@ -256,11 +272,23 @@ export async function sendVehicle(app: FastifyInstance, driver: TestDriver, over
   return vehicleId;
 }
 
+/** The version of a driver's data a decision must name, as the admin list shows it. */
+export async function reviewVersion(app: FastifyInstance, driverId: string): Promise<number> {
+  const { rows } = await app.db.query<{ review_version: number }>('SELECT review_version FROM drivers WHERE id = $1', [driverId]);
+  return rows[0]?.review_version ?? 0;
+}
+
+/** POST /admin/drivers/:id/approve or /reject as the review page sends it: with the review version it read. */
+export async function decide(app: FastifyInstance, adminToken: string, driverId: string, action: 'approve' | 'reject', reason?: string) {
+  const payload = { reviewVersion: await reviewVersion(app, driverId), ...(reason === undefined ? {} : { reason }) };
+  return app.inject({ method: 'POST', url: `/admin/drivers/${driverId}/${action}`, headers: bearer(adminToken), payload });
+}
+
 /** A driver who sent the vehicle and was approved by an administrator (POST /admin/drivers/:id/approve). */
 export async function approvedDriver(server: TestServer): Promise<TestDriver> {
-  const driver = await signIn(server.app);
+  const driver = await verifiedDriver(server.app);
   await sendVehicle(server.app, driver);
-  const response = await server.app.inject({ method: 'POST', url: `/admin/drivers/${driver.driverId}/approve`, headers: bearer(server.config.adminToken) });
+  const response = await decide(server.app, server.config.adminToken, driver.driverId, 'approve');
   if (response.statusCode !== 200) throw new Error(`approval failed: ${response.statusCode} ${response.body}`);
   return driver;
 }

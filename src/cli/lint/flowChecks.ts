@@ -61,12 +61,16 @@ export function checkFlow(flow: Flow, { schemas, screenNames }: FlowContext, pro
     if (!stepIds.includes(name)) add(keys, `no step "${name}"`, suggestion(name, stepIds));
   };
   checkStep({ keys: ['start'], name: flow.start });
-  referencesIn(json.steps, 'to', ['steps']).forEach(checkStep);
-  referencesIn(json.resume, 'to', ['resume']).forEach(checkStep);
+  checkStep({ keys: ['account', 'signIn'], name: flow.account.signIn });
+  // The parts of the flow that lead to steps and make calls.
+  const parts = ['steps', 'resume', 'account', 'social'] as const;
+  for (const part of parts) referencesIn(json[part], 'to', [part]).forEach(checkStep);
 
   const callNames = Object.keys(flow.calls);
-  for (const { keys, name } of referencesIn(json.steps, 'call', ['steps'])) {
-    if (!callNames.includes(name)) add(keys, `no call "${name}" in "calls"`, suggestion(name, callNames));
+  for (const part of parts) {
+    for (const { keys, name } of referencesIn(json[part], 'call', [part])) {
+      if (!callNames.includes(name)) add(keys, `no call "${name}" in "calls"`, suggestion(name, callNames));
+    }
   }
 
   // Sources, targets and {storage.x} placeholders alike.
@@ -117,7 +121,8 @@ function checkFormSchemas(flow: Flow, id: string, step: FormStep, schemas: Map<s
     else if (schema) loaded.push({ name, schema });
   }
   const call = flow.calls[step.call];
-  if (!call || loaded.length < uses.length) return;
+  // A private step's answers stay in the browser (the sign-in's password goes to the identity provider only).
+  if (!call || loaded.length < uses.length || step.private) return;
 
   const payload = call.payload ?? {};
   const sent = new Map<string, { key: string; kind: string }>();
@@ -157,7 +162,7 @@ function checkFormSchemas(flow: Flow, id: string, step: FormStep, schemas: Map<s
 function checkReachable(flow: Flow, problems: Problems): void {
   const json = flow as unknown as JsonObject;
   const steps = isObject(json.steps) ? json.steps : {};
-  const reached = new Set<string>([flow.start, ...flow.resume.map((rule) => rule.to)]);
+  const reached = new Set<string>([flow.start, flow.account.signIn, flow.account.signOut.to, ...flow.resume.map((rule) => rule.to)]);
   for (const [id, step] of Object.entries(flow.steps)) if (step.kind === 'screen') reached.add(id);
   const queue = [...reached];
   for (let id = queue.shift(); id !== undefined; id = queue.shift()) {

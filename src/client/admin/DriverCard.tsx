@@ -102,7 +102,7 @@ function Decision({ driver, name, session, onDecided }: { driver: AdminDriver; n
     if (!trimmed) return setReasonError('Please give the reason, so the driver knows what to fix.');
     if (trimmed.length > REJECTION_REASON_MAX) return setReasonError(`Please keep the reason to ${REJECTION_REASON_MAX} characters.`);
     setReasonError(undefined);
-    void decide(() => rejectDriver(driver.id, trimmed, session.bearer), 'Driver rejected.');
+    void decide(() => rejectDriver(driver, trimmed, session.bearer), 'Driver rejected.');
   }
 
   function cancelRejection() {
@@ -120,7 +120,7 @@ function Decision({ driver, name, session, onDecided }: { driver: AdminDriver; n
             type="button"
             className="button button-primary admin-action"
             disabled={busy}
-            onClick={() => void decide(() => approveDriver(driver.id, session.bearer), 'Driver approved.')}
+            onClick={() => void decide(() => approveDriver(driver, session.bearer), 'Driver approved.')}
           >
             {busy && <span className="spinner" aria-hidden="true" />}
             Approve<span className="visually-hidden"> {name}</span>

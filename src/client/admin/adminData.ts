@@ -55,6 +55,8 @@ export interface AdminDriver {
   provider: string | null;
   status: ReviewStatus;
   rejectionReason: string | null;
+  /** What a decision must name: the version of the driver's data this answer shows. */
+  reviewVersion: number;
   isSessionComplete: boolean;
   isSubscriptionPaid: boolean;
   createdAt: string;

@@ -1,5 +1,6 @@
 import type { ScreenStep } from '../../shared/flow.js';
 import { Layout } from '../Layout.js';
+import { StepLinks } from '../StepLinks.js';
 import { ScreenActionButton } from './parts.js';
 
 /** A screen that tells the driver something: an image, a title, a message and an optional way on, all from the flow. */
@@ -12,6 +13,7 @@ export function MessageScreen({ step }: { step: ScreenStep }) {
         {title && <h1>{title}</h1>}
         {message && <p>{message}</p>}
         {action && <ScreenActionButton action={action} />}
+        <StepLinks links={step.links} />
       </section>
     </Layout>
   );

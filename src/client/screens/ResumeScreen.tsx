@@ -7,10 +7,10 @@
 import { useEffect, useRef, useState } from 'react';
 import toast from 'react-hot-toast';
 import { useLocation, useParams } from 'wouter';
-import { lookupIn, resolveResume, type ScreenStep } from '../../shared/flow.js';
+import type { ScreenStep } from '../../shared/flow.js';
 import { callApi } from '../api.js';
 import { callByName, flow, routeOf } from '../flow.js';
-import { writeTarget } from '../storage.js';
+import { followResume } from '../stepRuntime.js';
 import { WaitingScreen } from './parts.js';
 
 /** What the address bar shows instead of the token. */
@@ -47,10 +47,8 @@ export function ResumeScreen({ step }: { step: ScreenStep }) {
         navigate(routeOf(flow.start), { replace: true });
         return;
       }
-      const lookup = lookupIn({ status: result.data.data, response: result.data, link });
-      const rule = resolveResume(flow.resume, lookup);
-      for (const [target, source] of Object.entries(rule?.store ?? {})) writeTarget(target, lookup(source));
-      navigate(routeOf(rule?.to ?? flow.start), { replace: true });
+      const next = await followResume(result.data, link);
+      navigate(next.to, { replace: true, state: next.state });
     })();
   }, [link, navigate, step.call]);
 

@@ -39,7 +39,7 @@ export const adminAuthPlugin = shared<{ adminToken: string }>(async (app, option
     if (!token) throw unauthorized(ADMIN_AUTH_MESSAGES.tokenRequired);
     if (isAdminToken(token)) return;
     // A driver who found the admin page gets told why, rather than "wrong token".
-    if (await app.sessions.driverOf(token)) throw forbidden(ADMIN_AUTH_MESSAGES.driversCannot);
+    if ((await app.sessions.holderOf(token))?.kind === 'session') throw forbidden(ADMIN_AUTH_MESSAGES.driversCannot);
     throw unauthorized(ADMIN_AUTH_MESSAGES.tokenRequired);
   });
 });

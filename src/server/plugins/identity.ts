@@ -19,11 +19,18 @@ export interface SignedInUser {
   emailVerified: boolean;
   /** Firebase's sign_in_provider: "password", "google.com", "apple.com", "facebook.com", ... */
   provider: string;
+  /** When the user signed in with their password or provider (the token's auth_time), not when the token was refreshed. */
+  authTime: Date;
 }
 
 export interface Identity {
   /** The user of a valid, unrevoked ID token of our project; otherwise throws a 401. */
   verify(idToken: string): Promise<SignedInUser>;
+  /**
+   * Since when the user's tokens count (Firebase moves it on a new password or a revocation);
+   * null when Firebase keeps no such time.
+   */
+  tokensValidSince(uid: string): Promise<Date | null>;
 }
 
 declare module 'fastify' {
@@ -83,11 +90,21 @@ export const identityPlugin = shared<{ projectId: string; emulatorHost: string |
           email: typeof token.email === 'string' ? token.email.toLowerCase() : null,
           emailVerified: token.email_verified === true,
           provider: token.firebase.sign_in_provider,
+          authTime: new Date(token.auth_time * 1000),
         };
       } catch (error) {
         const code = String((error as { code?: unknown }).code ?? '');
         if (isTokenProblem(code)) throw unauthorized(SIGN_IN_NOT_VERIFIED);
         app.log.error({ code }, 'Firebase Authentication could not be reached');
+        throw new HttpError(503, SIGN_IN_UNAVAILABLE);
+      }
+    },
+    async tokensValidSince(uid: string) {
+      try {
+        const since = (await auth.getUser(uid)).tokensValidAfterTime;
+        return since ? new Date(since) : null;
+      } catch (error) {
+        app.log.error({ code: String((error as { code?: unknown }).code ?? '') }, 'Firebase Authentication could not be reached');
         throw new HttpError(503, SIGN_IN_UNAVAILABLE);
       }
     },

@@ -1,11 +1,18 @@
 /**
- * One-time codes (DESIGN §5, research/anchors-security.md §1). The spec fixes 4 digits, which
- * is guessable, so the server makes guessing useless: crypto-random codes, stored as a keyed
- * hash bound to channel and destination, single use, 10 minutes, at most 5 wrong tries per
- * code (then even the right code is refused until a new one is sent), at most 5 sends per
- * destination per hour, and a new code replaces the previous one.
+ * One-time codes (DESIGN §5, research/anchors-security.md §1). A code proves that the driver of a
+ * sign-up reads an address; it never signs anyone in (routes/auth.ts binds each call to the
+ * sign-up's own token or session). The spec fixes 4 digits, which is guessable, so the server
+ * makes guessing useless:
+ * - crypto-random codes, stored as a keyed hash of (driver, channel, destination, purpose, code),
+ *   single use, 10 minutes, and a new code replaces that driver's previous one;
+ * - at most 5 wrong tries per code (then even the right code is refused until a new one is sent);
+ * - at most 20 consecutive wrong codes per account and per destination, then 24 hours locked
+ *   (NIST 800-63B §5.2.2; with 20 tries against 10,000 codes a guesser wins 0.2 % per lock);
+ * - at most 5 sends per driver and channel an hour, and 10 per destination whichever account asks
+ *   (so a second account can't use up the first one's sends, but nobody can flood a phone).
+ * Every counter lives in the database, so all server instances share it.
  */
-import { randomBytes, randomInt } from 'node:crypto';
+import { randomInt } from 'node:crypto';
 import { HttpError, badRequest, tooManyRequests } from '../errors.js';
 import type { Queryable } from '../db/db.js';
 import type { Channel } from './outbox.js';
@@ -14,7 +21,13 @@ import { shared } from './shared.js';
 export const CODE_LIFETIME_MS = 10 * 60 * 1000;
 export const MAX_WRONG_ATTEMPTS = 5;
 export const MAX_SENDS_PER_HOUR = 5;
+export const MAX_SENDS_PER_DESTINATION_PER_HOUR = 10;
+export const MAX_CONSECUTIVE_FAILURES = 20;
+export const LOCKOUT_MS = 24 * 60 * 60 * 1000;
 const HOUR_MS = 60 * 60 * 1000;
+
+/** What a code is for; only verification today, but a code for one purpose never serves another. */
+export type CodePurpose = 'verify';
 
 export const OTP_MESSAGES = {
   tooManySends: 'Too many codes were requested. Please wait an hour and try again.',
@@ -22,28 +35,22 @@ export const OTP_MESSAGES = {
   tooManyTries: 'Too many wrong codes. Please tap Resend to get a new code.',
   expired: 'This code has expired. Please tap Resend to get a new one.',
   wrong: 'The code you entered is incorrect.',
+  locked: `Too many wrong codes. For your security, code verification is locked for ${LOCKOUT_MS / HOUR_MS} hours.`,
 } as const;
 
-export interface SendRequest {
+export interface CodeTarget {
+  driverId: string;
   channel: Channel;
+  /** An email address or an E.164 phone number. */
   destination: string;
-  /** null for an unknown email: a code is recorded (for the limits) but never delivered. */
-  driverId: string | null;
-}
-
-export interface VerifyRequest {
-  channel: Channel;
-  destination: string;
-  code: string;
-  /** When given, the code must also have been sent to this driver (phone codes). */
-  driverId?: string;
+  purpose: CodePurpose;
 }
 
 export interface OtpCodes {
   /** Issues and delivers a code. `firstForDriver` is true when the driver never had one on this channel. */
-  send(request: SendRequest): Promise<{ firstForDriver: boolean }>;
-  /** Consumes the code or throws the 400/429 to answer. Returns the driver it was sent to. */
-  verify(request: VerifyRequest): Promise<{ driverId: string | null }>;
+  send(target: CodeTarget): Promise<{ firstForDriver: boolean }>;
+  /** Consumes the code or throws the 400/429 to answer. */
+  verify(target: CodeTarget, code: string): Promise<void>;
 }
 
 declare module 'fastify' {
@@ -54,79 +61,104 @@ declare module 'fastify' {
 
 interface CodeRow {
   id: string;
-  driver_id: string | null;
   code_hash: string;
   expires_at: Date;
   wrong_attempts: number;
 }
 
-/** Serialises the sends and checks of one destination (the count must not race). */
-const lockDestination = (tx: Queryable, channel: Channel, destination: string) =>
-  tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`otp:${channel}:${destination}`]);
+/** The lockout subjects a target counts against: its account (on this channel) and its destination. */
+const subjectsOf = (target: CodeTarget) => [`driver:${target.driverId}:${target.channel}`, `destination:${target.channel}:${target.destination}`];
+
+/** Serialises the sends and checks of one destination (the counts must not race). */
+const lockDestination = (tx: Queryable, target: CodeTarget) =>
+  tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`otp:${target.channel}:${target.destination}`]);
+
+async function refuseWhenLocked(tx: Queryable, target: CodeTarget, now: Date): Promise<void> {
+  const { rows } = await tx.query('SELECT 1 FROM code_lockouts WHERE subject = ANY($1::text[]) AND locked_until > $2', [subjectsOf(target), now]);
+  if (rows.length > 0) throw tooManyRequests(OTP_MESSAGES.locked);
+}
+
+/** One more consecutive failure for each subject; the one that reaches the limit is locked (and counts from zero again). */
+async function countFailure(tx: Queryable, target: CodeTarget, now: Date): Promise<void> {
+  for (const subject of subjectsOf(target)) {
+    await tx.query(
+      `INSERT INTO code_lockouts (subject, consecutive_failures) VALUES ($1, 1)
+       ON CONFLICT (subject) DO UPDATE SET consecutive_failures = code_lockouts.consecutive_failures + 1`,
+      [subject],
+    );
+    await tx.query(
+      'UPDATE code_lockouts SET consecutive_failures = 0, locked_until = $2 WHERE subject = $1 AND consecutive_failures >= $3',
+      [subject, new Date(now.getTime() + LOCKOUT_MS), MAX_CONSECUTIVE_FAILURES],
+    );
+  }
+}
 
 export const otpCodesPlugin = shared(async (app) => {
-  const hashOf = (channel: Channel, destination: string, code: string) => app.cipher.codeHash(`${channel}:${destination}:${code}`);
+  const hashOf = (target: CodeTarget, code: string) =>
+    app.cipher.codeHash([target.driverId, target.channel, target.destination, target.purpose, code].join(':'));
 
   const otpCodes: OtpCodes = {
-    async send({ channel, destination, driverId }) {
+    async send(target) {
       const now = app.now();
       const code = String(randomInt(0, 10_000)).padStart(4, '0');
-      // A code for nobody hashes a random secret instead, so it can never be matched.
-      const secret = driverId ? code : randomBytes(32).toString('hex');
+      const hourAgo = new Date(now.getTime() - HOUR_MS);
       const { firstForDriver } = await app.db.transaction(async (tx) => {
-        await lockDestination(tx, channel, destination);
-        const recent = await tx.query<{ sends: number }>(
-          'SELECT count(*)::int AS sends FROM otp_codes WHERE channel = $1 AND destination = $2 AND created_at > $3',
-          [channel, destination, new Date(now.getTime() - HOUR_MS)],
+        await lockDestination(tx, target);
+        await refuseWhenLocked(tx, target, now);
+        const { rows } = await tx.query<{ mine: number; anyone: number; ever: boolean }>(
+          `SELECT count(*) FILTER (WHERE driver_id = $1 AND created_at > $4)::int AS mine,
+                  count(*) FILTER (WHERE destination = $3 AND created_at > $4)::int AS anyone,
+                  bool_or(driver_id = $1) AS ever
+           FROM otp_codes WHERE channel = $2 AND (driver_id = $1 OR (destination = $3 AND created_at > $4))`,
+          [target.driverId, target.channel, target.destination, hourAgo],
         );
-        if ((recent.rows[0]?.sends ?? 0) >= MAX_SENDS_PER_HOUR) throw tooManyRequests(OTP_MESSAGES.tooManySends);
-        let first = false;
-        if (driverId) {
-          const earlier = await tx.query('SELECT 1 FROM otp_codes WHERE driver_id = $1 AND channel = $2 LIMIT 1', [driverId, channel]);
-          first = earlier.rows.length === 0;
+        const counts = rows[0];
+        if ((counts?.mine ?? 0) >= MAX_SENDS_PER_HOUR || (counts?.anyone ?? 0) >= MAX_SENDS_PER_DESTINATION_PER_HOUR) {
+          throw tooManyRequests(OTP_MESSAGES.tooManySends);
         }
-        // A new code replaces the previous one.
-        await tx.query('UPDATE otp_codes SET consumed_at = $3 WHERE channel = $1 AND destination = $2 AND consumed_at IS NULL', [
-          channel,
-          destination,
+        // A new code replaces this driver's previous one on the channel; other drivers' codes stand.
+        await tx.query('UPDATE otp_codes SET consumed_at = $3 WHERE driver_id = $1 AND channel = $2 AND consumed_at IS NULL', [
+          target.driverId,
+          target.channel,
           now,
         ]);
         await tx.query(
-          `INSERT INTO otp_codes (driver_id, channel, destination, code_hash, expires_at, created_at)
-           VALUES ($1, $2, $3, $4, $5, $6)`,
-          [driverId, channel, destination, hashOf(channel, destination, secret), new Date(now.getTime() + CODE_LIFETIME_MS), now],
+          `INSERT INTO otp_codes (driver_id, channel, destination, purpose, code_hash, expires_at, created_at)
+           VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+          [target.driverId, target.channel, target.destination, target.purpose, hashOf(target, code), new Date(now.getTime() + CODE_LIFETIME_MS), now],
         );
-        return { firstForDriver: first };
+        return { firstForDriver: counts?.ever !== true };
       });
-      if (driverId) await app.messenger.sendCode({ channel, to: destination, code });
+      await app.messenger.sendCode({ channel: target.channel, to: target.destination, code });
       return { firstForDriver };
     },
 
-    async verify({ channel, destination, code, driverId }) {
+    async verify(target, code) {
       const now = app.now();
       // The transaction commits a wrong attempt even though the answer is an error.
-      const outcome = await app.db.transaction(async (tx): Promise<HttpError | { driverId: string | null }> => {
-        await lockDestination(tx, channel, destination);
+      const refusal = await app.db.transaction(async (tx): Promise<HttpError | null> => {
+        await lockDestination(tx, target);
+        await refuseWhenLocked(tx, target, now);
         const { rows } = await tx.query<CodeRow>(
-          `SELECT id, driver_id, code_hash, expires_at, wrong_attempts FROM otp_codes
-           WHERE channel = $1 AND destination = $2 AND consumed_at IS NULL
-             AND ($3::uuid IS NULL OR driver_id = $3::uuid)
+          `SELECT id, code_hash, expires_at, wrong_attempts FROM otp_codes
+           WHERE driver_id = $1 AND channel = $2 AND destination = $3 AND purpose = $4 AND consumed_at IS NULL
            ORDER BY created_at DESC, id DESC LIMIT 1 FOR UPDATE`,
-          [channel, destination, driverId ?? null],
+          [target.driverId, target.channel, target.destination, target.purpose],
         );
         const row = rows[0];
         if (!row) return badRequest(OTP_MESSAGES.noCode);
         if (row.wrong_attempts >= MAX_WRONG_ATTEMPTS) return tooManyRequests(OTP_MESSAGES.tooManyTries);
         if (new Date(row.expires_at).getTime() <= now.getTime()) return badRequest(OTP_MESSAGES.expired);
-        if (!app.cipher.sameHash(row.code_hash, hashOf(channel, destination, code))) {
+        if (!app.cipher.sameHash(row.code_hash, hashOf(target, code))) {
           await tx.query('UPDATE otp_codes SET wrong_attempts = wrong_attempts + 1 WHERE id = $1', [row.id]);
+          await countFailure(tx, target, now);
           return badRequest(OTP_MESSAGES.wrong);
         }
         await tx.query('UPDATE otp_codes SET consumed_at = $2 WHERE id = $1', [row.id, now]);
-        return { driverId: row.driver_id };
+        await tx.query('DELETE FROM code_lockouts WHERE subject = ANY($1::text[])', [subjectsOf(target)]);
+        return null;
       });
-      if (outcome instanceof HttpError) throw outcome;
-      return outcome;
+      if (refusal) throw refusal;
     },
   };
   app.decorate('otpCodes', otpCodes);

@@ -1,67 +1,94 @@
 /**
- * Sessions: the bearer token handed out after the email code (or a social sign-up) and sent
- * back as `Authorization: Bearer`. Only its SHA-256 is stored. It is read from that header
- * only, never from the `token` cookie the client also keeps, so a forged cross-site request
- * carries no credentials (research/anchors-security.md §2a).
+ * Bearer tokens, sent back as `Authorization: Bearer` (never read from the `token` cookie the
+ * client also keeps, so a forged cross-site request carries no credentials; research/
+ * anchors-security.md §2a). Only a token's SHA-256 is stored. Three kinds:
  *
- * A resume link's token is stored the same way but is another kind ('resume'): it is not a
- * session. Only a route that opts in (`config: { acceptsResumeToken: true }`, GET
- * /driver/status/:id alone) takes one, and that route exchanges it at once for a normal
- * session (`exchangeResume`), deleting it in the same transaction: single use. Every other
- * route answers a resume token as it answers an unknown one.
+ * - a session: made by a sign-in (an ID token exchanged at /auth/signIn or the social sign-up),
+ *   by the sign-up's verified email code, or by a resume link. It lasts a day at most, expires
+ *   after 30 idle minutes, and can be ended (/auth/signOut; a new password ends the others).
+ * - a sign-up token: what the email sign-up hands out. It is good only for sending and checking
+ *   that sign-up's email code, so a code is bound to the sign-up that asked for it.
+ * - a resume link's token: single use, taken only by a route that opts in
+ *   (`config: { tokenKinds: [..., 'resume'] }`, GET /driver/status/:id alone), which exchanges it
+ *   at once for a session (`exchangeResume`) in the same transaction that deletes it.
+ *
+ * A route takes sessions only unless its config names other kinds; any other token answers as an
+ * unknown one. Nothing is cached in the process: ending a session ends it on every instance.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import type { Queryable } from '../db/db.js';
-import { unauthorized } from '../errors.js';
+import { signInAgain } from '../errors.js';
 import { shared } from './shared.js';
 
 export const SESSION_LIFETIME_MS = 24 * 60 * 60 * 1000;
+/** ASVS 3.3.2 (L2): re-authenticate after 30 minutes idle. */
+export const SESSION_IDLE_MS = 30 * 60 * 1000;
+/** Long enough to read an email and ask for a code again; short enough that a lost one is soon worthless. */
+export const SIGNUP_TOKEN_LIFETIME_MS = 60 * 60 * 1000;
+/** How recent a sign-in must be for a sensitive change (replacing the payout account). */
+export const FRESH_SIGN_IN_MS = 5 * 60 * 1000;
+/** last_seen_at is written at most this often per session: a status poll every few seconds must not write every time. */
+const LAST_SEEN_GRANULARITY_MS = 60 * 1000;
+
 export const TOKEN_NOT_FOUND = 'Token not found';
 export const SESSION_EXPIRED = 'Session expired, Please relogin';
 
-/** A row of `sessions`: a normal session, or a resume link's single-use token. */
-export type TokenKind = 'session' | 'resume';
+export type TokenKind = 'session' | 'resume' | 'signup';
 
-export interface IssuedSession {
+export interface IssuedToken {
   token: string;
   expiresAt: Date;
 }
 
+/** Who a live token belongs to, and how they got it. */
+export interface TokenHolder {
+  driverId: string;
+  kind: TokenKind;
+  /** When the driver last signed in with Firebase for this token; null when it came from a code or a link. */
+  authenticatedAt: Date | null;
+}
+
 export interface Sessions {
-  /** A new session token for the driver, for a day (SESSION_LIFETIME_MS). */
-  start(driverId: string): Promise<string>;
+  /** A new session for the driver. `authenticatedAt`: when they signed in with Firebase, if they just did. */
+  start(driverId: string, authenticatedAt: Date | null, db?: Queryable): Promise<IssuedToken>;
+  /** A sign-up token (SIGNUP_TOKEN_LIFETIME_MS) for the email sign-up of this driver. */
+  startSignup(driverId: string, authenticatedAt: Date | null): Promise<IssuedToken>;
   /** A resume link's token for the driver, living `lifetimeMs`: single-use, and no session until exchanged. */
-  issueResume(driverId: string, lifetimeMs: number): Promise<IssuedSession>;
-  /** The driver a live session token belongs to, or null (also for a resume token). */
-  driverOf(token: string): Promise<string | null>;
-  /** The driver and kind of a live token of either kind, or null. Resume tokens are never cached. */
-  holderOf(token: string): Promise<{ driverId: string; kind: TokenKind } | null>;
+  issueResume(driverId: string, lifetimeMs: number): Promise<IssuedToken>;
+  /** The holder of a live token of any kind, or null. */
+  holderOf(token: string): Promise<TokenHolder | null>;
+  /** Ends one token (sign-out, or a sign-up token once its code was verified). */
+  end(token: string, db?: Queryable): Promise<void>;
+  /** Ends the driver's sessions and sign-up tokens made before `before` (a new password). */
+  endOlderThan(driverId: string, before: Date): Promise<void>;
   /**
    * Deletes the driver's live resume token and starts a session in its place, within `tx` (the
-   * caller's transaction, so the two stand or fall together). The new session token, or null
-   * when the resume token is gone: used already (by a concurrent request too), or expired.
+   * caller's transaction, so the two stand or fall together). The new session, or null when the
+   * resume token is gone: used already (by a concurrent request too), or expired.
    */
-  exchangeResume(tx: Queryable, token: string, driverId: string): Promise<string | null>;
+  exchangeResume(tx: Queryable, token: string, driverId: string): Promise<IssuedToken | null>;
+  /** Whether the holder signed in with Firebase within FRESH_SIGN_IN_MS. */
+  isFresh(holder: TokenHolder): boolean;
 }
 
 declare module 'fastify' {
   interface FastifyInstance {
     sessions: Sessions;
     /**
-     * preHandler for driver-scoped routes: sets `request.driverId` or answers 401. Only a route
-     * with `config.acceptsResumeToken` takes a resume token, and then sets `request.resumeToken`.
+     * preHandler for driver-scoped routes: sets `request.driverId` and `request.token`, or answers
+     * 401. The route's `config.tokenKinds` says which kinds it takes (sessions only by default).
      */
     requireDriver: (request: FastifyRequest) => Promise<void>;
   }
   interface FastifyRequest {
     driverId: string;
-    /** The resume token this request came with (a route that accepts one must exchange it), or null. */
-    resumeToken: string | null;
+    /** The bearer token the request came with, and who holds it (set by requireDriver). */
+    token: { value: string; holder: TokenHolder } | null;
   }
   interface FastifyContextConfig {
-    /** The route takes a resume link's token as well as a session, and exchanges it. */
-    acceptsResumeToken?: boolean;
+    /** The kinds of token the route takes; sessions only when absent. */
+    tokenKinds?: readonly TokenKind[];
   }
 }
 
@@ -75,59 +102,52 @@ export function bearerToken(request: FastifyRequest): string | null {
   return match?.[1] ?? null;
 }
 
-/**
- * Known live sessions, so a driver-scoped request (the status poll above all, DESIGN §6) does
- * not pay a database round trip just to find its driver. Sessions are never changed once made
- * and cannot be revoked yet; when they can, revoking must drop the entry here too (and other
- * server instances keep theirs for at most SESSION_CACHE_MS). Resume tokens are never cached:
- * they are deleted when used, and every use must reach the database to find out whether it was
- * the first.
- */
-const SESSION_CACHE_MS = 60_000;
-const SESSION_CACHE_SIZE = 10_000;
+interface TokenRow {
+  driver_id: string;
+  kind: TokenKind;
+  authenticated_at: Date | null;
+  last_seen_at: Date;
+}
 
 export const sessionsPlugin = shared(async (app) => {
-  const cache = new Map<string, { driverId: string; expiresAt: number; cachedUntil: number }>();
-
-  const issue = async (db: Queryable, driverId: string, lifetimeMs: number, kind: TokenKind): Promise<IssuedSession> => {
+  const issue = async (db: Queryable, driverId: string, kind: TokenKind, lifetimeMs: number, authenticatedAt: Date | null): Promise<IssuedToken> => {
     const token = randomBytes(32).toString('base64url');
     const now = app.now();
     const expiresAt = new Date(now.getTime() + lifetimeMs);
-    await db.query('INSERT INTO sessions (token_hash, driver_id, created_at, expires_at, kind) VALUES ($1, $2, $3, $4, $5)', [
-      hashToken(token),
-      driverId,
-      now,
-      expiresAt,
-      kind,
-    ]);
+    await db.query(
+      'INSERT INTO sessions (token_hash, driver_id, kind, created_at, last_seen_at, expires_at, authenticated_at) VALUES ($1, $2, $3, $4, $4, $5, $6)',
+      [hashToken(token), driverId, kind, now, expiresAt, authenticatedAt],
+    );
     return { token, expiresAt };
   };
 
   const holderOf: Sessions['holderOf'] = async (token) => {
     if (!TOKEN_PATTERN.test(token)) return null;
     const hash = hashToken(token);
-    const now = app.now().getTime();
-    const cached = cache.get(hash);
-    if (cached && cached.cachedUntil > now) return cached.expiresAt > now ? { driverId: cached.driverId, kind: 'session' } : null;
-    const { rows } = await app.db.query<{ driver_id: string; expires_at: Date; kind: TokenKind }>(
-      'SELECT driver_id, expires_at, kind FROM sessions WHERE token_hash = $1 AND expires_at > $2',
-      [hash, new Date(now)],
+    const now = app.now();
+    const { rows } = await app.db.query<TokenRow>(
+      `SELECT driver_id, kind, authenticated_at, last_seen_at FROM sessions
+       WHERE token_hash = $1 AND expires_at > $2 AND (kind <> 'session' OR last_seen_at > $3)`,
+      [hash, now, new Date(now.getTime() - SESSION_IDLE_MS)],
     );
     const row = rows[0];
     if (!row) return null;
-    if (row.kind !== 'session') return { driverId: row.driver_id, kind: row.kind };
-    if (cache.size >= SESSION_CACHE_SIZE) cache.clear();
-    cache.set(hash, { driverId: row.driver_id, expiresAt: new Date(row.expires_at).getTime(), cachedUntil: now + SESSION_CACHE_MS });
-    return { driverId: row.driver_id, kind: 'session' };
+    if (row.kind === 'session' && now.getTime() - new Date(row.last_seen_at).getTime() > LAST_SEEN_GRANULARITY_MS) {
+      await app.db.query('UPDATE sessions SET last_seen_at = $2 WHERE token_hash = $1', [hash, now]);
+    }
+    return { driverId: row.driver_id, kind: row.kind, authenticatedAt: row.authenticated_at ? new Date(row.authenticated_at) : null };
   };
 
   const sessions: Sessions = {
-    start: async (driverId) => (await issue(app.db, driverId, SESSION_LIFETIME_MS, 'session')).token,
-    issueResume: (driverId, lifetimeMs) => issue(app.db, driverId, lifetimeMs, 'resume'),
+    start: (driverId, authenticatedAt, db = app.db) => issue(db, driverId, 'session', SESSION_LIFETIME_MS, authenticatedAt),
+    startSignup: (driverId, authenticatedAt) => issue(app.db, driverId, 'signup', SIGNUP_TOKEN_LIFETIME_MS, authenticatedAt),
+    issueResume: (driverId, lifetimeMs) => issue(app.db, driverId, 'resume', lifetimeMs, null),
     holderOf,
-    async driverOf(token) {
-      const holder = await holderOf(token);
-      return holder?.kind === 'session' ? holder.driverId : null;
+    async end(token, db = app.db) {
+      if (TOKEN_PATTERN.test(token)) await db.query('DELETE FROM sessions WHERE token_hash = $1', [hashToken(token)]);
+    },
+    async endOlderThan(driverId, before) {
+      await app.db.query("DELETE FROM sessions WHERE driver_id = $1 AND kind <> 'resume' AND created_at < $2", [driverId, before]);
     },
     async exchangeResume(tx, token, driverId) {
       if (!TOKEN_PATTERN.test(token)) return null;
@@ -138,19 +158,21 @@ export const sessionsPlugin = shared(async (app) => {
         [hashToken(token), driverId, app.now()],
       );
       if (rows.length === 0) return null;
-      return (await issue(tx, driverId, SESSION_LIFETIME_MS, 'session')).token;
+      return issue(tx, driverId, 'session', SESSION_LIFETIME_MS, null);
     },
+    isFresh: (holder) => holder.authenticatedAt !== null && app.now().getTime() - holder.authenticatedAt.getTime() <= FRESH_SIGN_IN_MS,
   };
   app.decorate('sessions', sessions);
   app.decorateRequest('driverId', '');
-  app.decorateRequest('resumeToken', null);
+  app.decorateRequest('token', null);
   app.decorate('requireDriver', async (request: FastifyRequest) => {
     const token = bearerToken(request);
-    if (!token) throw unauthorized(TOKEN_NOT_FOUND);
+    if (!token) throw signInAgain(401, TOKEN_NOT_FOUND);
     const holder = await holderOf(token);
-    // A resume token where none is taken answers like an unknown one: it is no session (yet).
-    if (!holder || (holder.kind === 'resume' && request.routeOptions.config.acceptsResumeToken !== true)) throw unauthorized(SESSION_EXPIRED);
+    const kinds = request.routeOptions.config.tokenKinds ?? ['session'];
+    // A token of a kind the route does not take answers like an unknown one.
+    if (!holder || !kinds.includes(holder.kind)) throw signInAgain(401, SESSION_EXPIRED);
     request.driverId = holder.driverId;
-    request.resumeToken = holder.kind === 'resume' ? token : null;
+    request.token = { value: token, holder };
   });
 });

@@ -37,6 +37,9 @@ export const ADMIN_MESSAGES = {
   reasonNotText: 'The reason must be text.',
   reasonTooLong: `The reason must be at most ${MAX_REJECTION_REASON_LENGTH} characters.`,
   reasonControl: 'The reason must be plain text.',
+  versionRequired: 'reviewVersion must be the reviewVersion of the driver as listed (a whole number).',
+  emailNotVerified: 'This driver has not verified their email yet: they can finish signing up, or sign in, at the sign-up page.',
+  changedSince: 'This driver changed their details after you opened them. Reload the list to review what they sent.',
   noHost: 'The request has no usable Host header: set PUBLIC_URL so resume links have an address.',
 } as const;
 
@@ -47,6 +50,7 @@ interface ListedRow {
   provider: string;
   status: ReviewStatus;
   rejection_reason: string | null;
+  review_version: number;
   is_session_complete: boolean;
   is_subscription_paid: boolean;
   created_at: Date;
@@ -94,7 +98,7 @@ interface UploadRow {
  * SQL so no time zone can shift a date of birth.
  */
 const LIST_SQL = `
-  SELECT d.id, d.email, d.phone, d.provider, d.status, d.rejection_reason, d.is_session_complete, d.is_subscription_paid,
+  SELECT d.id, d.email, d.phone, d.provider, d.status, d.rejection_reason, d.review_version, d.is_session_complete, d.is_subscription_paid,
     d.created_at, d.profile_completed_at, d.first_name, d.last_name, d.middle_initial, d.suffix,
     to_char(d.date_of_birth, 'YYYY-MM-DD') AS date_of_birth, d.gender, d.ssn_last4, d.driver_license_number,
     d.street, d.city, d.state, d.zip_code,
@@ -108,7 +112,7 @@ const LIST_SQL = `
   LEFT JOIN LATERAL (
     SELECT * FROM vehicles WHERE driver_id = d.id AND submitted_at IS NOT NULL ORDER BY submitted_at DESC LIMIT 1
   ) v ON true
-  WHERE d.status = $1::text AND ($1::text <> 'pending' OR d.is_session_complete)
+  WHERE ($2::uuid IS NULL AND d.status = $1::text AND ($1::text <> 'pending' OR d.is_session_complete)) OR d.id = $2::uuid
   ORDER BY CASE WHEN $1::text = 'pending' THEN v.submitted_at END ASC, d.reviewed_at DESC NULLS LAST, d.created_at ASC`;
 
 function listedDriver(row: ListedRow, uploads: UploadRow[]) {
@@ -119,6 +123,8 @@ function listedDriver(row: ListedRow, uploads: UploadRow[]) {
     provider: row.provider,
     status: row.status,
     rejectionReason: row.rejection_reason,
+    // What a decision must name: the data the reviewer saw (routes/driver.ts moves it on every change).
+    reviewVersion: row.review_version,
     isSessionComplete: row.is_session_complete,
     isSubscriptionPaid: row.is_subscription_paid,
     createdAt: row.created_at,
@@ -175,21 +181,35 @@ function reviewStatusOf(query: unknown): ReviewStatus {
 // C0 controls other than tab and newline, and DEL: a reason is shown to the driver as text.
 const CONTROL_CHARACTERS = /[\u0000-\u0008\u000b-\u001f\u007f]/;
 
-/** The `{ reason }` of a rejection: required, trimmed, 1–500 characters. */
-export function rejectionReasonOf(body: unknown): string {
+/** What a decision names: the driver's review version as listed, and for a rejection the reason. */
+export interface DecisionBody {
+  reviewVersion: number;
+  reason: string | null;
+}
+
+/**
+ * The body of a decision: `{ reviewVersion }` to approve, `{ reviewVersion, reason }` to reject
+ * (the reason required, trimmed, 1–500 characters).
+ */
+export function decisionBodyOf(body: unknown, decision: 'approved' | 'rejected'): DecisionBody {
   const payload = body ?? {};
   if (typeof payload !== 'object' || Array.isArray(payload)) throw badRequest(ADMIN_MESSAGES.bodyNotObject);
-  const unknown = Object.keys(payload).find((key) => key !== 'reason');
+  const allowed = decision === 'rejected' ? ['reason', 'reviewVersion'] : ['reviewVersion'];
+  const unknown = Object.keys(payload).find((key) => !allowed.includes(key));
   if (unknown !== undefined) throw badRequest(`${ADMIN_MESSAGES.unknownField}${unknown}`);
-  const reason = (payload as { reason?: unknown }).reason;
-  if (reason === undefined || reason === null) throw badRequest(ADMIN_MESSAGES.reasonRequired);
-  if (typeof reason !== 'string') throw badRequest(ADMIN_MESSAGES.reasonNotText);
-  const trimmed = reason.trim();
-  if (trimmed === '') throw badRequest(ADMIN_MESSAGES.reasonRequired);
-  // Characters as a person counts them, not UTF-16 units.
-  if ([...trimmed].length > MAX_REJECTION_REASON_LENGTH) throw badRequest(ADMIN_MESSAGES.reasonTooLong);
-  if (CONTROL_CHARACTERS.test(trimmed)) throw badRequest(ADMIN_MESSAGES.reasonControl);
-  return trimmed;
+  const { reason, reviewVersion } = payload as { reason?: unknown; reviewVersion?: unknown };
+  let trimmed: string | null = null;
+  if (decision === 'rejected') {
+    if (reason === undefined || reason === null) throw badRequest(ADMIN_MESSAGES.reasonRequired);
+    if (typeof reason !== 'string') throw badRequest(ADMIN_MESSAGES.reasonNotText);
+    trimmed = reason.trim();
+    if (trimmed === '') throw badRequest(ADMIN_MESSAGES.reasonRequired);
+    // Characters as a person counts them, not UTF-16 units.
+    if ([...trimmed].length > MAX_REJECTION_REASON_LENGTH) throw badRequest(ADMIN_MESSAGES.reasonTooLong);
+    if (CONTROL_CHARACTERS.test(trimmed)) throw badRequest(ADMIN_MESSAGES.reasonControl);
+  }
+  if (typeof reviewVersion !== 'number' || !Number.isSafeInteger(reviewVersion) || reviewVersion < 0) throw badRequest(ADMIN_MESSAGES.versionRequired);
+  return { reviewVersion, reason: trimmed };
 }
 
 /** What a host may look like (name, IPv4, [IPv6], optional port): it is put into a link. */
@@ -209,25 +229,35 @@ export async function adminRoutes(app: FastifyInstance, options: { config: Serve
   app.addHook('onRequest', app.requireAdmin);
 
   /** The driver's review facts, or a 404 for an id that names nobody. */
-  async function reviewedDriver(id: string): Promise<{ id: string; isSessionComplete: boolean }> {
+  async function reviewedDriver(id: string): Promise<{ id: string; isSessionComplete: boolean; isEmailVerified: boolean }> {
     if (!isUuid(id)) throw notFound(ADMIN_MESSAGES.unknownDriver);
-    const { rows } = await app.db.query<{ id: string; is_session_complete: boolean }>('SELECT id, is_session_complete FROM drivers WHERE id = $1', [id]);
+    const { rows } = await app.db.query<{ id: string; is_session_complete: boolean; email_verified: boolean }>(
+      'SELECT id, is_session_complete, email_verified_at IS NOT NULL AS email_verified FROM drivers WHERE id = $1',
+      [id],
+    );
     const row = rows[0];
     if (!row) throw notFound(ADMIN_MESSAGES.unknownDriver);
-    return { id: row.id, isSessionComplete: row.is_session_complete };
+    return { id: row.id, isSessionComplete: row.is_session_complete, isEmailVerified: row.email_verified };
   }
 
-  /** Records a decision on the driver and in the review history, in one transaction. */
-  async function decide(id: string, decision: 'approved' | 'rejected', reason: string | null) {
+  /**
+   * Records a decision on the driver and in the review history, in one transaction, provided the
+   * driver's data is still the version the reviewer saw.
+   */
+  async function decide(id: string, decision: 'approved' | 'rejected', body: unknown) {
+    // The body is checked first: a bad request is a bad request whoever it names.
+    const { reviewVersion, reason } = decisionBodyOf(body, decision);
     const driver = await reviewedDriver(id);
     // Nothing to judge before the vehicle and its documents were sent.
     if (!driver.isSessionComplete) throw conflict(ADMIN_MESSAGES.notSubmitted);
     const now = app.now();
     await app.db.transaction(async (tx) => {
-      await tx.query(
-        'UPDATE drivers SET status = $2, rejection_reason = $3, reviewed_at = $4, reviewed_by = $5, updated_at = $4 WHERE id = $1',
-        [driver.id, decision, reason, now, app.adminReviewer],
+      const decided = await tx.query(
+        `UPDATE drivers SET status = $2, rejection_reason = $3, reviewed_at = $4, reviewed_by = $5, updated_at = $4
+         WHERE id = $1 AND review_version = $6 RETURNING id`,
+        [driver.id, decision, reason, now, app.adminReviewer, reviewVersion],
       );
+      if (decided.rows.length === 0) throw conflict(ADMIN_MESSAGES.changedSince);
       await tx.query('INSERT INTO driver_reviews (driver_id, decision, reason, reviewed_by, reviewed_at) VALUES ($1, $2, $3, $4, $5)', [
         driver.id,
         decision,
@@ -239,9 +269,8 @@ export async function adminRoutes(app: FastifyInstance, options: { config: Serve
     return { success: true, status: decision };
   }
 
-  app.get('/drivers', async (request) => {
-    const status = reviewStatusOf(request.query);
-    const { rows } = await app.db.query<ListedRow>(LIST_SQL, [status]);
+  /** The drivers of the list rows, each with their documents. */
+  async function listed(rows: ListedRow[]) {
     const ids = rows.map((row) => row.id);
     const uploads = ids.length
       ? (
@@ -251,19 +280,32 @@ export async function adminRoutes(app: FastifyInstance, options: { config: Serve
           )
         ).rows
       : [];
-    return { drivers: rows.map((row) => listedDriver(row, uploads)) };
+    return rows.map((row) => listedDriver(row, uploads));
+  }
+
+  app.get('/drivers', async (request) => {
+    const status = reviewStatusOf(request.query);
+    const { rows } = await app.db.query<ListedRow>(LIST_SQL, [status, null]);
+    return { drivers: await listed(rows) };
   });
 
-  app.post<DriverParams>('/drivers/:id/approve', async (request) => decide(request.params.id, 'approved', null));
-
-  app.post<DriverParams>('/drivers/:id/reject', async (request) => {
-    // The reason is checked first: a bad request is a bad request whoever it names.
-    const reason = rejectionReasonOf(request.body);
-    return decide(request.params.id, 'rejected', reason);
+  /** One driver as the list shows them, whatever their state (the admin command reads the review version here). */
+  app.get<DriverParams>('/drivers/:id', async (request) => {
+    const driver = await reviewedDriver(request.params.id);
+    const { rows } = await app.db.query<ListedRow>(LIST_SQL, [null, driver.id]);
+    const [found] = await listed(rows);
+    if (!found) throw notFound(ADMIN_MESSAGES.unknownDriver);
+    return found;
   });
+
+  app.post<DriverParams>('/drivers/:id/approve', async (request) => decide(request.params.id, 'approved', request.body));
+
+  app.post<DriverParams>('/drivers/:id/reject', async (request) => decide(request.params.id, 'rejected', request.body));
 
   app.post<DriverParams>('/drivers/:id/resume-link', async (request) => {
     const driver = await reviewedDriver(request.params.id);
+    // A link gives a session, and a session is what a verified email code gives: never before it.
+    if (!driver.isEmailVerified) throw conflict(ADMIN_MESSAGES.emailNotVerified);
     const origin = publicOriginOf(options.config, request);
     const { token, expiresAt } = await app.sessions.issueResume(driver.id, RESUME_LINK_LIFETIME_MS);
     // The resume screen's route, /:id/:token (spec §2): the token URL-encoded.

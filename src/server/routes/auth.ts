@@ -1,15 +1,23 @@
 /**
- * Sign-up and the one-time codes (spec §4, §7). Every route here is rate limited per client
- * address (request.ip: the socket, or the proxy's X-Forwarded-For only when TRUST_PROXY says
- * so; the `ip` a client sends is recorded, never trusted).
+ * Sign-up, sign-in and the one-time codes (spec §4, §7). Every route here is rate limited per
+ * client address (request.ip: the socket, or the proxy's X-Forwarded-For only when TRUST_PROXY
+ * says so; the `ip` a client sends is recorded, never trusted).
+ *
+ * A code proves an address for the sign-up that asked for it; it never signs anyone in:
+ * - the email sign-up (a Firebase ID token of that very account) answers a sign-up token, and
+ *   only that token can resend or check the sign-up's email code; a verified email takes no code;
+ * - phone codes need the driver's session and go to the driver's own phone;
+ * - returning drivers sign in with Firebase (email and password, or a provider), and the server
+ *   exchanges the verified ID token for a session (/auth/signIn).
  */
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance } from 'fastify';
-import { HttpError, badRequest, tooManyRequests, unauthorized } from '../errors.js';
+import { HttpError, badRequest, conflict, forbidden, notFound, tooManyRequests, unauthorized } from '../errors.js';
 import { emailExtra, idTokenExtra, ipExtra, usPhoneExtra } from '../lib/extras.js';
+import { returningDriver, type ReturningDriver } from '../lib/driverStatus.js';
 import type { Queryable } from '../db/db.js';
 import type { SignedInUser } from '../plugins/identity.js';
-import { OTP_MESSAGES } from '../plugins/otpCodes.js';
+import { bearerToken, type IssuedToken } from '../plugins/sessions.js';
 
 export const AUTH_MESSAGES = {
   tooManyRequests: 'Too many requests. Please wait a minute and try again.',
@@ -17,11 +25,16 @@ export const AUTH_MESSAGES = {
   emailMismatch: 'The signed-in account does not match this email. Please sign in again.',
   useEmailSignUp: 'Please sign up with your email and password.',
   emailCodeSent: 'We sent a 4-digit code to your email.',
-  emailCodeResent: 'If an account uses this email, a new code is on its way.',
+  emailCodeResent: 'We sent a new 4-digit code to your email.',
+  alreadyVerified: 'Your email is already verified. Please sign in.',
+  notYourSignUp: 'This email is not the one you signed up with. Please sign up again.',
   noPhone: 'Your account has no phone number yet. Please complete your profile first.',
   phoneMismatch: 'This phone number does not match your account. Please sign up again.',
+  phoneTaken: 'This phone number is already verified on another account. Please use another number.',
   phoneCodeSent: 'We sent a 4-digit code to your phone.',
   phoneVerified: 'Your phone number is verified.',
+  noAccount: 'There is no driver account for this sign-in yet. Please sign up first.',
+  signedOut: 'You are signed out.',
 } as const;
 
 const isUniqueViolation = (error: unknown) => (error as { code?: unknown }).code === '23505';
@@ -34,6 +47,15 @@ function emailOf(user: SignedInUser, email: string): string {
 
 interface DriverKey {
   id: string;
+}
+
+/** Refuses a phone number that another account has verified (a verified phone belongs to one account). */
+async function refuseClaimedPhone(db: Queryable, phone: string, driverId: string | null): Promise<void> {
+  const { rows } = await db.query('SELECT 1 FROM drivers WHERE phone = $1 AND phone_verified_at IS NOT NULL AND id IS DISTINCT FROM $2::uuid', [
+    phone,
+    driverId,
+  ]);
+  if (rows.length > 0) throw conflict(AUTH_MESSAGES.phoneTaken);
 }
 
 /**
@@ -54,7 +76,7 @@ async function upsertDriver(
         const byEmail = await tx.query<DriverKey>('SELECT id FROM drivers WHERE email = $1', [email]);
         if (byEmail.rows.length > 0) throw new HttpError(409, AUTH_MESSAGES.emailTaken);
       }
-      return update(tx, existing);
+      return await update(tx, existing);
     });
   } catch (error) {
     // Two sign-ups racing for one email, or an account whose email changed to a taken one.
@@ -70,6 +92,21 @@ export async function authRoutes(app: FastifyInstance, options: { max: number; w
     errorResponseBuilder: () => tooManyRequests(AUTH_MESSAGES.tooManyRequests),
   });
   const reader = app.callReader;
+  const signUpOnly = { config: { tokenKinds: ['signup'] as const }, preHandler: app.requireDriver };
+  const sessionOnly = { preHandler: app.requireDriver };
+
+  /** What a returning driver's browser is told, with the token it now holds. */
+  async function answerFor(driverId: string, issued: IssuedToken): Promise<ReturningDriver & { success: true; token: string }> {
+    const driver = await returningDriver(app.db, driverId);
+    if (!driver) throw notFound(AUTH_MESSAGES.noAccount);
+    return { success: true, token: issued.token, ...driver };
+  }
+
+  /** Sends a sign-up's email code and hands out the sign-up token that alone may check it. */
+  async function startEmailVerification(driverId: string, email: string, user: SignedInUser): Promise<IssuedToken> {
+    await app.otpCodes.send({ driverId, channel: 'email', destination: email, purpose: 'verify' });
+    return app.sessions.startSignup(driverId, user.authTime);
+  }
 
   app.post(reader.routePath('driverEmailSignUp'), async (request) => {
     const { form, extras } = reader.json('driverEmailSignUp', request);
@@ -82,8 +119,12 @@ export async function authRoutes(app: FastifyInstance, options: { max: number; w
     const now = app.now();
     // The password went to Firebase, which owns it; the server only checked it against the schema.
     const driverId = await upsertDriver(app, user, email, async (tx, existing) => {
+      await refuseClaimedPhone(tx, phone, existing);
       if (existing) {
-        // A re-signup with the same Firebase account: new phone/referral, and a new code.
+        const verified = await tx.query('SELECT 1 FROM drivers WHERE id = $1 AND email_verified_at IS NOT NULL', [existing]);
+        // A finished sign-up is signed into, not signed up again: no code, no changes.
+        if (verified.rows.length > 0) throw conflict(AUTH_MESSAGES.alreadyVerified);
+        // An unfinished sign-up of the same Firebase account: new phone/referral, and a new code.
         await tx.query(
           `UPDATE drivers SET email = $2, phone = $3, referral_code = $4, terms_accepted_at = $5, sms_consent_at = $5,
              signup_ip = $6, phone_verified_at = CASE WHEN phone = $3 THEN phone_verified_at END, updated_at = $5
@@ -99,8 +140,8 @@ export async function authRoutes(app: FastifyInstance, options: { max: number; w
       );
       return created.rows[0]!.id;
     });
-    await app.otpCodes.send({ channel: 'email', destination: email, driverId });
-    return { success: true, message: AUTH_MESSAGES.emailCodeSent, driverId };
+    const signUp = await startEmailVerification(driverId, email, user);
+    return { success: true, message: AUTH_MESSAGES.emailCodeSent, driverId, token: signUp.token };
   });
 
   app.post(reader.routePath('driverSocialSignup'), async (request) => {
@@ -130,31 +171,76 @@ export async function authRoutes(app: FastifyInstance, options: { max: number; w
       );
       return created.rows[0]!.id;
     });
-    const token = await app.sessions.start(driverId);
-    return { success: true, token, driverId };
+    // A provider's sign-in is a sign-in: the driver gets a session at once.
+    return answerFor(driverId, await app.sessions.start(driverId, user.authTime));
   });
 
-  app.post(reader.routePath('sendEmailCode'), async (request, reply) => {
+  app.post(reader.routePath('signIn'), async (request) => {
+    const { extras } = reader.json('signIn', request, null);
+    const user = await app.identity.verify(idTokenExtra(extras.idToken));
+    const { rows } = await app.db.query<{ id: string; email: string; email_verified: boolean }>(
+      'SELECT id, email, email_verified_at IS NOT NULL AS email_verified FROM drivers WHERE firebase_uid = $1',
+      [user.uid],
+    );
+    const driver = rows[0];
+    if (!driver) throw notFound(AUTH_MESSAGES.noAccount);
+    // A new password (or a revocation) moves Firebase's "valid since": sessions made before it end.
+    const validSince = await app.identity.tokensValidSince(user.uid);
+    if (validSince) await app.sessions.endOlderThan(driver.id, validSince);
+    // The browser's previous token, if it sent one, is replaced rather than left alive.
+    const previous = bearerToken(request);
+    if (previous) await app.sessions.end(previous);
+    // A password sign-up that never proved its email goes back to its email code.
+    const issued = driver.email_verified
+      ? await app.sessions.start(driver.id, user.authTime)
+      : await startEmailVerification(driver.id, driver.email, user);
+    return answerFor(driver.id, issued);
+  });
+
+  app.post(reader.routePath('signOut'), { config: { tokenKinds: ['session', 'signup'] as const }, preHandler: app.requireDriver }, async (request) => {
+    reader.json('signOut', request, null);
+    await app.sessions.end(request.token!.value);
+    return { success: true, message: AUTH_MESSAGES.signedOut };
+  });
+
+  /** The sign-up of this request's sign-up token, which must be for `email` and not finished yet. */
+  async function pendingSignUp(driverId: string, email: string): Promise<void> {
+    const { rows } = await app.db.query<{ email: string; verified: boolean }>(
+      'SELECT email, email_verified_at IS NOT NULL AS verified FROM drivers WHERE id = $1',
+      [driverId],
+    );
+    const driver = rows[0];
+    if (!driver || driver.email !== email) throw forbidden(AUTH_MESSAGES.notYourSignUp);
+    if (driver.verified) throw conflict(AUTH_MESSAGES.alreadyVerified);
+  }
+
+  app.post(reader.routePath('sendEmailCode'), signUpOnly, async (request, reply) => {
     const { extras } = reader.json('sendEmailCode', request);
     const email = emailExtra(extras.email);
-    const { rows } = await app.db.query<DriverKey>('SELECT id FROM drivers WHERE email = $1', [email]);
-    // An unknown email gets the same answer (and the same limits) as a known one.
-    await app.otpCodes.send({ channel: 'email', destination: email, driverId: rows[0]?.id ?? null });
+    await pendingSignUp(request.driverId, email);
+    await app.otpCodes.send({ driverId: request.driverId, channel: 'email', destination: email, purpose: 'verify' });
     return reply.code(201).send({ success: true, message: AUTH_MESSAGES.emailCodeResent });
   });
 
-  app.post(reader.routePath('validateEmailCode'), async (request) => {
+  app.post(reader.routePath('validateEmailCode'), signUpOnly, async (request) => {
     const { form, extras } = reader.json('validateEmailCode', request);
     const email = emailExtra(extras.email);
-    const { driverId } = await app.otpCodes.verify({ channel: 'email', destination: email, code: String(form.otp) });
-    // Codes for unknown emails never match; this only guards the type.
-    if (!driverId) throw badRequest(OTP_MESSAGES.wrong);
-    await app.db.query('UPDATE drivers SET email_verified_at = COALESCE(email_verified_at, $2), updated_at = $2 WHERE id = $1', [
-      driverId,
-      app.now(),
-    ]);
-    const token = await app.sessions.start(driverId);
-    return { success: true, token, driverId };
+    const driverId = request.driverId;
+    await pendingSignUp(driverId, email);
+    await app.otpCodes.verify({ driverId, channel: 'email', destination: email, purpose: 'verify' }, String(form.otp));
+    const signUp = request.token!;
+    const session = await app.db.transaction(async (tx) => {
+      const now = app.now();
+      const verified = await tx.query('UPDATE drivers SET email_verified_at = $2, updated_at = $2 WHERE id = $1 AND email_verified_at IS NULL RETURNING id', [
+        driverId,
+        now,
+      ]);
+      // Verified meanwhile by a concurrent request with the same code: that one got the session.
+      if (verified.rows.length === 0) throw conflict(AUTH_MESSAGES.alreadyVerified);
+      await app.sessions.end(signUp.value, tx);
+      return app.sessions.start(driverId, signUp.holder.authenticatedAt, tx);
+    });
+    return { success: true, token: session.token, driverId };
   });
 
   /** The signed-in driver's phone, which the client must have sent. */
@@ -166,20 +252,27 @@ export async function authRoutes(app: FastifyInstance, options: { max: number; w
     return phone;
   }
 
-  app.post(reader.routePath('sendPhoneCode'), { preHandler: app.requireDriver }, async (request, reply) => {
+  app.post(reader.routePath('sendPhoneCode'), sessionOnly, async (request, reply) => {
     const { extras } = reader.json('sendPhoneCode', request);
     const phone = await driverPhone(request.driverId, usPhoneExtra(extras.phoneNo));
-    const { firstForDriver } = await app.otpCodes.send({ channel: 'sms', destination: phone, driverId: request.driverId });
+    await refuseClaimedPhone(app.db, phone, request.driverId);
+    const { firstForDriver } = await app.otpCodes.send({ driverId: request.driverId, channel: 'sms', destination: phone, purpose: 'verify' });
     // The client counts 201 as "resent" (spec §4); the first code after email verification is a 200.
     return reply.code(firstForDriver ? 200 : 201).send({ success: true, message: AUTH_MESSAGES.phoneCodeSent });
   });
 
-  app.post(reader.routePath('validatePhoneCode'), { preHandler: app.requireDriver }, async (request) => {
+  app.post(reader.routePath('validatePhoneCode'), sessionOnly, async (request) => {
     const { form, extras } = reader.json('validatePhoneCode', request);
     const phone = await driverPhone(request.driverId, usPhoneExtra(extras.phoneNo));
     // The driver comes from the token, never from the phone number sent.
-    await app.otpCodes.verify({ channel: 'sms', destination: phone, code: String(form.otp), driverId: request.driverId });
-    await app.db.query('UPDATE drivers SET phone_verified_at = $2, updated_at = $2 WHERE id = $1', [request.driverId, app.now()]);
+    await app.otpCodes.verify({ driverId: request.driverId, channel: 'sms', destination: phone, purpose: 'verify' }, String(form.otp));
+    try {
+      await app.db.query('UPDATE drivers SET phone_verified_at = $2, updated_at = $2 WHERE id = $1', [request.driverId, app.now()]);
+    } catch (error) {
+      // Another account verified this number meanwhile (drivers_verified_phone_idx).
+      if (isUniqueViolation(error)) throw conflict(AUTH_MESSAGES.phoneTaken);
+      throw error;
+    }
     return { success: true, message: AUTH_MESSAGES.phoneVerified };
   });
 }

@@ -3,14 +3,21 @@
  * token only; ids in the path or body are checked against it. Server-set fields (status, the
  * paid and complete flags) are never read from a body: no call maps them, so a body that sends
  * them is refused as an unknown field.
+ *
+ * Review can't be bypassed: once approved, what the reviewer judged (profile, vehicle photos,
+ * vehicle) can no longer be changed here (409), and every change before that moves the driver's
+ * review version on, so a decision made on an older version is refused (routes/admin.ts).
  */
+import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import { forbidden, unauthorized } from '../errors.js';
+import { conflict, forbidden, signInAgain } from '../errors.js';
 import type { Queryable } from '../db/db.js';
 import type { UploadedFile } from '../lib/callPayload.js';
+import { returningDriver } from '../lib/driverStatus.js';
 import { isUuid, vehicleIdExtra } from '../lib/extras.js';
 import { findUpload, sendUpload } from '../lib/uploadFiles.js';
 import { SESSION_EXPIRED } from '../plugins/sessions.js';
+import { AUTH_MESSAGES } from './auth.js';
 
 export const DRIVER_MESSAGES = {
   profileSaved: 'Your personal profile is saved.',
@@ -20,22 +27,20 @@ export const DRIVER_MESSAGES = {
   notYourVehicle: 'This vehicle does not belong to your account. Please upload your vehicle images again.',
   notYourStatus: 'You can only see your own status.',
   notYourFile: 'You can only see your own photos and documents.',
+  approvedLocked: 'Your profile and vehicle are approved, so they can no longer be changed here. Please contact support to change them.',
 } as const;
-
-/** GET /driver/status/:id's `data`. */
-interface DriverStatus {
-  status: string;
-  isSessionComplete: boolean;
-  isSubscriptionPaid: boolean;
-  rejectionReason?: string;
-}
 
 interface DriverRow {
   provider: string;
+  status: string;
   phone: string | null;
   phone_verified_at: Date | null;
   profile_completed_at: Date | null;
 }
+
+/** A change to what a reviewer judges: the next decision must be made on this version. */
+const bumpReviewVersion = (tx: Queryable, driverId: string, now: Date) =>
+  tx.query('UPDATE drivers SET review_version = review_version + 1, updated_at = $2 WHERE id = $1', [driverId, now]);
 
 /**
  * Stores uploaded files (encrypted, random names) and their rows together with `work`, replacing
@@ -83,24 +88,36 @@ export async function driverRoutes(app: FastifyInstance) {
   const reader = app.callReader;
   app.addHook('preHandler', app.requireDriver);
 
-  async function driverRow(driverId: string): Promise<DriverRow> {
-    const { rows } = await app.db.query<DriverRow>('SELECT provider, phone, phone_verified_at, profile_completed_at FROM drivers WHERE id = $1', [driverId]);
+  /** The driver, whose reviewed data may still change (not approved). */
+  async function changeableDriver(driverId: string): Promise<DriverRow> {
+    const { rows } = await app.db.query<DriverRow>(
+      'SELECT provider, status, phone, phone_verified_at, profile_completed_at FROM drivers WHERE id = $1',
+      [driverId],
+    );
     // A session outlives nothing: drivers are deleted with their sessions (ON DELETE CASCADE).
-    if (!rows[0]) throw forbidden(DRIVER_MESSAGES.notYourStatus);
-    return rows[0];
+    const driver = rows[0];
+    if (!driver) throw forbidden(DRIVER_MESSAGES.notYourStatus);
+    if (driver.status === 'approved') throw conflict(DRIVER_MESSAGES.approvedLocked);
+    return driver;
   }
 
   app.post(reader.routePath('completeProfile'), async (request) => {
     const driverId = request.driverId;
-    const driver = await driverRow(driverId);
-    // Social sign-ups have no phone yet: their profile variant asks for it (flow: storage.isSocial).
+    const driver = await changeableDriver(driverId);
     const social = driver.provider !== 'password';
     // Steps in order (spec §4): an email sign-up verifies the phone before the profile.
     if (!social && !driver.phone_verified_at) throw forbidden(DRIVER_MESSAGES.phoneFirst);
-    const { form, files } = await reader.multipart('completeProfile', request, social ? 'profile-social' : 'profile');
+    // Social sign-ups have no phone yet: their profile variant asks for it (flow: storage.isSocial).
+    // Once their phone is verified they may send the plain profile, which keeps that phone (a
+    // rejected driver updating the profile from the approval wait, where the social flag is cleared).
+    const phoneKept = (form: Record<string, unknown>) => social && driver.phone_verified_at !== null && form.phoneNo === undefined;
+    const { form, files } = await reader.multipart('completeProfile', request, (values) =>
+      !social || phoneKept(values) ? 'profile' : 'profile-social',
+    );
     const text = (name: string) => (typeof form[name] === 'string' ? (form[name] as string) : null);
     const ssn = String(form.SSN);
     const now = app.now();
+    const phone = social && !phoneKept(form) ? `+1${String(form.phoneNo)}` : null;
     await saveWithFiles(app, { driverId, vehicleId: null }, files, async (tx) => {
       await tx.query(
         `UPDATE drivers SET first_name = $2, last_name = $3, middle_initial = $4, suffix = $5, date_of_birth = $6::date,
@@ -125,8 +142,9 @@ export async function driverRoutes(app: FastifyInstance) {
           now,
         ],
       );
-      if (social) {
-        const phone = `+1${String(form.phoneNo)}`;
+      if (phone) {
+        const claimed = await tx.query('SELECT 1 FROM drivers WHERE phone = $1 AND phone_verified_at IS NOT NULL AND id <> $2', [phone, driverId]);
+        if (claimed.rows.length > 0) throw conflict(AUTH_MESSAGES.phoneTaken);
         // A changed phone must be verified again.
         await tx.query(
           `UPDATE drivers SET phone = $2, referral_code = $3,
@@ -134,33 +152,31 @@ export async function driverRoutes(app: FastifyInstance) {
           [driverId, phone, text('referalCode')],
         );
       }
+      await bumpReviewVersion(tx, driverId, now);
     });
     return { success: true, message: DRIVER_MESSAGES.profileSaved };
   });
 
   app.post(reader.routePath('completeVehicleDocs'), async (request) => {
     const driverId = request.driverId;
-    const driver = await driverRow(driverId);
+    const driver = await changeableDriver(driverId);
     if (!driver.profile_completed_at) throw forbidden(DRIVER_MESSAGES.profileFirst);
     // Both orders of spec §4 verify the phone before the vehicle photos.
     if (!driver.phone_verified_at) throw forbidden(DRIVER_MESSAGES.phoneFirst);
     const { files } = await reader.multipart('completeVehicleDocs', request);
-    const vehicle = await app.db.query<{ id: string }>('INSERT INTO vehicles (driver_id, created_at, updated_at) VALUES ($1, $2, $2) RETURNING id', [
-      driverId,
-      app.now(),
-    ]);
-    const vehicleId = vehicle.rows[0]!.id;
-    try {
-      await saveWithFiles(app, { driverId, vehicleId }, files, async () => undefined);
-    } catch (error) {
-      await app.db.query('DELETE FROM vehicles WHERE id = $1', [vehicleId]);
-      throw error;
-    }
+    // The vehicle's id is made here, so its row and its photos are written in one transaction.
+    const vehicleId = randomUUID();
+    const now = app.now();
+    await saveWithFiles(app, { driverId, vehicleId }, files, async (tx) => {
+      await tx.query('INSERT INTO vehicles (id, driver_id, created_at, updated_at) VALUES ($1, $2, $3, $3)', [vehicleId, driverId, now]);
+      await bumpReviewVersion(tx, driverId, now);
+    });
     return { success: true, data: { vehicle: { id: vehicleId } } };
   });
 
   app.post(reader.routePath('completeVehicle'), async (request) => {
     const driverId = request.driverId;
+    await changeableDriver(driverId);
     const { form, files, extras } = await reader.multipart('completeVehicle', request);
     const vehicleId = vehicleIdExtra(extras.vehicleId);
     const owned = isUuid(vehicleId)
@@ -188,13 +204,10 @@ export async function driverRoutes(app: FastifyInstance) {
         ],
       );
       // Sending the vehicle again is how a rejected driver asks for another review: pending again,
-      // the old reason gone. An approved driver stays approved; a pending one stays pending.
-      // (Every right-hand side reads the row as it was, so both CASEs see the old status.)
+      // the old reason gone. (Approved drivers were refused above.)
       await tx.query(
-        `UPDATE drivers SET is_session_complete = true,
-           status = CASE WHEN status = 'rejected' THEN 'pending' ELSE status END,
-           rejection_reason = CASE WHEN status = 'rejected' THEN NULL ELSE rejection_reason END,
-           updated_at = $2
+        `UPDATE drivers SET is_session_complete = true, status = 'pending', rejection_reason = NULL,
+           review_version = review_version + 1, updated_at = $2
          WHERE id = $1`,
         [driverId, now],
       );
@@ -202,38 +215,25 @@ export async function driverRoutes(app: FastifyInstance) {
     return { success: true, message: DRIVER_MESSAGES.vehicleSent };
   });
 
-  /** The driver's status (spec §3), with the rejection reason beyond the spec's three fields. */
-  async function statusOf(db: Queryable, driverId: string): Promise<DriverStatus> {
-    const { rows } = await db.query<{ status: string; is_session_complete: boolean; is_subscription_paid: boolean; rejection_reason: string | null }>(
-      'SELECT status, is_session_complete, is_subscription_paid, rejection_reason FROM drivers WHERE id = $1',
-      [driverId],
-    );
-    const row = rows[0];
-    if (!row) throw forbidden(DRIVER_MESSAGES.notYourStatus);
-    const data: DriverStatus = {
-      status: row.status,
-      isSessionComplete: row.is_session_complete,
-      isSubscriptionPaid: row.is_subscription_paid,
-    };
-    // A rejected driver is told what to fix.
-    if (row.status === 'rejected') data.rejectionReason = row.rejection_reason ?? '';
-    return data;
-  }
-
   // The one route that takes a resume link's token (plugins/sessions.ts): it answers the status
-  // and, in the same transaction that deletes the link's token, a new session token beside
-  // `data`. A session's request gets `data` alone.
-  app.get<{ Params: { id: string } }>(reader.routePath('driverStatus'), { config: { acceptsResumeToken: true } }, async (request) => {
+  // and, in the same transaction that deletes the link's token, a new session token with who the
+  // driver is (as a sign-in does). A session's request gets `data` alone.
+  app.get<{ Params: { id: string } }>(reader.routePath('driverStatus'), { config: { tokenKinds: ['session', 'resume'] } }, async (request) => {
     // Another driver's id is refused before anything else, and does not use up a resume token.
     if (request.params.id !== request.driverId) throw forbidden(DRIVER_MESSAGES.notYourStatus);
-    const resumeToken = request.resumeToken;
-    if (resumeToken === null) return { data: await statusOf(app.db, request.driverId) };
+    const token = request.token!;
+    if (token.holder.kind === 'session') {
+      const driver = await returningDriver(app.db, request.driverId);
+      if (!driver) throw forbidden(DRIVER_MESSAGES.notYourStatus);
+      return { data: driver.data };
+    }
     const exchanged = await app.db.transaction(async (tx) => {
-      const token = await app.sessions.exchangeResume(tx, resumeToken, request.driverId);
-      return token === null ? null : { data: await statusOf(tx, request.driverId), token };
+      const session = await app.sessions.exchangeResume(tx, token.value, request.driverId);
+      const driver = session && (await returningDriver(tx, request.driverId));
+      return session && driver ? { ...driver, token: session.token } : null;
     });
     // Used meanwhile (a second tab, a concurrent request) or expired since the preHandler looked.
-    if (!exchanged) throw unauthorized(SESSION_EXPIRED);
+    if (!exchanged) throw signInAgain(401, SESSION_EXPIRED);
     return exchanged;
   });
 

@@ -1,13 +1,15 @@
 /**
  * The payout bank account (spec §2 Add Bank, §5 Bank). Validated with schemas/bank.schema.json,
  * as the form was; the account number is encrypted at rest and only its last four digits are
- * ever returned (DESIGN §5).
+ * ever returned (DESIGN §5). Replacing an account is where a stolen session would send the money:
+ * it needs a sign-in minutes old, and the driver is told by email.
  */
 import type { FastifyInstance } from 'fastify';
-import { forbidden } from '../errors.js';
+import { forbidden, signInAgain } from '../errors.js';
 
 export const FINANCE_MESSAGES = {
   subscribeFirst: 'Please activate your subscription before adding a bank account.',
+  signInToReplace: 'For your security, please sign in again to change your bank account.',
 } as const;
 
 export async function financeRoutes(app: FastifyInstance) {
@@ -16,25 +18,37 @@ export async function financeRoutes(app: FastifyInstance) {
 
   app.post(reader.routePath('addBank'), async (request) => {
     const driverId = request.driverId;
-    const { rows } = await app.db.query<{ status: string; is_subscription_paid: boolean }>(
-      'SELECT status, is_subscription_paid FROM drivers WHERE id = $1',
+    const { rows } = await app.db.query<{ email: string; status: string; is_subscription_paid: boolean }>(
+      'SELECT email, status, is_subscription_paid FROM drivers WHERE id = $1',
       [driverId],
     );
+    const driver = rows[0];
     // Steps in order: the bank account comes after the subscription (spec §4).
-    if (rows[0]?.status !== 'approved' || !rows[0].is_subscription_paid) throw forbidden(FINANCE_MESSAGES.subscribeFirst);
+    if (driver?.status !== 'approved' || !driver.is_subscription_paid) throw forbidden(FINANCE_MESSAGES.subscribeFirst);
     const { form } = reader.json('addBank', request);
     const accountNumber = String(form.accountNumber);
     const holder = String(form.accountHolderName).trim();
     const routingNumber = String(form.routingNumber);
     const last4 = accountNumber.slice(-4);
-    const now = app.now();
-    await app.db.query(
+    const values = [driverId, holder, app.cipher.encrypt(accountNumber, `bank-account:${driverId}`), last4, routingNumber, app.now()];
+    // The first account is simply added; the row decides, so two first requests at once can't both count as "first".
+    const added = await app.db.query(
       `INSERT INTO bank_accounts (driver_id, account_holder_name, account_number_ciphertext, account_number_last4, routing_number, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $6)
-       ON CONFLICT (driver_id) DO UPDATE SET account_holder_name = $2, account_number_ciphertext = $3, account_number_last4 = $4,
-         routing_number = $5, updated_at = $6`,
-      [driverId, holder, app.cipher.encrypt(accountNumber, `bank-account:${driverId}`), last4, routingNumber, now],
+       VALUES ($1, $2, $3, $4, $5, $6, $6) ON CONFLICT (driver_id) DO NOTHING RETURNING driver_id`,
+      values,
     );
+    if (added.rows.length === 0) {
+      if (!app.sessions.isFresh(request.token!.holder)) throw signInAgain(403, FINANCE_MESSAGES.signInToReplace);
+      await app.db.query(
+        `UPDATE bank_accounts SET account_holder_name = $2, account_number_ciphertext = $3, account_number_last4 = $4,
+           routing_number = $5, updated_at = $6 WHERE driver_id = $1`,
+        values,
+      );
+      // Told after the change is saved; a notice that can't go out must not undo it.
+      await app.messenger
+        .sendNotice({ to: driver.email, notice: 'bankAccountChanged', values: { accountLast4: last4 } })
+        .catch((error: unknown) => request.log.error({ error: error instanceof Error ? error.message : String(error) }, 'The bank-change notice was not sent'));
+    }
     return { success: true, data: { accountHolderName: holder, accountNumberLast4: last4, routingNumber } };
   });
 }

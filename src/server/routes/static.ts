@@ -50,14 +50,16 @@ export function appConfigScript(config: ServerConfig, dev: { version: number } |
 
 const wantsHtml = (request: FastifyRequest) => (request.headers.accept ?? '').includes('text/html');
 
+/** GET /ip: the local stand-in for the public-IP lookup the sign-up makes. */
+export async function ipLookupRoutes(app: FastifyInstance) {
+  app.get(IP_LOOKUP_PATH, async (request) => ({ ip: request.ip }));
+}
+
 /** Shared (not encapsulated): its not-found handler is the whole app's. */
 export const staticRoutes = shared(async (app: FastifyInstance, options: { config: ServerConfig; isApiPath: (url: string) => boolean; live?: LiveEdits }) => {
   const { config, isApiPath, live } = options;
   const indexFile = join(config.staticDir, 'index.html');
   const configScript = () => appConfigScript(config, live ? { version: live.state.version } : null);
-
-  /** GET /ip: the local stand-in for the public-IP lookup the sign-up makes. */
-  app.get(IP_LOOKUP_PATH, async (request) => ({ ip: request.ip }));
 
   if (!existsSync(indexFile)) app.log.warn(`${indexFile} does not exist yet: pages answer 503 until \`npm run build\` has run.`);
   await app.register(fastifyStatic, {

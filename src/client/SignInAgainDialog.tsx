@@ -1,0 +1,101 @@
+/**
+ * "Please sign in again" over the page (the flow's `account.signInAgain`): the sign-in step's
+ * own form and social buttons in a modal dialog, for when the server says the session ended or a
+ * change needs a recent sign-in. The page underneath keeps what the driver typed and sends it
+ * again once they are signed in.
+ */
+import { Suspense, use, useEffect, useRef, useState } from 'react';
+import toast from 'react-hot-toast';
+import { flow, isFormStep, stepById } from './flow.js';
+import { SocialSignIn } from './SocialSignIn.js';
+import { loadStepForm, StepFormView, submitTextOf } from './StepFormView.js';
+import { getItem } from './storage.js';
+import { followResume, sendStep, storeReturningDriver, type Navigation } from './stepRuntime.js';
+import { useStepFormState } from './useStepFormState.js';
+
+interface SignInAgainProps {
+  /** Signed in: as the driver of this page (`sameDriver`), or as someone else, who goes to their own step. */
+  onSignedIn: (sameDriver: boolean, navigation: Navigation) => void;
+  onCancel: () => void;
+}
+
+export function SignInAgainDialog(props: SignInAgainProps) {
+  const dialog = useRef<HTMLDialogElement>(null);
+  useEffect(() => {
+    // A modal of the browser's own: focus kept inside, Escape closes it, the page behind is inert.
+    dialog.current?.showModal();
+  }, []);
+  const copy = flow.account.signInAgain;
+  return (
+    <dialog
+      ref={dialog}
+      className="dialog dialog-sign-in"
+      aria-labelledby="sign-in-again-title"
+      onCancel={(event) => {
+        event.preventDefault();
+        props.onCancel();
+      }}
+    >
+      <h2 id="sign-in-again-title">{copy.title}</h2>
+      <p>{copy.message}</p>
+      <Suspense fallback={<span className="spinner" aria-hidden="true" />}>
+        <SignInForm {...props} />
+      </Suspense>
+    </dialog>
+  );
+}
+
+function SignInForm({ onSignedIn, onCancel }: SignInAgainProps) {
+  const step = stepById(flow.account.signIn);
+  if (!isFormStep(step)) throw new Error(`The flow's account.signIn must name a form step, not "${flow.account.signIn}"`);
+  const form = use(loadStepForm(step.schema));
+  const state = useStepFormState();
+  const [busy, setBusy] = useState(false);
+
+  const signedIn = async (answer: Record<string, unknown>) => {
+    const driverId = getItem('driver_id');
+    if (driverId === undefined || driverId === answer.driverId) {
+      storeReturningDriver(answer);
+      onSignedIn(true, { to: window.location.pathname });
+    } else {
+      onSignedIn(false, await followResume(answer));
+    }
+  };
+
+  return (
+    <>
+      <StepFormView
+        form={form}
+        titled={false}
+        formData={state.formData}
+        formContext={state.formContext}
+        onChange={state.onChange}
+        onBlur={state.touch}
+        onError={state.countSubmit}
+        onSubmit={async ({ formData }) => {
+          state.countSubmit();
+          setBusy(true);
+          try {
+            const sent = await sendStep(step, formData ?? {});
+            if (!sent.ok) toast.error(sent.message);
+            else if (!sent.result.ok) toast.error(sent.result.message ?? flow.messages.requestFailed);
+            else await signedIn(sent.result.data);
+          } catch {
+            toast.error(flow.messages.requestFailed);
+          } finally {
+            setBusy(false);
+          }
+        }}
+      >
+        <button type="submit" className="button button-primary" disabled={busy} aria-busy={busy}>
+          {busy && <span className="spinner" aria-hidden="true" />}
+          {submitTextOf(form)}
+        </button>
+      </StepFormView>
+      {step.social && flow.social && <SocialSignIn social={flow.social} onSignedIn={(answer) => void signedIn(answer)} />}
+      <button type="button" className="button button-secondary" onClick={onCancel}>
+        {flow.account.signInAgain.cancel}
+      </button>
+    </>
+  );
+}

@@ -1,0 +1,46 @@
+import type { IChangeEvent } from '@rjsf/core';
+import type { ErrorSchema } from '@rjsf/utils';
+import { useCallback, useMemo, useState } from 'react';
+import { createFormValues } from '../../widgets/formValues.js';
+import type { FormData } from './StepFormView.js';
+import type { StepFormContext } from './templates.js';
+
+/** Server field messages (400 `errors`) in rjsf's error-schema shape. */
+function toErrorSchema(errors: Record<string, string[]> | undefined): ErrorSchema | undefined {
+  if (!errors) return undefined;
+  const schema: Record<string, { __errors: string[] }> = {};
+  for (const [field, messages] of Object.entries(errors)) if (field) schema[field] = { __errors: messages };
+  return schema as ErrorSchema;
+}
+
+/**
+ * What a form on a page keeps between key presses: its values, which fields were touched (an
+ * error shows once its field was), how often it was submitted, and the server's field messages.
+ */
+export function useStepFormState() {
+  const [formData, setFormData] = useState<FormData>({});
+  const [values] = useState(() => createFormValues());
+  const [touched, setTouched] = useState<ReadonlySet<string>>(() => new Set());
+  const [submitCount, setSubmitCount] = useState(0);
+  const [extraErrors, setExtraErrors] = useState<ErrorSchema>();
+
+  const touch = useCallback((id: string | undefined) => {
+    if (!id) return;
+    setTouched((current) => (current.has(id) ? current : new Set(current).add(id)));
+  }, []);
+
+  const onChange = useCallback(
+    (event: IChangeEvent<FormData>, id?: string) => {
+      setFormData(event.formData ?? {});
+      values.set(event.formData ?? {});
+      setExtraErrors(undefined);
+      touch(id);
+    },
+    [touch, values],
+  );
+
+  const countSubmit = useCallback(() => setSubmitCount((count) => count + 1), []);
+  // Stable between key presses, so rjsf re-renders only the fields whose own props changed.
+  const formContext: StepFormContext = useMemo(() => ({ touched, submitCount, values }), [touched, submitCount, values]);
+  return { formData, formContext, onChange, touch, countSubmit, extraErrors, showServerErrors: (errors?: Record<string, string[]>) => setExtraErrors(toErrorSchema(errors)) };
+}

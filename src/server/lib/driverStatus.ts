@@ -1,0 +1,64 @@
+/**
+ * Where a driver stands (spec §3 "Driver status"), as GET /driver/status/:id, the resume link and
+ * the sign-in answer it. The spec's three fields, the rejection reason, and the facts the flow's
+ * resume table needs to send a returning driver to a step they can finish.
+ */
+import type { Queryable } from '../db/db.js';
+
+export interface DriverStatus {
+  status: string;
+  isSessionComplete: boolean;
+  isSubscriptionPaid: boolean;
+  isEmailVerified: boolean;
+  isPhoneVerified: boolean;
+  isProfileComplete: boolean;
+  /** Signed up with Google, Apple or Facebook (the profile then asks for the phone). */
+  isSocial: boolean;
+  /** Only for a rejected driver: what to fix. */
+  rejectionReason?: string;
+}
+
+/** What a returning driver's browser keeps besides the status: who they are and where codes go. */
+export interface ReturningDriver {
+  driverId: string;
+  email: string;
+  phone: string | null;
+  data: DriverStatus;
+}
+
+interface StatusRow {
+  email: string;
+  phone: string | null;
+  provider: string;
+  status: string;
+  rejection_reason: string | null;
+  is_session_complete: boolean;
+  is_subscription_paid: boolean;
+  email_verified: boolean;
+  phone_verified: boolean;
+  profile_complete: boolean;
+}
+
+/** The driver's status and contact details, or null for an id that names nobody. */
+export async function returningDriver(db: Queryable, driverId: string): Promise<ReturningDriver | null> {
+  const { rows } = await db.query<StatusRow>(
+    `SELECT email, phone, provider, status, rejection_reason, is_session_complete, is_subscription_paid,
+       email_verified_at IS NOT NULL AS email_verified, phone_verified_at IS NOT NULL AS phone_verified,
+       profile_completed_at IS NOT NULL AS profile_complete
+     FROM drivers WHERE id = $1`,
+    [driverId],
+  );
+  const row = rows[0];
+  if (!row) return null;
+  const data: DriverStatus = {
+    status: row.status,
+    isSessionComplete: row.is_session_complete,
+    isSubscriptionPaid: row.is_subscription_paid,
+    isEmailVerified: row.email_verified,
+    isPhoneVerified: row.phone_verified,
+    isProfileComplete: row.profile_complete,
+    isSocial: row.provider !== 'password',
+  };
+  if (row.status === 'rejected') data.rejectionReason = row.rejection_reason ?? '';
+  return { driverId, email: row.email, phone: row.phone, data };
+}
