@@ -1,4 +1,4 @@
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir, readFile, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -20,6 +20,7 @@ import {
   profileValues,
   randomPhone,
   verifiedDriver,
+  verifyPhone,
   solidImage,
   startTestServer,
   statusData,
@@ -284,6 +285,48 @@ describe('POST /driver/completeProfile', () => {
       const sent = await app.inject({ method: 'POST', url: '/auth/sendPhoneOTP', headers: bearer(social.token), payload: { phoneNo: phone } });
       expect(sent.statusCode).toBe(200);
     });
+
+    it('refuses a phone another account verified (409), and keeps none of the files it had written', async () => {
+      const owner = await verifiedDriver(app);
+      await verifyPhone(app, owner);
+      const uploads = join(server.config.dataDir, 'uploads');
+      const before = (await readdir(uploads)).sort();
+      const response = await submit(profileValues({ phoneNo: owner.phone }), social.token);
+      expect(response.statusCode).toBe(409);
+      expect(json(response)).toEqual({ message: 'This phone number is already verified on another account. Please use another number.' });
+      // The three images were stored before the database refused: they went with the request.
+      expect((await readdir(uploads)).sort()).toEqual(before);
+    });
+
+    it('may send the plain profile once its phone is verified, keeping that phone (a rejected driver updating from the approval wait)', async () => {
+      const user = await createSocialUser('google.com');
+      const body = json(await app.inject({ method: 'POST', url: '/auth/driverSocialSignup', payload: { email: user.email, idToken: user.idToken, ip: null } }));
+      const driver: TestDriver = { user, email: user.email, phone: randomPhone(), driverId: String(body.driverId), signUpToken: '', token: String(body.token) };
+      expect((await submit(profileValues({ phoneNo: driver.phone }), driver.token)).statusCode).toBe(200);
+      await verifyPhone(app, driver);
+      const again = await submit(profileValues({ firstName: 'Ray' }), driver.token);
+      expect(again.statusCode).toBe(200);
+      const { rows } = await server.db.query<{ phone: string; verified: boolean }>('SELECT phone, phone_verified_at IS NOT NULL AS verified FROM drivers WHERE id = $1', [driver.driverId]);
+      expect(rows[0]).toEqual({ phone: driver.phone, verified: true });
+    });
+  });
+});
+
+describe('files a crash left behind', () => {
+  it('are swept when a server starts: stored files that no upload refers to, once an hour old', async () => {
+    const uploads = join(server.config.dataDir, 'uploads');
+    const named = (letter: string) => `${letter.repeat(32)}.bin`;
+    await writeFile(join(uploads, named('a')), 'left by a crash');
+    await writeFile(join(uploads, named('b')), 'a request still writing');
+    const twoHoursAgo = new Date(Date.now() - 2 * 60 * 60 * 1000);
+    await utimes(join(uploads, named('a')), twoHoursAgo, twoHoursAgo);
+    const referenced = (await server.db.query<{ storage_name: string }>('SELECT storage_name FROM uploads')).rows.map((row) => row.storage_name);
+    expect(referenced.length).toBeGreaterThan(0);
+    await server.buildAnother();
+    const after = await readdir(uploads);
+    expect(after).not.toContain(named('a'));
+    expect(after).toContain(named('b'));
+    for (const name of referenced) expect(after).toContain(name);
   });
 });
 
