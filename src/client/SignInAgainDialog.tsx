@@ -4,8 +4,9 @@
  * change needs a recent sign-in. The page underneath keeps what the driver typed and sends it
  * again once they are signed in.
  */
-import { Suspense, use, useEffect, useRef, useState } from 'react';
+import { Suspense, use, useState } from 'react';
 import toast from 'react-hot-toast';
+import { Dialog } from './Dialog.js';
 import { flow, isFormStep, stepById } from './flow.js';
 import { SocialSignIn } from './SocialSignIn.js';
 import { loadStepForm, StepFormView, submitTextOf } from './StepFormView.js';
@@ -20,28 +21,15 @@ interface SignInAgainProps {
 }
 
 export function SignInAgainDialog(props: SignInAgainProps) {
-  const dialog = useRef<HTMLDialogElement>(null);
-  useEffect(() => {
-    // A modal of the browser's own: focus kept inside, Escape closes it, the page behind is inert.
-    dialog.current?.showModal();
-  }, []);
   const copy = flow.account.signInAgain;
   return (
-    <dialog
-      ref={dialog}
-      className="dialog dialog-sign-in"
-      aria-labelledby="sign-in-again-title"
-      onCancel={(event) => {
-        event.preventDefault();
-        props.onCancel();
-      }}
-    >
+    <Dialog labelledBy="sign-in-again-title" onCancel={props.onCancel}>
       <h2 id="sign-in-again-title">{copy.title}</h2>
       <p>{copy.message}</p>
       <Suspense fallback={<span className="spinner" aria-hidden="true" />}>
         <SignInForm {...props} />
       </Suspense>
-    </dialog>
+    </Dialog>
   );
 }
 

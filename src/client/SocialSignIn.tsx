@@ -4,12 +4,13 @@
  * driver the profile). Locally the provider's popup cannot load, so a small dialog asks for a test
  * account's email instead.
  */
-import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { useRef, useState, type FormEvent } from 'react';
 import toast from 'react-hot-toast';
 import { useLocation } from 'wouter';
 import { buildPayload, lookupIn, type SocialProvider, type SocialSignIn as Social } from '../shared/flow.js';
 import { callApi } from './api.js';
 import { appConfig } from './config.js';
+import { Dialog } from './Dialog.js';
 import { callByName, flow } from './flow.js';
 import { prepareActions } from './prepare.js';
 import { nextNavigation } from './stepRuntime.js';
@@ -90,14 +91,7 @@ function TestAccountDialog(props: { social: Social; provider: SocialProvider; on
   const { social, provider, onCancel, onSubmit } = props;
   const copy = social.testAccount;
   const [email, setEmail] = useState(`driver.${provider.id.split('.')[0]}@example.com`);
-  const dialog = useRef<HTMLDialogElement>(null);
   const input = useRef<HTMLInputElement>(null);
-
-  useEffect(() => {
-    // A modal of the browser's own: focus kept inside, Escape closes it, the page behind is inert.
-    dialog.current?.showModal();
-    input.current?.select();
-  }, []);
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
@@ -105,15 +99,7 @@ function TestAccountDialog(props: { social: Social; provider: SocialProvider; on
   };
 
   return (
-    <dialog
-      ref={dialog}
-      className="dialog"
-      aria-labelledby="test-account-title"
-      onCancel={(event) => {
-        event.preventDefault();
-        onCancel();
-      }}
-    >
+    <Dialog labelledBy="test-account-title" onCancel={onCancel} onOpen={() => input.current?.select()}>
       <form onSubmit={submit}>
         <h2 id="test-account-title">{copy.title}</h2>
         <p>{copy.description.replace('{provider}', provider.name)}</p>
@@ -137,6 +123,6 @@ function TestAccountDialog(props: { social: Social; provider: SocialProvider; on
           </button>
         </div>
       </form>
-    </dialog>
+    </Dialog>
   );
 }

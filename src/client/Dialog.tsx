@@ -1,0 +1,37 @@
+/**
+ * A modal dialog of the browser's own (`<dialog>` opened with showModal): focus moves in and stays
+ * there, the page behind is inert, and Escape asks to close it (`onCancel`, which decides).
+ */
+import { useEffect, useRef, type ReactNode } from 'react';
+
+interface DialogProps {
+  /** The id of the dialog's heading, which names it. */
+  labelledBy: string;
+  className?: string;
+  onCancel: () => void;
+  /** Once it is open (e.g. to select an input's text). */
+  onOpen?: () => void;
+  children: ReactNode;
+}
+
+export function Dialog({ labelledBy, className, onCancel, onOpen, children }: DialogProps) {
+  const dialog = useRef<HTMLDialogElement>(null);
+  const opened = useRef(onOpen);
+  useEffect(() => {
+    dialog.current?.showModal();
+    opened.current?.();
+  }, []);
+  return (
+    <dialog
+      ref={dialog}
+      className={className ? `dialog ${className}` : 'dialog'}
+      aria-labelledby={labelledBy}
+      onCancel={(event) => {
+        event.preventDefault();
+        onCancel();
+      }}
+    >
+      {children}
+    </dialog>
+  );
+}
