@@ -1,6 +1,6 @@
 /**
  * The checks behind `npm run lint:schemas`, for the files operations staff edit: every schema
- * and UI schema of schemas/ and the flow. Each problem names the file, the place and the fix,
+ * and UI schema of schemas/, the flow, and the notices drivers get. Each problem names the file, the place and the fix,
  * so a broken edit is found in seconds, not by a driver. The project's root is a parameter: the
  * tests lint edited copies.
  */
@@ -11,6 +11,7 @@ import type { Flow } from '../shared/flow.js';
 import { schemaNamesOf } from '../shared/projectFiles.js';
 import { bundleSchema, isObject, SchemaFileError, type JsonObject } from '../shared/schemaFiles.js';
 import { checkFlow, FLOW_FILE } from './lint/flowChecks.js';
+import { checkNotices, NOTICES_FILE } from './lint/noticeChecks.js';
 import { parseJsonObject, readProjectFile } from './lint/jsonFiles.js';
 import { closest, pointer, pointerKeys, Problems, suggestion, valueAt, type Problem } from './lint/problems.js';
 import { checkCompiles, checkSchemaRules } from './lint/schemaChecks.js';
@@ -31,6 +32,7 @@ export const EDITOR_SCHEMAS = {
   step: 'schemas/meta/step-schema.json',
   ui: 'schemas/meta/ui-schema.json',
   flow: 'flows/flow.schema.json',
+  notices: 'flows/notices.schema.json',
 };
 
 const SCHEMA_SUFFIX = '.schema.json';
@@ -176,6 +178,13 @@ export async function lintProject(root: string, registry: Registry): Promise<Pro
     flowChecker?.check(FLOW_FILE, flowJson, problems, isMissingNext(flowJson));
     // The references are read from the flow's shape: only once it has it.
     if (!problems.hasAny(FLOW_FILE)) await lintFlow(flowJson as unknown as Flow, folder, registry, problems);
+  }
+
+  const noticesChecker = checkerFor(root, EDITOR_SCHEMAS.notices, 'key', problems);
+  const notices = readJson(root, NOTICES_FILE, problems, 'restore it (git checkout)');
+  if (notices) {
+    noticesChecker?.check(NOTICES_FILE, notices, problems);
+    if (!problems.hasAny(NOTICES_FILE)) checkNotices(notices, problems);
   }
 
   // By file, each file's problems in the order they were found.

@@ -18,7 +18,7 @@ import { cryptoPlugin } from './plugins/crypto.js';
 import { dbPlugin } from './plugins/db.js';
 import { identityPlugin } from './plugins/identity.js';
 import { otpCodesPlugin } from './plugins/otpCodes.js';
-import { outboxPlugin } from './plugins/outbox.js';
+import { messagingPlugin } from './plugins/messaging.js';
 import { paymentsPlugin } from './plugins/payments.js';
 import { sessionsPlugin } from './plugins/sessions.js';
 import { MAX_FILE_BYTES, uploadsPlugin } from './plugins/uploads.js';
@@ -148,9 +148,11 @@ export async function buildApp(config: ServerConfig, options: AppOptions = {}): 
   await app.register(dbPlugin, { database: config.database, db: options.db });
   await app.register(cryptoPlugin, { dataKey: config.dataKey });
   await app.register(sessionsPlugin);
-  await app.register(outboxPlugin, { production: config.production });
+  // Notices link to the sign-in step, at the address drivers open.
+  const signInUrl = `${config.publicUrl ?? `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`}${flow.steps[flow.account.signIn]?.route ?? '/'}`;
+  await app.register(messagingPlugin, { config: config.messaging, signInUrl });
   await app.register(otpCodesPlugin);
-  await app.register(uploadsPlugin, { dataDir: config.dataDir });
+  await app.register(uploadsPlugin, { dataDir: config.dataDir, storage: config.storage });
   await app.register(identityPlugin, { projectId: config.firebaseProjectId, emulatorHost: config.firebaseAuthEmulatorHost });
   await app.register(adminAuthPlugin, { adminToken: config.adminToken });
   await app.register(paymentsPlugin, { payments: config.payments, plan: config.subscriptionPlan });
@@ -158,7 +160,7 @@ export async function buildApp(config: ServerConfig, options: AppOptions = {}): 
   await app.register(multipart, { limits: { fileSize: MAX_FILE_BYTES } });
 
   await app.register(healthRoutes);
-  await app.register(authRoutes, config.authRateLimit);
+  await app.register(authRoutes, { ...config.authRateLimit, counters: config.sharedCounters });
   await app.register(driverRoutes);
   await app.register(subscriptionRoutes);
   await app.register(financeRoutes);

@@ -46,7 +46,24 @@ export interface ServerConfig {
   publicUrl: string | null;
   payments: PaymentsConfig;
   subscriptionPlan: SubscriptionPlan;
+  messaging: MessagingConfig;
+  /** Where uploaded documents are kept (encrypted either way). */
+  storage: StorageConfig;
+  /** The counters every server instance shares (request limits): the database, or Redis. */
+  sharedCounters: { kind: 'database' } | { kind: 'redis'; url: string };
 }
+
+/** How codes and notices reach drivers: SMTP and Twilio, or the local outbox (GET /dev/outbox). */
+export interface MessagingConfig {
+  email: { kind: 'local' } | { kind: 'smtp'; url: string; from: string };
+  sms: { kind: 'local' } | { kind: 'twilio'; accountSid: string; authToken: string; from: string; apiBase?: string };
+}
+
+export type StorageConfig =
+  /** DATA_DIR/uploads on this machine. */
+  | { kind: 'disk' }
+  /** An S3-compatible bucket; credentials from the AWS SDK's usual chain (environment, profile, instance role). */
+  | { kind: 's3'; bucket: string; region: string; endpoint?: string; forcePathStyle: boolean }
 
 /** The weekly subscription as drivers see it on /summary; the sandbox charges it too. */
 export interface SubscriptionPlan {
@@ -220,6 +237,98 @@ export function shownDatabaseUrl(database: DatabaseConfig): string {
   return url.toString();
 }
 
+/** A redis:// or rediss:// address. */
+function readRedisUrl(raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError('REDIS_URL must be an address such as redis://127.0.0.1:6379.');
+  }
+  if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') throw new ConfigError(`REDIS_URL must start with redis:// or rediss://, not ${url.protocol}//.`);
+  return raw;
+}
+
+/** An http(s) address, for a setting that points a client elsewhere. */
+function readHttpUrl(name: string, raw: string, example: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} must be an address such as ${example}, got "${raw}".`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError(`${name} must start with http:// or https://, got "${raw}".`);
+  return raw;
+}
+
+/** An address as a mail header takes it: "Onramp <no-reply@example.com>" or "no-reply@example.com". */
+const MAIL_FROM_PATTERN = /^(?:[^<>\r\n]*<[^\s@<>]+@[^\s@<>]+\.[^\s@<>]+>|[^\s@<>]+@[^\s@<>]+\.[^\s@<>]+)$/;
+
+/**
+ * SMTP when SMTP_URL is set, Twilio when its three settings are, the local outbox otherwise.
+ * Production must have both: without them no code reaches a driver, and nobody can sign up.
+ */
+function readMessaging(env: Env, production: boolean): MessagingConfig {
+  let email: MessagingConfig['email'] = { kind: 'local' };
+  if (env.SMTP_URL) {
+    let url: URL;
+    try {
+      url = new URL(env.SMTP_URL);
+    } catch {
+      throw new ConfigError('SMTP_URL must be an address such as smtps://user:password@smtp.example.com:465.');
+    }
+    if (url.protocol !== 'smtp:' && url.protocol !== 'smtps:') throw new ConfigError(`SMTP_URL must start with smtp:// or smtps://, not ${url.protocol}//.`);
+    if (!env.MAIL_FROM) throw new ConfigError('With SMTP_URL set, MAIL_FROM must be set too: the sender drivers see, e.g. "Onramp <no-reply@onramp.example.com>".');
+    if (!MAIL_FROM_PATTERN.test(env.MAIL_FROM)) throw new ConfigError(`MAIL_FROM must be an email address, or a name and an address in <>, got "${env.MAIL_FROM}".`);
+    email = { kind: 'smtp', url: env.SMTP_URL, from: env.MAIL_FROM };
+  } else if (production) {
+    throw new ConfigError('SMTP_URL and MAIL_FROM are required in production: without them no email code reaches a driver, and nobody can sign up.');
+  }
+
+  let sms: MessagingConfig['sms'] = { kind: 'local' };
+  const twilio = ['TWILIO_ACCOUNT_SID', 'TWILIO_AUTH_TOKEN', 'TWILIO_FROM'] as const;
+  const given = twilio.filter((name) => env[name]);
+  if (given.length > 0) {
+    const missing = twilio.filter((name) => !env[name]);
+    if (missing.length > 0) throw new ConfigError(`With ${given.join(' and ')} set, ${missing.join(' and ')} must be set too.`);
+    const from = env.TWILIO_FROM!;
+    if (!/^(\+[1-9][0-9]{6,14}|MG[0-9a-fA-F]{32})$/.test(from)) {
+      throw new ConfigError(`TWILIO_FROM must be a phone number in E.164 form (+12025550100) or a Messaging Service SID (MG…), got "${from}".`);
+    }
+    sms = {
+      kind: 'twilio',
+      accountSid: env.TWILIO_ACCOUNT_SID!,
+      authToken: env.TWILIO_AUTH_TOKEN!,
+      from,
+      ...(env.TWILIO_API_BASE ? { apiBase: readHttpUrl('TWILIO_API_BASE', env.TWILIO_API_BASE, 'http://127.0.0.1:4010') } : {}),
+    };
+  } else if (production) {
+    throw new ConfigError('TWILIO_ACCOUNT_SID, TWILIO_AUTH_TOKEN and TWILIO_FROM are required in production: without them no phone code reaches a driver.');
+  }
+  return { email, sms };
+}
+
+/** S3-compatible storage when S3_BUCKET is set; disk otherwise. */
+function readStorage(env: Env): StorageConfig {
+  if (!env.S3_BUCKET) {
+    if (env.S3_ENDPOINT || env.S3_REGION) throw new ConfigError('S3_ENDPOINT and S3_REGION need S3_BUCKET: the bucket documents are kept in.');
+    return { kind: 'disk' };
+  }
+  const endpoint = env.S3_ENDPOINT ? readHttpUrl('S3_ENDPOINT', env.S3_ENDPOINT, 'https://<account>.r2.cloudflarestorage.com') : undefined;
+  const pathStyle = env.S3_FORCE_PATH_STYLE;
+  if (pathStyle !== undefined && pathStyle !== '' && pathStyle !== 'true' && pathStyle !== 'false') {
+    throw new ConfigError(`S3_FORCE_PATH_STYLE must be true or false, got "${pathStyle}".`);
+  }
+  return {
+    kind: 's3',
+    bucket: env.S3_BUCKET,
+    region: env.S3_REGION || 'us-east-1',
+    ...(endpoint ? { endpoint } : {}),
+    // Most S3-compatible servers (MinIO and the like) address buckets in the path.
+    forcePathStyle: pathStyle ? pathStyle === 'true' : endpoint !== undefined,
+  };
+}
+
 const isInside = (child: string, parent: string) => {
   const rel = relative(parent, child);
   return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
@@ -308,5 +417,8 @@ export function readConfig(env: Env = process.env): ServerConfig {
     payments: readPayments(env, production),
     // Spec §9: $199 per week. With Stripe the price object charges; this is what drivers are shown.
     subscriptionPlan: { amountCents: readInteger(env, 'SUBSCRIPTION_PRICE_CENTS', 19_900, 1), currency: 'usd', interval: 'week' },
+    messaging: readMessaging(env, production),
+    storage: readStorage(env),
+    sharedCounters: env.REDIS_URL ? { kind: 'redis', url: readRedisUrl(env.REDIS_URL) } : { kind: 'database' },
   };
 }

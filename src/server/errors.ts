@@ -5,6 +5,7 @@
  */
 import { SIGN_IN_AGAIN_REASON } from '../shared/apiAnswers.js';
 import { DatabaseUnavailable } from './db/db.js';
+import { StoreUnavailable } from './storage/objectStore.js';
 
 export class HttpError extends Error {
   constructor(
@@ -32,6 +33,7 @@ export const tooManyRequests = (message: string) => new HttpError(429, message);
 
 export const SERVER_FAULT_MESSAGE = 'Something went wrong.';
 export const UNAVAILABLE_MESSAGE = 'We can’t reach our records right now. Please try again in a minute.';
+export const STORE_UNAVAILABLE_MESSAGE = 'We can’t keep your photos and documents right now. Please try again in a minute.';
 export const NOT_PLAIN_TEXT_MESSAGE = 'Text must not contain invisible control characters.';
 export const FILE_TOO_LARGE_MESSAGE = 'Each file must be at most 10 MB.';
 
@@ -66,6 +68,7 @@ const TEXT_NOT_STORABLE = new Set(['22021', '22P05']);
 
 export function answerFor(error: unknown): ErrorAnswer {
   if (error instanceof DatabaseUnavailable) return { statusCode: 503, body: { message: UNAVAILABLE_MESSAGE } };
+  if (error instanceof StoreUnavailable) return { statusCode: 503, body: { message: STORE_UNAVAILABLE_MESSAGE } };
   if (error instanceof HttpError) {
     const body: ErrorAnswer['body'] = { message: error.message };
     if (error.errors) body.errors = error.errors;

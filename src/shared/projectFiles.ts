@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { createAjv } from './ajv.js';
 import { fromAjvErrors } from './errors.js';
 import type { Flow } from './flow.js';
+import type { NoticeName, NoticeWords } from './notices.js';
 import { bundleSchema, schemaFileName, uiSchemaFileName, type JsonObject } from './schemaFiles.js';
 
 export const PROJECT_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -99,16 +100,9 @@ export function loadFlow(path: string = FLOW_FILE): Flow {
   return loadChecked(path, FLOW_SCHEMA_FILE) as unknown as Flow;
 }
 
-/** A notice drivers get by email (flows/notices.json); `{name}` placeholders are filled when it is sent. */
-export interface NoticeText {
-  subject: string;
-  text: string;
-}
-export type NoticeName = 'bankAccountChanged';
-
-/** The notices' words, checked against flows/notices.schema.json. */
-export function loadNotices(): Record<NoticeName, NoticeText> {
-  return loadChecked(NOTICES_FILE, NOTICES_SCHEMA_FILE) as unknown as Record<NoticeName, NoticeText>;
+/** What drivers are told by email and text message (flows/notices.json), checked against flows/notices.schema.json. */
+export function loadNotices(): Record<NoticeName, NoticeWords> {
+  return loadChecked(NOTICES_FILE, NOTICES_SCHEMA_FILE) as unknown as Record<NoticeName, NoticeWords>;
 }
 
 /** Every schema name a flow renders (steps and their variants). */

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { launchChromium } from '../../src/cli/chromium.js';
 import { PROJECT_ROOT } from '../../src/shared/projectFiles.js';
-import type { OutboxEntry } from '../../src/server/plugins/outbox.js';
+import type { OutboxEntry } from '../../src/server/messaging/localOutbox.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 export const PHONE_VIEWPORT = { width: 390, height: 844 };

@@ -59,6 +59,7 @@ describe('the editor schemas (schemas/meta/)', () => {
       { fileMatch: ['/schemas/*.schema.json'], url: `./${EDITOR_SCHEMAS.step}` },
       { fileMatch: ['/schemas/*.ui.json'], url: `./${EDITOR_SCHEMAS.ui}` },
       { fileMatch: ['/flows/*.flow.json'], url: `./${EDITOR_SCHEMAS.flow}` },
+      { fileMatch: ['/flows/notices.json'], url: `./${EDITOR_SCHEMAS.notices}` },
     ]);
   });
 });

@@ -378,7 +378,7 @@ describe('POST /driver/completeVehicleDocs', () => {
       ['vehicleImageRear', 'image/png'],
     ]);
     for (const row of rows) {
-      const stored = await sharp(await app.uploads.read(row.storage_name)).metadata();
+      const stored = await sharp((await app.uploads.read(row.storage_name))!).metadata();
       expect([`image/${stored.format}`, stored.width, stored.height], row.field).toEqual([row.mime, 32, 24]);
     }
   });

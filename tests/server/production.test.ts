@@ -25,6 +25,11 @@ const productionEnv = (dataDir: string): Record<string, string> => ({
   STRIPE_PUBLISHABLE_KEY: 'pk_test_production',
   STRIPE_PRICE_ID: 'price_weekly',
   STRIPE_WEBHOOK_SECRET: 'whsec_production',
+  SMTP_URL: 'smtps://onramp:secret@smtp.onramp.example:465',
+  MAIL_FROM: 'Onramp <no-reply@onramp.example>',
+  TWILIO_ACCOUNT_SID: 'AC00000000000000000000000000000000',
+  TWILIO_AUTH_TOKEN: 'twilio-auth-token',
+  TWILIO_FROM: '+12025550100',
   PORT: '0',
 });
 
@@ -74,6 +79,8 @@ describe('npm run start:prod', () => {
     ['STRIPE_SECRET_KEY', /^Onramp cannot start: STRIPE_SECRET_KEY is required in production/],
     ['FIREBASE_PROJECT_ID', /^Onramp cannot start: FIREBASE_PROJECT_ID is required in production/],
     ['DATABASE_URL', /^Onramp cannot start: DATABASE_URL is required in production/],
+    ['SMTP_URL', /^Onramp cannot start: SMTP_URL and MAIL_FROM are required in production/],
+    ['TWILIO_AUTH_TOKEN', /^Onramp cannot start: With TWILIO_ACCOUNT_SID and TWILIO_FROM set, TWILIO_AUTH_TOKEN must be set too\./],
   ])('refuses to start without %s, in one line, and writes nothing', async (missing, line) => {
     const env: Record<string, string> = { ...productionEnv(join(dataDir, `without-${missing}`)), DATABASE_URL: 'postgres://onramp@127.0.0.1:1/onramp' };
     delete env[missing];
@@ -112,8 +119,9 @@ describe('npm run start:prod', () => {
       );
       expect(run.code).toBe(0);
       expect(answers).toEqual({ '/healthz': 200, '/readyz': 200, '/dev/outbox': 404, '/sandbox/confirmPayment': 404 });
-      // Its uploads folder, and no generated secret: production's come from the environment.
-      expect(readdirSync(home)).toEqual(['uploads']);
+      // Its folders for documents and for uploads on their way, and no generated secret:
+      // production's come from the environment.
+      expect(readdirSync(home).sort()).toEqual(['scratch', 'uploads']);
       // No admin token printed: the operator set it.
       expect(run.out).not.toContain('Admin token');
     });

@@ -247,6 +247,11 @@ describe('POST /subscription/webhook', () => {
     expect(await paidFlag(driver)).toBe(false);
     const { rows } = await server.db.query('SELECT id FROM payment_events WHERE id = ANY($1)', [[paidEvent.id, failedEvent.id]]);
     expect(rows).toHaveLength(2);
+    // The driver is told, once.
+    await server.app.messaging.deliverDue();
+    const told = (await outbox(server.app)).filter((entry) => entry.to === driver.email && 'notice' in entry && entry.notice === 'subscriptionFailed');
+    expect(told).toHaveLength(1);
+    expect(told[0]).toMatchObject({ subject: 'Your Onramp subscription payment failed' });
   });
 
   it('ends access with customer.subscription.deleted; subscribing again makes a new subscription', async () => {
@@ -257,6 +262,10 @@ describe('POST /subscription/webhook', () => {
     const canceled = { ...fake.stored(first.stripeSubscriptionId).subscription, status: 'canceled' };
     expect(json(await deliver(signedEvent(WEBHOOK_SECRET, stripeEvent('customer.subscription.deleted', canceled))))).toEqual({ received: true, duplicate: false });
     expect(await paidFlag(ended)).toBe(false);
+    await server.app.messaging.deliverDue();
+    expect((await outbox(server.app)).find((entry) => entry.to === ended.email && 'notice' in entry && entry.notice === 'subscriptionEnded')).toMatchObject({
+      subject: 'Your Onramp subscription has ended',
+    });
     const again = await subscribed(ended, stripeApp);
     expect(again.stripeSubscriptionId).not.toBe(first.stripeSubscriptionId);
   });
@@ -355,6 +364,7 @@ describe('POST /finance/banks', () => {
     const replaced = await post(app, '/finance/banks', fresh, bank({ accountNumber: '99988877766655' }));
     expect(replaced.statusCode).toBe(200);
     expect(await storedLast4(driver.driverId)).toEqual([{ last4: '6655' }]);
+    await app.messaging.deliverDue();
     const notice = (await outbox(app)).find((entry) => entry.to === driver.email && 'notice' in entry);
     expect(notice).toMatchObject({ channel: 'email', notice: 'bankAccountChanged', subject: 'Your payout bank account was changed' });
     expect(notice && 'text' in notice ? notice.text : '').toContain('ending in 6655');

@@ -20,6 +20,11 @@ const PRODUCTION_SERVICES = {
   DATABASE_URL: 'postgres://onramp:secret@db.internal:5432/onramp',
   FIREBASE_PROJECT_ID: 'onramp-prod',
   FIREBASE_API_KEY: 'AIzaExample',
+  SMTP_URL: 'smtps://onramp:secret@smtp.onramp.example:465',
+  MAIL_FROM: 'Onramp <no-reply@onramp.example>',
+  TWILIO_ACCOUNT_SID: 'AC00000000000000000000000000000000',
+  TWILIO_AUTH_TOKEN: 'twilio-auth-token',
+  TWILIO_FROM: '+12025550100',
 };
 const PRODUCTION_STRIPE = {
   STRIPE_SECRET_KEY: 'sk_live_example',
@@ -86,6 +91,37 @@ describe('readConfig', () => {
     expect(() => readConfig({ ...env, FIREBASE_PROJECT_ID: '' })).toThrow(/^FIREBASE_PROJECT_ID is required in production/);
     expect(() => readConfig({ ...env, FIREBASE_PROJECT_ID: 'demo-onramp' })).toThrow(/^FIREBASE_PROJECT_ID is required in production/);
     expect(() => readConfig({ ...env, FIREBASE_API_KEY: '' })).toThrow(/^FIREBASE_API_KEY is required in production/);
+  });
+
+  it('delivers by SMTP and Twilio when they are set, by the local outbox otherwise, and checks their settings', () => {
+    const dataDir = join(scratch, 'messaging');
+    expect(readConfig({ DATA_DIR: dataDir }).messaging).toEqual({ email: { kind: 'local' }, sms: { kind: 'local' } });
+    const env = { DATA_DIR: dataDir, SMTP_URL: 'smtp://mail.local:2525', MAIL_FROM: 'no-reply@onramp.example', TWILIO_ACCOUNT_SID: 'AC1', TWILIO_AUTH_TOKEN: 't', TWILIO_FROM: 'MG0123456789abcdef0123456789abcdef', TWILIO_API_BASE: 'http://127.0.0.1:4010' };
+    expect(readConfig(env).messaging).toEqual({
+      email: { kind: 'smtp', url: 'smtp://mail.local:2525', from: 'no-reply@onramp.example' },
+      sms: { kind: 'twilio', accountSid: 'AC1', authToken: 't', from: 'MG0123456789abcdef0123456789abcdef', apiBase: 'http://127.0.0.1:4010' },
+    });
+    expect(() => readConfig({ ...env, SMTP_URL: 'http://mail.local' })).toThrow('SMTP_URL must start with smtp:// or smtps://, not http://.');
+    expect(() => readConfig({ ...env, MAIL_FROM: '' })).toThrow(/^With SMTP_URL set, MAIL_FROM must be set too/);
+    expect(() => readConfig({ ...env, MAIL_FROM: 'Onramp' })).toThrow(/^MAIL_FROM must be an email address/);
+    expect(() => readConfig({ ...env, TWILIO_FROM: '2025550100' })).toThrow(/^TWILIO_FROM must be a phone number in E\.164 form/);
+    expect(() => readConfig({ ...env, TWILIO_AUTH_TOKEN: '' })).toThrow('With TWILIO_ACCOUNT_SID and TWILIO_FROM set, TWILIO_AUTH_TOKEN must be set too.');
+  });
+
+  it('keeps documents on disk by default, in S3 with S3_BUCKET, and counts limits in the database or Redis', () => {
+    const dataDir = join(scratch, 'storage');
+    expect(readConfig({ DATA_DIR: dataDir })).toMatchObject({ storage: { kind: 'disk' }, sharedCounters: { kind: 'database' } });
+    expect(readConfig({ DATA_DIR: dataDir, S3_BUCKET: 'docs' }).storage).toEqual({ kind: 's3', bucket: 'docs', region: 'us-east-1', forcePathStyle: false });
+    expect(readConfig({ DATA_DIR: dataDir, S3_BUCKET: 'docs', S3_ENDPOINT: 'http://127.0.0.1:9000', S3_REGION: 'auto' }).storage).toEqual({
+      kind: 's3',
+      bucket: 'docs',
+      region: 'auto',
+      endpoint: 'http://127.0.0.1:9000',
+      forcePathStyle: true,
+    });
+    expect(() => readConfig({ DATA_DIR: dataDir, S3_ENDPOINT: 'http://127.0.0.1:9000' })).toThrow(/need S3_BUCKET/);
+    expect(readConfig({ DATA_DIR: dataDir, REDIS_URL: 'redis://127.0.0.1:6379' }).sharedCounters).toEqual({ kind: 'redis', url: 'redis://127.0.0.1:6379' });
+    expect(() => readConfig({ DATA_DIR: dataDir, REDIS_URL: 'http://x' })).toThrow('REDIS_URL must start with redis:// or rediss://, not http://.');
   });
 
   it('uses the payment sandbox and the $199/week plan by default', () => {

@@ -12,7 +12,7 @@ import sharp from 'sharp';
 import { buildApp } from '../../src/server/app.js';
 import { readConfig, type ServerConfig } from '../../src/server/config.js';
 import { openDb, type Db } from '../../src/server/db/db.js';
-import type { OutboxEntry } from '../../src/server/plugins/outbox.js';
+import type { OutboxEntry } from '../../src/server/messaging/localOutbox.js';
 import { isoDateOffset } from '../../src/shared/dates.js';
 import { createEmulatorUser, type EmulatorUser } from './identity.js';
 

@@ -3,10 +3,10 @@
  * values with the very schema the browser rendered, so the server answers with the schema's
  * own messages. JSON and multipart bodies go the same way:
  *
- *   body → readPayload (flow.ts) → unknown keys refused → each file field gets the type sniffed
- *   from its bytes → multipart "true"/"false" become booleans where the schema says boolean →
- *   the step schema → 400 { message, errors } → each image decoded and encoded again
- *   (reencodeImage.ts: no EXIF/GPS kept, at most 40 megapixels, unreadable bytes refused).
+ *   body → readPayload (flow.ts) → unknown keys refused → each file received to a scratch file and
+ *   its type sniffed from its bytes → multipart "true"/"false" become booleans where the schema says
+ *   boolean → the step schema → 400 { message, errors } → each image decoded and encoded again
+ *   (reencodeImage.ts: no EXIF/GPS kept, at most 40 megapixels, unreadable bytes refused) and stored.
  *
  * What is not a form value (idToken, ip, vehicleId, email and phone from storage) comes back
  * as `extras` for the route's own small rules.
@@ -17,22 +17,17 @@ import { expandErrors, fieldOf, messagesByField } from '../../shared/errors.js';
 import { readPayload, splitSource, type Call, type Flow } from '../../shared/flow.js';
 import { schemaNamesOf } from '../../shared/projectFiles.js';
 import { badRequest, HttpError } from '../errors.js';
-import { MAX_FILE_BYTES, sniffImageType } from '../plugins/uploads.js';
+import { MAX_FILE_BYTES, type ReceivedFile, type StoredFile } from '../plugins/uploads.js';
 import { createFormSchemas } from './formSchemas.js';
-import { reencodeImage } from './reencodeImage.js';
-
-export interface UploadedFile {
-  /** Once the form is valid (`multipart`'s answer): the image re-encoded, without metadata. */
-  bytes: Buffer;
-  /** Sniffed from the bytes; once re-encoded, the type of the new bytes (a GIF becomes PNG, HEIC JPEG). */
-  mime: string;
-}
 
 export interface CallPayload {
   /** The form's values, validated. */
   form: Record<string, unknown>;
-  /** Uploaded files by form field. */
-  files: Record<string, UploadedFile>;
+  /**
+   * Uploaded files by form field, stored (re-encoded, encrypted): the route keeps them by writing
+   * their rows, or removes them when it fails (routes/driver.ts).
+   */
+  files: Record<string, StoredFile>;
   /** Values that are not the form's, by payload key, unchecked. */
   extras: Record<string, unknown>;
 }
@@ -83,21 +78,22 @@ export function createCallReader(flow: Flow): CallReader {
   function check(
     callName: string,
     body: Record<string, unknown>,
-    files: Record<string, UploadedFile>,
+    files: Record<string, { mime: string }>,
     schema: SchemaChoice,
     fromMultipart: boolean,
-  ): CallPayload {
+  ): Omit<CallPayload, 'files'> & { files: Record<string, string> } {
     const theCall = call(callName);
     const mapping = theCall.payload ?? {};
     // Own keys only: readPayload's `in` would take "constructor" for a known key.
     const unknown = Object.keys(body).find((key) => !Object.hasOwn(mapping, key));
     if (unknown !== undefined) throw badRequest(`Unknown field: ${unknown}`);
     const received = readPayload(theCall, body);
-    const filesByField: Record<string, UploadedFile> = {};
+    /** Payload key by form field, for the files that came. */
+    const filesByField: Record<string, string> = {};
     for (const [field, key] of Object.entries(received.files)) {
       const file = files[key];
       if (!file) continue;
-      filesByField[field] = file;
+      filesByField[field] = key;
       received.form[field] = file.mime;
     }
     const schemaName = typeof schema === 'function' ? schema(received.form) : schema;
@@ -138,7 +134,7 @@ export function createCallReader(flow: Flow): CallReader {
       if (request.isMultipart()) throw new HttpError(415, 'This request must be sent as JSON.');
       const body: unknown = request.body ?? {};
       if (typeof body !== 'object' || body === null || Array.isArray(body)) throw badRequest('The request body must be a JSON object.');
-      return check(callName, body as Record<string, unknown>, {}, schema, false);
+      return { ...check(callName, body as Record<string, unknown>, {}, schema, false), files: {} };
     },
 
     async multipart(callName, request, schema = stepSchemaOf(callName)) {
@@ -147,57 +143,65 @@ export function createCallReader(flow: Flow): CallReader {
       const fileKeys = new Set(Object.keys(mapping).filter((key) => splitSource(mapping[key]!.from).kind === 'file'));
       const textKeyCount = Object.keys(mapping).length - fileKeys.size;
       const fields: Record<string, string> = {};
-      const files: Record<string, UploadedFile> = {};
+      const files: Record<string, ReceivedFile> = {};
+      const uploads = request.server.uploads;
       const parts = request.parts({
         // Exactly as many files as the call maps; a few spare text fields so an unknown one is
         // reported by name rather than as "too many".
         limits: { files: fileKeys.size, fileSize: MAX_FILE_BYTES, fields: textKeyCount + 10, fieldSize: MAX_FIELD_BYTES, parts: fileKeys.size + textKeyCount + 10 },
       });
       try {
-        for await (const part of parts) {
-          const name = part.fieldname;
-          if (part.type === 'file') {
-            const file = part as MultipartFile;
-            if (!fileKeys.has(name)) {
-              file.file.resume();
-              throw badRequest(Object.hasOwn(mapping, name) ? `${name} must be text, not a file.` : `Unknown field: ${name}`);
+        try {
+          for await (const part of parts) {
+            const name = part.fieldname;
+            if (part.type === 'file') {
+              const file = part as MultipartFile;
+              if (!fileKeys.has(name)) {
+                file.file.resume();
+                throw badRequest(Object.hasOwn(mapping, name) ? `${name} must be text, not a file.` : `Unknown field: ${name}`);
+              }
+              if (files[name]) {
+                file.file.resume();
+                throw badRequest(`Only one file can be sent as ${name}.`);
+              }
+              // To a scratch file as it arrives: memory holds a chunk at a time, not the photo.
+              const received = await uploads.receive(file.file);
+              // An empty file input sends an empty part with no name: the field is simply absent.
+              if (received.size === 0 && !file.filename) await uploads.discard(received);
+              else files[name] = received;
+            } else {
+              const field = part as MultipartValue;
+              if (fileKeys.has(name)) throw badRequest(`${name} must be a file.`);
+              if (Object.hasOwn(fields, name)) throw badRequest(`${name} was sent more than once.`);
+              if (field.valueTruncated) throw badRequest(`${name} is too long.`);
+              if (typeof field.value !== 'string') throw badRequest(`${name} must be text.`);
+              fields[name] = field.value;
             }
-            if (files[name]) {
-              file.file.resume();
-              throw badRequest(`Only one file can be sent as ${name}.`);
-            }
-            const bytes = await file.toBuffer();
-            // An empty file input sends an empty part with no name: the field is simply absent.
-            if (bytes.length === 0 && !file.filename) continue;
-            files[name] = { bytes, mime: sniffImageType(bytes) };
-          } else {
-            const field = part as MultipartValue;
-            if (fileKeys.has(name)) throw badRequest(`${name} must be a file.`);
-            if (Object.hasOwn(fields, name)) throw badRequest(`${name} was sent more than once.`);
-            if (field.valueTruncated) throw badRequest(`${name} is too long.`);
-            if (typeof field.value !== 'string') throw badRequest(`${name} must be text.`);
-            fields[name] = field.value;
           }
+        } catch (error) {
+          // Our own refusals and the limits' (413) say what was wrong; anything else the parser
+          // threw (no boundary, a part cut short, bytes that are no form) is a body it can't read.
+          const status = (error as { statusCode?: unknown }).statusCode;
+          if (error instanceof HttpError || (typeof status === 'number' && status < 500)) throw error;
+          throw badRequest(UNREADABLE_FORM);
         }
-      } catch (error) {
-        // Our own refusals and the limits' (413) say what was wrong; anything else the parser
-        // threw (no boundary, a part cut short, bytes that are no form) is a body it can't read.
-        const status = (error as { statusCode?: unknown }).statusCode;
-        if (error instanceof HttpError || (typeof status === 'number' && status < 500)) throw error;
-        throw badRequest(UNREADABLE_FORM);
+        const body: Record<string, unknown> = { ...fields };
+        for (const key of Object.keys(files)) body[key] = true;
+        const checked = check(callName, body, files, schema, true);
+        // Only a valid form's images are decoded (the costly part), one at a time in the whole
+        // server to bound memory. What is stored is the re-encoded image: no GPS or other EXIF
+        // from the driver's phone in their identity documents, and no pixel bombs (reencodeImage.ts).
+        const stored: Record<string, StoredFile> = {};
+        for (const [field, key] of Object.entries(checked.files)) {
+          stored[field] = await uploads.store(files[key]!, field);
+          // Removed with the request if it fails before its rows are written (plugins/uploads.ts).
+          request.uncommittedUploads.push(stored[field]);
+          checked.form[field] = stored[field].mime;
+        }
+        return { ...checked, files: stored };
+      } finally {
+        await Promise.all(Object.values(files).map((file) => uploads.discard(file)));
       }
-      const body: Record<string, unknown> = { ...fields };
-      for (const key of Object.keys(files)) body[key] = true;
-      const payload = check(callName, body, files, schema, true);
-      // Only a valid form's images are decoded (the costly part), one at a time to bound memory.
-      // What the routes store is the re-encoded image: no GPS or other EXIF from the driver's
-      // phone in their identity documents, and no pixel bombs (reencodeImage.ts).
-      for (const [field, file] of Object.entries(payload.files)) {
-        const image = await reencodeImage(file.bytes, file.mime, field);
-        payload.files[field] = image;
-        payload.form[field] = image.mime;
-      }
-      return payload;
     },
   };
 }

@@ -53,20 +53,20 @@ export interface ReencodedImage {
 }
 
 /**
- * The image decoded, turned upright and encoded again without metadata. Throws a 413 for more
+ * The image (a file's path, or its bytes) decoded, turned upright and encoded again without metadata. Throws a 413 for more
  * than 40 megapixels and a 400 for bytes that are not a readable image of the sniffed type;
  * both carry the message under `field` too, so the form shows it beside that photo.
  */
-export async function reencodeImage(bytes: Buffer, sniffedMime: string, field: string): Promise<ReencodedImage> {
+export async function reencodeImage(input: string | Buffer, sniffedMime: string, field: string): Promise<ReencodedImage> {
   const refuse = (status: number, message: string) => new HttpError(status, message, { [field]: [message] });
   const rewrite = Object.hasOwn(REWRITES, sniffedMime) ? REWRITES[sniffedMime] : undefined;
   if (!rewrite) throw refuse(400, IMAGE_UNREADABLE_MESSAGE);
   // failOn 'warning' (sharp's default, said here on purpose): a truncated or damaged image is refused.
-  const open = () => sharp(bytes, { limitInputPixels: MAX_IMAGE_PIXELS, failOn: 'warning', pages: 1 });
+  const open = () => sharp(input, { limitInputPixels: MAX_IMAGE_PIXELS, failOn: 'warning', pages: 1 });
   let header: Metadata;
   try {
     // Reads the header only; an image over the limit has not been decoded yet.
-    header = await sharp(bytes, { limitInputPixels: false, pages: 1 }).metadata();
+    header = await sharp(input, { limitInputPixels: false, pages: 1 }).metadata();
   } catch {
     throw refuse(400, IMAGE_UNREADABLE_MESSAGE);
   }

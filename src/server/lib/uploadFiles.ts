@@ -32,6 +32,11 @@ export async function findUpload(app: FastifyInstance, uploadId: string): Promis
 /** The decrypted bytes with the type they were re-encoded as (only re-encoded images are ever stored). */
 export async function sendUpload(app: FastifyInstance, reply: FastifyReply, upload: StoredUpload) {
   const bytes = await app.uploads.read(upload.storageName);
+  if (!bytes) {
+    // A row without its object: the store lost it. The driver or reviewer is told it is not there.
+    app.log.error({ uploadId: upload.id }, 'An upload row names a document the store does not have');
+    throw notFound(UPLOAD_NOT_FOUND);
+  }
   return (
     reply
       .header('content-type', upload.mime)

@@ -15,7 +15,7 @@
 import { randomInt } from 'node:crypto';
 import { HttpError, badRequest, tooManyRequests } from '../errors.js';
 import type { Queryable } from '../db/db.js';
-import type { Channel } from './outbox.js';
+import type { Channel } from '../messaging/delivery.js';
 import { shared } from './shared.js';
 
 export const CODE_LIFETIME_MS = 10 * 60 * 1000;
@@ -129,7 +129,13 @@ export const otpCodesPlugin = shared(async (app) => {
         );
         return { firstForDriver: counts?.ever !== true };
       });
-      await app.messenger.sendCode({ channel: target.channel, to: target.destination, code });
+      try {
+        await app.messaging.sendCode({ channel: target.channel, to: target.destination, code, minutes: CODE_LIFETIME_MS / 60_000 });
+      } catch (error) {
+        // A code the driver never got is withdrawn; the answer says why and what to do.
+        await app.db.query('UPDATE otp_codes SET consumed_at = $3 WHERE driver_id = $1 AND channel = $2 AND consumed_at IS NULL', [target.driverId, target.channel, app.now()]).catch(() => undefined);
+        throw error;
+      }
       return { firstForDriver };
     },
 

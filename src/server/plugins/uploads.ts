@@ -1,13 +1,27 @@
 /**
  * Uploaded photos and identity documents (SSN card, licence, insurance, registration). They are
  * judged by their bytes, never by the client's name or declared type, decoded and encoded again
- * without metadata (lib/reencodeImage.ts), and stored encrypted under DATA_DIR/uploads with
- * random names: outside the web root, never served as files.
+ * without metadata (lib/reencodeImage.ts), encrypted by the server and kept under random names in
+ * the object store (a folder, or an S3-compatible bucket): never served as files.
+ *
+ * A request's files go to scratch files on this machine's disk as they arrive, not to memory, and
+ * are decoded one at a time across the whole server: six drivers sending six 10 MB photos each at
+ * once hold a few megabytes each, not hundreds.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { createWriteStream } from 'node:fs';
+import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import pLimit from 'p-limit';
+import type { FastifyRequest } from 'fastify';
+import type { StorageConfig } from '../config.js';
 import type { Db } from '../db/db.js';
+import { reencodeImage, type ReencodedImage } from '../lib/reencodeImage.js';
+import { createDiskStore } from '../storage/diskStore.js';
+import type { ObjectStore } from '../storage/objectStore.js';
+import { createS3Store } from '../storage/s3Store.js';
 import type { DataCipher } from './crypto.js';
 import { shared } from './shared.js';
 
@@ -37,10 +51,31 @@ export function sniffImageType(bytes: Uint8Array): string {
   return UNKNOWN_TYPE;
 }
 
+/** A file of a request, received to a scratch file. */
+export interface ReceivedFile {
+  path: string;
+  size: number;
+  /** Sniffed from its first bytes. */
+  mime: string;
+}
+
+/** A document as it is kept: its random name in the store, the type it was encoded as, and its size. */
+export interface StoredFile {
+  storageName: string;
+  mime: string;
+  size: number;
+}
+
 export interface UploadStore {
-  /** Encrypts and writes the bytes under a new random name, which it returns. */
-  save(bytes: Buffer): Promise<string>;
-  read(storageName: string): Promise<Buffer>;
+  /** Writes a request's file to a scratch file as it arrives (remove it with `discard`). */
+  receive(stream: Readable): Promise<ReceivedFile>;
+  discard(file: ReceivedFile): Promise<void>;
+  /**
+   * Decodes and encodes the image again (one at a time in the whole server), encrypts it and
+   * keeps it under a new random name. Throws the 400/413 of an image that can't be taken.
+   */
+  store(file: ReceivedFile, field: string): Promise<StoredFile>;
+  read(storageName: string): Promise<Buffer | null>;
   remove(storageName: string): Promise<void>;
 }
 
@@ -48,28 +83,60 @@ declare module 'fastify' {
   interface FastifyInstance {
     uploads: UploadStore;
   }
+  interface FastifyRequest {
+    /**
+     * Documents this request stored that no committed row names yet. Whatever is left here when
+     * the response has gone (the request failed) is removed; a route that commits its rows empties it.
+     */
+    uncommittedUploads: StoredFile[];
+  }
 }
 
 const STORAGE_NAME = /^[0-9a-f]{32}\.bin$/;
+const SNIFF_BYTES = 16;
 
-export function createUploadStore(dir: string, cipher: DataCipher): UploadStore {
-  const pathOf = (storageName: string) => {
+/** How many images the server decodes at once: each can take up to 40 megapixels × 4 bytes. */
+const REENCODE_SLOTS = pLimit(1);
+
+export function createUploadStore(store: ObjectStore, scratchDir: string, cipher: DataCipher): UploadStore {
+  const checked = (storageName: string) => {
     if (!STORAGE_NAME.test(storageName)) throw new Error('Not an upload storage name.');
-    return join(dir, storageName);
+    return storageName;
   };
   return {
-    async save(bytes) {
+    async receive(stream) {
+      const path = join(scratchDir, `${randomBytes(16).toString('hex')}.part`);
+      let size = 0;
+      const head: Buffer[] = [];
+      // Counted, and its first bytes kept for the type, on the way to the disk.
+      async function* measured(source: AsyncIterable<Buffer>) {
+        for await (const chunk of source) {
+          if (size < SNIFF_BYTES) head.push(chunk.subarray(0, SNIFF_BYTES - size));
+          size += chunk.length;
+          yield chunk;
+        }
+      }
+      try {
+        await pipeline(stream, measured, createWriteStream(path, { mode: 0o600, flags: 'wx' }));
+      } catch (error) {
+        await rm(path, { force: true });
+        throw error;
+      }
+      return { path, size, mime: sniffImageType(Buffer.concat(head)) };
+    },
+    discard: (file) => rm(file.path, { force: true }),
+    async store(file, field) {
+      const image: ReencodedImage = await REENCODE_SLOTS(() => reencodeImage(file.path, file.mime, field));
       const storageName = `${randomBytes(16).toString('hex')}.bin`;
-      // The name is the associated data: a file copied over another's name will not decrypt.
-      await writeFile(pathOf(storageName), cipher.encrypt(bytes, `upload:${storageName}`), { mode: 0o600, flag: 'wx' });
-      return storageName;
+      // The name is the associated data: an object copied over another's name will not decrypt.
+      await store.put(storageName, cipher.encrypt(image.bytes, `upload:${storageName}`));
+      return { storageName, mime: image.mime, size: image.bytes.length };
     },
     async read(storageName) {
-      return cipher.decrypt(await readFile(pathOf(storageName)), `upload:${storageName}`);
+      const sealed = await store.get(checked(storageName));
+      return sealed && cipher.decrypt(sealed, `upload:${storageName}`);
     },
-    async remove(storageName) {
-      await rm(pathOf(storageName), { force: true });
-    },
+    remove: (storageName) => store.delete(checked(storageName)),
   };
 }
 
@@ -77,36 +144,55 @@ export function createUploadStore(dir: string, cipher: DataCipher): UploadStore 
 const ORPHAN_AGE_MS = 60 * 60 * 1000;
 
 /**
- * Removes stored files no upload row names, older than an hour: what a crash left between writing
- * a request's files and committing their rows, or between replacing a file and removing the old
- * one (a request that fails removes its own files; this is for the ones that could not).
- * Returns how many went.
+ * Removes stored documents no upload row names, and scratch files, older than an hour: what a
+ * crash left between writing a request's files and committing their rows, or between replacing a
+ * document and removing the old one (a request that fails removes its own; this is for the ones
+ * that could not). Returns how many went.
  */
-export async function sweepOrphanUploads(dir: string, db: Db, now: Date): Promise<number> {
+export async function sweepOrphanUploads(store: ObjectStore, scratch: ObjectStore, db: Db, now: Date): Promise<number> {
   const cutoff = now.getTime() - ORPHAN_AGE_MS;
-  const names: string[] = [];
-  for (const name of await readdir(dir)) {
-    if (!STORAGE_NAME.test(name)) continue;
-    const info = await stat(join(dir, name)).catch(() => null);
-    if (info && info.mtimeMs < cutoff) names.push(name);
-  }
   let removed = 0;
-  for (let start = 0; start < names.length; start += 500) {
-    const batch = names.slice(start, start + 500);
+  for await (const { name, modifiedAt } of scratch.list()) {
+    if (modifiedAt.getTime() < cutoff) {
+      await scratch.delete(name);
+      removed += 1;
+    }
+  }
+  const old: string[] = [];
+  for await (const { name, modifiedAt } of store.list()) if (STORAGE_NAME.test(name) && modifiedAt.getTime() < cutoff) old.push(name);
+  for (let start = 0; start < old.length; start += 500) {
+    const batch = old.slice(start, start + 500);
     const { rows } = await db.query<{ storage_name: string }>('SELECT storage_name FROM uploads WHERE storage_name = ANY($1::text[])', [batch]);
     const known = new Set(rows.map((row) => row.storage_name));
     for (const name of batch.filter((each) => !known.has(each))) {
-      await rm(join(dir, name), { force: true });
+      await store.delete(name);
       removed += 1;
     }
   }
   return removed;
 }
 
-export const uploadsPlugin = shared<{ dataDir: string }>(async (app, options) => {
-  const dir = join(options.dataDir, 'uploads');
-  await mkdir(dir, { recursive: true, mode: 0o700 });
-  app.decorate('uploads', createUploadStore(dir, app.cipher));
-  const removed = await sweepOrphanUploads(dir, app.db, app.now());
+export const uploadsPlugin = shared<{ dataDir: string; storage: StorageConfig }>(async (app, options) => {
+  const store = options.storage.kind === 's3' ? createS3Store(options.storage) : await createDiskStore(join(options.dataDir, 'uploads'));
+  const scratchDir = join(options.dataDir, 'scratch');
+  await mkdir(scratchDir, { recursive: true, mode: 0o700 });
+  const scratch = await createDiskStore(scratchDir);
+  const uploads = createUploadStore(store, scratchDir, app.cipher);
+  app.decorate('uploads', uploads);
+  app.decorateRequest('uncommittedUploads', null as unknown as StoredFile[]);
+  app.addHook('onRequest', async (request) => {
+    request.uncommittedUploads = [];
+  });
+  // Files written for a request that failed go with it, whatever stage it failed at: before its
+  // error answer is sent, or once the answer is gone (a reply sent some other way, a dropped client).
+  const discardUncommitted = async (request: FastifyRequest) => {
+    const left = request.uncommittedUploads.splice(0);
+    await Promise.all(left.map((file) => uploads.remove(file.storageName).catch((error: unknown) => request.log.warn({ error: String(error) }, 'A stored file of a failed request could not be removed'))));
+  };
+  app.addHook('onError', discardUncommitted);
+  app.addHook('onResponse', discardUncommitted);
+  app.addHook('onRequestAbort', discardUncommitted);
+  app.addHook('onClose', async () => store.close?.());
+  const removed = await sweepOrphanUploads(store, scratch, app.db, app.now());
   if (removed > 0) app.log.info({ removed }, 'Removed stored files that no upload refers to');
 });

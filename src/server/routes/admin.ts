@@ -265,6 +265,9 @@ export async function adminRoutes(app: FastifyInstance, options: { config: Serve
         app.adminReviewer,
         now,
       ]);
+      // The driver is told with the decision: both stand or neither does.
+      if (decision === 'approved') await app.messaging.notify(tx, driver.id, 'approved', {});
+      else await app.messaging.notify(tx, driver.id, 'rejected', { reason: reason ?? '' });
     });
     return { success: true, status: decision };
   }

@@ -15,7 +15,9 @@ import type { FastifyInstance } from 'fastify';
 import { HttpError, badRequest, conflict, forbidden, notFound, tooManyRequests, unauthorized } from '../errors.js';
 import { emailExtra, idTokenExtra, ipExtra, usPhoneExtra } from '../lib/extras.js';
 import { returningDriver, type ReturningDriver } from '../lib/driverStatus.js';
+import type { ServerConfig } from '../config.js';
 import type { Queryable } from '../db/db.js';
+import { sharedLimitStore } from '../plugins/rateLimitStore.js';
 import type { SignedInUser } from '../plugins/identity.js';
 import { bearerToken, type IssuedToken } from '../plugins/sessions.js';
 
@@ -85,10 +87,13 @@ async function upsertDriver(
   }
 }
 
-export async function authRoutes(app: FastifyInstance, options: { max: number; windowMs: number }) {
+export async function authRoutes(app: FastifyInstance, options: { max: number; windowMs: number; counters: ServerConfig['sharedCounters'] }) {
   await app.register(rateLimit, {
     max: options.max,
     timeWindow: options.windowMs,
+    // Counted where every server instance counts (plugins/rateLimitStore.ts), by client address.
+    ...(await sharedLimitStore(app, options.counters)),
+    keyGenerator: (request) => `auth:${request.ip}`,
     errorResponseBuilder: () => tooManyRequests(AUTH_MESSAGES.tooManyRequests),
   });
   const reader = app.callReader;

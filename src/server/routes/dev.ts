@@ -9,8 +9,8 @@ import type { LiveEdits, LiveState } from '../liveEdits.js';
 const RECONNECT_MS = 300;
 
 export async function devRoutes(app: FastifyInstance, options: { live?: LiveEdits }) {
-  /** The codes the server "sent", newest first, so a developer or a test can sign in. */
-  app.get('/dev/outbox', async () => app.outbox?.list() ?? []);
+  /** The codes and notices the server "sent" (when the local outbox stands in for SMTP or Twilio), newest first, so a developer or a test can sign in. */
+  app.get('/dev/outbox', async () => app.messaging.outbox?.list() ?? []);
 
   const { live } = options;
   if (!live) return;

@@ -9,10 +9,10 @@
  * review version on, so a decision made on an older version is refused (routes/admin.ts).
  */
 import { randomUUID } from 'node:crypto';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { StoredFile } from '../plugins/uploads.js';
 import { conflict, forbidden, signInAgain } from '../errors.js';
 import type { Queryable } from '../db/db.js';
-import type { UploadedFile } from '../lib/callPayload.js';
 import { returningDriver } from '../lib/driverStatus.js';
 import { isUuid, vehicleIdExtra } from '../lib/extras.js';
 import { findUpload, sendUpload } from '../lib/uploadFiles.js';
@@ -43,45 +43,40 @@ const bumpReviewVersion = (tx: Queryable, driverId: string, now: Date) =>
   tx.query('UPDATE drivers SET review_version = review_version + 1, updated_at = $2 WHERE id = $1', [driverId, now]);
 
 /**
- * Stores uploaded files (encrypted, random names) and their rows together with `work`, replacing
- * the driver's earlier files of the same fields. Files written for a failed request are removed.
+ * Writes the rows of a request's stored files together with `work`, in one transaction, replacing
+ * the driver's earlier files of the same fields (removed once the new rows are committed). If
+ * anything fails, the request's files go with it (plugins/uploads.ts).
  */
 async function saveWithFiles(
   app: FastifyInstance,
+  request: FastifyRequest,
   owner: { driverId: string; vehicleId: string | null },
-  files: Record<string, UploadedFile>,
+  files: Record<string, StoredFile>,
   work: (tx: Queryable) => Promise<void>,
 ): Promise<void> {
-  const saved: { field: string; storageName: string; mime: string; size: number }[] = [];
-  try {
+  const replaced = await app.db.transaction(async (tx) => {
+    await work(tx);
+    const old: string[] = [];
     for (const [field, file] of Object.entries(files)) {
-      saved.push({ field, storageName: await app.uploads.save(file.bytes), mime: file.mime, size: file.bytes.length });
+      const removed = await tx.query<{ storage_name: string }>(
+        'DELETE FROM uploads WHERE driver_id = $1 AND vehicle_id IS NOT DISTINCT FROM $2::uuid AND field = $3 RETURNING storage_name',
+        [owner.driverId, owner.vehicleId, field],
+      );
+      old.push(...removed.rows.map((row) => row.storage_name));
+      await tx.query('INSERT INTO uploads (driver_id, vehicle_id, field, storage_name, mime, size) VALUES ($1, $2, $3, $4, $5, $6)', [
+        owner.driverId,
+        owner.vehicleId,
+        field,
+        file.storageName,
+        file.mime,
+        file.size,
+      ]);
     }
-    const replaced = await app.db.transaction(async (tx) => {
-      await work(tx);
-      const old: string[] = [];
-      for (const upload of saved) {
-        const removed = await tx.query<{ storage_name: string }>(
-          'DELETE FROM uploads WHERE driver_id = $1 AND vehicle_id IS NOT DISTINCT FROM $2::uuid AND field = $3 RETURNING storage_name',
-          [owner.driverId, owner.vehicleId, upload.field],
-        );
-        old.push(...removed.rows.map((row) => row.storage_name));
-        await tx.query('INSERT INTO uploads (driver_id, vehicle_id, field, storage_name, mime, size) VALUES ($1, $2, $3, $4, $5, $6)', [
-          owner.driverId,
-          owner.vehicleId,
-          upload.field,
-          upload.storageName,
-          upload.mime,
-          upload.size,
-        ]);
-      }
-      return old;
-    });
-    await Promise.all(replaced.map((name) => app.uploads.remove(name)));
-  } catch (error) {
-    await Promise.all(saved.map((upload) => app.uploads.remove(upload.storageName).catch(() => undefined)));
-    throw error;
-  }
+    return old;
+  });
+  // Committed: the new files are the driver's now, and the ones they replace can go.
+  request.uncommittedUploads.length = 0;
+  await Promise.all(replaced.map((name) => app.uploads.remove(name).catch(() => undefined)));
 }
 
 export async function driverRoutes(app: FastifyInstance) {
@@ -118,7 +113,7 @@ export async function driverRoutes(app: FastifyInstance) {
     const ssn = String(form.SSN);
     const now = app.now();
     const phone = social && !phoneKept(form) ? `+1${String(form.phoneNo)}` : null;
-    await saveWithFiles(app, { driverId, vehicleId: null }, files, async (tx) => {
+    await saveWithFiles(app, request, { driverId, vehicleId: null }, files, async (tx) => {
       await tx.query(
         `UPDATE drivers SET first_name = $2, last_name = $3, middle_initial = $4, suffix = $5, date_of_birth = $6::date,
            gender = $7, ssn_ciphertext = $8, ssn_last4 = $9, driver_license_number = $10, street = $11, city = $12,
@@ -167,7 +162,7 @@ export async function driverRoutes(app: FastifyInstance) {
     // The vehicle's id is made here, so its row and its photos are written in one transaction.
     const vehicleId = randomUUID();
     const now = app.now();
-    await saveWithFiles(app, { driverId, vehicleId }, files, async (tx) => {
+    await saveWithFiles(app, request, { driverId, vehicleId }, files, async (tx) => {
       await tx.query('INSERT INTO vehicles (id, driver_id, created_at, updated_at) VALUES ($1, $2, $3, $3)', [vehicleId, driverId, now]);
       await bumpReviewVersion(tx, driverId, now);
     });
@@ -185,7 +180,7 @@ export async function driverRoutes(app: FastifyInstance) {
     // Someone else's vehicle and no vehicle at all answer alike.
     if (owned.rows.length === 0) throw forbidden(DRIVER_MESSAGES.notYourVehicle);
     const now = app.now();
-    await saveWithFiles(app, { driverId, vehicleId }, files, async (tx) => {
+    await saveWithFiles(app, request, { driverId, vehicleId }, files, async (tx) => {
       await tx.query(
         `UPDATE vehicles SET make = $2, model = $3, year = $4, plate = $5, wheelchair = $6, driver_license_expiry = $7::date,
            registration_expiry = $8::date, insurance_expiry = $9::date, submitted_at = $10, updated_at = $10

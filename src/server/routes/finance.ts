@@ -18,8 +18,8 @@ export async function financeRoutes(app: FastifyInstance) {
 
   app.post(reader.routePath('addBank'), async (request) => {
     const driverId = request.driverId;
-    const { rows } = await app.db.query<{ email: string; status: string; is_subscription_paid: boolean }>(
-      'SELECT email, status, is_subscription_paid FROM drivers WHERE id = $1',
+    const { rows } = await app.db.query<{ status: string; is_subscription_paid: boolean }>(
+      'SELECT status, is_subscription_paid FROM drivers WHERE id = $1',
       [driverId],
     );
     const driver = rows[0];
@@ -39,15 +39,15 @@ export async function financeRoutes(app: FastifyInstance) {
     );
     if (added.rows.length === 0) {
       if (!app.sessions.isFresh(request.token!.holder)) throw signInAgain(403, FINANCE_MESSAGES.signInToReplace);
-      await app.db.query(
-        `UPDATE bank_accounts SET account_holder_name = $2, account_number_ciphertext = $3, account_number_last4 = $4,
-           routing_number = $5, updated_at = $6 WHERE driver_id = $1`,
-        values,
-      );
-      // Told after the change is saved; a notice that can't go out must not undo it.
-      await app.messenger
-        .sendNotice({ to: driver.email, notice: 'bankAccountChanged', values: { accountLast4: last4 } })
-        .catch((error: unknown) => request.log.error({ error: error instanceof Error ? error.message : String(error) }, 'The bank-change notice was not sent'));
+      // The driver is told in the same transaction as the change: a notice can't be lost, nor sent for a change that wasn't saved.
+      await app.db.transaction(async (tx) => {
+        await tx.query(
+          `UPDATE bank_accounts SET account_holder_name = $2, account_number_ciphertext = $3, account_number_last4 = $4,
+             routing_number = $5, updated_at = $6 WHERE driver_id = $1`,
+          values,
+        );
+        await app.messaging.notify(tx, driverId, 'bankAccountChanged', { accountLast4: last4 });
+      });
     }
     return { success: true, data: { accountHolderName: holder, accountNumberLast4: last4, routingNumber } };
   });

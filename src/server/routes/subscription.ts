@@ -209,6 +209,10 @@ export async function subscriptionRoutes(app: FastifyInstance) {
           );
           const status = paid ? 'active' : event.type === 'customer.subscription.deleted' ? 'canceled' : null;
           if (status) await tx.query('UPDATE subscriptions SET status = $2, updated_at = $3 WHERE subscription_id = $1', [event.subscriptionId, status, app.now()]);
+          // A payment that failed, or a subscription that ended, is the driver's to know: they can't take rides.
+          const notice = event.type === 'invoice.payment_failed' ? 'subscriptionFailed' : event.type === 'customer.subscription.deleted' ? 'subscriptionEnded' : null;
+          const owner = notice ? (await tx.query<{ driver_id: string }>('SELECT driver_id FROM subscriptions WHERE subscription_id = $1', [event.subscriptionId])).rows[0] : undefined;
+          if (notice && owner) await app.messaging.notify(tx, owner.driver_id, notice, {});
         }
         return true;
       });

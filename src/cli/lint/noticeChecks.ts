@@ -1,0 +1,39 @@
+/**
+ * flows/notices.json beyond its shape: every `{placeholder}` is one the server fills for that
+ * message (src/shared/notices.ts), and the values a message exists to give (a code, a reason)
+ * are in every one of its texts.
+ */
+import { NOTICE_NAMES, NOTICE_VALUES, placeholdersIn, REQUIRED_VALUES } from '../../shared/notices.js';
+import { isObject, type JsonObject } from '../../shared/schemaFiles.js';
+import { closest, pointer, type Problems } from './problems.js';
+
+export const NOTICES_FILE = 'flows/notices.json';
+
+export function checkNotices(notices: JsonObject, problems: Problems): void {
+  for (const name of NOTICE_NAMES) {
+    const notice = notices[name];
+    if (!isObject(notice)) continue;
+    const offered: readonly string[] = NOTICE_VALUES[name];
+    for (const [channel, words] of Object.entries(notice)) {
+      const required: readonly string[] = (REQUIRED_VALUES[name] as Record<string, readonly string[]> | undefined)?.[channel] ?? [];
+      if (!isObject(words)) continue;
+      for (const [part, text] of Object.entries(words)) {
+        if (typeof text !== 'string') continue;
+        for (const placeholder of placeholdersIn(text)) {
+          if (offered.includes(placeholder)) continue;
+          // A typo, or a part of the name ({last4} for {accountLast4}).
+          const lower = placeholder.toLowerCase();
+          const near = closest(placeholder, offered) ?? offered.find((each) => each.toLowerCase().includes(lower) || lower.includes(each.toLowerCase()));
+          const fix = near ? `did you mean {${near}}?` : offered.length ? `use one of ${offered.map((each) => `{${each}}`).join(', ')}` : 'this message takes no placeholder: write the text out';
+          problems.add(NOTICES_FILE, pointer(name, channel, part), `{${placeholder}} is not a value the "${name}" message has, so drivers would read "{${placeholder}}"`, fix);
+        }
+      }
+      const text = typeof words.text === 'string' ? words.text : '';
+      for (const value of required) {
+        if (!placeholdersIn(text).includes(value)) {
+          problems.add(NOTICES_FILE, pointer(name, channel, 'text'), `the "${name}" ${channel === 'sms' ? 'text message' : 'email'} never says {${value}}, which it exists to give`, `put {${value}} in its text`);
+        }
+      }
+    }
+  }
+}

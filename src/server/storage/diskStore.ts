@@ -1,0 +1,30 @@
+/** Documents as files of one folder on this machine (DATA_DIR/uploads): the local default. */
+import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { ObjectStore } from './objectStore.js';
+
+export async function createDiskStore(dir: string): Promise<ObjectStore> {
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  return {
+    async put(name, sealed) {
+      await writeFile(join(dir, name), sealed, { mode: 0o600, flag: 'wx' });
+    },
+    async get(name) {
+      try {
+        return await readFile(join(dir, name));
+      } catch (error) {
+        if ((error as { code?: unknown }).code === 'ENOENT') return null;
+        throw error;
+      }
+    },
+    async delete(name) {
+      await rm(join(dir, name), { force: true });
+    },
+    async *list() {
+      for (const name of await readdir(dir)) {
+        const info = await stat(join(dir, name)).catch(() => null);
+        if (info?.isFile()) yield { name, modifiedAt: info.mtime };
+      }
+    },
+  };
+}

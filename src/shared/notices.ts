@@ -1,0 +1,46 @@
+/**
+ * What drivers are told outside the app: the one-time codes and the notices (approved, rejected,
+ * subscription failed or ended, bank account changed). Their words are data in flows/notices.json,
+ * which ops staff edit; this says which `{placeholders}` the server fills into each, so the lint can
+ * check an edit and the server's calls are typed by it.
+ */
+export const NOTICE_VALUES = {
+  emailCode: ['code', 'minutes'],
+  phoneCode: ['code', 'minutes'],
+  approved: ['signInUrl'],
+  rejected: ['reason', 'signInUrl'],
+  subscriptionFailed: ['signInUrl'],
+  subscriptionEnded: ['signInUrl'],
+  bankAccountChanged: ['accountLast4'],
+} as const satisfies Record<string, readonly string[]>;
+
+/**
+ * The placeholders without which a message says nothing of use (a code message without its code),
+ * by channel: a text message may be short and send the driver to the email or the app.
+ */
+export const REQUIRED_VALUES: { readonly [N in NoticeName]?: { readonly [C in keyof NoticeWords]?: readonly (typeof NOTICE_VALUES)[N][number][] } } = {
+  emailCode: { email: ['code'] },
+  phoneCode: { sms: ['code'] },
+  rejected: { email: ['reason'] },
+  bankAccountChanged: { email: ['accountLast4'] },
+};
+
+export type NoticeName = keyof typeof NOTICE_VALUES;
+export const NOTICE_NAMES = Object.keys(NOTICE_VALUES) as NoticeName[];
+
+/** The values a notice is sent with, one per placeholder it offers. */
+export type NoticeValues<N extends NoticeName> = Record<(typeof NOTICE_VALUES)[N][number], string>;
+
+/** A notice's words: an email (subject and text; the HTML part is made from the text), a text message, or both. */
+export interface NoticeWords {
+  email?: { subject: string; text: string };
+  sms?: { text: string };
+}
+
+/** The `{name}` placeholders a text uses, in order. */
+export const placeholdersIn = (text: string): string[] => [...text.matchAll(/\{(\w+)\}/g)].map((match) => match[1]!);
+
+/** The text with each `{name}` replaced by its value. */
+export function fillValues(text: string, values: Readonly<Record<string, string>>): string {
+  return text.replace(/\{(\w+)\}/g, (whole, name: string) => (Object.hasOwn(values, name) ? values[name]! : whole));
+}

@@ -1,0 +1,257 @@
+// Codes and notices by real transports: email to a local SMTP server (read back with its headers,
+// text and HTML parts) and text messages through the real twilio SDK to a local Twilio-shaped
+// server. What happens when either refuses an address, or is away for a while.
+import type { FastifyInstance } from 'fastify';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { MessagingConfig } from '../../src/server/config.js';
+import { startFakeTwilio, type FakeTwilio } from '../support/fakeTwilio.js';
+import { createEmulatorUser } from '../support/identity.js';
+import { startSmtpServer, type LocalSmtp } from '../support/smtp.js';
+import {
+  bearer,
+  decide,
+  json,
+  randomPhone,
+  sendVehicle,
+  signUpPayload,
+  startTestServer,
+  validateEmailCode,
+  type TestDriver,
+  type TestServer,
+} from '../support/server.js';
+
+const MAIL_FROM = 'Onramp <no-reply@onramp.example>';
+const MINUTE = 60_000;
+
+let smtp: LocalSmtp;
+let twilio: FakeTwilio;
+let server: TestServer;
+let app: FastifyInstance;
+
+beforeAll(async () => {
+  smtp = await startSmtpServer();
+  twilio = await startFakeTwilio();
+  const messaging: MessagingConfig = {
+    email: { kind: 'smtp', url: smtp.url, from: MAIL_FROM },
+    sms: { kind: 'twilio', accountSid: twilio.accountSid, authToken: twilio.authToken, from: '+12025550100', apiBase: twilio.url },
+  };
+  server = await startTestServer({ messaging, publicUrl: 'https://drivers.onramp.example' });
+  app = server.app;
+});
+afterAll(async () => {
+  await server?.close();
+  await smtp?.close();
+  await twilio?.close();
+});
+afterEach(() => {
+  server.clock.reset();
+  twilio.failNext(0);
+});
+
+const mailTo = (email: string) => smtp.received.filter((mail) => mail.to && !Array.isArray(mail.to) && mail.to.value[0]?.address === email);
+const codeIn = (text: string) => /\b(\d{4})\b/.exec(text)?.[1] ?? '';
+
+/** Signs up through the API; the code comes by SMTP. */
+async function signUpBySmtp(phone = randomPhone()): Promise<TestDriver> {
+  const user = await createEmulatorUser();
+  const response = await app.inject({ method: 'POST', url: '/auth/driverEmailSignUp', payload: signUpPayload(user, phone) });
+  expect(response.statusCode, response.body).toBe(200);
+  const body = json<{ driverId: string; token: string }>(response);
+  return { user, email: user.email, phone, driverId: body.driverId, signUpToken: body.token, token: '' };
+}
+
+async function verifiedBySmtp(phone?: string): Promise<TestDriver> {
+  const driver = await signUpBySmtp(phone);
+  const code = codeIn(mailTo(driver.email).at(-1)?.text ?? '');
+  const response = await validateEmailCode(app, driver, code);
+  expect(response.statusCode, response.body).toBe(200);
+  return { ...driver, token: String(json(response).token) };
+}
+
+const sendPhoneCode = (driver: TestDriver) =>
+  app.inject({ method: 'POST', url: '/auth/sendPhoneOTP', headers: bearer(driver.token), payload: { phoneNo: driver.phone } });
+
+describe('the email code, by SMTP', () => {
+  it('arrives from MAIL_FROM with its subject, a text and an HTML part, and verifies the email', async () => {
+    const driver = await signUpBySmtp();
+    const [mail] = mailTo(driver.email);
+    expect(mail).toBeDefined();
+    const code = codeIn(mail!.text ?? '');
+    expect(code).toMatch(/^\d{4}$/);
+    expect(mail!.from?.value).toEqual([{ name: 'Onramp', address: 'no-reply@onramp.example' }]);
+    expect(mail!.subject).toBe(`Your Onramp code is ${code}`);
+    expect(mail!.text).toContain(`Your code to verify your email is ${code}. It expires in 10 minutes.`);
+    expect(mail!.html).toContain(`<p style="margin:0 0 16px">Your code to verify your email is ${code}. It expires in 10 minutes.</p>`);
+    expect((await validateEmailCode(app, driver, code)).statusCode).toBe(200);
+    // The local outbox is not used when SMTP and Twilio deliver.
+    expect((await app.inject({ method: 'GET', url: '/dev/outbox' })).json()).toEqual([]);
+  });
+
+  it('tells the driver, and keeps no code, when the mail server refuses the address (400)', async () => {
+    const user = await createEmulatorUser();
+    smtp.refused.add(user.email);
+    const response = await app.inject({ method: 'POST', url: '/auth/driverEmailSignUp', payload: signUpPayload(user, randomPhone()) });
+    expect(response.statusCode).toBe(400);
+    expect(json(response)).toEqual({ message: 'We can’t deliver email to this address. Please check it, or sign up with another one.' });
+    const { rows } = await server.db.query("SELECT 1 FROM otp_codes c JOIN drivers d ON d.id = c.driver_id WHERE d.email = $1 AND c.consumed_at IS NULL", [user.email]);
+    expect(rows).toEqual([]);
+  });
+
+  it('tries again while the mail server is away, then says so (503) rather than lose the code silently', async () => {
+    await smtp.stop();
+    try {
+      const user = await createEmulatorUser();
+      const response = await app.inject({ method: 'POST', url: '/auth/driverEmailSignUp', payload: signUpPayload(user, randomPhone()) });
+      expect(response.statusCode).toBe(503);
+      expect(json(response)).toEqual({ message: 'We could not send your code just now. Please tap Resend in a minute.' });
+      expect(server.logs.filter((line) => line.includes('A code delivery failed; trying again'))).toHaveLength(2);
+      expect(server.logs.some((line) => line.includes('A code could not be delivered after retries'))).toBe(true);
+    } finally {
+      await smtp.start();
+    }
+  });
+});
+
+describe('the phone code, through Twilio', () => {
+  it('goes through the SDK with Twilio’s auth and form encoding, and verifies the phone', async () => {
+    const driver = await verifiedBySmtp();
+    expect((await sendPhoneCode(driver)).statusCode).toBe(200);
+    const text = twilio.sent.at(-1)!;
+    expect(text).toMatchObject({ to: driver.phone, from: '+12025550100' });
+    expect(text.headers['content-type']).toMatch(/^application\/x-www-form-urlencoded/);
+    expect(text.headers['user-agent']).toMatch(/^twilio-node\//);
+    const code = codeIn(text.body);
+    expect(text.body).toBe(`Your Onramp code is ${code}. It expires in 10 minutes.`);
+    const check = await app.inject({ method: 'POST', url: '/auth/validatePhoneOTP', headers: bearer(driver.token), payload: { code, phoneNo: driver.phone } });
+    expect(check.statusCode).toBe(200);
+  });
+
+  it('answers Twilio’s 21211 (an invalid number) with "Invalid Phone number provided. Please resignup."', async () => {
+    const driver = await verifiedBySmtp();
+    twilio.invalidNumbers.add(driver.phone);
+    const response = await sendPhoneCode(driver);
+    expect(response.statusCode).toBe(400);
+    expect(json(response)).toEqual({ message: 'Invalid Phone number provided. Please resignup.' });
+    const { rows } = await server.db.query("SELECT 1 FROM otp_codes WHERE driver_id = $1 AND channel = 'sms' AND consumed_at IS NULL", [driver.driverId]);
+    expect(rows).toEqual([]);
+  });
+
+  it('says so when the number replied STOP (21610)', async () => {
+    const driver = await verifiedBySmtp();
+    twilio.optedOut.add(driver.phone);
+    const response = await sendPhoneCode(driver);
+    expect(response.statusCode).toBe(400);
+    expect(json(response).message).toBe('This number has turned off our text messages (it replied STOP). Text START to it, or use another number.');
+  });
+
+  it('tries again with backoff through a short outage, and the code arrives', async () => {
+    const driver = await verifiedBySmtp();
+    const before = twilio.sent.length;
+    twilio.failNext(2);
+    expect((await sendPhoneCode(driver)).statusCode).toBe(200);
+    expect(twilio.sent.length).toBe(before + 1);
+  });
+
+  it('answers 503 with a message when Twilio stays away', async () => {
+    const driver = await verifiedBySmtp();
+    twilio.failNext(3);
+    const response = await sendPhoneCode(driver);
+    expect(response.statusCode).toBe(503);
+    expect(json(response)).toEqual({ message: 'We could not send your code just now. Please tap Resend in a minute.' });
+  });
+
+  it('refuses to work with a wrong auth token: the code is not sent and the answer says to try later', async () => {
+    const wrong = await server.buildAnother({
+      messaging: { email: { kind: 'local' }, sms: { kind: 'twilio', accountSid: twilio.accountSid, authToken: 'wrong', from: '+12025550100', apiBase: twilio.url } },
+    });
+    const driver = await verifiedBySmtp();
+    const response = await wrong.inject({ method: 'POST', url: '/auth/sendPhoneOTP', headers: bearer(driver.token), payload: { phoneNo: driver.phone } });
+    expect(response.statusCode).toBe(503);
+    expect(server.logs.some((line) => line.includes('Twilio: 401 20003'))).toBe(true);
+  });
+});
+
+describe('notices', () => {
+  /** A driver who verified email and phone and sent everything. */
+  async function waitingDriver(): Promise<TestDriver> {
+    const driver = await verifiedBySmtp();
+    await sendPhoneCode(driver);
+    const code = codeIn(twilio.sent.at(-1)!.body);
+    await app.inject({ method: 'POST', url: '/auth/validatePhoneOTP', headers: bearer(driver.token), payload: { code, phoneNo: driver.phone } });
+    await sendVehicle(app, driver);
+    return driver;
+  }
+
+  it('tells an approved driver by email and text message, with the sign-in link', async () => {
+    const driver = await waitingDriver();
+    expect((await decide(app, server.config.adminToken, driver.driverId, 'approve')).statusCode).toBe(200);
+    await app.messaging.deliverDue();
+    const mail = mailTo(driver.email).at(-1)!;
+    expect(mail.subject).toBe("You're approved to drive with Onramp");
+    expect(mail.text).toContain('Sign in to choose your subscription and add the bank account your fares are paid into: https://drivers.onramp.example/sign-in');
+    expect(mail.html).toContain('<a href="https://drivers.onramp.example/sign-in">https://drivers.onramp.example/sign-in</a>');
+    expect(twilio.sent.at(-1)).toMatchObject({ to: driver.phone, body: "Onramp: you're approved. Sign in to choose your subscription: https://drivers.onramp.example/sign-in" });
+  });
+
+  it('tells a rejected driver the reason and what to fix; the reason is text in the HTML part, never markup', async () => {
+    const driver = await waitingDriver();
+    const reason = 'The <b>insurance</b> card is blurry & cut off.';
+    await decide(app, server.config.adminToken, driver.driverId, 'reject', reason);
+    await app.messaging.deliverDue();
+    const mail = mailTo(driver.email).at(-1)!;
+    expect(mail.subject).toBe('Your Onramp profile needs a change');
+    expect(mail.text).toContain(`asked for a change:\n\n${reason}\n\nSign in, update your profile`);
+    expect(mail.html).toContain('The &#60;b&#62;insurance&#60;/b&#62; card is blurry &#38; cut off.');
+    expect(mail.html).not.toContain('<b>insurance</b>');
+  });
+
+  it('keeps a notice while the mail server is away, and delivers it when it is back', async () => {
+    const driver = await waitingDriver();
+    await smtp.stop();
+    try {
+      await decide(app, server.config.adminToken, driver.driverId, 'approve');
+      await app.messaging.deliverDue();
+      const { rows } = await server.db.query<{ status: string; attempts: number; last_error: string }>(
+        "SELECT status, attempts, last_error FROM outgoing_notices WHERE driver_id = $1 AND channel = 'email'",
+        [driver.driverId],
+      );
+      expect(rows[0]).toMatchObject({ status: 'pending', attempts: 1 });
+      expect(rows[0]!.last_error).toMatch(/^SMTP: /);
+    } finally {
+      await smtp.start();
+    }
+    // Not before its time (30 s later), then delivered.
+    expect(await app.messaging.deliverDue()).toBe(0);
+    server.clock.advance(31_000);
+    expect(await app.messaging.deliverDue()).toBe(1);
+    expect(mailTo(driver.email).at(-1)!.subject).toBe("You're approved to drive with Onramp");
+  });
+
+  it('gives up on a notice after a day of failures, keeps it as failed, and logs an error', async () => {
+    const driver = await waitingDriver();
+    await smtp.stop();
+    try {
+      await decide(app, server.config.adminToken, driver.driverId, 'approve');
+      for (let pass = 0; pass < 40; pass++) {
+        await app.messaging.deliverDue();
+        server.clock.advance(60 * MINUTE);
+      }
+    } finally {
+      await smtp.start();
+    }
+    const { rows } = await server.db.query<{ status: string }>("SELECT status FROM outgoing_notices WHERE driver_id = $1 AND channel = 'email'", [driver.driverId]);
+    expect(rows).toEqual([{ status: 'failed' }]);
+    expect(server.logs.some((line) => line.includes('A notice could not be delivered: given up'))).toBe(true);
+  });
+
+  it('keeps the address and words of a notice encrypted in the database', async () => {
+    const driver = await waitingDriver();
+    await decide(app, server.config.adminToken, driver.driverId, 'reject', 'Secret reason 9731');
+    const { rows } = await server.db.query<{ text: string }>('SELECT row_to_json(n)::text AS text FROM outgoing_notices n WHERE driver_id = $1', [driver.driverId]);
+    expect(rows.length).toBeGreaterThan(0);
+    for (const row of rows) {
+      expect(row.text).not.toContain(driver.email);
+      expect(row.text).not.toContain('Secret reason 9731');
+    }
+  });
+});

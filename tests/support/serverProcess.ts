@@ -1,0 +1,57 @@
+/**
+ * The built server (build/server/main.mjs) in a process of its own, as an operator runs it, for
+ * tests of more than one instance and of production starts. Its address comes from its own
+ * "running at" line; its output is kept for the test to read.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { PROJECT_ROOT } from '../../src/shared/projectFiles.js';
+
+export const BUILT_SERVER = join(PROJECT_ROOT, 'build', 'server', 'main.mjs');
+
+export interface ServerProcess {
+  /** http://127.0.0.1:<port> */
+  url: string;
+  output(): string;
+  /** SIGTERM, then the exit code. */
+  stop(): Promise<number | null>;
+}
+
+export function startServerProcess(env: Record<string, string>, timeoutMs = 30_000): Promise<ServerProcess> {
+  if (!existsSync(BUILT_SERVER)) throw new Error(`${BUILT_SERVER} is missing: run \`npm run build\` first (npm test does).`);
+  const child: ChildProcess = spawn(process.execPath, [BUILT_SERVER], {
+    cwd: PROJECT_ROOT,
+    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`The server did not start within ${timeoutMs} ms:\n${output}`));
+    }, timeoutMs);
+    const watch = () => {
+      const address = /Onramp is running at (\S+)/.exec(output)?.[1];
+      if (!address) return;
+      clearTimeout(timer);
+      child.stdout!.off('data', watch);
+      resolve({
+        url: address,
+        output: () => output,
+        async stop() {
+          child.kill('SIGTERM');
+          return exited;
+        },
+      });
+    };
+    child.stdout!.on('data', watch);
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`The server exited with ${code} before it started:\n${output}`));
+    });
+  });
+}
