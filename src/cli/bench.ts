@@ -1,5 +1,6 @@
 // `npm run bench`: the figures of DESIGN §6, printed, never asserted (machines are shared and
 // noisy). Needs a build (`npm run build`) and Debian's Chromium for the browser figures.
+import { execFileSync } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,6 +9,7 @@ import type { RJSFSchema } from '@rjsf/utils';
 import { createPrecompiledValidator } from '@rjsf/validator-ajv8';
 import autocannon from 'autocannon';
 import Fastify from 'fastify';
+import sharp from 'sharp';
 import { buildApp } from '../server/app.js';
 import { LOCAL_AUTH_EMULATOR_HOST, readConfig } from '../server/config.js';
 import { PROJECT_ROOT } from '../shared/projectFiles.js';
@@ -15,8 +17,11 @@ import { staticClosure, type Metafile } from '../../build.mjs';
 import { startAuthEmulator } from './authEmulator.js';
 import { launchChromium } from './chromium.js';
 import { msUntilReloadedPageShows, startDevServer } from './devProcess.js';
+import { installProduction } from './productionInstall.js';
+import { startServerProcess } from './serverProcess.js';
 
 const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
+const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? NaN;
 
 
@@ -149,10 +154,10 @@ async function apiThroughput(baseUrl: string, app: Awaited<ReturnType<typeof bui
   });
   const { idToken } = (await signUp.json()) as { idToken: string };
   const body = { email, phoneNo: '+12025550143', password: 'Str0ng!Pass', confirmPassword: 'Str0ng!Pass', referalCode: null, accept: true, twilioCheck: true, ip: null, idToken };
-  const signed = (await (await app.inject({ method: 'POST', url: '/auth/driverEmailSignUp', payload: body })).json()) as { driverId: string };
+  const signed = (await (await app.inject({ method: 'POST', url: '/auth/driverEmailSignUp', payload: body })).json()) as { driverId: string; token: string };
   const outbox = (await (await app.inject({ method: 'GET', url: '/dev/outbox' })).json()) as { to: string; code: string }[];
   const code = outbox.find((entry) => entry.to === email)?.code;
-  const { token } = (await (await app.inject({ method: 'POST', url: '/auth/validateOTP', payload: { code, email } })).json()) as { token: string };
+  const { token } = (await (await app.inject({ method: 'POST', url: '/auth/validateOTP', headers: { authorization: `Bearer ${signed.token}` }, payload: { code, email } })).json()) as { token: string };
 
   const bare = Fastify();
   bare.get('/status', async () => ({ data: { status: 'pending', isSessionComplete: false, isSubscriptionPaid: false } }));
@@ -163,6 +168,92 @@ async function apiThroughput(baseUrl: string, app: Awaited<ReturnType<typeof bui
     return { status, baseline };
   } finally {
     await bare.close();
+  }
+}
+
+/** Resident memory of a process, from /proc (bytes). */
+async function rssOf(pid: number): Promise<number> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? NaN) * 1024;
+}
+
+/**
+ * Six drivers sending their six vehicle photos of about 10 MB each at once, to the built server in
+ * a process of its own: how much its resident memory grows above what it held before (sampled
+ * every 20 ms). Returns the growth and the photo's size.
+ */
+async function uploadMemory() {
+  const folder = await mkdtemp(join(tmpdir(), 'onramp-bench-uploads-'));
+  const server = await startServerProcess({ DATA_DIR: folder, AUTH_RATE_LIMIT_MAX: '100000', LOG_LEVEL: 'warn' });
+  try {
+    const call = async (method: string, path: string, token?: string, body?: unknown) => {
+      const headers: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
+      if (body !== undefined && !(body instanceof FormData)) headers['content-type'] = 'application/json';
+      const response = await fetch(`${server.url}${path}`, { method, headers, body: body instanceof FormData ? body : body === undefined ? undefined : JSON.stringify(body) });
+      return (await response.json()) as Record<string, unknown>;
+    };
+    const codeFor = async (to: string) => ((await (await fetch(`${server.url}/dev/outbox`)).json()) as { to: string; code?: string }[]).find((entry) => entry.to === to && entry.code)?.code;
+    const small = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#3366ff' } }).jpeg().toBuffer();
+    const form = (fields: string[], bytes: Buffer, extra: Record<string, string> = {}) => {
+      const data = new FormData();
+      for (const [key, value] of Object.entries(extra)) data.append(key, value);
+      for (const field of fields) data.append(field, new Blob([new Uint8Array(bytes)], { type: 'image/jpeg' }), `${field}.jpg`);
+      return data;
+    };
+    // Six drivers up to the photo step (their profile with small photos).
+    const tokens: string[] = [];
+    for (let i = 0; i < 6; i++) {
+      const email = `bench-upload-${Date.now()}-${i}@example.com`;
+      const phone = `+1202555${String(1000 + i)}`;
+      const user = (await (
+        await fetch(`http://${LOCAL_AUTH_EMULATOR_HOST}/identitytoolkit.googleapis.com/v1/accounts:signUp?key=bench`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ email, password: 'Str0ng!Pass', returnSecureToken: true }),
+        })
+      ).json()) as { idToken: string };
+      const signed = await call('POST', '/auth/driverEmailSignUp', undefined, { email, phoneNo: phone, password: 'Str0ng!Pass', confirmPassword: 'Str0ng!Pass', referalCode: null, accept: true, twilioCheck: true, ip: null, idToken: user.idToken });
+      const verified = await call('POST', '/auth/validateOTP', String(signed.token), { code: await codeFor(email), email });
+      const token = String(verified.token);
+      await call('POST', '/auth/sendPhoneOTP', token, { phoneNo: phone });
+      await call('POST', '/auth/validatePhoneOTP', token, { code: await codeFor(phone), phoneNo: phone });
+      const profile = { firstName: 'Bench', lastName: 'Driver', dateOfBirth: '1990-01-01', gender: 'Female', SSN: '123456789', driverLicenseNumber: 'D1', street: '1 Main St', city: 'Austin', state: 'TX', zipcode: '73301' };
+      await call('POST', '/driver/completeProfile', token, form(['profilePicture', 'socialSecurityCardFront', 'socialSecurityCardBack'], small, profile));
+      tokens.push(token);
+    }
+    // A 12-megapixel phone photo just under the 10 MiB limit: noise, which JPEG can't shrink.
+    const width = 4032;
+    const height = 3024;
+    const noise = Buffer.alloc(width * height * 3);
+    for (let i = 0; i < noise.length; i++) noise[i] = (i * 2654435761) >>> 24;
+    let photo = Buffer.alloc(0);
+    for (const quality of [95, 94, 93, 92]) {
+      photo = await sharp(noise, { raw: { width, height, channels: 3 } }).jpeg({ quality }).toBuffer();
+      if (photo.length <= 10 * 1024 * 1024) break;
+    }
+    const fields = ['vehicleImageFront', 'vehicleImageRear', 'vehicleImagePassengerSide', 'vehicleImageDriverSide', 'vehicleImageInteriorFront', 'vehicleImageInteriorBack'];
+    const before = await rssOf(server.pid);
+    let peak = before;
+    const sampler = setInterval(() => void rssOf(server.pid).then((rss) => (peak = Math.max(peak, rss))).catch(() => undefined), 20);
+    const answers = await Promise.all(tokens.map((token) => call('POST', '/driver/completeVehicleDocs', token, form(fields, photo))));
+    clearInterval(sampler);
+    const failed = answers.filter((answer) => answer.success !== true).length;
+    return { growth: peak - before, before, photo: photo.length, failed };
+  } finally {
+    await server.stop();
+    await rm(folder, { recursive: true, force: true });
+  }
+}
+
+/** The production install's size (packages the server runs only), beside this project's full install. */
+async function installSizes() {
+  const folder = await mkdtemp(join(tmpdir(), 'onramp-bench-install-'));
+  try {
+    const production = installProduction(folder);
+    const full = execFileSync('du', ['-sb', join(PROJECT_ROOT, 'node_modules')]).toString();
+    return { production, fullBytes: Number(full.split('\t')[0]) };
+  } finally {
+    await rm(folder, { recursive: true, force: true });
   }
 }
 
@@ -191,6 +282,14 @@ try {
   console.log(`  GET /driver/status/{id}              ${Math.round(api.status.rps)} req/s, p99 ${api.status.p99} ms, ${api.status.errors} errors`);
   console.log(`  bare Fastify route                   ${Math.round(api.baseline.rps)} req/s, p99 ${api.baseline.p99} ms`);
   console.log(`  ratio                                ${(api.status.rps / api.baseline.rps).toFixed(2)}   budget ≥ 0.5`);
+
+  const uploads = await uploadMemory();
+  console.log('Uploads (the built server in its own process, as npm run start:prod runs it)');
+  console.log(`  6 drivers × 6 photos of ${mb(uploads.photo)} at once: memory +${mb(uploads.growth)} over ${mb(uploads.before)}${uploads.failed ? `, ${uploads.failed} refused` : ''}   budget ≤ 200 MB`);
+
+  const install = await installSizes();
+  console.log('Production install (npm ci --omit=dev)');
+  console.log(`  ${install.production.packages} packages, ${mb(install.production.bytes)}   (the full install with the dev tools: ${mb(install.fullBytes)})`);
 
   console.log('Live edits (npm run dev, headless Chromium)');
   console.log(`  message saved → shown in the page    ${Math.round(await liveEditLatency())} ms median of 5   budget ≤ 1000 ms`);

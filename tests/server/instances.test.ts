@@ -13,7 +13,7 @@ import { postgresBinDir, runningPostgres, type TestPostgres } from '../support/p
 import { hasRedis, startRedis } from '../support/redis.js';
 import { startS3, type LocalS3 } from '../support/s3.js';
 import { formData, profileValues, randomPhone, signUpPayload, vehicleImageValues, vehicleValues } from '../support/server.js';
-import { startServerProcess, type ServerProcess } from '../support/serverProcess.js';
+import { startServerProcess, type ServerProcess } from '../../src/cli/serverProcess.js';
 import { startSmtpServer, type LocalSmtp } from '../support/smtp.js';
 
 const AUTH_LIMIT = 6;

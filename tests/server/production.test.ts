@@ -8,7 +8,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../src/shared/projectFiles.js';
+import { installProduction } from '../../src/cli/productionInstall.js';
 import { freePort, postgresBinDir, runningPostgres, type TestPostgres } from '../support/postgres.js';
+import { startServerProcess } from '../../src/cli/serverProcess.js';
 
 const SERVER = join(PROJECT_ROOT, 'build', 'server', 'main.mjs');
 
@@ -125,5 +127,21 @@ describe('npm run start:prod', () => {
       // No admin token printed: the operator set it.
       expect(run.out).not.toContain('Admin token');
     });
+
+    it('runs from an install without dev dependencies, and answers /readyz', async () => {
+      const target = join(dataDir, 'install');
+      const installed = installProduction(target);
+      // The emulator, the build tools and the browser's packages are not there.
+      for (const devOnly of ['firebase-tools', 'esbuild', 'react', '@rjsf/core', 'tsx', '@electric-sql/pglite', 'vitest']) {
+        expect(existsSync(join(target, 'node_modules', devOnly)), devOnly).toBe(false);
+      }
+      expect(installed.packages).toBeLessThan(500);
+      const server = await startServerProcess({ ...productionEnv(join(target, 'data')), DATABASE_URL: postgres.url, NODE_ENV: 'production' }, 30_000, target);
+      try {
+        expect((await fetch(`${server.url}/readyz`)).status).toBe(200);
+      } finally {
+        expect(await server.stop()).toBe(0);
+      }
+    }, 120_000);
   });
 });

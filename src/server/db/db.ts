@@ -11,7 +11,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import type { DatabaseConfig } from '../config.js';
 
@@ -27,7 +26,9 @@ export interface Db extends Queryable {
   close(): Promise<void>;
 }
 
-function openPglite(dir: string | null): Promise<Db> {
+async function openPglite(dir: string | null): Promise<Db> {
+  // The local default only: a production install (no dev dependencies) never loads it.
+  const { PGlite } = await import('@electric-sql/pglite');
   return PGlite.create(dir ?? undefined).then((pglite) => ({
     async query<T>(sql: string, params: unknown[] = []) {
       const result = await pglite.query<T>(sql, params);

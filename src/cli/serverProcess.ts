@@ -1,28 +1,32 @@
 /**
- * The built server (build/server/main.mjs) in a process of its own, as an operator runs it, for
- * tests of more than one instance and of production starts. Its address comes from its own
- * "running at" line; its output is kept for the test to read.
+ * The built server (build/server/main.mjs) in a process of its own, as an operator runs it: for
+ * the tests of more than one instance and of production starts, and for the bench's memory figure.
+ * Its address comes from its own "running at" line; its output is kept for the caller to read.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { PROJECT_ROOT } from '../../src/shared/projectFiles.js';
+import { PROJECT_ROOT } from '../shared/projectFiles.js';
 
-export const BUILT_SERVER = join(PROJECT_ROOT, 'build', 'server', 'main.mjs');
 
 export interface ServerProcess {
   /** http://127.0.0.1:<port> */
   url: string;
+  pid: number;
   output(): string;
   /** SIGTERM, then the exit code. */
   stop(): Promise<number | null>;
 }
 
-export function startServerProcess(env: Record<string, string>, timeoutMs = 30_000): Promise<ServerProcess> {
-  if (!existsSync(BUILT_SERVER)) throw new Error(`${BUILT_SERVER} is missing: run \`npm run build\` first (npm test does).`);
-  const child: ChildProcess = spawn(process.execPath, [BUILT_SERVER], {
-    cwd: PROJECT_ROOT,
-    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'warn', ...env },
+/** `root`: the folder the server runs in (a production install of its own, say); the project by default. */
+export function startServerProcess(env: Record<string, string>, timeoutMs = 30_000, root = PROJECT_ROOT): Promise<ServerProcess> {
+  const server = join(root, 'build', 'server', 'main.mjs');
+  if (!existsSync(server)) throw new Error(`${server} is missing: run \`npm run build\` first (npm test does).`);
+  const child: ChildProcess = spawn(process.execPath, [server], {
+    cwd: root,
+    // MALLOC_ARENA_MAX as `npm run start:prod` sets it: glibc's per-thread arenas would otherwise
+    // keep what libvips freed after decoding photos (sharp's and imgproxy's advice).
+    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'warn', MALLOC_ARENA_MAX: '2', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -41,6 +45,7 @@ export function startServerProcess(env: Record<string, string>, timeoutMs = 30_0
       child.stdout!.off('data', watch);
       resolve({
         url: address,
+        pid: child.pid!,
         output: () => output,
         async stop() {
           child.kill('SIGTERM');
