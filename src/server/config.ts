@@ -57,6 +57,8 @@ export interface ServerConfig {
 export interface MessagingConfig {
   email: { kind: 'local' } | { kind: 'smtp'; url: string; from: string };
   sms: { kind: 'local' } | { kind: 'twilio'; accountSid: string; authToken: string; from: string; apiBase?: string };
+  /** The waits between the tries of a code that did not go out (not from the environment: tests shorten them). */
+  codeRetryDelaysMs?: number[];
 }
 
 export type StorageConfig =

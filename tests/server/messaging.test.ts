@@ -34,6 +34,8 @@ beforeAll(async () => {
   const messaging: MessagingConfig = {
     email: { kind: 'smtp', url: smtp.url, from: MAIL_FROM },
     sms: { kind: 'twilio', accountSid: twilio.accountSid, authToken: twilio.authToken, from: '+12025550100', apiBase: twilio.url },
+    // Three tries as in production, without its waits.
+    codeRetryDelaysMs: [20, 20],
   };
   server = await startTestServer({ messaging, publicUrl: 'https://drivers.onramp.example' });
   app = server.app;
@@ -162,7 +164,7 @@ describe('the phone code, through Twilio', () => {
 
   it('refuses to work with a wrong auth token: the code is not sent and the answer says to try later', async () => {
     const wrong = await server.buildAnother({
-      messaging: { email: { kind: 'local' }, sms: { kind: 'twilio', accountSid: twilio.accountSid, authToken: 'wrong', from: '+12025550100', apiBase: twilio.url } },
+      messaging: { email: { kind: 'local' }, sms: { kind: 'twilio', accountSid: twilio.accountSid, authToken: 'wrong', from: '+12025550100', apiBase: twilio.url }, codeRetryDelaysMs: [20, 20] },
     });
     const driver = await verifiedBySmtp();
     const response = await wrong.inject({ method: 'POST', url: '/auth/sendPhoneOTP', headers: bearer(driver.token), payload: { phoneNo: driver.phone } });

@@ -32,7 +32,7 @@ export const DELIVERY_MESSAGES: Readonly<Record<Undeliverable | 'notSent', strin
 };
 
 /** Waits between the tries of a code while the driver waits: three tries in about 2.5 s. */
-const CODE_RETRY_DELAYS_MS = [500, 2_000];
+export const CODE_RETRY_DELAYS_MS = [500, 2_000];
 /** A notice is tried again after 30 s, 1 min, 2 min, … at most an hour apart, for a day. */
 const NOTICE_FIRST_RETRY_MS = 30_000;
 const NOTICE_MAX_RETRY_MS = 60 * 60 * 1000;
@@ -122,7 +122,7 @@ export const messagingPlugin = shared<{ config: MessagingConfig; signInUrl: stri
           app.log.warn({ channel, reason: error.undeliverable }, 'A code could not be delivered: the address was refused');
           throw badRequest(DELIVERY_MESSAGES[error.undeliverable]);
         }
-        const delay = CODE_RETRY_DELAYS_MS[attempt];
+        const delay = (options.config.codeRetryDelaysMs ?? CODE_RETRY_DELAYS_MS)[attempt];
         if (delay === undefined) {
           app.log.error({ channel, error: error.message }, 'A code could not be delivered after retries');
           throw new HttpError(503, DELIVERY_MESSAGES.notSent);
