@@ -15,7 +15,7 @@ import {
   type FormStep,
   type Guard,
   type Lookup,
-  type Next,
+  type NextRule,
   type ResumeRule,
   type SourceKind,
 } from '../shared/flow.js';
@@ -75,11 +75,12 @@ export async function followResume(answer: Record<string, unknown>, link?: { id:
   return { to: routeOf(rule?.to ?? flow.start), state: rule?.state };
 }
 
-/** Where a step goes once its call answered: its next rules, or the resume table. */
-export async function nextNavigation(next: Next | undefined, answer: Record<string, unknown>, lookup: Lookup): Promise<Navigation | undefined> {
-  if (next === 'resume') return followResume(answer);
+/** Where a step goes once its call answered: the first of its next rules that holds, to a step or by the resume table. */
+export async function nextNavigation(next: NextRule[] | undefined, answer: Record<string, unknown>, lookup: Lookup): Promise<Navigation | undefined> {
   const rule = resolveNextStep(next, lookup);
-  return rule && { to: routeOf(rule.to), state: rule.state };
+  if (!rule) return undefined;
+  if (rule.resume || rule.to === undefined) return followResume(answer);
+  return { to: routeOf(rule.to), state: rule.state };
 }
 
 /** A step's call sent: its answer with what it was built from, or the message of a `prepare` that failed. */

@@ -126,7 +126,7 @@ export async function buildApp(config: ServerConfig, options: AppOptions = {}): 
   let isApiPath: (url: string) => boolean = () => true;
 
   app.setErrorHandler((error, request, reply) => {
-    const answer = answerFor(error);
+    const answer = answerFor(error, app.callReader.flow.messages.requestFailed);
     if (answer.statusCode === 503) request.log.warn({ error: loggableError(error) }, 'Request refused: a service it needs is unavailable');
     else if (answer.statusCode >= 500) request.log.error({ error: loggableError(error) }, 'Request failed');
     return reply.code(answer.statusCode).send(answer.body);

@@ -1,7 +1,7 @@
 /**
  * Errors the routes throw on purpose, and the one translation of any error into the answer the
  * client shows: `{ message }` (plus `errors` by field for a form), a 4xx for anything the
- * client sent wrong, and a bare "Something went wrong." for our own faults.
+ * client sent wrong, and a bare message for our own faults (the flow's requestFailed).
  */
 import { SIGN_IN_AGAIN_REASON } from '../shared/apiAnswers.js';
 import { DatabaseUnavailable } from './db/db.js';
@@ -31,7 +31,6 @@ export const notFound = (message: string) => new HttpError(404, message);
 export const conflict = (message: string) => new HttpError(409, message);
 export const tooManyRequests = (message: string) => new HttpError(429, message);
 
-export const SERVER_FAULT_MESSAGE = 'Something went wrong.';
 export const UNAVAILABLE_MESSAGE = 'We can’t reach our records right now. Please try again in a minute.';
 export const STORE_UNAVAILABLE_MESSAGE = 'We can’t keep your photos and documents right now. Please try again in a minute.';
 export const NOT_PLAIN_TEXT_MESSAGE = 'Text must not contain invisible control characters.';
@@ -66,7 +65,8 @@ export interface ErrorAnswer {
  */
 const TEXT_NOT_STORABLE = new Set(['22021', '22P05']);
 
-export function answerFor(error: unknown): ErrorAnswer {
+/** The answer to an error; `faultMessage` for our own faults (the flow's requestFailed, the spec's words). */
+export function answerFor(error: unknown, faultMessage: string): ErrorAnswer {
   if (error instanceof DatabaseUnavailable) return { statusCode: 503, body: { message: UNAVAILABLE_MESSAGE } };
   if (error instanceof StoreUnavailable) return { statusCode: 503, body: { message: STORE_UNAVAILABLE_MESSAGE } };
   if (error instanceof HttpError) {
@@ -84,7 +84,7 @@ export function answerFor(error: unknown): ErrorAnswer {
   }
   if (typeof code === 'string' && TEXT_NOT_STORABLE.has(code)) return { statusCode: 400, body: { message: NOT_PLAIN_TEXT_MESSAGE } };
   if (error instanceof SyntaxError) return { statusCode: 400, body: { message: MESSAGES_BY_CODE.FST_ERR_CTP_INVALID_JSON_BODY! } };
-  return { statusCode: 500, body: { message: SERVER_FAULT_MESSAGE } };
+  return { statusCode: 500, body: { message: faultMessage } };
 }
 
 /** What a 5xx log line may hold: never the request, never values that came from it. */

@@ -23,12 +23,15 @@ export class LiveEdits {
 
   constructor(reader: CallReader) {
     this.reader = reader;
+    const live = () => this.reader;
     this.callReader = {
+      get flow() {
+        return live().flow;
+      },
       call: (name) => this.reader.call(name),
       routePath: (callName) => this.reader.routePath(callName),
-      stepSchemaOf: (callName) => this.reader.stepSchemaOf(callName),
-      json: (...args) => this.reader.json(...args),
-      multipart: (...args) => this.reader.multipart(...args),
+      json: (callName, request, options) => this.reader.json(callName, request, options),
+      multipart: (callName, request, options) => this.reader.multipart(callName, request, options),
     };
   }
 

@@ -14,7 +14,10 @@ export interface Condition {
 }
 export interface NextRule {
   when?: Condition[];
-  to: string;
+  /** The step to go to; absent when `resume` is set. */
+  to?: string;
+  /** Instead of `to`: the resume table decides, from the call's answer. */
+  resume?: true;
   state?: Record<string, string | number | boolean>;
   /** Targets to remove on going this way. */
   clear?: string[];
@@ -56,13 +59,11 @@ export interface SocialProvider {
   /** Shown when the provider's popup cannot open. */
   popupError: string;
 }
-/** Where a step goes on: the first rule that holds, or the resume table, read from the call's answer. */
-export type Next = NextRule[] | 'resume';
 export interface SocialSignIn {
   call: string;
   providers: SocialProvider[];
   divider?: string;
-  next: Next;
+  next: NextRule[];
   /** Copy of the local test-account dialog that stands in for the provider's popup. */
   testAccount: { title: string; description: string; emailLabel: string; submit: string; cancel: string };
 }
@@ -110,7 +111,7 @@ export interface FormStep {
   passwordReset?: { label: string; sent: string; emailNeeded: string };
   links?: StepLink[];
   /** Where a successful submit goes; absent only on the last step, which has a `completion`. */
-  next?: Next;
+  next?: NextRule[];
   completion?: Completion;
 }
 export interface ScreenStep {
@@ -155,7 +156,17 @@ export interface Account {
 export interface Flow {
   start: string;
   journey: string[];
-  messages: { requestFailed: string; statusFailed: string; timedOut: string; identityFailed: string; tokenMissing: string; signInFailed: string };
+  /** Said by the browser, and by the server where the spec has it answer in these words. */
+  messages: {
+    requestFailed: string;
+    statusFailed: string;
+    timedOut: string;
+    identityFailed: string;
+    tokenMissing: string;
+    signInFailed: string;
+    sessionExpired: string;
+    invalidPhone: string;
+  };
   account: Account;
   social?: SocialSignIn;
   calls: Record<string, Call>;
@@ -211,6 +222,24 @@ export const resumeLookup = (answer: Record<string, unknown>, link?: { id: strin
 
 export function resolveResume(rules: ResumeRule[], lookup: Lookup): ResumeRule | undefined {
   return rules.find((rule) => allHold(rule.when, lookup));
+}
+
+/**
+ * What the browser of a driver with this status keeps, as far as the resume table's row for it
+ * says from the status alone (constants and status values; not the answer's token): the server
+ * reads the flow's own rules, e.g. a form's variant by `storage.isSocial`, with it.
+ */
+export function storageForStatus(flow: Pick<Flow, 'resume'>, status: Record<string, unknown>): Record<string, string> {
+  const lookup = lookupIn({ status });
+  const rule = resolveResume(flow.resume, lookup);
+  const storage: Record<string, string> = {};
+  for (const [target, source] of Object.entries(rule?.store ?? {})) {
+    const { kind } = splitSource(source);
+    if (!target.startsWith('storage.') || (kind !== 'const' && kind !== 'status')) continue;
+    const value = lookup(source);
+    if (value !== undefined && value !== null) storage[target.slice('storage.'.length)] = String(value);
+  }
+  return storage;
 }
 
 /** The schema a form step renders: the first variant whose conditions hold, else its own. */
@@ -274,10 +303,6 @@ export interface ReceivedPayload {
   form: Record<string, unknown>;
   /** Payload keys that map to a `file.x` source, by form field. */
   files: Record<string, string>;
-  /** Values that do not come from the form (context, storage), by payload key. */
-  extras: Record<string, unknown>;
-  /** Payload keys the call does not know. */
-  unknown: string[];
 }
 
 /**
@@ -286,9 +311,8 @@ export interface ReceivedPayload {
  * rjsf treats an emptied field, so both sides report the same "required" message.
  */
 export function readPayload(call: Call, body: Record<string, unknown>): ReceivedPayload {
-  const received: ReceivedPayload = { form: {}, files: {}, extras: {}, unknown: [] };
+  const received: ReceivedPayload = { form: {}, files: {} };
   const mapping = call.payload ?? {};
-  for (const key of Object.keys(body)) if (!Object.hasOwn(mapping, key)) received.unknown.push(key);
   for (const [key, field] of Object.entries(mapping)) {
     const { kind, path } = splitSource(field.from);
     const name = path.join('.');
@@ -296,14 +320,10 @@ export function readPayload(call: Call, body: Record<string, unknown>): Received
       received.files[name] = key;
       continue;
     }
-    if (!Object.hasOwn(body, key)) continue;
+    if (kind !== 'form' || !Object.hasOwn(body, key)) continue;
     let value = body[key];
     for (const transform of [...(field.transform ?? [])].reverse()) value = undoTransform(transform, value);
-    if (kind === 'form') {
-      if (value !== undefined && value !== '') received.form[name] = value;
-    } else {
-      received.extras[key] = value;
-    }
+    if (value !== undefined && value !== '') received.form[name] = value;
   }
   return received;
 }

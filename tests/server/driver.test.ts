@@ -304,6 +304,10 @@ describe('POST /driver/completeProfile', () => {
       const driver: TestDriver = { user, email: user.email, phone: randomPhone(), driverId: String(body.driverId), signUpToken: '', token: String(body.token) };
       expect((await submit(profileValues({ phoneNo: driver.phone }), driver.token)).statusCode).toBe(200);
       await verifyPhone(app, driver);
+      // While onboarding, the browser still keeps the social flag: the variant asks for the phone.
+      const plainTooEarly = await submit(profileValues({ firstName: 'Ray' }), driver.token);
+      expect(plainTooEarly.statusCode).toBe(400);
+      await server.db.query("UPDATE drivers SET status = 'rejected', is_session_complete = true WHERE id = $1", [driver.driverId]);
       const again = await submit(profileValues({ firstName: 'Ray' }), driver.token);
       expect(again.statusCode).toBe(200);
       const { rows } = await server.db.query<{ phone: string; verified: boolean }>('SELECT phone, phone_verified_at IS NOT NULL AS verified FROM drivers WHERE id = $1', [driver.driverId]);
@@ -604,8 +608,12 @@ describe('POST /driver/completeVehicle', () => {
     expect(json(response).message).toBe('This vehicle does not belong to your account. Please upload your vehicle images again.');
   });
 
-  it.each([randomUUID(), 'not-a-uuid'])('refuses a vehicle id that is no vehicle of the driver (%s) with 403', async (id) => {
-    expect((await submit(vehicleValues(id))).statusCode).toBe(403);
+  it('refuses a vehicle id that is no vehicle of the driver with 403, and one that is no id at all with 400', async () => {
+    const message = 'This vehicle does not belong to your account. Please upload your vehicle images again.';
+    const unknown = await submit(vehicleValues(randomUUID()));
+    expect([unknown.statusCode, json(unknown).message]).toEqual([403, message]);
+    const malformed = await submit(vehicleValues('not-a-uuid'));
+    expect([malformed.statusCode, json(malformed).message]).toEqual([400, message]);
   });
 
   it('rejects the paid flag as an unknown field', async () => {

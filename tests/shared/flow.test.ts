@@ -8,6 +8,7 @@ import {
   resolveNextStep,
   resolveResume,
   stepSchemaName,
+  storageForStatus,
   type FormStep,
   type ScreenStep,
 } from '../../src/shared/flow.js';
@@ -73,11 +74,8 @@ describe('readPayload', () => {
       referalCode: null,
       ip: null,
       idToken: 't',
-      surprise: 1,
     });
     expect(received.form).toEqual({ email: 'driver@example.com', phoneNo: '2025550143' });
-    expect(received.extras).toEqual({ ip: null, idToken: 't' });
-    expect(received.unknown).toEqual(['surprise']);
   });
 
   it('maps zipcode back to zipCode and lists the file fields', () => {
@@ -193,12 +191,24 @@ describe('the approval wait (poll of /awaiting-approval)', () => {
   });
 });
 
+describe('storageForStatus', () => {
+  const status = { status: 'pending', isSessionComplete: false, isEmailVerified: true, isPhoneVerified: true, isProfileComplete: true };
+  it('is what the browser of a social driver keeps, so the server picks the profile variant the browser renders', () => {
+    expect(storageForStatus(flow, { ...status, isSocial: true })).toEqual({ isSocial: 'yes' });
+    expect(stepSchemaName(step('completeProfile'), lookupIn({ storage: storageForStatus(flow, { ...status, isSocial: true }) }))).toBe('profile-social');
+  });
+  it('keeps no social flag for an email sign-up, nor for a rejected driver updating from the approval wait', () => {
+    expect(storageForStatus(flow, { ...status, isSocial: false })).toEqual({});
+    expect(storageForStatus(flow, { ...status, status: 'rejected', isSessionComplete: true, isSocial: true })).toEqual({});
+  });
+});
+
 describe('social sign-up', () => {
   const social = flow.social!;
   it('is on the sign-up and the sign-in step, and goes on by the resume table (a new driver: the social profile)', () => {
     expect(step('signup').social).toBe(true);
     expect(step('signIn').social).toBe(true);
-    expect(social.next).toBe('resume');
+    expect(social.next).toEqual([{ resume: true }]);
     const rule = resolveResume(flow.resume, lookupIn({ status: { status: 'pending', isSessionComplete: false, isEmailVerified: true, isPhoneVerified: false, isProfileComplete: false, isSocial: true } }));
     expect(rule).toMatchObject({ to: 'completeProfile', store: { 'storage.isSocial': 'const.yes', 'storage.token': 'response.token', 'cookie.token': 'response.token' } });
   });

@@ -40,7 +40,7 @@ export function AwaitingApprovalScreen({ step }: { step: ScreenStep }) {
   useEffect(() => {
     if (!data || !poll) return;
     const next = resolveNextStep(poll.next, lookupIn({ status: data }));
-    if (next) navigate(routeOf(next.to), { replace: true, state: next.state });
+    if (next?.to) navigate(routeOf(next.to), { replace: true, state: next.state });
   }, [data, poll, navigate]);
 
   useEffect(() => {

@@ -52,6 +52,9 @@ async function openPglite(dir: string | null): Promise<Db> {
 }
 
 /** The database could not be reached, or stopped answering: the request may be tried again later. */
+/** Whether a path's id can be a uuid column's value: anything else names no row (and would make PostgreSQL throw). */
+export const isUuid = (value: string) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value);
+
 export class DatabaseUnavailable extends Error {
   constructor(readonly reason: string) {
     super(`The database is unavailable: ${reason}`);

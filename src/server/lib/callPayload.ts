@@ -1,35 +1,69 @@
 /**
- * Reads a request body the way the flow file says its call sends it, and validates the form's
- * values with the very schema the browser rendered, so the server answers with the schema's
- * own messages. JSON and multipart bodies go the same way:
+ * Reads a request the way the flow file says its call sends it: the one implementation of the
+ * mapping back from a payload to a form's values, so the server validates them with the very
+ * schema the browser rendered, and answers with the schema's own messages. JSON and multipart
+ * bodies go the same way:
  *
- *   body → readPayload (flow.ts) → unknown keys refused → each file received to a scratch file and
- *   its type sniffed from its bytes → multipart "true"/"false" become booleans where the schema says
- *   boolean → the step schema → 400 { message, errors } → each image decoded and encoded again
- *   (reencodeImage.ts: no EXIF/GPS kept, at most 40 megapixels, unreadable bytes refused) and stored.
+ *   body → readPayload (flow.ts: the flow's transforms undone) → unknown keys refused → each file
+ *   received to a scratch file and its type sniffed from its bytes → multipart "true"/"false"
+ *   become booleans where the schema says boolean → the step schema (the variant the flow's own
+ *   rule picks) → 400 { message, errors } → each image decoded and encoded again (reencodeImage.ts:
+ *   no EXIF/GPS kept, at most 40 megapixels, unreadable bytes refused) and stored.
  *
- * What is not a form value (idToken, ip, vehicleId, email and phone from storage) comes back
- * as `extras` for the route's own small rules.
+ * The values that are not the form's (an ID token, the address, the stored email or vehicle id)
+ * are checked by schemas/call-context.schema.json. What a route gets is validated: the form's
+ * values, the payload as the flow maps it from them (`sent`: its transforms applied once, here:
+ * the email lower-cased, the phone with +1), and the context.
  */
-import type { FastifyRequest } from 'fastify';
+import { createHash } from 'node:crypto';
 import type { MultipartFile, MultipartValue } from '@fastify/multipart';
-import { expandErrors, fieldOf, messagesByField } from '../../shared/errors.js';
-import { readPayload, splitSource, type Call, type Flow } from '../../shared/flow.js';
-import { schemaNamesOf } from '../../shared/projectFiles.js';
+import type { FastifyRequest } from 'fastify';
+import { createAjv } from '../../shared/ajv.js';
+import { expandErrors, fieldOf, fromAjvErrors, messagesByField } from '../../shared/errors.js';
+import { buildPayload, lookupIn, readPayload, splitSource, stepSchemaName, type Call, type Flow, type FormStep } from '../../shared/flow.js';
+import { loadSchema, schemaNamesOf } from '../../shared/projectFiles.js';
+import type { JsonObject } from '../../shared/schemaFiles.js';
 import { badRequest, HttpError } from '../errors.js';
 import { MAX_FILE_BYTES, type ReceivedFile, type StoredFile } from '../plugins/uploads.js';
 import { createFormSchemas } from './formSchemas.js';
 
-export interface CallPayload {
-  /** The form's values, validated. */
+/** The values of schemas/call-context.schema.json, by name: what a call sends that is not a form's. */
+export interface CallContext {
+  email: string;
+  phone: string;
+  idToken: string;
+  /** null when the browser could not look it up. */
+  ip: string | null;
+  vehicle_id: string;
+  subscriptionId: string;
+  paymentIntent: string;
+}
+export type ContextName = keyof CallContext;
+
+export interface CallValues<Names extends ContextName = never> {
+  /** The form's values, validated by its step's schema. */
   form: Record<string, unknown>;
+  /** The payload as the flow maps it from those values and the context (file fields left out). */
+  sent: Record<string, unknown>;
+  /** The context values the route expects, each checked by the context schema. */
+  context: Pick<CallContext, Names>;
   /**
    * Uploaded files by form field, stored (re-encoded, encrypted): the route keeps them by writing
-   * their rows, or removes them when it fails (routes/driver.ts).
+   * their rows, or they go with the request when it fails (plugins/uploads.ts).
    */
   files: Record<string, StoredFile>;
-  /** Values that are not the form's, by payload key, unchecked. */
-  extras: Record<string, unknown>;
+  /** The form's schema (the variant's name) and its version, a hash of its content; null for a call with no form. */
+  schema: { name: string; version: string } | null;
+}
+
+export interface ReadOptions<Names extends ContextName> {
+  /** What the driver's browser keeps, for the flow's variant rules (`storageForStatus`). */
+  storage?: Record<string, string>;
+  /**
+   * The context values the route reads: the call must map each one (checked when the request is
+   * read, so a flow edit that drops one fails the route's tests, not a driver's data).
+   */
+  expects?: readonly Names[];
 }
 
 declare module 'fastify' {
@@ -43,22 +77,64 @@ export const UNREADABLE_FORM = 'The form could not be read: it was cut short or 
 /** Longest text a multipart field may carry (the longest form value is an email: 254). */
 const MAX_FIELD_BYTES = 4 * 1024;
 
-/** The step schema to check a form with, or how to pick it from the form's values (a variant). */
-export type SchemaChoice = string | null | ((form: Record<string, unknown>) => string);
-
 export interface CallReader {
+  /** The flow the reader reads calls by (the last good edit's, under `npm run dev`). */
+  readonly flow: Flow;
   /** The call of the flow file by name; throws at start if the flow lacks it. */
   call(name: string): Call;
   /** The call's path as a Fastify route ("/driver/status/{id}" → "/driver/status/:id"). */
   routePath(callName: string): string;
-  /** The schema of the flow step that makes this call (its base schema; variants are named by the route). */
-  stepSchemaOf(callName: string): string | null;
-  json(callName: string, request: FastifyRequest, schema?: SchemaChoice): CallPayload;
-  multipart(callName: string, request: FastifyRequest, schema?: SchemaChoice): Promise<CallPayload>;
+  json<Names extends ContextName = never>(callName: string, request: FastifyRequest, options?: ReadOptions<Names>): CallValues<Names>;
+  multipart<Names extends ContextName = never>(callName: string, request: FastifyRequest, options?: ReadOptions<Names>): Promise<CallValues<Names>>;
+}
+
+/** The step whose form a call sends, if it sends one (a private step's answers never reach the server). */
+function formStepOf(flow: Flow, callName: string): FormStep | null {
+  for (const step of Object.values(flow.steps)) if (step.kind === 'form' && step.call === callName && !step.private) return step;
+  return null;
+}
+
+/** The names a call's non-form values go by in the context schema (storage.email → "email"), by payload key. */
+function contextNamesOf(call: Call): Map<string, string> {
+  const names = new Map<string, string>();
+  for (const [key, mapping] of Object.entries(call.payload ?? {})) {
+    const { kind, path } = splitSource(mapping.from);
+    if (kind === 'storage' || kind === 'context') names.set(key, path.join('.'));
+  }
+  return names;
+}
+
+/** A check of a call's context values: the context schema narrowed to the values the call maps. */
+function contextCheckOf(context: JsonObject, names: string[]): (values: Record<string, unknown>) => string | null {
+  const ajv = createAjv();
+  const pick = (object: unknown) => Object.fromEntries(Object.entries((object ?? {}) as JsonObject).filter(([name]) => names.includes(name)));
+  const errorMessage = (context.errorMessage ?? {}) as JsonObject;
+  const validate = ajv.compile({
+    ...context,
+    properties: pick(context.properties),
+    required: names,
+    additionalProperties: false,
+    errorMessage: { ...errorMessage, required: pick(errorMessage.required) },
+  });
+  return (values) => {
+    if (validate(values)) return null;
+    const [first] = expandErrors(fromAjvErrors(validate.errors ?? []));
+    return first?.message ?? 'The request is not valid.';
+  };
 }
 
 export function createCallReader(flow: Flow): CallReader {
   const schemaNamed = createFormSchemas();
+  const contextSchema = loadSchema('call-context');
+  const versions = new Map<string, string>();
+  const versionOf = (name: string) => {
+    let version = versions.get(name);
+    if (!version) {
+      version = createHash('sha256').update(JSON.stringify(loadSchema(name))).digest('hex').slice(0, 16);
+      versions.set(name, version);
+    }
+    return version;
+  };
 
   const call = (name: string): Call => {
     const found = Object.hasOwn(flow.calls, name) ? flow.calls[name] : undefined;
@@ -66,10 +142,11 @@ export function createCallReader(flow: Flow): CallReader {
     return found;
   };
 
-  const stepSchemaOf = (callName: string): string | null => {
-    for (const step of Object.values(flow.steps)) if (step.kind === 'form' && step.call === callName) return step.schema;
-    return null;
-  };
+  // Every call's context check and every step schema compiled now: a broken file stops the start, not a driver's request.
+  const contextChecks = new Map(
+    Object.entries(flow.calls).map(([name, theCall]) => [name, contextCheckOf(contextSchema, [...new Set(contextNamesOf(theCall).values())])]),
+  );
+  for (const name of schemaNamesOf(flow)) schemaNamed(name);
 
   /** Payload key of a form field, for messages ("zipcode" for the form's zipCode). */
   const payloadKeyOf = (theCall: Call, field: string) =>
@@ -79,15 +156,24 @@ export function createCallReader(flow: Flow): CallReader {
     callName: string,
     body: Record<string, unknown>,
     files: Record<string, { mime: string }>,
-    schema: SchemaChoice,
+    options: ReadOptions<ContextName>,
     fromMultipart: boolean,
-  ): Omit<CallPayload, 'files'> & { files: Record<string, string> } {
+  ): Omit<CallValues<ContextName>, 'files'> & { files: Record<string, string> } {
     const theCall = call(callName);
+    const mapped = new Set(contextNamesOf(theCall).values());
+    const missing = (options.expects ?? []).find((name) => !mapped.has(name));
+    if (missing) throw new Error(`flows/onboarding.flow.json: the call "${callName}" no longer sends ${missing}, which its route reads`);
     const mapping = theCall.payload ?? {};
-    // Own keys only: readPayload's `in` would take "constructor" for a known key.
+    // Own keys only: a key such as "constructor" is no field of the call.
     const unknown = Object.keys(body).find((key) => !Object.hasOwn(mapping, key));
     if (unknown !== undefined) throw badRequest(`Unknown field: ${unknown}`);
     const received = readPayload(theCall, body);
+
+    const context: Record<string, unknown> = {};
+    for (const [key, name] of contextNamesOf(theCall)) if (Object.hasOwn(body, key)) context[name] = body[key];
+    const contextProblem = contextChecks.get(callName)!(context);
+    if (contextProblem) throw badRequest(contextProblem);
+
     /** Payload key by form field, for the files that came. */
     const filesByField: Record<string, string> = {};
     for (const [field, key] of Object.entries(received.files)) {
@@ -96,7 +182,9 @@ export function createCallReader(flow: Flow): CallReader {
       filesByField[field] = key;
       received.form[field] = file.mime;
     }
-    const schemaName = typeof schema === 'function' ? schema(received.form) : schema;
+    const step = formStepOf(flow, callName);
+    // The variant the flow's own rule picks, from what the driver's browser keeps.
+    const schemaName = step ? stepSchemaName(step, lookupIn({ storage: options.storage ?? {} })) : null;
     if (schemaName) {
       const { errorsOf, properties } = schemaNamed(schemaName);
       for (const field of Object.keys(received.form)) {
@@ -119,25 +207,36 @@ export function createCallReader(flow: Flow): CallReader {
         throw badRequest(message, messagesByField(errors));
       }
     }
-    return { form: received.form, files: filesByField, extras: received.extras };
+    const sent = buildPayload(theCall, (source) => {
+      const { kind, path } = splitSource(source);
+      const name = path.join('.');
+      if (kind === 'form') return received.form[name];
+      if (kind === 'storage' || kind === 'context') return context[name];
+      return undefined;
+    });
+    return {
+      form: received.form,
+      sent,
+      // Checked above by the context schema: each mapped value is present and of its type.
+      context: context as unknown as CallContext,
+      files: filesByField,
+      schema: schemaName ? { name: schemaName, version: versionOf(schemaName) } : null,
+    };
   }
 
-  // Compile every step schema now, so a broken schema stops the start, not a driver's request.
-  for (const name of schemaNamesOf(flow)) schemaNamed(name);
-
   return {
+    flow,
     call,
-    stepSchemaOf,
     routePath: (callName) => call(callName).path.replace(/\{(\w+)\}/g, ':$1'),
 
-    json(callName, request, schema = stepSchemaOf(callName)) {
+    json<Names extends ContextName>(callName: string, request: FastifyRequest, options: ReadOptions<Names> = {}): CallValues<Names> {
       if (request.isMultipart()) throw new HttpError(415, 'This request must be sent as JSON.');
       const body: unknown = request.body ?? {};
       if (typeof body !== 'object' || body === null || Array.isArray(body)) throw badRequest('The request body must be a JSON object.');
-      return { ...check(callName, body as Record<string, unknown>, {}, schema, false), files: {} };
+      return { ...check(callName, body as Record<string, unknown>, {}, options, false), files: {} };
     },
 
-    async multipart(callName, request, schema = stepSchemaOf(callName)) {
+    async multipart<Names extends ContextName>(callName: string, request: FastifyRequest, options: ReadOptions<Names> = {}): Promise<CallValues<Names>> {
       if (!request.isMultipart()) throw new HttpError(415, 'This request must be sent as a multipart form.');
       const mapping = call(callName).payload ?? {};
       const fileKeys = new Set(Object.keys(mapping).filter((key) => splitSource(mapping[key]!.from).kind === 'file'));
@@ -187,7 +286,7 @@ export function createCallReader(flow: Flow): CallReader {
         }
         const body: Record<string, unknown> = { ...fields };
         for (const key of Object.keys(files)) body[key] = true;
-        const checked = check(callName, body, files, schema, true);
+        const checked = check(callName, body, files, options, true);
         // Only a valid form's images are decoded (the costly part), one at a time in the whole
         // server to bound memory. What is stored is the re-encoded image: no GPS or other EXIF
         // from the driver's phone in their identity documents, and no pixel bombs (reencodeImage.ts).

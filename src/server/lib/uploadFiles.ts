@@ -6,7 +6,7 @@
  */
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { notFound } from '../errors.js';
-import { isUuid } from './extras.js';
+import { isUuid } from '../db/db.js';
 
 export const UPLOAD_NOT_FOUND = 'This file does not exist.';
 

@@ -23,8 +23,8 @@ import { createSmtpTransport } from '../messaging/smtpTransport.js';
 import { createTwilioTransport } from '../messaging/twilioTransport.js';
 import { shared } from './shared.js';
 
-export const DELIVERY_MESSAGES: Readonly<Record<Undeliverable | 'notSent', string>> = {
-  invalidPhone: 'Invalid Phone number provided. Please resignup.',
+/** Why a code was not sent; an invalid number in the flow's words (spec §8), which the browser shows too. */
+export const DELIVERY_MESSAGES: Readonly<Record<Exclude<Undeliverable, 'invalidPhone'> | 'notSent', string>> = {
   optedOut: 'This number has turned off our text messages (it replied STOP). Text START to it, or use another number.',
   smsRefused: 'We can’t send text messages to this number. Please use another one.',
   emailRefused: 'We can’t deliver email to this address. Please check it, or sign up with another one.',
@@ -120,7 +120,8 @@ export const messagingPlugin = shared<{ config: MessagingConfig; signInUrl: stri
         if (!(error instanceof DeliveryError)) throw error;
         if (error.undeliverable) {
           app.log.warn({ channel, reason: error.undeliverable }, 'A code could not be delivered: the address was refused');
-          throw badRequest(DELIVERY_MESSAGES[error.undeliverable]);
+          const { undeliverable } = error;
+          throw badRequest(undeliverable === 'invalidPhone' ? app.callReader.flow.messages.invalidPhone : DELIVERY_MESSAGES[undeliverable]);
         }
         const delay = (options.config.codeRetryDelaysMs ?? CODE_RETRY_DELAYS_MS)[attempt];
         if (delay === undefined) {

@@ -31,8 +31,6 @@ export const FRESH_SIGN_IN_MS = 5 * 60 * 1000;
 /** last_seen_at is written at most this often per session: a status poll every few seconds must not write every time. */
 const LAST_SEEN_GRANULARITY_MS = 60 * 1000;
 
-export const TOKEN_NOT_FOUND = 'Token not found';
-export const SESSION_EXPIRED = 'Session expired, Please relogin';
 
 export type TokenKind = 'session' | 'resume' | 'signup';
 
@@ -167,11 +165,12 @@ export const sessionsPlugin = shared(async (app) => {
   app.decorateRequest('token', null);
   app.decorate('requireDriver', async (request: FastifyRequest) => {
     const token = bearerToken(request);
-    if (!token) throw signInAgain(401, TOKEN_NOT_FOUND);
+    const { messages } = app.callReader.flow;
+    if (!token) throw signInAgain(401, messages.tokenMissing);
     const holder = await holderOf(token);
     const kinds = request.routeOptions.config.tokenKinds ?? ['session'];
     // A token of a kind the route does not take answers like an unknown one.
-    if (!holder || !kinds.includes(holder.kind)) throw signInAgain(401, SESSION_EXPIRED);
+    if (!holder || !kinds.includes(holder.kind)) throw signInAgain(401, messages.sessionExpired);
     request.driverId = holder.driverId;
     request.token = { value: token, holder };
   });

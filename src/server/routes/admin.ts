@@ -8,7 +8,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ServerConfig } from '../config.js';
 import { badRequest, conflict, notFound } from '../errors.js';
-import { isUuid } from '../lib/extras.js';
+import { isUuid } from '../db/db.js';
 import { findUpload, sendUpload } from '../lib/uploadFiles.js';
 
 /** Where the admin API lives; the browser page is exactly /admin (see lib/apiPaths.ts). */

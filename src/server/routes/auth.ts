@@ -13,7 +13,6 @@
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance } from 'fastify';
 import { HttpError, badRequest, conflict, forbidden, notFound, tooManyRequests, unauthorized } from '../errors.js';
-import { emailExtra, idTokenExtra, ipExtra, usPhoneExtra } from '../lib/extras.js';
 import { returningDriver, type ReturningDriver } from '../lib/driverStatus.js';
 import type { ServerConfig } from '../config.js';
 import type { Queryable } from '../db/db.js';
@@ -41,10 +40,11 @@ export const AUTH_MESSAGES = {
 
 const isUniqueViolation = (error: unknown) => (error as { code?: unknown }).code === '23505';
 
-/** The signed-in user's email, which must be the one the driver typed. */
+/** The signed-in user's email, which must be the one the driver typed (in any case). */
 function emailOf(user: SignedInUser, email: string): string {
-  if (user.email !== email) throw unauthorized(AUTH_MESSAGES.emailMismatch);
-  return email;
+  const lowered = email.toLowerCase();
+  if (user.email?.toLowerCase() !== lowered) throw unauthorized(AUTH_MESSAGES.emailMismatch);
+  return lowered;
 }
 
 interface DriverKey {
@@ -114,13 +114,13 @@ export async function authRoutes(app: FastifyInstance, options: { max: number; w
   }
 
   app.post(reader.routePath('driverEmailSignUp'), async (request) => {
-    const { form, extras } = reader.json('driverEmailSignUp', request);
-    const idToken = idTokenExtra(extras.idToken);
-    const ip = ipExtra(extras.ip);
-    const user = await app.identity.verify(idToken);
-    const email = emailOf(user, String(form.email).trim().toLowerCase());
-    const phone = `+1${String(form.phoneNo)}`;
-    const referralCode = typeof form.referalCode === 'string' ? form.referalCode : null;
+    const { sent, context } = reader.json('driverEmailSignUp', request, { expects: ['idToken', 'ip'] });
+    const { ip } = context;
+    const user = await app.identity.verify(context.idToken);
+    // The payload as the flow maps it: the email lower-cased, the phone with +1, an empty referral null.
+    const email = emailOf(user, String(sent.email));
+    const phone = String(sent.phoneNo);
+    const referralCode = typeof sent.referalCode === 'string' ? sent.referalCode : null;
     const now = app.now();
     // The password went to Firebase, which owns it; the server only checked it against the schema.
     const driverId = await upsertDriver(app, user, email, async (tx, existing) => {
@@ -150,14 +150,12 @@ export async function authRoutes(app: FastifyInstance, options: { max: number; w
   });
 
   app.post(reader.routePath('driverSocialSignup'), async (request) => {
-    const { extras } = reader.json('driverSocialSignup', request, null);
-    const typedEmail = emailExtra(extras.email);
-    const idToken = idTokenExtra(extras.idToken);
-    const ip = ipExtra(extras.ip);
-    const user = await app.identity.verify(idToken);
+    const { context } = reader.json('driverSocialSignup', request, { expects: ['email', 'idToken', 'ip'] });
+    const { ip } = context;
+    const user = await app.identity.verify(context.idToken);
     // A password account has not proved its email; it must go through the email code.
     if (user.provider === 'password') throw badRequest(AUTH_MESSAGES.useEmailSignUp);
-    const email = emailOf(user, typedEmail);
+    const email = emailOf(user, context.email);
     const now = app.now();
     const verifiedAt = user.emailVerified ? now : null;
     const driverId = await upsertDriver(app, user, email, async (tx, existing) => {
@@ -181,8 +179,8 @@ export async function authRoutes(app: FastifyInstance, options: { max: number; w
   });
 
   app.post(reader.routePath('signIn'), async (request) => {
-    const { extras } = reader.json('signIn', request, null);
-    const user = await app.identity.verify(idTokenExtra(extras.idToken));
+    const { context } = reader.json('signIn', request, { expects: ['idToken'] });
+    const user = await app.identity.verify(context.idToken);
     const { rows } = await app.db.query<{ id: string; email: string; email_verified: boolean }>(
       'SELECT id, email, email_verified_at IS NOT NULL AS email_verified FROM drivers WHERE firebase_uid = $1',
       [user.uid],
@@ -203,7 +201,7 @@ export async function authRoutes(app: FastifyInstance, options: { max: number; w
   });
 
   app.post(reader.routePath('signOut'), { config: { tokenKinds: ['session', 'signup'] as const }, preHandler: app.requireDriver }, async (request) => {
-    reader.json('signOut', request, null);
+    reader.json('signOut', request);
     await app.sessions.end(request.token!.value);
     return { success: true, message: AUTH_MESSAGES.signedOut };
   });
@@ -220,16 +218,15 @@ export async function authRoutes(app: FastifyInstance, options: { max: number; w
   }
 
   app.post(reader.routePath('sendEmailCode'), signUpOnly, async (request, reply) => {
-    const { extras } = reader.json('sendEmailCode', request);
-    const email = emailExtra(extras.email);
+    const { email } = reader.json('sendEmailCode', request, { expects: ['email'] }).context;
     await pendingSignUp(request.driverId, email);
     await app.otpCodes.send({ driverId: request.driverId, channel: 'email', destination: email, purpose: 'verify' });
     return reply.code(201).send({ success: true, message: AUTH_MESSAGES.emailCodeResent });
   });
 
   app.post(reader.routePath('validateEmailCode'), signUpOnly, async (request) => {
-    const { form, extras } = reader.json('validateEmailCode', request);
-    const email = emailExtra(extras.email);
+    const { form, context } = reader.json('validateEmailCode', request, { expects: ['email'] });
+    const { email } = context;
     const driverId = request.driverId;
     await pendingSignUp(driverId, email);
     await app.otpCodes.verify({ driverId, channel: 'email', destination: email, purpose: 'verify' }, String(form.otp));
@@ -258,8 +255,8 @@ export async function authRoutes(app: FastifyInstance, options: { max: number; w
   }
 
   app.post(reader.routePath('sendPhoneCode'), sessionOnly, async (request, reply) => {
-    const { extras } = reader.json('sendPhoneCode', request);
-    const phone = await driverPhone(request.driverId, usPhoneExtra(extras.phoneNo));
+    const { context } = reader.json('sendPhoneCode', request, { expects: ['phone'] });
+    const phone = await driverPhone(request.driverId, context.phone);
     await refuseClaimedPhone(app.db, phone, request.driverId);
     const { firstForDriver } = await app.otpCodes.send({ driverId: request.driverId, channel: 'sms', destination: phone, purpose: 'verify' });
     // The client counts 201 as "resent" (spec §4); the first code after email verification is a 200.
@@ -267,8 +264,8 @@ export async function authRoutes(app: FastifyInstance, options: { max: number; w
   });
 
   app.post(reader.routePath('validatePhoneCode'), sessionOnly, async (request) => {
-    const { form, extras } = reader.json('validatePhoneCode', request);
-    const phone = await driverPhone(request.driverId, usPhoneExtra(extras.phoneNo));
+    const { form, context } = reader.json('validatePhoneCode', request, { expects: ['phone'] });
+    const phone = await driverPhone(request.driverId, context.phone);
     // The driver comes from the token, never from the phone number sent.
     await app.otpCodes.verify({ driverId: request.driverId, channel: 'sms', destination: phone, purpose: 'verify' }, String(form.otp));
     try {

@@ -13,10 +13,9 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { StoredFile } from '../plugins/uploads.js';
 import { conflict, forbidden, signInAgain } from '../errors.js';
 import type { Queryable } from '../db/db.js';
+import { storageForStatus } from '../../shared/flow.js';
 import { returningDriver } from '../lib/driverStatus.js';
-import { isUuid, vehicleIdExtra } from '../lib/extras.js';
 import { findUpload, sendUpload } from '../lib/uploadFiles.js';
-import { SESSION_EXPIRED } from '../plugins/sessions.js';
 import { AUTH_MESSAGES } from './auth.js';
 
 export const DRIVER_MESSAGES = {
@@ -102,17 +101,17 @@ export async function driverRoutes(app: FastifyInstance) {
     const social = driver.provider !== 'password';
     // Steps in order (spec §4): an email sign-up verifies the phone before the profile.
     if (!social && !driver.phone_verified_at) throw forbidden(DRIVER_MESSAGES.phoneFirst);
-    // Social sign-ups have no phone yet: their profile variant asks for it (flow: storage.isSocial).
-    // Once their phone is verified they may send the plain profile, which keeps that phone (a
-    // rejected driver updating the profile from the approval wait, where the social flag is cleared).
-    const phoneKept = (form: Record<string, unknown>) => social && driver.phone_verified_at !== null && form.phoneNo === undefined;
-    const { form, files } = await reader.multipart('completeProfile', request, (values) =>
-      !social || phoneKept(values) ? 'profile' : 'profile-social',
-    );
+    // The variant is the flow's own rule, read with what the browser of a driver in this status
+    // keeps: a social sign-up's profile asks for the phone (storage.isSocial) until the driver
+    // is rejected, when the profile is updated from the approval wait and keeps the phone.
+    const status = await returningDriver(app.db, driverId);
+    const storage = status ? storageForStatus(reader.flow, { ...status.data }) : {};
+    const { form, sent, files } = await reader.multipart('completeProfile', request, { storage });
     const text = (name: string) => (typeof form[name] === 'string' ? (form[name] as string) : null);
     const ssn = String(form.SSN);
     const now = app.now();
-    const phone = social && !phoneKept(form) ? `+1${String(form.phoneNo)}` : null;
+    // As the flow maps it: with +1.
+    const phone = typeof sent.phoneNo === 'string' ? sent.phoneNo : null;
     await saveWithFiles(app, request, { driverId, vehicleId: null }, files, async (tx) => {
       await tx.query(
         `UPDATE drivers SET first_name = $2, last_name = $3, middle_initial = $4, suffix = $5, date_of_birth = $6::date,
@@ -172,11 +171,9 @@ export async function driverRoutes(app: FastifyInstance) {
   app.post(reader.routePath('completeVehicle'), async (request) => {
     const driverId = request.driverId;
     await changeableDriver(driverId);
-    const { form, files, extras } = await reader.multipart('completeVehicle', request);
-    const vehicleId = vehicleIdExtra(extras.vehicleId);
-    const owned = isUuid(vehicleId)
-      ? await app.db.query('SELECT 1 FROM vehicles WHERE id = $1 AND driver_id = $2', [vehicleId, driverId])
-      : { rows: [] };
+    const { form, files, context } = await reader.multipart('completeVehicle', request, { expects: ['vehicle_id'] });
+    const vehicleId = context.vehicle_id;
+    const owned = await app.db.query('SELECT 1 FROM vehicles WHERE id = $1 AND driver_id = $2', [vehicleId, driverId]);
     // Someone else's vehicle and no vehicle at all answer alike.
     if (owned.rows.length === 0) throw forbidden(DRIVER_MESSAGES.notYourVehicle);
     const now = app.now();
@@ -228,7 +225,7 @@ export async function driverRoutes(app: FastifyInstance) {
       return session && driver ? { ...driver, token: session.token } : null;
     });
     // Used meanwhile (a second tab, a concurrent request) or expired since the preHandler looked.
-    if (!exchanged) throw signInAgain(401, SESSION_EXPIRED);
+    if (!exchanged) throw signInAgain(401, reader.flow.messages.sessionExpired);
     return exchanged;
   });
 

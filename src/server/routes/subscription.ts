@@ -22,7 +22,6 @@ export const SUBSCRIPTION_MESSAGES = {
   notYours: 'This subscription does not belong to your account.',
   busy: 'Your subscription is still being set up. Please try again in a moment.',
   providerDown: 'The payment provider could not be reached. Please try again.',
-  idsMissing: 'The subscription to check is missing. Please subscribe again.',
 } as const;
 
 export const WEBHOOK_PATH = '/subscription/webhook';
@@ -161,12 +160,8 @@ export async function subscriptionRoutes(app: FastifyInstance) {
     scoped.post(reader.routePath('validateStripeSub'), async (request) => {
       const driverId = request.driverId;
       await approvedDriver(driverId);
-      const { extras } = reader.json('validateStripeSub', request, null);
-      const subscriptionId = extras.stripeSubscriptionId;
-      const paymentIntentId = extras.paymentIntentId;
-      if (typeof subscriptionId !== 'string' || !subscriptionId || typeof paymentIntentId !== 'string' || !paymentIntentId) {
-        throw badRequest(SUBSCRIPTION_MESSAGES.idsMissing);
-      }
+      const { context } = reader.json('validateStripeSub', request, { expects: ['subscriptionId', 'paymentIntent'] });
+      const { subscriptionId, paymentIntent: paymentIntentId } = context;
       const row = await rowOf(app.db, driverId);
       if (!row?.subscription_id || row.subscription_id !== subscriptionId) throw forbidden(SUBSCRIPTION_MESSAGES.notYours);
       const state = await provider(() => gateway.retrieveSubscription(subscriptionId));
