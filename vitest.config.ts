@@ -5,10 +5,11 @@ export default defineConfig({
     include: ['tests/**/*.test.ts'],
     // Starts the Firebase Auth emulator once for the whole run (the server tests verify real ID tokens).
     globalSetup: 'tests/globalSetup.ts',
-    // Two files at a time on the two cores: much of a file's time is spent waiting (on Chromium,
-    // the emulator, the servers and processes the tests start), not computing.
+    // Three files at a time on the two cores: much of a file's time is spent waiting (on Chromium,
+    // the emulator, the servers and processes the tests start), not computing (measured: 4 min 6 s
+    // for the whole run, against 4 min 58 s with two).
     fileParallelism: true,
-    maxWorkers: 2,
+    maxWorkers: 3,
     testTimeout: 60_000,
     hookTimeout: 120_000,
   },

@@ -6,8 +6,11 @@
  *
  * Plain module state: one photo per field name for the whole page.
  */
+import { KEPT_FILE_PREFIX } from '../src/shared/review';
 
 const photos = new Map<string, Blob>();
+/** Photos the driver sent before and keeps (a prefilled step): their upload ids, by field. */
+const keptUploads = new Map<string, string>();
 const urls = new Map<string, string>();
 const listeners = new Set<() => void>();
 let version = 0;
@@ -27,9 +30,25 @@ function revokeUrl(field: string): void {
 /** Stores the photo for `field`, replacing (and releasing) any earlier one. */
 export function setPhoto(field: string, blob: Blob): void {
   revokeUrl(field);
+  keptUploads.delete(field);
   photos.set(field, blob);
   changed();
 }
+
+/** Shows a photo the driver sent before; unless replaced, the form sends it back as kept, not again. */
+export function keepPhoto(field: string, blob: Blob, uploadId: string): void {
+  setPhoto(field, blob);
+  keptUploads.set(field, uploadId);
+}
+
+/** What a payload carries for a photo field: a new photo's bytes, or `kept:<id>` for one sent before and not replaced. */
+export function photoPayload(field: string): Blob | string | undefined {
+  const kept = keptUploads.get(field);
+  return kept === undefined ? photos.get(field) : `${KEPT_FILE_PREFIX}${kept}`;
+}
+
+/** Whether the photo in `field` is the one sent before. */
+export const isKeptPhoto = (field: string): boolean => keptUploads.has(field);
 
 export function getPhoto(field: string): Blob | undefined {
   return photos.get(field);
@@ -38,6 +57,7 @@ export function getPhoto(field: string): Blob | undefined {
 export function clearPhoto(field: string): void {
   if (!photos.has(field) && !urls.has(field)) return;
   revokeUrl(field);
+  keptUploads.delete(field);
   photos.delete(field);
   changed();
 }
@@ -58,6 +78,7 @@ export function clearAllPhotos(): void {
   if (photos.size === 0 && urls.size === 0) return;
   for (const field of [...urls.keys()]) revokeUrl(field);
   photos.clear();
+  keptUploads.clear();
   changed();
 }
 

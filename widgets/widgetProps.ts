@@ -35,6 +35,8 @@ export interface StepFormContext {
   values?: FormValues;
   submitCount?: number;
   touched?: ReadonlySet<string>;
+  /** The reviewer's reason for each field to fix (by id) that still holds what was sent: shown at once. */
+  fixes?: ReadonlyMap<string, string>;
 }
 
 /**

@@ -1,4 +1,4 @@
-// `npm run admin -- list [pending|approved|rejected] | approve <driverId> | reject <driverId> <reason…> | resume-link <driverId>`
+// `npm run admin -- list [pending|approved|rejected] [--search text] [--after cursor] | approve <driverId> | reject <driverId> <reason…> | resume-link <driverId>`
 //
 // The admin API from a terminal. It talks HTTP to the running server (ONRAMP_URL, default
 // http://127.0.0.1:3000), so it works the same against a local or a deployed server and never
@@ -7,7 +7,8 @@
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { dataDirOf, adminTokenFileOf, readLocalAdminToken } from '../server/config.js';
-import { REVIEW_STATUSES, type ReviewStatus } from '../server/routes/admin.js';
+import { AdminApiError, adminRequest, type AdminIo, type AdminSettings } from './adminApi.js';
+import { REVIEW_STATUSES, type QueueDriver, type QueuePage, type ReviewStatus } from '../shared/review.js';
 
 export const DEFAULT_ONRAMP_URL = 'http://127.0.0.1:3000';
 /** A server that does not answer in this time is reported, not waited for. */
@@ -15,7 +16,9 @@ const REQUEST_TIMEOUT_MS = 15_000;
 
 export const USAGE = `Usage: npm run admin -- <command>
 
-  list [pending|approved|rejected]   drivers in that review state (default: pending, the review queue)
+  list [pending|approved|rejected] [--search text] [--after cursor]
+                                     a page of drivers in that review state (default: pending, the
+                                     review queue, oldest first); search by name, email or phone
   approve <driverId>                 approve a driver who sent their vehicle
   reject <driverId> <reason…>        reject with a reason the driver is shown (1-500 characters)
   resume-link <driverId>             a link that takes the driver back to their step (valid 15 minutes)
@@ -24,7 +27,7 @@ Environment: ONRAMP_URL (default ${DEFAULT_ONRAMP_URL}), ADMIN_TOKEN (default: D
 
 export type AdminCommand =
   | { kind: 'help' }
-  | { kind: 'list'; status: ReviewStatus }
+  | { kind: 'list'; status: ReviewStatus; search?: string; after?: string }
   | { kind: 'approve'; driverId: string }
   | { kind: 'reject'; driverId: string; reason: string }
   | { kind: 'resume-link'; driverId: string };
@@ -45,10 +48,21 @@ export function parseAdminArgs(args: readonly string[]): Parsed {
     case '--help':
       return { kind: 'help' };
     case 'list': {
-      if (rest.length > 1) return error('list takes at most one state.');
-      const status = rest[0] ?? 'pending';
+      const options: { search?: string; after?: string } = {};
+      const states: string[] = [];
+      for (let index = 0; index < rest.length; index += 1) {
+        const word = rest[index]!;
+        if (word === '--search' || word === '--after') {
+          const value = rest[index + 1];
+          if (!value) return error(`${word} needs a value.`);
+          options[word === '--search' ? 'search' : 'after'] = value;
+          index += 1;
+        } else states.push(word);
+      }
+      if (states.length > 1) return error('list takes at most one state.');
+      const status = states[0] ?? 'pending';
       if (!isReviewStatus(status)) return error(`Unknown state "${status}": use ${REVIEW_STATUSES.join(', ')}.`);
-      return { kind: 'list', status };
+      return { kind: 'list', status, ...options };
     }
     case 'approve':
     case 'resume-link': {
@@ -68,15 +82,6 @@ export function parseAdminArgs(args: readonly string[]): Parsed {
   }
 }
 
-/** The fields of GET /admin/drivers that the table shows. */
-export interface ListedDriver {
-  id: string;
-  email: string;
-  status: string;
-  profile: { firstName: string | null; lastName: string | null } | null;
-  vehicle: { submittedAt: string | null } | null;
-}
-
 /** "2025-06-01 14:03 UTC", or "—" when there is no time. */
 export function formatTime(iso: string | null | undefined): string {
   if (!iso) return '—';
@@ -85,25 +90,19 @@ export function formatTime(iso: string | null | undefined): string {
 }
 
 /** A plain-text table: id, name, email, status, submitted. */
-export function formatDriverTable(drivers: readonly ListedDriver[], status: ReviewStatus): string {
+export function formatDriverTable(drivers: readonly QueueDriver[], status: ReviewStatus): string {
   if (drivers.length === 0) return `No ${status} drivers.`;
   const header = ['id', 'name', 'email', 'status', 'submitted'];
   const rows = drivers.map((driver) => [
     driver.id,
-    [driver.profile?.firstName, driver.profile?.lastName].filter(Boolean).join(' ') || '—',
+    driver.name ?? '—',
     driver.email,
     driver.status,
-    formatTime(driver.vehicle?.submittedAt),
+    formatTime(driver.submittedAt),
   ]);
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
   const line = (cells: string[]) => cells.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd();
   return [line(header), line(widths.map((width) => '-'.repeat(width))), ...rows.map(line)].join('\n');
-}
-
-export interface AdminSettings {
-  /** The server's address without a trailing slash. */
-  baseUrl: string;
-  token: string;
 }
 
 /** ONRAMP_URL and the admin token from the environment (or the local token file); throws a readable Error. */
@@ -126,43 +125,14 @@ export function adminSettings(env: Record<string, string | undefined> = process.
   return { baseUrl, token };
 }
 
-export interface AdminIo {
-  fetch: typeof fetch;
-  out: (line: string) => void;
-  err: (line: string) => void;
-}
-
-class AdminApiError extends Error {}
-
+/** A JSON answer of the admin API (adminApi.ts says how a failure reads). */
 async function callApi<T>(settings: AdminSettings, io: AdminIo, method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
-  const url = `${settings.baseUrl}${path}`;
-  let response: Response;
+  const response = await adminRequest(settings, io, method, path, { body, timeoutMs: REQUEST_TIMEOUT_MS });
   try {
-    response = await io.fetch(url, {
-      method,
-      headers: {
-        accept: 'application/json',
-        authorization: `Bearer ${settings.token}`,
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
-      signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
-    });
-  } catch (error) {
-    if ((error as { name?: unknown }).name === 'TimeoutError') throw new AdminApiError(`The server at ${settings.baseUrl} did not answer within ${REQUEST_TIMEOUT_MS / 1000} s.`);
-    throw new AdminApiError(`Cannot reach the server at ${settings.baseUrl}: is it running (npm start)? Set ONRAMP_URL for another address.`);
-  }
-  let json: unknown;
-  try {
-    json = await response.json();
+    return (await response.json()) as T;
   } catch {
-    throw new AdminApiError(`Unexpected answer from ${url} (HTTP ${response.status}, not JSON): is ONRAMP_URL the Onramp server?`);
+    throw new AdminApiError(`Unexpected answer from ${settings.baseUrl}${path} (HTTP ${response.status}, not JSON): is ONRAMP_URL the Onramp server?`);
   }
-  if (!response.ok) {
-    const message = (json as { message?: unknown } | null)?.message;
-    throw new AdminApiError(`${typeof message === 'string' ? message : 'The request failed.'} (HTTP ${response.status})`);
-  }
-  return json as T;
 }
 
 /** Runs one command against the server; returns the exit code (0, or 1 on any error). */
@@ -174,8 +144,12 @@ export async function runAdminCommand(command: AdminCommand, settings: AdminSett
         io.out(USAGE);
         break;
       case 'list': {
-        const { drivers } = await callApi<{ drivers: ListedDriver[] }>(settings, io, 'GET', `/admin/drivers?status=${command.status}`);
+        const query = new URLSearchParams({ status: command.status });
+        if (command.search) query.set('q', command.search);
+        if (command.after) query.set('after', command.after);
+        const { drivers, next } = await callApi<QueuePage>(settings, io, 'GET', `/admin/drivers?${query}`);
         io.out(formatDriverTable(drivers, command.status));
+        if (next) io.out(`\nMore: npm run admin -- list ${command.status}${command.search ? ` --search ${JSON.stringify(command.search)}` : ''} --after ${next}`);
         break;
       }
       case 'approve':

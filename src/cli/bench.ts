@@ -12,6 +12,7 @@ import Fastify from 'fastify';
 import sharp from 'sharp';
 import { buildApp } from '../server/app.js';
 import { LOCAL_AUTH_EMULATOR_HOST, readConfig } from '../server/config.js';
+import { queueSql } from '../server/routes/admin.js';
 import { PROJECT_ROOT } from '../shared/projectFiles.js';
 import { staticClosure, type Metafile } from '../../build.mjs';
 import { startAuthEmulator } from './authEmulator.js';
@@ -171,6 +172,123 @@ async function apiThroughput(baseUrl: string, app: Awaited<ReturnType<typeof bui
   }
 }
 
+/** How many drivers the review queue figures are measured on. */
+const QUEUE_DRIVERS = 100_000;
+/** The one seeded driver with this last name (the 75,001st, pending): a search that must read the whole queue to find them. */
+const RARE_LAST_NAME = 'Zwicky';
+const RARE_DRIVER = 75_001;
+
+/**
+ * 100,000 drivers straight into the bench's database, one INSERT … SELECT each for the drivers and
+ * their profile's names: 70% pending, 20% approved, 10% rejected, 4% not sent yet (no submission
+ * time), submissions about a second and a half apart. Then ANALYZE, as autovacuum would after a
+ * bulk load (PGlite has none). Returns the seconds it took.
+ */
+async function seedReviewQueue(app: Awaited<ReturnType<typeof buildApp>>) {
+  const started = performance.now();
+  await app.db.query(
+    `INSERT INTO drivers (email, firebase_uid, provider, phone, status, is_session_complete, submitted_at, email_verified_at, created_at, updated_at)
+     SELECT 'queue-' || g || '@bench.example', 'bench-queue-' || g, 'password', '+1' || (2_000_000_000 + g * 7)::text,
+       (ARRAY['pending', 'pending', 'pending', 'pending', 'pending', 'pending', 'pending', 'approved', 'approved', 'rejected'])[1 + g % 10],
+       g % 25 <> 0,
+       CASE WHEN g % 25 <> 0 THEN timestamptz '2025-01-01 00:00:00+00' + g * interval '1.5 seconds' + (g % 7) * interval '1 millisecond' END,
+       timestamptz '2024-12-01 00:00:00+00' + g * interval '1 second', timestamptz '2024-12-01 00:00:00+00' + g * interval '1 second',
+       timestamptz '2024-12-01 00:00:00+00' + g * interval '1 second'
+     FROM generate_series(1, $1::int) AS g`,
+    [QUEUE_DRIVERS],
+  );
+  await app.db.query(
+    `INSERT INTO step_answers (driver_id, step, schema_name, schema_version, answers, submitted_at)
+     SELECT d.id, 'completeProfile', 'profile', 'bench', jsonb_build_object(
+         'firstName', (ARRAY['Ada', 'Grace', 'Alan', 'Katherine', 'Edsger', 'Barbara', 'Donald', 'Frances', 'Ken', 'Radia'])[1 + d.n % 10],
+         'lastName', CASE WHEN d.n = $1 THEN $2
+           ELSE (ARRAY['Lovelace', 'Hopper', 'Turing', 'Johnson', 'Dijkstra', 'Liskov', 'Knuth', 'Allen', 'Thompson', 'Perlman', 'Ritchie'])[1 + d.n % 11] END),
+       d.created_at
+     FROM (SELECT id, created_at, row_number() OVER (ORDER BY created_at) AS n FROM drivers WHERE email LIKE 'queue-%') d`,
+    [RARE_DRIVER, RARE_LAST_NAME],
+  );
+  // The queue's name, as saving the profile keeps it.
+  await app.db.query(
+    `UPDATE drivers d SET review_name = concat_ws(' ', a.answers ->> 'firstName', a.answers ->> 'lastName')
+     FROM step_answers a WHERE a.driver_id = d.id AND a.step = 'completeProfile' AND d.email LIKE 'queue-%'`,
+  );
+  await app.db.query('ANALYZE drivers');
+  await app.db.query('ANALYZE step_answers');
+  return (performance.now() - started) / 1000;
+}
+
+/** Whether the queue's own statement, as PostgreSQL plans it, reads drivers_review_queue_idx in order (no sort of its own). */
+async function readsQueueIndex(app: Awaited<ReturnType<typeof buildApp>>, status: string, after: { at: Date; id: string } | null) {
+  const { rows } = await app.db.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${queueSql(status === 'pending')}`, [
+    status,
+    51,
+    after?.at ?? null,
+    after?.id ?? null,
+    null,
+    '',
+  ]);
+  const plan = rows.map((row) => row['QUERY PLAN']).join('\n');
+  return /Index (Only )?Scan (Backward )?using drivers_review_queue_idx/.test(plan) && !/\bSort\b/.test(plan);
+}
+
+/**
+ * GET /admin/drivers through app.inject on the seeded queue: the first page, a page after 50,000
+ * drivers (its cursor reached by following `next`), and a search for a name only one driver has.
+ * Median of nine after one warm-up; a bare Fastify route through inject is the anchor.
+ */
+async function reviewQueue(app: Awaited<ReturnType<typeof buildApp>>, adminToken: string) {
+  const runs = 9;
+  const headers = { authorization: `Bearer ${adminToken}` };
+  const get = async (url: string) => {
+    const response = await app.inject({ method: 'GET', url, headers });
+    if (response.statusCode !== 200) throw new Error(`GET ${url}: ${response.statusCode} ${response.body}`);
+    return response.json() as { drivers: { id: string }[]; next: string | null };
+  };
+  const timed = async (url: string, call: (url: string) => Promise<unknown> = get) => {
+    await call(url);
+    const samples: number[] = [];
+    for (let i = 0; i < runs; i++) {
+      const started = performance.now();
+      await call(url);
+      samples.push(performance.now() - started);
+    }
+    return median(samples);
+  };
+  let after: string | null = null;
+  let walked = 0;
+  while (walked < 50_000) {
+    const page = await get(`/admin/drivers?limit=200${after ? `&after=${after}` : ''}`);
+    if (!page.next) throw new Error(`The queue ended after ${walked + page.drivers.length} drivers.`);
+    walked += page.drivers.length;
+    after = page.next;
+  }
+  const found = (await get(`/admin/drivers?q=${RARE_LAST_NAME.toLowerCase()}`)).drivers.length;
+  const bare = Fastify();
+  bare.get('/status', async () => ({ data: { status: 'pending', isSessionComplete: false, isSubscriptionPaid: false } }));
+  await bare.ready();
+  const { rows } = await app.db.query<{ at: Date; id: string }>(
+    "SELECT submitted_at AS at, id FROM drivers WHERE status = 'pending' AND submitted_at IS NOT NULL ORDER BY submitted_at, id OFFSET 49999 LIMIT 1",
+  );
+  try {
+    return {
+      runs,
+      walked,
+      found,
+      first: await timed('/admin/drivers'),
+      deep: await timed(`/admin/drivers?after=${after}`),
+      search: await timed(`/admin/drivers?q=${RARE_LAST_NAME.toLowerCase()}`),
+      bare: await timed('/status', (url) => bare.inject({ method: 'GET', url })),
+      index: {
+        first: await readsQueueIndex(app, 'pending', null),
+        deep: await readsQueueIndex(app, 'pending', rows[0] ?? null),
+        decided: await readsQueueIndex(app, 'approved', null),
+      },
+    };
+  } finally {
+    await bare.close();
+  }
+}
+
 /** Resident memory of a process, from /proc (bytes). */
 async function rssOf(pid: number): Promise<number> {
   const status = await readFile(`/proc/${pid}/status`, 'utf8');
@@ -282,6 +400,16 @@ try {
   console.log(`  GET /driver/status/{id}              ${Math.round(api.status.rps)} req/s, p99 ${api.status.p99} ms, ${api.status.errors} errors`);
   console.log(`  bare Fastify route                   ${Math.round(api.baseline.rps)} req/s, p99 ${api.baseline.p99} ms`);
   console.log(`  ratio                                ${(api.status.rps / api.baseline.rps).toFixed(2)}   budget ≥ 0.5`);
+
+  const seconds = await seedReviewQueue(app);
+  const queue = await reviewQueue(app, config.adminToken);
+  const index = Object.entries(queue.index).filter(([, used]) => !used).map(([page]) => page);
+  console.log(`Review queue (GET /admin/drivers through app.inject, ${QUEUE_DRIVERS.toLocaleString('en-US')} drivers seeded in ${seconds.toFixed(1)} s)`);
+  console.log(`  first page of 50                     ${queue.first.toFixed(1)} ms median of ${queue.runs}   budget ≤ 50 ms`);
+  console.log(`  page after ${queue.walked.toLocaleString('en-US')} drivers            ${queue.deep.toFixed(1)} ms median of ${queue.runs}   budget ≤ 50 ms`);
+  console.log(`  name search (${queue.found} of ${QUEUE_DRIVERS.toLocaleString('en-US')})           ${queue.search.toFixed(1)} ms median of ${queue.runs}   budget ≤ 500 ms`);
+  console.log(`  bare Fastify route                   ${queue.bare.toFixed(1)} ms median of ${queue.runs}`);
+  console.log(`  pages read drivers_review_queue_idx  ${index.length === 0 ? 'yes (EXPLAIN: first, deep and decided pages, no sort)' : `no: ${index.join(', ')}`}`);
 
   const uploads = await uploadMemory();
   console.log('Uploads (the built server in its own process, as npm run start:prod runs it)');

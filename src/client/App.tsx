@@ -45,7 +45,7 @@ export function App() {
           </Route>
           {Object.entries(flow.steps).map(([id, step]) => (
             <Route key={id} path={step.route}>
-              {step.kind === 'form' ? <StepPage key={id} step={step} /> : <ScreenPage key={id} step={step} />}
+              {step.kind === 'form' ? <StepPage key={id} id={id} step={step} /> : <ScreenPage key={id} step={step} />}
             </Route>
           ))}
           <Route>

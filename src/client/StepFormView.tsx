@@ -8,7 +8,7 @@ import type { ErrorSchema, RJSFSchema, RJSFValidationError, ValidatorType } from
 import { createPrecompiledValidator } from '@rjsf/validator-ajv8';
 import { useEffect, useMemo, useRef, type ReactNode } from 'react';
 import { loadForm, type FormModule } from 'virtual:forms';
-import { expandErrors } from '../shared/errors.js';
+import { expandErrors, fieldOf } from '../shared/errors.js';
 import { interpolate, type FormStep } from '../shared/flow.js';
 import { widgets } from '../../widgets/index.js';
 import { JourneySteps } from './JourneySteps.js';
@@ -46,6 +46,8 @@ interface StepFormViewProps {
   onSubmit?: (event: IChangeEvent<FormData>) => void;
   onError?: () => void;
   extraErrors?: ErrorSchema;
+  /** Values kept from before that the schema can't judge (a sensitive value's mask): no error while a field holds its. */
+  keptValues?: Record<string, unknown>;
   /** Validates the data given at once, without moving the focus (the studio); a driver's form waits for changes. */
   validateAtOnce?: boolean;
   /** Shows the form's title (its UI schema's) as the page's heading; a form inside a dialog has the dialog's. */
@@ -54,8 +56,17 @@ interface StepFormViewProps {
   children?: ReactNode;
 }
 
-export function StepFormView({ form, formData, formContext, onChange, onBlur, onSubmit, onError, extraErrors, validateAtOnce = false, titled = true, children }: StepFormViewProps) {
+export function StepFormView({ form, formData, formContext, onChange, onBlur, onSubmit, onError, extraErrors, keptValues, validateAtOnce = false, titled = true, children }: StepFormViewProps) {
   const formRef = useRef<Form<FormData>>(null);
+  const current = useRef(formData);
+  current.current = formData;
+  const transform = useMemo(() => {
+    const kept = Object.entries(keptValues ?? {});
+    if (kept.length === 0) return transformErrors;
+    // The server takes the mask back as the value it stands for (lib/callPayload.ts).
+    return (errors: RJSFValidationError[]) =>
+      transformErrors(errors).filter((error) => !kept.some(([field, value]) => fieldOf(error.property) === field && current.current[field] === value));
+  }, [keptValues]);
   useEffect(() => {
     if (validateAtOnce) formRef.current?.validateForm();
   }, [validateAtOnce]);
@@ -85,7 +96,7 @@ export function StepFormView({ form, formData, formContext, onChange, onBlur, on
       onBlur={onBlur}
       onSubmit={onSubmit}
       onError={onError}
-      transformErrors={transformErrors}
+      transformErrors={transform}
       extraErrors={extraErrors}
       liveValidate="onChange"
       showErrorList={false}

@@ -17,10 +17,11 @@ import { SignInAgainDialog } from './SignInAgainDialog.js';
 import { SocialSignIn } from './SocialSignIn.js';
 import { StepLinks } from './StepLinks.js';
 import { browserLookup, guardRedirect, submitStep, type Navigation } from './stepRuntime.js';
-import { loadStepForm, StepFormView, StepLayout, submitTextOf, type FormData } from './StepFormView.js';
+import { loadStepForm, StepFormView, StepLayout, submitTextOf, type FormData, type LoadedForm } from './StepFormView.js';
 import { useStepFormState } from './useStepFormState.js';
+import { useStoredAnswers, type StoredAnswers } from './useStoredAnswers.js';
 
-export function StepPage({ step }: { step: FormStep }) {
+export function StepPage({ id, step }: { id: string; step: FormStep }) {
   const [, navigate] = useLocation();
   const guard = useMemo(() => guardRedirect(step.guards), [step]);
 
@@ -31,13 +32,41 @@ export function StepPage({ step }: { step: FormStep }) {
   }, [guard, navigate]);
 
   if (guard) return null;
-  return <StepForm step={step} schemaName={stepSchemaName(step, browserLookup())} />;
+  return <StepForm id={id} step={step} schemaName={stepSchemaName(step, browserLookup())} />;
 }
 
-function StepForm({ step, schemaName }: { step: FormStep; schemaName: string }) {
+/** The fields a schema marks `"sensitive": true`. */
+const sensitiveFieldsOf = (schema: { properties?: Record<string, unknown> }) =>
+  Object.entries(schema.properties ?? {})
+    .filter(([, property]) => (property as { sensitive?: unknown }).sensitive === true)
+    .map(([field]) => field);
+
+/** The step's form, once what the driver sent before (a reviewed step they come back to) is here to fill it. */
+function StepForm({ id, step, schemaName }: { id: string; step: FormStep; schemaName: string }) {
   const form = use(loadStepForm(schemaName));
+  const sensitiveFields = useMemo(() => sensitiveFieldsOf(form.schema as { properties?: Record<string, unknown> }), [form]);
+  const stored = useStoredAnswers(id, sensitiveFields);
+  if (!stored.ready) {
+    return (
+      <StepLayout step={step}>
+        <p className="step-loading" role="status">
+          <span className="spinner" aria-hidden="true" />
+        </p>
+      </StepLayout>
+    );
+  }
+  return <FilledStepForm step={step} form={form} stored={stored} />;
+}
+
+function FilledStepForm({ step, form, stored }: { step: FormStep; form: LoadedForm; stored: StoredAnswers }) {
   const [, navigate] = useLocation();
-  const state = useStepFormState();
+  const state = useStepFormState(stored.formData);
+  // Keyed by the fixes still to make, so the context (and the fields) change only when one is made.
+  const openFixes = JSON.stringify(stored.openFixes(state.formData));
+  const formContext = useMemo(() => {
+    const fixes = JSON.parse(openFixes) as { field: string; reason: string }[];
+    return fixes.length > 0 ? { ...state.formContext, fixes: new Map(fixes.map(({ field, reason }) => [`root_${field}`, reason])) } : state.formContext;
+  }, [state.formContext, openFixes]);
   const [busy, setBusy] = useState(false);
   const [completion, setCompletion] = useState<Completion>();
   /** The answers waiting to be sent again once the driver signed in again. */
@@ -74,7 +103,7 @@ function StepForm({ step, schemaName }: { step: FormStep; schemaName: string }) 
       <StepFormView
         form={form}
         formData={state.formData}
-        formContext={state.formContext}
+        formContext={formContext}
         onChange={state.onChange}
         onBlur={state.touch}
         onSubmit={({ formData: submitted }) => {
@@ -83,6 +112,7 @@ function StepForm({ step, schemaName }: { step: FormStep; schemaName: string }) 
         }}
         onError={state.countSubmit}
         extraErrors={state.extraErrors}
+        keptValues={stored.masked}
       >
         <button type="submit" className="button button-primary" disabled={busy} aria-busy={busy}>
           {busy && <span className="spinner" aria-hidden="true" />}

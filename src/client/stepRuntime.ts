@@ -19,7 +19,7 @@ import {
   type ResumeRule,
   type SourceKind,
 } from '../shared/flow.js';
-import { getPhoto } from '../../widgets/photoStore.js';
+import { photoPayload } from '../../widgets/photoStore.js';
 import { callApi, isSignInAgain, type ApiResult } from './api.js';
 import { callByName, flow, routeOf } from './flow.js';
 import { PrepareError, runPrepare } from './prepare.js';
@@ -33,7 +33,7 @@ export function browserLookup(extra: Partial<Record<SourceKind, unknown>> = {}):
     state: (window.history.state as Record<string, unknown> | null) ?? {},
     ...extra,
   });
-  return (source) => (source.startsWith('file.') ? getPhoto(source.slice('file.'.length)) : base(source));
+  return (source) => (source.startsWith('file.') ? photoPayload(source.slice('file.'.length)) : base(source));
 }
 
 export interface Navigation {

@@ -1,7 +1,8 @@
 /**
  * rjsf templates for the step page. Errors are computed on every change (the whole form is
  * validated, which costs well under a millisecond precompiled) but a field shows its error only
- * once the driver touched it, or after a submit attempt: rjsf has no such mode (#512).
+ * once the driver touched it, or after a submit attempt: rjsf has no such mode (#512). A fix a
+ * reviewer asked for shows on its field at once.
  */
 import { getDefaultRegistry } from '@rjsf/core';
 import { errorId, type FieldErrorProps, type TemplatesType, type TitleFieldProps, type WidgetProps } from '@rjsf/utils';
@@ -11,11 +12,13 @@ export type { StepFormContext };
 
 function FieldErrorTemplate({ errors = [], fieldPathId, registry }: FieldErrorProps) {
   const context = (registry.formContext ?? {}) as StepFormContext;
-  const first = errors.find((error) => !!error);
-  if (!first || !errorsShown(context, fieldPathId.$id)) return null;
+  const shown = errorsShown(context, fieldPathId.$id) ? errors.find((error) => !!error) : undefined;
+  // A reviewer's fix shows from the start, until the driver changes the field (StepPage.tsx).
+  const message = shown ?? context.fixes?.get(fieldPathId.$id);
+  if (!message) return null;
   return (
     <p id={errorId(fieldPathId)} className="field-error" role="alert">
-      {first}
+      {message}
     </p>
   );
 }

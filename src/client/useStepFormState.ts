@@ -14,12 +14,17 @@ function toErrorSchema(errors: Record<string, string[]> | undefined): ErrorSchem
 }
 
 /**
- * What a form on a page keeps between key presses: its values, which fields were touched (an
- * error shows once its field was), how often it was submitted, and the server's field messages.
+ * What a form on a page keeps between key presses: its values (from `initial`: the answers sent
+ * before, on a step the driver comes back to), which fields were touched (an error shows once its
+ * field was), how often it was submitted, and the server's field messages.
  */
-export function useStepFormState() {
-  const [formData, setFormData] = useState<FormData>({});
-  const [values] = useState(() => createFormValues());
+export function useStepFormState(initial: FormData = {}) {
+  const [formData, setFormData] = useState<FormData>(initial);
+  const [values] = useState(() => {
+    const created = createFormValues();
+    created.set(initial);
+    return created;
+  });
   const [touched, setTouched] = useState<ReadonlySet<string>>(() => new Set());
   const [submitCount, setSubmitCount] = useState(0);
   const [extraErrors, setExtraErrors] = useState<ErrorSchema>();

@@ -10,6 +10,7 @@ import type { ServerConfig } from './config.js';
 import type { Db } from './db/db.js';
 import { answerFor, loggableError } from './errors.js';
 import { apiPathTest, loggableUrl } from './lib/apiPaths.js';
+import { resealLegacyAnswers } from './lib/answers.js';
 import { createCallReader } from './lib/callPayload.js';
 import type { LiveEdits } from './liveEdits.js';
 import { adminAuthPlugin } from './plugins/adminAuth.js';
@@ -147,6 +148,11 @@ export async function buildApp(config: ServerConfig, options: AppOptions = {}): 
   await app.register(clockPlugin, { now: options.now });
   await app.register(dbPlugin, { database: config.database, db: options.db });
   await app.register(cryptoPlugin, { dataKey: config.dataKey });
+  // Sensitive answers migration 007 moved with their old ciphertext are sealed field by field (lib/answers.ts).
+  app.addHook('onReady', async () => {
+    const resealed = await resealLegacyAnswers(app.db, app.cipher);
+    if (resealed > 0) app.log.info({ steps: resealed }, 'Sealed moved answers field by field');
+  });
   await app.register(sessionsPlugin);
   // Notices link to the sign-in step, at the address drivers open.
   const signInUrl = `${config.publicUrl ?? `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`}${flow.steps[flow.account.signIn]?.route ?? '/'}`;

@@ -29,6 +29,7 @@ export class LiveEdits {
         return live().flow;
       },
       call: (name) => this.reader.call(name),
+      stepOf: (callName) => this.reader.stepOf(callName),
       routePath: (callName) => this.reader.routePath(callName),
       json: (callName, request, options) => this.reader.json(callName, request, options),
       multipart: (callName, request, options) => this.reader.multipart(callName, request, options),

@@ -125,7 +125,7 @@ export interface ScreenStep {
   content?: { image?: string; title?: string; message?: string; action?: ScreenAction };
   /** Asks a call again and again; the answer is `status.*` for the rules. */
   poll?: { call: string; everyMs: number; next: NextRule[] };
-  rejected?: { title: string; message: string; hint: string; action: ScreenAction };
+  rejected?: { title: string; message: string; hint: string; action: ScreenAction; fixes?: { message: string; action: string } };
   panel?: { open: string; title: string; lines: string[]; close: string };
   /** Where the screen goes on; with a `call`, the rules read its answer as `response.*`. */
   next?: NextRule[];
@@ -153,6 +153,14 @@ export interface Account {
   signOut: { label: string; call: string; toast: string; to: string };
   signInAgain: { title: string; message: string; cancel: string };
 }
+/** What administrators review, and may ask a driver to fix field by field. */
+export interface Review {
+  steps: string[];
+  /** The fields the review queue shows and searches a driver by. */
+  name: { step: string; fields: string[] };
+  /** The call that answers a step's stored answers (`StepAnswersAnswer`), to prefill its form. */
+  answersCall: string;
+}
 export interface Flow {
   start: string;
   journey: string[];
@@ -168,6 +176,7 @@ export interface Flow {
     invalidPhone: string;
   };
   account: Account;
+  review: Review;
   social?: SocialSignIn;
   calls: Record<string, Call>;
   steps: Record<string, Step>;

@@ -101,4 +101,11 @@ const abaRouting: KeywordDefinition = {
   error: { message: 'must be a valid routing number' },
 };
 
-export const customKeywords: KeywordDefinition[] = [minAgeYears, minMonthsAhead, yearWithin, abaRouting];
+/**
+ * A value that must not be kept readable: `"sensitive": true` (SSN, account number). Validation
+ * ignores it; the server encrypts the field at rest on its own and answers it masked
+ * (server/lib/answers.ts), and the browser never keeps it on the device.
+ */
+const sensitive: KeywordDefinition = { keyword: 'sensitive', schemaType: 'boolean' };
+
+export const customKeywords: KeywordDefinition[] = [minAgeYears, minMonthsAhead, yearWithin, abaRouting, sensitive];

@@ -112,7 +112,7 @@ describe('a Google sign-up, approved by an administrator', () => {
     await admin.getByText(socialEmail).first().waitFor();
     await admin.getByRole('button', { name: 'Sam Okafor', exact: true }).click();
     await approve.waitFor();
-    await expect(admin.getByText('***-**-4321').first().isVisible()).resolves.toBe(true);
+    await expect(admin.getByText('•••••4321').first().isVisible()).resolves.toBe(true);
     // Each thumbnail is fetched with the admin token and shown once it arrives.
     await expect.poll(() => admin.locator('img').count()).toBeGreaterThanOrEqual(13);
     await screenshot(admin, '12-admin-review');

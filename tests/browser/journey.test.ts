@@ -159,7 +159,7 @@ describe('email sign-up to awaiting approval, on a 390×844 phone', () => {
     const rows = await journey.server.db.query<{ id: string }>('select id from drivers where email = $1', [email]);
     const id = rows.rows[0]?.id;
     const response = await fetch(`${journey.baseUrl}/driver/status/${id}`, { headers: { Authorization: `Bearer ${decodeURIComponent(token ?? '')}` } });
-    await expect(response.json()).resolves.toEqual({ data: statusData({ status: 'pending', isSessionComplete: true }) });
+    await expect(response.json()).resolves.toEqual({ data: { ...statusData({ status: 'pending', isSessionComplete: true }), vehicleId: expect.any(String) } });
   });
 });
 

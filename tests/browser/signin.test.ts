@@ -157,7 +157,10 @@ describe('signing in again without leaving the page', () => {
     await dialog.getByRole('button', { name: 'Sign In', exact: true }).click();
     await expectToast(page, 'Personal Profile Completed Successfully.');
     await page.waitForURL('**/upload-vehicle-images');
-    const { rows } = await journey.server.db.query<{ first_name: string }>('SELECT first_name FROM drivers WHERE id = $1', [driver.driverId]);
+    const { rows } = await journey.server.db.query<{ first_name: string }>(
+      "SELECT answers ->> 'firstName' AS first_name FROM step_answers WHERE driver_id = $1 AND step = 'completeProfile'",
+      [driver.driverId],
+    );
     expect(rows[0]?.first_name).toBe('Robin');
   });
 
@@ -189,8 +192,11 @@ describe('signing in again without leaving the page', () => {
     } finally {
       journey.server.clock.reset();
     }
-    const { rows } = await journey.server.db.query<{ last4: string }>('SELECT account_number_last4 AS last4 FROM bank_accounts WHERE driver_id = $1', [driver.driverId]);
-    expect(rows).toEqual([{ last4: '6655' }]);
+    const { rows } = await journey.server.db.query<{ masked: string }>(
+      "SELECT answers -> 'accountNumber' ->> '$masked' AS masked FROM step_answers WHERE driver_id = $1 AND step = 'addBank'",
+      [driver.driverId],
+    );
+    expect(rows).toEqual([{ masked: '•••••6655' }]);
   });
 
 });

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { adminSettings, formatDriverTable, formatTime, parseAdminArgs } from '../../src/cli/admin.js';
+import type { QueueDriver } from '../../src/shared/review.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'onramp-admin-cli-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -41,11 +42,24 @@ describe('parseAdminArgs', () => {
 });
 
 describe('formatDriverTable', () => {
+  /** A driver as GET /admin/drivers lists them. */
+  const queued = (driver: Pick<QueueDriver, 'id' | 'email' | 'name' | 'submittedAt'>): QueueDriver => ({
+    phone: '+12025550143',
+    provider: 'password',
+    status: 'pending',
+    rejectionReason: null,
+    reviewVersion: 3,
+    isSessionComplete: true,
+    isSubscriptionPaid: false,
+    createdAt: '2025-06-01T13:00:00.000Z',
+    ...driver,
+  });
+
   it('lines up id, name, email, status and submission time', () => {
     const table = formatDriverTable(
       [
-        { id: ID, email: 'ada@example.com', status: 'pending', profile: { firstName: 'Ada', lastName: 'Lovelace' }, vehicle: { submittedAt: '2025-06-01T14:03:59.123Z' } },
-        { id: 'b'.repeat(36), email: 'x@example.com', status: 'pending', profile: null, vehicle: null },
+        queued({ id: ID, email: 'ada@example.com', name: 'Ada Lovelace', submittedAt: '2025-06-01T14:03:59.123Z' }),
+        queued({ id: 'b'.repeat(36), email: 'x@example.com', name: null, submittedAt: null }),
       ],
       'pending',
     );

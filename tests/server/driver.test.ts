@@ -85,42 +85,59 @@ beforeAll(async () => {
 describe('POST /driver/completeProfile', () => {
   const submit = (values: Record<string, FormValue>, token = profileDriver.token) => post(app, '/driver/completeProfile', token, formData(values));
 
+  /** The step's answers as stored: one row of step_answers. */
+  const storedStep = async (driverId: string, step: string) =>
+    (
+      await server.db.query<{ schema_name: string; answers: Record<string, unknown>; files: Record<string, string>; text: string }>(
+        'SELECT schema_name, answers, files, row_to_json(a)::text AS text FROM step_answers a WHERE driver_id = $1 AND step = $2',
+        [driverId, step],
+      )
+    ).rows[0]!;
+
   it('stores the profile and answers 200', async () => {
     const response = await submit(profileValues());
     expect(response.statusCode).toBe(200);
     expect(json(response)).toEqual({ success: true, message: 'Your personal profile is saved.' });
-    const { rows } = await server.db.query<Record<string, unknown>>(
-      'SELECT first_name, last_name, middle_initial, date_of_birth::text AS dob, gender, street, city, state, zip_code, ssn_last4 FROM drivers WHERE id = $1',
-      [profileDriver.driverId],
-    );
-    expect(rows[0]).toEqual({
-      first_name: 'Ada',
-      last_name: 'Lovelace',
-      middle_initial: 'B',
-      dob: '1990-04-12',
+    const stored = await storedStep(profileDriver.driverId, 'completeProfile');
+    expect(stored.schema_name).toBe('profile');
+    expect(stored.answers).toEqual({
+      firstName: 'Ada',
+      lastName: 'Lovelace',
+      MI: 'B',
+      dateOfBirth: '1990-04-12',
       gender: 'Female',
+      driverLicenseNumber: 'D1234567',
       street: '1 Main Street',
       city: 'Austin',
       state: 'TX',
-      zip_code: '73301',
-      ssn_last4: '6789',
+      zipCode: '73301',
+      SSN: { $sealed: expect.any(String), $masked: '•••••6789', $fingerprint: expect.stringMatching(/^[0-9a-f]{32}$/) },
     });
+    // The documents by field, each an upload of the driver's.
+    const { rows } = await server.db.query<{ id: string; field: string }>("SELECT id, field FROM uploads WHERE driver_id = $1 AND step = 'completeProfile'", [
+      profileDriver.driverId,
+    ]);
+    expect(stored.files).toEqual(Object.fromEntries(rows.map((row) => [row.field, row.id])));
+    expect(Object.keys(stored.files).sort()).toEqual(['profilePicture', 'socialSecurityCardBack', 'socialSecurityCardFront']);
   });
 
   it('keeps the SSN encrypted at rest: only the last 4 digits are in clear', async () => {
     await submit(profileValues({ SSN: '987654321' }));
-    const { rows } = await server.db.query<{ ssn_ciphertext: Uint8Array; ssn_last4: string }>(
-      'SELECT ssn_ciphertext, ssn_last4 FROM drivers WHERE id = $1',
-      [profileDriver.driverId],
-    );
-    const sealed = Buffer.from(rows[0]!.ssn_ciphertext);
+    const stored = await storedStep(profileDriver.driverId, 'completeProfile');
+    // Nowhere in the row: not in the answers, not in what they were checked with.
+    expect(stored.text).not.toContain('987654321');
+    const ssn = stored.answers.SSN as { $sealed: string; $masked: string; $fingerprint: string };
+    expect(ssn.$masked).toBe('•••••4321');
+    expect(ssn.$masked.replace(/•/g, '')).toBe('4321');
+    const sealed = Buffer.from(ssn.$sealed, 'base64');
     expect(sealed.toString('latin1')).not.toContain('987654321');
     expect(sealed.toString('hex')).not.toContain(Buffer.from('987654321').toString('hex'));
-    expect(rows[0]!.ssn_last4).toBe('4321');
+    expect(ssn.$fingerprint).not.toContain('987654321');
     const cipher = createDataCipher(server.config.dataKey);
-    expect(cipher.decrypt(sealed, `ssn:${profileDriver.driverId}`).toString()).toBe('987654321');
-    // Bound to its driver: the same bytes do not decrypt as another driver's SSN.
-    expect(() => cipher.decrypt(sealed, `ssn:${randomUUID()}`)).toThrow();
+    expect(cipher.decrypt(sealed, `answers:${profileDriver.driverId}:completeProfile:SSN`).toString()).toBe('987654321');
+    // Bound to its driver and its field: the same bytes do not decrypt as another driver's SSN, nor as another field.
+    expect(() => cipher.decrypt(sealed, `answers:${randomUUID()}:completeProfile:SSN`)).toThrow();
+    expect(() => cipher.decrypt(sealed, `answers:${profileDriver.driverId}:completeProfile:driverLicenseNumber`)).toThrow();
   });
 
   it('stores the documents encrypted under DATA_DIR/uploads with the type read from their bytes', async () => {
@@ -128,7 +145,7 @@ describe('POST /driver/completeProfile', () => {
     const stored = async () =>
       (
         await server.db.query<{ field: string; mime: string; storage_name: string; size: number }>(
-          'SELECT field, mime, storage_name, size FROM uploads WHERE driver_id = $1 AND vehicle_id IS NULL ORDER BY field',
+          "SELECT field, mime, storage_name, size FROM uploads WHERE driver_id = $1 AND step = 'completeProfile' ORDER BY field",
           [profileDriver.driverId],
         )
       ).rows;
@@ -149,7 +166,7 @@ describe('POST /driver/completeProfile', () => {
 
   it('replaces the earlier documents when the profile is sent again', async () => {
     const namesOf = async () =>
-      (await server.db.query<{ storage_name: string }>('SELECT storage_name FROM uploads WHERE driver_id = $1 AND vehicle_id IS NULL', [profileDriver.driverId])).rows.map(
+      (await server.db.query<{ storage_name: string }>("SELECT storage_name FROM uploads WHERE driver_id = $1 AND step = 'completeProfile'", [profileDriver.driverId])).rows.map(
         (row) => row.storage_name,
       );
     await submit(profileValues());
@@ -337,13 +354,24 @@ describe('files a crash left behind', () => {
 describe('POST /driver/completeVehicleDocs', () => {
   const submit = (values: Record<string, FormValue>, token = vehicleDriver.token) => post(app, '/driver/completeVehicleDocs', token, formData(values));
 
-  it('stores the six photos with a new vehicle and returns its id', async () => {
+  it('stores the six photos with the driver’s vehicle and returns its id, the same each time they are sent', async () => {
     const response = await submit(vehicleImageValues());
     expect(response.statusCode).toBe(200);
     const id = json<{ success: boolean; data: { vehicle: { id: string } } }>(response);
     expect(id).toEqual({ success: true, data: { vehicle: { id: expect.stringMatching(/^[0-9a-f-]{36}$/) } } });
-    const { rows } = await server.db.query<{ field: string }>('SELECT field FROM uploads WHERE vehicle_id = $1 ORDER BY field', [id.data.vehicle.id]);
+    // One vehicle per driver: made with the first photos, kept when they are sent again.
+    expect(id.data.vehicle.id).toBe(vehicleId);
+    const vehicles = await server.db.query<{ id: string }>('SELECT id FROM vehicles WHERE driver_id = $1', [vehicleDriver.driverId]);
+    expect(vehicles.rows).toEqual([{ id: vehicleId }]);
+    const { rows } = await server.db.query<{ id: string; field: string }>(
+      "SELECT id, field FROM uploads WHERE driver_id = $1 AND step = 'uploadVehicleImages' ORDER BY field",
+      [vehicleDriver.driverId],
+    );
     expect(rows.map((row) => row.field)).toEqual([...VEHICLE_IMAGE_FIELDS].sort());
+    const stored = await server.db.query<{ files: Record<string, string> }>("SELECT files FROM step_answers WHERE driver_id = $1 AND step = 'uploadVehicleImages'", [
+      vehicleDriver.driverId,
+    ]);
+    expect(stored.rows[0]!.files).toEqual(Object.fromEntries(rows.map((row) => [row.field, row.id])));
   });
 
   it.each([
@@ -373,7 +401,7 @@ describe('POST /driver/completeVehicleDocs', () => {
     expect(response.statusCode, response.body).toBe(200);
     const id = json<{ data: { vehicle: { id: string } } }>(response).data.vehicle.id;
     const { rows } = await server.db.query<{ field: string; mime: string; storage_name: string }>(
-      "SELECT field, mime, storage_name FROM uploads WHERE vehicle_id = $1 AND field IN ('vehicleImageFront', 'vehicleImageRear', 'vehicleImageInteriorBack') ORDER BY field",
+      "SELECT u.field, u.mime, u.storage_name FROM uploads u JOIN vehicles v ON v.driver_id = u.driver_id WHERE v.id = $1 AND u.step = 'uploadVehicleImages' AND u.field IN ('vehicleImageFront', 'vehicleImageRear', 'vehicleImageInteriorBack') ORDER BY u.field",
       [id],
     );
     expect(rows.map((row) => [row.field, row.mime])).toEqual([
@@ -429,7 +457,7 @@ describe('uploaded images are decoded and encoded again before they are stored',
   /** The stored upload of a profile field, as GET /driver/uploads/:id sends it back. */
   async function storedImage(field: string) {
     const { rows } = await server.db.query<{ id: string; mime: string; size: number }>(
-      'SELECT id, mime, size FROM uploads WHERE driver_id = $1 AND vehicle_id IS NULL AND field = $2',
+      "SELECT id, mime, size FROM uploads WHERE driver_id = $1 AND step = 'completeProfile' AND field = $2",
       [profileDriver.driverId, field],
     );
     const row = rows[0]!;
@@ -529,13 +557,17 @@ describe('POST /driver/completeVehicle', () => {
     const response = await submit(vehicleValues(id, { isWheelChairAccessible: 'true' }), driver.token);
     expect(response.statusCode).toBe(200);
     expect(json(response)).toEqual({ success: true, message: 'Your profile and vehicle were sent for approval.' });
-    const { rows } = await server.db.query<Record<string, unknown>>(
-      'SELECT make, model, year, plate, wheelchair, insurance_expiry::text AS insurance FROM vehicles WHERE id = $1',
-      [id],
+    const { rows } = await server.db.query<{ schema_name: string; answers: Record<string, unknown>; files: Record<string, string> }>(
+      "SELECT schema_name, answers, files FROM step_answers WHERE driver_id = $1 AND step = 'addVehicle'",
+      [driver.driverId],
     );
-    expect(rows[0]).toEqual({ make: 'Toyota', model: 'Prius', year: 2020, plate: 'ABC1234', wheelchair: true, insurance: isoDateOffset(1, 0) });
+    expect(rows[0]!.schema_name).toBe('vehicle');
+    expect(rows[0]!.answers).toMatchObject({ vehicleMake: 'Toyota', vehicleName: 'Prius', modelYear: '2020', plateNumber: 'ABC1234', isWheelChairAccessible: true, proofInsuranceExpiryDate: isoDateOffset(1, 0) });
+    expect(Object.keys(rows[0]!.files).sort()).toEqual(['driverLicenseCardBack', 'driverLicenseCardFront', 'proofInsurance', 'vehicleRegistrationCard']);
+    const vehicle = await server.db.query<{ driver_id: string; sent: boolean }>('SELECT driver_id, submitted_at IS NOT NULL AS sent FROM vehicles WHERE id = $1', [id]);
+    expect(vehicle.rows).toEqual([{ driver_id: driver.driverId, sent: true }]);
     const status = await app.inject({ method: 'GET', url: `/driver/status/${driver.driverId}`, headers: bearer(driver.token) });
-    expect(json(status)).toEqual({ data: statusData({ status: 'pending', isSessionComplete: true }) });
+    expect(json(status)).toEqual({ data: statusData({ status: 'pending', isSessionComplete: true, vehicleId: id }) });
   });
 
   it.each([

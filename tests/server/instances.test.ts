@@ -14,6 +14,7 @@ import { hasRedis, startRedis } from '../support/redis.js';
 import { startS3, type LocalS3 } from '../support/s3.js';
 import { formData, profileValues, randomPhone, signUpPayload, vehicleImageValues, vehicleValues } from '../support/server.js';
 import { startServerProcess, type ServerProcess } from '../../src/cli/serverProcess.js';
+import type { QueuePage, ReviewDriver } from '../../src/shared/review.js';
 import { startSmtpServer, type LocalSmtp } from '../support/smtp.js';
 
 const AUTH_LIMIT = 6;
@@ -101,8 +102,10 @@ describe.skipIf(!postgresBinDir)('two server instances', () => {
     expect((await call(b, 'GET', `/driver/status/${signUp.body.driverId}`, { token: session })).body).toMatchObject({ data: { status: 'pending', isSessionComplete: true } });
 
     for (const reviewer of [a, b]) {
-      const listed = await call<{ drivers: { id: string; documents: { url: string }[] }[] }>(reviewer, 'GET', '/admin/drivers', { token: shared.ADMIN_TOKEN });
-      const documents = listed.body.drivers.find((each) => each.id === signUp.body.driverId)!.documents;
+      const listed = await call<QueuePage>(reviewer, 'GET', `/admin/drivers?q=${encodeURIComponent(user.email)}`, { token: shared.ADMIN_TOKEN });
+      expect(listed.body.drivers.map((each) => each.id)).toEqual([signUp.body.driverId]);
+      const shown = await call<ReviewDriver>(reviewer, 'GET', `/admin/drivers/${signUp.body.driverId}`, { token: shared.ADMIN_TOKEN });
+      const documents = shown.body.steps.flatMap((step) => step.fields.flatMap((field) => (field.file ? [field.file] : [])));
       expect(documents).toHaveLength(13);
       for (const document of documents) {
         const image = await fetch(`${reviewer.url}${document.url}`, { headers: { authorization: `Bearer ${shared.ADMIN_TOKEN}` } });

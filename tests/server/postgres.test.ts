@@ -29,9 +29,12 @@ describe.skipIf(!postgresBinDir)('with DATABASE_URL (PostgreSQL)', () => {
     await completeProfile(server.app, driver);
     const status = await server.app.inject({ method: 'GET', url: `/driver/status/${driver.driverId}`, headers: bearer(driver.token) });
     expect(json(status)).toEqual({ data: statusData({ status: 'pending', isSessionComplete: false }) });
-    const row = await server.db.query<{ ssn_ciphertext: string | null; ssn_last4: string }>('select ssn_ciphertext, ssn_last4 from drivers where id = $1', [driver.driverId]);
-    expect(row.rows[0]?.ssn_last4).toBe('6789');
-    expect(String(row.rows[0]?.ssn_ciphertext)).not.toContain('123456789');
+    const row = await server.db.query<{ text: string; masked: string }>(
+      "select row_to_json(a)::text as text, a.answers -> 'SSN' ->> '$masked' as masked from step_answers a where driver_id = $1 and step = 'completeProfile'",
+      [driver.driverId],
+    );
+    expect(row.rows[0]?.masked).toBe('•••••6789');
+    expect(row.rows[0]?.text).not.toContain('123456789');
   });
 
   it('exchanges a resume link once, even for concurrent requests (the DELETE waits for the other transaction)', async () => {

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { startFakeStripe, signedEvent, stripeEvent, type FakeStripe } from '../support/fakeStripe.js';
 import { signInEmulatorUser } from '../support/identity.js';
+import type { ReviewDriver } from '../../src/shared/review.js';
 import { approvedDriver, bearer, json, outbox, post, sendVehicle, verifiedDriver, startTestServer, type TestDriver, type TestServer } from '../support/server.js';
 
 let server: TestServer;
@@ -322,22 +323,35 @@ describe('POST /finance/banks', () => {
     expect(response.statusCode).toBe(200);
     expect(json(response)).toEqual({ success: true, data: { accountHolderName: 'Dana Driver', accountNumberLast4: '6789', routingNumber: '111000025' } });
     expect(response.body).not.toContain(ACCOUNT);
-    const { rows } = await server.db.query<{ text: string; sealed: Uint8Array }>(
-      'SELECT row_to_json(b)::text AS text, account_number_ciphertext AS sealed FROM bank_accounts b WHERE driver_id = $1',
+    // The bank step's answers, the account number sealed on its own.
+    const { rows } = await server.db.query<{ text: string; answers: { accountNumber: { $sealed: string; $masked: string } } }>(
+      "SELECT row_to_json(a)::text AS text, answers FROM step_answers a WHERE driver_id = $1 AND step = 'addBank'",
       [driver.driverId],
     );
     expect(rows[0]!.text).not.toContain(ACCOUNT);
-    expect(Buffer.from(rows[0]!.sealed).includes(Buffer.from(ACCOUNT))).toBe(false);
+    expect(rows[0]!.answers).toMatchObject({ accountHolderName: 'Dana Driver', routingNumber: '111000025', accountNumber: { $masked: '•••••6789' } });
+    expect(Buffer.from(rows[0]!.answers.accountNumber.$sealed, 'base64').includes(Buffer.from(ACCOUNT))).toBe(false);
     expect(server.logs.join('\n')).not.toContain(ACCOUNT);
-    // Administrators see whose account it is, masked.
-    const listed = await app.inject({ method: 'GET', url: '/admin/drivers?status=approved', headers: bearer(server.config.adminToken) });
-    expect(listed.body).not.toContain(ACCOUNT);
-    const mine = json<{ drivers: { id: string; bank: unknown }[] }>(listed).drivers.find((each) => each.id === driver.driverId);
-    expect(mine?.bank).toEqual({ accountHolderName: 'Dana Driver', accountNumberMasked: '••••6789', routingNumber: '111000025' });
+    // Administrators see whose account it is, masked: shown with the driver, not judged.
+    const shown = await app.inject({ method: 'GET', url: `/admin/drivers/${driver.driverId}`, headers: bearer(server.config.adminToken) });
+    expect(shown.statusCode).toBe(200);
+    expect(shown.body).not.toContain(ACCOUNT);
+    const account = json<ReviewDriver>(shown).steps.find((step) => step.step === 'addBank');
+    expect(account).toMatchObject({ reviewed: false, schema: { name: 'bank' } });
+    expect(Object.fromEntries(account!.fields.map((field) => [field.field, [field.kind, field.value]]))).toEqual({
+      accountHolderName: ['text', 'Dana Driver'],
+      accountNumber: ['sensitive', '•••••6789'],
+      routingNumber: ['text', '111000025'],
+    });
   });
 
   const storedLast4 = async (driverId: string) =>
-    (await server.db.query<{ last4: string }>('SELECT account_number_last4 AS last4 FROM bank_accounts WHERE driver_id = $1', [driverId])).rows;
+    (
+      await server.db.query<{ last4: string }>(
+        "SELECT right(answers -> 'accountNumber' ->> '$masked', 4) AS last4 FROM step_answers WHERE driver_id = $1 AND step = 'addBank'",
+        [driverId],
+      )
+    ).rows;
 
   it('adds the first account with any session, however old its sign-in', async () => {
     const other = await approvedDriver(server);

@@ -40,17 +40,26 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-export async function startTestServer(overrides: Partial<ServerConfig> = {}): Promise<TestServer> {
+export interface TestServerOptions {
+  /**
+   * The embedded database in DATA_DIR/pglite, as `npm start` keeps it, rather than in memory: for
+   * a test that reads what the server leaves in its data folder (slower to open).
+   */
+  databaseOnDisk?: boolean;
+}
+
+export async function startTestServer(overrides: Partial<ServerConfig> = {}, options: TestServerOptions = {}): Promise<TestServer> {
   const dataDir = await mkdtemp(join(tmpdir(), 'onramp-test-'));
+  const configured = readConfig({
+    DATA_DIR: dataDir,
+    DATA_KEY: randomBytes(32).toString('base64'),
+    STATIC_DIR: join(dataDir, 'dist'),
+    LOG_LEVEL: 'info',
+    AUTH_RATE_LIMIT_MAX: '100000',
+  });
   const config: ServerConfig = {
-    ...readConfig({
-      DATA_DIR: dataDir,
-      DATA_KEY: randomBytes(32).toString('base64'),
-      STATIC_DIR: join(dataDir, 'dist'),
-      LOG_LEVEL: 'info',
-      AUTH_RATE_LIMIT_MAX: '100000',
-    }),
-    database: { kind: 'pglite', dir: null },
+    ...configured,
+    database: options.databaseOnDisk ? configured.database : { kind: 'pglite', dir: null },
     ...overrides,
   };
   const db = await openDb(config.database);

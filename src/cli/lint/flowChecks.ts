@@ -107,7 +107,51 @@ export function checkFlow(flow: Flow, { schemas, screenNames }: FlowContext, pro
     checkFormSchemas(flow, id, step, schemas, problems);
   }
 
+  checkReview(flow, schemas, problems);
   checkReachable(flow, problems);
+}
+
+/**
+ * The review block names form steps whose answers reach the server, a name step among them whose
+ * schema has the name fields, and a GET call with {step}; a sensitive field is never copied to
+ * the browser's storage.
+ */
+function checkReview(flow: Flow, schemas: Map<string, JsonObject | null>, problems: Problems): void {
+  const add = (keys: string[], what: string, fix: string) => problems.add(FLOW_FILE, pointer(...keys), what, fix);
+  const formSteps = Object.entries(flow.steps).filter((entry): entry is [string, FormStep] => entry[1].kind === 'form' && !entry[1].private);
+  const formIds = formSteps.map(([id]) => id);
+  flow.review.steps.forEach((id, index) => {
+    if (!formIds.includes(id)) add(['review', 'steps', String(index)], `"${id}" is no form step whose answers the server keeps`, suggestion(id, formIds));
+  });
+  const { step: nameStep, fields } = flow.review.name;
+  if (!flow.review.steps.includes(nameStep)) add(['review', 'name', 'step'], `"${nameStep}" is not one of "review.steps"`, suggestion(nameStep, flow.review.steps));
+  const schema = schemas.get((flow.steps[nameStep] as FormStep | undefined)?.schema ?? '');
+  const properties = schema && isObject(schema.properties) ? Object.keys(schema.properties) : null;
+  fields.forEach((field, index) => {
+    if (properties && !properties.includes(field)) add(['review', 'name', 'fields', String(index)], `"${field}" is not a field of step ${nameStep}'s schema`, suggestion(field, properties));
+  });
+  const answers = flow.calls[flow.review.answersCall];
+  if (!answers) add(['review', 'answersCall'], `no call "${flow.review.answersCall}" in "calls"`, suggestion(flow.review.answersCall, Object.keys(flow.calls)));
+  else if (answers.method !== 'GET' || !answers.path.includes('{step}')) {
+    add(['calls', flow.review.answersCall], 'the answers call must be a GET with {step} in its path', 'write "method": "GET" and a path such as "/driver/answers/{step}"');
+  }
+  // What a step keeps in the browser's storage outlives the page: a sensitive value must never be there.
+  for (const [id, step] of formSteps) {
+    const sensitive = new Set(
+      [step.schema, ...(step.variants ?? []).map((variant) => variant.schema)].flatMap((name) => {
+        const loaded = schemas.get(name);
+        return loaded && isObject(loaded.properties)
+          ? Object.entries(loaded.properties).filter(([, property]) => isObject(property) && property.sensitive === true).map(([field]) => field)
+          : [];
+      }),
+    );
+    const payload = flow.calls[step.call]?.payload ?? {};
+    for (const [target, source] of Object.entries(step.store ?? {})) {
+      const { kind, path } = splitSource(source);
+      const field = kind === 'form' ? path.join('.') : kind === 'payload' ? splitSource(payload[path.join('.')]?.from ?? '').path.join('.') : '';
+      if (sensitive.has(field)) add(['steps', id, 'store', target], `"${field}" is sensitive: it must not be kept in the browser`, 'remove this entry');
+    }
+  }
 }
 
 /** The step's schemas exist, and its call's payload sends exactly their fields. */

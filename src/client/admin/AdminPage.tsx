@@ -1,15 +1,17 @@
 /**
- * The administrator's review page (/admin): drivers waiting for approval, with everything they
- * sent, and the approve/reject decision. Loaded as its own chunk, so drivers never download it.
+ * The administrator's review page (/admin): the review queue a page at a time, searchable by
+ * name, email or phone; each driver opens into everything they sent, and the approve/reject
+ * decision. Loaded as its own chunk, so drivers never download it.
  *
  * The admin token is asked for once per tab and kept in sessionStorage (storage.ts); any 401/403
  * forgets it and shows the server's message on the token form again.
  */
-import { useCallback, useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState, type FormEvent, type KeyboardEvent } from 'react';
+import type { QueuePage, ReviewStatus } from '../../shared/review.js';
 import { flow } from '../flow.js';
 import { clearAdminToken, getAdminToken, setAdminToken } from '../storage.js';
 import { isRefusal, listDrivers, type AdminSession } from './adminApi.js';
-import { driversOf, formatTime, localToday, REVIEW_TABS, type AdminDriver, type ReviewStatus } from './adminData.js';
+import { formatTime, localToday, REVIEW_TABS } from './adminData.js';
 import { DriverCard } from './DriverCard.js';
 import { TokenForm } from './TokenForm.js';
 
@@ -29,12 +31,16 @@ const LIST_HEADINGS: Record<ReviewStatus, string> = {
 function ReviewBoard({ session }: { session: AdminSession }) {
   const [tab, setTab] = useState<ReviewStatus>('pending');
   // Each tab's last list is kept, so switching back shows it at once while it refreshes.
-  const [lists, setLists] = useState<Partial<Record<ReviewStatus, AdminDriver[]>>>({});
+  const [lists, setLists] = useState<Partial<Record<ReviewStatus, QueuePage>>>({});
+  const [search, setSearch] = useState('');
+  const [searchText, setSearchText] = useState('');
   const [loading, setLoading] = useState(false);
   const [loadError, setLoadError] = useState<string>();
   const [updatedAt, setUpdatedAt] = useState<string>();
   const [expanded, setExpanded] = useState<ReadonlySet<string>>(() => new Set());
   const latestRequest = useRef(0);
+  /** The reviewer opened further pages of the list shown: the refresh would take them away. */
+  const morePagesShown = useRef(false);
   const tabButtons = useRef(new Map<ReviewStatus, HTMLButtonElement>());
   const { bearer, refused } = session;
 
@@ -43,14 +49,17 @@ function ReviewBoard({ session }: { session: AdminSession }) {
     tabNow.current = tab;
   }, [tab]);
 
-  /** `quiet`: the automatic refresh, which shouldn't flash the spinner every 15 seconds. */
+  /**
+   * The first page of a tab (`quiet`: the automatic refresh, which shouldn't flash the spinner
+   * every 15 seconds), or the next one (`after`), added below the rows already shown.
+   */
   const load = useCallback(
-    async (status: ReviewStatus, quiet = false) => {
+    async (status: ReviewStatus, options: { quiet?: boolean; after?: string } = {}) => {
       // Only the newest request's answer counts: a slow older one (another tab, a refresh that
       // started before a decision) must not put back a list that is already out of date.
       const request = ++latestRequest.current;
-      if (!quiet) setLoading(true);
-      const result = await listDrivers(status, bearer);
+      if (!options.quiet) setLoading(true);
+      const result = await listDrivers(status, bearer, { search, after: options.after });
       if (request !== latestRequest.current) return;
       setLoading(false);
       if (!result.ok) {
@@ -58,13 +67,16 @@ function ReviewBoard({ session }: { session: AdminSession }) {
         else setLoadError(result.message ?? flow.messages.requestFailed);
         return;
       }
-      const drivers = driversOf(result.data);
-      if (!drivers) return setLoadError(flow.messages.requestFailed);
+      const page = result.data as unknown as QueuePage;
+      morePagesShown.current = options.after !== undefined;
       setLoadError(undefined);
-      setLists((current) => ({ ...current, [status]: drivers }));
+      setLists((current) => {
+        const shown = options.after ? (current[status]?.drivers ?? []) : [];
+        return { ...current, [status]: { drivers: [...shown, ...page.drivers], next: page.next } };
+      });
       setUpdatedAt(new Date().toISOString());
     },
-    [bearer, refused],
+    [bearer, refused, search],
   );
 
   useEffect(() => {
@@ -72,7 +84,8 @@ function ReviewBoard({ session }: { session: AdminSession }) {
     if (tab !== 'pending') return;
     const timer = window.setInterval(() => {
       // A tab in the background doesn't need fresh data; it refreshes on the next tick it's seen.
-      if (document.visibilityState === 'visible') void load('pending', true);
+      // A reviewer who opened more pages keeps them: only the first page refreshes by itself.
+      if (document.visibilityState === 'visible' && !morePagesShown.current) void load('pending', { quiet: true });
     }, WAITING_REFRESH_MS);
     return () => window.clearInterval(timer);
   }, [tab, load]);
@@ -82,13 +95,16 @@ function ReviewBoard({ session }: { session: AdminSession }) {
   // before the decision. The other tabs reload when they are opened.
   const decided = useCallback(
     (id: string) => {
-      setLists((current) => ({ ...current, pending: current.pending?.filter((driver) => driver.id !== id) }));
+      setLists((current) => ({
+        ...current,
+        pending: current.pending && { ...current.pending, drivers: current.pending.drivers.filter((driver) => driver.id !== id) },
+      }));
       setExpanded((current) => {
         const next = new Set(current);
         next.delete(id);
         return next;
       });
-      void load(tabNow.current, true);
+      void load(tabNow.current, { quiet: true });
     },
     [load],
   );
@@ -116,14 +132,19 @@ function ReviewBoard({ session }: { session: AdminSession }) {
   }
 
   const current = REVIEW_TABS.find((item) => item.status === tab) ?? REVIEW_TABS[0];
-  const drivers = lists[tab];
+  const drivers = lists[tab]?.drivers;
+  const next = lists[tab]?.next;
   const today = localToday();
+
+  function onSearch(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    setSearch(searchText.trim());
+  }
 
   return (
     <>
       <div className="admin-tabs" role="tablist" aria-label="Review status">
         {REVIEW_TABS.map((item) => {
-          const count = lists[item.status]?.length;
           return (
             <button
               key={item.status}
@@ -142,8 +163,6 @@ function ReviewBoard({ session }: { session: AdminSession }) {
               onKeyDown={onTabKeyDown}
             >
               {item.label}
-              {/* The space keeps the tab's name "Waiting 2", not "Waiting2". */}
-              {count !== undefined && <> <span className="admin-count">{count}</span></>}
             </button>
           );
         })}
@@ -157,6 +176,13 @@ function ReviewBoard({ session }: { session: AdminSession }) {
             Refresh
           </button>
         </div>
+        <form className="admin-search" role="search" onSubmit={onSearch}>
+          <label htmlFor="admin-search-input">Search by name, email or phone</label>
+          <input id="admin-search-input" type="search" value={searchText} maxLength={100} onChange={(event) => setSearchText(event.target.value)} />
+          <button type="submit" className="button button-secondary admin-action">
+            Search
+          </button>
+        </form>
         {/* Not a live region: it changes every 15 seconds and would keep interrupting a screen reader. */}
         <p className="admin-muted admin-updated">
           {loading ? 'Loading…' : updatedAt ? `Updated ${formatTime(updatedAt)}` : ''}
@@ -168,7 +194,7 @@ function ReviewBoard({ session }: { session: AdminSession }) {
           </p>
         )}
 
-        {drivers && drivers.length === 0 && <p className="admin-empty">{current?.empty}</p>}
+        {drivers && drivers.length === 0 && <p className="admin-empty">{search ? `No ${current?.label.toLowerCase()} drivers match “${search}”.` : current?.empty}</p>}
         {drivers && drivers.length > 0 && (
           <ul className="admin-drivers">
             {drivers.map((driver) => (
@@ -183,6 +209,11 @@ function ReviewBoard({ session }: { session: AdminSession }) {
               />
             ))}
           </ul>
+        )}
+        {next && (
+          <button type="button" className="button button-secondary admin-action admin-more" disabled={loading} onClick={() => void load(tab, { after: next })}>
+            Show more drivers
+          </button>
         )}
       </section>
     </>

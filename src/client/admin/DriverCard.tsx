@@ -1,26 +1,21 @@
 /**
- * One driver in the review list: a summary line that opens into everything the driver sent
- * (profile, vehicle, every image) and, while the driver waits, the approve and reject decision.
+ * One driver in the review list: a summary line that opens into everything the driver sent,
+ * loaded then (GET /admin/drivers/:id) and drawn from the steps' schemas: each step's answers with
+ * their titles, documents as thumbnails, sensitive values masked, and what changed since the last
+ * review. While the driver waits, the reviewer approves, or rejects with a reason and fixes asked
+ * field by field, each with its own reason.
  */
 import { useRef, useState, type FormEvent, type ReactNode } from 'react';
 import toast from 'react-hot-toast';
+import useSWR from 'swr';
+import { MAX_REASON_LENGTH, type FixRequest, type QueueDriver, type ReviewDriver, type ReviewedField, type ReviewedStep } from '../../shared/review.js';
 import { flow } from '../flow.js';
-import { approveDriver, isRefusal, rejectDriver, type AdminSession } from './adminApi.js';
-import {
-  driverName,
-  formatDay,
-  formatTime,
-  isPastDate,
-  providerLabel,
-  REJECTION_REASON_MAX,
-  submittedTime,
-  type AdminDriver,
-  type AdminVehicle,
-} from './adminData.js';
-import { DocumentGrid } from './DocumentGrid.js';
+import { approveDriver, getDriver, isRefusal, rejectDriver, type AdminSession } from './adminApi.js';
+import { answerText, driverName, formatTime, isExpired, providerLabel, submittedTime } from './adminData.js';
+import { DocumentThumbnail } from './DocumentGrid.js';
 
 interface DriverCardProps {
-  driver: AdminDriver;
+  driver: QueueDriver;
   session: AdminSession;
   expanded: boolean;
   onToggle: () => void;
@@ -29,6 +24,10 @@ interface DriverCardProps {
   /** Today as YYYY-MM-DD, for the expired-date highlight. */
   today: string;
 }
+
+/** Fixes being written, by "step/field": the reason typed so far. */
+type FixDrafts = ReadonlyMap<string, string>;
+const fixKey = (step: string, field: string) => `${step}/${field}`;
 
 /** A label and its value; an empty value reads as "Not given" rather than a blank. */
 function Detail({ label, children }: { label: string; children: ReactNode }) {
@@ -41,37 +40,81 @@ function Detail({ label, children }: { label: string; children: ReactNode }) {
   );
 }
 
-function ExpiryDetail({ label, date, today }: { label: string; date: string | null; today: string }) {
-  if (!date) return <Detail label={label}>{null}</Detail>;
-  const expired = isPastDate(date, today);
+interface FieldProps {
+  step: ReviewedStep;
+  field: ReviewedField;
+  session: AdminSession;
+  today: string;
+  /** The fix being written for this field, or undefined; null when fixes can't be asked (not waiting, not a reviewed step). */
+  fix: string | undefined | null;
+  onFix: (reason: string | undefined) => void;
+}
+
+function AnswerField({ step, field, session, today, fix, onFix }: FieldProps) {
+  const id = `admin-fix-${step.step}-${field.field}`;
+  const expired = isExpired(field, today);
   return (
-    <Detail label={label}>
-      {/* Said in words as well as colour, so it is not lost on anyone who can't see the colour. */}
-      <span className={expired ? 'admin-expired' : undefined}>
-        {formatDay(date)}
-        {expired && ' (expired)'}
-      </span>
-    </Detail>
+    <div className={field.changed ? 'admin-detail admin-answer is-changed' : 'admin-detail admin-answer'}>
+      <dt>{field.title}</dt>
+      <dd>
+        {field.file ? (
+          <DocumentThumbnail url={field.file.url} label={field.title} session={session} />
+        ) : (
+          <span className={expired ? 'admin-expired' : undefined}>
+            {answerText(field.value)}
+            {/* Said in words as well as colour, so it is not lost on anyone who can't see the colour. */}
+            {expired && ' (expired)'}
+          </span>
+        )}
+        {field.changed && (
+          <span className="admin-changed">
+            Changed since the last review{field.kind !== 'file' && `: was ${answerText(field.previous)}`}
+          </span>
+        )}
+        {field.fix && <span className="admin-fix-asked">Fix asked: {field.fix}</span>}
+        {fix !== null && (
+          <span className="admin-fix">
+            <label className="admin-fix-toggle">
+              <input type="checkbox" checked={fix !== undefined} onChange={(event) => onFix(event.target.checked ? '' : undefined)} />
+              Needs a fix<span className="visually-hidden">: {field.title}</span>
+            </label>
+            {fix !== undefined && (
+              <>
+                <label htmlFor={id} className="visually-hidden">
+                  What to fix in {field.title}
+                </label>
+                <input
+                  id={id}
+                  className="admin-fix-reason"
+                  type="text"
+                  maxLength={MAX_REASON_LENGTH}
+                  placeholder="What to fix"
+                  value={fix}
+                  onChange={(event) => onFix(event.target.value)}
+                />
+              </>
+            )}
+          </span>
+        )}
+      </dd>
+    </div>
   );
 }
 
-function VehicleDetails({ vehicle, today }: { vehicle: AdminVehicle; today: string }) {
-  return (
-    <dl className="admin-details">
-      <Detail label="Make">{vehicle.make}</Detail>
-      <Detail label="Model">{vehicle.model}</Detail>
-      <Detail label="Year">{vehicle.year}</Detail>
-      <Detail label="Plate number">{vehicle.plate}</Detail>
-      <Detail label="Wheelchair accessible">{vehicle.wheelchair ? 'Yes' : 'No'}</Detail>
-      <ExpiryDetail label="Driver license expires" date={vehicle.driverLicenseExpiry} today={today} />
-      <ExpiryDetail label="Insurance expires" date={vehicle.insuranceExpiry} today={today} />
-      <ExpiryDetail label="Registration expires" date={vehicle.registrationExpiry} today={today} />
-    </dl>
-  );
-}
-
-/** Approve, or reject with a reason the driver will read. Buttons are disabled while a decision is in flight. */
-function Decision({ driver, name, session, onDecided }: { driver: AdminDriver; name: string; session: AdminSession; onDecided: (id: string) => void }) {
+/** Approve, or reject with a reason and the fixes asked. Buttons are disabled while a decision is in flight. */
+function Decision({
+  driver,
+  name,
+  fixes,
+  session,
+  onDecided,
+}: {
+  driver: ReviewDriver;
+  name: string;
+  fixes: FixRequest[];
+  session: AdminSession;
+  onDecided: (id: string) => void;
+}) {
   const [busy, setBusy] = useState(false);
   const [rejecting, setRejecting] = useState(false);
   const [reason, setReason] = useState('');
@@ -99,10 +142,12 @@ function Decision({ driver, name, session, onDecided }: { driver: AdminDriver; n
   function sendRejection(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const trimmed = reason.trim();
-    if (!trimmed) return setReasonError('Please give the reason, so the driver knows what to fix.');
-    if (trimmed.length > REJECTION_REASON_MAX) return setReasonError(`Please keep the reason to ${REJECTION_REASON_MAX} characters.`);
+    const unexplained = fixes.find((fix) => !fix.reason.trim());
+    if (unexplained) return setReasonError('Please say what to fix in each field you marked.');
+    if (!trimmed && fixes.length === 0) return setReasonError('Please give the reason, or mark the fields to fix, so the driver knows what to change.');
+    if (trimmed.length > MAX_REASON_LENGTH) return setReasonError(`Please keep the reason to ${MAX_REASON_LENGTH} characters.`);
     setReasonError(undefined);
-    void decide(() => rejectDriver(driver, trimmed, session.bearer), 'Driver rejected.');
+    void decide(() => rejectDriver(driver, { reason: trimmed, fixes }, session.bearer), 'Driver rejected.');
   }
 
   function cancelRejection() {
@@ -119,27 +164,31 @@ function Decision({ driver, name, session, onDecided }: { driver: AdminDriver; n
           <button
             type="button"
             className="button button-primary admin-action"
-            disabled={busy}
+            disabled={busy || fixes.length > 0}
             onClick={() => void decide(() => approveDriver(driver, session.bearer), 'Driver approved.')}
           >
             {busy && <span className="spinner" aria-hidden="true" />}
             Approve<span className="visually-hidden"> {name}</span>
           </button>
           <button ref={rejectButton} type="button" className="button button-secondary admin-action admin-reject" disabled={busy} onClick={() => setRejecting(true)}>
-            Reject<span className="visually-hidden"> {name}</span>
+            {fixes.length > 0 ? `Ask for ${fixes.length} ${fixes.length === 1 ? 'fix' : 'fixes'}` : 'Reject'}
+            <span className="visually-hidden"> {name}</span>
           </button>
         </div>
       )}
       {rejecting && (
         <form className="admin-reject-form" onSubmit={sendRejection} noValidate>
           <label htmlFor={ids.reason}>Reason for rejecting {name}</label>
-          <p className="admin-muted admin-hint">The driver sees this reason; say what to fix.</p>
+          <p className="admin-muted admin-hint">
+            {fixes.length > 0
+              ? `The driver is asked to fix the ${fixes.length === 1 ? 'field' : `${fixes.length} fields`} you marked; a general note is optional.`
+              : 'The driver sees this reason; say what to fix.'}
+          </p>
           <textarea
             id={ids.reason}
             className="admin-textarea"
             rows={4}
-            required
-            maxLength={REJECTION_REASON_MAX}
+            maxLength={MAX_REASON_LENGTH}
             value={reason}
             autoFocus
             disabled={busy}
@@ -151,7 +200,7 @@ function Decision({ driver, name, session, onDecided }: { driver: AdminDriver; n
             }}
           />
           <p id={ids.counter} className="admin-counter">
-            {reason.length}/{REJECTION_REASON_MAX} characters
+            {reason.length}/{MAX_REASON_LENGTH} characters
           </p>
           {reasonError && (
             <p id={ids.error} className="field-error" role="alert">
@@ -173,10 +222,85 @@ function Decision({ driver, name, session, onDecided }: { driver: AdminDriver; n
   );
 }
 
+async function fetchDriver([id, bearer]: [string, string]): Promise<ReviewDriver> {
+  const result = await getDriver(id, bearer);
+  if (!result.ok) throw Object.assign(new Error(result.message ?? flow.messages.requestFailed), { status: result.status });
+  return result.data as unknown as ReviewDriver;
+}
+
+/** Everything the driver sent, loaded when the card opens. */
+function DriverDetails({ summary, session, onDecided, today, panelId }: Omit<DriverCardProps, 'driver' | 'expanded' | 'onToggle'> & { summary: QueueDriver; panelId: string }) {
+  const { data: driver, error } = useSWR([summary.id, session.bearer] as [string, string], fetchDriver, { revalidateOnFocus: false });
+  const [drafts, setDrafts] = useState<FixDrafts>(() => new Map());
+  if (error) {
+    if (isRefusal((error as { status?: number }).status ?? 0)) session.refused((error as Error).message);
+    return (
+      <p className="field-error" role="alert">
+        {(error as Error).message}
+      </p>
+    );
+  }
+  if (!driver) return <p className="admin-muted">Loading…</p>;
+  const name = driverName(driver);
+  const waiting = driver.status === 'pending' && driver.isSessionComplete;
+  const fixes: FixRequest[] = [...drafts].map(([key, reason]) => {
+    const [step = '', field = ''] = key.split('/');
+    return { step, field, reason };
+  });
+  const setFix = (step: string, field: string, reason: string | undefined) =>
+    setDrafts((current) => {
+      const next = new Map(current);
+      if (reason === undefined) next.delete(fixKey(step, field));
+      else next.set(fixKey(step, field), reason);
+      return next;
+    });
+
+  return (
+    <div id={panelId} className="admin-driver-body">
+      {!driver.isSessionComplete && <p className="admin-note">This driver has not sent every step for approval yet.</p>}
+      {driver.status === 'rejected' && driver.rejectionReason && (
+        <p className="admin-note">
+          <strong>Rejected:</strong> {driver.rejectionReason}
+        </p>
+      )}
+      <div className="admin-sections">
+        <section className="admin-section" aria-labelledby={`${panelId}-account`}>
+          <h4 id={`${panelId}-account`}>Account</h4>
+          <dl className="admin-details">
+            <Detail label="Email">{driver.email}</Detail>
+            <Detail label="Phone">{driver.phone}</Detail>
+            <Detail label="Signed up with">{providerLabel(driver.provider)}</Detail>
+            <Detail label="Signed up">{formatTime(driver.createdAt)}</Detail>
+            {driver.status === 'approved' && <Detail label="Subscription paid">{driver.isSubscriptionPaid ? 'Yes' : 'No'}</Detail>}
+          </dl>
+        </section>
+        {driver.steps.map((step) => (
+          <section key={step.step} className="admin-section admin-step" aria-labelledby={`${panelId}-${step.step}`}>
+            <h4 id={`${panelId}-${step.step}`}>{step.title}</h4>
+            <dl className="admin-details">
+              {step.fields.map((field) => (
+                <AnswerField
+                  key={field.field}
+                  step={step}
+                  field={field}
+                  session={session}
+                  today={today}
+                  fix={waiting && step.reviewed ? drafts.get(fixKey(step.step, field.field)) : null}
+                  onFix={(reason) => setFix(step.step, field.field, reason)}
+                />
+              ))}
+            </dl>
+          </section>
+        ))}
+      </div>
+      {waiting && <Decision driver={driver} name={name} fixes={fixes} session={session} onDecided={onDecided} />}
+    </div>
+  );
+}
+
 export function DriverCard({ driver, session, expanded, onToggle, onDecided, today }: DriverCardProps) {
   const name = driverName(driver);
   const submitted = submittedTime(driver);
-  const profile = driver.profile;
   const panelId = `admin-driver-${driver.id}`;
 
   return (
@@ -195,72 +319,8 @@ export function DriverCard({ driver, session, expanded, onToggle, onDecided, tod
             {submitted.label} <time dateTime={submitted.iso}>{formatTime(submitted.iso)}</time>
           </span>
         </p>
-        {!driver.isSessionComplete && <p className="admin-badge">Still onboarding</p>}
       </div>
-
-      {expanded && (
-        <div id={panelId} className="admin-driver-body">
-          {!driver.isSessionComplete && <p className="admin-note">This driver has not sent every step for approval yet.</p>}
-          {driver.status === 'rejected' && driver.rejectionReason && (
-            <p className="admin-note">
-              <strong>Rejected:</strong> {driver.rejectionReason}
-            </p>
-          )}
-
-          <div className="admin-sections">
-            <section className="admin-section" aria-labelledby={`${panelId}-account`}>
-              <h4 id={`${panelId}-account`}>Account</h4>
-              <dl className="admin-details">
-                <Detail label="Email">{driver.email}</Detail>
-                <Detail label="Phone">{driver.phone}</Detail>
-                <Detail label="Signed up with">{providerLabel(driver.provider)}</Detail>
-                <Detail label="Signed up">{formatTime(driver.createdAt)}</Detail>
-                {driver.status === 'approved' && <Detail label="Subscription paid">{driver.isSubscriptionPaid ? 'Yes' : 'No'}</Detail>}
-                {driver.bank && (
-                  <Detail label="Bank account">
-                    {driver.bank.accountHolderName}, {driver.bank.accountNumberMasked}, routing {driver.bank.routingNumber}
-                  </Detail>
-                )}
-              </dl>
-            </section>
-
-            <section className="admin-section" aria-labelledby={`${panelId}-profile`}>
-              <h4 id={`${panelId}-profile`}>Profile</h4>
-              {profile ? (
-                <dl className="admin-details">
-                  <Detail label="First name">{profile.firstName}</Detail>
-                  <Detail label="MI">{profile.MI}</Detail>
-                  <Detail label="Last name">{profile.lastName}</Detail>
-                  <Detail label="Suffix">{profile.suffix}</Detail>
-                  <Detail label="Date of birth">{profile.dateOfBirth && formatDay(profile.dateOfBirth)}</Detail>
-                  <Detail label="Gender">{profile.gender}</Detail>
-                  {/* Only the masked form exists on this page: the server never sends the full SSN. */}
-                  <Detail label="SSN">{profile.ssnMasked}</Detail>
-                  <Detail label="Driver license number">{profile.driverLicenseNumber}</Detail>
-                  <Detail label="Street">{profile.street}</Detail>
-                  <Detail label="City">{profile.city}</Detail>
-                  <Detail label="State">{profile.state}</Detail>
-                  <Detail label="Zip code">{profile.zipCode}</Detail>
-                </dl>
-              ) : (
-                <p className="admin-muted">No profile yet.</p>
-              )}
-            </section>
-
-            <section className="admin-section" aria-labelledby={`${panelId}-vehicle`}>
-              <h4 id={`${panelId}-vehicle`}>Vehicle</h4>
-              {driver.vehicle ? <VehicleDetails vehicle={driver.vehicle} today={today} /> : <p className="admin-muted">No vehicle yet.</p>}
-            </section>
-          </div>
-
-          <section className="admin-section" aria-labelledby={`${panelId}-images`}>
-            <h4 id={`${panelId}-images`}>Images</h4>
-            <DocumentGrid documents={driver.documents} session={session} driverName={name} />
-          </section>
-
-          {driver.status === 'pending' && <Decision driver={driver} name={name} session={session} onDecided={onDecided} />}
-        </div>
-      )}
+      {expanded && <DriverDetails summary={driver} session={session} onDecided={onDecided} today={today} panelId={panelId} />}
     </li>
   );
 }

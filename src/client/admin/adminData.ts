@@ -1,70 +1,9 @@
 /**
- * What the admin API answers (GET /admin/drivers) and the small pure rules the review page
- * applies to it: who a driver is called, what each uploaded document is called, which expiry
- * dates have passed. Kept apart from the components so they can be tested on their own.
+ * The small pure rules the review page applies to the admin API's answers (src/shared/review.ts):
+ * how a driver is called, how an answer reads, which dates have passed. Kept apart from the
+ * components so they can be tested on their own.
  */
-
-export type ReviewStatus = 'pending' | 'approved' | 'rejected';
-
-/** Every value may be null: a driver's row exists before each form step is sent. */
-export interface AdminProfile {
-  firstName: string | null;
-  lastName: string | null;
-  MI: string | null;
-  suffix: string | null;
-  /** YYYY-MM-DD. */
-  dateOfBirth: string | null;
-  gender: string | null;
-  /** "***-**-1234": only the last four digits ever leave the server; the full SSN is never sent. */
-  ssnMasked: string | null;
-  driverLicenseNumber: string | null;
-  street: string | null;
-  city: string | null;
-  state: string | null;
-  zipCode: string | null;
-}
-
-export interface AdminVehicle {
-  id: string;
-  make: string | null;
-  model: string | null;
-  year: number | null;
-  plate: string | null;
-  wheelchair: boolean;
-  /** The three expiry dates as YYYY-MM-DD. */
-  driverLicenseExpiry: string | null;
-  registrationExpiry: string | null;
-  insuranceExpiry: string | null;
-  submittedAt: string | null;
-}
-
-export interface AdminDocument {
-  id: string;
-  /** The form field the image was uploaded as, e.g. "vehicleImageFront". */
-  field: string;
-  mime: string;
-  size: number;
-  url: string;
-}
-
-export interface AdminDriver {
-  id: string;
-  email: string;
-  phone: string | null;
-  /** The identity provider's sign-in method: "password", "google.com", "apple.com", "facebook.com". */
-  provider: string | null;
-  status: ReviewStatus;
-  rejectionReason: string | null;
-  /** What a decision must name: the version of the driver's data this answer shows. */
-  reviewVersion: number;
-  isSessionComplete: boolean;
-  isSubscriptionPaid: boolean;
-  createdAt: string;
-  profile: AdminProfile | null;
-  vehicle: AdminVehicle | null;
-  bank: { accountHolderName: string; accountNumberMasked: string; routingNumber: string } | null;
-  documents: AdminDocument[];
-}
+import type { QueueDriver, ReviewedField, ReviewStatus } from '../../shared/review.js';
 
 export const REVIEW_TABS: readonly { status: ReviewStatus; label: string; empty: string }[] = [
   { status: 'pending', label: 'Waiting', empty: 'No drivers are waiting for review.' },
@@ -72,25 +11,8 @@ export const REVIEW_TABS: readonly { status: ReviewStatus; label: string; empty:
   { status: 'rejected', label: 'Rejected', empty: 'No drivers have been rejected.' },
 ];
 
-export const REJECTION_REASON_MAX = 500; // the admin API's limit
-
-/**
- * The drivers of a list answer. The shape is the admin API's contract, so this only guards
- * against a body that is not a list at all (a proxy's error page, an older server).
- */
-export function driversOf(data: Record<string, unknown>): AdminDriver[] | undefined {
-  const drivers = data.drivers;
-  return Array.isArray(drivers) ? (drivers as AdminDriver[]) : undefined;
-}
-
-/** "Ada B. Lovelace Jr." from the profile; the email while the driver has no profile yet. */
-export function driverName(driver: AdminDriver): string {
-  const profile = driver.profile;
-  if (!profile) return driver.email;
-  const middle = profile.MI ? `${profile.MI.replace(/\.$/, '')}.` : '';
-  const name = [profile.firstName, middle, profile.lastName, profile.suffix ?? ''].filter(Boolean).join(' ');
-  return name || driver.email;
-}
+/** The review name; the email while the driver has no profile yet. */
+export const driverName = (driver: QueueDriver): string => driver.name ?? driver.email;
 
 const PROVIDER_LABELS: Readonly<Record<string, string>> = {
   password: 'Email and password',
@@ -99,56 +21,26 @@ const PROVIDER_LABELS: Readonly<Record<string, string>> = {
   'facebook.com': 'Facebook',
 };
 
-export const providerLabel = (provider: string | null): string | null => (provider ? (PROVIDER_LABELS[provider] ?? provider) : null);
+export const providerLabel = (provider: string): string => PROVIDER_LABELS[provider] ?? provider;
 
-/** When the driver sent the last step for approval; sign-up time until then. */
-export function submittedTime(driver: AdminDriver): { label: string; iso: string } {
-  return driver.vehicle?.submittedAt
-    ? { label: 'Submitted', iso: driver.vehicle.submittedAt }
-    : { label: 'Signed up', iso: driver.createdAt };
+/** When the driver sent everything for approval; sign-up time until then. */
+export function submittedTime(driver: QueueDriver): { label: string; iso: string } {
+  return driver.submittedAt ? { label: 'Submitted', iso: driver.submittedAt } : { label: 'Signed up', iso: driver.createdAt };
 }
 
-/** Readable names of the uploaded fields, in the order a reviewer checks them (the spec's order). */
-export const DOCUMENT_LABELS: Readonly<Record<string, string>> = {
-  profilePicture: 'Profile photo',
-  socialSecurityCardFront: 'SSN card front',
-  socialSecurityCardBack: 'SSN card back',
-  vehicleImageFront: 'Vehicle front',
-  vehicleImageRear: 'Vehicle rear',
-  vehicleImagePassengerSide: 'Vehicle passenger side',
-  vehicleImageDriverSide: 'Vehicle driver side',
-  vehicleImageInteriorFront: 'Vehicle interior front',
-  vehicleImageInteriorBack: 'Vehicle interior back',
-  driverLicenseCardFront: 'Driver license front',
-  driverLicenseCardBack: 'Driver license back',
-  proofInsurance: 'Proof of insurance',
-  vehicleRegistrationCard: 'Vehicle registration card',
-};
+const ISO_DAY = /^\d{4}-\d{2}-\d{2}$/;
 
-const EXPECTED_FIELDS = Object.keys(DOCUMENT_LABELS);
-
-/** A field the table doesn't know yet still gets a readable name: "someNewField" → "Some new field". */
-export function documentLabel(field: string): string {
-  const known = DOCUMENT_LABELS[field];
-  if (known) return known;
-  const words = field.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase();
-  return words.charAt(0).toUpperCase() + words.slice(1);
+/** An answer as a reviewer reads it: Yes/No, a calendar day, the text; "Not given" when empty. */
+export function answerText(value: unknown): string {
+  if (value === null || value === undefined || value === '') return 'Not given';
+  if (typeof value === 'boolean') return value ? 'Yes' : 'No';
+  if (typeof value === 'string') return ISO_DAY.test(value) ? formatDay(value) : value;
+  return JSON.stringify(value);
 }
 
-/** The documents in the reviewer's order; unknown fields last, in the server's order. */
-export function sortedDocuments(documents: readonly AdminDocument[]): AdminDocument[] {
-  const rank = (field: string) => {
-    const index = EXPECTED_FIELDS.indexOf(field);
-    return index === -1 ? EXPECTED_FIELDS.length : index;
-  };
-  return [...documents].sort((a, b) => rank(a.field) - rank(b.field));
-}
-
-/** The expected uploads a driver has not sent (yet), by readable name. */
-export function missingDocuments(documents: readonly AdminDocument[]): string[] {
-  const present = new Set(documents.map((document) => document.field));
-  return EXPECTED_FIELDS.filter((field) => !present.has(field)).map(documentLabel);
-}
+/** A day answer that has passed (an expiry date): said in words beside the date. */
+export const isExpired = (field: ReviewedField, today: string): boolean =>
+  typeof field.value === 'string' && ISO_DAY.test(field.value) && /expir/i.test(field.field) && isPastDate(field.value, today);
 
 /** Today as YYYY-MM-DD in the reviewer's own time zone: an expiry date is a calendar day, not an instant. */
 export function localToday(now: Date = new Date()): string {

@@ -9,6 +9,7 @@ import useSWR from 'swr';
 import { useLocation } from 'wouter';
 import { lookupIn, resolveNextStep, type ScreenStep } from '../../shared/flow.js';
 import { callApi } from '../api.js';
+import { followResume } from '../stepRuntime.js';
 import { callByName, flow, routeOf } from '../flow.js';
 import { Layout } from '../Layout.js';
 import { getItem } from '../storage.js';
@@ -20,6 +21,9 @@ interface DriverStatus {
   isSessionComplete?: boolean;
   isSubscriptionPaid?: boolean;
   rejectionReason?: string;
+  /** Fixes a reviewer asked, field by field, and the first step holding one. */
+  fixes?: { step: string; field: string; title: string; reason: string }[];
+  nextFix?: string;
 }
 
 async function fetchStatus([callName, id]: [string, string]): Promise<DriverStatus> {
@@ -55,9 +59,28 @@ export function AwaitingApprovalScreen({ step }: { step: ScreenStep }) {
         <section className="message-screen">
           <h1>{rejected.title}</h1>
           <p>{rejected.message}</p>
-          {data.rejectionReason && <blockquote className="rejection-reason">{data.rejectionReason}</blockquote>}
-          <p>{rejected.hint}</p>
-          <ScreenActionButton action={rejected.action} />
+          {data.fixes?.length && data.nextFix && rejected.fixes ? (
+            <>
+              <p>{rejected.fixes.message}</p>
+              <ul className="fix-list">
+                {data.fixes.map((fix) => (
+                  <li key={`${fix.step}/${fix.field}`}>
+                    <strong>{fix.title}:</strong> {fix.reason}
+                  </li>
+                ))}
+              </ul>
+              {/* By the resume table, as a returning driver: it keeps what the fix steps need (the vehicle's id). */}
+              <button type="button" className="button button-primary" onClick={() => void followResume({ data, fixing: true }).then((to) => navigate(to.to, { state: to.state }))}>
+                {rejected.fixes.action}
+              </button>
+            </>
+          ) : (
+            <>
+              {data.rejectionReason && <blockquote className="rejection-reason">{data.rejectionReason}</blockquote>}
+              <p>{rejected.hint}</p>
+              <ScreenActionButton action={rejected.action} />
+            </>
+          )}
         </section>
       </Layout>
     );

@@ -22,6 +22,7 @@ import { createAjv } from '../../shared/ajv.js';
 import { expandErrors, fieldOf, fromAjvErrors, messagesByField } from '../../shared/errors.js';
 import { buildPayload, lookupIn, readPayload, splitSource, stepSchemaName, type Call, type Flow, type FormStep } from '../../shared/flow.js';
 import { loadSchema, schemaNamesOf } from '../../shared/projectFiles.js';
+import { KEPT_FILE_PREFIX } from '../../shared/review.js';
 import type { JsonObject } from '../../shared/schemaFiles.js';
 import { badRequest, HttpError } from '../errors.js';
 import { MAX_FILE_BYTES, type ReceivedFile, type StoredFile } from '../plugins/uploads.js';
@@ -52,11 +53,34 @@ export interface CallValues<Names extends ContextName = never> {
    * their rows, or they go with the request when it fails (plugins/uploads.ts).
    */
   files: Record<string, StoredFile>;
-  /** The form's schema (the variant's name) and its version, a hash of its content; null for a call with no form. */
-  schema: { name: string; version: string } | null;
+  /** Files kept from the step's earlier answers: upload id by form field. */
+  keptFiles: Record<string, string>;
+  /** The form step the call sends; null for a call with no form. */
+  step: string | null;
+  /**
+   * The form's schema (the variant's name), its version (a hash of its content) and its sensitive
+   * fields; null for a call with no form.
+   */
+  schema: { name: string; version: string; sensitive: string[] } | null;
 }
 
+/**
+ * What a driver sending a step again may keep from the last time (a prefilled form): a file,
+ * sent as the text `kept:<upload id>` in its field, and a sensitive value, sent back as the mask
+ * it was shown ("•••••6789").
+ */
+export interface KeptAnswers {
+  /** The type of the driver's upload kept in this field, or undefined if it is not theirs there. */
+  file(field: string, uploadId: string): string | undefined;
+  /** The value behind the mask the driver was shown in this field, or undefined if `value` is not that mask. */
+  masked(field: string, value: string): string | undefined;
+}
+
+export const KEPT_FILE_GONE = 'A file you kept from before is no longer there. Please add it again:';
+
 export interface ReadOptions<Names extends ContextName> {
+  /** What the step's earlier answers let the driver keep; nothing when absent. */
+  keep?: KeptAnswers;
   /** What the driver's browser keeps, for the flow's variant rules (`storageForStatus`). */
   storage?: Record<string, string>;
   /**
@@ -82,6 +106,8 @@ export interface CallReader {
   readonly flow: Flow;
   /** The call of the flow file by name; throws at start if the flow lacks it. */
   call(name: string): Call;
+  /** The form step whose answers a call sends, or null. */
+  stepOf(callName: string): string | null;
   /** The call's path as a Fastify route ("/driver/status/{id}" → "/driver/status/:id"). */
   routePath(callName: string): string;
   json<Names extends ContextName = never>(callName: string, request: FastifyRequest, options?: ReadOptions<Names>): CallValues<Names>;
@@ -89,8 +115,8 @@ export interface CallReader {
 }
 
 /** The step whose form a call sends, if it sends one (a private step's answers never reach the server). */
-function formStepOf(flow: Flow, callName: string): FormStep | null {
-  for (const step of Object.values(flow.steps)) if (step.kind === 'form' && step.call === callName && !step.private) return step;
+function formStepOf(flow: Flow, callName: string): { id: string; step: FormStep } | null {
+  for (const [id, step] of Object.entries(flow.steps)) if (step.kind === 'form' && step.call === callName && !step.private) return { id, step };
   return null;
 }
 
@@ -156,6 +182,7 @@ export function createCallReader(flow: Flow): CallReader {
     callName: string,
     body: Record<string, unknown>,
     files: Record<string, { mime: string }>,
+    kept: Record<string, string>,
     options: ReadOptions<ContextName>,
     fromMultipart: boolean,
   ): Omit<CallValues<ContextName>, 'files'> & { files: Record<string, string> } {
@@ -172,19 +199,30 @@ export function createCallReader(flow: Flow): CallReader {
     const context: Record<string, unknown> = {};
     for (const [key, name] of contextNamesOf(theCall)) if (Object.hasOwn(body, key)) context[name] = body[key];
     const contextProblem = contextChecks.get(callName)!(context);
-    if (contextProblem) throw badRequest(contextProblem);
 
     /** Payload key by form field, for the files that came. */
     const filesByField: Record<string, string> = {};
+    const keptFiles: Record<string, string> = {};
     for (const [field, key] of Object.entries(received.files)) {
       const file = files[key];
-      if (!file) continue;
-      filesByField[field] = key;
-      received.form[field] = file.mime;
+      if (file) {
+        filesByField[field] = key;
+        received.form[field] = file.mime;
+      } else if (kept[key] !== undefined) {
+        const mime = options.keep?.file(field, kept[key]);
+        if (!mime) throw badRequest(`${KEPT_FILE_GONE} ${key}`);
+        keptFiles[field] = kept[key];
+        received.form[field] = mime;
+      }
     }
-    const step = formStepOf(flow, callName);
+    // A sensitive value sent back as the mask it was shown: the stored value, checked again.
+    for (const [field, value] of Object.entries(received.form)) {
+      const plain = typeof value === 'string' ? options.keep?.masked(field, value) : undefined;
+      if (plain !== undefined) received.form[field] = plain;
+    }
+    const formStep = formStepOf(flow, callName);
     // The variant the flow's own rule picks, from what the driver's browser keeps.
-    const schemaName = step ? stepSchemaName(step, lookupIn({ storage: options.storage ?? {} })) : null;
+    const schemaName = formStep ? stepSchemaName(formStep.step, lookupIn({ storage: options.storage ?? {} })) : null;
     if (schemaName) {
       const { errorsOf, properties } = schemaNamed(schemaName);
       for (const field of Object.keys(received.form)) {
@@ -207,6 +245,8 @@ export function createCallReader(flow: Flow): CallReader {
         throw badRequest(message, messagesByField(errors));
       }
     }
+    // After the form's own check: the driver's answers are told field by field first.
+    if (contextProblem) throw badRequest(contextProblem);
     const sent = buildPayload(theCall, (source) => {
       const { kind, path } = splitSource(source);
       const name = path.join('.');
@@ -220,20 +260,23 @@ export function createCallReader(flow: Flow): CallReader {
       // Checked above by the context schema: each mapped value is present and of its type.
       context: context as unknown as CallContext,
       files: filesByField,
-      schema: schemaName ? { name: schemaName, version: versionOf(schemaName) } : null,
+      keptFiles,
+      step: formStep?.id ?? null,
+      schema: schemaName ? { name: schemaName, version: versionOf(schemaName), sensitive: schemaNamed(schemaName).sensitive } : null,
     };
   }
 
   return {
     flow,
     call,
+    stepOf: (callName) => formStepOf(flow, callName)?.id ?? null,
     routePath: (callName) => call(callName).path.replace(/\{(\w+)\}/g, ':$1'),
 
     json<Names extends ContextName>(callName: string, request: FastifyRequest, options: ReadOptions<Names> = {}): CallValues<Names> {
       if (request.isMultipart()) throw new HttpError(415, 'This request must be sent as JSON.');
       const body: unknown = request.body ?? {};
       if (typeof body !== 'object' || body === null || Array.isArray(body)) throw badRequest('The request body must be a JSON object.');
-      return { ...check(callName, body as Record<string, unknown>, {}, options, false), files: {} };
+      return { ...check(callName, body as Record<string, unknown>, {}, {}, options, false), files: {} };
     },
 
     async multipart<Names extends ContextName>(callName: string, request: FastifyRequest, options: ReadOptions<Names> = {}): Promise<CallValues<Names>> {
@@ -243,6 +286,7 @@ export function createCallReader(flow: Flow): CallReader {
       const textKeyCount = Object.keys(mapping).length - fileKeys.size;
       const fields: Record<string, string> = {};
       const files: Record<string, ReceivedFile> = {};
+      const kept: Record<string, string> = {};
       const uploads = request.server.uploads;
       const parts = request.parts({
         // Exactly as many files as the call maps; a few spare text fields so an unknown one is
@@ -259,7 +303,7 @@ export function createCallReader(flow: Flow): CallReader {
                 file.file.resume();
                 throw badRequest(Object.hasOwn(mapping, name) ? `${name} must be text, not a file.` : `Unknown field: ${name}`);
               }
-              if (files[name]) {
+              if (files[name] || Object.hasOwn(kept, name)) {
                 file.file.resume();
                 throw badRequest(`Only one file can be sent as ${name}.`);
               }
@@ -270,8 +314,12 @@ export function createCallReader(flow: Flow): CallReader {
               else files[name] = received;
             } else {
               const field = part as MultipartValue;
-              if (fileKeys.has(name)) throw badRequest(`${name} must be a file.`);
-              if (Object.hasOwn(fields, name)) throw badRequest(`${name} was sent more than once.`);
+              if (Object.hasOwn(fields, name) || Object.hasOwn(kept, name)) throw badRequest(`${name} was sent more than once.`);
+              if (fileKeys.has(name)) {
+                if (typeof field.value !== 'string' || !field.value.startsWith(KEPT_FILE_PREFIX) || files[name]) throw badRequest(`${name} must be a file.`);
+                kept[name] = field.value.slice(KEPT_FILE_PREFIX.length);
+                continue;
+              }
               if (field.valueTruncated) throw badRequest(`${name} is too long.`);
               if (typeof field.value !== 'string') throw badRequest(`${name} must be text.`);
               fields[name] = field.value;
@@ -285,8 +333,8 @@ export function createCallReader(flow: Flow): CallReader {
           throw badRequest(UNREADABLE_FORM);
         }
         const body: Record<string, unknown> = { ...fields };
-        for (const key of Object.keys(files)) body[key] = true;
-        const checked = check(callName, body, files, options, true);
+        for (const key of [...Object.keys(files), ...Object.keys(kept)]) body[key] = true;
+        const checked = check(callName, body, files, kept, options, true);
         // Only a valid form's images are decoded (the costly part), one at a time in the whole
         // server to bound memory. What is stored is the re-encoded image: no GPS or other EXIF
         // from the driver's phone in their identity documents, and no pixel bombs (reencodeImage.ts).

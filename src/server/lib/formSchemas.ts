@@ -9,6 +9,8 @@ import { loadSchema } from '../../shared/projectFiles.js';
 
 export interface FormSchema {
   properties: Record<string, { type?: unknown }>;
+  /** The fields marked `"sensitive": true`: sealed at rest, answered masked (lib/answers.ts). */
+  sensitive: string[];
   /** What is wrong with a form's values; empty when they are valid. */
   errorsOf(form: Record<string, unknown>): ValidationErrorLike[];
 }
@@ -22,8 +24,10 @@ export function createFormSchemas(): (name: string) => FormSchema {
     if (!schema) {
       const json = loadSchema(name);
       const validate = ajv.compile(json);
+      const properties = (json.properties ?? {}) as Record<string, { type?: unknown; sensitive?: unknown }>;
       schema = {
-        properties: (json.properties ?? {}) as FormSchema['properties'],
+        properties,
+        sensitive: Object.keys(properties).filter((field) => properties[field]?.sensitive === true),
         errorsOf: (form) => (validate(form) ? [] : fromAjvErrors(validate.errors ?? [])),
       };
       compiled.set(name, schema);

@@ -1,6 +1,7 @@
 /**
  * Encryption at rest for what the spec collects that must not leak: SSNs and identity
- * documents (AES-256-GCM, so a changed byte is detected), and the keyed hash of one-time codes.
+ * documents (AES-256-GCM, so a changed byte is detected), and keyed hashes of one-time codes and
+ * of sensitive answers.
  * Each use gets its own key derived from DATA_KEY, so one purpose can never decrypt another's data.
  */
 import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto';
@@ -14,6 +15,8 @@ export interface DataCipher {
   encrypt(plain: Buffer | string, context: string): Buffer;
   /** Throws if the data or its context was changed. */
   decrypt(sealed: Uint8Array, context: string): Buffer;
+  /** Keyed hash (hex) of a sensitive value in its context: equal values compare equal, nothing else shows. */
+  fingerprint(text: string, context: string): string;
   /** Keyed hash (hex) of a one-time code and what it is for. */
   codeHash(text: string): string;
   /** Constant-time comparison of two hex hashes. */
@@ -32,6 +35,7 @@ export function createDataCipher(dataKey: Buffer): DataCipher {
   if (dataKey.length !== 32) throw new Error('The data key must be 32 bytes.');
   const encryptionKey = derive(dataKey, 'encryption');
   const codeKey = derive(dataKey, 'one-time-codes');
+  const fingerprintKey = derive(dataKey, 'fingerprints');
   return {
     encrypt(plain, context) {
       const iv = randomBytes(IV_BYTES);
@@ -48,6 +52,7 @@ export function createDataCipher(dataKey: Buffer): DataCipher {
       decipher.setAuthTag(bytes.subarray(bytes.length - TAG_BYTES));
       return Buffer.concat([decipher.update(bytes.subarray(IV_BYTES, bytes.length - TAG_BYTES)), decipher.final()]);
     },
+    fingerprint: (text, context) => createHmac('sha256', fingerprintKey).update(`${context}\n${text}`).digest('hex').slice(0, 32),
     codeHash: (text) => createHmac('sha256', codeKey).update(text).digest('hex'),
     sameHash(a, b) {
       const left = Buffer.from(a, 'hex');

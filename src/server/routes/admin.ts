@@ -1,14 +1,19 @@
 /**
  * The admin API (issue 3; the spec leaves approval out, but without it nobody gets past the
- * wait): the review queue with each driver's profile, vehicle and documents, approve, reject
- * with a reason, and a resume link. Everything here needs ADMIN_TOKEN (plugins/adminAuth.ts).
+ * wait): the review queue, paged and searchable; each driver's answers drawn from the steps'
+ * schemas (lib/reviewView.ts) with their documents; approve; reject with a reason and fixes
+ * field by field; and a resume link. Everything here needs ADMIN_TOKEN (plugins/adminAuth.ts).
+ * The answers' contract is src/shared/review.ts.
  *
- * Only the SSN's last four digits leave the server, as everywhere (DESIGN §5).
+ * Sensitive answers (SSN, account number) leave the server masked, as everywhere (DESIGN §5).
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { MAX_REASON_LENGTH, REVIEW_STATUSES, type FixRequest, type QueueDriver, type QueuePage, type ReviewDriver, type ReviewStatus } from '../../shared/review.js';
 import type { ServerConfig } from '../config.js';
-import { badRequest, conflict, notFound } from '../errors.js';
 import { isUuid } from '../db/db.js';
+import { badRequest, conflict, notFound } from '../errors.js';
+import { answersOf } from '../lib/answers.js';
+import { fieldTitle, reviewedSteps, type ReviewFix } from '../lib/reviewView.js';
 import { findUpload, sendUpload } from '../lib/uploadFiles.js';
 
 /** Where the admin API lives; the browser page is exactly /admin (see lib/apiPaths.ts). */
@@ -21,32 +26,39 @@ export const ADMIN_PREFIX = '/admin';
  */
 export const RESUME_LINK_LIFETIME_MS = 15 * 60 * 1000;
 
-export const MAX_REJECTION_REASON_LENGTH = 500;
-
-export const REVIEW_STATUSES = ['pending', 'approved', 'rejected'] as const;
-export type ReviewStatus = (typeof REVIEW_STATUSES)[number];
+/** The queue's page size unless asked otherwise, and the most a page may hold. */
+export const DEFAULT_PAGE_SIZE = 50;
+export const MAX_PAGE_SIZE = 200;
+const MAX_SEARCH_LENGTH = 100;
 
 export const ADMIN_MESSAGES = {
   badStatus: `status must be one of: ${REVIEW_STATUSES.join(', ')}.`,
   unknownQuery: 'Unknown query parameter: ',
+  badCursor: 'after must be the "next" of an earlier page.',
+  badLimit: `limit must be a whole number from 1 to ${MAX_PAGE_SIZE}.`,
+  badSearch: `q must be plain text of at most ${MAX_SEARCH_LENGTH} characters.`,
   unknownDriver: 'There is no driver with this id.',
   notSubmitted: 'This driver has not sent their vehicle for approval yet.',
   bodyNotObject: 'The request body must be a JSON object.',
   unknownField: 'Unknown field: ',
-  reasonRequired: 'Please give a reason for the rejection.',
+  reasonRequired: 'Please give a reason for the rejection, or name the fields to fix.',
   reasonNotText: 'The reason must be text.',
-  reasonTooLong: `The reason must be at most ${MAX_REJECTION_REASON_LENGTH} characters.`,
+  reasonTooLong: `The reason must be at most ${MAX_REASON_LENGTH} characters.`,
   reasonControl: 'The reason must be plain text.',
+  fixesNotList: 'fixes must be a list of { step, field, reason }.',
+  fixUnknown: 'A fix names a field of a reviewed step the driver did not send: ',
+  fixReason: 'Each fix needs a reason: ',
   versionRequired: 'reviewVersion must be the reviewVersion of the driver as listed (a whole number).',
   emailNotVerified: 'This driver has not verified their email yet: they can finish signing up, or sign in, at the sign-up page.',
   changedSince: 'This driver changed their details after you opened them. Reload the list to review what they sent.',
   noHost: 'The request has no usable Host header: set PUBLIC_URL so resume links have an address.',
 } as const;
 
-interface ListedRow {
+interface QueueRow {
   id: string;
   email: string;
   phone: string | null;
+  name: string | null;
   provider: string;
   status: ReviewStatus;
   rejection_reason: string | null;
@@ -54,162 +66,144 @@ interface ListedRow {
   is_session_complete: boolean;
   is_subscription_paid: boolean;
   created_at: Date;
-  profile_completed_at: Date | null;
-  first_name: string | null;
-  last_name: string | null;
-  middle_initial: string | null;
-  suffix: string | null;
-  date_of_birth: string | null;
-  gender: string | null;
-  ssn_last4: string | null;
-  driver_license_number: string | null;
-  street: string | null;
-  city: string | null;
-  state: string | null;
-  zip_code: string | null;
-  vehicle_id: string | null;
-  make: string | null;
-  model: string | null;
-  year: number | null;
-  plate: string | null;
-  wheelchair: boolean | null;
-  driver_license_expiry: string | null;
-  registration_expiry: string | null;
-  insurance_expiry: string | null;
   submitted_at: Date | null;
-  bank_holder: string | null;
-  bank_last4: string | null;
-  bank_routing: string | null;
-}
-
-interface UploadRow {
-  id: string;
-  driver_id: string;
-  vehicle_id: string | null;
-  field: string;
-  mime: string;
-  size: number;
 }
 
 /**
- * The drivers in one review state with the vehicle they last sent. "pending" is the review
- * queue: only drivers who sent their vehicle (the others are still filling in forms), oldest
- * submission first. Decided drivers come most recently decided first. Dates are formatted in
- * SQL so no time zone can shift a date of birth.
+ * A page of drivers in one review state, by submission time: the queue ("pending": those who
+ * sent everything, oldest first), or the decided ones, latest first. Keyset paging on
+ * (submitted_at, id) reads one index range (drivers_review_queue_idx), whatever the page. A
+ * search matches the email or the name (any part, any case) or the phone's digits.
  */
-const LIST_SQL = `
-  SELECT d.id, d.email, d.phone, d.provider, d.status, d.rejection_reason, d.review_version, d.is_session_complete, d.is_subscription_paid,
-    d.created_at, d.profile_completed_at, d.first_name, d.last_name, d.middle_initial, d.suffix,
-    to_char(d.date_of_birth, 'YYYY-MM-DD') AS date_of_birth, d.gender, d.ssn_last4, d.driver_license_number,
-    d.street, d.city, d.state, d.zip_code,
-    v.id AS vehicle_id, v.make, v.model, v.year, v.plate, v.wheelchair,
-    to_char(v.driver_license_expiry, 'YYYY-MM-DD') AS driver_license_expiry,
-    to_char(v.registration_expiry, 'YYYY-MM-DD') AS registration_expiry,
-    to_char(v.insurance_expiry, 'YYYY-MM-DD') AS insurance_expiry, v.submitted_at,
-    b.account_holder_name AS bank_holder, b.account_number_last4 AS bank_last4, b.routing_number AS bank_routing
+export const queueSql = (ascending: boolean) => `
+  SELECT d.id, d.email, d.phone, d.provider, d.status, d.rejection_reason, d.review_version, d.is_session_complete,
+    d.is_subscription_paid, d.created_at, d.submitted_at, d.review_name AS name,
+    to_char(d.submitted_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS submitted_key
   FROM drivers d
-  LEFT JOIN bank_accounts b ON b.driver_id = d.id
-  LEFT JOIN LATERAL (
-    SELECT * FROM vehicles WHERE driver_id = d.id AND submitted_at IS NOT NULL ORDER BY submitted_at DESC LIMIT 1
-  ) v ON true
-  WHERE ($2::uuid IS NULL AND d.status = $1::text AND ($1::text <> 'pending' OR d.is_session_complete)) OR d.id = $2::uuid
-  ORDER BY CASE WHEN $1::text = 'pending' THEN v.submitted_at END ASC, d.reviewed_at DESC NULLS LAST, d.created_at ASC`;
+  WHERE d.status = $1 AND d.submitted_at IS NOT NULL
+    AND ($3::timestamptz IS NULL OR (d.submitted_at, d.id) ${ascending ? '>' : '<'} ($3::timestamptz, $4::uuid))
+    AND ($5::text IS NULL OR d.email ILIKE $5 OR d.review_name ILIKE $5 OR ($6::text <> '' AND d.phone LIKE $6))
+  ORDER BY d.submitted_at ${ascending ? 'ASC' : 'DESC'}, d.id ${ascending ? 'ASC' : 'DESC'}
+  LIMIT $2`;
 
-function listedDriver(row: ListedRow, uploads: UploadRow[]) {
-  return {
-    id: row.id,
-    email: row.email,
-    phone: row.phone,
-    provider: row.provider,
-    status: row.status,
-    rejectionReason: row.rejection_reason,
-    // What a decision must name: the data the reviewer saw (routes/driver.ts moves it on every change).
-    reviewVersion: row.review_version,
-    isSessionComplete: row.is_session_complete,
-    isSubscriptionPaid: row.is_subscription_paid,
-    createdAt: row.created_at,
-    profile: row.profile_completed_at
-      ? {
-          firstName: row.first_name,
-          lastName: row.last_name,
-          MI: row.middle_initial,
-          suffix: row.suffix,
-          dateOfBirth: row.date_of_birth,
-          gender: row.gender,
-          ssnMasked: row.ssn_last4 ? `***-**-${row.ssn_last4}` : null,
-          driverLicenseNumber: row.driver_license_number,
-          street: row.street,
-          city: row.city,
-          state: row.state,
-          zipCode: row.zip_code,
-        }
-      : null,
-    vehicle: row.vehicle_id
-      ? {
-          id: row.vehicle_id,
-          make: row.make,
-          model: row.model,
-          year: row.year,
-          plate: row.plate,
-          wheelchair: row.wheelchair === true,
-          driverLicenseExpiry: row.driver_license_expiry,
-          registrationExpiry: row.registration_expiry,
-          insuranceExpiry: row.insurance_expiry,
-          submittedAt: row.submitted_at,
-        }
-      : null,
-    // The payout account: never its number, which only the payout itself may decrypt.
-    bank: row.bank_last4
-      ? { accountHolderName: row.bank_holder, accountNumberMasked: `••••${row.bank_last4}`, routingNumber: row.bank_routing }
-      : null,
-    // The profile's files and the sent vehicle's; photos of vehicles never sent are not under review.
-    documents: uploads
-      .filter((upload) => upload.driver_id === row.id && (upload.vehicle_id === null || upload.vehicle_id === row.vehicle_id))
-      .map((upload) => ({ id: upload.id, field: upload.field, mime: upload.mime, size: upload.size, url: `${ADMIN_PREFIX}/uploads/${upload.id}` })),
-  };
-}
+const ONE_DRIVER_SQL = `
+  SELECT d.id, d.email, d.phone, d.provider, d.status, d.rejection_reason, d.review_version, d.is_session_complete,
+    d.is_subscription_paid, d.created_at, d.submitted_at, d.email_verified_at IS NOT NULL AS email_verified, d.review_name AS name
+  FROM drivers d WHERE d.id = $1`;
 
-function reviewStatusOf(query: unknown): ReviewStatus {
-  const params = (query ?? {}) as Record<string, unknown>;
-  const unknown = Object.keys(params).find((key) => key !== 'status');
-  if (unknown !== undefined) throw badRequest(`${ADMIN_MESSAGES.unknownQuery}${unknown}`);
-  const status = params.status ?? 'pending';
-  if (typeof status !== 'string' || !(REVIEW_STATUSES as readonly string[]).includes(status)) throw badRequest(ADMIN_MESSAGES.badStatus);
-  return status as ReviewStatus;
+const queueDriver = (row: QueueRow): QueueDriver => ({
+  id: row.id,
+  email: row.email,
+  phone: row.phone,
+  name: row.name,
+  provider: row.provider,
+  status: row.status,
+  rejectionReason: row.rejection_reason,
+  // What a decision must name: the data the reviewer saw (routes/driver.ts moves it on every change).
+  reviewVersion: row.review_version,
+  isSessionComplete: row.is_session_complete,
+  isSubscriptionPaid: row.is_subscription_paid,
+  createdAt: row.created_at.toISOString(),
+  submittedAt: row.submitted_at?.toISOString() ?? null,
+});
+
+/**
+ * A page's cursor: the last row's submission time and id, opaque to clients. The time to the
+ * microsecond, as PostgreSQL keeps it (a Date's milliseconds would list a row twice, or skip one).
+ */
+const cursorOf = (row: QueueRow & { submitted_key: string }) => Buffer.from(`${row.submitted_key}|${row.id}`).toString('base64url');
+
+/** A cursor's time: UTC ISO 8601, a real date (JavaScript reads "1" or February 31 as a date; PostgreSQL refuses them). */
+const CURSOR_TIME = /^[1-9]\d{3}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,6})?Z$/;
+const isCursorTime = (at: string) =>
+  CURSOR_TIME.test(at) && !Number.isNaN(Date.parse(at)) && new Date(Date.parse(at)).toISOString().slice(0, 19) === at.slice(0, 19);
+
+function readCursor(cursor: string): { at: string; id: string } {
+  const [at, id, extra] = Buffer.from(cursor, 'base64url').toString('utf8').split('|');
+  if (extra !== undefined || !at || !id || !isUuid(id) || !isCursorTime(at)) throw badRequest(ADMIN_MESSAGES.badCursor);
+  return { at, id };
 }
 
 // C0 controls other than tab and newline, and DEL: a reason is shown to the driver as text.
 const CONTROL_CHARACTERS = /[\u0000-\u0008\u000b-\u001f\u007f]/;
 
-/** What a decision names: the driver's review version as listed, and for a rejection the reason. */
+interface QueueQuery {
+  status: ReviewStatus;
+  limit: number;
+  after: { at: string; id: string } | null;
+  search: string | null;
+}
+
+function queueQueryOf(query: unknown): QueueQuery {
+  const params = (query ?? {}) as Record<string, unknown>;
+  const unknown = Object.keys(params).find((key) => !['status', 'limit', 'after', 'q'].includes(key));
+  if (unknown !== undefined) throw badRequest(`${ADMIN_MESSAGES.unknownQuery}${unknown}`);
+  const status = params.status ?? 'pending';
+  if (typeof status !== 'string' || !(REVIEW_STATUSES as readonly string[]).includes(status)) throw badRequest(ADMIN_MESSAGES.badStatus);
+  const limit = params.limit === undefined ? DEFAULT_PAGE_SIZE : Number(params.limit);
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE_SIZE) throw badRequest(ADMIN_MESSAGES.badLimit);
+  if (params.after !== undefined && typeof params.after !== 'string') throw badRequest(ADMIN_MESSAGES.badCursor);
+  const q = params.q;
+  if (q !== undefined && (typeof q !== 'string' || q.length > MAX_SEARCH_LENGTH || CONTROL_CHARACTERS.test(q) || q.includes('\n'))) {
+    throw badRequest(ADMIN_MESSAGES.badSearch);
+  }
+  return { status: status as ReviewStatus, limit, after: params.after ? readCursor(params.after) : null, search: q?.trim() || null };
+}
+
+/** A search as ILIKE/LIKE patterns: the text anywhere (its wildcards taken literally), and its digits in the phone. */
+function searchPatterns(search: string | null): [string | null, string] {
+  if (!search) return [null, ''];
+  const literal = search.replace(/[\\%_]/g, (character) => `\\${character}`);
+  const digits = search.replace(/\D/g, '');
+  return [`%${literal}%`, digits.length >= 3 ? `%${digits}%` : ''];
+}
+
+/** A reason as a person types it: trimmed, plain text, at most MAX_REASON_LENGTH characters; null when empty. */
+function reasonOf(value: unknown, where = ''): string | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value !== 'string') throw badRequest(`${ADMIN_MESSAGES.reasonNotText}${where}`);
+  const trimmed = value.trim();
+  if (trimmed === '') return null;
+  // Characters as a person counts them, not UTF-16 units.
+  if ([...trimmed].length > MAX_REASON_LENGTH) throw badRequest(`${ADMIN_MESSAGES.reasonTooLong}${where}`);
+  if (CONTROL_CHARACTERS.test(trimmed)) throw badRequest(`${ADMIN_MESSAGES.reasonControl}${where}`);
+  return trimmed;
+}
+
+/** What a decision names: the driver's review version as listed; for a rejection a reason, fixes, or both. */
 export interface DecisionBody {
   reviewVersion: number;
   reason: string | null;
+  fixes: FixRequest[];
 }
 
 /**
- * The body of a decision: `{ reviewVersion }` to approve, `{ reviewVersion, reason }` to reject
- * (the reason required, trimmed, 1–500 characters).
+ * The body of a decision: `{ reviewVersion }` to approve, `{ reviewVersion, reason?, fixes? }` to
+ * reject (a reason or at least one fix; each fix `{ step, field, reason }`).
  */
 export function decisionBodyOf(body: unknown, decision: 'approved' | 'rejected'): DecisionBody {
   const payload = body ?? {};
   if (typeof payload !== 'object' || Array.isArray(payload)) throw badRequest(ADMIN_MESSAGES.bodyNotObject);
-  const allowed = decision === 'rejected' ? ['reason', 'reviewVersion'] : ['reviewVersion'];
+  const allowed = decision === 'rejected' ? ['reason', 'reviewVersion', 'fixes'] : ['reviewVersion'];
   const unknown = Object.keys(payload).find((key) => !allowed.includes(key));
   if (unknown !== undefined) throw badRequest(`${ADMIN_MESSAGES.unknownField}${unknown}`);
-  const { reason, reviewVersion } = payload as { reason?: unknown; reviewVersion?: unknown };
-  let trimmed: string | null = null;
-  if (decision === 'rejected') {
-    if (reason === undefined || reason === null) throw badRequest(ADMIN_MESSAGES.reasonRequired);
-    if (typeof reason !== 'string') throw badRequest(ADMIN_MESSAGES.reasonNotText);
-    trimmed = reason.trim();
-    if (trimmed === '') throw badRequest(ADMIN_MESSAGES.reasonRequired);
-    // Characters as a person counts them, not UTF-16 units.
-    if ([...trimmed].length > MAX_REJECTION_REASON_LENGTH) throw badRequest(ADMIN_MESSAGES.reasonTooLong);
-    if (CONTROL_CHARACTERS.test(trimmed)) throw badRequest(ADMIN_MESSAGES.reasonControl);
+  const { reason, reviewVersion, fixes } = payload as { reason?: unknown; reviewVersion?: unknown; fixes?: unknown };
+  const fixList: FixRequest[] = [];
+  if (fixes !== undefined) {
+    if (!Array.isArray(fixes) || fixes.length > 100) throw badRequest(ADMIN_MESSAGES.fixesNotList);
+    for (const fix of fixes as unknown[]) {
+      if (typeof fix !== 'object' || fix === null || Array.isArray(fix)) throw badRequest(ADMIN_MESSAGES.fixesNotList);
+      const { step, field, reason: why, ...rest } = fix as Record<string, unknown>;
+      if (Object.keys(rest).length > 0 || typeof step !== 'string' || typeof field !== 'string') throw badRequest(ADMIN_MESSAGES.fixesNotList);
+      const fixReason = reasonOf(why, ` (${step} ${field})`);
+      if (!fixReason) throw badRequest(`${ADMIN_MESSAGES.fixReason}${step} ${field}`);
+      fixList.push({ step, field, reason: fixReason });
+    }
   }
+  const overall = decision === 'rejected' ? reasonOf(reason) : null;
+  if (decision === 'rejected' && !overall && fixList.length === 0) throw badRequest(ADMIN_MESSAGES.reasonRequired);
   if (typeof reviewVersion !== 'number' || !Number.isSafeInteger(reviewVersion) || reviewVersion < 0) throw badRequest(ADMIN_MESSAGES.versionRequired);
-  return { reviewVersion, reason: trimmed };
+  return { reviewVersion, reason: overall, fixes: fixList };
 }
 
 /** What a host may look like (name, IPv4, [IPv6], optional port): it is put into a link. */
@@ -227,78 +221,108 @@ type DriverParams = { Params: { id: string } };
 
 export async function adminRoutes(app: FastifyInstance, options: { config: ServerConfig }) {
   app.addHook('onRequest', app.requireAdmin);
+  const flow = () => app.callReader.flow;
 
-  /** The driver's review facts, or a 404 for an id that names nobody. */
-  async function reviewedDriver(id: string): Promise<{ id: string; isSessionComplete: boolean; isEmailVerified: boolean }> {
+  /** The driver as the queue lists them, or a 404 for an id that names nobody. */
+  async function queuedDriver(id: string): Promise<QueueDriver & { isEmailVerified: boolean }> {
     if (!isUuid(id)) throw notFound(ADMIN_MESSAGES.unknownDriver);
-    const { rows } = await app.db.query<{ id: string; is_session_complete: boolean; email_verified: boolean }>(
-      'SELECT id, is_session_complete, email_verified_at IS NOT NULL AS email_verified FROM drivers WHERE id = $1',
-      [id],
-    );
+    const { rows } = await app.db.query<QueueRow & { email_verified: boolean }>(ONE_DRIVER_SQL, [id]);
     const row = rows[0];
     if (!row) throw notFound(ADMIN_MESSAGES.unknownDriver);
-    return { id: row.id, isSessionComplete: row.is_session_complete, isEmailVerified: row.email_verified };
+    return { ...queueDriver(row), isEmailVerified: row.email_verified };
+  }
+
+  /** The fixes asked of the driver and not yet sent. */
+  async function fixesOf(driverId: string): Promise<ReviewFix[]> {
+    const { rows } = await app.db.query<ReviewFix>('SELECT step, field, reason FROM review_fixes WHERE driver_id = $1 ORDER BY step, field', [driverId]);
+    return rows;
+  }
+
+  /** Every fix must name a field of a reviewed step the driver sent. Answers each fix as the driver reads it: "Last Name: …". */
+  async function checkFixes(driverId: string, fixes: FixRequest[]): Promise<string[]> {
+    if (fixes.length === 0) return [];
+    const stored = await answersOf(app.db, driverId);
+    return fixes.map((fix) => {
+      const step = flow().review.steps.includes(fix.step) ? stored.find((candidate) => candidate.step === fix.step) : undefined;
+      const sent = step && (Object.hasOwn(step.answers, fix.field) || Object.hasOwn(step.files, fix.field));
+      if (!sent) throw badRequest(`${ADMIN_MESSAGES.fixUnknown}${fix.step} ${fix.field}`);
+      return `${fieldTitle(step.schemaName, fix.field)}: ${fix.reason}`;
+    });
   }
 
   /**
    * Records a decision on the driver and in the review history, in one transaction, provided the
-   * driver's data is still the version the reviewer saw.
+   * driver's data is still the version the reviewer saw. What the reviewer saw is kept, so the
+   * next review shows what changed since.
    */
   async function decide(id: string, decision: 'approved' | 'rejected', body: unknown) {
     // The body is checked first: a bad request is a bad request whoever it names.
-    const { reviewVersion, reason } = decisionBodyOf(body, decision);
-    const driver = await reviewedDriver(id);
+    const { reviewVersion, reason, fixes } = decisionBodyOf(body, decision);
+    const driver = await queuedDriver(id);
     // Nothing to judge before the vehicle and its documents were sent.
     if (!driver.isSessionComplete) throw conflict(ADMIN_MESSAGES.notSubmitted);
+    const fixesTold = await checkFixes(driver.id, fixes);
     const now = app.now();
+    // What the driver reads: the reason, else the fixes in words (each field by its title).
+    const told = reason ?? fixesTold.join('\n');
     await app.db.transaction(async (tx) => {
       const decided = await tx.query(
         `UPDATE drivers SET status = $2, rejection_reason = $3, reviewed_at = $4, reviewed_by = $5, updated_at = $4
          WHERE id = $1 AND review_version = $6 RETURNING id`,
-        [driver.id, decision, reason, now, app.adminReviewer, reviewVersion],
+        [driver.id, decision, decision === 'rejected' ? told : null, now, app.adminReviewer, reviewVersion],
       );
       if (decided.rows.length === 0) throw conflict(ADMIN_MESSAGES.changedSince);
       await tx.query('INSERT INTO driver_reviews (driver_id, decision, reason, reviewed_by, reviewed_at) VALUES ($1, $2, $3, $4, $5)', [
         driver.id,
         decision,
-        reason,
+        decision === 'rejected' ? told : null,
         app.adminReviewer,
         now,
       ]);
+      await tx.query("UPDATE step_answers SET reviewed = jsonb_build_object('answers', answers, 'files', files) WHERE driver_id = $1", [driver.id]);
+      await tx.query('DELETE FROM review_fixes WHERE driver_id = $1', [driver.id]);
+      for (const fix of fixes) {
+        await tx.query('INSERT INTO review_fixes (driver_id, step, field, reason) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING', [
+          driver.id,
+          fix.step,
+          fix.field,
+          fix.reason,
+        ]);
+      }
       // The driver is told with the decision: both stand or neither does.
       if (decision === 'approved') await app.messaging.notify(tx, driver.id, 'approved', {});
-      else await app.messaging.notify(tx, driver.id, 'rejected', { reason: reason ?? '' });
+      else await app.messaging.notify(tx, driver.id, 'rejected', { reason: told });
     });
     return { success: true, status: decision };
   }
 
-  /** The drivers of the list rows, each with their documents. */
-  async function listed(rows: ListedRow[]) {
-    const ids = rows.map((row) => row.id);
-    const uploads = ids.length
-      ? (
-          await app.db.query<UploadRow>(
-            'SELECT id, driver_id, vehicle_id, field, mime, size FROM uploads WHERE driver_id = ANY($1::uuid[]) ORDER BY created_at, field',
-            [ids],
-          )
-        ).rows
-      : [];
-    return rows.map((row) => listedDriver(row, uploads));
-  }
-
-  app.get('/drivers', async (request) => {
-    const status = reviewStatusOf(request.query);
-    const { rows } = await app.db.query<ListedRow>(LIST_SQL, [status, null]);
-    return { drivers: await listed(rows) };
+  app.get('/drivers', async (request): Promise<QueuePage> => {
+    const query = queueQueryOf(request.query);
+    const [textPattern, digitsPattern] = searchPatterns(query.search);
+    // One more than the page: whether there is a next page, without counting.
+    const { rows } = await app.db.query<QueueRow & { submitted_key: string }>(queueSql(query.status === 'pending'), [
+      query.status,
+      query.limit + 1,
+      query.after?.at ?? null,
+      query.after?.id ?? null,
+      textPattern,
+      digitsPattern,
+    ]);
+    const page = rows.slice(0, query.limit);
+    return { drivers: page.map(queueDriver), next: rows.length > query.limit ? cursorOf(page[page.length - 1]!) : null };
   });
 
-  /** One driver as the list shows them, whatever their state (the admin command reads the review version here). */
-  app.get<DriverParams>('/drivers/:id', async (request) => {
-    const driver = await reviewedDriver(request.params.id);
-    const { rows } = await app.db.query<ListedRow>(LIST_SQL, [null, driver.id]);
-    const [found] = await listed(rows);
-    if (!found) throw notFound(ADMIN_MESSAGES.unknownDriver);
-    return found;
+  /** One driver with every step they sent, drawn from its schema, and their documents (the admin command reads the review version here). */
+  app.get<DriverParams>('/drivers/:id', async (request): Promise<ReviewDriver> => {
+    const { isEmailVerified: _verified, ...driver } = await queuedDriver(request.params.id);
+    const stored = await answersOf(app.db, driver.id);
+    const { rows: uploads } = await app.db.query<{ id: string; mime: string }>('SELECT id, mime FROM uploads WHERE driver_id = $1', [driver.id]);
+    const mimes = new Map(uploads.map((upload) => [upload.id, upload.mime]));
+    const steps = reviewedSteps(flow(), stored, await fixesOf(driver.id), {
+      url: (uploadId) => `${ADMIN_PREFIX}/uploads/${uploadId}`,
+      mime: (uploadId) => mimes.get(uploadId) ?? 'application/octet-stream',
+    });
+    return { ...driver, steps };
   });
 
   app.post<DriverParams>('/drivers/:id/approve', async (request) => decide(request.params.id, 'approved', request.body));
@@ -306,7 +330,7 @@ export async function adminRoutes(app: FastifyInstance, options: { config: Serve
   app.post<DriverParams>('/drivers/:id/reject', async (request) => decide(request.params.id, 'rejected', request.body));
 
   app.post<DriverParams>('/drivers/:id/resume-link', async (request) => {
-    const driver = await reviewedDriver(request.params.id);
+    const driver = await queuedDriver(request.params.id);
     // A link gives a session, and a session is what a verified email code gives: never before it.
     if (!driver.isEmailVerified) throw conflict(ADMIN_MESSAGES.emailNotVerified);
     const origin = publicOriginOf(options.config, request);

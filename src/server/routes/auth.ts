@@ -102,7 +102,7 @@ export async function authRoutes(app: FastifyInstance, options: { max: number; w
 
   /** What a returning driver's browser is told, with the token it now holds. */
   async function answerFor(driverId: string, issued: IssuedToken): Promise<ReturningDriver & { success: true; token: string }> {
-    const driver = await returningDriver(app.db, driverId);
+    const driver = await returningDriver(app.db, driverId, reader.flow);
     if (!driver) throw notFound(AUTH_MESSAGES.noAccount);
     return { success: true, token: issued.token, ...driver };
   }

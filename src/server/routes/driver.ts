@@ -10,10 +10,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { StoredFile } from '../plugins/uploads.js';
-import { conflict, forbidden, signInAgain } from '../errors.js';
+import { conflict, forbidden, notFound, signInAgain } from '../errors.js';
+import type { StepAnswersAnswer } from '../../shared/review.js';
 import type { Queryable } from '../db/db.js';
-import { storageForStatus } from '../../shared/flow.js';
+import { storageForStatus, type Review } from '../../shared/flow.js';
+import { keptSealedValue, maskedAnswers, openAnswers, saveStepAnswers, sealAnswers, stepAnswersOf } from '../lib/answers.js';
+import type { CallValues, ContextName, KeptAnswers } from '../lib/callPayload.js';
 import { returningDriver } from '../lib/driverStatus.js';
 import { findUpload, sendUpload } from '../lib/uploadFiles.js';
 import { AUTH_MESSAGES } from './auth.js';
@@ -27,6 +29,7 @@ export const DRIVER_MESSAGES = {
   notYourStatus: 'You can only see your own status.',
   notYourFile: 'You can only see your own photos and documents.',
   approvedLocked: 'Your profile and vehicle are approved, so they can no longer be changed here. Please contact support to change them.',
+  noSuchStep: 'There is no such step.',
 } as const;
 
 interface DriverRow {
@@ -41,41 +44,93 @@ interface DriverRow {
 const bumpReviewVersion = (tx: Queryable, driverId: string, now: Date) =>
   tx.query('UPDATE drivers SET review_version = review_version + 1, updated_at = $2 WHERE id = $1', [driverId, now]);
 
+/** What a step's earlier answers let the driver keep when sending it again (lib/callPayload.ts). */
+async function keptAnswersOf(app: FastifyInstance, driverId: string, step: string | null): Promise<KeptAnswers | undefined> {
+  const previous = step ? await stepAnswersOf(app.db, driverId, step) : null;
+  if (!previous) return undefined;
+  const ids = Object.values(previous.files);
+  const { rows } = await app.db.query<{ id: string; mime: string }>('SELECT id, mime FROM uploads WHERE driver_id = $1 AND id = ANY($2::uuid[])', [
+    driverId,
+    ids,
+  ]);
+  const mimes = new Map(rows.map((row) => [row.id, row.mime]));
+  let plain: Record<string, unknown> | null = null;
+  return {
+    file: (field, uploadId) => (previous.files[field] === uploadId ? mimes.get(uploadId) : undefined),
+    masked(field, value) {
+      if (keptSealedValue(previous.answers, field, value) === undefined) return undefined;
+      plain ??= openAnswers(app.cipher, driverId, previous.step, previous.answers);
+      const kept = plain[field];
+      return typeof kept === 'string' ? kept : undefined;
+    },
+  };
+}
+
+/** Where a driver stands after sending a step the reviewer asked to fix. */
+interface FixRound {
+  /** The driver had fixes to make (the answer then carries the status, for the flow's resume table). */
+  fixing: boolean;
+}
+
 /**
- * Writes the rows of a request's stored files together with `work`, in one transaction, replacing
- * the driver's earlier files of the same fields (removed once the new rows are committed). If
- * anything fails, the request's files go with it (plugins/uploads.ts).
+ * Stores a step's answers and files with `work`, in one transaction: the answers as data
+ * (sensitive fields sealed), the new files' rows, and the step's earlier files that were neither
+ * kept nor replaced removed once committed. A step the reviewer asked to fix is fixed by sending
+ * it; when no fix is left the driver is back in the review queue. If anything fails, the
+ * request's files go with it (plugins/uploads.ts).
  */
-async function saveWithFiles(
+async function saveStep(
   app: FastifyInstance,
   request: FastifyRequest,
-  owner: { driverId: string; vehicleId: string | null },
-  files: Record<string, StoredFile>,
-  work: (tx: Queryable) => Promise<void>,
-): Promise<void> {
-  const replaced = await app.db.transaction(async (tx) => {
-    await work(tx);
-    const old: string[] = [];
-    for (const [field, file] of Object.entries(files)) {
-      const removed = await tx.query<{ storage_name: string }>(
-        'DELETE FROM uploads WHERE driver_id = $1 AND vehicle_id IS NOT DISTINCT FROM $2::uuid AND field = $3 RETURNING storage_name',
-        [owner.driverId, owner.vehicleId, field],
+  driverId: string,
+  values: Omit<CallValues<ContextName>, 'context'>,
+  reviewName: Review['name'],
+  work: (tx: Queryable, now: Date) => Promise<void>,
+): Promise<FixRound> {
+  const { step, schema } = values;
+  if (!step || !schema) throw new Error('saveStep needs a form step');
+  const fileFields = new Set([...Object.keys(values.files), ...Object.keys(values.keptFiles)]);
+  const form = Object.fromEntries(Object.entries(values.form).filter(([field]) => !fileFields.has(field)));
+  const answers = sealAnswers(app.cipher, driverId, step, form, schema.sensitive);
+  const now = app.now();
+  const { replaced, fixing } = await app.db.transaction(async (tx) => {
+    // The fixes asked of this step are sent with it: counted before `work`, which clears every fix
+    // when the step sends everything for review (completeVehicle).
+    const fixed = await tx.query('DELETE FROM review_fixes WHERE driver_id = $1 AND step = $2 RETURNING field', [driverId, step]);
+    await work(tx, now);
+    const files: Record<string, string> = { ...values.keptFiles };
+    for (const [field, file] of Object.entries(values.files)) {
+      const added = await tx.query<{ id: string }>(
+        'INSERT INTO uploads (driver_id, step, field, storage_name, mime, size, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id',
+        [driverId, step, field, file.storageName, file.mime, file.size, now],
       );
-      old.push(...removed.rows.map((row) => row.storage_name));
-      await tx.query('INSERT INTO uploads (driver_id, vehicle_id, field, storage_name, mime, size) VALUES ($1, $2, $3, $4, $5, $6)', [
-        owner.driverId,
-        owner.vehicleId,
-        field,
-        file.storageName,
-        file.mime,
-        file.size,
-      ]);
+      files[field] = added.rows[0]!.id;
     }
-    return old;
+    const removed = await tx.query<{ storage_name: string }>(
+      'DELETE FROM uploads WHERE driver_id = $1 AND step = $2 AND NOT (id = ANY($3::uuid[])) RETURNING storage_name',
+      [driverId, step, Object.values(files)],
+    );
+    await saveStepAnswers(tx, { driverId, step, schema, answers, files, now });
+    // The review queue's name, kept with the step that holds it (the flow's review.name).
+    if (step === reviewName.step) {
+      const name = reviewName.fields.map((field) => form[field]).filter((part) => typeof part === 'string' && part.trim()).join(' ');
+      await tx.query('UPDATE drivers SET review_name = $2 WHERE id = $1', [driverId, name || null]);
+    }
+    await bumpReviewVersion(tx, driverId, now);
+    const left = await tx.query('SELECT 1 FROM review_fixes WHERE driver_id = $1 LIMIT 1', [driverId]);
+    // The last fix sent: back in the review queue, the old reason gone.
+    if (fixed.rows.length > 0 && left.rows.length === 0) {
+      await tx.query(
+        `UPDATE drivers SET status = 'pending', rejection_reason = NULL, submitted_at = $2 WHERE id = $1 AND status = 'rejected'`,
+        [driverId, now],
+      );
+    }
+    return { replaced: removed.rows.map((row) => row.storage_name), fixing: fixed.rows.length > 0 };
   });
   // Committed: the new files are the driver's now, and the ones they replace can go.
   request.uncommittedUploads.length = 0;
   await Promise.all(replaced.map((name) => app.uploads.remove(name).catch(() => undefined)));
+  return { fixing };
 }
 
 export async function driverRoutes(app: FastifyInstance) {
@@ -95,6 +150,13 @@ export async function driverRoutes(app: FastifyInstance) {
     return driver;
   }
 
+  /** A fix sent: the answer carries the driver's status, so the flow's resume table sends them to the next fix or the wait. */
+  async function answerAfter(driverId: string, round: FixRound, answer: Record<string, unknown>) {
+    if (!round.fixing) return answer;
+    const status = await returningDriver(app.db, driverId, reader.flow);
+    return { ...answer, fixing: true, data: status?.data };
+  }
+
   app.post(reader.routePath('completeProfile'), async (request) => {
     const driverId = request.driverId;
     const driver = await changeableDriver(driverId);
@@ -104,38 +166,14 @@ export async function driverRoutes(app: FastifyInstance) {
     // The variant is the flow's own rule, read with what the browser of a driver in this status
     // keeps: a social sign-up's profile asks for the phone (storage.isSocial) until the driver
     // is rejected, when the profile is updated from the approval wait and keeps the phone.
-    const status = await returningDriver(app.db, driverId);
+    const status = await returningDriver(app.db, driverId, reader.flow);
     const storage = status ? storageForStatus(reader.flow, { ...status.data }) : {};
-    const { form, sent, files } = await reader.multipart('completeProfile', request, { storage });
-    const text = (name: string) => (typeof form[name] === 'string' ? (form[name] as string) : null);
-    const ssn = String(form.SSN);
-    const now = app.now();
+    const keep = await keptAnswersOf(app, driverId, reader.stepOf('completeProfile'));
+    const values = await reader.multipart('completeProfile', request, { storage, keep });
     // As the flow maps it: with +1.
-    const phone = typeof sent.phoneNo === 'string' ? sent.phoneNo : null;
-    await saveWithFiles(app, request, { driverId, vehicleId: null }, files, async (tx) => {
-      await tx.query(
-        `UPDATE drivers SET first_name = $2, last_name = $3, middle_initial = $4, suffix = $5, date_of_birth = $6::date,
-           gender = $7, ssn_ciphertext = $8, ssn_last4 = $9, driver_license_number = $10, street = $11, city = $12,
-           state = $13, zip_code = $14, profile_completed_at = $15, updated_at = $15
-         WHERE id = $1`,
-        [
-          driverId,
-          text('firstName'),
-          text('lastName'),
-          text('MI'),
-          text('suffix'),
-          text('dateOfBirth'),
-          text('gender'),
-          app.cipher.encrypt(ssn, `ssn:${driverId}`),
-          ssn.slice(-4),
-          text('driverLicenseNumber'),
-          text('street'),
-          text('city'),
-          text('state'),
-          text('zipCode'),
-          now,
-        ],
-      );
+    const phone = typeof values.sent.phoneNo === 'string' ? values.sent.phoneNo : null;
+    const round = await saveStep(app, request, driverId, values, reader.flow.review.name, async (tx, now) => {
+      await tx.query('UPDATE drivers SET profile_completed_at = $2 WHERE id = $1', [driverId, now]);
       if (phone) {
         const claimed = await tx.query('SELECT 1 FROM drivers WHERE phone = $1 AND phone_verified_at IS NOT NULL AND id <> $2', [phone, driverId]);
         if (claimed.rows.length > 0) throw conflict(AUTH_MESSAGES.phoneTaken);
@@ -143,12 +181,11 @@ export async function driverRoutes(app: FastifyInstance) {
         await tx.query(
           `UPDATE drivers SET phone = $2, referral_code = $3,
              phone_verified_at = CASE WHEN phone = $2 THEN phone_verified_at END WHERE id = $1`,
-          [driverId, phone, text('referalCode')],
+          [driverId, phone, typeof values.form.referalCode === 'string' ? values.form.referalCode : null],
         );
       }
-      await bumpReviewVersion(tx, driverId, now);
     });
-    return { success: true, message: DRIVER_MESSAGES.profileSaved };
+    return answerAfter(driverId, round, { success: true, message: DRIVER_MESSAGES.profileSaved });
   });
 
   app.post(reader.routePath('completeVehicleDocs'), async (request) => {
@@ -157,54 +194,42 @@ export async function driverRoutes(app: FastifyInstance) {
     if (!driver.profile_completed_at) throw forbidden(DRIVER_MESSAGES.profileFirst);
     // Both orders of spec §4 verify the phone before the vehicle photos.
     if (!driver.phone_verified_at) throw forbidden(DRIVER_MESSAGES.phoneFirst);
-    const { files } = await reader.multipart('completeVehicleDocs', request);
-    // The vehicle's id is made here, so its row and its photos are written in one transaction.
-    const vehicleId = randomUUID();
-    const now = app.now();
-    await saveWithFiles(app, request, { driverId, vehicleId }, files, async (tx) => {
-      await tx.query('INSERT INTO vehicles (id, driver_id, created_at, updated_at) VALUES ($1, $2, $3, $3)', [vehicleId, driverId, now]);
-      await bumpReviewVersion(tx, driverId, now);
+    const keep = await keptAnswersOf(app, driverId, reader.stepOf('completeVehicleDocs'));
+    const values = await reader.multipart('completeVehicleDocs', request, { keep });
+    // One vehicle per driver: its id is made with the first photos, and kept when they are sent again.
+    let vehicleId: string = randomUUID();
+    const round = await saveStep(app, request, driverId, values, reader.flow.review.name, async (tx, now) => {
+      const vehicle = await tx.query<{ id: string }>(
+        `INSERT INTO vehicles (id, driver_id, created_at, updated_at) VALUES ($1, $2, $3, $3)
+         ON CONFLICT (driver_id) DO UPDATE SET updated_at = EXCLUDED.updated_at RETURNING id`,
+        [vehicleId, driverId, now],
+      );
+      vehicleId = vehicle.rows[0]!.id;
     });
-    return { success: true, data: { vehicle: { id: vehicleId } } };
+    return answerAfter(driverId, round, { success: true, data: { vehicle: { id: vehicleId } } });
   });
 
   app.post(reader.routePath('completeVehicle'), async (request) => {
     const driverId = request.driverId;
     await changeableDriver(driverId);
-    const { form, files, context } = await reader.multipart('completeVehicle', request, { expects: ['vehicle_id'] });
-    const vehicleId = context.vehicle_id;
+    const keep = await keptAnswersOf(app, driverId, reader.stepOf('completeVehicle'));
+    const values = await reader.multipart('completeVehicle', request, { expects: ['vehicle_id'], keep });
+    const vehicleId = values.context.vehicle_id;
     const owned = await app.db.query('SELECT 1 FROM vehicles WHERE id = $1 AND driver_id = $2', [vehicleId, driverId]);
     // Someone else's vehicle and no vehicle at all answer alike.
     if (owned.rows.length === 0) throw forbidden(DRIVER_MESSAGES.notYourVehicle);
-    const now = app.now();
-    await saveWithFiles(app, request, { driverId, vehicleId }, files, async (tx) => {
+    const round = await saveStep(app, request, driverId, values, reader.flow.review.name, async (tx, now) => {
+      await tx.query('UPDATE vehicles SET submitted_at = $2, updated_at = $2 WHERE id = $1', [vehicleId, now]);
+      // Sending the vehicle is how a driver asks for a review: pending (again), the old reason and
+      // any fixes asked gone. (Approved drivers were refused above.)
+      await tx.query('DELETE FROM review_fixes WHERE driver_id = $1', [driverId]);
       await tx.query(
-        `UPDATE vehicles SET make = $2, model = $3, year = $4, plate = $5, wheelchair = $6, driver_license_expiry = $7::date,
-           registration_expiry = $8::date, insurance_expiry = $9::date, submitted_at = $10, updated_at = $10
-         WHERE id = $1`,
-        [
-          vehicleId,
-          form.vehicleMake,
-          form.vehicleName,
-          Number(form.modelYear),
-          form.plateNumber,
-          form.isWheelChairAccessible === true,
-          form.driverLicenseExpiryDate,
-          form.vehicleRegistrationExpiryDate,
-          form.proofInsuranceExpiryDate,
-          now,
-        ],
-      );
-      // Sending the vehicle again is how a rejected driver asks for another review: pending again,
-      // the old reason gone. (Approved drivers were refused above.)
-      await tx.query(
-        `UPDATE drivers SET is_session_complete = true, status = 'pending', rejection_reason = NULL,
-           review_version = review_version + 1, updated_at = $2
+        `UPDATE drivers SET is_session_complete = true, status = 'pending', rejection_reason = NULL, submitted_at = $2, updated_at = $2
          WHERE id = $1`,
         [driverId, now],
       );
     });
-    return { success: true, message: DRIVER_MESSAGES.vehicleSent };
+    return answerAfter(driverId, round, { success: true, message: DRIVER_MESSAGES.vehicleSent });
   });
 
   // The one route that takes a resume link's token (plugins/sessions.ts): it answers the status
@@ -215,18 +240,39 @@ export async function driverRoutes(app: FastifyInstance) {
     if (request.params.id !== request.driverId) throw forbidden(DRIVER_MESSAGES.notYourStatus);
     const token = request.token!;
     if (token.holder.kind === 'session') {
-      const driver = await returningDriver(app.db, request.driverId);
+      const driver = await returningDriver(app.db, request.driverId, reader.flow);
       if (!driver) throw forbidden(DRIVER_MESSAGES.notYourStatus);
       return { data: driver.data };
     }
     const exchanged = await app.db.transaction(async (tx) => {
       const session = await app.sessions.exchangeResume(tx, token.value, request.driverId);
-      const driver = session && (await returningDriver(tx, request.driverId));
+      const driver = session && (await returningDriver(tx, request.driverId, reader.flow));
       return session && driver ? { ...driver, token: session.token } : null;
     });
     // Used meanwhile (a second tab, a concurrent request) or expired since the preHandler looked.
     if (!exchanged) throw signInAgain(401, reader.flow.messages.sessionExpired);
     return exchanged;
+  });
+
+  /** What the driver sent of a step, to prefill its form: sensitive values masked, files as links, the fixes asked. */
+  app.get<{ Params: { step: string } }>(reader.routePath(reader.flow.review.answersCall), async (request): Promise<StepAnswersAnswer> => {
+    const { step } = request.params;
+    if (!Object.hasOwn(reader.flow.steps, step)) throw notFound(DRIVER_MESSAGES.noSuchStep);
+    const stored = await stepAnswersOf(app.db, request.driverId, step);
+    if (!stored) return { answers: null, files: {}, fixes: [] };
+    const { rows: uploads } = await app.db.query<{ id: string; field: string; mime: string }>(
+      'SELECT id, field, mime FROM uploads WHERE driver_id = $1 AND id = ANY($2::uuid[])',
+      [request.driverId, Object.values(stored.files)],
+    );
+    const { rows: fixes } = await app.db.query<{ field: string; reason: string }>(
+      'SELECT field, reason FROM review_fixes WHERE driver_id = $1 AND step = $2 ORDER BY field',
+      [request.driverId, step],
+    );
+    return {
+      answers: maskedAnswers(stored.answers),
+      files: Object.fromEntries(uploads.map((upload) => [upload.field, { id: upload.id, url: `/driver/uploads/${upload.id}`, mime: upload.mime }])),
+      fixes,
+    };
   });
 
   /** The driver's own photos and documents (the admin API serves anyone's). */

@@ -6,6 +6,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { forbidden, signInAgain } from '../errors.js';
+import { saveStepAnswers, sealAnswers } from '../lib/answers.js';
 
 export const FINANCE_MESSAGES = {
   subscribeFirst: 'Please activate your subscription before adding a bank account.',
@@ -25,27 +26,27 @@ export async function financeRoutes(app: FastifyInstance) {
     const driver = rows[0];
     // Steps in order: the bank account comes after the subscription (spec §4).
     if (driver?.status !== 'approved' || !driver.is_subscription_paid) throw forbidden(FINANCE_MESSAGES.subscribeFirst);
-    const { form } = reader.json('addBank', request);
+    const values = reader.json('addBank', request);
+    const { form, step, schema } = values;
+    if (!step || !schema) throw new Error('addBank is a form step');
     const accountNumber = String(form.accountNumber);
     const holder = String(form.accountHolderName).trim();
     const routingNumber = String(form.routingNumber);
     const last4 = accountNumber.slice(-4);
-    const values = [driverId, holder, app.cipher.encrypt(accountNumber, `bank-account:${driverId}`), last4, routingNumber, app.now()];
+    const now = app.now();
+    // Stored as the step's answers, the account number sealed (it is marked sensitive).
+    const saved = { driverId, step, schema, answers: sealAnswers(app.cipher, driverId, step, { ...form, accountHolderName: holder }, schema.sensitive), files: {}, now };
     // The first account is simply added; the row decides, so two first requests at once can't both count as "first".
     const added = await app.db.query(
-      `INSERT INTO bank_accounts (driver_id, account_holder_name, account_number_ciphertext, account_number_last4, routing_number, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $6) ON CONFLICT (driver_id) DO NOTHING RETURNING driver_id`,
-      values,
+      `INSERT INTO step_answers (driver_id, step, schema_name, schema_version, answers, submitted_at) VALUES ($1, $2, $3, $4, $5, $6)
+       ON CONFLICT (driver_id, step) DO NOTHING RETURNING driver_id`,
+      [driverId, step, schema.name, schema.version, JSON.stringify(saved.answers), now],
     );
     if (added.rows.length === 0) {
       if (!app.sessions.isFresh(request.token!.holder)) throw signInAgain(403, FINANCE_MESSAGES.signInToReplace);
       // The driver is told in the same transaction as the change: a notice can't be lost, nor sent for a change that wasn't saved.
       await app.db.transaction(async (tx) => {
-        await tx.query(
-          `UPDATE bank_accounts SET account_holder_name = $2, account_number_ciphertext = $3, account_number_last4 = $4,
-             routing_number = $5, updated_at = $6 WHERE driver_id = $1`,
-          values,
-        );
+        await saveStepAnswers(tx, saved);
         await app.messaging.notify(tx, driverId, 'bankAccountChanged', { accountLast4: last4 });
       });
     }

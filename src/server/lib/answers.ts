@@ -1,0 +1,174 @@
+/**
+ * A driver's answers, stored as data: one document per submitted step (migration 007), written
+ * and read by the step's schema, so a field ops staff add is kept, reviewed and exported with
+ * no change here. Fields the schema marks `"sensitive": true` are sealed one by one (AES-GCM,
+ * bound to the driver, the step and the field) and leave the server masked, unless the driver's
+ * own data is exported.
+ */
+import type { Queryable } from '../db/db.js';
+import type { DataCipher } from '../plugins/crypto.js';
+
+/** A sensitive answer as stored. */
+interface SealedAnswer {
+  $sealed: string;
+  $masked: string;
+  /** A keyed hash: tells a changed value from an unchanged one without decrypting. */
+  $fingerprint: string;
+}
+
+/** A sensitive answer moved by migration 007 before the server sealed it again (`resealLegacyAnswers`). */
+interface LegacyAnswer {
+  $legacy: string;
+  $legacyContext: string;
+  $masked: string;
+}
+
+export type StoredAnswers = Record<string, unknown>;
+
+export interface StepAnswers {
+  step: string;
+  schemaName: string;
+  schemaVersion: string;
+  answers: StoredAnswers;
+  /** Upload id by form field. */
+  files: Record<string, string>;
+  submittedAt: Date;
+  /** What the last decision saw; null before any. */
+  reviewed: { answers: StoredAnswers; files: Record<string, string> } | null;
+}
+
+const contextOf = (driverId: string, step: string, field: string) => `answers:${driverId}:${step}:${field}`;
+
+/** "•••••6789": the last four characters of a long value, nothing of a short one. */
+export const maskText = (value: string) => (value.length >= 8 ? `•••••${value.slice(-4)}` : '•••••');
+
+const isProtected = (value: unknown): value is SealedAnswer | LegacyAnswer =>
+  typeof value === 'object' && value !== null && !Array.isArray(value) && typeof (value as { $masked?: unknown }).$masked === 'string';
+
+/** The answers to store: the sensitive fields sealed, the rest as the schema checked them. */
+export function sealAnswers(cipher: DataCipher, driverId: string, step: string, form: StoredAnswers, sensitive: readonly string[]): StoredAnswers {
+  const stored: StoredAnswers = {};
+  for (const [field, value] of Object.entries(form)) {
+    if (!sensitive.includes(field) || typeof value !== 'string') {
+      stored[field] = value;
+      continue;
+    }
+    const context = contextOf(driverId, step, field);
+    const sealed: SealedAnswer = {
+      $sealed: cipher.encrypt(value, context).toString('base64'),
+      $masked: maskText(value),
+      $fingerprint: cipher.fingerprint(value, context),
+    };
+    stored[field] = sealed;
+  }
+  return stored;
+}
+
+/** The answers as a reviewer (or the driver's prefilled form) sees them: sensitive values masked. */
+export function maskedAnswers(stored: StoredAnswers): StoredAnswers {
+  return Object.fromEntries(Object.entries(stored).map(([field, value]) => [field, isProtected(value) ? value.$masked : value]));
+}
+
+/** The answers in clear: only for the driver's own data (an export) or what the product must use (a payout). */
+export function openAnswers(cipher: DataCipher, driverId: string, step: string, stored: StoredAnswers): StoredAnswers {
+  return Object.fromEntries(
+    Object.entries(stored).map(([field, value]) => {
+      if (!isProtected(value)) return [field, value];
+      const plain =
+        '$sealed' in value
+          ? cipher.decrypt(Buffer.from(value.$sealed, 'base64'), contextOf(driverId, step, field))
+          : cipher.decrypt(Buffer.from(value.$legacy, 'base64'), `${value.$legacyContext}:${driverId}`);
+      return [field, plain.toString('utf8')];
+    }),
+  );
+}
+
+/** A value as "changed since the last review" compares it: a sealed one by its fingerprint. */
+export function comparableAnswer(value: unknown): string {
+  if (isProtected(value)) return '$fingerprint' in value ? `sealed:${value.$fingerprint}` : `legacy:${value.$legacy}`;
+  return JSON.stringify(value ?? null);
+}
+
+/**
+ * The sensitive value a driver kept by sending its mask back unchanged (a prefilled form shows
+ * "•••••6789"): the stored sealed value, or undefined when the value sent is not that mask.
+ */
+export function keptSealedValue(previous: StoredAnswers | undefined, field: string, sent: unknown): unknown {
+  const stored = previous?.[field];
+  return isProtected(stored) && sent === stored.$masked ? stored : undefined;
+}
+
+interface StepAnswersRow {
+  step: string;
+  schema_name: string;
+  schema_version: string;
+  answers: StoredAnswers;
+  files: Record<string, string>;
+  submitted_at: Date;
+  reviewed: StepAnswers['reviewed'];
+}
+
+const fromRow = (row: StepAnswersRow): StepAnswers => ({
+  step: row.step,
+  schemaName: row.schema_name,
+  schemaVersion: row.schema_version,
+  answers: row.answers,
+  files: row.files,
+  submittedAt: row.submitted_at,
+  reviewed: row.reviewed,
+});
+
+/** The driver's stored steps, in the order they were first sent. */
+export async function answersOf(db: Queryable, driverId: string): Promise<StepAnswers[]> {
+  const { rows } = await db.query<StepAnswersRow>(
+    'SELECT step, schema_name, schema_version, answers, files, submitted_at, reviewed FROM step_answers WHERE driver_id = $1 ORDER BY submitted_at, step',
+    [driverId],
+  );
+  return rows.map(fromRow);
+}
+
+/** One stored step of the driver, or null. */
+export async function stepAnswersOf(db: Queryable, driverId: string, step: string): Promise<StepAnswers | null> {
+  const { rows } = await db.query<StepAnswersRow>(
+    'SELECT step, schema_name, schema_version, answers, files, submitted_at, reviewed FROM step_answers WHERE driver_id = $1 AND step = $2',
+    [driverId, step],
+  );
+  return rows[0] ? fromRow(rows[0]) : null;
+}
+
+export interface SavedStep {
+  driverId: string;
+  step: string;
+  schema: { name: string; version: string };
+  answers: StoredAnswers;
+  files: Record<string, string>;
+  now: Date;
+}
+
+/** Stores a step's answers, replacing the ones sent before (what the last review saw stays for comparison). */
+export async function saveStepAnswers(tx: Queryable, saved: SavedStep): Promise<void> {
+  await tx.query(
+    `INSERT INTO step_answers (driver_id, step, schema_name, schema_version, answers, files, submitted_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7)
+     ON CONFLICT (driver_id, step) DO UPDATE SET schema_name = EXCLUDED.schema_name, schema_version = EXCLUDED.schema_version,
+       answers = EXCLUDED.answers, files = EXCLUDED.files, submitted_at = EXCLUDED.submitted_at`,
+    [saved.driverId, saved.step, saved.schema.name, saved.schema.version, JSON.stringify(saved.answers), JSON.stringify(saved.files), saved.now],
+  );
+}
+
+/** Seals again, field by field, the sensitive answers migration 007 moved with their old ciphertext. */
+export async function resealLegacyAnswers(db: Queryable, cipher: DataCipher): Promise<number> {
+  const { rows } = await db.query<{ driver_id: string; step: string; answers: StoredAnswers }>(
+    `SELECT driver_id, step, answers FROM step_answers WHERE answers::text LIKE '%"$legacy"%'`,
+  );
+  for (const row of rows) {
+    const legacy = Object.keys(row.answers).filter((field) => {
+      const value = row.answers[field];
+      return isProtected(value) && '$legacy' in value;
+    });
+    const plain = openAnswers(cipher, row.driver_id, row.step, row.answers);
+    const resealed = { ...row.answers, ...sealAnswers(cipher, row.driver_id, row.step, Object.fromEntries(legacy.map((field) => [field, plain[field]])), legacy) };
+    await db.query('UPDATE step_answers SET answers = $3 WHERE driver_id = $1 AND step = $2', [row.driver_id, row.step, JSON.stringify(resealed)]);
+  }
+  return rows.length;
+}

@@ -1,0 +1,74 @@
+/**
+ * The worked examples of docs/authoring.md, read as tests/docs/authoring.test.ts reads them: each
+ * code block marked `<!-- example: NAME, before: FILE -->` (`after: FILE`, `new file: FILE`,
+ * `run`, `prints`), so a test can make a guide's edit exactly as written on a copy of the content.
+ */
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The project (not src/shared/projectFiles.ts, which reads ONRAMP_CONTENT_DIR once, when first imported). */
+const PROJECT_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+export interface GuideBlock {
+  kind: 'before' | 'after' | 'new file' | 'run' | 'prints';
+  file: string;
+  text: string;
+}
+
+const MARKED_BLOCK = /<!-- example: ([\w-]+), (before|after|new file|run|prints)(?:: (\S+))? -->\n```\w*\n([\s\S]*?)```/g;
+
+/** The blocks of one example of the guide, in order. */
+export function guideExample(name: string, guide = readFileSync(join(PROJECT_ROOT, 'docs', 'authoring.md'), 'utf8')): GuideBlock[] {
+  const blocks: GuideBlock[] = [];
+  for (const [, example, kind, file = '', text] of guide.matchAll(MARKED_BLOCK)) {
+    if (example === name) blocks.push({ kind: kind as GuideBlock['kind'], file, text: text! });
+  }
+  if (blocks.length === 0) throw new Error(`docs/authoring.md has no example "${name}"`);
+  return blocks;
+}
+
+const dedent = (text: string) => {
+  const lines = text.replace(/\n$/, '').split('\n');
+  const indent = Math.min(...lines.filter((line) => line.trim()).map((line) => /^ */.exec(line)![0].length));
+  return lines.map((line) => line.slice(indent));
+};
+
+/**
+ * `text` with the lines of `before` replaced by those of `after`, as a person would: the guide's
+ * snippets leave out the file's indentation, which the edit keeps. `before` must be found once.
+ */
+export function replaceLines(file: string, text: string, before: string, after: string): string {
+  const lines = text.split('\n');
+  const wanted = dedent(before).map((line) => line.trim());
+  const starts = lines.flatMap((_, i) => (wanted.every((want, j) => lines[i + j]?.trim() === want) ? [i] : []));
+  if (starts.length !== 1) throw new Error(`The guide's text to change in ${file} is found there ${starts.length} times, not once:\n${before}`);
+  const indent = /^ */.exec(lines[starts[0]!]!)![0];
+  lines.splice(starts[0]!, wanted.length, ...dedent(after).map((line) => indent + line));
+  return lines.join('\n');
+}
+
+/**
+ * Makes an example's edits (its before/after pairs and new files) in the folder `root`, a copy of
+ * the project's content; its commands (`run`, `prints`) are left to the caller. Answers the files changed.
+ */
+export function applyGuideEdits(root: string, blocks: readonly GuideBlock[]): string[] {
+  const changed: string[] = [];
+  for (let i = 0; i < blocks.length; i++) {
+    const block = blocks[i]!;
+    const path = join(root, block.file);
+    if (block.kind === 'before') {
+      const after = blocks[++i];
+      if (after?.kind !== 'after' || after.file !== block.file) throw new Error(`"before: ${block.file}" is not followed by its "after"`);
+      writeFileSync(path, replaceLines(block.file, readFileSync(path, 'utf8'), block.text, after.text));
+      changed.push(block.file);
+    } else if (block.kind === 'new file') {
+      mkdirSync(dirname(path), { recursive: true });
+      writeFileSync(path, block.text);
+      changed.push(block.file);
+    } else if (block.kind === 'after') {
+      throw new Error(`an "after: ${block.file}" block without its "before"`);
+    }
+  }
+  return [...new Set(changed)];
+}
