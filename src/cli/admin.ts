@@ -9,6 +9,7 @@ import { pathToFileURL } from 'node:url';
 import { dataDirOf, adminTokenFileOf, readLocalAdminToken } from '../server/config.js';
 import { AdminApiError, adminRequest, type AdminIo, type AdminSettings } from './adminApi.js';
 import { REVIEW_STATUSES, type QueueDriver, type QueuePage, type ReviewStatus } from '../shared/review.js';
+import { PRIVACY_USAGE, parsePrivacyArgs, runPrivacyCommand, type PrivacyCommand } from './adminPrivacy.js';
 
 export const DEFAULT_ONRAMP_URL = 'http://127.0.0.1:3000';
 /** A server that does not answer in this time is reported, not waited for. */
@@ -22,6 +23,7 @@ export const USAGE = `Usage: npm run admin -- <command>
   approve <driverId>                 approve a driver who sent their vehicle
   reject <driverId> <reason…>        reject with a reason the driver is shown (1-500 characters)
   resume-link <driverId>             a link that takes the driver back to their step (valid 15 minutes)
+${PRIVACY_USAGE}
 
 Environment: ONRAMP_URL (default ${DEFAULT_ONRAMP_URL}), ADMIN_TOKEN (default: DATA_DIR/admin-token, DATA_DIR default .data)`;
 
@@ -30,7 +32,8 @@ export type AdminCommand =
   | { kind: 'list'; status: ReviewStatus; search?: string; after?: string }
   | { kind: 'approve'; driverId: string }
   | { kind: 'reject'; driverId: string; reason: string }
-  | { kind: 'resume-link'; driverId: string };
+  | { kind: 'resume-link'; driverId: string }
+  | PrivacyCommand;
 
 export type Parsed = AdminCommand | { kind: 'usage-error'; message: string };
 
@@ -77,6 +80,9 @@ export function parseAdminArgs(args: readonly string[]): Parsed {
       if (!reason) return error('reject needs a reason, e.g.: reject <driverId> The licence photo is blurry');
       return { kind: 'reject', driverId, reason };
     }
+    case 'export':
+    case 'erase':
+      return parsePrivacyArgs(name, rest);
     default:
       return error(`Unknown command "${name}".`);
   }
@@ -143,6 +149,9 @@ export async function runAdminCommand(command: AdminCommand, settings: AdminSett
       case 'help':
         io.out(USAGE);
         break;
+      case 'export':
+      case 'erase':
+        return await runPrivacyCommand(command, settings, io);
       case 'list': {
         const query = new URLSearchParams({ status: command.status });
         if (command.search) query.set('q', command.search);

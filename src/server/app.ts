@@ -24,6 +24,7 @@ import { paymentsPlugin } from './plugins/payments.js';
 import { sessionsPlugin } from './plugins/sessions.js';
 import { MAX_FILE_BYTES, uploadsPlugin } from './plugins/uploads.js';
 import { ADMIN_PREFIX, adminRoutes } from './routes/admin.js';
+import { adminPrivacyRoutes } from './routes/adminPrivacy.js';
 import { authRoutes } from './routes/auth.js';
 import { devRoutes } from './routes/dev.js';
 import { driverRoutes } from './routes/driver.js';
@@ -171,6 +172,7 @@ export async function buildApp(config: ServerConfig, options: AppOptions = {}): 
   await app.register(subscriptionRoutes);
   await app.register(financeRoutes);
   await app.register(adminRoutes, { prefix: ADMIN_PREFIX, config });
+  await app.register(adminPrivacyRoutes, { prefix: ADMIN_PREFIX, embeddedDatabase: config.database.kind === 'pglite' });
   // The form studio's data: open under `npm run dev`, otherwise for the admin token.
   await app.register(studioRoutes, { prefix: ADMIN_PREFIX, open: options.live !== undefined });
   if (!config.production) await app.register(devRoutes, { live: options.live });

@@ -11,6 +11,7 @@ import { shared } from './shared.js';
 
 export const SIGN_IN_NOT_VERIFIED = 'Your sign-in could not be verified. Please try again.';
 export const SIGN_IN_UNAVAILABLE = 'Sign-in is unavailable right now. Please try again in a moment.';
+export const IDENTITY_UNAVAILABLE = 'Firebase Authentication could not be reached. Please try again in a moment.';
 
 export interface SignedInUser {
   uid: string;
@@ -31,6 +32,11 @@ export interface Identity {
    * null when Firebase keeps no such time.
    */
   tokensValidSince(uid: string): Promise<Date | null>;
+  /**
+   * Deletes the user's Firebase account (an erasure, routes/adminPrivacy.ts); an account that is
+   * already gone counts as deleted. Throws a 503 when Firebase can't be reached.
+   */
+  deleteUser(uid: string): Promise<void>;
 }
 
 declare module 'fastify' {
@@ -106,6 +112,17 @@ export const identityPlugin = shared<{ projectId: string; emulatorHost: string |
       } catch (error) {
         app.log.error({ code: String((error as { code?: unknown }).code ?? '') }, 'Firebase Authentication could not be reached');
         throw new HttpError(503, SIGN_IN_UNAVAILABLE);
+      }
+    },
+    async deleteUser(uid: string) {
+      try {
+        await auth.deleteUser(uid);
+      } catch (error) {
+        const code = String((error as { code?: unknown }).code ?? '');
+        // Deleted before (an erasure tried again, or by hand in the Firebase console): done.
+        if (code === 'auth/user-not-found') return;
+        app.log.error({ code }, 'Firebase Authentication could not delete a user');
+        throw new HttpError(503, IDENTITY_UNAVAILABLE);
       }
     },
   });

@@ -66,8 +66,8 @@ interface CodeRow {
   wrong_attempts: number;
 }
 
-/** The lockout subjects a target counts against: its account (on this channel) and its destination. */
-const subjectsOf = (target: CodeTarget) => [`driver:${target.driverId}:${target.channel}`, `destination:${target.channel}:${target.destination}`];
+/** The lockout subjects a target counts against: its account (on this channel) and its destination (an erasure removes a driver's). */
+export const subjectsOf = (target: CodeTarget) => [`driver:${target.driverId}:${target.channel}`, `destination:${target.channel}:${target.destination}`];
 
 /** Serialises the sends and checks of one destination (the counts must not race). */
 const lockDestination = (tx: Queryable, target: CodeTarget) =>
