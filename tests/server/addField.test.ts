@@ -1,8 +1,8 @@
 // The guide's "Add a field" example (docs/authoring.md), made as written on a copy of the
 // project's content, with a second field marked "sensitive": true beside it. No server code knows
 // either field, yet the server checks them, stores them with the step's answers, shows them to
-// reviewers under their titles, and never keeps the sensitive one readable, not even in the
-// database files of its data folder.
+// reviewers under their titles (on the review page too, in Chromium), and never keeps the
+// sensitive one readable, not even in the database files of its data folder.
 //
 // The server reads its content folder (ONRAMP_CONTENT_DIR) once, when src/shared/projectFiles.ts
 // is first imported: this file imports nothing of the server statically, and loads it only once
@@ -84,7 +84,7 @@ beforeAll(async () => {
   vi.resetModules();
   support = await import('../support/server.js');
   // The database in DATA_DIR, as `npm start` keeps it: the last test reads its files.
-  server = await support.startTestServer({}, { databaseOnDisk: true });
+  server = await support.startTestServer({ staticDir: join(PROJECT, 'dist') }, { databaseOnDisk: true });
   driver = await support.verifiedDriver(server.app);
   vehicleId = await support.uploadVehicleImages(server.app, driver);
 });
@@ -154,6 +154,27 @@ describe('a field added as docs/authoring.md shows, and a sensitive one beside i
     expect(response.statusCode).toBe(200);
     expect(support.json<StepAnswersAnswer>(response).answers).toMatchObject({ vehicleColor: COLOR, [POLICY_FIELD]: POLICY_MASK });
     expect(response.body).not.toContain(POLICY.slice(0, -4));
+  });
+
+  it('is shown on the review page in Chromium, the sensitive one masked', async () => {
+    const baseUrl = await server.app.listen({ host: '127.0.0.1', port: 0 });
+    const { launchChromium } = await import('../../src/cli/chromium.js');
+    const browser = await launchChromium();
+    try {
+      const admin = await browser.newPage({ baseURL: baseUrl, viewport: { width: 1280, height: 900 } });
+      await admin.goto('/admin');
+      await admin.getByLabel('Admin token').fill(server.config.adminToken);
+      await admin.getByRole('button', { name: 'Open review' }).click();
+      await admin.getByRole('button', { name: 'Ada Lovelace', exact: true }).click();
+      const vehicle = admin.locator('section.admin-step', { has: admin.getByRole('heading', { name: 'Add Vehicle' }) });
+      await vehicle.getByText(COLOR).waitFor();
+      const terms = await vehicle.locator('dt').allTextContents();
+      expect(terms.slice(terms.indexOf('Plate Number'), terms.indexOf('Plate Number') + 3)).toEqual(['Plate Number', 'Color', POLICY_TITLE]);
+      await vehicle.getByText(POLICY_MASK).waitFor();
+      expect(await admin.content()).not.toContain(POLICY.slice(0, -4));
+    } finally {
+      await browser.close();
+    }
   });
 
   it('leaves the sensitive value in no file of the data folder, where the database and the uploads live', async () => {
