@@ -747,8 +747,8 @@ describe('POST /admin/drivers/:id/reject with fixes, field by field', () => {
     const response = await post(app, '/driver/completeVehicleDocs', driver.token, formData({ ...kept, vehicleImageRear: file(PNG_BYTES, 'rear.png') }));
     expect(response.statusCode, response.body).toBe(200);
     const pending = statusData({ status: 'pending', isSessionComplete: true, vehicleId: driver.vehicleId });
-    // The usual answer, with the status in place of its data: the flow's resume table reads it (the vehicle id with it).
-    expect(json(response)).toEqual({ success: true, fixing: true, data: pending });
+    // The usual answer (the photos' vehicle), with the status beside it: the flow's resume table reads it.
+    expect(json(response)).toEqual({ success: true, fixing: true, data: { ...pending, vehicle: { id: driver.vehicleId } } });
     expect(json(await status(driver))).toEqual({ data: pending });
     expect((await storedAnswers(driver.driverId, 'uploadVehicleImages')).files).toEqual({
       ...Object.fromEntries(Object.entries(files).map(([field, each]) => [field, each.id])),

@@ -151,10 +151,11 @@ export async function driverRoutes(app: FastifyInstance) {
   }
 
   /** A fix sent: the answer carries the driver's status, so the flow's resume table sends them to the next fix or the wait. */
-  async function answerAfter(driverId: string, round: FixRound, answer: Record<string, unknown>) {
+  async function answerAfter(driverId: string, round: FixRound, answer: { success: true; message?: string; data?: Record<string, unknown> }) {
     if (!round.fixing) return answer;
     const status = await returningDriver(app.db, driverId, reader.flow);
-    return { ...answer, fixing: true, data: status?.data };
+    // The status beside what the call answers anyway (the photos' vehicle id).
+    return { ...answer, fixing: true, data: { ...answer.data, ...status?.data } };
   }
 
   app.post(reader.routePath('completeProfile'), async (request) => {
