@@ -2,6 +2,7 @@
  * The Onramp API server (DESIGN §4), laid out as fastify/demo: third-party plugins, then our
  * services (plugins/), then the routes (routes/), with one error handler.
  */
+import helmet from '@fastify/helmet';
 import multipart from '@fastify/multipart';
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import type { Flow } from '../shared/flow.js';
@@ -63,27 +64,27 @@ export interface AppOptions {
 /** JSON bodies are small (the largest is the sign-up with its ID token); multipart has its own limits. */
 const JSON_BODY_LIMIT = 64 * 1024;
 
-/** Content-Security-Policy: our own scripts only; Firebase Auth, and Stripe when configured, are the only other origins. */
-export function contentSecurityPolicy(config: ServerConfig): string {
+/** Content-Security-Policy's directives: our own scripts only; Firebase Auth, and Stripe when configured, are the only other origins. */
+export function contentSecurityPolicy(config: ServerConfig): Record<string, string[]> {
   const connect = ["'self'"];
   if (config.firebaseAuthEmulatorHost) connect.push(`http://${config.firebaseAuthEmulatorHost}`);
   if (config.production) connect.push('https://identitytoolkit.googleapis.com', 'https://securetoken.googleapis.com');
   // Stripe's Payment Element: its script, its iframes and its API (Stripe's integration security guide).
   const stripe = config.payments.kind === 'stripe';
   if (stripe) connect.push('https://api.stripe.com');
-  return [
-    "default-src 'self'",
-    `script-src 'self'${stripe ? ' https://js.stripe.com' : ''}`,
+  return {
+    'default-src': ["'self'"],
+    'script-src': ["'self'", ...(stripe ? ['https://js.stripe.com'] : [])],
     // 'self' as well: the form studio previews a step in a frame of its own.
-    ...(stripe ? ["frame-src 'self' https://js.stripe.com https://hooks.stripe.com"] : []),
+    ...(stripe ? { 'frame-src': ["'self'", 'https://js.stripe.com', 'https://hooks.stripe.com'] } : {}),
     // Toasts (react-hot-toast) inject their styles at run time.
-    "style-src 'self' 'unsafe-inline'",
-    "img-src 'self' blob: data:",
-    `connect-src ${connect.join(' ')}`,
-    "frame-ancestors 'self'",
-    "object-src 'none'",
-    "base-uri 'none'",
-  ].join('; ');
+    'style-src': ["'self'", "'unsafe-inline'"],
+    'img-src': ["'self'", 'blob:', 'data:'],
+    'connect-src': connect,
+    'frame-ancestors': ["'self'"],
+    'object-src': ["'none'"],
+    'base-uri': ["'none'"],
+  };
 }
 
 export async function buildApp(config: ServerConfig, options: AppOptions = {}): Promise<FastifyInstance> {
@@ -134,12 +135,15 @@ export async function buildApp(config: ServerConfig, options: AppOptions = {}): 
     return reply.code(answer.statusCode).send(answer.body);
   });
 
-  const csp = contentSecurityPolicy(config);
+  // The security headers of every answer (helmet's), with our CSP, no referrer, and HSTS in production.
+  await app.register(helmet, {
+    contentSecurityPolicy: { useDefaults: false, directives: contentSecurityPolicy(config) },
+    referrerPolicy: { policy: 'no-referrer' },
+    strictTransportSecurity: config.production ? { maxAge: 31_536_000, includeSubDomains: true } : false,
+    // Firebase's sign-in with a provider opens a popup that reports back to its opener.
+    crossOriginOpenerPolicy: { policy: 'same-origin-allow-popups' },
+  });
   app.addHook('onSend', async (request, reply, payload) => {
-    reply.header('content-security-policy', csp);
-    reply.header('referrer-policy', 'no-referrer');
-    reply.header('x-content-type-options', 'nosniff');
-    if (config.production) reply.header('strict-transport-security', 'max-age=31536000; includeSubDomains');
     // API answers carry driver data (or codes, on /dev): never cached. A route may say more
     // (uploaded documents are "private, no-store"), never less.
     if (isApiPath(request.url) && !String(reply.getHeader('cache-control') ?? '').includes('no-store')) reply.header('cache-control', 'no-store');

@@ -5,11 +5,16 @@
  * use) is printed as one clear line, not a stack trace, and the process exits with 1.
  */
 import { pathToFileURL } from 'node:url';
+import closeWithGrace from 'close-with-grace';
 import type { FastifyInstance } from 'fastify';
 import { ProjectFileError } from '../shared/projectFiles.js';
 import { buildApp, type AppOptions } from './app.js';
 import { ConfigError, readConfig, shownDatabaseUrl, type ServerConfig } from './config.js';
 import { DatabaseUnavailable } from './db/db.js';
+import { loggableError } from './errors.js';
+
+/** How long a stopping server lets requests in flight finish. */
+const SHUTDOWN_GRACE_MS = 10_000;
 
 /** Why the server could not start, in one line for whoever started it. */
 function startFailure(error: unknown, config: ServerConfig | null): string {
@@ -46,14 +51,12 @@ export async function startServer(options: AppOptions = {}, env = process.env): 
   } catch (error) {
     exitWith(error, config);
   }
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    process.once(signal, () => {
-      app.close().then(
-        () => process.exit(0),
-        () => process.exit(1),
-      );
-    });
-  }
+  // SIGINT/SIGTERM, or a fault nothing caught: requests in flight finish (10 s at most), the
+  // database and the delivery loop close; a second signal stops at once.
+  closeWithGrace({ delay: SHUTDOWN_GRACE_MS }, async ({ err }) => {
+    if (err) app.log.error({ error: loggableError(err) }, 'Stopping after a fault nothing caught');
+    await app.close();
+  });
   try {
     await app.listen({ host: config.host, port: config.port });
   } catch (error) {

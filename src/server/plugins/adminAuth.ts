@@ -7,7 +7,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import { forbidden, unauthorized } from '../errors.js';
 import { bearerToken } from './sessions.js';
-import { shared } from './shared.js';
+import fp from 'fastify-plugin';
 
 export const ADMIN_AUTH_MESSAGES = {
   tokenRequired: 'Admin token required.',
@@ -25,7 +25,7 @@ declare module 'fastify' {
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest();
 
-export const adminAuthPlugin = shared<{ adminToken: string }>(async (app, options) => {
+export const adminAuthPlugin = fp<{ adminToken: string }>(async (app, options) => {
   // Digests have one length whatever was sent, so timingSafeEqual compares in constant time
   // and the comparison says nothing about the token's length either.
   const expected = sha256(options.adminToken);
@@ -42,4 +42,4 @@ export const adminAuthPlugin = shared<{ adminToken: string }>(async (app, option
     if ((await app.sessions.holderOf(token))?.kind === 'session') throw forbidden(ADMIN_AUTH_MESSAGES.driversCannot);
     throw unauthorized(ADMIN_AUTH_MESSAGES.tokenRequired);
   });
-});
+}, { name: 'onramp-admin-auth', decorators: { fastify: ['sessions'] } });

@@ -1,4 +1,4 @@
-import { shared } from './shared.js';
+import fp from 'fastify-plugin';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -7,6 +7,6 @@ declare module 'fastify' {
   }
 }
 
-export const clockPlugin = shared<{ now?: () => Date }>(async (app, options) => {
+export const clockPlugin = fp<{ now?: () => Date }>(async (app, options) => {
   app.decorate('now', options.now ?? (() => new Date()));
-});
+}, { name: 'onramp-clock' });

@@ -5,7 +5,7 @@
  * Each use gets its own key derived from DATA_KEY, so one purpose can never decrypt another's data.
  */
 import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto';
-import { shared } from './shared.js';
+import fp from 'fastify-plugin';
 
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
@@ -62,6 +62,6 @@ export function createDataCipher(dataKey: Buffer): DataCipher {
   };
 }
 
-export const cryptoPlugin = shared<{ dataKey: Buffer }>(async (app, options) => {
+export const cryptoPlugin = fp<{ dataKey: Buffer }>(async (app, options) => {
   app.decorate('cipher', createDataCipher(options.dataKey));
-});
+}, { name: 'onramp-crypto' });

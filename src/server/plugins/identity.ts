@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { deleteApp, initializeApp } from 'firebase-admin/app';
 import { getAuth } from 'firebase-admin/auth';
 import { HttpError, unauthorized } from '../errors.js';
-import { shared } from './shared.js';
+import fp from 'fastify-plugin';
 
 export const SIGN_IN_NOT_VERIFIED = 'Your sign-in could not be verified. Please try again.';
 export const SIGN_IN_UNAVAILABLE = 'Sign-in is unavailable right now. Please try again in a moment.';
@@ -64,7 +64,7 @@ const looksSigned = (token: string) => {
   return header?.alg === 'RS256' && typeof header.kid === 'string' && header.kid !== '';
 };
 
-export const identityPlugin = shared<{ projectId: string; emulatorHost: string | null }>(async (app, options) => {
+export const identityPlugin = fp<{ projectId: string; emulatorHost: string | null }>(async (app, options) => {
   if (options.emulatorHost) {
     // firebase-admin reads this variable itself; it must be set before the first call. In
     // production config.ts refuses to start when it is set at all.
@@ -126,4 +126,4 @@ export const identityPlugin = shared<{ projectId: string; emulatorHost: string |
       }
     },
   });
-});
+}, { name: 'onramp-identity' });

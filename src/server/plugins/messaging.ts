@@ -21,7 +21,7 @@ import { LocalOutbox } from '../messaging/localOutbox.js';
 import { renderNotice } from '../messaging/render.js';
 import { createSmtpTransport } from '../messaging/smtpTransport.js';
 import { createTwilioTransport } from '../messaging/twilioTransport.js';
-import { shared } from './shared.js';
+import fp from 'fastify-plugin';
 
 /** Why a code was not sent; an invalid number in the flow's words (spec §8), which the browser shows too. */
 export const DELIVERY_MESSAGES: Readonly<Record<Exclude<Undeliverable, 'invalidPhone'> | 'notSent', string>> = {
@@ -92,7 +92,7 @@ interface ClaimedNotice {
   created_at: Date;
 }
 
-export const messagingPlugin = shared<{ config: MessagingConfig; signInUrl: string }>(async (app, options) => {
+export const messagingPlugin = fp<{ config: MessagingConfig; signInUrl: string }>(async (app, options) => {
   const words = loadNotices();
   const local = options.config.email.kind === 'local' || options.config.sms.kind === 'local';
   const outbox = local
@@ -211,4 +211,4 @@ export const messagingPlugin = shared<{ config: MessagingConfig; signInUrl: stri
 
   const messaging: Messaging = { sendCode, notify, deliverDue, outbox };
   app.decorate('messaging', messaging);
-});
+}, { name: 'onramp-messaging', decorators: { fastify: ['callReader', 'cipher', 'db', 'now'] } });

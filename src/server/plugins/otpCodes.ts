@@ -16,7 +16,7 @@ import { randomInt } from 'node:crypto';
 import { HttpError, badRequest, tooManyRequests } from '../errors.js';
 import type { Queryable } from '../db/db.js';
 import type { Channel } from '../messaging/delivery.js';
-import { shared } from './shared.js';
+import fp from 'fastify-plugin';
 
 export const CODE_LIFETIME_MS = 10 * 60 * 1000;
 export const MAX_WRONG_ATTEMPTS = 5;
@@ -93,7 +93,7 @@ async function countFailure(tx: Queryable, target: CodeTarget, now: Date): Promi
   }
 }
 
-export const otpCodesPlugin = shared(async (app) => {
+export const otpCodesPlugin = fp(async (app) => {
   const hashOf = (target: CodeTarget, code: string) =>
     app.cipher.codeHash([target.driverId, target.channel, target.destination, target.purpose, code].join(':'));
 
@@ -168,4 +168,4 @@ export const otpCodesPlugin = shared(async (app) => {
     },
   };
   app.decorate('otpCodes', otpCodes);
-});
+}, { name: 'onramp-otp-codes', decorators: { fastify: ['cipher', 'db', 'messaging', 'now'] } });

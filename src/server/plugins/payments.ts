@@ -3,7 +3,7 @@ import type { PaymentGateway } from '../payments/gateway.js';
 import { createSandboxGateway } from '../payments/sandboxGateway.js';
 import { createStripeGateway } from '../payments/stripeGateway.js';
 import { sandboxPaymentRoutes } from '../routes/sandboxPayments.js';
-import { shared } from './shared.js';
+import fp from 'fastify-plugin';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -12,7 +12,7 @@ declare module 'fastify' {
 }
 
 /** The payment gateway configuration picks (DESIGN §4): Stripe with a secret key, else the local sandbox and its confirm endpoint. */
-export const paymentsPlugin = shared<{ payments: PaymentsConfig; plan: SubscriptionPlan }>(async (app, options) => {
+export const paymentsPlugin = fp<{ payments: PaymentsConfig; plan: SubscriptionPlan }>(async (app, options) => {
   const { payments, plan } = options;
   if (payments.kind === 'stripe') {
     app.decorate('payments', createStripeGateway(payments));
@@ -21,4 +21,4 @@ export const paymentsPlugin = shared<{ payments: PaymentsConfig; plan: Subscript
   const sandbox = createSandboxGateway(app.db, plan, () => app.now());
   app.decorate('payments', sandbox);
   await app.register(sandboxPaymentRoutes, { gateway: sandbox });
-});
+}, { name: 'onramp-payments', decorators: { fastify: ['db', 'now'] } });

@@ -19,7 +19,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import type { Queryable } from '../db/db.js';
 import { signInAgain } from '../errors.js';
-import { shared } from './shared.js';
+import fp from 'fastify-plugin';
 
 export const SESSION_LIFETIME_MS = 24 * 60 * 60 * 1000;
 /** ASVS 3.3.2 (L2): re-authenticate after 30 minutes idle. */
@@ -107,7 +107,7 @@ interface TokenRow {
   last_seen_at: Date;
 }
 
-export const sessionsPlugin = shared(async (app) => {
+export const sessionsPlugin = fp(async (app) => {
   const issue = async (db: Queryable, driverId: string, kind: TokenKind, lifetimeMs: number, authenticatedAt: Date | null): Promise<IssuedToken> => {
     const token = randomBytes(32).toString('base64url');
     const now = app.now();
@@ -174,4 +174,4 @@ export const sessionsPlugin = shared(async (app) => {
     request.driverId = holder.driverId;
     request.token = { value: token, holder };
   });
-});
+}, { name: 'onramp-sessions', decorators: { fastify: ['callReader', 'db', 'now'] } });

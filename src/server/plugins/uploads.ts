@@ -23,7 +23,7 @@ import { createDiskStore } from '../storage/diskStore.js';
 import type { ObjectStore } from '../storage/objectStore.js';
 import { createS3Store } from '../storage/s3Store.js';
 import type { DataCipher } from './crypto.js';
-import { shared } from './shared.js';
+import fp from 'fastify-plugin';
 
 /** 10 MiB per file: the client resizes photos to ≈330 KB; this leaves room for an unresized one. */
 export const MAX_FILE_BYTES = 10 * 1024 * 1024;
@@ -172,7 +172,7 @@ export async function sweepOrphanUploads(store: ObjectStore, scratch: ObjectStor
   return removed;
 }
 
-export const uploadsPlugin = shared<{ dataDir: string; storage: StorageConfig }>(async (app, options) => {
+export const uploadsPlugin = fp<{ dataDir: string; storage: StorageConfig }>(async (app, options) => {
   const store = options.storage.kind === 's3' ? createS3Store(options.storage) : await createDiskStore(join(options.dataDir, 'uploads'));
   const scratchDir = join(options.dataDir, 'scratch');
   await mkdir(scratchDir, { recursive: true, mode: 0o700 });
@@ -195,4 +195,4 @@ export const uploadsPlugin = shared<{ dataDir: string; storage: StorageConfig }>
   app.addHook('onClose', async () => store.close?.());
   const removed = await sweepOrphanUploads(store, scratch, app.db, app.now());
   if (removed > 0) app.log.info({ removed }, 'Removed stored files that no upload refers to');
-});
+}, { name: 'onramp-uploads', decorators: { fastify: ['cipher', 'db', 'now'] } });

@@ -10,7 +10,7 @@ import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ServerConfig } from '../config.js';
 import type { LiveEdits } from '../liveEdits.js';
-import { shared } from '../plugins/shared.js';
+import fp from 'fastify-plugin';
 import { SANDBOX_CONFIRM_PATH } from './sandboxPayments.js';
 
 /** The local stand-in for a public-IP lookup service (spec §7), named in the page's configuration. */
@@ -56,7 +56,7 @@ export async function ipLookupRoutes(app: FastifyInstance) {
 }
 
 /** Shared (not encapsulated): its not-found handler is the whole app's. */
-export const staticRoutes = shared(async (app: FastifyInstance, options: { config: ServerConfig; isApiPath: (url: string) => boolean; live?: LiveEdits }) => {
+export const staticRoutes = fp<{ config: ServerConfig; isApiPath: (url: string) => boolean; live?: LiveEdits }>(async (app, options) => {
   const { config, isApiPath, live } = options;
   const indexFile = join(config.staticDir, 'index.html');
   const configScript = () => appConfigScript(config, live ? { version: live.state.version } : null);
@@ -90,4 +90,4 @@ export const staticRoutes = shared(async (app: FastifyInstance, options: { confi
     if ((request.method === 'GET' || request.method === 'HEAD') && !isApiPath(request.url) && wantsHtml(request)) return sendPage(reply);
     return reply.code(404).send({ message: 'Not found.' });
   });
-});
+}, { name: 'onramp-static' });
