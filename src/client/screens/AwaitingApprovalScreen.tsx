@@ -58,9 +58,9 @@ export function AwaitingApprovalScreen({ step }: { step: ScreenStep }) {
       <Layout>
         <section className="message-screen">
           <h1>{rejected.title}</h1>
-          <p>{rejected.message}</p>
           {data.fixes?.length && data.nextFix && rejected.fixes ? (
             <>
+              {data.rejectionReason && <blockquote className="rejection-reason">{data.rejectionReason}</blockquote>}
               <p>{rejected.fixes.message}</p>
               <ul className="fix-list">
                 {data.fixes.map((fix) => (
@@ -76,6 +76,7 @@ export function AwaitingApprovalScreen({ step }: { step: ScreenStep }) {
             </>
           ) : (
             <>
+              <p>{rejected.message}</p>
               {data.rejectionReason && <blockquote className="rejection-reason">{data.rejectionReason}</blockquote>}
               <p>{rejected.hint}</p>
               <ScreenActionButton action={rejected.action} />

@@ -263,13 +263,14 @@ export async function adminRoutes(app: FastifyInstance, options: { config: Serve
     if (!driver.isSessionComplete) throw conflict(ADMIN_MESSAGES.notSubmitted);
     const fixesTold = await checkFixes(driver.id, fixes);
     const now = app.now();
-    // What the driver reads: the reason, else the fixes in words (each field by its title).
-    const told = reason ?? fixesTold.join('\n');
+    // What the driver is told (the notice, the history): the reason and the fixes in words, each
+    // field by its title. The status keeps the reason alone: the fixes are listed beside it.
+    const told = [reason, ...fixesTold].filter(Boolean).join('\n');
     await app.db.transaction(async (tx) => {
       const decided = await tx.query(
         `UPDATE drivers SET status = $2, rejection_reason = $3, reviewed_at = $4, reviewed_by = $5, updated_at = $4
          WHERE id = $1 AND review_version = $6 RETURNING id`,
-        [driver.id, decision, decision === 'rejected' ? told : null, now, app.adminReviewer, reviewVersion],
+        [driver.id, decision, reason, now, app.adminReviewer, reviewVersion],
       );
       if (decided.rows.length === 0) throw conflict(ADMIN_MESSAGES.changedSince);
       await tx.query('INSERT INTO driver_reviews (driver_id, decision, reason, reviewed_by, reviewed_at) VALUES ($1, $2, $3, $4, $5)', [
