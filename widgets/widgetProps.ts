@@ -80,7 +80,10 @@ export function inputStateProps(props: WidgetProps, ...ownHints: Array<string | 
  * never hears "invalid" on a field that shows no message.
  */
 export function hasErrors(props: WidgetProps): boolean {
-  if (props.hideError || (props.rawErrors?.length ?? 0) === 0) return false;
+  if (props.hideError) return false;
+  // A fix a reviewer asked for is shown on its field from the start (templates.tsx).
+  if (formContextOf(props).fixes?.has(props.id)) return true;
+  if ((props.rawErrors?.length ?? 0) === 0) return false;
   return errorsShown(formContextOf(props), props.id);
 }
 

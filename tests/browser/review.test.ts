@@ -67,6 +67,7 @@ describe('a reviewer asks for two fixes, and only those are sent again', () => {
     await expect(page().locator('#root_SSN').inputValue()).resolves.toBe('•••••6789');
     await screenshot(page(), '33-profile-to-fix');
     await expect(page().locator('#root_lastName__error').textContent()).resolves.toBe('Please use the last name on your licence.');
+    await expect(page().locator('#root_lastName').getAttribute('aria-invalid')).resolves.toBe('true');
   });
 
   it('sends the fixed name with everything else kept, and goes on to the vehicle step', async () => {
