@@ -11,7 +11,7 @@ import { pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import * as esbuild from 'esbuild';
 import { precompiledValidatorsCode } from './src/cli/precompiledValidators.ts';
-import { CONTENT_ROOT, FLOW_FILE, loadFlow, loadSchema, loadUiSchema, PROJECT_ROOT, schemaNamesOf } from './src/shared/projectFiles.ts';
+import { CONTENT_ROOT, FLOW_FILE, loadFlow, loadSchema, loadUiSchema, PROJECT_ROOT, schemaNamesOf } from './src/node/projectFiles.ts';
 import { writeUsPlaces } from './src/cli/usPlaces.mjs';
 
 export const DIST = join(CONTENT_ROOT, 'dist');
@@ -180,5 +180,7 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const metafile = JSON.parse(await readFile(METAFILE, 'utf8'));
   let firstPageGzip = 0;
   for (const file of staticClosure(metafile, [build.entry.js])) firstPageGzip += gzipSync(await readFile(join(CONTENT_ROOT, file)), { level: 9 }).length;
-  console.log(`built dist/ and build/server/ in ${Math.round(performance.now() - started)} ms (first page ${build.entry.js} and its imports: ${(firstPageGzip / 1024).toFixed(1)} KB gzip)`);
+  console.log(
+    `built dist/ and build/server/ in ${Math.round(performance.now() - started)} ms (first page ${build.entry.js} and its imports: ${(firstPageGzip / 1024).toFixed(1)} KB gzip)`,
+  );
 }

@@ -3,7 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { staticClosure, type Metafile } from '../build.mjs';
-import { PROJECT_ROOT } from '../src/shared/projectFiles.js';
+import { PROJECT_ROOT } from '../src/node/projectFiles.js';
 
 const metafile = JSON.parse(readFileSync(join(PROJECT_ROOT, 'build', 'metafile.json'), 'utf8')) as Metafile;
 const outputs = Object.entries(metafile.outputs).filter(([file]) => file.endsWith('.js'));
@@ -29,7 +29,9 @@ describe('the browser bundle', () => {
 
   it('contains no new Function and no eval', () => {
     const dir = join(PROJECT_ROOT, 'dist', 'assets');
-    const files = readdirSync(dir, { recursive: true }).map(String).filter((file) => file.endsWith('.js'));
+    const files = readdirSync(dir, { recursive: true })
+      .map(String)
+      .filter((file) => file.endsWith('.js'));
     expect(files.length).toBeGreaterThan(0);
     const offenders = files.filter((file) => /new Function\s*\(|\beval\s*\(/.test(readFileSync(join(dir, file), 'utf8')));
     expect(offenders).toEqual([]);
@@ -56,7 +58,7 @@ describe('the browser bundle', () => {
     expect(cities).toEqual([]);
   });
 
-  it('keeps the form studio and the live-edit client out of a driver\'s download of /signup', () => {
+  it("keeps the form studio and the live-edit client out of a driver's download of /signup", () => {
     const files = signupFiles();
     expect(files.some((file) => inputsOf(file).some((input) => input.endsWith('src/client/StepPage.tsx')))).toBe(true);
     const tools = files.flatMap((file) => inputsOf(file).filter((input) => /src\/client\/(studio|dev)\//.test(input)));

@@ -4,8 +4,9 @@
 import { relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { checkFixture } from '../src/cli/fixtures.js';
-import { listFixtureFiles, parseFixture } from '../src/shared/fixtureFiles.js';
-import { FIXTURES_DIR, loadFlow, readJsonFile } from '../src/shared/projectFiles.js';
+import { parseFixture } from '../src/shared/fixtureFiles.js';
+import { listFixtureFiles } from '../src/node/projectFiles.js';
+import { FIXTURES_DIR, loadFlow, readJsonFile } from '../src/node/projectFiles.js';
 
 const flow = loadFlow();
 const files = listFixtureFiles();

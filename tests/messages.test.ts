@@ -3,45 +3,99 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { PROJECT_ROOT } from '../src/shared/projectFiles.js';
+import { PROJECT_ROOT } from '../src/node/projectFiles.js';
 
 const SPEC_MESSAGES = [
   // §5 sign-up
-  'Email must be valid.', 'Please enter your email', 'Phone number must be valid.', 'Phone number must be 10 digits long',
-  'Please enter your phone number', 'Password must be at least 8 characters long',
+  'Email must be valid.',
+  'Please enter your email',
+  'Phone number must be valid.',
+  'Phone number must be 10 digits long',
+  'Please enter your phone number',
+  'Password must be at least 8 characters long',
   'Password must contain at least one uppercase letter, one lowercase letter, one number, and one special character',
-  'Please enter your password', 'Passwords must match', 'Please confirm your password', 'You must accept the Terms & Conditions',
+  'Please enter your password',
+  'Passwords must match',
+  'Please confirm your password',
+  'You must accept the Terms & Conditions',
   'You must accept the SMS Notification from the product.',
   // §5 profile
-  'Please enter your first name', 'Please enter your last name', 'Please enter your D.O.B', 'Please select your gender.',
-  'Please enter your SSN', 'Please enter your Driving License Number.', 'Please enter your street address.', 'Please enter your city.',
-  'Please enter your state.', 'Please enter your zip code.', 'An image is required', "Provide Social Security Card's Front Image.",
-  "Provide Social Security Card's Back Image.", 'You must be at least 18 years old to access the app.',
-  'Please provide a valid phone number.', 'Phone number is not valid.', 'Phone number must be valid',
+  'Please enter your first name',
+  'Please enter your last name',
+  'Please enter your D.O.B',
+  'Please select your gender.',
+  'Please enter your SSN',
+  'Please enter your Driving License Number.',
+  'Please enter your street address.',
+  'Please enter your city.',
+  'Please enter your state.',
+  'Please enter your zip code.',
+  'An image is required',
+  "Provide Social Security Card's Front Image.",
+  "Provide Social Security Card's Back Image.",
+  'You must be at least 18 years old to access the app.',
+  'Please provide a valid phone number.',
+  'Phone number is not valid.',
+  'Phone number must be valid',
   // §5 vehicle images and vehicle
-  'Provide Front Image of the vehicle', 'Provide Rear Image of the vehicle', 'Provide Passenger side Image of the vehicle',
-  'Provide Driver Side Image of the vehicle', 'Provide Front Interior Image of the vehicle', 'Provide Back Interior Image of the vehicle',
-  'Please enter your vehicle model', 'Please enter your vehicle make', 'Please enter a valid year in YYYY format',
-  'Please enter your vehicle registration year', 'Please enter your vehicle number plate.', 'Provide Driver License Front Image.',
-  'Provide Driver License Back Image.', 'Please provide driver license expiration date.', 'Please provide vehicle registration expiration date.',
-  'Please provide proof of insurance expiration date.', 'Provide Proof of insurance Image.', 'Provide Vehicle Registration Card Image.',
-  'You can only select a date that is 6 months ahead.', 'Is this Wheel Chair Accessible ?',
+  'Provide Front Image of the vehicle',
+  'Provide Rear Image of the vehicle',
+  'Provide Passenger side Image of the vehicle',
+  'Provide Driver Side Image of the vehicle',
+  'Provide Front Interior Image of the vehicle',
+  'Provide Back Interior Image of the vehicle',
+  'Please enter your vehicle model',
+  'Please enter your vehicle make',
+  'Please enter a valid year in YYYY format',
+  'Please enter your vehicle registration year',
+  'Please enter your vehicle number plate.',
+  'Provide Driver License Front Image.',
+  'Provide Driver License Back Image.',
+  'Please provide driver license expiration date.',
+  'Please provide vehicle registration expiration date.',
+  'Please provide proof of insurance expiration date.',
+  'Provide Proof of insurance Image.',
+  'Provide Vehicle Registration Card Image.',
+  'You can only select a date that is 6 months ahead.',
+  'Is this Wheel Chair Accessible ?',
   // §8
-  'Something went wrong.', 'something went wrong.', 'Invalid Phone number provided. Please resignup.', 'Token not found',
-  'Login error || Firebase authentication failed', 'Vehicle Id not found. Please re-signup.', 'Session expired, Please relogin',
-  'Email OTP Verified Successfully.', 'Email Resent Sent Successfully.', 'Phone OTP Verified successfully.',
-  'Phone OTP Resent Sent Successfully.', 'Personal Profile Completed Successfully.', 'Vehicle Images Uploaded Successfully.',
+  'Something went wrong.',
+  'something went wrong.',
+  'Invalid Phone number provided. Please resignup.',
+  'Token not found',
+  'Login error || Firebase authentication failed',
+  'Vehicle Id not found. Please re-signup.',
+  'Session expired, Please relogin',
+  'Email OTP Verified Successfully.',
+  'Email Resent Sent Successfully.',
+  'Phone OTP Verified successfully.',
+  'Phone OTP Resent Sent Successfully.',
+  'Personal Profile Completed Successfully.',
+  'Vehicle Images Uploaded Successfully.',
   'Profile & Vehicle sent for approval.',
   // §2, §8: social sign-up, the approval and the resume screen
-  'Cannot open google signin modal.', 'Cannot open apple signin modal.', 'Cannot open facebook signin modal.',
-  'Congrats! Profile Has Been Approved.', 'Fetching your profile progress.',
+  'Cannot open google signin modal.',
+  'Cannot open apple signin modal.',
+  'Cannot open facebook signin modal.',
+  'Congrats! Profile Has Been Approved.',
+  'Fetching your profile progress.',
   // §2, §5, §8: summary, payment, subscription check and bank
-  'Subscribe Now', 'Confirm & Continue', 'Card details', 'Administrative Fees',
-  'An unexpected error occured.', 'Invalid or No Data Provided.', 'Congrats! Your Subscription is now active',
+  'Subscribe Now',
+  'Confirm & Continue',
+  'Card details',
+  'Administrative Fees',
+  'An unexpected error occured.',
+  'Invalid or No Data Provided.',
+  'Congrats! Your Subscription is now active',
   'Oops! Unfortunately your subscription got failed, redirecting to the subscription page again.',
-  'Please enter your routing number.', 'Routing number must be a numeric value.', 'Routing Number must be maximum 9 characters long.',
-  'Please enter your account number.', 'Account number must be a numeric value.', 'Account Number must be minimum 12 characters long.',
-  'Account number must be maximum 17 characters long.', 'Please provide your account holder name.',
+  'Please enter your routing number.',
+  'Routing number must be a numeric value.',
+  'Routing Number must be maximum 9 characters long.',
+  'Please enter your account number.',
+  'Account number must be a numeric value.',
+  'Account Number must be minimum 12 characters long.',
+  'Account number must be maximum 17 characters long.',
+  'Please provide your account holder name.',
 ];
 
 function filesUnder(dir: string): string[] {
@@ -79,9 +133,7 @@ describe('the spec’s copy', () => {
       .flatMap((dir) => filesUnder(join(PROJECT_ROOT, dir)))
       .filter((file) => /\.(tsx?|css|html)$/.test(file))
       .map((file) => ({ file, text: readFileSync(file, 'utf8') }));
-    const found = SPEC_MESSAGES.flatMap((message) =>
-      code.filter(({ text }) => text.includes(message)).map(({ file }) => `${message} in ${file}`),
-    );
+    const found = SPEC_MESSAGES.flatMap((message) => code.filter(({ text }) => text.includes(message)).map(({ file }) => `${message} in ${file}`));
     expect(found).toEqual([]);
   });
 });

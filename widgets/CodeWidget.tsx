@@ -20,7 +20,6 @@ export default function CodeWidget(props: WidgetProps) {
   const invalid = hasErrors(props);
   const { ref, handleChange } = useCleanedInput((raw) => onlyDigits(raw, length), onChange);
 
-
   return (
     <input
       ref={ref}

@@ -46,13 +46,7 @@ export default function ConsentWidget(props: WidgetProps) {
           part.kind === 'text' ? (
             <span key={index}>{part.text}</span>
           ) : (
-            <a
-              key={index}
-              className="w-consent__link"
-              href={part.href}
-              target="_blank"
-              rel="noopener noreferrer"
-            >
+            <a key={index} className="w-consent__link" href={part.href} target="_blank" rel="noopener noreferrer">
               {part.label}
             </a>
           ),

@@ -35,12 +35,7 @@ export default function PasswordWidget(props: WidgetProps) {
 
   const digitsOnly = optionBoolean(options, 'digitsOnly') ?? false;
   const maxLength = optionNumber(options, 'maxLength') ?? (typeof schema.maxLength === 'number' ? schema.maxLength : undefined);
-  const inputMode = (optionString(options, 'inputMode') ?? (digitsOnly ? 'numeric' : undefined)) as
-    | 'numeric'
-    | 'text'
-    | 'decimal'
-    | 'tel'
-    | undefined;
+  const inputMode = (optionString(options, 'inputMode') ?? (digitsOnly ? 'numeric' : undefined)) as 'numeric' | 'text' | 'decimal' | 'tel' | undefined;
   const autoComplete = optionString(options, 'autocomplete') ?? (digitsOnly ? 'off' : undefined);
   const showText = optionString(options, 'showText') ?? 'Show password';
   const hideText = optionString(options, 'hideText') ?? 'Hide password';
@@ -48,7 +43,6 @@ export default function PasswordWidget(props: WidgetProps) {
 
   const clean = (raw: string) => (digitsOnly ? onlyDigits(raw, maxLength) : raw);
   const { ref, handleChange } = useCleanedInput(clean, onChange);
-
 
   return (
     <div className={cx('w-password', invalid && 'w-password--invalid', (disabled || readonly) && 'w-password--disabled')}>

@@ -1,14 +1,7 @@
 import { useEffect, useRef, useState, useSyncExternalStore, type ChangeEvent } from 'react';
 import type { ErrorSchema, WidgetProps } from '@rjsf/utils';
 import { clearPhoto, getPhoto, photosVersion, photoUrl, setPhoto, subscribePhotos } from './photoStore';
-import {
-  DEFAULT_JPEG_QUALITY,
-  DEFAULT_MAX_EDGE_PX,
-  MAX_ORIGINAL_BYTES,
-  isPreviewable,
-  pickedFileType,
-  resizeToJpeg,
-} from './resizeImage';
+import { DEFAULT_JPEG_QUALITY, DEFAULT_MAX_EDGE_PX, MAX_ORIGINAL_BYTES, isPreviewable, pickedFileType, resizeToJpeg } from './resizeImage';
 import { cx, describedBy, hasErrors, optionNumber, optionString } from './widgetProps';
 
 type Capture = 'user' | 'environment' | undefined;
@@ -166,13 +159,7 @@ export default function PhotoSlotWidget(props: WidgetProps) {
         </span>
       </label>
       {filled && !busy && (
-        <button
-          type="button"
-          className="w-photo__remove"
-          disabled={inactive}
-          aria-label={`${removeLabel} ${title}`}
-          onClick={handleRemove}
-        >
+        <button type="button" className="w-photo__remove" disabled={inactive} aria-label={`${removeLabel} ${title}`} onClick={handleRemove}>
           {removeLabel}
         </button>
       )}

@@ -18,7 +18,6 @@ export default function UsPhoneWidget(props: WidgetProps) {
   const invalid = hasErrors(props);
   const { ref, handleChange } = useCleanedInput((raw) => usPhoneDigits(raw, digits), onChange);
 
-
   return (
     <div className={cx('w-phone', invalid && 'w-phone--invalid', (disabled || readonly) && 'w-phone--disabled')}>
       {/* Read out with the input (aria-describedby), so the fixed country code is not a surprise. */}

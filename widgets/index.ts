@@ -1,4 +1,5 @@
 import type { RegistryWidgetsType } from '@rjsf/utils';
+import type { WidgetName } from '../src/shared/registries';
 import CodeWidget from './CodeWidget';
 import ConsentWidget from './ConsentWidget';
 import DateLimitWidget from './DateLimitWidget';
@@ -18,7 +19,7 @@ export const widgets = {
   password: PasswordWidget,
   consent: ConsentWidget,
   code: CodeWidget,
-} satisfies RegistryWidgetsType;
+} satisfies RegistryWidgetsType & Record<WidgetName, unknown>;
 
 /** The bytes behind the photo fields (whose form values are only content types), for the upload. */
 export { clearAllPhotos, clearPhoto, getPhoto, photoUrl, setPhoto } from './photoStore';

@@ -71,11 +71,7 @@ async function decode(blob: Blob): Promise<Decoded> {
  * The photo redrawn with its long edge at most `maxEdge` px and encoded as JPEG, or `null` when the
  * browser cannot decode or encode it (the caller then keeps the original).
  */
-export async function resizeToJpeg(
-  file: Blob,
-  maxEdge: number = DEFAULT_MAX_EDGE_PX,
-  quality: number = DEFAULT_JPEG_QUALITY,
-): Promise<Blob | null> {
+export async function resizeToJpeg(file: Blob, maxEdge: number = DEFAULT_MAX_EDGE_PX, quality: number = DEFAULT_JPEG_QUALITY): Promise<Blob | null> {
   let decoded: Decoded;
   try {
     decoded = await decode(file);

@@ -1,10 +1,6 @@
 import { useCallback, useEffect, useState } from 'react';
 
-export type RemoteList<T> =
-  | { status: 'idle' }
-  | { status: 'loading' }
-  | { status: 'ready'; items: T[] }
-  | { status: 'error' };
+export type RemoteList<T> = { status: 'idle' } | { status: 'loading' } | { status: 'ready'; items: T[] } | { status: 'error' };
 
 /**
  * A list fetched by key (a state code) through a module-level cache: `cached(key)` answers at

@@ -53,10 +53,7 @@ export function describedBy(id: string, ...own: Array<string | false | undefined
   return [errorId(id), helpId(id), ...own.filter((part): part is string => typeof part === 'string')].join(' ');
 }
 
-type InputState = Pick<
-  InputHTMLAttributes<HTMLInputElement>,
-  'disabled' | 'readOnly' | 'autoFocus' | 'aria-invalid' | 'aria-describedby'
->;
+type InputState = Pick<InputHTMLAttributes<HTMLInputElement>, 'disabled' | 'readOnly' | 'autoFocus' | 'aria-invalid' | 'aria-describedby'>;
 
 /**
  * The state a text-like input takes from its widget props, spread where the input lists it:

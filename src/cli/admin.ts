@@ -99,15 +99,13 @@ export function formatTime(iso: string | null | undefined): string {
 export function formatDriverTable(drivers: readonly QueueDriver[], status: ReviewStatus): string {
   if (drivers.length === 0) return `No ${status} drivers.`;
   const header = ['id', 'name', 'email', 'status', 'submitted'];
-  const rows = drivers.map((driver) => [
-    driver.id,
-    driver.name ?? '—',
-    driver.email,
-    driver.status,
-    formatTime(driver.submittedAt),
-  ]);
+  const rows = drivers.map((driver) => [driver.id, driver.name ?? '—', driver.email, driver.status, formatTime(driver.submittedAt)]);
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
-  const line = (cells: string[]) => cells.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((cell, column) => cell.padEnd(widths[column]!))
+      .join('  ')
+      .trimEnd();
   return [line(header), line(widths.map((width) => '-'.repeat(width))), ...rows.map(line)].join('\n');
 }
 
@@ -158,7 +156,8 @@ export async function runAdminCommand(command: AdminCommand, settings: AdminSett
         if (command.after) query.set('after', command.after);
         const { drivers, next } = await callApi<QueuePage>(settings, io, 'GET', `/admin/drivers?${query}`);
         io.out(formatDriverTable(drivers, command.status));
-        if (next) io.out(`\nMore: npm run admin -- list ${command.status}${command.search ? ` --search ${JSON.stringify(command.search)}` : ''} --after ${next}`);
+        if (next)
+          io.out(`\nMore: npm run admin -- list ${command.status}${command.search ? ` --search ${JSON.stringify(command.search)}` : ''} --after ${next}`);
         break;
       }
       case 'approve':

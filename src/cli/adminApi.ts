@@ -39,7 +39,8 @@ export async function adminRequest(
       signal: AbortSignal.timeout(timeoutMs),
     });
   } catch (error) {
-    if ((error as { name?: unknown }).name === 'TimeoutError') throw new AdminApiError(`The server at ${settings.baseUrl} did not answer within ${timeoutMs / 1000} s.`);
+    if ((error as { name?: unknown }).name === 'TimeoutError')
+      throw new AdminApiError(`The server at ${settings.baseUrl} did not answer within ${timeoutMs / 1000} s.`);
     throw new AdminApiError(`Cannot reach the server at ${settings.baseUrl}: is it running (npm start)? Set ONRAMP_URL for another address.`);
   }
   if (!response.ok) {

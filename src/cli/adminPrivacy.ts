@@ -57,9 +57,13 @@ export async function runPrivacyCommand(command: PrivacyCommand, settings: Admin
         await writeFile(out, bytes, { mode: 0o600, flag: 'wx' });
       } catch (error) {
         const code = (error as { code?: unknown }).code;
-        throw new AdminApiError(code === 'EEXIST' ? `${out} exists already: choose another file with --out.` : `Cannot write ${out}: ${(error as Error).message}`);
+        throw new AdminApiError(
+          code === 'EEXIST' ? `${out} exists already: choose another file with --out.` : `Cannot write ${out}: ${(error as Error).message}`,
+        );
       }
-      io.out(`Exported driver ${command.driverId} to ${out} (${bytes.length} bytes). It holds their SSN and documents in clear: hand it to the driver only, then delete it.`);
+      io.out(
+        `Exported driver ${command.driverId} to ${out} (${bytes.length} bytes). It holds their SSN and documents in clear: hand it to the driver only, then delete it.`,
+      );
     } else {
       const response = await adminRequest(settings, io, 'POST', path('erase'), { body: { confirm: command.confirm }, timeoutMs: PRIVACY_TIMEOUT_MS });
       const { erased } = (await response.json()) as { erased: { answers: number; files: number; sessions: number } };

@@ -6,7 +6,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { LOCAL_AUTH_EMULATOR_HOST, LOCAL_FIREBASE_PROJECT_ID } from '../server/config.js';
-import { PROJECT_ROOT } from '../shared/projectFiles.js';
+import { PROJECT_ROOT } from '../node/projectFiles.js';
 const START_TIMEOUT_MS = 90_000; // ~15 s on an idle machine; CI machines are shared
 
 async function answers(): Promise<boolean> {

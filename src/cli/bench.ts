@@ -13,7 +13,7 @@ import sharp from 'sharp';
 import { buildApp } from '../server/app.js';
 import { LOCAL_AUTH_EMULATOR_HOST, readConfig } from '../server/config.js';
 import { queueSql } from '../server/routes/admin.js';
-import { PROJECT_ROOT } from '../shared/projectFiles.js';
+import { PROJECT_ROOT } from '../node/projectFiles.js';
 import { staticClosure, type Metafile } from '../../build.mjs';
 import { startAuthEmulator } from './authEmulator.js';
 import { launchChromium } from './chromium.js';
@@ -24,7 +24,6 @@ import { startServerProcess } from './serverProcess.js';
 const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
 const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? NaN;
-
 
 /** JavaScript a first visit to /signup downloads: the entry, its static imports, the step page and the sign-up form. */
 async function signupBundle() {
@@ -154,11 +153,23 @@ async function apiThroughput(baseUrl: string, app: Awaited<ReturnType<typeof bui
     body: JSON.stringify({ email, password: 'Str0ng!Pass', returnSecureToken: true }),
   });
   const { idToken } = (await signUp.json()) as { idToken: string };
-  const body = { email, phoneNo: '+12025550143', password: 'Str0ng!Pass', confirmPassword: 'Str0ng!Pass', referalCode: null, accept: true, twilioCheck: true, ip: null, idToken };
+  const body = {
+    email,
+    phoneNo: '+12025550143',
+    password: 'Str0ng!Pass',
+    confirmPassword: 'Str0ng!Pass',
+    referalCode: null,
+    accept: true,
+    twilioCheck: true,
+    ip: null,
+    idToken,
+  };
   const signed = (await (await app.inject({ method: 'POST', url: '/auth/driverEmailSignUp', payload: body })).json()) as { driverId: string; token: string };
   const outbox = (await (await app.inject({ method: 'GET', url: '/dev/outbox' })).json()) as { to: string; code: string }[];
   const code = outbox.find((entry) => entry.to === email)?.code;
-  const { token } = (await (await app.inject({ method: 'POST', url: '/auth/validateOTP', headers: { authorization: `Bearer ${signed.token}` }, payload: { code, email } })).json()) as { token: string };
+  const { token } = (await (
+    await app.inject({ method: 'POST', url: '/auth/validateOTP', headers: { authorization: `Bearer ${signed.token}` }, payload: { code, email } })
+  ).json()) as { token: string };
 
   const bare = Fastify();
   bare.get('/status', async () => ({ data: { status: 'pending', isSessionComplete: false, isSubscriptionPaid: false } }));
@@ -307,11 +318,18 @@ async function uploadMemory() {
     const call = async (method: string, path: string, token?: string, body?: unknown) => {
       const headers: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
       if (body !== undefined && !(body instanceof FormData)) headers['content-type'] = 'application/json';
-      const response = await fetch(`${server.url}${path}`, { method, headers, body: body instanceof FormData ? body : body === undefined ? undefined : JSON.stringify(body) });
+      const response = await fetch(`${server.url}${path}`, {
+        method,
+        headers,
+        body: body instanceof FormData ? body : body === undefined ? undefined : JSON.stringify(body),
+      });
       return (await response.json()) as Record<string, unknown>;
     };
-    const codeFor = async (to: string) => ((await (await fetch(`${server.url}/dev/outbox`)).json()) as { to: string; code?: string }[]).find((entry) => entry.to === to && entry.code)?.code;
-    const small = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#3366ff' } }).jpeg().toBuffer();
+    const codeFor = async (to: string) =>
+      ((await (await fetch(`${server.url}/dev/outbox`)).json()) as { to: string; code?: string }[]).find((entry) => entry.to === to && entry.code)?.code;
+    const small = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#3366ff' } })
+      .jpeg()
+      .toBuffer();
     const form = (fields: string[], bytes: Buffer, extra: Record<string, string> = {}) => {
       const data = new FormData();
       for (const [key, value] of Object.entries(extra)) data.append(key, value);
@@ -330,12 +348,33 @@ async function uploadMemory() {
           body: JSON.stringify({ email, password: 'Str0ng!Pass', returnSecureToken: true }),
         })
       ).json()) as { idToken: string };
-      const signed = await call('POST', '/auth/driverEmailSignUp', undefined, { email, phoneNo: phone, password: 'Str0ng!Pass', confirmPassword: 'Str0ng!Pass', referalCode: null, accept: true, twilioCheck: true, ip: null, idToken: user.idToken });
+      const signed = await call('POST', '/auth/driverEmailSignUp', undefined, {
+        email,
+        phoneNo: phone,
+        password: 'Str0ng!Pass',
+        confirmPassword: 'Str0ng!Pass',
+        referalCode: null,
+        accept: true,
+        twilioCheck: true,
+        ip: null,
+        idToken: user.idToken,
+      });
       const verified = await call('POST', '/auth/validateOTP', String(signed.token), { code: await codeFor(email), email });
       const token = String(verified.token);
       await call('POST', '/auth/sendPhoneOTP', token, { phoneNo: phone });
       await call('POST', '/auth/validatePhoneOTP', token, { code: await codeFor(phone), phoneNo: phone });
-      const profile = { firstName: 'Bench', lastName: 'Driver', dateOfBirth: '1990-01-01', gender: 'Female', SSN: '123456789', driverLicenseNumber: 'D1', street: '1 Main St', city: 'Austin', state: 'TX', zipcode: '73301' };
+      const profile = {
+        firstName: 'Bench',
+        lastName: 'Driver',
+        dateOfBirth: '1990-01-01',
+        gender: 'Female',
+        SSN: '123456789',
+        driverLicenseNumber: 'D1',
+        street: '1 Main St',
+        city: 'Austin',
+        state: 'TX',
+        zipcode: '73301',
+      };
       await call('POST', '/driver/completeProfile', token, form(['profilePicture', 'socialSecurityCardFront', 'socialSecurityCardBack'], small, profile));
       tokens.push(token);
     }
@@ -346,13 +385,28 @@ async function uploadMemory() {
     for (let i = 0; i < noise.length; i++) noise[i] = (i * 2654435761) >>> 24;
     let photo = Buffer.alloc(0);
     for (const quality of [95, 94, 93, 92]) {
-      photo = await sharp(noise, { raw: { width, height, channels: 3 } }).jpeg({ quality }).toBuffer();
+      photo = await sharp(noise, { raw: { width, height, channels: 3 } })
+        .jpeg({ quality })
+        .toBuffer();
       if (photo.length <= 10 * 1024 * 1024) break;
     }
-    const fields = ['vehicleImageFront', 'vehicleImageRear', 'vehicleImagePassengerSide', 'vehicleImageDriverSide', 'vehicleImageInteriorFront', 'vehicleImageInteriorBack'];
+    const fields = [
+      'vehicleImageFront',
+      'vehicleImageRear',
+      'vehicleImagePassengerSide',
+      'vehicleImageDriverSide',
+      'vehicleImageInteriorFront',
+      'vehicleImageInteriorBack',
+    ];
     const before = await rssOf(server.pid);
     let peak = before;
-    const sampler = setInterval(() => void rssOf(server.pid).then((rss) => (peak = Math.max(peak, rss))).catch(() => undefined), 20);
+    const sampler = setInterval(
+      () =>
+        void rssOf(server.pid)
+          .then((rss) => (peak = Math.max(peak, rss)))
+          .catch(() => undefined),
+      20,
+    );
     const answers = await Promise.all(tokens.map((token) => call('POST', '/driver/completeVehicleDocs', token, form(fields, photo))));
     clearInterval(sampler);
     const failed = answers.filter((answer) => answer.success !== true).length;
@@ -403,17 +457,25 @@ try {
 
   const seconds = await seedReviewQueue(app);
   const queue = await reviewQueue(app, config.adminToken);
-  const index = Object.entries(queue.index).filter(([, used]) => !used).map(([page]) => page);
+  const index = Object.entries(queue.index)
+    .filter(([, used]) => !used)
+    .map(([page]) => page);
   console.log(`Review queue (GET /admin/drivers through app.inject, ${QUEUE_DRIVERS.toLocaleString('en-US')} drivers seeded in ${seconds.toFixed(1)} s)`);
   console.log(`  first page of 50                     ${queue.first.toFixed(1)} ms median of ${queue.runs}   budget ≤ 50 ms`);
   console.log(`  page after ${queue.walked.toLocaleString('en-US')} drivers            ${queue.deep.toFixed(1)} ms median of ${queue.runs}   budget ≤ 50 ms`);
-  console.log(`  name search (${queue.found} of ${QUEUE_DRIVERS.toLocaleString('en-US')})           ${queue.search.toFixed(1)} ms median of ${queue.runs}   budget ≤ 500 ms`);
+  console.log(
+    `  name search (${queue.found} of ${QUEUE_DRIVERS.toLocaleString('en-US')})           ${queue.search.toFixed(1)} ms median of ${queue.runs}   budget ≤ 500 ms`,
+  );
   console.log(`  bare Fastify route                   ${queue.bare.toFixed(1)} ms median of ${queue.runs}`);
-  console.log(`  pages read drivers_review_queue_idx  ${index.length === 0 ? 'yes (EXPLAIN: first, deep and decided pages, no sort)' : `no: ${index.join(', ')}`}`);
+  console.log(
+    `  pages read drivers_review_queue_idx  ${index.length === 0 ? 'yes (EXPLAIN: first, deep and decided pages, no sort)' : `no: ${index.join(', ')}`}`,
+  );
 
   const uploads = await uploadMemory();
   console.log('Uploads (the built server in its own process, as npm run start:prod runs it)');
-  console.log(`  6 drivers × 6 photos of ${mb(uploads.photo)} at once: memory +${mb(uploads.growth)} over ${mb(uploads.before)}${uploads.failed ? `, ${uploads.failed} refused` : ''}   budget ≤ 200 MB`);
+  console.log(
+    `  6 drivers × 6 photos of ${mb(uploads.photo)} at once: memory +${mb(uploads.growth)} over ${mb(uploads.before)}${uploads.failed ? `, ${uploads.failed} refused` : ''}   budget ≤ 200 MB`,
+  );
 
   const install = await installSizes();
   console.log('Production install (npm ci --omit=dev)');

@@ -15,7 +15,7 @@ import { createCallReader, type CallReader } from '../server/lib/callPayload.js'
 import { LiveEdits } from '../server/liveEdits.js';
 import { startServer } from '../server/main.js';
 import type { Flow } from '../shared/flow.js';
-import { CONTENT_ROOT, FLOWS_DIR, loadFlow, SCHEMAS_DIR } from '../shared/projectFiles.js';
+import { CONTENT_ROOT, FLOWS_DIR, loadFlow, SCHEMAS_DIR } from '../node/projectFiles.js';
 
 /** Editors save in more than one write (a temporary file, then a rename): one rebuild for them all. */
 const DEBOUNCE_MS = 40;
@@ -100,7 +100,12 @@ export async function startDev(): Promise<void> {
   };
   // First a lint and a bundle of the files as they are, which warms both up: the first edit is
   // then as quick as the next. A failure here is an edit's, which its own run reports.
-  running = Promise.all([lint(), build.bundle()]).then(() => undefined, () => undefined).finally(next);
+  running = Promise.all([lint(), build.bundle()])
+    .then(
+      () => undefined,
+      () => undefined,
+    )
+    .finally(next);
 
   // Two flat folders, watched as folders: an editor's save by rename replaces the file itself.
   for (const dir of [SCHEMAS_DIR, FLOWS_DIR]) {

@@ -9,7 +9,7 @@ import { cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { PROJECT_ROOT } from '../shared/projectFiles.js';
+import { PROJECT_ROOT } from '../node/projectFiles.js';
 
 export interface DevServer {
   baseUrl: string;

@@ -7,9 +7,10 @@
 import { statSync } from 'node:fs';
 import type { ValidatorType } from '@rjsf/utils';
 import { expandErrors, fieldOf, messagesByField } from '../shared/errors.js';
-import { FixtureProblem, listFixtureFiles, parseFixture, schemaOfStep, type Fixture, type Messages } from '../shared/fixtureFiles.js';
+import { FixtureProblem, parseFixture, schemaOfStep, type Fixture, type Messages } from '../shared/fixtureFiles.js';
+import { listFixtureFiles } from '../node/projectFiles.js';
 import type { Flow } from '../shared/flow.js';
-import { loadSchema, loadUiSchema, ProjectFileError, readJsonFile, shownPath } from '../shared/projectFiles.js';
+import { loadSchema, loadUiSchema, ProjectFileError, readJsonFile, shownPath } from '../node/projectFiles.js';
 import type { JsonObject } from '../shared/schemaFiles.js';
 import { createFormSchemas } from '../server/lib/formSchemas.js';
 import { precompiledValidator } from './precompiledValidators.js';
@@ -96,9 +97,7 @@ export function checkFixture(path: string, flow: Flow, bare?: BarePayload): Fixt
   let fixture: Fixture;
   try {
     const json = readJsonFile(path);
-    fixture = bare
-      ? { ...bare, schema: schemaOfStep(flow, bare.step, bare.variant), expect: 'valid', errors: {}, data: json }
-      : parseFixture(json, flow);
+    fixture = bare ? { ...bare, schema: schemaOfStep(flow, bare.step, bare.variant), expect: 'valid', errors: {}, data: json } : parseFixture(json, flow);
   } catch (error) {
     const problems: unknown[] = error instanceof AggregateError ? error.errors : [error];
     if (!problems.every((p) => p instanceof FixtureProblem || p instanceof ProjectFileError)) throw error;

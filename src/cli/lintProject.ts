@@ -8,7 +8,7 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ErrorObject } from 'ajv';
 import type { Flow } from '../shared/flow.js';
-import { schemaNamesOf } from '../shared/projectFiles.js';
+import { schemaNamesOf } from '../node/projectFiles.js';
 import { bundleSchema, isObject, SchemaFileError, type JsonObject } from '../shared/schemaFiles.js';
 import { checkFlow, FLOW_FILE } from './lint/flowChecks.js';
 import { checkNotices, NOTICES_FILE } from './lint/noticeChecks.js';
@@ -91,8 +91,7 @@ class SchemaFolder {
     else if (!this.sources.has(target)) {
       const near = closest(target, this.sources.keys());
       this.problems.add(file, at, `"$ref" names schemas/${target}, which does not exist`, near ? `did you mean "${near}"?` : 'name a file of schemas/');
-    }
-    else if (this.sources.get(target)) {
+    } else if (this.sources.get(target)) {
       const defs = valueAt(this.sources.get(target) ?? null, ['$defs']);
       const names = isObject(defs) ? Object.keys(defs) : [];
       this.problems.add(file, at, `"$ref" "${ref}" points at nothing`, `${suggestion(pointerKeys(fragment).at(-1) ?? '', names)} (the $defs of ${target})`);
@@ -162,8 +161,13 @@ export async function lintProject(root: string, registry: Registry): Promise<Pro
     if (!source) continue;
     const schemaName = name.replace(UI_SUFFIX, SCHEMA_SUFFIX);
     if (!folder.sources.has(schemaName)) {
-      const near = closest(name, folder.names(SCHEMA_SUFFIX).map((n) => n.replace(SCHEMA_SUFFIX, UI_SUFFIX)));
-      const fix = near ? `did you mean "${near}"?` : `name it after its step schema (signup.ui.json goes with signup.schema.json), or add schemas/${schemaName}`;
+      const near = closest(
+        name,
+        folder.names(SCHEMA_SUFFIX).map((n) => n.replace(SCHEMA_SUFFIX, UI_SUFFIX)),
+      );
+      const fix = near
+        ? `did you mean "${near}"?`
+        : `name it after its step schema (signup.ui.json goes with signup.schema.json), or add schemas/${schemaName}`;
       problems.add(file, '/', `there is no schemas/${schemaName} for this UI schema`, fix);
     } else {
       const ui = folder.bundle(name);
@@ -196,7 +200,12 @@ async function lintFlow(flow: Flow, folder: SchemaFolder, registry: Registry, pr
   checkFlow(flow, { schemas, screenNames: registry.screens }, problems);
   for (const name of schemaNamesOf(flow)) {
     if (schemas.has(name) && !folder.sources.has(`${name}${UI_SUFFIX}`)) {
-      problems.add(`schemas/${name}${UI_SUFFIX}`, '/', 'file not found', `every step schema needs its UI schema: create it beside schemas/${name}${SCHEMA_SUFFIX}`);
+      problems.add(
+        `schemas/${name}${UI_SUFFIX}`,
+        '/',
+        'file not found',
+        `every step schema needs its UI schema: create it beside schemas/${name}${SCHEMA_SUFFIX}`,
+      );
     }
   }
   // The server is built from the flow and compiles the step schemas: only once all of them hold,

@@ -3,13 +3,12 @@
  * thread bundles the same edit, which is written only if this finds nothing. Each message asks
  * for one run; the answer is the problems, each a line as `npm run lint:schemas` prints it.
  */
+import { SCREEN_NAMES, WIDGET_NAMES } from '../shared/registries.js';
 import { parentPort } from 'node:worker_threads';
-import { widgets } from '../../widgets/index.js';
-import { screens } from '../client/screens/index.js';
-import { CONTENT_ROOT } from '../shared/projectFiles.js';
+import { CONTENT_ROOT } from '../node/projectFiles.js';
 import { formatProblem } from './lint/problems.js';
 import { lintProject } from './lintProject.js';
 
-const registry = { widgets: Object.keys(widgets), screens: Object.keys(screens) };
+const registry = { widgets: [...WIDGET_NAMES], screens: [...SCREEN_NAMES] };
 
 parentPort?.on('message', async () => parentPort?.postMessage((await lintProject(CONTENT_ROOT, registry)).map(formatProblem)));

@@ -7,7 +7,7 @@
 import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { PROJECT_ROOT } from '../shared/projectFiles.js';
+import { PROJECT_ROOT } from '../node/projectFiles.js';
 
 /** What a production machine needs of the project, once `npm run build` ran. */
 export const PRODUCTION_FILES = ['package.json', 'package-lock.json', 'build/server', 'dist', 'schemas', 'flows'];
@@ -43,6 +43,9 @@ export function installProduction(target: string): ProductionInstall {
     cpSync(from, join(target, file), { recursive: true });
   }
   // No install scripts: the server's packages need none (sharp's binary is a package of its own).
-  execFileSync('npm', ['ci', '--omit=dev', '--prefer-offline', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: target, stdio: 'pipe' });
+  execFileSync('npm', ['ci', '--omit=dev', '--prefer-offline', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'], {
+    cwd: target,
+    stdio: 'pipe',
+  });
   return sizeOf(join(target, 'node_modules'));
 }

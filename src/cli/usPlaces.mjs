@@ -21,9 +21,57 @@ import { fileURLToPath } from 'node:url';
  * still let Puerto Rico in, so the list is spelled out.
  */
 export const US_STATE_CODES = Object.freeze([
-  'AL', 'AK', 'AZ', 'AR', 'CA', 'CO', 'CT', 'DE', 'DC', 'FL', 'GA', 'HI', 'ID', 'IL', 'IN', 'IA', 'KS',
-  'KY', 'LA', 'ME', 'MD', 'MA', 'MI', 'MN', 'MS', 'MO', 'MT', 'NE', 'NV', 'NH', 'NJ', 'NM', 'NY', 'NC',
-  'ND', 'OH', 'OK', 'OR', 'PA', 'RI', 'SC', 'SD', 'TN', 'TX', 'UT', 'VT', 'VA', 'WA', 'WV', 'WI', 'WY',
+  'AL',
+  'AK',
+  'AZ',
+  'AR',
+  'CA',
+  'CO',
+  'CT',
+  'DE',
+  'DC',
+  'FL',
+  'GA',
+  'HI',
+  'ID',
+  'IL',
+  'IN',
+  'IA',
+  'KS',
+  'KY',
+  'LA',
+  'ME',
+  'MD',
+  'MA',
+  'MI',
+  'MN',
+  'MS',
+  'MO',
+  'MT',
+  'NE',
+  'NV',
+  'NH',
+  'NJ',
+  'NM',
+  'NY',
+  'NC',
+  'ND',
+  'OH',
+  'OK',
+  'OR',
+  'PA',
+  'RI',
+  'SC',
+  'SD',
+  'TN',
+  'TX',
+  'UT',
+  'VT',
+  'VA',
+  'WA',
+  'WV',
+  'WI',
+  'WY',
 ]);
 
 /**
@@ -112,9 +160,7 @@ export async function writeUsPlaces(outDir) {
   await rm(citiesDir, { recursive: true, force: true });
   await rm(path.join(outDir, STAMP_FILE), { force: true });
   await mkdir(citiesDir, { recursive: true });
-  await Promise.all(
-    [...cityLists].map(([code, cities]) => writeFile(path.join(citiesDir, `${code}.json`), JSON.stringify(cities))),
-  );
+  await Promise.all([...cityLists].map(([code, cities]) => writeFile(path.join(citiesDir, `${code}.json`), JSON.stringify(cities))));
   await writeFile(path.join(outDir, 'us-states.json'), JSON.stringify(states));
   // Last: an interrupted run leaves no stamp, so the next one writes everything again.
   await writeFile(path.join(outDir, STAMP_FILE), stamp);

@@ -6,8 +6,9 @@ import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Flow } from '../shared/flow.js';
-import { loadFlow, ProjectFileError, shownPath } from '../shared/projectFiles.js';
-import { FixtureProblem, listFixtureFiles, schemaOfStep } from '../shared/fixtureFiles.js';
+import { loadFlow, ProjectFileError, shownPath } from '../node/projectFiles.js';
+import { FixtureProblem, schemaOfStep } from '../shared/fixtureFiles.js';
+import { listFixtureFiles } from '../node/projectFiles.js';
 import { checkFixture, expandPaths, formatResult, type BarePayload } from './fixtures.js';
 import { junitReport } from './junit.js';
 
@@ -19,7 +20,9 @@ function usageError(message: string): never {
   process.exit(2);
 }
 
-let args: ReturnType<typeof parseArgs<{ options: { step: { type: 'string' }; variant: { type: 'string' }; junit: { type: 'string' } }; allowPositionals: true }>>;
+let args: ReturnType<
+  typeof parseArgs<{ options: { step: { type: 'string' }; variant: { type: 'string' }; junit: { type: 'string' } }; allowPositionals: true }>
+>;
 try {
   args = parseArgs({ options: { step: { type: 'string' }, variant: { type: 'string' }, junit: { type: 'string' } }, allowPositionals: true });
 } catch (error) {

@@ -3,6 +3,7 @@ import toast from 'react-hot-toast';
 import { useLocation } from 'wouter';
 import type { ScreenStep } from '../shared/flow.js';
 import { routeOf } from './flow.js';
+import { isScreenName } from '../shared/registries.js';
 import { screens } from './screens/index.js';
 import { clearTarget } from './storage.js';
 import { guardRedirect } from './stepRuntime.js';
@@ -21,7 +22,7 @@ export function ScreenPage({ step }: { step: ScreenStep }) {
     for (const target of step.onEnter?.clear ?? []) clearTarget(target);
   }, [guard, navigate, step]);
 
-  const Screen = screens[step.screen];
+  const Screen = isScreenName(step.screen) ? screens[step.screen] : undefined;
   if (guard || !Screen) return null;
   return <Screen step={step} />;
 }

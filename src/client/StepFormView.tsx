@@ -56,7 +56,20 @@ interface StepFormViewProps {
   children?: ReactNode;
 }
 
-export function StepFormView({ form, formData, formContext, onChange, onBlur, onSubmit, onError, extraErrors, keptValues, validateAtOnce = false, titled = true, children }: StepFormViewProps) {
+export function StepFormView({
+  form,
+  formData,
+  formContext,
+  onChange,
+  onBlur,
+  onSubmit,
+  onError,
+  extraErrors,
+  keptValues,
+  validateAtOnce = false,
+  titled = true,
+  children,
+}: StepFormViewProps) {
   const formRef = useRef<Form<FormData>>(null);
   const current = useRef(formData);
   current.current = formData;

@@ -120,7 +120,9 @@ function FilledStepForm({ step, form, stored }: { step: FormStep; form: LoadedFo
         </button>
       </StepFormView>
       {step.passwordReset && <PasswordReset copy={step.passwordReset} email={state.formData.email} />}
-      {step.actions?.map((action) => <StepActionButton key={action.label} action={action} disabled={busy} />)}
+      {step.actions?.map((action) => (
+        <StepActionButton key={action.label} action={action} disabled={busy} />
+      ))}
       {step.social && flow.social && <SocialSignIn social={flow.social} />}
       <StepLinks links={step.links} />
       {waiting && (

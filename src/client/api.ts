@@ -40,12 +40,7 @@ function pathWith(path: string, params: Record<string, string>): string {
 }
 
 /** `bearer` overrides where the token comes from (the resume link brings its own). */
-export async function callApi(
-  call: Call,
-  payload: Record<string, unknown> = {},
-  pathParams: Record<string, string> = {},
-  bearer?: string,
-): Promise<ApiResult> {
+export async function callApi(call: Call, payload: Record<string, unknown> = {}, pathParams: Record<string, string> = {}, bearer?: string): Promise<ApiResult> {
   const headers: Record<string, string> = { Accept: 'application/json' };
   const token = bearer ?? bearerFor(call);
   if (token) headers.Authorization = `Bearer ${token}`;

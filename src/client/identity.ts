@@ -50,7 +50,13 @@ export async function emailIdToken(email: string, password: string): Promise<str
 }
 
 /** Codes Firebase gives for a wrong email or password (which one it never says, nor should we). */
-const WRONG_CREDENTIALS = new Set(['auth/invalid-credential', 'auth/wrong-password', 'auth/user-not-found', 'auth/invalid-email', 'auth/invalid-login-credentials']);
+const WRONG_CREDENTIALS = new Set([
+  'auth/invalid-credential',
+  'auth/wrong-password',
+  'auth/user-not-found',
+  'auth/invalid-email',
+  'auth/invalid-login-credentials',
+]);
 
 export class WrongCredentialsError extends Error {}
 

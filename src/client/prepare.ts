@@ -17,7 +17,9 @@ export const prepareActions: Record<string, PrepareAction> = {
   async identityToken(form) {
     try {
       const { emailIdToken } = await import('./identity.js');
-      const email = String(form.email ?? '').trim().toLowerCase();
+      const email = String(form.email ?? '')
+        .trim()
+        .toLowerCase();
       return { idToken: await emailIdToken(email, String(form.password ?? '')) };
     } catch {
       throw new PrepareError(flow.messages.identityFailed);
@@ -29,7 +31,9 @@ export const prepareActions: Record<string, PrepareAction> = {
     const identity = await import('./identity.js').catch(() => undefined);
     try {
       if (!identity) throw new Error('Firebase could not be loaded');
-      const email = String(form.email ?? '').trim().toLowerCase();
+      const email = String(form.email ?? '')
+        .trim()
+        .toLowerCase();
       return { idToken: await identity.passwordIdToken(email, String(form.password ?? '')) };
     } catch (error) {
       throw new PrepareError(identity && error instanceof identity.WrongCredentialsError ? flow.messages.signInFailed : flow.messages.identityFailed);

@@ -47,5 +47,13 @@ export function useStepFormState(initial: FormData = {}) {
   const countSubmit = useCallback(() => setSubmitCount((count) => count + 1), []);
   // Stable between key presses, so rjsf re-renders only the fields whose own props changed.
   const formContext: StepFormContext = useMemo(() => ({ touched, submitCount, values }), [touched, submitCount, values]);
-  return { formData, formContext, onChange, touch, countSubmit, extraErrors, showServerErrors: (errors?: Record<string, string[]>) => setExtraErrors(toErrorSchema(errors)) };
+  return {
+    formData,
+    formContext,
+    onChange,
+    touch,
+    countSubmit,
+    extraErrors,
+    showServerErrors: (errors?: Record<string, string[]>) => setExtraErrors(toErrorSchema(errors)),
+  };
 }

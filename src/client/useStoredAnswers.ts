@@ -43,13 +43,24 @@ export function useStoredAnswers(stepId: string, sensitiveFields: readonly strin
   const reviewed = flow.review.steps.includes(stepId) && Boolean(getTokenCookie());
   // Read afresh each time the step opens (what was sent may have changed since): this mount's key.
   const [opened] = useState(() => Date.now());
-  const { data, error } = useSWR(reviewed ? ([flow.review.answersCall, stepId, opened] as const) : null, ([callName, step]) => fetchStoredAnswers([callName, step]), {
-    revalidateOnFocus: false,
-    revalidateIfStale: false,
-  });
+  const { data, error } = useSWR(
+    reviewed ? ([flow.review.answersCall, stepId, opened] as const) : null,
+    ([callName, step]) => fetchStoredAnswers([callName, step]),
+    {
+      revalidateOnFocus: false,
+      revalidateIfStale: false,
+    },
+  );
   const answers = data?.answers ?? undefined;
   const formData = answers
-    ? { ...answers, ...Object.fromEntries(Object.entries(data?.files ?? {}).filter(([field]) => isKeptPhoto(field)).map(([field, file]) => [field, file.mime])) }
+    ? {
+        ...answers,
+        ...Object.fromEntries(
+          Object.entries(data?.files ?? {})
+            .filter(([field]) => isKeptPhoto(field))
+            .map(([field, file]) => [field, file.mime]),
+        ),
+      }
     : undefined;
   const masked = Object.fromEntries(sensitiveFields.filter((field) => answers?.[field] !== undefined).map((field) => [field, answers?.[field]]));
   const fixes = data?.fixes ?? [];

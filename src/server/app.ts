@@ -6,7 +6,7 @@ import helmet from '@fastify/helmet';
 import multipart from '@fastify/multipart';
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import type { Flow } from '../shared/flow.js';
-import { loadFlow } from '../shared/projectFiles.js';
+import { loadFlow } from '../node/projectFiles.js';
 import type { ServerConfig } from './config.js';
 import type { Db } from './db/db.js';
 import { answerFor, loggableError } from './errors.js';

@@ -14,8 +14,7 @@ export const LOCAL_FIREBASE_PROJECT_ID = 'demo-onramp';
 
 export type DatabaseConfig =
   /** PGlite in `dir`, or in memory when `dir` is null (tests). */
-  | { kind: 'pglite'; dir: string | null }
-  | { kind: 'postgres'; url: string };
+  { kind: 'pglite'; dir: string | null } | { kind: 'postgres'; url: string };
 
 export interface ServerConfig {
   host: string;
@@ -65,7 +64,7 @@ export type StorageConfig =
   /** DATA_DIR/uploads on this machine. */
   | { kind: 'disk' }
   /** An S3-compatible bucket; credentials from the AWS SDK's usual chain (environment, profile, instance role). */
-  | { kind: 's3'; bucket: string; region: string; endpoint?: string; forcePathStyle: boolean }
+  | { kind: 's3'; bucket: string; region: string; endpoint?: string; forcePathStyle: boolean };
 
 /** The weekly subscription as drivers see it on /summary; the sandbox charges it too. */
 export interface SubscriptionPlan {
@@ -141,9 +140,7 @@ export const MIN_ADMIN_TOKEN_LENGTH = 32;
 /** Printable ASCII without spaces: it travels in an Authorization header. */
 function checkAdminToken(token: string, from: string): string {
   if (token.length < MIN_ADMIN_TOKEN_LENGTH || !/^[\x21-\x7e]+$/.test(token)) {
-    throw new ConfigError(
-      `${from} must be at least ${MIN_ADMIN_TOKEN_LENGTH} characters without spaces (make one with: openssl rand -base64 32).`,
-    );
+    throw new ConfigError(`${from} must be at least ${MIN_ADMIN_TOKEN_LENGTH} characters without spaces (make one with: openssl rand -base64 32).`);
   }
   return token;
 }
@@ -280,8 +277,10 @@ function readMessaging(env: Env, production: boolean): MessagingConfig {
       throw new ConfigError('SMTP_URL must be an address such as smtps://user:password@smtp.example.com:465.');
     }
     if (url.protocol !== 'smtp:' && url.protocol !== 'smtps:') throw new ConfigError(`SMTP_URL must start with smtp:// or smtps://, not ${url.protocol}//.`);
-    if (!env.MAIL_FROM) throw new ConfigError('With SMTP_URL set, MAIL_FROM must be set too: the sender drivers see, e.g. "Onramp <no-reply@onramp.example.com>".');
-    if (!MAIL_FROM_PATTERN.test(env.MAIL_FROM)) throw new ConfigError(`MAIL_FROM must be an email address, or a name and an address in <>, got "${env.MAIL_FROM}".`);
+    if (!env.MAIL_FROM)
+      throw new ConfigError('With SMTP_URL set, MAIL_FROM must be set too: the sender drivers see, e.g. "Onramp <no-reply@onramp.example.com>".');
+    if (!MAIL_FROM_PATTERN.test(env.MAIL_FROM))
+      throw new ConfigError(`MAIL_FROM must be an email address, or a name and an address in <>, got "${env.MAIL_FROM}".`);
     email = { kind: 'smtp', url: env.SMTP_URL, from: env.MAIL_FROM };
   } else if (production) {
     throw new ConfigError('SMTP_URL and MAIL_FROM are required in production: without them no email code reaches a driver, and nobody can sign up.');
@@ -390,7 +389,9 @@ export function readConfig(env: Env = process.env): ServerConfig {
 
   const firebaseProjectId = env.FIREBASE_PROJECT_ID || LOCAL_FIREBASE_PROJECT_ID;
   if (production && (!env.FIREBASE_PROJECT_ID || firebaseProjectId.startsWith('demo-'))) {
-    throw new ConfigError('FIREBASE_PROJECT_ID is required in production: the ID of the Firebase project drivers sign in with (a demo- project works only with the emulator).');
+    throw new ConfigError(
+      'FIREBASE_PROJECT_ID is required in production: the ID of the Firebase project drivers sign in with (a demo- project works only with the emulator).',
+    );
   }
   if (production && !env.FIREBASE_API_KEY) {
     throw new ConfigError("FIREBASE_API_KEY is required in production: the Firebase project's web API key, which the browser uses to sign drivers in.");

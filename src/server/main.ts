@@ -7,7 +7,7 @@
 import { pathToFileURL } from 'node:url';
 import closeWithGrace from 'close-with-grace';
 import type { FastifyInstance } from 'fastify';
-import { ProjectFileError } from '../shared/projectFiles.js';
+import { ProjectFileError } from '../node/projectFiles.js';
 import { buildApp, type AppOptions } from './app.js';
 import { ConfigError, readConfig, shownDatabaseUrl, type ServerConfig } from './config.js';
 import { DatabaseUnavailable } from './db/db.js';

@@ -27,9 +27,7 @@ function originalsOf(error: ValidationErrorLike): OriginalError[] {
 }
 
 export function fillPlaceholders(message: string, params: Record<string, unknown> | undefined): string {
-  return message.replace(/\{(\w+)\}/g, (whole, name: string) =>
-    params && params[name] !== undefined ? String(params[name]) : whole,
-  );
+  return message.replace(/\{(\w+)\}/g, (whole, name: string) => (params && params[name] !== undefined ? String(params[name]) : whole));
 }
 
 function joinProperty(base: string | undefined, name: string): string {
@@ -81,9 +79,7 @@ export function messagesByField(errors: ValidationErrorLike[]): Record<string, s
 }
 
 /** Ajv's own error shape → the shape rjsf and this module use (property as `.a.b` / `a`). */
-export function fromAjvErrors(
-  errors: ReadonlyArray<{ keyword: string; instancePath: string; message?: string; params: unknown }>,
-): ValidationErrorLike[] {
+export function fromAjvErrors(errors: ReadonlyArray<{ keyword: string; instancePath: string; message?: string; params: unknown }>): ValidationErrorLike[] {
   return errors.map((e) => {
     let property = e.instancePath.replace(/\//g, '.');
     const missing = (e.params as { missingProperty?: string }).missingProperty;

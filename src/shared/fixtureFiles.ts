@@ -13,16 +13,10 @@
  * `step` is a form step of flows/onboarding.flow.json; a step's variant is named by its schema
  * ("step": "completeProfile", "variant": "profile-social"). `errors` holds, for each field that
  * fails, its first message exactly as a driver reads it, keyed by the field's JSON pointer.
- * Node only, as projectFiles.ts; the browser takes the types.
+ * Pure: the files are listed by src/node/projectFiles.ts (listFixtureFiles).
  */
-import { readdirSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Flow } from './flow.js';
-import { FIXTURES_DIR } from './projectFiles.js';
 import type { JsonObject } from './schemaFiles.js';
-
-/** Folders of tests/fixtures/ that hold something else than payloads (broken schema edits for the lint). */
-const NOT_PAYLOADS = new Set(['broken-edits']);
 
 /** Field (as a JSON pointer, "/email") → message. */
 export type Messages = Record<string, string>;
@@ -38,10 +32,10 @@ export interface Fixture {
   data: JsonObject;
 }
 
-/** A mistake in a fixture or an argument, at a place ("step", "errors/email"). */
 /** A fixture with the file it came from (tests/fixtures/…), as the form studio lists it. */
 export type ListedFixture = Fixture & { file: string };
 
+/** A mistake in a fixture or an argument, at a place ("step", "errors/email"). */
 export class FixtureProblem extends Error {
   constructor(
     readonly place: string,
@@ -50,17 +44,6 @@ export class FixtureProblem extends Error {
     super(message);
     this.name = 'FixtureProblem';
   }
-}
-
-/** Every .json file under a folder, sorted; broken-edits/ is the lint's. */
-export function listFixtureFiles(dir: string = FIXTURES_DIR): string[] {
-  const files: string[] = [];
-  for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory() && !NOT_PAYLOADS.has(entry.name)) files.push(...listFixtureFiles(path));
-    else if (entry.isFile() && entry.name.endsWith('.json')) files.push(path);
-  }
-  return files;
 }
 
 /** The schema a form step renders, or one of its variants; the message lists the choices. */
@@ -105,11 +88,13 @@ export function parseFixture(json: JsonObject, flow: Flow): Fixture {
       problems.push(error);
     }
   }
-  if (variant !== undefined && typeof variant !== 'string') problems.push(new FixtureProblem('variant', 'must be the name of the variant\'s schema, e.g. "profile-social"'));
+  if (variant !== undefined && typeof variant !== 'string')
+    problems.push(new FixtureProblem('variant', 'must be the name of the variant\'s schema, e.g. "profile-social"'));
   if (expect !== 'valid' && expect !== 'invalid') problems.push(new FixtureProblem('expect', 'must be "valid" or "invalid"'));
   if (!isObject(data)) problems.push(new FixtureProblem('data', 'must be the form\'s values, e.g. "data": { "email": "driver@example.com" }'));
   if (description !== undefined && typeof description !== 'string') problems.push(new FixtureProblem('description', 'must be text'));
-  if (!isObject(errors)) problems.push(new FixtureProblem('errors', 'must map each field to its message, e.g. "errors": { "/email": "<the message a driver reads>" }'));
+  if (!isObject(errors))
+    problems.push(new FixtureProblem('errors', 'must map each field to its message, e.g. "errors": { "/email": "<the message a driver reads>" }'));
   else {
     for (const [field, message] of Object.entries(errors)) {
       const place = `errors/${field.replace(/^\//, '')}`;
@@ -117,8 +102,15 @@ export function parseFixture(json: JsonObject, flow: Flow): Fixture {
       if (typeof message !== 'string' || message === '') problems.push(new FixtureProblem(place, 'must be the message a driver reads'));
     }
     const listed = Object.keys(errors).length > 0;
-    if (expect === 'valid' && listed) problems.push(new FixtureProblem('errors', 'a valid fixture lists no messages — remove "errors", or make it "expect": "invalid"'));
-    if (expect === 'invalid' && !listed) problems.push(new FixtureProblem('errors', 'an invalid fixture lists the message of each field that fails, e.g. "errors": { "/email": "<the message a driver reads>" }'));
+    if (expect === 'valid' && listed)
+      problems.push(new FixtureProblem('errors', 'a valid fixture lists no messages — remove "errors", or make it "expect": "invalid"'));
+    if (expect === 'invalid' && !listed)
+      problems.push(
+        new FixtureProblem(
+          'errors',
+          'an invalid fixture lists the message of each field that fails, e.g. "errors": { "/email": "<the message a driver reads>" }',
+        ),
+      );
   }
   if (problems.length > 0) throw new AggregateError(problems);
   return {

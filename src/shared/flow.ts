@@ -217,8 +217,7 @@ export function conditionHolds(condition: Condition, lookup: Lookup): boolean {
   return true;
 }
 
-export const allHold = (conditions: Condition[] | undefined, lookup: Lookup) =>
-  (conditions ?? []).every((c) => conditionHolds(c, lookup));
+export const allHold = (conditions: Condition[] | undefined, lookup: Lookup) => (conditions ?? []).every((c) => conditionHolds(c, lookup));
 
 /** The first rule whose conditions hold; rules without `when` always hold. */
 export function resolveNextStep(rules: NextRule[] | undefined, lookup: Lookup): NextRule | undefined {

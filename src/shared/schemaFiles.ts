@@ -26,8 +26,7 @@ export class SchemaFileError extends Error {
   }
 }
 
-export const isObject = (value: Json | undefined): value is JsonObject =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
+export const isObject = (value: Json | undefined): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 function mergeInto(base: JsonObject, extra: JsonObject): JsonObject {
   const merged: JsonObject = { ...base };

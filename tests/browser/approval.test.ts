@@ -38,7 +38,6 @@ async function newPage(): Promise<Page> {
   return page;
 }
 
-
 describe('a Google sign-up, approved by an administrator', () => {
   it('signs up with Google through the emulator’s test account and gets the social profile', async () => {
     await driverPage.goto('/signup');
@@ -83,7 +82,14 @@ describe('a Google sign-up, approved by an administrator', () => {
   });
 
   it('uploads the photos, adds the vehicle and waits', async () => {
-    for (const field of ['vehicleImageFront', 'vehicleImageRear', 'vehicleImagePassengerSide', 'vehicleImageDriverSide', 'vehicleImageInteriorFront', 'vehicleImageInteriorBack']) {
+    for (const field of [
+      'vehicleImageFront',
+      'vehicleImageRear',
+      'vehicleImagePassengerSide',
+      'vehicleImageDriverSide',
+      'vehicleImageInteriorFront',
+      'vehicleImageInteriorBack',
+    ]) {
       await choosePhoto(driverPage, field);
     }
     await press(driverPage, 'Save');

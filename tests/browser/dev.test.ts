@@ -50,7 +50,10 @@ const emptySignUp = (path: string) => fetch(`${dev.baseUrl}${path}`, { method: '
 /** The lint's lines the dev server printed for a broken edit, after `from`. */
 async function problemsPrintedAfter(from: number): Promise<string[]> {
   const printed = await dev.waitForOutput(/✗ \d+ problem\(s\) in schemas\/ and flows\/; the app keeps the last good version:\n((?: {2}✗ .*\n)+)/, from);
-  return (printed[1] ?? '').trimEnd().split('\n').map((line) => line.replace(/^ {2}✗ /, ''));
+  return (printed[1] ?? '')
+    .trimEnd()
+    .split('\n')
+    .map((line) => line.replace(/^ {2}✗ /, ''));
 }
 
 /** What the server answers to an empty sign-up: the email's messages from the schema it validates with. */

@@ -53,7 +53,11 @@ describe('a reviewer asks for two fixes, and only those are sent again', () => {
   });
 
   it('tells the driver what to fix and takes them to the profile, prefilled, the name marked', async () => {
-    const link = await journey.server.app.inject({ method: 'POST', url: `/admin/drivers/${driver.driverId}/resume-link`, headers: bearer(journey.server.config.adminToken) });
+    const link = await journey.server.app.inject({
+      method: 'POST',
+      url: `/admin/drivers/${driver.driverId}/resume-link`,
+      headers: bearer(journey.server.config.adminToken),
+    });
     await page().goto(new URL(json<{ url: string }>(link).url).pathname);
     await page().waitForURL('**/awaiting-approval');
     await page().getByText('The reviewer asked you to fix:').waitFor();

@@ -65,7 +65,7 @@ describe('signing in', () => {
     await page.waitForURL('**/awaiting-approval');
     const stored = await page.evaluate(() => ({ token: localStorage.getItem('token'), driverId: localStorage.getItem('driver_id') }));
     expect(stored.driverId).toBe(driver.driverId);
-    expect(json((await statusWith(driver.driverId, stored.token ?? '')))).toMatchObject({ data: { status: 'pending', isSessionComplete: true } });
+    expect(json(await statusWith(driver.driverId, stored.token ?? ''))).toMatchObject({ data: { status: 'pending', isSessionComplete: true } });
   });
 
   it('takes a driver who sent everything to /awaiting-approval', async () => {
@@ -126,7 +126,9 @@ describe('a forgotten password', () => {
     // The driver follows the emailed link and chooses a new password (the emulator's action page).
     const oobCode = await latestOobCode(driver.email, 'PASSWORD_RESET');
     await new Promise((resolve) => setTimeout(resolve, 1100)); // Firebase keeps "valid since" in whole seconds
-    const reset = await fetch(`${journey.baseUrl.replace(/:\d+$/, ':9099')}/emulator/action?mode=resetPassword&oobCode=${oobCode}&apiKey=demo-api-key&newPassword=N3w!Passw0rd`);
+    const reset = await fetch(
+      `${journey.baseUrl.replace(/:\d+$/, ':9099')}/emulator/action?mode=resetPassword&oobCode=${oobCode}&apiKey=demo-api-key&newPassword=N3w!Passw0rd`,
+    );
     expect(reset.ok).toBe(true);
 
     await signInWithPassword(page, driver.email, TEST_PASSWORD);
@@ -169,7 +171,12 @@ describe('signing in again without leaving the page', () => {
     await sendVehicle(app(), driver);
     await decide(app(), journey.server.config.adminToken, driver.driverId, 'approve');
     await journey.server.db.query('UPDATE drivers SET is_subscription_paid = true WHERE id = $1', [driver.driverId]);
-    await app().inject({ method: 'POST', url: '/finance/banks', headers: bearer(driver.token), payload: { accountHolderName: 'Robin Hale', accountNumber: '000123456789', routingNumber: '111000025' } });
+    await app().inject({
+      method: 'POST',
+      url: '/finance/banks',
+      headers: bearer(driver.token),
+      payload: { accountHolderName: 'Robin Hale', accountNumber: '000123456789', routingNumber: '111000025' },
+    });
 
     const page = await newPage();
     await signInWithPassword(page, driver.email, TEST_PASSWORD);
@@ -198,7 +205,6 @@ describe('signing in again without leaving the page', () => {
     );
     expect(rows).toEqual([{ masked: '•••••6655' }]);
   });
-
 });
 
 describe('signing out', () => {

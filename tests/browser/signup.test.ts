@@ -30,7 +30,6 @@ async function signUp(page: Page, email: string, password = 'Str0ng!Pass', phone
   await page.getByRole('button', { name: 'Sign Up', exact: true }).click();
 }
 
-
 describe('sign-up with an email that already has an account', () => {
   const email = `again-${randomUUID().slice(0, 8)}@example.com`;
 

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { Browser, FrameLocator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_AUTH_MESSAGES } from '../../src/server/plugins/adminAuth.js';
-import { PROJECT_ROOT } from '../../src/shared/projectFiles.js';
+import { PROJECT_ROOT } from '../../src/node/projectFiles.js';
 import { startDevServer, type DevServer } from '../../src/cli/devProcess.js';
 import { bearer, startTestServer, type TestServer } from '../support/server.js';
 import { launchChromium } from '../../src/cli/chromium.js';
@@ -129,7 +129,10 @@ describe('the form studio under npm run dev', () => {
     await page.getByLabel('Fixture').selectOption({ label: 'signup/email-without-domain.json (invalid)' });
     await preview().locator('#root_email__error').waitFor();
     const frame = page.locator('iframe');
-    const pageWidth = () => preview().locator('body').evaluate(() => window.innerWidth);
+    const pageWidth = () =>
+      preview()
+        .locator('body')
+        .evaluate(() => window.innerWidth);
 
     expect(await page.getByRole('button', { name: 'Phone 390 px' }).getAttribute('aria-pressed')).toBe('true');
     expect(await frame.getAttribute('title')).toBe('The signup form at Phone 390 px');
@@ -141,7 +144,11 @@ describe('the form studio under npm run dev', () => {
     expect(await pageWidth()).toBe(1024);
     // The same form, with what was shown, at the new width: the page's desktop layout applies.
     expect(await preview().locator('#root_email__error').textContent()).toBe('Email must be valid.');
-    expect(await preview().locator('.page-main').evaluate((main) => getComputedStyle(main).paddingLeft)).toBe('32px');
+    expect(
+      await preview()
+        .locator('.page-main')
+        .evaluate((main) => getComputedStyle(main).paddingLeft),
+    ).toBe('32px');
     await screenshot(page, 'studio-desktop-preview');
   });
 

@@ -6,7 +6,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { launchChromium } from '../../src/cli/chromium.js';
-import { PROJECT_ROOT } from '../../src/shared/projectFiles.js';
+import { PROJECT_ROOT } from '../../src/node/projectFiles.js';
 import type { OutboxEntry } from '../../src/server/messaging/localOutbox.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
@@ -121,7 +121,14 @@ export async function fillProfileStep(page: Page): Promise<void> {
 /** Chooses the six vehicle photos and saves them. */
 export async function uploadVehicleImagesStep(page: Page): Promise<void> {
   await page.getByRole('heading', { name: 'Upload vehicle images' }).waitFor();
-  for (const field of ['vehicleImageFront', 'vehicleImageRear', 'vehicleImagePassengerSide', 'vehicleImageDriverSide', 'vehicleImageInteriorFront', 'vehicleImageInteriorBack']) {
+  for (const field of [
+    'vehicleImageFront',
+    'vehicleImageRear',
+    'vehicleImagePassengerSide',
+    'vehicleImageDriverSide',
+    'vehicleImageInteriorFront',
+    'vehicleImageInteriorBack',
+  ]) {
     await choosePhoto(page, field);
   }
   await press(page, 'Save');
@@ -136,7 +143,8 @@ export async function addVehicleStep(page: Page): Promise<void> {
   await page.locator('#root_modelYear').fill('2019');
   await page.locator('#root_plateNumber').fill('8XYZ987');
   for (const field of ['driverLicenseCardFront', 'driverLicenseCardBack', 'proofInsurance', 'vehicleRegistrationCard']) await choosePhoto(page, field);
-  for (const field of ['driverLicenseExpiryDate', 'proofInsuranceExpiryDate', 'vehicleRegistrationExpiryDate']) await page.locator(`#root_${field}`).fill('2099-12-31');
+  for (const field of ['driverLicenseExpiryDate', 'proofInsuranceExpiryDate', 'vehicleRegistrationExpiryDate'])
+    await page.locator(`#root_${field}`).fill('2099-12-31');
   await press(page, 'Confirm & Send for Approval');
   await expectToast(page, 'Profile & Vehicle sent for approval.');
 }

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { EDITOR_SCHEMAS } from '../../src/cli/lintProject.js';
 import { createAjv } from '../../src/shared/ajv.js';
 import { customKeywords } from '../../src/shared/keywords.js';
-import { PROJECT_ROOT } from '../../src/shared/projectFiles.js';
+import { PROJECT_ROOT } from '../../src/node/projectFiles.js';
 import type { JsonObject } from '../../src/shared/schemaFiles.js';
 import { widgets } from '../../widgets/index.js';
 

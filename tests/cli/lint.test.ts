@@ -8,7 +8,7 @@ import { formatProblem, Problems } from '../../src/cli/lint/problems.js';
 import { lintProject } from '../../src/cli/lintProject.js';
 import { screens } from '../../src/client/screens/index.js';
 import type { Flow } from '../../src/shared/flow.js';
-import { PROJECT_ROOT } from '../../src/shared/projectFiles.js';
+import { PROJECT_ROOT } from '../../src/node/projectFiles.js';
 import { widgets } from '../../widgets/index.js';
 import { copyWithEdit, listBrokenEdits } from '../support/brokenEdits.js';
 

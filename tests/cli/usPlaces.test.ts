@@ -22,8 +22,7 @@ describe('writeUsPlaces', () => {
   let outDir: string;
   let states: StateEntry[];
 
-  const readJson = async <T>(...parts: string[]): Promise<T> =>
-    JSON.parse(await readFile(path.join(outDir, ...parts), 'utf8')) as T;
+  const readJson = async <T>(...parts: string[]): Promise<T> => JSON.parse(await readFile(path.join(outDir, ...parts), 'utf8')) as T;
 
   beforeAll(async () => {
     outDir = await mkdtemp(path.join(tmpdir(), 'us-places-'));
@@ -74,7 +73,10 @@ describe('writeUsPlaces', () => {
       expect(list.length, code).toBeGreaterThan(0);
       expect(new Set(list).size, code).toBe(list.length);
       expect(list, code).toEqual(cleanCityNames(list));
-      expect(list.filter((city) => / County$| Parish$/.test(city)), code).toEqual([]);
+      expect(
+        list.filter((city) => / County$| Parish$/.test(city)),
+        code,
+      ).toEqual([]);
     }
   });
 

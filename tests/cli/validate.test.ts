@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { compareMessages } from '../../src/cli/fixtures.js';
-import { listFixtureFiles } from '../../src/shared/fixtureFiles.js';
-import { FIXTURES_DIR, loadFlow, PROJECT_ROOT, readJsonFile } from '../../src/shared/projectFiles.js';
+import { listFixtureFiles } from '../../src/node/projectFiles.js';
+import { FIXTURES_DIR, loadFlow, PROJECT_ROOT, readJsonFile } from '../../src/node/projectFiles.js';
 
 const temp = mkdtempSync(join(tmpdir(), 'onramp-validate-'));
 afterAll(() => rmSync(temp, { recursive: true, force: true }));
@@ -95,9 +95,7 @@ describe('npm run validate', () => {
     expect(failure?.attributes.message).toBe(
       '/accept: expected "You must accept the <Terms> & \\"Conditions\\"", got "You must accept the Terms & Conditions"',
     );
-    expect(failure?.text).toBe(
-      '✗ /accept: expected "You must accept the <Terms> & \\"Conditions\\"", got "You must accept the Terms & Conditions"',
-    );
+    expect(failure?.text).toBe('✗ /accept: expected "You must accept the <Terms> & \\"Conditions\\"", got "You must accept the Terms & Conditions"');
   });
 
   it('checks a bare payload against the step named by --step', async () => {
@@ -153,7 +151,10 @@ describe('npm run validate', () => {
 describe('a disagreement between the two validators', () => {
   it('is a failure even where one of them says what the fixture expects', () => {
     expect(compareMessages({ '/email': 'Email must be valid.' }, { '/email': 'Email must be valid.' }, { '/email': 'must match format "email"' })).toEqual([
-      { ok: false, text: '/email: the browser says "Email must be valid." but the server says "must match format \\"email\\"" (expected "Email must be valid.")' },
+      {
+        ok: false,
+        text: '/email: the browser says "Email must be valid." but the server says "must match format \\"email\\"" (expected "Email must be valid.")',
+      },
     ]);
   });
 });

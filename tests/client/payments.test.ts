@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { paymentErrorMessage } from '../../src/client/payments/paymentOutcome.js';
 import { priceText } from '../../src/client/price.js';
-import { loadFlow } from '../../src/shared/projectFiles.js';
+import { loadFlow } from '../../src/node/projectFiles.js';
 
 const addCard = loadFlow().steps.addCard;
 const texts = addCard?.kind === 'screen' && addCard.card ? addCard.card.errors : { provider: '', unexpected: '', thrown: '' };

@@ -7,7 +7,7 @@ import { cpSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, sym
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { PROJECT_ROOT } from '../../src/shared/projectFiles.js';
+import { PROJECT_ROOT } from '../../src/node/projectFiles.js';
 
 const GUIDE = readFileSync(join(PROJECT_ROOT, 'docs', 'authoring.md'), 'utf8');
 

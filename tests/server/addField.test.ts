@@ -4,7 +4,7 @@
 // reviewers under their titles (on the review page too, in Chromium), and never keeps the
 // sensitive one readable, not even in the database files of its data folder.
 //
-// The server reads its content folder (ONRAMP_CONTENT_DIR) once, when src/shared/projectFiles.ts
+// The server reads its content folder (ONRAMP_CONTENT_DIR) once, when src/node/projectFiles.ts
 // is first imported: this file imports nothing of the server statically, and loads it only once
 // the variable names the copy.
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -102,8 +102,13 @@ const sendVehicle = (values: Record<string, string>) =>
 
 describe('a field added as docs/authoring.md shows, and a sensitive one beside it', () => {
   it('is added on a copy of the content, which the server reads', async () => {
-    expect(changed).toEqual(['schemas/vehicle.schema.json', 'schemas/vehicle.ui.json', 'flows/onboarding.flow.json', 'tests/fixtures/addVehicle/invalid/color-too-long.json']);
-    const { CONTENT_ROOT, loadSchema } = await import('../../src/shared/projectFiles.js');
+    expect(changed).toEqual([
+      'schemas/vehicle.schema.json',
+      'schemas/vehicle.ui.json',
+      'flows/onboarding.flow.json',
+      'tests/fixtures/addVehicle/invalid/color-too-long.json',
+    ]);
+    const { CONTENT_ROOT, loadSchema } = await import('../../src/node/projectFiles.js');
     expect(CONTENT_ROOT).toBe(content);
     expect(Object.keys(loadSchema('vehicle').properties as object)).toEqual(expect.arrayContaining(['vehicleColor', POLICY_FIELD]));
     // The project's own files are untouched.
@@ -144,9 +149,26 @@ describe('a field added as docs/authoring.md shows, and a sensitive one beside i
     const step = support.json<ReviewDriver>(response).steps.find((each) => each.step === 'addVehicle')!;
     expect(step.title).toBe('Add Vehicle');
     const fields = step.fields.map((field) => field.field);
-    expect(fields.slice(fields.indexOf('plateNumber'), fields.indexOf('plateNumber') + 4)).toEqual(['plateNumber', 'vehicleColor', POLICY_FIELD, 'isWheelChairAccessible']);
-    expect(step.fields.find((field) => field.field === 'vehicleColor')).toEqual({ field: 'vehicleColor', title: 'Color', kind: 'text', value: COLOR, changed: false });
-    expect(step.fields.find((field) => field.field === POLICY_FIELD)).toEqual({ field: POLICY_FIELD, title: POLICY_TITLE, kind: 'sensitive', value: POLICY_MASK, changed: false });
+    expect(fields.slice(fields.indexOf('plateNumber'), fields.indexOf('plateNumber') + 4)).toEqual([
+      'plateNumber',
+      'vehicleColor',
+      POLICY_FIELD,
+      'isWheelChairAccessible',
+    ]);
+    expect(step.fields.find((field) => field.field === 'vehicleColor')).toEqual({
+      field: 'vehicleColor',
+      title: 'Color',
+      kind: 'text',
+      value: COLOR,
+      changed: false,
+    });
+    expect(step.fields.find((field) => field.field === POLICY_FIELD)).toEqual({
+      field: POLICY_FIELD,
+      title: POLICY_TITLE,
+      kind: 'sensitive',
+      value: POLICY_MASK,
+      changed: false,
+    });
   });
 
   it('comes back masked to prefill the driver’s form', async () => {

@@ -55,8 +55,7 @@ function admin(method: 'GET' | 'POST', url: string, payload?: InjectOptions['pay
   return app.inject({ method, url, headers, ...(payload === undefined ? {} : { payload }) });
 }
 
-const status = (driver: TestDriver, token = driver.token) =>
-  app.inject({ method: 'GET', url: `/driver/status/${driver.driverId}`, headers: bearer(token) });
+const status = (driver: TestDriver, token = driver.token) => app.inject({ method: 'GET', url: `/driver/status/${driver.driverId}`, headers: bearer(token) });
 
 /** Every driver in a review state, page after page (GET /admin/drivers, following `next`). */
 async function list(state?: string): Promise<QueueDriver[]> {
@@ -89,7 +88,12 @@ function fieldOf(driver: ReviewDriver, step: string, field: string): ReviewedFie
 
 /** A step's text and masked answers, by field. */
 const answersIn = (driver: ReviewDriver, step: string) =>
-  Object.fromEntries(driver.steps.find((each) => each.step === step)!.fields.filter((each) => each.kind !== 'file').map((each) => [each.field, each.value]));
+  Object.fromEntries(
+    driver.steps
+      .find((each) => each.step === step)!
+      .fields.filter((each) => each.kind !== 'file')
+      .map((each) => [each.field, each.value]),
+  );
 
 /** Every document the review page links to, with the step and field it was sent as. */
 const documentsOf = (driver: ReviewDriver) =>
@@ -265,7 +269,23 @@ describe('GET /admin/drivers', () => {
     const driver = await waitingDriver();
     const before = documentsOf(await detail(driver.driverId));
     // Photos uploaded again: they replace the earlier ones (one vehicle per driver), and the earlier files go.
-    const again = await post(app, '/driver/completeVehicleDocs', driver.token, formData(Object.fromEntries(['vehicleImageFront', 'vehicleImageRear', 'vehicleImagePassengerSide', 'vehicleImageDriverSide', 'vehicleImageInteriorFront', 'vehicleImageInteriorBack'].map((field) => [field, { bytes: JPEG_BYTES, name: 'x.jpg', type: 'image/jpeg' }]))));
+    const again = await post(
+      app,
+      '/driver/completeVehicleDocs',
+      driver.token,
+      formData(
+        Object.fromEntries(
+          [
+            'vehicleImageFront',
+            'vehicleImageRear',
+            'vehicleImagePassengerSide',
+            'vehicleImageDriverSide',
+            'vehicleImageInteriorFront',
+            'vehicleImageInteriorBack',
+          ].map((field) => [field, { bytes: JPEG_BYTES, name: 'x.jpg', type: 'image/jpeg' }]),
+        ),
+      ),
+    );
     expect(json(again)).toEqual({ success: true, data: { vehicle: { id: driver.vehicleId } } });
     const documents = documentsOf(await detail(driver.driverId));
     expect(documents).toHaveLength(13);
@@ -304,7 +324,9 @@ describe('POST /admin/drivers/:id/approve and /reject', () => {
   it('records when and with which admin token, never the token itself', async () => {
     const driver = await waitingDriver();
     await decide(app, adminToken, driver.driverId, 'approve');
-    const { rows } = await server.db.query<{ reviewed_at: Date; reviewed_by: string }>('SELECT reviewed_at, reviewed_by FROM drivers WHERE id = $1', [driver.driverId]);
+    const { rows } = await server.db.query<{ reviewed_at: Date; reviewed_by: string }>('SELECT reviewed_at, reviewed_by FROM drivers WHERE id = $1', [
+      driver.driverId,
+    ]);
     expect(rows[0]!.reviewed_at).toBeInstanceOf(Date);
     expect(rows[0]!.reviewed_by).toMatch(/^admin-token:[0-9a-f]{12}$/);
     expect(rows[0]!.reviewed_by).not.toContain(adminToken);
@@ -374,7 +396,10 @@ describe('POST /admin/drivers/:id/approve and /reject', () => {
       const driver = await waitingDriver();
       const listed = (await list('pending')).find((each) => each.id === driver.driverId)!;
       await completeProfile(app, driver, { lastName: 'Changed' });
-      for (const [action, extra] of [['approve', {}], ['reject', { reason: 'Blurry' }]] as const) {
+      for (const [action, extra] of [
+        ['approve', {}],
+        ['reject', { reason: 'Blurry' }],
+      ] as const) {
         const response = await admin('POST', `/admin/drivers/${driver.driverId}/${action}`, { reviewVersion: listed.reviewVersion, ...extra });
         expect(response.statusCode).toBe(409);
         expect(json(response)).toEqual({ message: 'This driver changed their details after you opened them. Reload the list to review what they sent.' });
@@ -440,7 +465,11 @@ describe('POST /admin/drivers/:id/approve and /reject', () => {
 
   it.each(['approve', 'reject', 'resume-link'])('answers 404 to %s for an unknown id or one that is not a uuid', async (action) => {
     for (const id of [randomUUID(), 'not-a-uuid', "1' OR '1'='1"]) {
-      const response = await admin('POST', `/admin/drivers/${encodeURIComponent(id)}/${action}`, action === 'reject' ? { reason: 'x', reviewVersion: 0 } : action === 'approve' ? { reviewVersion: 0 } : undefined);
+      const response = await admin(
+        'POST',
+        `/admin/drivers/${encodeURIComponent(id)}/${action}`,
+        action === 'reject' ? { reason: 'x', reviewVersion: 0 } : action === 'approve' ? { reviewVersion: 0 } : undefined,
+      );
       expect(response.statusCode, id).toBe(404);
       expect(json(response)).toEqual(UNKNOWN_DRIVER);
     }
@@ -449,7 +478,10 @@ describe('POST /admin/drivers/:id/approve and /reject', () => {
   it('answers 409 to a decision on a driver who has not sent the vehicle yet', async () => {
     const driver = await verifiedDriver(app);
     await completeProfile(app, driver);
-    for (const [action, payload] of [['approve', { reviewVersion: 0 }], ['reject', { reason: 'Too early', reviewVersion: 0 }]] as const) {
+    for (const [action, payload] of [
+      ['approve', { reviewVersion: 0 }],
+      ['reject', { reason: 'Too early', reviewVersion: 0 }],
+    ] as const) {
       const response = await admin('POST', `/admin/drivers/${driver.driverId}/${action}`, payload);
       expect(response.statusCode).toBe(409);
       expect(json(response)).toEqual({ message: 'This driver has not sent their vehicle for approval yet.' });
@@ -466,10 +498,20 @@ describe('POST /admin/drivers/:id/reject with fixes, field by field', () => {
   const reject = async (driverId: string, body: Record<string, unknown>) =>
     admin('POST', `/admin/drivers/${driverId}/reject`, { reviewVersion: await reviewVersion(app, driverId), ...body });
   const fixesIn = async (driverId: string) =>
-    (await server.db.query<{ step: string; field: string; reason: string }>('SELECT step, field, reason FROM review_fixes WHERE driver_id = $1 ORDER BY step, field', [driverId])).rows;
+    (
+      await server.db.query<{ step: string; field: string; reason: string }>(
+        'SELECT step, field, reason FROM review_fixes WHERE driver_id = $1 ORDER BY step, field',
+        [driverId],
+      )
+    ).rows;
   const answersOf = (driver: TestDriver, step: string) => app.inject({ method: 'GET', url: `/driver/answers/${step}`, headers: bearer(driver.token) });
   const storedAnswers = async (driverId: string, step: string) =>
-    (await server.db.query<{ answers: Record<string, unknown>; files: Record<string, string> }>('SELECT answers, files FROM step_answers WHERE driver_id = $1 AND step = $2', [driverId, step])).rows[0]!;
+    (
+      await server.db.query<{ answers: Record<string, unknown>; files: Record<string, string> }>(
+        'SELECT answers, files FROM step_answers WHERE driver_id = $1 AND step = $2',
+        [driverId, step],
+      )
+    ).rows[0]!;
 
   describe('a body that names no fix to make', () => {
     let driver: TestDriver;
@@ -492,16 +534,41 @@ describe('POST /admin/drivers/:id/reject with fixes, field by field', () => {
       ['a fix that is no object', { fixes: ['completeProfile lastName'] }, fixesNotList],
       ['a fix with an unknown key', { fixes: [{ step: 'completeProfile', field: 'lastName', reason: 'x', severity: 'high' }] }, fixesNotList],
       ['a fix without a reason', { fixes: [{ step: 'completeProfile', field: 'lastName' }] }, 'Each fix needs a reason: completeProfile lastName'],
-      ['a fix with a blank reason', { reason: 'Please fix', fixes: [{ step: 'completeProfile', field: 'lastName', reason: '   ' }] }, 'Each fix needs a reason: completeProfile lastName'],
-      ['a fix whose reason is not text', { fixes: [{ step: 'completeProfile', field: 'lastName', reason: 7 }] }, 'The reason must be text. (completeProfile lastName)'],
-      ['a fix naming a field the driver did not send', { fixes: [{ step: 'completeProfile', field: 'suffix', reason: 'x' }] }, `${notSent}completeProfile suffix`],
-      ['a fix naming a field of another step', { fixes: [{ step: 'uploadVehicleImages', field: 'lastName', reason: 'x' }] }, `${notSent}uploadVehicleImages lastName`],
-      ['a fix of a step that is not reviewed', { fixes: [{ step: 'addBank', field: 'accountHolderName', reason: 'x' }] }, `${notSent}addBank accountHolderName`],
+      [
+        'a fix with a blank reason',
+        { reason: 'Please fix', fixes: [{ step: 'completeProfile', field: 'lastName', reason: '   ' }] },
+        'Each fix needs a reason: completeProfile lastName',
+      ],
+      [
+        'a fix whose reason is not text',
+        { fixes: [{ step: 'completeProfile', field: 'lastName', reason: 7 }] },
+        'The reason must be text. (completeProfile lastName)',
+      ],
+      [
+        'a fix naming a field the driver did not send',
+        { fixes: [{ step: 'completeProfile', field: 'suffix', reason: 'x' }] },
+        `${notSent}completeProfile suffix`,
+      ],
+      [
+        'a fix naming a field of another step',
+        { fixes: [{ step: 'uploadVehicleImages', field: 'lastName', reason: 'x' }] },
+        `${notSent}uploadVehicleImages lastName`,
+      ],
+      [
+        'a fix of a step that is not reviewed',
+        { fixes: [{ step: 'addBank', field: 'accountHolderName', reason: 'x' }] },
+        `${notSent}addBank accountHolderName`,
+      ],
       ['a fix of a step with no answers stored', { fixes: [{ step: 'signup', field: 'email', reason: 'x' }] }, `${notSent}signup email`],
       ['a fix of a step that does not exist', { fixes: [{ step: 'constructor', field: 'name', reason: 'x' }] }, `${notSent}constructor name`],
       [
         'one good fix and one bad',
-        { fixes: [{ step: 'completeProfile', field: 'lastName', reason: 'x' }, { step: 'addVehicle', field: 'vehicleColor', reason: 'x' }] },
+        {
+          fixes: [
+            { step: 'completeProfile', field: 'lastName', reason: 'x' },
+            { step: 'addVehicle', field: 'vehicleColor', reason: 'x' },
+          ],
+        },
         `${notSent}addVehicle vehicleColor`,
       ],
     ])('refuses a rejection with %s (400), and changes nothing', async (_name, body, message) => {
@@ -549,7 +616,14 @@ describe('POST /admin/drivers/:id/reject with fixes, field by field', () => {
       // The reviewer sees each fix on its field, until the driver sends it.
       const review = await detail(driver.driverId);
       expect(review).toMatchObject({ status: 'rejected', rejectionReason: null });
-      expect(fieldOf(review, 'completeProfile', 'lastName')).toEqual({ field: 'lastName', title: 'Last Name', kind: 'text', value: 'Lovelace', changed: false, fix: LAST_NAME_FIX });
+      expect(fieldOf(review, 'completeProfile', 'lastName')).toEqual({
+        field: 'lastName',
+        title: 'Last Name',
+        kind: 'text',
+        value: 'Lovelace',
+        changed: false,
+        fix: LAST_NAME_FIX,
+      });
       expect(fieldOf(review, 'addVehicle', 'driverLicenseCardFront')).toMatchObject({ kind: 'file', changed: false, fix: LICENCE_FIX });
       expect(review.steps.flatMap((step) => step.fields).filter((field) => field.fix)).toHaveLength(2);
     });
@@ -558,7 +632,9 @@ describe('POST /admin/drivers/:id/reject with fixes, field by field', () => {
       const response = await answersOf(driver, 'completeProfile');
       expect(response.statusCode).toBe(200);
       expect(response.headers['cache-control']).toBe('no-store');
-      const uploads = (await uploadsOf(driver.driverId)).filter((row) => ['profilePicture', 'socialSecurityCardFront', 'socialSecurityCardBack'].includes(row.field));
+      const uploads = (await uploadsOf(driver.driverId)).filter((row) =>
+        ['profilePicture', 'socialSecurityCardFront', 'socialSecurityCardBack'].includes(row.field),
+      );
       expect(uploads).toHaveLength(3);
       expect(json(response)).toEqual({
         answers: {
@@ -603,7 +679,12 @@ describe('POST /admin/drivers/:id/reject with fixes, field by field', () => {
       const mine = (await uploadsOf(driver.driverId)).find((row) => row.field === 'socialSecurityCardFront')!;
       const versionBefore = await reviewVersion(app, driver.driverId);
       for (const kept of [theirs.id, mine.id, randomUUID(), 'not-an-id']) {
-        const response = await post(app, '/driver/completeProfile', driver.token, formData(profileValues({ lastName: 'Byron', profilePicture: `kept:${kept}` })));
+        const response = await post(
+          app,
+          '/driver/completeProfile',
+          driver.token,
+          formData(profileValues({ lastName: 'Byron', profilePicture: `kept:${kept}` })),
+        );
         expect(response.statusCode, kept).toBe(400);
         expect(json(response)).toEqual({ message: 'A file you kept from before is no longer there. Please add it again: profilePicture' });
       }
@@ -695,12 +776,20 @@ describe('POST /admin/drivers/:id/reject with fixes, field by field', () => {
       expect(json(response)).toEqual({ success: true, message: 'Your profile and vehicle were sent for approval.', fixing: true, data: pending });
       expect(json(await status(driver))).toEqual({ data: pending });
       expect(await fixesIn(driver.driverId)).toEqual([]);
-      expect((await list('pending')).find((each) => each.id === driver.driverId)).toMatchObject({ status: 'pending', rejectionReason: null, name: 'Ada Byron' });
+      expect((await list('pending')).find((each) => each.id === driver.driverId)).toMatchObject({
+        status: 'pending',
+        rejectionReason: null,
+        name: 'Ada Byron',
+      });
       expect((await list('rejected')).map((each) => each.id)).not.toContain(driver.driverId);
       // The replaced photo is gone; the kept ones stay.
       const after = (await storedAnswers(driver.driverId, 'addVehicle')).files;
       expect(after.driverLicenseCardFront).not.toBe(oldFront);
-      expect(after).toMatchObject({ driverLicenseCardBack: files.driverLicenseCardBack!.id, proofInsurance: files.proofInsurance!.id, vehicleRegistrationCard: files.vehicleRegistrationCard!.id });
+      expect(after).toMatchObject({
+        driverLicenseCardBack: files.driverLicenseCardBack!.id,
+        proofInsurance: files.proofInsurance!.id,
+        vehicleRegistrationCard: files.vehicleRegistrationCard!.id,
+      });
       expect((await uploadsOf(driver.driverId)).map((row) => row.id)).not.toContain(oldFront);
       expect((await uploadsOf(driver.driverId)).length).toBe(13);
     });
@@ -710,7 +799,14 @@ describe('POST /admin/drivers/:id/reject with fixes, field by field', () => {
       const changed = review.steps.flatMap((step) => step.fields.filter((field) => field.changed).map((field) => `${step.step} ${field.field}`));
       expect(changed.sort()).toEqual(['addVehicle driverLicenseCardFront', 'completeProfile lastName']);
       expect(review.steps.flatMap((step) => step.fields)).toHaveLength(3 + 11 + 6 + 12);
-      expect(fieldOf(review, 'completeProfile', 'lastName')).toEqual({ field: 'lastName', title: 'Last Name', kind: 'text', value: 'Byron', changed: true, previous: 'Lovelace' });
+      expect(fieldOf(review, 'completeProfile', 'lastName')).toEqual({
+        field: 'lastName',
+        title: 'Last Name',
+        kind: 'text',
+        value: 'Byron',
+        changed: true,
+        previous: 'Lovelace',
+      });
       expect(fieldOf(review, 'completeProfile', 'SSN')).toEqual({ field: 'SSN', title: 'SSN', kind: 'sensitive', value: '•••••6789', changed: false });
       expect(fieldOf(review, 'completeProfile', 'profilePicture')).toMatchObject({ kind: 'file', changed: false });
       expect(fieldOf(review, 'addVehicle', 'driverLicenseCardFront')).toMatchObject({ kind: 'file', changed: true, file: { mime: 'image/jpeg' } });
@@ -734,7 +830,10 @@ describe('POST /admin/drivers/:id/reject with fixes, field by field', () => {
 
   it('sends a driver asked to fix only the photos to the photos, and takes them again', async () => {
     const driver = await waitingDriver();
-    const rejected = await reject(driver.driverId, { reason: 'Please retake one photo.', fixes: [{ step: 'uploadVehicleImages', field: 'vehicleImageRear', reason: 'The plate is hidden.' }] });
+    const rejected = await reject(driver.driverId, {
+      reason: 'Please retake one photo.',
+      fixes: [{ step: 'uploadVehicleImages', field: 'vehicleImageRear', reason: 'The plate is hidden.' }],
+    });
     expect(rejected.statusCode).toBe(200);
     expect(json(await status(driver)).data).toMatchObject({
       status: 'rejected',
@@ -788,7 +887,11 @@ describe('POST /admin/drivers/:id/resume-link', () => {
   });
 
   it('refuses a Host header that could not be part of a link', async () => {
-    const response = await app.inject({ method: 'POST', url: `/admin/drivers/${driver.driverId}/resume-link`, headers: { ...asAdmin(), host: 'evil.test/phish?' } });
+    const response = await app.inject({
+      method: 'POST',
+      url: `/admin/drivers/${driver.driverId}/resume-link`,
+      headers: { ...asAdmin(), host: 'evil.test/phish?' },
+    });
     expect(response.statusCode).toBe(400);
     expect(json(response).message).toContain('PUBLIC_URL');
   });
@@ -1041,7 +1144,9 @@ describe('npm run admin (through the same requests)', () => {
     expect(listed.code).toBe(0);
     const lines = listed.out.split('\n');
     expect(lines[0]).toMatch(/^id\s+name\s+email\s+status\s+submitted$/);
-    expect(lines.find((line) => line.startsWith(a.driverId))).toMatch(new RegExp(`^${a.driverId}\\s+Ada Lovelace\\s+${a.email.replace(/[.]/g, '\\.')}\\s+pending\\s+\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d UTC$`));
+    expect(lines.find((line) => line.startsWith(a.driverId))).toMatch(
+      new RegExp(`^${a.driverId}\\s+Ada Lovelace\\s+${a.email.replace(/[.]/g, '\\.')}\\s+pending\\s+\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d UTC$`),
+    );
 
     expect(await run({ kind: 'approve', driverId: a.driverId })).toEqual({ code: 0, out: `Approved driver ${a.driverId}.`, err: '' });
     expect(json(await status(a)).data).toMatchObject({ status: 'approved' });
@@ -1064,7 +1169,11 @@ describe('npm run admin (through the same requests)', () => {
   });
 
   it('says so when the server cannot be reached', async () => {
-    const io: AdminIo = { fetch: (async () => Promise.reject(new TypeError('fetch failed'))) as typeof fetch, out: () => undefined, err: (line) => void errors.push(line) };
+    const io: AdminIo = {
+      fetch: (async () => Promise.reject(new TypeError('fetch failed'))) as typeof fetch,
+      out: () => undefined,
+      err: (line) => void errors.push(line),
+    };
     const errors: string[] = [];
     const code = await runAdminCommand({ kind: 'list', status: 'pending' }, { baseUrl: 'http://127.0.0.1:1', token: adminToken }, io);
     expect(code).toBe(1);

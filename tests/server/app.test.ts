@@ -132,7 +132,13 @@ describe('GET /dev/outbox', () => {
     const driver = await verifiedDriver(app);
     await app.inject({ method: 'POST', url: '/auth/sendPhoneOTP', headers: bearer(driver.token), payload: { phoneNo: driver.phone } });
     const entries = await outbox(app);
-    expect(entries[0]).toEqual({ channel: 'sms', to: driver.phone, code: expect.stringMatching(/^\d{4}$/), text: expect.stringMatching(/^Your Onramp code is \d{4}\. It expires in 10 minutes\.$/), sentAt: expect.any(String) });
+    expect(entries[0]).toEqual({
+      channel: 'sms',
+      to: driver.phone,
+      code: expect.stringMatching(/^\d{4}$/),
+      text: expect.stringMatching(/^Your Onramp code is \d{4}\. It expires in 10 minutes\.$/),
+      sentAt: expect.any(String),
+    });
     expect(entries[1]).toMatchObject({ channel: 'email', to: driver.email });
     expect(Date.parse(entries[0]!.sentAt)).toBeGreaterThanOrEqual(Date.parse(entries[1]!.sentAt));
     expect(await latestCode(app, driver.phone)).toBe((entries[0] as { code: string }).code);

@@ -45,8 +45,7 @@ function expectFieldError(response: { statusCode: number; json(): unknown }, fie
   expect(Object.values(body.errors ?? {}).flat()).toContain(body.message);
 }
 
-const driverRow = async (driverId: string) =>
-  (await server.db.query<Record<string, unknown>>('SELECT * FROM drivers WHERE id = $1', [driverId])).rows[0]!;
+const driverRow = async (driverId: string) => (await server.db.query<Record<string, unknown>>('SELECT * FROM drivers WHERE id = $1', [driverId])).rows[0]!;
 
 describe('POST /auth/driverEmailSignUp', () => {
   // Validation comes before the token is checked, so these need no real account.
@@ -73,7 +72,15 @@ describe('POST /auth/driverEmailSignUp', () => {
       token: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
     });
     const row = await driverRow(String(body.driverId));
-    expect(row).toMatchObject({ email: created.email, firebase_uid: created.uid, provider: 'password', phone, referral_code: '1234', signup_ip: '203.0.113.7', status: 'pending' });
+    expect(row).toMatchObject({
+      email: created.email,
+      firebase_uid: created.uid,
+      provider: 'password',
+      phone,
+      referral_code: '1234',
+      signup_ip: '203.0.113.7',
+      status: 'pending',
+    });
     expect(row.terms_accepted_at).toBeInstanceOf(Date);
     expect(row.sms_consent_at).toBeInstanceOf(Date);
     expect(row.email_verified_at).toBeNull();
@@ -82,7 +89,11 @@ describe('POST /auth/driverEmailSignUp', () => {
 
   it('lower-cases the email before comparing it with the signed-in account', async () => {
     const created = await createEmulatorUser();
-    const response = await app.inject({ method: 'POST', url: '/auth/driverEmailSignUp', payload: signUpPayload(created, randomPhone(), { email: created.email.toUpperCase() }) });
+    const response = await app.inject({
+      method: 'POST',
+      url: '/auth/driverEmailSignUp',
+      payload: signUpPayload(created, randomPhone(), { email: created.email.toUpperCase() }),
+    });
     expect(response.statusCode).toBe(200);
   });
 
@@ -114,7 +125,11 @@ describe('POST /auth/driverEmailSignUp', () => {
 
   it('refuses with 401 a token whose account has another email', async () => {
     const created = await createEmulatorUser();
-    const response = await app.inject({ method: 'POST', url: '/auth/driverEmailSignUp', payload: signUpPayload(created, randomPhone(), { email: uniqueEmail() }) });
+    const response = await app.inject({
+      method: 'POST',
+      url: '/auth/driverEmailSignUp',
+      payload: signUpPayload(created, randomPhone(), { email: uniqueEmail() }),
+    });
     expect(response.statusCode).toBe(401);
     expect(json(response).message).toBe('The signed-in account does not match this email. Please sign in again.');
   });
@@ -128,7 +143,11 @@ describe('POST /auth/driverEmailSignUp', () => {
   it('refuses with 401 an ID token of another Firebase project', async () => {
     const created = await createEmulatorUser();
     const foreign = withClaims(created.idToken, { aud: 'other-project', iss: 'https://securetoken.google.com/other-project' });
-    const response = await app.inject({ method: 'POST', url: '/auth/driverEmailSignUp', payload: signUpPayload({ ...created, idToken: foreign }, randomPhone()) });
+    const response = await app.inject({
+      method: 'POST',
+      url: '/auth/driverEmailSignUp',
+      payload: signUpPayload({ ...created, idToken: foreign }, randomPhone()),
+    });
     expect(response.statusCode).toBe(401);
     expect(json(response).message).toBe(SIGN_IN_NOT_VERIFIED);
   });
@@ -137,7 +156,11 @@ describe('POST /auth/driverEmailSignUp', () => {
     const created = await createEmulatorUser();
     const past = Math.floor(Date.now() / 1000) - 7200;
     const expired = withClaims(created.idToken, { iat: past, auth_time: past, exp: past + 3600 });
-    const response = await app.inject({ method: 'POST', url: '/auth/driverEmailSignUp', payload: signUpPayload({ ...created, idToken: expired }, randomPhone()) });
+    const response = await app.inject({
+      method: 'POST',
+      url: '/auth/driverEmailSignUp',
+      payload: signUpPayload({ ...created, idToken: expired }, randomPhone()),
+    });
     expect(response.statusCode).toBe(401);
   });
 
@@ -199,7 +222,12 @@ describe('POST /auth/driverEmailSignUp', () => {
   });
 
   it('rejects a body that is not JSON with 400', async () => {
-    const response = await app.inject({ method: 'POST', url: '/auth/driverEmailSignUp', headers: { 'content-type': 'application/json' }, payload: '{"email": ' });
+    const response = await app.inject({
+      method: 'POST',
+      url: '/auth/driverEmailSignUp',
+      headers: { 'content-type': 'application/json' },
+      payload: '{"email": ',
+    });
     expect(response.statusCode).toBe(400);
     expect(json(response)).toEqual({ message: 'The request body is not valid JSON.' });
   });
@@ -228,7 +256,11 @@ describe('POST /auth/driverEmailSignUp', () => {
 describe('POST /auth/driverSocialSignup', () => {
   it('creates a social driver and returns a session token at once', async () => {
     const social = await createSocialUser('google.com');
-    const response = await app.inject({ method: 'POST', url: '/auth/driverSocialSignup', payload: { email: social.email, idToken: social.idToken, ip: '203.0.113.9' } });
+    const response = await app.inject({
+      method: 'POST',
+      url: '/auth/driverSocialSignup',
+      payload: { email: social.email, idToken: social.idToken, ip: '203.0.113.9' },
+    });
     expect(response.statusCode).toBe(200);
     const body = json(response);
     expect(body).toEqual({
@@ -328,7 +360,11 @@ describe('POST /auth/driverSocialSignup', () => {
 
   it('sends email and password accounts to the email sign-up', async () => {
     const created = await createEmulatorUser();
-    const response = await app.inject({ method: 'POST', url: '/auth/driverSocialSignup', payload: { email: created.email, idToken: created.idToken, ip: null } });
+    const response = await app.inject({
+      method: 'POST',
+      url: '/auth/driverSocialSignup',
+      payload: { email: created.email, idToken: created.idToken, ip: null },
+    });
     expect(response.statusCode).toBe(400);
     expect(json(response).message).toBe('Please sign up with your email and password.');
   });
@@ -499,7 +535,12 @@ describe('a code proves an address; it never signs anyone in', () => {
     expect(json(again)).toEqual({ message: 'Your email is already verified. Please sign in.' });
     expect(json(again)).not.toHaveProperty('token');
     // And the victim's session (not a sign-up token) checks nothing.
-    const withSession = await app.inject({ method: 'POST', url: '/auth/validateOTP', headers: bearer(victim.token), payload: { code: '1234', email: victim.email } });
+    const withSession = await app.inject({
+      method: 'POST',
+      url: '/auth/validateOTP',
+      headers: bearer(victim.token),
+      payload: { code: '1234', email: victim.email },
+    });
     expect(withSession.statusCode).toBe(401);
   });
 
@@ -560,7 +601,8 @@ describe('locking codes after repeated wrong ones', () => {
   it('counts consecutive failures only: a right code starts again from zero', async () => {
     const driver = await verifiedDriver(app);
     const send = () => app.inject({ method: 'POST', url: '/auth/sendPhoneOTP', headers: bearer(driver.token), payload: { phoneNo: driver.phone } });
-    const check = (code: string) => app.inject({ method: 'POST', url: '/auth/validatePhoneOTP', headers: bearer(driver.token), payload: { code, phoneNo: driver.phone } });
+    const check = (code: string) =>
+      app.inject({ method: 'POST', url: '/auth/validatePhoneOTP', headers: bearer(driver.token), payload: { code, phoneNo: driver.phone } });
     for (let round = 0; round < 5; round++) {
       await send();
       const right = await latestCode(app, driver.phone);
@@ -597,7 +639,10 @@ describe('one verified phone per account', () => {
     const first = await signUp(app, { phoneNo: phone });
     const second = await signUp(app, { phoneNo: phone });
     const sessions = await Promise.all(
-      [first, second].map(async (driver) => ({ ...driver, token: String(json(await validateEmailCode(app, driver, await latestCode(app, driver.email))).token) })),
+      [first, second].map(async (driver) => ({
+        ...driver,
+        token: String(json(await validateEmailCode(app, driver, await latestCode(app, driver.email))).token),
+      })),
     );
     const [a, b] = sessions as [TestDriver, TestDriver];
     await app.inject({ method: 'POST', url: '/auth/sendPhoneOTP', headers: bearer(a.token), payload: { phoneNo: phone } });
@@ -617,7 +662,10 @@ describe('one verified phone per account', () => {
   it('counts one account’s sends on its own: another account can’t use them up', async () => {
     const phone = randomPhone();
     const [a, b] = await Promise.all([signUp(app, { phoneNo: phone }), signUp(app, { phoneNo: phone })]);
-    const sessionOf = async (driver: TestDriver) => ({ ...driver, token: String(json(await validateEmailCode(app, driver, await latestCode(app, driver.email))).token) });
+    const sessionOf = async (driver: TestDriver) => ({
+      ...driver,
+      token: String(json(await validateEmailCode(app, driver, await latestCode(app, driver.email))).token),
+    });
     const [sa, sb] = [await sessionOf(a!), await sessionOf(b!)];
     const send = (driver: TestDriver) => app.inject({ method: 'POST', url: '/auth/sendPhoneOTP', headers: bearer(driver.token), payload: { phoneNo: phone } });
     for (let i = 0; i < 5; i++) expect((await send(sb)).statusCode).toBeLessThan(300);
@@ -627,7 +675,8 @@ describe('one verified phone per account', () => {
 });
 
 describe('POST /auth/signIn (a returning driver)', () => {
-  const signInWith = (idToken: string, headers: Record<string, string> = {}) => app.inject({ method: 'POST', url: '/auth/signIn', headers, payload: { idToken } });
+  const signInWith = (idToken: string, headers: Record<string, string> = {}) =>
+    app.inject({ method: 'POST', url: '/auth/signIn', headers, payload: { idToken } });
 
   it('exchanges a fresh ID token for a session and says where the driver stands', async () => {
     const driver = await verifiedDriver(app);

@@ -166,9 +166,11 @@ describe('POST /driver/completeProfile', () => {
 
   it('replaces the earlier documents when the profile is sent again', async () => {
     const namesOf = async () =>
-      (await server.db.query<{ storage_name: string }>("SELECT storage_name FROM uploads WHERE driver_id = $1 AND step = 'completeProfile'", [profileDriver.driverId])).rows.map(
-        (row) => row.storage_name,
-      );
+      (
+        await server.db.query<{ storage_name: string }>("SELECT storage_name FROM uploads WHERE driver_id = $1 AND step = 'completeProfile'", [
+          profileDriver.driverId,
+        ])
+      ).rows.map((row) => row.storage_name);
     await submit(profileValues());
     const before = await namesOf();
     await submit(profileValues());
@@ -327,7 +329,10 @@ describe('POST /driver/completeProfile', () => {
       await server.db.query("UPDATE drivers SET status = 'rejected', is_session_complete = true WHERE id = $1", [driver.driverId]);
       const again = await submit(profileValues({ firstName: 'Ray' }), driver.token);
       expect(again.statusCode).toBe(200);
-      const { rows } = await server.db.query<{ phone: string; verified: boolean }>('SELECT phone, phone_verified_at IS NOT NULL AS verified FROM drivers WHERE id = $1', [driver.driverId]);
+      const { rows } = await server.db.query<{ phone: string; verified: boolean }>(
+        'SELECT phone, phone_verified_at IS NOT NULL AS verified FROM drivers WHERE id = $1',
+        [driver.driverId],
+      );
       expect(rows[0]).toEqual({ phone: driver.phone, verified: true });
     });
   });
@@ -368,9 +373,10 @@ describe('POST /driver/completeVehicleDocs', () => {
       [vehicleDriver.driverId],
     );
     expect(rows.map((row) => row.field)).toEqual([...VEHICLE_IMAGE_FIELDS].sort());
-    const stored = await server.db.query<{ files: Record<string, string> }>("SELECT files FROM step_answers WHERE driver_id = $1 AND step = 'uploadVehicleImages'", [
-      vehicleDriver.driverId,
-    ]);
+    const stored = await server.db.query<{ files: Record<string, string> }>(
+      "SELECT files FROM step_answers WHERE driver_id = $1 AND step = 'uploadVehicleImages'",
+      [vehicleDriver.driverId],
+    );
     expect(stored.rows[0]!.files).toEqual(Object.fromEntries(rows.map((row) => [row.field, row.id])));
   });
 
@@ -396,7 +402,11 @@ describe('POST /driver/completeVehicleDocs', () => {
     const heif = await solidImage().heif({ compression: 'av1' }).toBuffer();
     heif.write('mif1', 8, 'latin1');
     const response = await submit(
-      vehicleImageValues({ vehicleImageFront: file(webp, 'a.webp', 'image/webp'), vehicleImageRear: file(gif, 'b.gif', 'image/gif'), vehicleImageInteriorBack: file(heif, 'c.heif', 'image/heif') }),
+      vehicleImageValues({
+        vehicleImageFront: file(webp, 'a.webp', 'image/webp'),
+        vehicleImageRear: file(gif, 'b.gif', 'image/gif'),
+        vehicleImageInteriorBack: file(heif, 'c.heif', 'image/heif'),
+      }),
     );
     expect(response.statusCode, response.body).toBe(200);
     const id = json<{ data: { vehicle: { id: string } } }>(response).data.vehicle.id;
@@ -498,7 +508,10 @@ describe('uploaded images are decoded and encoded again before they are stored',
   });
 
   it('keeps a PNG a PNG, without its metadata', async () => {
-    const picture = await solidImage(20, 10, '#ff8800').png().withExif({ IFD0: { Make: 'OnrampTestCam' } }).toBuffer();
+    const picture = await solidImage(20, 10, '#ff8800')
+      .png()
+      .withExif({ IFD0: { Make: 'OnrampTestCam' } })
+      .toBuffer();
     expect((await sharp(picture).metadata()).exif).toBeDefined();
     const response = await submit(profileValues({ profilePicture: file(picture, 'me.png', 'image/png') }));
     expect(response.statusCode, response.body).toBe(200);
@@ -533,7 +546,9 @@ describe('uploaded images are decoded and encoded again before they are stored',
     ['its first half (a whole header, half the pixels)', (jpeg: Buffer) => jpeg.subarray(0, Math.floor(jpeg.length / 2))],
   ])('refuses a JPEG cut to %s with 400 and the unreadable message', async (_cut, cut) => {
     const noise = Buffer.from(Array.from({ length: 64 * 48 * 3 }, (_, i) => (i * 7919) % 256));
-    const jpeg = await sharp(noise, { raw: { width: 64, height: 48, channels: 3 } }).jpeg().toBuffer();
+    const jpeg = await sharp(noise, { raw: { width: 64, height: 48, channels: 3 } })
+      .jpeg()
+      .toBuffer();
     const before = await readdir(uploadsDir());
     const response = await submit(profileValues({ socialSecurityCardBack: file(cut(jpeg), 'back.jpg', 'image/jpeg') }));
     expect(response.statusCode).toBe(400);
@@ -562,9 +577,19 @@ describe('POST /driver/completeVehicle', () => {
       [driver.driverId],
     );
     expect(rows[0]!.schema_name).toBe('vehicle');
-    expect(rows[0]!.answers).toMatchObject({ vehicleMake: 'Toyota', vehicleName: 'Prius', modelYear: '2020', plateNumber: 'ABC1234', isWheelChairAccessible: true, proofInsuranceExpiryDate: isoDateOffset(1, 0) });
+    expect(rows[0]!.answers).toMatchObject({
+      vehicleMake: 'Toyota',
+      vehicleName: 'Prius',
+      modelYear: '2020',
+      plateNumber: 'ABC1234',
+      isWheelChairAccessible: true,
+      proofInsuranceExpiryDate: isoDateOffset(1, 0),
+    });
     expect(Object.keys(rows[0]!.files).sort()).toEqual(['driverLicenseCardBack', 'driverLicenseCardFront', 'proofInsurance', 'vehicleRegistrationCard']);
-    const vehicle = await server.db.query<{ driver_id: string; sent: boolean }>('SELECT driver_id, submitted_at IS NOT NULL AS sent FROM vehicles WHERE id = $1', [id]);
+    const vehicle = await server.db.query<{ driver_id: string; sent: boolean }>(
+      'SELECT driver_id, submitted_at IS NOT NULL AS sent FROM vehicles WHERE id = $1',
+      [id],
+    );
     expect(vehicle.rows).toEqual([{ driver_id: driver.driverId, sent: true }]);
     const status = await app.inject({ method: 'GET', url: `/driver/status/${driver.driverId}`, headers: bearer(driver.token) });
     expect(json(status)).toEqual({ data: statusData({ status: 'pending', isSessionComplete: true, vehicleId: id }) });
@@ -618,7 +643,11 @@ describe('POST /driver/completeVehicle', () => {
   });
 
   it('rejects a document that is not an image with the image message', async () => {
-    expectFieldError(await submit(vehicleValues(vehicleId, { proofInsurance: file(TEXT_BYTES, 'insurance.jpg', 'image/jpeg') })), 'proofInsurance', IMAGE_MESSAGE);
+    expectFieldError(
+      await submit(vehicleValues(vehicleId, { proofInsurance: file(TEXT_BYTES, 'insurance.jpg', 'image/jpeg') })),
+      'proofInsurance',
+      IMAGE_MESSAGE,
+    );
   });
 
   it('rejects a wheelchair answer that is not true or false', async () => {

@@ -3,9 +3,10 @@
 // server refuses each with 400 and exactly the messages the fixture lists, which
 // tests/fixtures.test.ts checks against the browser's validator.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listFixtureFiles, parseFixture, type Messages } from '../../src/shared/fixtureFiles.js';
+import { parseFixture, type Messages } from '../../src/shared/fixtureFiles.js';
+import { listFixtureFiles } from '../../src/node/projectFiles.js';
 import { buildPayload, lookupIn, type FormStep } from '../../src/shared/flow.js';
-import { loadFlow, readJsonFile, shownPath } from '../../src/shared/projectFiles.js';
+import { loadFlow, readJsonFile, shownPath } from '../../src/node/projectFiles.js';
 import {
   JPEG_BYTES,
   PNG_BYTES,

@@ -5,17 +5,8 @@
 import fc from 'fast-check';
 import type { FastifyInstance, InjectOptions } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadFlow } from '../../src/shared/projectFiles.js';
-import {
-  approvedDriver,
-  bearer,
-  signUp,
-  startTestServer,
-  uploadVehicleImages,
-  verifiedDriver,
-  verifyPhone,
-  type TestServer,
-} from '../support/server.js';
+import { loadFlow } from '../../src/node/projectFiles.js';
+import { approvedDriver, bearer, signUp, startTestServer, uploadVehicleImages, verifiedDriver, verifyPhone, type TestServer } from '../support/server.js';
 
 const flow = loadFlow();
 /** Requests per route: enough to reach every refusal of a route, few enough for a quick `npm test`. */
@@ -46,9 +37,36 @@ afterAll(() => server?.close());
 const junkText = fc.oneof(
   fc.string({ maxLength: 40 }),
   fc.string({ unit: 'binary', maxLength: 40 }),
-  fc.constantFrom('\u0000', 'a\u0000b', '\u0007\u001b[31m', '\ud800', '%00', '../../etc/passwd', "' OR '1'='1", '<script>x</script>', '', ' ', '-1', '1e309', 'NaN', '+12025550143', '2025550143', '1234', 'x'.repeat(5000), '😀'.repeat(300)),
+  fc.constantFrom(
+    '\u0000',
+    'a\u0000b',
+    '\u0007\u001b[31m',
+    '\ud800',
+    '%00',
+    '../../etc/passwd',
+    "' OR '1'='1",
+    '<script>x</script>',
+    '',
+    ' ',
+    '-1',
+    '1e309',
+    'NaN',
+    '+12025550143',
+    '2025550143',
+    '1234',
+    'x'.repeat(5000),
+    '😀'.repeat(300),
+  ),
 );
-const junkValue: fc.Arbitrary<unknown> = fc.oneof(junkText, fc.integer(), fc.double(), fc.boolean(), fc.constant(null), fc.array(junkText, { maxLength: 3 }), fc.dictionary(junkText, junkText, { maxKeys: 3 }));
+const junkValue: fc.Arbitrary<unknown> = fc.oneof(
+  junkText,
+  fc.integer(),
+  fc.double(),
+  fc.boolean(),
+  fc.constant(null),
+  fc.array(junkText, { maxLength: 3 }),
+  fc.dictionary(junkText, junkText, { maxKeys: 3 }),
+);
 
 /** The field names a route's call takes (so junk reaches its checks), and a few it must refuse. */
 function fieldsOf(url: string): string[] {
@@ -65,7 +83,10 @@ const multipartBody = (fields: string[]) =>
         fc.record({
           name: fc.oneof(fc.constantFrom(...fields), junkText),
           file: fc.boolean(),
-          value: fc.oneof(junkText, fc.uint8Array({ maxLength: 300 }).map((bytes) => Buffer.from(bytes).toString('latin1'))),
+          value: fc.oneof(
+            junkText,
+            fc.uint8Array({ maxLength: 300 }).map((bytes) => Buffer.from(bytes).toString('latin1')),
+          ),
         }),
         { maxLength: 8 },
       ),
@@ -80,7 +101,10 @@ const multipartBody = (fields: string[]) =>
         ),
         `--${boundary}--\r\n`,
       ].join('');
-      return { type: `multipart/form-data; boundary=${announced === 'xYz' ? boundary : announced}`, payload: Buffer.from(cut === undefined ? body : body.slice(0, cut), 'latin1') };
+      return {
+        type: `multipart/form-data; boundary=${announced === 'xYz' ? boundary : announced}`,
+        payload: Buffer.from(cut === undefined ? body : body.slice(0, cut), 'latin1'),
+      };
     });
 
 const bodyFor = (fields: string[]) =>
@@ -89,7 +113,9 @@ const bodyFor = (fields: string[]) =>
     fc.jsonValue({ maxDepth: 3 }).map((value) => ({ type: 'application/json', payload: JSON.stringify(value) })),
     junkText.map((text) => ({ type: 'application/json', payload: text })),
     multipartBody(fields),
-    fc.constantFrom('text/plain', 'application/x-www-form-urlencoded', 'application/xml', 'multipart/form-data', '').chain((type) => junkText.map((payload) => ({ type, payload }))),
+    fc
+      .constantFrom('text/plain', 'application/x-www-form-urlencoded', 'application/xml', 'multipart/form-data', '')
+      .chain((type) => junkText.map((payload) => ({ type, payload }))),
     fc.constant(undefined),
   );
 
@@ -104,7 +130,10 @@ const requestFor = (method: string, url: string) =>
     .record({
       // Mostly real tokens and ids, so the junk gets past the door to the checks behind it.
       params: fc.array(fc.oneof({ arbitrary: fc.constantFrom(...ids), weight: 3 }, fc.constantFrom(...RAW_ESCAPES), junkText), { minLength: 3, maxLength: 3 }),
-      query: fc.oneof(fc.constant(''), fc.dictionary(fc.constantFrom('status', 'x', '__proto__'), junkText, { maxKeys: 2 }).map((q) => `?${new URLSearchParams(q as Record<string, string>)}`)),
+      query: fc.oneof(
+        fc.constant(''),
+        fc.dictionary(fc.constantFrom('status', 'x', '__proto__'), junkText, { maxKeys: 2 }).map((q) => `?${new URLSearchParams(q as Record<string, string>)}`),
+      ),
       token: fc.oneof(fc.constant(undefined), { arbitrary: fc.constantFrom(...tokens), weight: 6 }, junkText),
       body: method === 'GET' || method === 'HEAD' ? fc.constant(undefined) : bodyFor(fieldsOf(url)),
       signature: fc.oneof(fc.constant(undefined), junkText),

@@ -30,8 +30,7 @@ describe.skipIf(!postgresBinDir)('two server instances', () => {
   let b: ServerProcess;
 
   /** What both instances share; each has its own DATA_DIR, as two machines would. */
-  const instance = (name: string, extra: Record<string, string> = {}) =>
-    startServerProcess({ ...shared, DATA_DIR: join(folder, name), ...extra });
+  const instance = (name: string, extra: Record<string, string> = {}) => startServerProcess({ ...shared, DATA_DIR: join(folder, name), ...extra });
 
   beforeAll(async () => {
     [postgres, s3, smtp, twilio] = await Promise.all([runningPostgres(), startS3(), startSmtpServer(), startFakeTwilio()]);
@@ -64,7 +63,12 @@ describe.skipIf(!postgresBinDir)('two server instances', () => {
     if (folder) rmSync(folder, { recursive: true, force: true });
   });
 
-  async function call<T = Record<string, unknown>>(on: ServerProcess, method: string, path: string, options: { token?: string; body?: unknown; ip?: string } = {}) {
+  async function call<T = Record<string, unknown>>(
+    on: ServerProcess,
+    method: string,
+    path: string,
+    options: { token?: string; body?: unknown; ip?: string } = {},
+  ) {
     const headers: Record<string, string> = {};
     if (options.token) headers.authorization = `Bearer ${options.token}`;
     if (options.ip) headers['x-forwarded-for'] = options.ip;
@@ -96,10 +100,15 @@ describe.skipIf(!postgresBinDir)('two server instances', () => {
     expect((await call(b, 'POST', '/auth/validatePhoneOTP', { token: session, body: { code: smsCode, phoneNo: phone } })).status).toBe(200);
 
     expect((await call(a, 'POST', '/driver/completeProfile', { token: session, body: formData(profileValues()) })).status).toBe(200);
-    const photos = await call<{ data: { vehicle: { id: string } } }>(b, 'POST', '/driver/completeVehicleDocs', { token: session, body: formData(vehicleImageValues()) });
+    const photos = await call<{ data: { vehicle: { id: string } } }>(b, 'POST', '/driver/completeVehicleDocs', {
+      token: session,
+      body: formData(vehicleImageValues()),
+    });
     expect(photos.status).toBe(200);
     expect((await call(a, 'POST', '/driver/completeVehicle', { token: session, body: formData(vehicleValues(photos.body.data.vehicle.id)) })).status).toBe(200);
-    expect((await call(b, 'GET', `/driver/status/${signUp.body.driverId}`, { token: session })).body).toMatchObject({ data: { status: 'pending', isSessionComplete: true } });
+    expect((await call(b, 'GET', `/driver/status/${signUp.body.driverId}`, { token: session })).body).toMatchObject({
+      data: { status: 'pending', isSessionComplete: true },
+    });
 
     for (const reviewer of [a, b]) {
       const listed = await call<QueuePage>(reviewer, 'GET', `/admin/drivers?q=${encodeURIComponent(user.email)}`, { token: shared.ADMIN_TOKEN });
@@ -118,7 +127,8 @@ describe.skipIf(!postgresBinDir)('two server instances', () => {
   it('counts the /auth limit of a client across both', async () => {
     const ip = '198.51.100.77';
     const statuses: number[] = [];
-    for (let i = 0; i < AUTH_LIMIT + 1; i++) statuses.push((await call(i % 2 === 0 ? a : b, 'POST', '/auth/signIn', { ip, body: { idToken: 'not-a-token' } })).status);
+    for (let i = 0; i < AUTH_LIMIT + 1; i++)
+      statuses.push((await call(i % 2 === 0 ? a : b, 'POST', '/auth/signIn', { ip, body: { idToken: 'not-a-token' } })).status);
     expect(statuses).toEqual([...Array<number>(AUTH_LIMIT).fill(401), 429]);
   });
 
@@ -129,7 +139,8 @@ describe.skipIf(!postgresBinDir)('two server instances', () => {
       try {
         const ip = '198.51.100.78';
         const statuses: number[] = [];
-        for (let i = 0; i < AUTH_LIMIT + 1; i++) statuses.push((await call(i % 2 === 0 ? c : d, 'POST', '/auth/signIn', { ip, body: { idToken: 'not-a-token' } })).status);
+        for (let i = 0; i < AUTH_LIMIT + 1; i++)
+          statuses.push((await call(i % 2 === 0 ? c : d, 'POST', '/auth/signIn', { ip, body: { idToken: 'not-a-token' } })).status);
         expect(statuses).toEqual([...Array<number>(AUTH_LIMIT).fill(401), 429]);
         // Counted in Redis, not in the database.
         const db = new pg.Client(postgres.url);

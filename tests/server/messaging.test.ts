@@ -95,7 +95,9 @@ describe('the email code, by SMTP', () => {
     const response = await app.inject({ method: 'POST', url: '/auth/driverEmailSignUp', payload: signUpPayload(user, randomPhone()) });
     expect(response.statusCode).toBe(400);
     expect(json(response)).toEqual({ message: 'We can’t deliver email to this address. Please check it, or sign up with another one.' });
-    const { rows } = await server.db.query("SELECT 1 FROM otp_codes c JOIN drivers d ON d.id = c.driver_id WHERE d.email = $1 AND c.consumed_at IS NULL", [user.email]);
+    const { rows } = await server.db.query('SELECT 1 FROM otp_codes c JOIN drivers d ON d.id = c.driver_id WHERE d.email = $1 AND c.consumed_at IS NULL', [
+      user.email,
+    ]);
     expect(rows).toEqual([]);
   });
 
@@ -164,7 +166,11 @@ describe('the phone code, through Twilio', () => {
 
   it('refuses to work with a wrong auth token: the code is not sent and the answer says to try later', async () => {
     const wrong = await server.buildAnother({
-      messaging: { email: { kind: 'local' }, sms: { kind: 'twilio', accountSid: twilio.accountSid, authToken: 'wrong', from: '+12025550100', apiBase: twilio.url }, codeRetryDelaysMs: [20, 20] },
+      messaging: {
+        email: { kind: 'local' },
+        sms: { kind: 'twilio', accountSid: twilio.accountSid, authToken: 'wrong', from: '+12025550100', apiBase: twilio.url },
+        codeRetryDelaysMs: [20, 20],
+      },
     });
     const driver = await verifiedBySmtp();
     const response = await wrong.inject({ method: 'POST', url: '/auth/sendPhoneOTP', headers: bearer(driver.token), payload: { phoneNo: driver.phone } });
@@ -190,9 +196,14 @@ describe('notices', () => {
     await app.messaging.deliverDue();
     const mail = mailTo(driver.email).at(-1)!;
     expect(mail.subject).toBe("You're approved to drive with Onramp");
-    expect(mail.text).toContain('Sign in to choose your subscription and add the bank account your fares are paid into: https://drivers.onramp.example/sign-in');
+    expect(mail.text).toContain(
+      'Sign in to choose your subscription and add the bank account your fares are paid into: https://drivers.onramp.example/sign-in',
+    );
     expect(mail.html).toContain('<a href="https://drivers.onramp.example/sign-in">https://drivers.onramp.example/sign-in</a>');
-    expect(twilio.sent.at(-1)).toMatchObject({ to: driver.phone, body: "Onramp: you're approved. Sign in to choose your subscription: https://drivers.onramp.example/sign-in" });
+    expect(twilio.sent.at(-1)).toMatchObject({
+      to: driver.phone,
+      body: "Onramp: you're approved. Sign in to choose your subscription: https://drivers.onramp.example/sign-in",
+    });
   });
 
   it('tells a rejected driver the reason and what to fix; the reason is text in the HTML part, never markup', async () => {
@@ -241,7 +252,9 @@ describe('notices', () => {
     } finally {
       await smtp.start();
     }
-    const { rows } = await server.db.query<{ status: string }>("SELECT status FROM outgoing_notices WHERE driver_id = $1 AND channel = 'email'", [driver.driverId]);
+    const { rows } = await server.db.query<{ status: string }>("SELECT status FROM outgoing_notices WHERE driver_id = $1 AND channel = 'email'", [
+      driver.driverId,
+    ]);
     expect(rows).toEqual([{ status: 'failed' }]);
     expect(server.logs.some((line) => line.includes('A notice could not be delivered: given up'))).toBe(true);
   });
@@ -249,7 +262,9 @@ describe('notices', () => {
   it('keeps the address and words of a notice encrypted in the database', async () => {
     const driver = await waitingDriver();
     await decide(app, server.config.adminToken, driver.driverId, 'reject', 'Secret reason 9731');
-    const { rows } = await server.db.query<{ text: string }>('SELECT row_to_json(n)::text AS text FROM outgoing_notices n WHERE driver_id = $1', [driver.driverId]);
+    const { rows } = await server.db.query<{ text: string }>('SELECT row_to_json(n)::text AS text FROM outgoing_notices n WHERE driver_id = $1', [
+      driver.driverId,
+    ]);
     expect(rows.length).toBeGreaterThan(0);
     for (const row of rows) {
       expect(row.text).not.toContain(driver.email);

@@ -51,7 +51,14 @@ const graceVehicle = randomUUID();
 const danVehicle = randomUUID();
 
 const PROFILE_FILES = { profilePicture: 'image/png', socialSecurityCardFront: 'image/jpeg', socialSecurityCardBack: 'image/png' } as const;
-const IMAGE_FIELDS = ['vehicleImageFront', 'vehicleImageRear', 'vehicleImagePassengerSide', 'vehicleImageDriverSide', 'vehicleImageInteriorFront', 'vehicleImageInteriorBack'];
+const IMAGE_FIELDS = [
+  'vehicleImageFront',
+  'vehicleImageRear',
+  'vehicleImagePassengerSide',
+  'vehicleImageDriverSide',
+  'vehicleImageInteriorFront',
+  'vehicleImageInteriorBack',
+];
 const DOCUMENT_FIELDS = ['driverLicenseCardFront', 'driverLicenseCardBack', 'proofInsurance', 'vehicleRegistrationCard'];
 
 interface LegacyUpload {
@@ -118,7 +125,16 @@ interface LegacyProfile {
 /** A driver row as sign-up and the profile form wrote it before migration 007. */
 async function legacyDriver(
   id: string,
-  row: { email: string; provider: string; phone: string | null; referral?: string; status?: string; complete?: boolean; paid?: boolean; reviewVersion?: number },
+  row: {
+    email: string;
+    provider: string;
+    phone: string | null;
+    referral?: string;
+    status?: string;
+    complete?: boolean;
+    paid?: boolean;
+    reviewVersion?: number;
+  },
   profile: LegacyProfile | null,
 ) {
   await db.query(
@@ -296,7 +312,11 @@ beforeAll(async () => {
   expect(appliedBefore).toHaveLength(6);
 
   // Ada: an email sign-up, sent her vehicle, was rejected, sent another, then photos once more: pending.
-  await legacyDriver(ids.ada, { email: 'ada@example.com', provider: 'password', phone: '+12025550143', status: 'pending', complete: true, reviewVersion: 5 }, ADA_PROFILE);
+  await legacyDriver(
+    ids.ada,
+    { email: 'ada@example.com', provider: 'password', phone: '+12025550143', status: 'pending', complete: true, reviewVersion: 5 },
+    ADA_PROFILE,
+  );
   for (const [field, mime] of Object.entries(PROFILE_FILES)) await legacyUpload(ids.ada, null, field, mime);
   await legacyVehicle(ids.ada, adaVehicles.first, '2025-03-02T09:00:00.000Z', ADA_FIRST_VEHICLE);
   await legacyVehicle(ids.ada, adaVehicles.latest, '2025-03-05T16:30:00.000Z', ADA_VEHICLE);
@@ -309,7 +329,16 @@ beforeAll(async () => {
   // Grace: signed up with Google (her phone came with the profile), approved, subscribed, with a payout account.
   await legacyDriver(
     ids.grace,
-    { email: 'grace@gmail.com', provider: 'google.com', phone: '+13105550199', referral: 'AB12', status: 'approved', complete: true, paid: true, reviewVersion: 3 },
+    {
+      email: 'grace@gmail.com',
+      provider: 'google.com',
+      phone: '+13105550199',
+      referral: 'AB12',
+      status: 'approved',
+      complete: true,
+      paid: true,
+      reviewVersion: 3,
+    },
     GRACE_PROFILE,
   );
   for (const [field, mime] of Object.entries(PROFILE_FILES)) await legacyUpload(ids.grace, null, field, mime);
@@ -358,9 +387,10 @@ interface StepRow {
 }
 
 async function stepsOf(driverId: string): Promise<Map<string, StepRow>> {
-  const { rows } = await db.query<StepRow>('SELECT step, schema_name, schema_version, answers, files, submitted_at, reviewed FROM step_answers WHERE driver_id = $1', [
-    driverId,
-  ]);
+  const { rows } = await db.query<StepRow>(
+    'SELECT step, schema_name, schema_version, answers, files, submitted_at, reviewed FROM step_answers WHERE driver_id = $1',
+    [driverId],
+  );
   return new Map(rows.map((row) => [row.step, row]));
 }
 
@@ -439,7 +469,9 @@ describe('migration 007 on the rows the old code wrote', () => {
   });
 
   it("keeps one vehicle per driver and only the files answers name; the others' files are swept at start", async () => {
-    const { rows: vehicles } = await db.query<{ id: string; driver_id: string; submitted_at: Date | null }>('SELECT id, driver_id, submitted_at FROM vehicles ORDER BY driver_id');
+    const { rows: vehicles } = await db.query<{ id: string; driver_id: string; submitted_at: Date | null }>(
+      'SELECT id, driver_id, submitted_at FROM vehicles ORDER BY driver_id',
+    );
     expect(new Map(vehicles.map((vehicle) => [vehicle.driver_id, vehicle.id]))).toEqual(
       new Map([
         [ids.ada, adaVehicles.latest],
@@ -448,7 +480,9 @@ describe('migration 007 on the rows the old code wrote', () => {
       ]),
     );
     expect(vehicles).toHaveLength(3);
-    const { rows: kept } = await db.query<{ id: string; step: string; vehicle_id: string | null; field: string }>('SELECT id, step, vehicle_id, field FROM uploads');
+    const { rows: kept } = await db.query<{ id: string; step: string; vehicle_id: string | null; field: string }>(
+      'SELECT id, step, vehicle_id, field FROM uploads',
+    );
     const { rows: named } = await db.query<{ id: string }>('SELECT value AS id FROM step_answers, jsonb_each_text(files)');
     expect(kept.map((upload) => upload.id).sort()).toEqual(named.map((row) => row.id).sort());
     // Each file's step: the profile's, the photos', the vehicle form's.
@@ -488,7 +522,9 @@ describe('migration 007 on the rows the old code wrote', () => {
     expect(openAnswers(cipher, ids.grace, 'addBank', bank.answers)).toEqual({ ...rest, accountNumber: ACCOUNT_NUMBER });
 
     // What stays typed on the driver stays there.
-    const { rows } = await db.query<Record<string, unknown>>('SELECT phone, referral_code, provider, status, is_subscription_paid FROM drivers WHERE id = $1', [ids.grace]);
+    const { rows } = await db.query<Record<string, unknown>>('SELECT phone, referral_code, provider, status, is_subscription_paid FROM drivers WHERE id = $1', [
+      ids.grace,
+    ]);
     expect(rows[0]).toEqual({ phone: '+13105550199', referral_code: 'AB12', provider: 'google.com', status: 'approved', is_subscription_paid: true });
   });
 
@@ -517,7 +553,9 @@ describe('migration 007 on the rows the old code wrote', () => {
 
   it('drops the old columns and table; no old ciphertext is left', async () => {
     const columns = async (table: string) =>
-      (await db.query<{ column_name: string }>('SELECT column_name FROM information_schema.columns WHERE table_name = $1', [table])).rows.map((row) => row.column_name);
+      (await db.query<{ column_name: string }>('SELECT column_name FROM information_schema.columns WHERE table_name = $1', [table])).rows.map(
+        (row) => row.column_name,
+      );
     const drivers = await columns('drivers');
     for (const gone of ['first_name', 'last_name', 'ssn_ciphertext', 'ssn_last4', 'date_of_birth', 'zip_code']) expect(drivers).not.toContain(gone);
     expect(drivers).toContain('submitted_at');
@@ -581,8 +619,16 @@ describe('the migrated drivers on the admin page', () => {
     ]);
     expect(profile!.fields.filter((field) => field.kind === 'file').map((field) => [field.field, field.title, field.file])).toEqual([
       ['profilePicture', 'Profile photo', { url: `/admin/uploads/${uploadId(ids.ada, null, 'profilePicture')}`, mime: 'image/png' }],
-      ['socialSecurityCardFront', 'Social Security Card (front)', { url: `/admin/uploads/${uploadId(ids.ada, null, 'socialSecurityCardFront')}`, mime: 'image/jpeg' }],
-      ['socialSecurityCardBack', 'Social Security Card (back)', { url: `/admin/uploads/${uploadId(ids.ada, null, 'socialSecurityCardBack')}`, mime: 'image/png' }],
+      [
+        'socialSecurityCardFront',
+        'Social Security Card (front)',
+        { url: `/admin/uploads/${uploadId(ids.ada, null, 'socialSecurityCardFront')}`, mime: 'image/jpeg' },
+      ],
+      [
+        'socialSecurityCardBack',
+        'Social Security Card (back)',
+        { url: `/admin/uploads/${uploadId(ids.ada, null, 'socialSecurityCardBack')}`, mime: 'image/png' },
+      ],
     ]);
     expect(images!.fields.map((field) => [field.field, field.kind, field.file?.url])).toEqual(
       IMAGE_FIELDS.map((field) => [field, 'file', `/admin/uploads/${uploadId(ids.ada, adaVehicles.latest, field)}`]),

@@ -51,7 +51,10 @@ describe.skipIf(!postgresBinDir)('with DATABASE_URL (PostgreSQL)', () => {
       const responses = await Promise.all([use(), use(), use()]);
       expect(responses.map((response) => response.statusCode).sort()).toEqual([200, 401, 401]);
       const winner = json<{ data: unknown; token: string }>(responses.find((response) => response.statusCode === 200)!);
-      expect(winner).toMatchObject({ data: statusData({ status: 'pending', isSessionComplete: false, isPhoneVerified: false, isProfileComplete: false }), token: expect.any(String) });
+      expect(winner).toMatchObject({
+        data: statusData({ status: 'pending', isSessionComplete: false, isPhoneVerified: false, isProfileComplete: false }),
+        token: expect.any(String),
+      });
       const session = await server.app.inject({ method: 'GET', url: `/driver/status/${driver.driverId}`, headers: bearer(winner.token) });
       expect(json(session)).toEqual({ data: winner.data });
     }

@@ -69,10 +69,12 @@ async function subscribedPerson(): Promise<Person> {
 }
 
 const uploadsOf = async (driverId: string) =>
-  (await server.db.query<{ id: string; step: string; field: string; storage_name: string; mime: string }>(
-    'SELECT id, step, field, storage_name, mime FROM uploads WHERE driver_id = $1 ORDER BY step, field',
-    [driverId],
-  )).rows;
+  (
+    await server.db.query<{ id: string; step: string; field: string; storage_name: string; mime: string }>(
+      'SELECT id, step, field, storage_name, mime FROM uploads WHERE driver_id = $1 ORDER BY step, field',
+      [driverId],
+    )
+  ).rows;
 
 /** Rows naming the driver: the driver's own, and in every table that has a driver_id column. */
 async function rowsByTable(driverId: string): Promise<Record<string, number>> {
@@ -143,13 +145,25 @@ describe('GET /admin/drivers/:id/export', () => {
     };
 
     const driver = jsonOf('driver.json');
-    expect(driver).toMatchObject({ id: person.driverId, email: person.email, phone: person.phone, provider: 'password', status: 'approved', signupIp: '203.0.113.7' });
+    expect(driver).toMatchObject({
+      id: person.driverId,
+      email: person.email,
+      phone: person.phone,
+      provider: 'password',
+      status: 'approved',
+      signupIp: '203.0.113.7',
+    });
     // No token, no hash of one.
     expect(strFromU8(zip['driver.json']!)).not.toMatch(/token|hash/i);
 
     // The driver's own data: the SSN in clear.
     const profile = jsonOf('answers/completeProfile.json');
-    expect(profile).toMatchObject({ step: 'completeProfile', schemaName: expect.any(String), schemaVersion: expect.any(String), submittedAt: expect.any(String) });
+    expect(profile).toMatchObject({
+      step: 'completeProfile',
+      schemaName: expect.any(String),
+      schemaVersion: expect.any(String),
+      submittedAt: expect.any(String),
+    });
     expect(profile.answers).toMatchObject({ firstName: person.firstName, lastName: person.lastName, SSN: person.ssn });
     expect(jsonOf('answers/addVehicle.json').answers).toMatchObject({ vehicleMake: 'Toyota', plateNumber: 'ABC1234' });
     expect(zip['answers/uploadVehicleImages.json']).toBeDefined();
@@ -166,10 +180,13 @@ describe('GET /admin/drivers/:id/export', () => {
     expect(Object.keys(zip).filter((path) => path.startsWith('files/'))).toHaveLength(13);
 
     expect(jsonOf('reviews.json')).toMatchObject({ decisions: [{ decision: 'approved', reason: null, reviewedBy: app.adminReviewer }], fixesAsked: [] });
-    const { rows: subscriptions } = await server.db.query<{ customer_id: string; subscription_id: string }>('SELECT customer_id, subscription_id FROM subscriptions WHERE driver_id = $1', [
-      person.driverId,
-    ]);
-    expect(jsonOf('payments.json')).toMatchObject({ subscription: { customerId: subscriptions[0]!.customer_id, subscriptionId: subscriptions[0]!.subscription_id } });
+    const { rows: subscriptions } = await server.db.query<{ customer_id: string; subscription_id: string }>(
+      'SELECT customer_id, subscription_id FROM subscriptions WHERE driver_id = $1',
+      [person.driverId],
+    );
+    expect(jsonOf('payments.json')).toMatchObject({
+      subscription: { customerId: subscriptions[0]!.customer_id, subscriptionId: subscriptions[0]!.subscription_id },
+    });
     expect(jsonOf('export.json')).toMatchObject({ driverId: person.driverId, missingFiles: [] });
 
     const { rows: log } = await server.db.query<{ action: string; done_by: string; details: Record<string, number> }>(
@@ -248,7 +265,7 @@ describe('POST /admin/drivers/:id/erase', () => {
     const bystander = await subscribedPerson();
     const id = person.driverId;
     // Wrong codes leave lockout counters keyed by the driver and by the address (plugins/otpCodes.ts).
-    await server.db.query("INSERT INTO code_lockouts (subject, consecutive_failures) VALUES ($1, 3), ($2, 2), ($3, 1)", [
+    await server.db.query('INSERT INTO code_lockouts (subject, consecutive_failures) VALUES ($1, 3), ($2, 2), ($3, 1)', [
       `driver:${id}:sms`,
       `destination:sms:${person.phone}`,
       `destination:email:${person.email}`,
@@ -280,13 +297,18 @@ describe('POST /admin/drivers/:id/erase', () => {
 
     // No row names the driver but the log.
     const left = await rowsByTable(id);
-    expect(Object.keys(left)).toEqual(expect.arrayContaining(['drivers', 'sessions', 'otp_codes', 'uploads', 'step_answers', 'subscriptions', 'outgoing_notices', 'privacy_requests']));
+    expect(Object.keys(left)).toEqual(
+      expect.arrayContaining(['drivers', 'sessions', 'otp_codes', 'uploads', 'step_answers', 'subscriptions', 'outgoing_notices', 'privacy_requests']),
+    );
     expect(Object.entries(left).filter(([table, n]) => n > 0 && table !== 'privacy_requests')).toEqual([]);
     const { rows: lockouts } = await server.db.query<{ subject: string }>('SELECT subject FROM code_lockouts');
     expect(lockouts.filter(({ subject }) => subject.includes(id) || subject.includes(person.email) || subject.includes(person.phone))).toEqual([]);
 
     // The payment records, without the person; the log, with who did it and counts only.
-    const { rows: kept } = await server.db.query('SELECT driver_ref, customer_id, subscription_id, payment_intent_id, status FROM retained_payment_records WHERE driver_ref = $1', [id]);
+    const { rows: kept } = await server.db.query(
+      'SELECT driver_ref, customer_id, subscription_id, payment_intent_id, status FROM retained_payment_records WHERE driver_ref = $1',
+      [id],
+    );
     expect(kept).toEqual([{ driver_ref: id, ...subscriptions[0] }]);
     const { rows: log } = await server.db.query<{ action: string; done_by: string; details: Record<string, number> }>(
       'SELECT action, done_by, details FROM privacy_requests WHERE driver_id = $1',
@@ -296,7 +318,17 @@ describe('POST /admin/drivers/:id/erase', () => {
       {
         action: 'erase',
         done_by: app.adminReviewer,
-        details: { answers: 3, files: 13, sessions: sessions[0]!.n, codes: expect.any(Number), notices: expect.any(Number), reviews: 1, vehicles: 1, lockouts: 3, paymentRecordsKept: 1 },
+        details: {
+          answers: 3,
+          files: 13,
+          sessions: sessions[0]!.n,
+          codes: expect.any(Number),
+          notices: expect.any(Number),
+          reviews: 1,
+          vehicles: 1,
+          lockouts: 3,
+          paymentRecordsKept: 1,
+        },
       },
     ]);
     expect(JSON.stringify(log)).not.toContain(person.email);
@@ -314,7 +346,9 @@ describe('POST /admin/drivers/:id/erase', () => {
     expect(await rowsByTable(bystander.driverId)).toMatchObject({ drivers: 1, step_answers: 3, uploads: 13, subscriptions: 1 });
     for (const file of await uploadsOf(bystander.driverId)) expect(await app.uploads.read(file.storage_name)).not.toBeNull();
     expect((await app.inject({ method: 'GET', url: `/driver/status/${bystander.driverId}`, headers: bearer(bystander.token) })).statusCode).toBe(200);
-    expect(Object.values(await filesHolding([bystander.email, bystander.firstName])).flat()).toEqual(expect.arrayContaining([bystander.email, bystander.firstName]));
+    expect(Object.values(await filesHolding([bystander.email, bystander.firstName])).flat()).toEqual(
+      expect.arrayContaining([bystander.email, bystander.firstName]),
+    );
   });
 });
 
@@ -361,7 +395,9 @@ describe('npm run admin -- export | erase', () => {
         stderr: expect.stringContaining('Error: This is not the email of this driver: nothing was erased. Check the driver id. (HTTP 400)'),
       });
       const erased = await cli(baseUrl, 'erase', person.driverId, '--confirm', person.email);
-      expect(erased.stdout.trim()).toMatch(new RegExp(`^Erased driver ${person.driverId}: 3 answered steps, 13 files, \\d+ sessions, and the sign-in account\\.`));
+      expect(erased.stdout.trim()).toMatch(
+        new RegExp(`^Erased driver ${person.driverId}: 3 answered steps, 13 files, \\d+ sessions, and the sign-in account\\.`),
+      );
       expect(await rowsByTable(person.driverId)).toMatchObject({ drivers: 0, step_answers: 0, uploads: 0 });
     } finally {
       await rm(out, { force: true });
@@ -379,7 +415,9 @@ describe.skipIf(!postgresBinDir)('on PostgreSQL (DATABASE_URL)', () => {
       const files = (await pg.db.query<{ storage_name: string }>('SELECT storage_name FROM uploads WHERE driver_id = $1', [driver.driverId])).rows;
       const exported = await pg.app.inject({ method: 'GET', url: `/admin/drivers/${driver.driverId}/export`, headers: bearer(pg.config.adminToken) });
       expect(exported.statusCode, exported.body).toBe(200);
-      expect(JSON.parse(strFromU8(unzipSync(new Uint8Array(exported.rawPayload))['answers/completeProfile.json']!)).answers).toMatchObject({ SSN: '123456789' });
+      expect(JSON.parse(strFromU8(unzipSync(new Uint8Array(exported.rawPayload))['answers/completeProfile.json']!)).answers).toMatchObject({
+        SSN: '123456789',
+      });
       const erased = await pg.app.inject({
         method: 'POST',
         url: `/admin/drivers/${driver.driverId}/erase`,

@@ -7,7 +7,7 @@ import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PROJECT_ROOT } from '../../src/shared/projectFiles.js';
+import { PROJECT_ROOT } from '../../src/node/projectFiles.js';
 import { installProduction } from '../../src/cli/productionInstall.js';
 import { freePort, postgresBinDir, runningPostgres, type TestPostgres } from '../support/postgres.js';
 import { startServerProcess } from '../../src/cli/serverProcess.js';
@@ -97,7 +97,9 @@ describe('npm run start:prod', () => {
     const port = await freePort();
     const run = await runServer({ ...productionEnv(join(dataDir, 'no-db')), DATABASE_URL: `postgres://onramp:s3cret@127.0.0.1:${port}/onramp` });
     expect(run.code).toBe(1);
-    expect(run.err.trim()).toBe(`Onramp cannot start: the database at postgres://onramp:***@127.0.0.1:${port}/onramp cannot be reached (connect ECONNREFUSED 127.0.0.1:${port}).`);
+    expect(run.err.trim()).toBe(
+      `Onramp cannot start: the database at postgres://onramp:***@127.0.0.1:${port}/onramp cannot be reached (connect ECONNREFUSED 127.0.0.1:${port}).`,
+    );
     expect(run.out + run.err).not.toContain('s3cret');
   });
 

@@ -56,7 +56,8 @@ function seedRows(): Omit<Seeded, 'id'>[] {
     const lastName = SPECIAL_LAST.get(i) ?? `${LAST[i % LAST.length]}`;
     const named = i % 50 !== 49; // a few sent no profile (as if they sent everything before the profile existed)
     rows.push({
-      email: i === 121 ? 'fleet%owner@example.com' : i === 122 ? 'fleetXowner@example.com' : `driver.${LAST[(i * 3) % LAST.length]!.toLowerCase()}.${i}@example.com`,
+      email:
+        i === 121 ? 'fleet%owner@example.com' : i === 122 ? 'fleetXowner@example.com' : `driver.${LAST[(i * 3) % LAST.length]!.toLowerCase()}.${i}@example.com`,
       phone: i % 40 === 39 ? null : `+1${String(2025550000 + ((i * 37) % 10_000)).padStart(10, '0')}`,
       firstName: named ? FIRST[i % FIRST.length]! : null,
       lastName: named ? lastName : null,
@@ -83,7 +84,16 @@ beforeAll(async () => {
        CASE WHEN x.status = 'rejected' THEN 'Blurry licence' END
      FROM jsonb_to_recordset($1::jsonb) AS x(email text, phone text, status text, submitted_at text)
      RETURNING id, email`,
-    [JSON.stringify(rows.map((row) => ({ email: row.email, phone: row.phone, status: row.status, submitted_at: row.submittedUs === null ? null : usToSql(row.submittedUs) })))],
+    [
+      JSON.stringify(
+        rows.map((row) => ({
+          email: row.email,
+          phone: row.phone,
+          status: row.status,
+          submitted_at: row.submittedUs === null ? null : usToSql(row.submittedUs),
+        })),
+      ),
+    ],
   );
   const idByEmail = new Map(inserted.map((row) => [row.email, row.id]));
   seeded = rows.map((row) => ({ ...row, id: idByEmail.get(row.email)! }));
@@ -100,7 +110,7 @@ beforeAll(async () => {
   );
   // The seeded times are in the database to the microsecond.
   const { rows: check } = await server.db.query<{ n: number }>(
-    "SELECT count(*)::int AS n FROM drivers WHERE submitted_at IS NOT NULL AND extract(microseconds FROM submitted_at)::bigint % 1000 <> 0",
+    'SELECT count(*)::int AS n FROM drivers WHERE submitted_at IS NOT NULL AND extract(microseconds FROM submitted_at)::bigint % 1000 <> 0',
   );
   expect(check[0]!.n).toBeGreaterThan(100);
 });
@@ -130,7 +140,8 @@ async function walk(query: Record<string, string>): Promise<{ drivers: QueueDriv
   return { drivers, pages };
 }
 
-const byQueueOrder = (a: Seeded, b: Seeded) => (a.submittedUs! < b.submittedUs! ? -1 : a.submittedUs! > b.submittedUs! ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+const byQueueOrder = (a: Seeded, b: Seeded) =>
+  a.submittedUs! < b.submittedUs! ? -1 : a.submittedUs! > b.submittedUs! ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
 
 /** The drivers a state's queue holds, in its order: pending oldest first, decided ones newest first. */
 function expected(status: ReviewStatus, matches: (driver: Seeded) => boolean = () => true): string[] {

@@ -7,7 +7,19 @@ import type { FastifyInstance } from 'fastify';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startS3, type LocalS3 } from '../support/s3.js';
-import { bearer, completeProfile, json, post, profileValues, formData, startTestServer, verifiedDriver, verifyPhone, type TestDriver, type TestServer } from '../support/server.js';
+import {
+  bearer,
+  completeProfile,
+  json,
+  post,
+  profileValues,
+  formData,
+  startTestServer,
+  verifiedDriver,
+  verifyPhone,
+  type TestDriver,
+  type TestServer,
+} from '../support/server.js';
 
 let s3: LocalS3;
 let server: TestServer;
@@ -24,7 +36,12 @@ afterAll(async () => {
 });
 
 const uploadsOf = async (driverId: string) =>
-  (await server.db.query<{ id: string; field: string; storage_name: string }>('SELECT id, field, storage_name FROM uploads WHERE driver_id = $1 ORDER BY field', [driverId])).rows;
+  (
+    await server.db.query<{ id: string; field: string; storage_name: string }>(
+      'SELECT id, field, storage_name FROM uploads WHERE driver_id = $1 ORDER BY field',
+      [driverId],
+    )
+  ).rows;
 
 describe('documents in S3-compatible storage', () => {
   let driver: TestDriver;

@@ -59,7 +59,9 @@ describe('createCustomer', () => {
 
   it('passes on Stripe refusing a wrong secret key, without the key in the error', async () => {
     const liveKey = 'sk_live_onramp0123456789abcdef';
-    const error = await gateway({ secretKey: liveKey }).createCustomer({ driverId: 'drv_key', email: 'key@example.com' }).catch((caught: unknown) => caught);
+    const error = await gateway({ secretKey: liveKey })
+      .createCustomer({ driverId: 'drv_key', email: 'key@example.com' })
+      .catch((caught: unknown) => caught);
     expect(error).toMatchObject({ type: 'StripeAuthenticationError', statusCode: 401, message: 'Invalid API Key provided: sk_live_****cdef' });
     expect(JSON.stringify(error)).not.toContain(liveKey);
   });
@@ -129,7 +131,9 @@ describe('createSubscription', () => {
 
   it('says which subscription and what to fix when the first invoice has no payment to confirm ($0 price)', async () => {
     const request = await newDriver();
-    const error = (await gateway({ priceId: fake.freePriceId }).createSubscription(request).catch((caught: unknown) => caught)) as Error;
+    const error = (await gateway({ priceId: fake.freePriceId })
+      .createSubscription(request)
+      .catch((caught: unknown) => caught)) as Error;
     const subscriptionId = /sub_\w+/.exec(error.message)?.[0];
     expect(error.message).toBe(
       `Stripe subscription ${subscriptionId}: its first invoice has no payment to confirm (no confirmation secret or payment intent) — ` +
@@ -169,11 +173,20 @@ describe('retrieveSubscription', () => {
   it('keeps a declined first payment incomplete and unpaid, with the same secret to confirm another card', async () => {
     const { subscriptionId, paymentIntentId, clientSecret } = await stripe.createSubscription(await newDriver());
     fake.failInvoice(subscriptionId);
-    expect(await stripe.retrieveSubscription(subscriptionId)).toMatchObject({ status: 'incomplete', invoicePaid: false, paymentIntentIds: [paymentIntentId], clientSecret });
+    expect(await stripe.retrieveSubscription(subscriptionId)).toMatchObject({
+      status: 'incomplete',
+      invoicePaid: false,
+      paymentIntentIds: [paymentIntentId],
+      clientSecret,
+    });
   });
 
   it("passes on Stripe's resource_missing error for an unknown subscription", async () => {
-    await expect(stripe.retrieveSubscription('sub_unknown')).rejects.toMatchObject({ statusCode: 404, code: 'resource_missing', message: "No such subscription: 'sub_unknown'" });
+    await expect(stripe.retrieveSubscription('sub_unknown')).rejects.toMatchObject({
+      statusCode: 404,
+      code: 'resource_missing',
+      message: "No such subscription: 'sub_unknown'",
+    });
   });
 });
 
@@ -201,7 +214,11 @@ describe('parseWebhook', () => {
   it('reads the subscription whether the invoice names it by id or carries it expanded, and none for an invoice without one', () => {
     const expanded = stripeEvent('invoice.paid', {
       ...paidInvoice,
-      parent: { type: 'subscription_details', quote_details: null, subscription_details: { metadata: {}, subscription: { id: subscriptionId, object: 'subscription' } } },
+      parent: {
+        type: 'subscription_details',
+        quote_details: null,
+        subscription_details: { metadata: {}, subscription: { id: subscriptionId, object: 'subscription' } },
+      },
     });
     const oneOff = stripeEvent('invoice.paid', { ...paidInvoice, parent: null });
     expect(stripe.parseWebhook(...deliver(expanded))).toMatchObject({ subscriptionId });
@@ -223,7 +240,11 @@ describe('parseWebhook', () => {
     const tampered = Buffer.from(body.toString().replace(subscriptionId, 'sub_someone_else'));
     const forged = signedEvent('whsec_another_secret', stripeEvent('invoice.paid', paidInvoice));
 
-    for (const [rawBody, header] of [[tampered, signature], [forged.body, forged.signature], [body, undefined]] as const) {
+    for (const [rawBody, header] of [
+      [tampered, signature],
+      [forged.body, forged.signature],
+      [body, undefined],
+    ] as const) {
       expect(() => stripe.parseWebhook(rawBody, header)).toThrow(WebhookSignatureError);
       expect(() => stripe.parseWebhook(rawBody, header)).toThrow('The webhook signature could not be verified.');
     }
@@ -265,7 +286,8 @@ describe('the local Stripe-shaped server', () => {
     expect(await response.json()).toEqual({
       error: {
         type: 'invalid_request_error',
-        message: "You did not provide an API key. You need to provide your API key in the Authorization header, using Bearer auth (e.g. 'Authorization: Bearer YOUR_SECRET_KEY').",
+        message:
+          "You did not provide an API key. You need to provide your API key in the Authorization header, using Bearer auth (e.g. 'Authorization: Bearer YOUR_SECRET_KEY').",
       },
     });
   });

@@ -3,7 +3,18 @@ import type { FastifyInstance } from 'fastify';
 import { startFakeStripe, signedEvent, stripeEvent, type FakeStripe } from '../support/fakeStripe.js';
 import { signInEmulatorUser } from '../support/identity.js';
 import type { ReviewDriver } from '../../src/shared/review.js';
-import { approvedDriver, bearer, json, outbox, post, sendVehicle, verifiedDriver, startTestServer, type TestDriver, type TestServer } from '../support/server.js';
+import {
+  approvedDriver,
+  bearer,
+  json,
+  outbox,
+  post,
+  sendVehicle,
+  verifiedDriver,
+  startTestServer,
+  type TestDriver,
+  type TestServer,
+} from '../support/server.js';
 
 let server: TestServer;
 let app: FastifyInstance;
@@ -17,7 +28,14 @@ beforeAll(async () => {
   app = server.app;
   fake = await startFakeStripe();
   stripeApp = await server.buildAnother({
-    payments: { kind: 'stripe', secretKey: 'sk_test_onramp', publishableKey: 'pk_test_onramp', priceId: fake.priceId, webhookSecret: WEBHOOK_SECRET, apiBase: fake.url },
+    payments: {
+      kind: 'stripe',
+      secretKey: 'sk_test_onramp',
+      publishableKey: 'pk_test_onramp',
+      priceId: fake.priceId,
+      webhookSecret: WEBHOOK_SECRET,
+      apiBase: fake.url,
+    },
   });
 });
 afterAll(async () => {
@@ -82,9 +100,10 @@ describe('GET /subscription/createStripeSub', () => {
     const [a, b] = await Promise.all([createSub(driver.token), createSub(driver.token)]);
     expect([a.statusCode, b.statusCode]).toEqual([200, 200]);
     expect(json(a)).toEqual(json(b));
-    const { rows } = await server.db.query('SELECT 1 FROM sandbox_subscriptions s JOIN subscriptions d ON d.customer_id = s.customer_id WHERE d.driver_id = $1', [
-      driver.driverId,
-    ]);
+    const { rows } = await server.db.query(
+      'SELECT 1 FROM sandbox_subscriptions s JOIN subscriptions d ON d.customer_id = s.customer_id WHERE d.driver_id = $1',
+      [driver.driverId],
+    );
     expect(rows).toHaveLength(1);
   });
 
@@ -135,7 +154,11 @@ describe('POST /sandbox/confirmPayment (the local stand-in for Stripe.js)', () =
   });
 
   it('is not served when Stripe is the gateway', async () => {
-    const response = await stripeApp.inject({ method: 'POST', url: '/sandbox/confirmPayment', payload: { clientSecret: created.clientSecret, ...card('4242424242424242') } });
+    const response = await stripeApp.inject({
+      method: 'POST',
+      url: '/sandbox/confirmPayment',
+      payload: { clientSecret: created.clientSecret, ...card('4242424242424242') },
+    });
     expect(response.statusCode).toBe(404);
   });
 });
@@ -197,7 +220,9 @@ describe('with Stripe as the gateway', () => {
       stripeSubscriptionId: created.stripeSubscriptionId,
       paymentIntentId: fake.stored(created.stripeSubscriptionId).paymentIntentId,
     });
-    const request = fake.requests.find((each) => each.method === 'POST' && each.path === '/v1/subscriptions' && (each.params.metadata as Record<string, string>).driverId === driver.driverId);
+    const request = fake.requests.find(
+      (each) => each.method === 'POST' && each.path === '/v1/subscriptions' && (each.params.metadata as Record<string, string>).driverId === driver.driverId,
+    );
     expect(request?.params).toMatchObject({
       payment_behavior: 'default_incomplete',
       expand: ['latest_invoice.confirmation_secret', 'latest_invoice.payments'],
@@ -225,7 +250,12 @@ describe('POST /subscription/webhook', () => {
   });
 
   const deliver = (delivery: { body: Buffer; signature: string }, on = stripeApp) =>
-    on.inject({ method: 'POST', url: '/subscription/webhook', headers: { 'content-type': 'application/json', 'stripe-signature': delivery.signature }, payload: delivery.body });
+    on.inject({
+      method: 'POST',
+      url: '/subscription/webhook',
+      headers: { 'content-type': 'application/json', 'stripe-signature': delivery.signature },
+      payload: delivery.body,
+    });
 
   it('refuses a bad signature with 400 and changes nothing', async () => {
     const event = stripeEvent('invoice.paid', fake.payInvoice(created.stripeSubscriptionId));
@@ -261,7 +291,10 @@ describe('POST /subscription/webhook', () => {
     await deliver(signedEvent(WEBHOOK_SECRET, stripeEvent('invoice.paid', fake.payInvoice(first.stripeSubscriptionId))));
     expect(await paidFlag(ended)).toBe(true);
     const canceled = { ...fake.stored(first.stripeSubscriptionId).subscription, status: 'canceled' };
-    expect(json(await deliver(signedEvent(WEBHOOK_SECRET, stripeEvent('customer.subscription.deleted', canceled))))).toEqual({ received: true, duplicate: false });
+    expect(json(await deliver(signedEvent(WEBHOOK_SECRET, stripeEvent('customer.subscription.deleted', canceled))))).toEqual({
+      received: true,
+      duplicate: false,
+    });
     expect(await paidFlag(ended)).toBe(false);
     await server.app.messaging.deliverDue();
     expect((await outbox(server.app)).find((entry) => entry.to === ended.email && 'notice' in entry && entry.notice === 'subscriptionEnded')).toMatchObject({
@@ -287,7 +320,12 @@ const MINUTE = 60_000;
 
 describe('POST /finance/banks', () => {
   const ACCOUNT = '000123456789';
-  const bank = (overrides: Record<string, unknown> = {}) => ({ accountHolderName: 'Dana Driver', accountNumber: ACCOUNT, routingNumber: '111000025', ...overrides });
+  const bank = (overrides: Record<string, unknown> = {}) => ({
+    accountHolderName: 'Dana Driver',
+    accountNumber: ACCOUNT,
+    routingNumber: '111000025',
+    ...overrides,
+  });
   let driver: TestDriver;
   beforeAll(async () => {
     driver = await approvedDriver(server);

@@ -59,7 +59,10 @@ describe('readConfig', () => {
   });
 
   it('uses PostgreSQL when DATABASE_URL is set', () => {
-    expect(readConfig({ DATA_DIR: join(scratch, 'pg'), DATABASE_URL: 'postgres://u@db/onramp' }).database).toEqual({ kind: 'postgres', url: 'postgres://u@db/onramp' });
+    expect(readConfig({ DATA_DIR: join(scratch, 'pg'), DATABASE_URL: 'postgres://u@db/onramp' }).database).toEqual({
+      kind: 'postgres',
+      url: 'postgres://u@db/onramp',
+    });
   });
 
   it('refuses to start in production without DATA_KEY, saying what to set', () => {
@@ -69,13 +72,26 @@ describe('readConfig', () => {
   });
 
   it('refuses the Auth emulator in production and has no emulator by default there', () => {
-    const env = { NODE_ENV: 'production', DATA_DIR: join(scratch, 'prod'), DATA_KEY: randomBytes(32).toString('base64'), ADMIN_TOKEN: PRODUCTION_ADMIN_TOKEN, ...PRODUCTION_STRIPE, ...PRODUCTION_SERVICES };
+    const env = {
+      NODE_ENV: 'production',
+      DATA_DIR: join(scratch, 'prod'),
+      DATA_KEY: randomBytes(32).toString('base64'),
+      ADMIN_TOKEN: PRODUCTION_ADMIN_TOKEN,
+      ...PRODUCTION_STRIPE,
+      ...PRODUCTION_SERVICES,
+    };
     expect(readConfig(env).firebaseAuthEmulatorHost).toBeNull();
     expect(() => readConfig({ ...env, FIREBASE_AUTH_EMULATOR_HOST: '127.0.0.1:9099' })).toThrow(/must not be set in production/);
   });
 
   it('refuses to start in production without ADMIN_TOKEN, or with a short one, and generates none there', () => {
-    const env = { NODE_ENV: 'production', DATA_DIR: join(scratch, 'prod-admin'), DATA_KEY: randomBytes(32).toString('base64'), ...PRODUCTION_STRIPE, ...PRODUCTION_SERVICES };
+    const env = {
+      NODE_ENV: 'production',
+      DATA_DIR: join(scratch, 'prod-admin'),
+      DATA_KEY: randomBytes(32).toString('base64'),
+      ...PRODUCTION_STRIPE,
+      ...PRODUCTION_SERVICES,
+    };
     expect(() => readConfig(env)).toThrow(/ADMIN_TOKEN is required in production/);
     expect(() => readConfig({ ...env, ADMIN_TOKEN: 'x'.repeat(31) })).toThrow(/ADMIN_TOKEN must be at least 32 characters/);
     expect(() => readConfig({ ...env, ADMIN_TOKEN: `${'x'.repeat(31)} y` })).toThrow(/without spaces/);
@@ -84,7 +100,14 @@ describe('readConfig', () => {
   });
 
   it('refuses to start in production without PostgreSQL or a real Firebase project, saying what to set', () => {
-    const env = { NODE_ENV: 'production', DATA_DIR: join(scratch, 'prod-services'), DATA_KEY: randomBytes(32).toString('base64'), ADMIN_TOKEN: PRODUCTION_ADMIN_TOKEN, ...PRODUCTION_STRIPE, ...PRODUCTION_SERVICES };
+    const env = {
+      NODE_ENV: 'production',
+      DATA_DIR: join(scratch, 'prod-services'),
+      DATA_KEY: randomBytes(32).toString('base64'),
+      ADMIN_TOKEN: PRODUCTION_ADMIN_TOKEN,
+      ...PRODUCTION_STRIPE,
+      ...PRODUCTION_SERVICES,
+    };
     expect(readConfig(env).database).toEqual({ kind: 'postgres', url: PRODUCTION_SERVICES.DATABASE_URL });
     expect(() => readConfig({ ...env, DATABASE_URL: '' })).toThrow(/^DATABASE_URL is required in production/);
     expect(() => readConfig({ ...env, DATABASE_URL: 'mysql://db/onramp' })).toThrow('DATABASE_URL must start with postgres:// or postgresql://, not mysql://.');
@@ -96,7 +119,15 @@ describe('readConfig', () => {
   it('delivers by SMTP and Twilio when they are set, by the local outbox otherwise, and checks their settings', () => {
     const dataDir = join(scratch, 'messaging');
     expect(readConfig({ DATA_DIR: dataDir }).messaging).toEqual({ email: { kind: 'local' }, sms: { kind: 'local' } });
-    const env = { DATA_DIR: dataDir, SMTP_URL: 'smtp://mail.local:2525', MAIL_FROM: 'no-reply@onramp.example', TWILIO_ACCOUNT_SID: 'AC1', TWILIO_AUTH_TOKEN: 't', TWILIO_FROM: 'MG0123456789abcdef0123456789abcdef', TWILIO_API_BASE: 'http://127.0.0.1:4010' };
+    const env = {
+      DATA_DIR: dataDir,
+      SMTP_URL: 'smtp://mail.local:2525',
+      MAIL_FROM: 'no-reply@onramp.example',
+      TWILIO_ACCOUNT_SID: 'AC1',
+      TWILIO_AUTH_TOKEN: 't',
+      TWILIO_FROM: 'MG0123456789abcdef0123456789abcdef',
+      TWILIO_API_BASE: 'http://127.0.0.1:4010',
+    };
     expect(readConfig(env).messaging).toEqual({
       email: { kind: 'smtp', url: 'smtp://mail.local:2525', from: 'no-reply@onramp.example' },
       sms: { kind: 'twilio', accountSid: 'AC1', authToken: 't', from: 'MG0123456789abcdef0123456789abcdef', apiBase: 'http://127.0.0.1:4010' },
@@ -153,7 +184,13 @@ describe('readConfig', () => {
   });
 
   it('refuses the payment sandbox in production, and Stripe there without a webhook secret', () => {
-    const env = { NODE_ENV: 'production', DATA_DIR: join(scratch, 'prod-pay'), DATA_KEY: randomBytes(32).toString('base64'), ADMIN_TOKEN: PRODUCTION_ADMIN_TOKEN, ...PRODUCTION_SERVICES };
+    const env = {
+      NODE_ENV: 'production',
+      DATA_DIR: join(scratch, 'prod-pay'),
+      DATA_KEY: randomBytes(32).toString('base64'),
+      ADMIN_TOKEN: PRODUCTION_ADMIN_TOKEN,
+      ...PRODUCTION_SERVICES,
+    };
     expect(() => readConfig(env)).toThrow('STRIPE_SECRET_KEY is required in production: without it subscriptions would be paid with test cards.');
     expect(() => readConfig({ ...env, ...PRODUCTION_STRIPE, STRIPE_WEBHOOK_SECRET: '' })).toThrow(
       'With STRIPE_SECRET_KEY set, STRIPE_WEBHOOK_SECRET must be set too.',
@@ -260,7 +297,9 @@ describe('migration 003 (resume tokens)', () => {
       // openDb ran all of them; start over on a fresh schema with the first two only.
       await db.exec('DROP SCHEMA public CASCADE; CREATE SCHEMA public;');
       expect(await migrate(db, dir)).toEqual(['001_onboarding.sql', '002_admin_review.sql']);
-      const { rows } = await db.query<{ id: string }>("INSERT INTO drivers (email, firebase_uid, provider) VALUES ('a@example.com', 'uid-a', 'password') RETURNING id");
+      const { rows } = await db.query<{ id: string }>(
+        "INSERT INTO drivers (email, firebase_uid, provider) VALUES ('a@example.com', 'uid-a', 'password') RETURNING id",
+      );
       await db.query("INSERT INTO sessions (token_hash, driver_id, created_at, expires_at) VALUES ('h1', $1, now(), now() + interval '1 day')", [rows[0]!.id]);
       copyFileSync(join(source, '003_resume_tokens.sql'), join(dir, '003_resume_tokens.sql'));
       expect(await migrate(db, dir)).toEqual(['003_resume_tokens.sql']);

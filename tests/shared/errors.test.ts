@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createAjv } from '../../src/shared/ajv.js';
 import { expandErrors, fillPlaceholders, fromAjvErrors, messagesByField } from '../../src/shared/errors.js';
-import { loadSchema } from '../../src/shared/projectFiles.js';
+import { loadSchema } from '../../src/node/projectFiles.js';
 
 describe('expandErrors', () => {
   it('moves an object-level required message onto the missing field', () => {

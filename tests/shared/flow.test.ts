@@ -12,7 +12,7 @@ import {
   type FormStep,
   type ScreenStep,
 } from '../../src/shared/flow.js';
-import { loadFlow } from '../../src/shared/projectFiles.js';
+import { loadFlow } from '../../src/node/projectFiles.js';
 
 const flow = loadFlow();
 const step = (id: string) => flow.steps[id] as FormStep;
@@ -29,7 +29,14 @@ describe('buildPayload', () => {
     const payload = buildPayload(
       call('driverEmailSignUp'),
       lookupIn({
-        form: { email: ' Driver@Example.COM ', phoneNo: '2025550143', password: 'Str0ng!Pass', confirmPassword: 'Str0ng!Pass', accept: true, twilioCheck: true },
+        form: {
+          email: ' Driver@Example.COM ',
+          phoneNo: '2025550143',
+          password: 'Str0ng!Pass',
+          confirmPassword: 'Str0ng!Pass',
+          accept: true,
+          twilioCheck: true,
+        },
         context: { ip: '203.0.113.9', idToken: 'id-token' },
       }),
     );
@@ -153,7 +160,11 @@ describe('resolveResume (the table of spec §4, and the rows added so every retu
     // Ours: an email sign-up verifies the phone before the profile, the server asks it.
     [{ status: 'pending', isSessionComplete: false, isPhoneVerified: false }, 'verifyPhone', { ...session, 'storage.phone': 'response.phone' }],
     // Ours: a social sign-up gets its variant of the profile, and verifies the phone after it.
-    [{ status: 'pending', isSessionComplete: false, isPhoneVerified: false, isSocial: true }, 'completeProfile', { ...session, 'storage.isSocial': 'const.yes' }],
+    [
+      { status: 'pending', isSessionComplete: false, isPhoneVerified: false, isSocial: true },
+      'completeProfile',
+      { ...session, 'storage.isSocial': 'const.yes' },
+    ],
     [
       { status: 'pending', isSessionComplete: false, isPhoneVerified: false, isSocial: true, isProfileComplete: true },
       'verifyPhone',
@@ -170,7 +181,10 @@ describe('resolveResume (the table of spec §4, and the rows added so every retu
   });
 
   it('sends the phone code on the way to the phone step, with the upload flag after a social profile', () => {
-    expect(resume({ status: 'pending', isSessionComplete: false, isPhoneVerified: false })).toMatchObject({ after: [{ call: 'sendPhoneCode' }], to: 'verifyPhone' });
+    expect(resume({ status: 'pending', isSessionComplete: false, isPhoneVerified: false })).toMatchObject({
+      after: [{ call: 'sendPhoneCode' }],
+      to: 'verifyPhone',
+    });
     expect(resume({ status: 'pending', isSessionComplete: false, isPhoneVerified: false, isSocial: true, isProfileComplete: true })).toMatchObject({
       after: [{ call: 'sendPhoneCode' }],
       state: { upload: true },
@@ -209,8 +223,16 @@ describe('social sign-up', () => {
     expect(step('signup').social).toBe(true);
     expect(step('signIn').social).toBe(true);
     expect(social.next).toEqual([{ resume: true }]);
-    const rule = resolveResume(flow.resume, lookupIn({ status: { status: 'pending', isSessionComplete: false, isEmailVerified: true, isPhoneVerified: false, isProfileComplete: false, isSocial: true } }));
-    expect(rule).toMatchObject({ to: 'completeProfile', store: { 'storage.isSocial': 'const.yes', 'storage.token': 'response.token', 'cookie.token': 'response.token' } });
+    const rule = resolveResume(
+      flow.resume,
+      lookupIn({
+        status: { status: 'pending', isSessionComplete: false, isEmailVerified: true, isPhoneVerified: false, isProfileComplete: false, isSocial: true },
+      }),
+    );
+    expect(rule).toMatchObject({
+      to: 'completeProfile',
+      store: { 'storage.isSocial': 'const.yes', 'storage.token': 'response.token', 'cookie.token': 'response.token' },
+    });
   });
   it('offers Google, Apple and Facebook with their popup errors', () => {
     expect(social.providers.map((p) => [p.label, p.popupError])).toEqual([
@@ -223,8 +245,6 @@ describe('social sign-up', () => {
 
 describe('interpolate', () => {
   it('fills the stored phone number into a description', () => {
-    expect(interpolate('We sent a code to {storage.phone}.', lookupIn({ storage: { phone: '+12025550143' } }))).toBe(
-      'We sent a code to +12025550143.',
-    );
+    expect(interpolate('We sent a code to {storage.phone}.', lookupIn({ storage: { phone: '+12025550143' } }))).toBe('We sent a code to +12025550143.');
   });
 });

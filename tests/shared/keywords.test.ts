@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createAjv } from '../../src/shared/ajv.js';
 import { dateLimits, isoDateOffset } from '../../src/shared/dates.js';
 import { fromAjvErrors, messagesByField } from '../../src/shared/errors.js';
-import { loadSchema } from '../../src/shared/projectFiles.js';
+import { loadSchema } from '../../src/node/projectFiles.js';
 
 const ajv = createAjv();
 const messagesFor = (schemaName: string, data: Record<string, unknown>) => {

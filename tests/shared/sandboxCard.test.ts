@@ -2,7 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { cardErrors, passesLuhn, testCardOutcome } from '../../src/shared/sandboxCard.js';
 
 const today = new Date(2026, 10, 22); // 22 November 2026
-const card = (change: Partial<{ number: string; expiry: string; cvc: string }> = {}) => ({ number: '4242 4242 4242 4242', expiry: '12 / 30', cvc: '123', ...change });
+const card = (change: Partial<{ number: string; expiry: string; cvc: string }> = {}) => ({
+  number: '4242 4242 4242 4242',
+  expiry: '12 / 30',
+  cvc: '123',
+  ...change,
+});
 
 describe('passesLuhn', () => {
   it.each(['4242424242424242', '4000000000000002', '4000000000009995', '5555555555554444'])('accepts %s', (digits) => expect(passesLuhn(digits)).toBe(true));
@@ -29,8 +34,16 @@ describe('cardErrors (the sandbox card form, judged alike in the browser and the
 describe('testCardOutcome', () => {
   it('pays with 4242 4242 4242 4242 and declines the decline test cards with their messages', () => {
     expect(testCardOutcome(card())).toEqual({ outcome: 'succeeded' });
-    expect(testCardOutcome(card({ number: '4000 0000 0000 0002' }))).toEqual({ outcome: 'declined', code: 'card_declined', message: 'Your card was declined.' });
-    expect(testCardOutcome(card({ number: '4000000000009995' }))).toEqual({ outcome: 'declined', code: 'insufficient_funds', message: 'Your card has insufficient funds.' });
+    expect(testCardOutcome(card({ number: '4000 0000 0000 0002' }))).toEqual({
+      outcome: 'declined',
+      code: 'card_declined',
+      message: 'Your card was declined.',
+    });
+    expect(testCardOutcome(card({ number: '4000000000009995' }))).toEqual({
+      outcome: 'declined',
+      code: 'insufficient_funds',
+      message: 'Your card has insufficient funds.',
+    });
   });
   it('declines any other card, as test mode does', () => {
     expect(testCardOutcome(card({ number: '5555 5555 5555 4444' })).outcome).toBe('declined');

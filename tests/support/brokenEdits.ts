@@ -12,7 +12,7 @@
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PROJECT_ROOT } from '../../src/shared/projectFiles.js';
+import { PROJECT_ROOT } from '../../src/node/projectFiles.js';
 
 export const BROKEN_EDITS_DIR = join(PROJECT_ROOT, 'tests', 'fixtures', 'broken-edits');
 

@@ -466,7 +466,11 @@ function expansions(params: Params): string[] {
   const refused = paths.find((path) => !EXPANDABLE.has(path));
   if (refused) {
     // Basil removed `latest_invoice.payment_intent`; Stripe refuses it like any field that cannot expand.
-    throw new StripeApiError(400, { type: 'invalid_request_error', message: `This property cannot be expanded (${refused.split('.').at(-1)}).`, param: 'expand' });
+    throw new StripeApiError(400, {
+      type: 'invalid_request_error',
+      message: `This property cannot be expanded (${refused.split('.').at(-1)}).`,
+      param: 'expand',
+    });
   }
   return paths;
 }
@@ -476,7 +480,8 @@ function authenticate(authorization: string | undefined) {
   if (!key) {
     throw new StripeApiError(401, {
       type: 'invalid_request_error',
-      message: "You did not provide an API key. You need to provide your API key in the Authorization header, using Bearer auth (e.g. 'Authorization: Bearer YOUR_SECRET_KEY').",
+      message:
+        "You did not provide an API key. You need to provide your API key in the Authorization header, using Bearer auth (e.g. 'Authorization: Bearer YOUR_SECRET_KEY').",
     });
   }
   if (!/^sk_test_\w+$/.test(key)) {

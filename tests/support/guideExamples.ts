@@ -7,7 +7,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-/** The project (not src/shared/projectFiles.ts, which reads ONRAMP_CONTENT_DIR once, when first imported). */
+/** The project (not src/node/projectFiles.ts, which reads ONRAMP_CONTENT_DIR once, when first imported). */
 const PROJECT_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 export interface GuideBlock {

@@ -55,7 +55,16 @@ export async function runningPostgres(): Promise<TestPostgres> {
   }
   const port = await freePort();
   const start = () =>
-    pgTool('pg_ctl', ['-D', dataDir, '-w', '-l', join(dataDir, 'server.log'), '-o', `-p ${port} -k ${dataDir} -c listen_addresses=127.0.0.1 -c fsync=off`, 'start']);
+    pgTool('pg_ctl', [
+      '-D',
+      dataDir,
+      '-w',
+      '-l',
+      join(dataDir, 'server.log'),
+      '-o',
+      `-p ${port} -k ${dataDir} -c listen_addresses=127.0.0.1 -c fsync=off`,
+      'start',
+    ]);
   /** The postmaster and its children: the processes to freeze. */
   const processes = () => {
     const postmaster = readFileSync(join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]!.trim();

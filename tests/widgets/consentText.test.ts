@@ -18,9 +18,7 @@ describe('consentParts (the consent widget’s label)', () => {
   });
 
   it('keeps text without placeholders as one run', () => {
-    expect(consentParts('I agree to receive SMS notifications.', undefined)).toEqual([
-      { kind: 'text', text: 'I agree to receive SMS notifications.' },
-    ]);
+    expect(consentParts('I agree to receive SMS notifications.', undefined)).toEqual([{ kind: 'text', text: 'I agree to receive SMS notifications.' }]);
   });
 
   it('shows a placeholder without a link as typed, so the typo is visible', () => {

@@ -1,13 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import {
-  cachedCities,
-  cachedStates,
-  cityAfterStateChange,
-  loadCities,
-  loadStates,
-  resetPlacesCache,
-  stateCodeOf,
-} from '../../widgets/placesData';
+import { cachedCities, cachedStates, cityAfterStateChange, loadCities, loadStates, resetPlacesCache, stateCodeOf } from '../../widgets/placesData';
 
 describe('cityAfterStateChange (the usCity reset rule)', () => {
   const texas = ['Austin', 'Dallas', 'Houston'];

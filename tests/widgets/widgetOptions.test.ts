@@ -63,8 +63,7 @@ describe('hasErrors (aria-invalid)', () => {
 
   it('waits until the field is touched or a submit was attempted, as the error message does', () => {
     const rawErrors = ['Please enter your city.'];
-    const context = (touched: string[], submitCount: number) =>
-      ({ formContext: { touched: new Set(touched), submitCount } }) as never;
+    const context = (touched: string[], submitCount: number) => ({ formContext: { touched: new Set(touched), submitCount } }) as never;
     expect(hasErrors(props({ rawErrors, registry: context([], 0) }))).toBe(false);
     expect(hasErrors(props({ rawErrors, registry: context(['root_city'], 0) }))).toBe(true);
     expect(hasErrors(props({ rawErrors, registry: context([], 1) }))).toBe(true);
@@ -78,8 +77,6 @@ describe('hasErrors (aria-invalid)', () => {
 describe('describedBy', () => {
   it('points at the field’s error and help, then the widget’s own hints', () => {
     expect(describedBy('root_dateOfBirth')).toBe('root_dateOfBirth__error root_dateOfBirth__help');
-    expect(describedBy('root_phoneNo', 'root_phoneNo__prefix', undefined)).toBe(
-      'root_phoneNo__error root_phoneNo__help root_phoneNo__prefix',
-    );
+    expect(describedBy('root_phoneNo', 'root_phoneNo__prefix', undefined)).toBe('root_phoneNo__error root_phoneNo__help root_phoneNo__prefix');
   });
 });

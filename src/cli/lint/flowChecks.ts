@@ -96,13 +96,18 @@ export function checkFlow(flow: Flow, { schemas, screenNames }: FlowContext, pro
   for (const [id, step] of Object.entries(flow.steps)) {
     checkRoute(step.route, ['steps', id, 'route']);
     if (step.kind === 'screen') {
-      if (!screenNames.includes(step.screen)) add(['steps', id, 'screen'], `no screen "${step.screen}"`, `${suggestion(step.screen, screenNames)} (src/client/screens)`);
+      if (!screenNames.includes(step.screen))
+        add(['steps', id, 'screen'], `no screen "${step.screen}"`, `${suggestion(step.screen, screenNames)} (src/client/screens)`);
       continue;
     }
     // A form step with a completion block ends the journey; any other must lead on. (The flow
     // schema's own "next is missing" is left out for this message.)
     if (!step.next?.length && !('completion' in step)) {
-      add(['steps', id], `form step "${id}" has no way on: nothing says where to go once its form is sent`, 'add "next": [{ "to": "<step>" }], or a "completion" block if the journey ends here');
+      add(
+        ['steps', id],
+        `form step "${id}" has no way on: nothing says where to go once its form is sent`,
+        'add "next": [{ "to": "<step>" }], or a "completion" block if the journey ends here',
+      );
     }
     checkFormSchemas(flow, id, step, schemas, problems);
   }
@@ -124,16 +129,22 @@ function checkReview(flow: Flow, schemas: Map<string, JsonObject | null>, proble
     if (!formIds.includes(id)) add(['review', 'steps', String(index)], `"${id}" is no form step whose answers the server keeps`, suggestion(id, formIds));
   });
   const { step: nameStep, fields } = flow.review.name;
-  if (!flow.review.steps.includes(nameStep)) add(['review', 'name', 'step'], `"${nameStep}" is not one of "review.steps"`, suggestion(nameStep, flow.review.steps));
+  if (!flow.review.steps.includes(nameStep))
+    add(['review', 'name', 'step'], `"${nameStep}" is not one of "review.steps"`, suggestion(nameStep, flow.review.steps));
   const schema = schemas.get((flow.steps[nameStep] as FormStep | undefined)?.schema ?? '');
   const properties = schema && isObject(schema.properties) ? Object.keys(schema.properties) : null;
   fields.forEach((field, index) => {
-    if (properties && !properties.includes(field)) add(['review', 'name', 'fields', String(index)], `"${field}" is not a field of step ${nameStep}'s schema`, suggestion(field, properties));
+    if (properties && !properties.includes(field))
+      add(['review', 'name', 'fields', String(index)], `"${field}" is not a field of step ${nameStep}'s schema`, suggestion(field, properties));
   });
   const answers = flow.calls[flow.review.answersCall];
   if (!answers) add(['review', 'answersCall'], `no call "${flow.review.answersCall}" in "calls"`, suggestion(flow.review.answersCall, Object.keys(flow.calls)));
   else if (answers.method !== 'GET' || !answers.path.includes('{step}')) {
-    add(['calls', flow.review.answersCall], 'the answers call must be a GET with {step} in its path', 'write "method": "GET" and a path such as "/driver/answers/{step}"');
+    add(
+      ['calls', flow.review.answersCall],
+      'the answers call must be a GET with {step} in its path',
+      'write "method": "GET" and a path such as "/driver/answers/{step}"',
+    );
   }
   // What a step keeps in the browser's storage outlives the page: a sensitive value must never be there.
   for (const [id, step] of formSteps) {
@@ -141,7 +152,9 @@ function checkReview(flow: Flow, schemas: Map<string, JsonObject | null>, proble
       [step.schema, ...(step.variants ?? []).map((variant) => variant.schema)].flatMap((name) => {
         const loaded = schemas.get(name);
         return loaded && isObject(loaded.properties)
-          ? Object.entries(loaded.properties).filter(([, property]) => isObject(property) && property.sensitive === true).map(([field]) => field)
+          ? Object.entries(loaded.properties)
+              .filter(([, property]) => isObject(property) && property.sensitive === true)
+              .map(([field]) => field)
           : [];
       }),
     );
@@ -157,11 +170,22 @@ function checkReview(flow: Flow, schemas: Map<string, JsonObject | null>, proble
 /** The step's schemas exist, and its call's payload sends exactly their fields. */
 function checkFormSchemas(flow: Flow, id: string, step: FormStep, schemas: Map<string, JsonObject | null>, problems: Problems): void {
   const add = (keys: string[], what: string, fix: string) => problems.add(FLOW_FILE, pointer(...keys), what, fix);
-  const uses = [{ name: step.schema, keys: ['steps', id, 'schema'] }, ...(step.variants ?? []).map((v, i) => ({ name: v.schema, keys: ['steps', id, 'variants', String(i), 'schema'] }))];
+  const uses = [
+    { name: step.schema, keys: ['steps', id, 'schema'] },
+    ...(step.variants ?? []).map((v, i) => ({ name: v.schema, keys: ['steps', id, 'variants', String(i), 'schema'] })),
+  ];
   const loaded: { name: string; schema: JsonObject }[] = [];
   for (const { name, keys } of uses) {
     const schema = schemas.get(name);
-    if (schema === undefined) add(keys, `no file schemas/${name}.schema.json`, suggestion(name, [...schemas.keys()].filter((n) => n !== 'common')));
+    if (schema === undefined)
+      add(
+        keys,
+        `no file schemas/${name}.schema.json`,
+        suggestion(
+          name,
+          [...schemas.keys()].filter((n) => n !== 'common'),
+        ),
+      );
     else if (schema) loaded.push({ name, schema });
   }
   const call = flow.calls[step.call];
@@ -182,7 +206,8 @@ function checkFormSchemas(flow: Flow, id: string, step: FormStep, schemas: Map<s
       const image = isImageField(schema, field);
       const how = sent.get(field);
       const source = `${image ? 'file' : 'form'}.${field}`;
-      if (!how) add(at, `field "${field}" of schemas/${name}.schema.json (step ${id}) is never sent`, `add "${field}": { "from": "${source}" } to this payload`);
+      if (!how)
+        add(at, `field "${field}" of schemas/${name}.schema.json (step ${id}) is never sent`, `add "${field}": { "from": "${source}" } to this payload`);
       else if ((how.kind === 'file') !== image) {
         add([...at, how.key, 'from'], `"${field}" is ${image ? 'an image' : 'not an image'}: it must come from "${source}"`, `write "from": "${source}"`);
       }
@@ -194,7 +219,11 @@ function checkFormSchemas(flow: Flow, id: string, step: FormStep, schemas: Map<s
     if (fields.has(field)) continue;
     const near = closest(field, [...fields]) ?? (unsent.length === 1 ? unsent[0] : undefined);
     const schemaFiles = loaded.map(({ name }) => `schemas/${name}.schema.json`).join(' or ');
-    add([...at, key, 'from'], `"${field}" is not a field of ${schemaFiles} (step ${id})`, near ? `did you mean "${near}"?` : 'name a field of the schema, or remove this entry');
+    add(
+      [...at, key, 'from'],
+      `"${field}" is not a field of ${schemaFiles} (step ${id})`,
+      near ? `did you mean "${near}"?` : 'name a field of the schema, or remove this entry',
+    );
   }
 }
 
@@ -219,7 +248,12 @@ function checkReachable(flow: Flow, problems: Problems): void {
   }
   for (const id of Object.keys(flow.steps)) {
     if (!reached.has(id)) {
-      problems.add(FLOW_FILE, pointer('steps', id), `step "${id}" cannot be reached from the start`, `lead to it from another step ("to": "${id}"), or remove it`);
+      problems.add(
+        FLOW_FILE,
+        pointer('steps', id),
+        `step "${id}" cannot be reached from the start`,
+        `lead to it from another step ("to": "${id}"), or remove it`,
+      );
     }
   }
 }

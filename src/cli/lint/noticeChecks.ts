@@ -24,14 +24,28 @@ export function checkNotices(notices: JsonObject, problems: Problems): void {
           // A typo, or a part of the name ({last4} for {accountLast4}).
           const lower = placeholder.toLowerCase();
           const near = closest(placeholder, offered) ?? offered.find((each) => each.toLowerCase().includes(lower) || lower.includes(each.toLowerCase()));
-          const fix = near ? `did you mean {${near}}?` : offered.length ? `use one of ${offered.map((each) => `{${each}}`).join(', ')}` : 'this message takes no placeholder: write the text out';
-          problems.add(NOTICES_FILE, pointer(name, channel, part), `{${placeholder}} is not a value the "${name}" message has, so drivers would read "{${placeholder}}"`, fix);
+          const fix = near
+            ? `did you mean {${near}}?`
+            : offered.length
+              ? `use one of ${offered.map((each) => `{${each}}`).join(', ')}`
+              : 'this message takes no placeholder: write the text out';
+          problems.add(
+            NOTICES_FILE,
+            pointer(name, channel, part),
+            `{${placeholder}} is not a value the "${name}" message has, so drivers would read "{${placeholder}}"`,
+            fix,
+          );
         }
       }
       const text = typeof words.text === 'string' ? words.text : '';
       for (const value of required) {
         if (!placeholdersIn(text).includes(value)) {
-          problems.add(NOTICES_FILE, pointer(name, channel, 'text'), `the "${name}" ${channel === 'sms' ? 'text message' : 'email'} never says {${value}}, which it exists to give`, `put {${value}} in its text`);
+          problems.add(
+            NOTICES_FILE,
+            pointer(name, channel, 'text'),
+            `the "${name}" ${channel === 'sms' ? 'text message' : 'email'} never says {${value}}, which it exists to give`,
+            `put {${value}} in its text`,
+          );
         }
       }
     }

@@ -84,7 +84,11 @@ export function checkSchemaRules(file: string, source: JsonObject, bundled: Json
           for (const field of Object.keys(message)) {
             if (required.includes(field)) continue;
             const near = closest(field, required);
-            add([...at, field], `a required message for "${field}", which is not in "required"`, near ? `did you mean "${near}"?` : `add "${field}" to "required", or remove this message`);
+            add(
+              [...at, field],
+              `a required message for "${field}", which is not in "required"`,
+              near ? `did you mean "${near}"?` : `add "${field}" to "required", or remove this message`,
+            );
           }
         } else if (key === 'properties' && isObject(message)) {
           for (const field of Object.keys(message)) {
@@ -92,7 +96,11 @@ export function checkSchemaRules(file: string, source: JsonObject, bundled: Json
           }
         } else if (key === 'required' ? !('required' in node) : !MESSAGE_GROUPS.has(key) && !(key in node)) {
           // One edit at most: maxLength is not what a message for minLength meant.
-          const near = closest(key, Object.keys(node).filter((k) => k !== 'errorMessage' && keywords.has(k)), 1);
+          const near = closest(
+            key,
+            Object.keys(node).filter((k) => k !== 'errorMessage' && keywords.has(k)),
+            1,
+          );
           add(at, `errorMessage.${key} has no "${key}" rule beside it`, near ? `did you mean "${near}"?` : `add the "${key}" rule, or remove this message`);
         }
       }

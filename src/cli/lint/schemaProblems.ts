@@ -128,7 +128,11 @@ export class SchemaChecker {
       }
       case 'enum': {
         const allowed = (params.allowedValues as unknown[]).map(String);
-        return { at, what: `${show(data)} is not allowed here`, fix: typeof data === 'string' ? suggestion(data, allowed) : `use one of: ${allowed.map(show).join(', ')}` };
+        return {
+          at,
+          what: `${show(data)} is not allowed here`,
+          fix: typeof data === 'string' ? suggestion(data, allowed) : `use one of: ${allowed.map(show).join(', ')}`,
+        };
       }
       case 'const':
         return { at, what: `${show(data)} is not allowed here`, fix: `write ${show(params.allowedValue)}` };

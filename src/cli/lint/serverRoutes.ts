@@ -38,7 +38,12 @@ export async function checkServedCalls(flow: Flow, problems: Problems): Promise<
     const message = (error as Error).message;
     const needed = /has no call "(\w+)"/.exec(message)?.[1];
     if (needed) {
-      problems.add(FLOW_FILE, pointer('calls'), `the server answers a call named "${needed}", and the flow has none`, `name the call "${needed}" again (or ask a developer to rename it in src/server/routes too)`);
+      problems.add(
+        FLOW_FILE,
+        pointer('calls'),
+        `the server answers a call named "${needed}", and the flow has none`,
+        `name the call "${needed}" again (or ask a developer to rename it in src/server/routes too)`,
+      );
     } else {
       problems.add(FLOW_FILE, pointer('calls'), `the server does not start with this flow: ${message}`, 'undo the last change to "calls", or ask a developer');
     }
@@ -50,8 +55,15 @@ export async function checkServedCalls(flow: Flow, problems: Problems): Promise<
       if (app.hasRoute({ method: call.method, url })) continue;
       const other = call.method === 'GET' ? 'POST' : 'GET';
       const what = `the server does not serve ${call.method} ${call.path}`;
-      if (app.hasRoute({ method: other, url })) problems.add(FLOW_FILE, pointer('calls', name, 'method'), what, `it answers ${other} there: write "method": "${other}"`);
-      else problems.add(FLOW_FILE, pointer('calls', name, 'path'), what, 'check the path against the server (src/server/routes), or ask a developer to add the route');
+      if (app.hasRoute({ method: other, url }))
+        problems.add(FLOW_FILE, pointer('calls', name, 'method'), what, `it answers ${other} there: write "method": "${other}"`);
+      else
+        problems.add(
+          FLOW_FILE,
+          pointer('calls', name, 'path'),
+          what,
+          'check the path against the server (src/server/routes), or ask a developer to add the route',
+        );
     }
   } finally {
     await app.close();

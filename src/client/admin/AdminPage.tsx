@@ -194,7 +194,9 @@ function ReviewBoard({ session }: { session: AdminSession }) {
           </p>
         )}
 
-        {drivers && drivers.length === 0 && <p className="admin-empty">{search ? `No ${current?.label.toLowerCase()} drivers match “${search}”.` : current?.empty}</p>}
+        {drivers && drivers.length === 0 && (
+          <p className="admin-empty">{search ? `No ${current?.label.toLowerCase()} drivers match “${search}”.` : current?.empty}</p>
+        )}
         {drivers && drivers.length > 0 && (
           <ul className="admin-drivers">
             {drivers.map((driver) => (
@@ -264,7 +266,13 @@ export function AdminPage() {
           </button>
         )}
       </header>
-      <main className="admin-main">{session ? <ReviewBoard session={session} /> : <TokenForm heading="Sign in to review drivers" submitText="Open review" refusal={refusal} onOpen={open} />}</main>
+      <main className="admin-main">
+        {session ? (
+          <ReviewBoard session={session} />
+        ) : (
+          <TokenForm heading="Sign in to review drivers" submitText="Open review" refusal={refusal} onOpen={open} />
+        )}
+      </main>
     </div>
   );
 }

@@ -66,11 +66,7 @@ function AnswerField({ step, field, session, today, fix, onFix }: FieldProps) {
             {expired && ' (expired)'}
           </span>
         )}
-        {field.changed && (
-          <span className="admin-changed">
-            Changed since the last review{field.kind !== 'file' && `: was ${answerText(field.previous)}`}
-          </span>
-        )}
+        {field.changed && <span className="admin-changed">Changed since the last review{field.kind !== 'file' && `: was ${answerText(field.previous)}`}</span>}
         {field.fix && <span className="admin-fix-asked">Fix asked: {field.fix}</span>}
         {fix !== null && (
           <span className="admin-fix">
@@ -170,7 +166,13 @@ function Decision({
             {busy && <span className="spinner" aria-hidden="true" />}
             Approve<span className="visually-hidden"> {name}</span>
           </button>
-          <button ref={rejectButton} type="button" className="button button-secondary admin-action admin-reject" disabled={busy} onClick={() => setRejecting(true)}>
+          <button
+            ref={rejectButton}
+            type="button"
+            className="button button-secondary admin-action admin-reject"
+            disabled={busy}
+            onClick={() => setRejecting(true)}
+          >
             {fixes.length > 0 ? `Ask for ${fixes.length} ${fixes.length === 1 ? 'fix' : 'fixes'}` : 'Reject'}
             <span className="visually-hidden"> {name}</span>
           </button>
@@ -229,7 +231,13 @@ async function fetchDriver([id, bearer]: [string, string]): Promise<ReviewDriver
 }
 
 /** Everything the driver sent, loaded when the card opens. */
-function DriverDetails({ summary, session, onDecided, today, panelId }: Omit<DriverCardProps, 'driver' | 'expanded' | 'onToggle'> & { summary: QueueDriver; panelId: string }) {
+function DriverDetails({
+  summary,
+  session,
+  onDecided,
+  today,
+  panelId,
+}: Omit<DriverCardProps, 'driver' | 'expanded' | 'onToggle'> & { summary: QueueDriver; panelId: string }) {
   const { data: driver, error } = useSWR([summary.id, session.bearer] as [string, string], fetchDriver, { revalidateOnFocus: false });
   const [drafts, setDrafts] = useState<FixDrafts>(() => new Map());
   if (error) {

@@ -1,7 +1,17 @@
 import { useState, type FormEvent } from 'react';
 
 /** Asks for the admin token (the review page's and the studio's); `refusal` says why the last one was refused. */
-export function TokenForm({ heading, submitText, refusal, onOpen }: { heading: string; submitText: string; refusal?: string; onOpen: (token: string) => void }) {
+export function TokenForm({
+  heading,
+  submitText,
+  refusal,
+  onOpen,
+}: {
+  heading: string;
+  submitText: string;
+  refusal?: string;
+  onOpen: (token: string) => void;
+}) {
   const [token, setToken] = useState('');
 
   function submit(event: FormEvent<HTMLFormElement>) {

@@ -39,7 +39,14 @@ function ProblemsOverlay({ problems, onDismiss }: { problems: string[]; onDismis
     dismissButton.current?.focus();
   }, []);
   return (
-    <dialog ref={dialog} className="dev-overlay" role="alertdialog" aria-labelledby="dev-overlay-title" aria-describedby="dev-overlay-summary" onClose={onDismiss}>
+    <dialog
+      ref={dialog}
+      className="dev-overlay"
+      role="alertdialog"
+      aria-labelledby="dev-overlay-title"
+      aria-describedby="dev-overlay-summary"
+      onClose={onDismiss}
+    >
       <style>{OVERLAY_CSS}</style>
       <div className="dev-overlay-head">
         <h2 id="dev-overlay-title">{problems.length === 1 ? 'This edit has a problem' : `This edit has ${problems.length} problems`}</h2>

@@ -70,7 +70,11 @@ export function AwaitingApprovalScreen({ step }: { step: ScreenStep }) {
                 ))}
               </ul>
               {/* By the resume table, as a returning driver: it keeps what the fix steps need (the vehicle's id). */}
-              <button type="button" className="button button-primary" onClick={() => void followResume({ data, fixing: true }).then((to) => navigate(to.to, { state: to.state }))}>
+              <button
+                type="button"
+                className="button button-primary"
+                onClick={() => void followResume({ data, fixing: true }).then((to) => navigate(to.to, { state: to.state }))}
+              >
                 {rejected.fixes.action}
               </button>
             </>

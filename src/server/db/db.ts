@@ -69,7 +69,8 @@ export class DatabaseUnavailable extends Error {
  * own words for a connection that ended or never came.
  */
 const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
-const UNAVAILABLE_MESSAGES = /Connection terminated|connection timeout|timeout exceeded when trying to connect|Query read timeout|Client has encountered a connection error|Cannot use a pool after calling end/i;
+const UNAVAILABLE_MESSAGES =
+  /Connection terminated|connection timeout|timeout exceeded when trying to connect|Query read timeout|Client has encountered a connection error|Cannot use a pool after calling end/i;
 
 export function isConnectionFailure(error: unknown): boolean {
   if (!(error instanceof Error)) return false;

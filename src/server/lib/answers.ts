@@ -167,7 +167,10 @@ export async function resealLegacyAnswers(db: Queryable, cipher: DataCipher): Pr
       return isProtected(value) && '$legacy' in value;
     });
     const plain = openAnswers(cipher, row.driver_id, row.step, row.answers);
-    const resealed = { ...row.answers, ...sealAnswers(cipher, row.driver_id, row.step, Object.fromEntries(legacy.map((field) => [field, plain[field]])), legacy) };
+    const resealed = {
+      ...row.answers,
+      ...sealAnswers(cipher, row.driver_id, row.step, Object.fromEntries(legacy.map((field) => [field, plain[field]])), legacy),
+    };
     await db.query('UPDATE step_answers SET answers = $3 WHERE driver_id = $1 AND step = $2', [row.driver_id, row.step, JSON.stringify(resealed)]);
   }
   return rows.length;

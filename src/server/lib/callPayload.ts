@@ -21,7 +21,7 @@ import type { FastifyRequest } from 'fastify';
 import { createAjv } from '../../shared/ajv.js';
 import { expandErrors, fieldOf, fromAjvErrors, messagesByField } from '../../shared/errors.js';
 import { buildPayload, lookupIn, readPayload, splitSource, stepSchemaName, type Call, type Flow, type FormStep } from '../../shared/flow.js';
-import { loadSchema, schemaNamesOf } from '../../shared/projectFiles.js';
+import { loadSchema, schemaNamesOf } from '../../node/projectFiles.js';
 import { KEPT_FILE_PREFIX } from '../../shared/review.js';
 import type { JsonObject } from '../../shared/schemaFiles.js';
 import { badRequest, HttpError } from '../errors.js';
@@ -156,7 +156,10 @@ export function createCallReader(flow: Flow): CallReader {
   const versionOf = (name: string) => {
     let version = versions.get(name);
     if (!version) {
-      version = createHash('sha256').update(JSON.stringify(loadSchema(name))).digest('hex').slice(0, 16);
+      version = createHash('sha256')
+        .update(JSON.stringify(loadSchema(name)))
+        .digest('hex')
+        .slice(0, 16);
       versions.set(name, version);
     }
     return version;
@@ -291,7 +294,13 @@ export function createCallReader(flow: Flow): CallReader {
       const parts = request.parts({
         // Exactly as many files as the call maps; a few spare text fields so an unknown one is
         // reported by name rather than as "too many".
-        limits: { files: fileKeys.size, fileSize: MAX_FILE_BYTES, fields: textKeyCount + 10, fieldSize: MAX_FIELD_BYTES, parts: fileKeys.size + textKeyCount + 10 },
+        limits: {
+          files: fileKeys.size,
+          fileSize: MAX_FILE_BYTES,
+          fields: textKeyCount + 10,
+          fieldSize: MAX_FIELD_BYTES,
+          parts: fileKeys.size + textKeyCount + 10,
+        },
       });
       try {
         try {

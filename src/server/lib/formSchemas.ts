@@ -5,7 +5,7 @@
  */
 import { createAjv } from '../../shared/ajv.js';
 import { fromAjvErrors, type ValidationErrorLike } from '../../shared/errors.js';
-import { loadSchema } from '../../shared/projectFiles.js';
+import { loadSchema } from '../../node/projectFiles.js';
 
 export interface FormSchema {
   properties: Record<string, { type?: unknown }>;

@@ -6,7 +6,7 @@
  * under its own name.
  */
 import type { Flow } from '../../shared/flow.js';
-import { loadSchema, loadUiSchema } from '../../shared/projectFiles.js';
+import { loadSchema, loadUiSchema } from '../../node/projectFiles.js';
 import type { ReviewedField, ReviewedStep } from '../../shared/review.js';
 import type { JsonObject } from '../../shared/schemaFiles.js';
 import { comparableAnswer, maskedAnswers, type StepAnswers } from './answers.js';

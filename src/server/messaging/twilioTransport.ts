@@ -54,7 +54,10 @@ export function createTwilioTransport(settings: TwilioSettings): Transport {
         await client.messages.create({ to: message.to, body: message.text, ...sender });
       } catch (error) {
         const { code, status } = error as { code?: number; status?: number };
-        throw new DeliveryError(`Twilio: ${status ?? 'no answer'} ${code ?? ''} ${(error as Error).message}`.trim(), typeof code === 'number' ? UNDELIVERABLE[code] : undefined);
+        throw new DeliveryError(
+          `Twilio: ${status ?? 'no answer'} ${code ?? ''} ${(error as Error).message}`.trim(),
+          typeof code === 'number' ? UNDELIVERABLE[code] : undefined,
+        );
       }
     },
   };

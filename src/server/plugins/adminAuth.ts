@@ -25,21 +25,24 @@ declare module 'fastify' {
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest();
 
-export const adminAuthPlugin = fp<{ adminToken: string }>(async (app, options) => {
-  // Digests have one length whatever was sent, so timingSafeEqual compares in constant time
-  // and the comparison says nothing about the token's length either.
-  const expected = sha256(options.adminToken);
-  const isAdminToken = (token: string) => timingSafeEqual(sha256(token), expected);
+export const adminAuthPlugin = fp<{ adminToken: string }>(
+  async (app, options) => {
+    // Digests have one length whatever was sent, so timingSafeEqual compares in constant time
+    // and the comparison says nothing about the token's length either.
+    const expected = sha256(options.adminToken);
+    const isAdminToken = (token: string) => timingSafeEqual(sha256(token), expected);
 
-  // A fingerprint tells decisions made with a rotated token apart; 48 bits reveal nothing usable.
-  app.decorate('adminReviewer', `admin-token:${expected.toString('hex').slice(0, 12)}`);
+    // A fingerprint tells decisions made with a rotated token apart; 48 bits reveal nothing usable.
+    app.decorate('adminReviewer', `admin-token:${expected.toString('hex').slice(0, 12)}`);
 
-  app.decorate('requireAdmin', async (request: FastifyRequest) => {
-    const token = bearerToken(request);
-    if (!token) throw unauthorized(ADMIN_AUTH_MESSAGES.tokenRequired);
-    if (isAdminToken(token)) return;
-    // A driver who found the admin page gets told why, rather than "wrong token".
-    if ((await app.sessions.holderOf(token))?.kind === 'session') throw forbidden(ADMIN_AUTH_MESSAGES.driversCannot);
-    throw unauthorized(ADMIN_AUTH_MESSAGES.tokenRequired);
-  });
-}, { name: 'onramp-admin-auth', decorators: { fastify: ['sessions'] } });
+    app.decorate('requireAdmin', async (request: FastifyRequest) => {
+      const token = bearerToken(request);
+      if (!token) throw unauthorized(ADMIN_AUTH_MESSAGES.tokenRequired);
+      if (isAdminToken(token)) return;
+      // A driver who found the admin page gets told why, rather than "wrong token".
+      if ((await app.sessions.holderOf(token))?.kind === 'session') throw forbidden(ADMIN_AUTH_MESSAGES.driversCannot);
+      throw unauthorized(ADMIN_AUTH_MESSAGES.tokenRequired);
+    });
+  },
+  { name: 'onramp-admin-auth', decorators: { fastify: ['sessions'] } },
+);

@@ -7,6 +7,9 @@ declare module 'fastify' {
   }
 }
 
-export const clockPlugin = fp<{ now?: () => Date }>(async (app, options) => {
-  app.decorate('now', options.now ?? (() => new Date()));
-}, { name: 'onramp-clock' });
+export const clockPlugin = fp<{ now?: () => Date }>(
+  async (app, options) => {
+    app.decorate('now', options.now ?? (() => new Date()));
+  },
+  { name: 'onramp-clock' },
+);

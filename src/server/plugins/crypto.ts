@@ -62,6 +62,9 @@ export function createDataCipher(dataKey: Buffer): DataCipher {
   };
 }
 
-export const cryptoPlugin = fp<{ dataKey: Buffer }>(async (app, options) => {
-  app.decorate('cipher', createDataCipher(options.dataKey));
-}, { name: 'onramp-crypto' });
+export const cryptoPlugin = fp<{ dataKey: Buffer }>(
+  async (app, options) => {
+    app.decorate('cipher', createDataCipher(options.dataKey));
+  },
+  { name: 'onramp-crypto' },
+);

@@ -64,66 +64,69 @@ const looksSigned = (token: string) => {
   return header?.alg === 'RS256' && typeof header.kid === 'string' && header.kid !== '';
 };
 
-export const identityPlugin = fp<{ projectId: string; emulatorHost: string | null }>(async (app, options) => {
-  if (options.emulatorHost) {
-    // firebase-admin reads this variable itself; it must be set before the first call. In
-    // production config.ts refuses to start when it is set at all.
-    process.env.FIREBASE_AUTH_EMULATOR_HOST = options.emulatorHost;
-  }
-  // A named app of our own, so several servers in one process (tests) do not share state.
-  const firebaseApp = initializeApp({ projectId: options.projectId }, `onramp-${randomUUID()}`);
-  const auth = getAuth(firebaseApp);
-  app.addHook('onClose', () => deleteApp(firebaseApp));
+export const identityPlugin = fp<{ projectId: string; emulatorHost: string | null }>(
+  async (app, options) => {
+    if (options.emulatorHost) {
+      // firebase-admin reads this variable itself; it must be set before the first call. In
+      // production config.ts refuses to start when it is set at all.
+      process.env.FIREBASE_AUTH_EMULATOR_HOST = options.emulatorHost;
+    }
+    // A named app of our own, so several servers in one process (tests) do not share state.
+    const firebaseApp = initializeApp({ projectId: options.projectId }, `onramp-${randomUUID()}`);
+    const auth = getAuth(firebaseApp);
+    app.addHook('onClose', () => deleteApp(firebaseApp));
 
-  app.decorate('identity', {
-    async verify(idToken: string) {
-      if (!options.emulatorHost) {
-        // firebase-admin decides per call, from the process environment alone, whether to skip
-        // the signature check (the emulator's tokens are unsigned). A server configured without
-        // the emulator therefore refuses unsigned tokens itself, and fails closed if that
-        // variable appeared after config.ts checked it (another app in this process set it).
-        if (!looksSigned(idToken)) throw unauthorized(SIGN_IN_NOT_VERIFIED);
-        if (process.env.FIREBASE_AUTH_EMULATOR_HOST) {
-          app.log.error('FIREBASE_AUTH_EMULATOR_HOST is set in a server configured without the emulator: sign-in refused');
+    app.decorate('identity', {
+      async verify(idToken: string) {
+        if (!options.emulatorHost) {
+          // firebase-admin decides per call, from the process environment alone, whether to skip
+          // the signature check (the emulator's tokens are unsigned). A server configured without
+          // the emulator therefore refuses unsigned tokens itself, and fails closed if that
+          // variable appeared after config.ts checked it (another app in this process set it).
+          if (!looksSigned(idToken)) throw unauthorized(SIGN_IN_NOT_VERIFIED);
+          if (process.env.FIREBASE_AUTH_EMULATOR_HOST) {
+            app.log.error('FIREBASE_AUTH_EMULATOR_HOST is set in a server configured without the emulator: sign-in refused');
+            throw new HttpError(503, SIGN_IN_UNAVAILABLE);
+          }
+        }
+        try {
+          // `true` also rejects disabled users and revoked sessions.
+          const token = await auth.verifyIdToken(idToken, true);
+          return {
+            uid: token.uid,
+            email: typeof token.email === 'string' ? token.email.toLowerCase() : null,
+            emailVerified: token.email_verified === true,
+            provider: token.firebase.sign_in_provider,
+            authTime: new Date(token.auth_time * 1000),
+          };
+        } catch (error) {
+          const code = String((error as { code?: unknown }).code ?? '');
+          if (isTokenProblem(code)) throw unauthorized(SIGN_IN_NOT_VERIFIED);
+          app.log.error({ code }, 'Firebase Authentication could not be reached');
           throw new HttpError(503, SIGN_IN_UNAVAILABLE);
         }
-      }
-      try {
-        // `true` also rejects disabled users and revoked sessions.
-        const token = await auth.verifyIdToken(idToken, true);
-        return {
-          uid: token.uid,
-          email: typeof token.email === 'string' ? token.email.toLowerCase() : null,
-          emailVerified: token.email_verified === true,
-          provider: token.firebase.sign_in_provider,
-          authTime: new Date(token.auth_time * 1000),
-        };
-      } catch (error) {
-        const code = String((error as { code?: unknown }).code ?? '');
-        if (isTokenProblem(code)) throw unauthorized(SIGN_IN_NOT_VERIFIED);
-        app.log.error({ code }, 'Firebase Authentication could not be reached');
-        throw new HttpError(503, SIGN_IN_UNAVAILABLE);
-      }
-    },
-    async tokensValidSince(uid: string) {
-      try {
-        const since = (await auth.getUser(uid)).tokensValidAfterTime;
-        return since ? new Date(since) : null;
-      } catch (error) {
-        app.log.error({ code: String((error as { code?: unknown }).code ?? '') }, 'Firebase Authentication could not be reached');
-        throw new HttpError(503, SIGN_IN_UNAVAILABLE);
-      }
-    },
-    async deleteUser(uid: string) {
-      try {
-        await auth.deleteUser(uid);
-      } catch (error) {
-        const code = String((error as { code?: unknown }).code ?? '');
-        // Deleted before (an erasure tried again, or by hand in the Firebase console): done.
-        if (code === 'auth/user-not-found') return;
-        app.log.error({ code }, 'Firebase Authentication could not delete a user');
-        throw new HttpError(503, IDENTITY_UNAVAILABLE);
-      }
-    },
-  });
-}, { name: 'onramp-identity' });
+      },
+      async tokensValidSince(uid: string) {
+        try {
+          const since = (await auth.getUser(uid)).tokensValidAfterTime;
+          return since ? new Date(since) : null;
+        } catch (error) {
+          app.log.error({ code: String((error as { code?: unknown }).code ?? '') }, 'Firebase Authentication could not be reached');
+          throw new HttpError(503, SIGN_IN_UNAVAILABLE);
+        }
+      },
+      async deleteUser(uid: string) {
+        try {
+          await auth.deleteUser(uid);
+        } catch (error) {
+          const code = String((error as { code?: unknown }).code ?? '');
+          // Deleted before (an erasure tried again, or by hand in the Firebase console): done.
+          if (code === 'auth/user-not-found') return;
+          app.log.error({ code }, 'Firebase Authentication could not delete a user');
+          throw new HttpError(503, IDENTITY_UNAVAILABLE);
+        }
+      },
+    });
+  },
+  { name: 'onramp-identity' },
+);

@@ -11,7 +11,7 @@
  *   as failed and is logged as an error.
  */
 import { randomUUID } from 'node:crypto';
-import { loadNotices } from '../../shared/projectFiles.js';
+import { loadNotices } from '../../node/projectFiles.js';
 import type { NoticeName, NoticeValues } from '../../shared/notices.js';
 import type { MessagingConfig } from '../config.js';
 import type { Queryable } from '../db/db.js';
@@ -92,123 +92,133 @@ interface ClaimedNotice {
   created_at: Date;
 }
 
-export const messagingPlugin = fp<{ config: MessagingConfig; signInUrl: string }>(async (app, options) => {
-  const words = loadNotices();
-  const local = options.config.email.kind === 'local' || options.config.sms.kind === 'local';
-  const outbox = local
-    ? new LocalOutbox(app.now, (entry) =>
-        app.log.info(
-          { outbox: { channel: entry.channel, to: entry.to } },
-          'code' in entry ? `Local outbox: ${entry.channel} code ${entry.code} for ${entry.to}` : `Local outbox: ${entry.notice} notice for ${entry.to}`,
-        ),
-      )
-    : null;
-  const transports = transportsOf(options.config, outbox);
-  const sealContext = (id: string) => `notice:${id}`;
+export const messagingPlugin = fp<{ config: MessagingConfig; signInUrl: string }>(
+  async (app, options) => {
+    const words = loadNotices();
+    const local = options.config.email.kind === 'local' || options.config.sms.kind === 'local';
+    const outbox = local
+      ? new LocalOutbox(app.now, (entry) =>
+          app.log.info(
+            { outbox: { channel: entry.channel, to: entry.to } },
+            'code' in entry ? `Local outbox: ${entry.channel} code ${entry.code} for ${entry.to}` : `Local outbox: ${entry.notice} notice for ${entry.to}`,
+          ),
+        )
+      : null;
+    const transports = transportsOf(options.config, outbox);
+    const sealContext = (id: string) => `notice:${id}`;
 
-  async function sendCode({ channel, to, code, minutes }: CodeMessage): Promise<void> {
-    const rendered = renderNotice(words[channel === 'email' ? 'emailCode' : 'phoneCode'], { code, minutes: String(minutes) });
-    const about = { code };
-    const message: OutgoingMessage =
-      channel === 'email'
-        ? { channel, to, subject: rendered.email!.subject, text: rendered.email!.text, html: rendered.email!.html, about }
-        : { channel, to, text: rendered.sms!.text, about };
-    for (let attempt = 0; ; attempt++) {
-      try {
-        return await transports[channel].send(message);
-      } catch (error) {
-        if (!(error instanceof DeliveryError)) throw error;
-        if (error.undeliverable) {
-          app.log.warn({ channel, reason: error.undeliverable }, 'A code could not be delivered: the address was refused');
-          const { undeliverable } = error;
-          throw badRequest(undeliverable === 'invalidPhone' ? app.callReader.flow.messages.invalidPhone : DELIVERY_MESSAGES[undeliverable]);
+    async function sendCode({ channel, to, code, minutes }: CodeMessage): Promise<void> {
+      const rendered = renderNotice(words[channel === 'email' ? 'emailCode' : 'phoneCode'], { code, minutes: String(minutes) });
+      const about = { code };
+      const message: OutgoingMessage =
+        channel === 'email'
+          ? { channel, to, subject: rendered.email!.subject, text: rendered.email!.text, html: rendered.email!.html, about }
+          : { channel, to, text: rendered.sms!.text, about };
+      for (let attempt = 0; ; attempt++) {
+        try {
+          return await transports[channel].send(message);
+        } catch (error) {
+          if (!(error instanceof DeliveryError)) throw error;
+          if (error.undeliverable) {
+            app.log.warn({ channel, reason: error.undeliverable }, 'A code could not be delivered: the address was refused');
+            const { undeliverable } = error;
+            throw badRequest(undeliverable === 'invalidPhone' ? app.callReader.flow.messages.invalidPhone : DELIVERY_MESSAGES[undeliverable]);
+          }
+          const delay = (options.config.codeRetryDelaysMs ?? CODE_RETRY_DELAYS_MS)[attempt];
+          if (delay === undefined) {
+            app.log.error({ channel, error: error.message }, 'A code could not be delivered after retries');
+            throw new HttpError(503, DELIVERY_MESSAGES.notSent);
+          }
+          app.log.warn({ channel, error: error.message, attempt: attempt + 1 }, 'A code delivery failed; trying again');
+          await sleep(delay);
         }
-        const delay = (options.config.codeRetryDelaysMs ?? CODE_RETRY_DELAYS_MS)[attempt];
-        if (delay === undefined) {
-          app.log.error({ channel, error: error.message }, 'A code could not be delivered after retries');
-          throw new HttpError(503, DELIVERY_MESSAGES.notSent);
-        }
-        app.log.warn({ channel, error: error.message, attempt: attempt + 1 }, 'A code delivery failed; trying again');
-        await sleep(delay);
       }
     }
-  }
 
-  async function notify<N extends NoticeToDriver>(tx: Queryable, driverId: string, notice: N, values: Omit<NoticeValues<N>, 'signInUrl'>) {
-    const { rows } = await tx.query<{ email: string; phone: string | null }>(
-      'SELECT email, CASE WHEN phone_verified_at IS NOT NULL THEN phone END AS phone FROM drivers WHERE id = $1',
-      [driverId],
-    );
-    const driver = rows[0];
-    if (!driver) return;
-    const rendered = renderNotice(words[notice], { ...values, signInUrl: options.signInUrl });
-    const messages: Omit<OutgoingMessage, 'about'>[] = [];
-    if (rendered.email) messages.push({ channel: 'email', to: driver.email, ...rendered.email });
-    if (rendered.sms && driver.phone) messages.push({ channel: 'sms', to: driver.phone, ...rendered.sms });
-    const now = app.now();
-    for (const message of messages) {
-      // The address and the words (a rejection reason among them) are sealed, bound to the row.
-      const id = randomUUID();
-      await tx.query(
-        `INSERT INTO outgoing_notices (id, driver_id, notice, channel, sealed, next_attempt_at, created_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $6)`,
-        [id, driverId, notice, message.channel, app.cipher.encrypt(JSON.stringify(message), sealContext(id)), now],
+    async function notify<N extends NoticeToDriver>(tx: Queryable, driverId: string, notice: N, values: Omit<NoticeValues<N>, 'signInUrl'>) {
+      const { rows } = await tx.query<{ email: string; phone: string | null }>(
+        'SELECT email, CASE WHEN phone_verified_at IS NOT NULL THEN phone END AS phone FROM drivers WHERE id = $1',
+        [driverId],
       );
+      const driver = rows[0];
+      if (!driver) return;
+      const rendered = renderNotice(words[notice], { ...values, signInUrl: options.signInUrl });
+      const messages: Omit<OutgoingMessage, 'about'>[] = [];
+      if (rendered.email) messages.push({ channel: 'email', to: driver.email, ...rendered.email });
+      if (rendered.sms && driver.phone) messages.push({ channel: 'sms', to: driver.phone, ...rendered.sms });
+      const now = app.now();
+      for (const message of messages) {
+        // The address and the words (a rejection reason among them) are sealed, bound to the row.
+        const id = randomUUID();
+        await tx.query(
+          `INSERT INTO outgoing_notices (id, driver_id, notice, channel, sealed, next_attempt_at, created_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $6)`,
+          [id, driverId, notice, message.channel, app.cipher.encrypt(JSON.stringify(message), sealContext(id)), now],
+        );
+      }
+      // Soon after the caller commits; the loop below would find it anyway.
+      setTimeout(() => void deliverDue().catch(() => undefined), 50).unref();
     }
-    // Soon after the caller commits; the loop below would find it anyway.
-    setTimeout(() => void deliverDue().catch(() => undefined), 50).unref();
-  }
 
-  let delivering: Promise<number> | null = null;
-  function deliverDue(): Promise<number> {
-    // One pass at a time in this process; other servers are kept off each row by its claim.
-    delivering ??= deliverClaimed().finally(() => (delivering = null));
-    return delivering;
-  }
+    let delivering: Promise<number> | null = null;
+    function deliverDue(): Promise<number> {
+      // One pass at a time in this process; other servers are kept off each row by its claim.
+      delivering ??= deliverClaimed().finally(() => (delivering = null));
+      return delivering;
+    }
 
-  async function deliverClaimed(): Promise<number> {
-    const now = app.now();
-    const { rows } = await app.db.query<ClaimedNotice>(
-      `UPDATE outgoing_notices SET claimed_until = $2, attempts = attempts + 1
+    async function deliverClaimed(): Promise<number> {
+      const now = app.now();
+      const { rows } = await app.db.query<ClaimedNotice>(
+        `UPDATE outgoing_notices SET claimed_until = $2, attempts = attempts + 1
        WHERE id IN (
          SELECT id FROM outgoing_notices
          WHERE status = 'pending' AND next_attempt_at <= $1 AND (claimed_until IS NULL OR claimed_until < $1)
          ORDER BY next_attempt_at LIMIT 20 FOR UPDATE SKIP LOCKED)
        RETURNING id, driver_id, notice, channel, sealed, attempts, created_at`,
-      [now, new Date(now.getTime() + CLAIM_MS)],
-    );
-    let sent = 0;
-    for (const row of rows) {
-      const message = { ...(JSON.parse(app.cipher.decrypt(row.sealed, sealContext(row.id)).toString('utf8')) as OutgoingMessage), about: { notice: row.notice } };
-      try {
-        await transports[row.channel].send(message);
-        await app.db.query("UPDATE outgoing_notices SET status = 'sent', sent_at = $2, claimed_until = NULL WHERE id = $1", [row.id, app.now()]);
-        sent += 1;
-      } catch (error) {
-        const reason = error instanceof Error ? error.message : String(error);
-        const retryAt = new Date(app.now().getTime() + Math.min(NOTICE_MAX_RETRY_MS, NOTICE_FIRST_RETRY_MS * 2 ** (row.attempts - 1)));
-        const givenUp = (error instanceof DeliveryError && error.undeliverable !== undefined) || retryAt.getTime() - new Date(row.created_at).getTime() > NOTICE_GIVE_UP_MS;
-        await app.db.query('UPDATE outgoing_notices SET status = $2, next_attempt_at = $3, last_error = $4, claimed_until = NULL WHERE id = $1', [
-          row.id,
-          givenUp ? 'failed' : 'pending',
-          retryAt,
-          reason.slice(0, 500),
-        ]);
-        if (givenUp) app.log.error({ notice: row.notice, channel: row.channel, error: reason }, 'A notice could not be delivered: given up');
-        else app.log.warn({ notice: row.notice, channel: row.channel, error: reason }, 'A notice delivery failed; it will be tried again');
+        [now, new Date(now.getTime() + CLAIM_MS)],
+      );
+      let sent = 0;
+      for (const row of rows) {
+        const message = {
+          ...(JSON.parse(app.cipher.decrypt(row.sealed, sealContext(row.id)).toString('utf8')) as OutgoingMessage),
+          about: { notice: row.notice },
+        };
+        try {
+          await transports[row.channel].send(message);
+          await app.db.query("UPDATE outgoing_notices SET status = 'sent', sent_at = $2, claimed_until = NULL WHERE id = $1", [row.id, app.now()]);
+          sent += 1;
+        } catch (error) {
+          const reason = error instanceof Error ? error.message : String(error);
+          const retryAt = new Date(app.now().getTime() + Math.min(NOTICE_MAX_RETRY_MS, NOTICE_FIRST_RETRY_MS * 2 ** (row.attempts - 1)));
+          const givenUp =
+            (error instanceof DeliveryError && error.undeliverable !== undefined) || retryAt.getTime() - new Date(row.created_at).getTime() > NOTICE_GIVE_UP_MS;
+          await app.db.query('UPDATE outgoing_notices SET status = $2, next_attempt_at = $3, last_error = $4, claimed_until = NULL WHERE id = $1', [
+            row.id,
+            givenUp ? 'failed' : 'pending',
+            retryAt,
+            reason.slice(0, 500),
+          ]);
+          if (givenUp) app.log.error({ notice: row.notice, channel: row.channel, error: reason }, 'A notice could not be delivered: given up');
+          else app.log.warn({ notice: row.notice, channel: row.channel, error: reason }, 'A notice delivery failed; it will be tried again');
+        }
       }
+      return sent;
     }
-    return sent;
-  }
 
-  const loop = setInterval(() => void deliverDue().catch((error: unknown) => app.log.warn({ error: String(error) }, 'Notice delivery pass failed')), DELIVERY_INTERVAL_MS);
-  loop.unref();
-  app.addHook('onClose', async () => {
-    clearInterval(loop);
-    await delivering?.catch(() => undefined);
-    for (const transport of new Set(Object.values(transports))) await transport.close?.();
-  });
+    const loop = setInterval(
+      () => void deliverDue().catch((error: unknown) => app.log.warn({ error: String(error) }, 'Notice delivery pass failed')),
+      DELIVERY_INTERVAL_MS,
+    );
+    loop.unref();
+    app.addHook('onClose', async () => {
+      clearInterval(loop);
+      await delivering?.catch(() => undefined);
+      for (const transport of new Set(Object.values(transports))) await transport.close?.();
+    });
 
-  const messaging: Messaging = { sendCode, notify, deliverDue, outbox };
-  app.decorate('messaging', messaging);
-}, { name: 'onramp-messaging', decorators: { fastify: ['callReader', 'cipher', 'db', 'now'] } });
+    const messaging: Messaging = { sendCode, notify, deliverDue, outbox };
+    app.decorate('messaging', messaging);
+  },
+  { name: 'onramp-messaging', decorators: { fastify: ['callReader', 'cipher', 'db', 'now'] } },
+);

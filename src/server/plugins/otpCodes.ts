@@ -86,86 +86,96 @@ async function countFailure(tx: Queryable, target: CodeTarget, now: Date): Promi
        ON CONFLICT (subject) DO UPDATE SET consecutive_failures = code_lockouts.consecutive_failures + 1`,
       [subject],
     );
-    await tx.query(
-      'UPDATE code_lockouts SET consecutive_failures = 0, locked_until = $2 WHERE subject = $1 AND consecutive_failures >= $3',
-      [subject, new Date(now.getTime() + LOCKOUT_MS), MAX_CONSECUTIVE_FAILURES],
-    );
+    await tx.query('UPDATE code_lockouts SET consecutive_failures = 0, locked_until = $2 WHERE subject = $1 AND consecutive_failures >= $3', [
+      subject,
+      new Date(now.getTime() + LOCKOUT_MS),
+      MAX_CONSECUTIVE_FAILURES,
+    ]);
   }
 }
 
-export const otpCodesPlugin = fp(async (app) => {
-  const hashOf = (target: CodeTarget, code: string) =>
-    app.cipher.codeHash([target.driverId, target.channel, target.destination, target.purpose, code].join(':'));
+export const otpCodesPlugin = fp(
+  async (app) => {
+    const hashOf = (target: CodeTarget, code: string) =>
+      app.cipher.codeHash([target.driverId, target.channel, target.destination, target.purpose, code].join(':'));
 
-  const otpCodes: OtpCodes = {
-    async send(target) {
-      const now = app.now();
-      const code = String(randomInt(0, 10_000)).padStart(4, '0');
-      const hourAgo = new Date(now.getTime() - HOUR_MS);
-      const { firstForDriver } = await app.db.transaction(async (tx) => {
-        await lockDestination(tx, target);
-        await refuseWhenLocked(tx, target, now);
-        const { rows } = await tx.query<{ mine: number; anyone: number; ever: boolean }>(
-          `SELECT count(*) FILTER (WHERE driver_id = $1 AND created_at > $4)::int AS mine,
+    const otpCodes: OtpCodes = {
+      async send(target) {
+        const now = app.now();
+        const code = String(randomInt(0, 10_000)).padStart(4, '0');
+        const hourAgo = new Date(now.getTime() - HOUR_MS);
+        const { firstForDriver } = await app.db.transaction(async (tx) => {
+          await lockDestination(tx, target);
+          await refuseWhenLocked(tx, target, now);
+          const { rows } = await tx.query<{ mine: number; anyone: number; ever: boolean }>(
+            `SELECT count(*) FILTER (WHERE driver_id = $1 AND created_at > $4)::int AS mine,
                   count(*) FILTER (WHERE destination = $3 AND created_at > $4)::int AS anyone,
                   bool_or(driver_id = $1) AS ever
            FROM otp_codes WHERE channel = $2 AND (driver_id = $1 OR (destination = $3 AND created_at > $4))`,
-          [target.driverId, target.channel, target.destination, hourAgo],
-        );
-        const counts = rows[0];
-        if ((counts?.mine ?? 0) >= MAX_SENDS_PER_HOUR || (counts?.anyone ?? 0) >= MAX_SENDS_PER_DESTINATION_PER_HOUR) {
-          throw tooManyRequests(OTP_MESSAGES.tooManySends);
-        }
-        // A new code replaces this driver's previous one on the channel; other drivers' codes stand.
-        await tx.query('UPDATE otp_codes SET consumed_at = $3 WHERE driver_id = $1 AND channel = $2 AND consumed_at IS NULL', [
-          target.driverId,
-          target.channel,
-          now,
-        ]);
-        await tx.query(
-          `INSERT INTO otp_codes (driver_id, channel, destination, purpose, code_hash, expires_at, created_at)
+            [target.driverId, target.channel, target.destination, hourAgo],
+          );
+          const counts = rows[0];
+          if ((counts?.mine ?? 0) >= MAX_SENDS_PER_HOUR || (counts?.anyone ?? 0) >= MAX_SENDS_PER_DESTINATION_PER_HOUR) {
+            throw tooManyRequests(OTP_MESSAGES.tooManySends);
+          }
+          // A new code replaces this driver's previous one on the channel; other drivers' codes stand.
+          await tx.query('UPDATE otp_codes SET consumed_at = $3 WHERE driver_id = $1 AND channel = $2 AND consumed_at IS NULL', [
+            target.driverId,
+            target.channel,
+            now,
+          ]);
+          await tx.query(
+            `INSERT INTO otp_codes (driver_id, channel, destination, purpose, code_hash, expires_at, created_at)
            VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-          [target.driverId, target.channel, target.destination, target.purpose, hashOf(target, code), new Date(now.getTime() + CODE_LIFETIME_MS), now],
-        );
-        return { firstForDriver: counts?.ever !== true };
-      });
-      try {
-        await app.messaging.sendCode({ channel: target.channel, to: target.destination, code, minutes: CODE_LIFETIME_MS / 60_000 });
-      } catch (error) {
-        // A code the driver never got is withdrawn; the answer says why and what to do.
-        await app.db.query('UPDATE otp_codes SET consumed_at = $3 WHERE driver_id = $1 AND channel = $2 AND consumed_at IS NULL', [target.driverId, target.channel, app.now()]).catch(() => undefined);
-        throw error;
-      }
-      return { firstForDriver };
-    },
+            [target.driverId, target.channel, target.destination, target.purpose, hashOf(target, code), new Date(now.getTime() + CODE_LIFETIME_MS), now],
+          );
+          return { firstForDriver: counts?.ever !== true };
+        });
+        try {
+          await app.messaging.sendCode({ channel: target.channel, to: target.destination, code, minutes: CODE_LIFETIME_MS / 60_000 });
+        } catch (error) {
+          // A code the driver never got is withdrawn; the answer says why and what to do.
+          await app.db
+            .query('UPDATE otp_codes SET consumed_at = $3 WHERE driver_id = $1 AND channel = $2 AND consumed_at IS NULL', [
+              target.driverId,
+              target.channel,
+              app.now(),
+            ])
+            .catch(() => undefined);
+          throw error;
+        }
+        return { firstForDriver };
+      },
 
-    async verify(target, code) {
-      const now = app.now();
-      // The transaction commits a wrong attempt even though the answer is an error.
-      const refusal = await app.db.transaction(async (tx): Promise<HttpError | null> => {
-        await lockDestination(tx, target);
-        await refuseWhenLocked(tx, target, now);
-        const { rows } = await tx.query<CodeRow>(
-          `SELECT id, code_hash, expires_at, wrong_attempts FROM otp_codes
+      async verify(target, code) {
+        const now = app.now();
+        // The transaction commits a wrong attempt even though the answer is an error.
+        const refusal = await app.db.transaction(async (tx): Promise<HttpError | null> => {
+          await lockDestination(tx, target);
+          await refuseWhenLocked(tx, target, now);
+          const { rows } = await tx.query<CodeRow>(
+            `SELECT id, code_hash, expires_at, wrong_attempts FROM otp_codes
            WHERE driver_id = $1 AND channel = $2 AND destination = $3 AND purpose = $4 AND consumed_at IS NULL
            ORDER BY created_at DESC, id DESC LIMIT 1 FOR UPDATE`,
-          [target.driverId, target.channel, target.destination, target.purpose],
-        );
-        const row = rows[0];
-        if (!row) return badRequest(OTP_MESSAGES.noCode);
-        if (row.wrong_attempts >= MAX_WRONG_ATTEMPTS) return tooManyRequests(OTP_MESSAGES.tooManyTries);
-        if (new Date(row.expires_at).getTime() <= now.getTime()) return badRequest(OTP_MESSAGES.expired);
-        if (!app.cipher.sameHash(row.code_hash, hashOf(target, code))) {
-          await tx.query('UPDATE otp_codes SET wrong_attempts = wrong_attempts + 1 WHERE id = $1', [row.id]);
-          await countFailure(tx, target, now);
-          return badRequest(OTP_MESSAGES.wrong);
-        }
-        await tx.query('UPDATE otp_codes SET consumed_at = $2 WHERE id = $1', [row.id, now]);
-        await tx.query('DELETE FROM code_lockouts WHERE subject = ANY($1::text[])', [subjectsOf(target)]);
-        return null;
-      });
-      if (refusal) throw refusal;
-    },
-  };
-  app.decorate('otpCodes', otpCodes);
-}, { name: 'onramp-otp-codes', decorators: { fastify: ['cipher', 'db', 'messaging', 'now'] } });
+            [target.driverId, target.channel, target.destination, target.purpose],
+          );
+          const row = rows[0];
+          if (!row) return badRequest(OTP_MESSAGES.noCode);
+          if (row.wrong_attempts >= MAX_WRONG_ATTEMPTS) return tooManyRequests(OTP_MESSAGES.tooManyTries);
+          if (new Date(row.expires_at).getTime() <= now.getTime()) return badRequest(OTP_MESSAGES.expired);
+          if (!app.cipher.sameHash(row.code_hash, hashOf(target, code))) {
+            await tx.query('UPDATE otp_codes SET wrong_attempts = wrong_attempts + 1 WHERE id = $1', [row.id]);
+            await countFailure(tx, target, now);
+            return badRequest(OTP_MESSAGES.wrong);
+          }
+          await tx.query('UPDATE otp_codes SET consumed_at = $2 WHERE id = $1', [row.id, now]);
+          await tx.query('DELETE FROM code_lockouts WHERE subject = ANY($1::text[])', [subjectsOf(target)]);
+          return null;
+        });
+        if (refusal) throw refusal;
+      },
+    };
+    app.decorate('otpCodes', otpCodes);
+  },
+  { name: 'onramp-otp-codes', decorators: { fastify: ['cipher', 'db', 'messaging', 'now'] } },
+);

@@ -12,13 +12,16 @@ declare module 'fastify' {
 }
 
 /** The payment gateway configuration picks (DESIGN §4): Stripe with a secret key, else the local sandbox and its confirm endpoint. */
-export const paymentsPlugin = fp<{ payments: PaymentsConfig; plan: SubscriptionPlan }>(async (app, options) => {
-  const { payments, plan } = options;
-  if (payments.kind === 'stripe') {
-    app.decorate('payments', createStripeGateway(payments));
-    return;
-  }
-  const sandbox = createSandboxGateway(app.db, plan, () => app.now());
-  app.decorate('payments', sandbox);
-  await app.register(sandboxPaymentRoutes, { gateway: sandbox });
-}, { name: 'onramp-payments', decorators: { fastify: ['db', 'now'] } });
+export const paymentsPlugin = fp<{ payments: PaymentsConfig; plan: SubscriptionPlan }>(
+  async (app, options) => {
+    const { payments, plan } = options;
+    if (payments.kind === 'stripe') {
+      app.decorate('payments', createStripeGateway(payments));
+      return;
+    }
+    const sandbox = createSandboxGateway(app.db, plan, () => app.now());
+    app.decorate('payments', sandbox);
+    await app.register(sandboxPaymentRoutes, { gateway: sandbox });
+  },
+  { name: 'onramp-payments', decorators: { fastify: ['db', 'now'] } },
+);

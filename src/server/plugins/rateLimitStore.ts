@@ -43,7 +43,10 @@ export function databaseRateLimitStore(db: Db, now: () => Date): { Store: Fastif
  * @fastify/rate-limit's options for the shared counters of the configuration: the database store
  * above, or the plugin's Redis store on a client of ours (closed with the app).
  */
-export async function sharedLimitStore(app: FastifyInstance, counters: ServerConfig['sharedCounters']): Promise<Pick<RateLimitPluginOptions, 'store' | 'redis' | 'skipOnError'>> {
+export async function sharedLimitStore(
+  app: FastifyInstance,
+  counters: ServerConfig['sharedCounters'],
+): Promise<Pick<RateLimitPluginOptions, 'store' | 'redis' | 'skipOnError'>> {
   // A counter that can't be reached lets the request through: the routes behind answer 503 if
   // the database itself is away, and a Redis outage must not lock every driver out.
   if (counters.kind === 'redis') {

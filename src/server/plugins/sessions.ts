@@ -31,7 +31,6 @@ export const FRESH_SIGN_IN_MS = 5 * 60 * 1000;
 /** last_seen_at is written at most this often per session: a status poll every few seconds must not write every time. */
 const LAST_SEEN_GRANULARITY_MS = 60 * 1000;
 
-
 export type TokenKind = 'session' | 'resume' | 'signup';
 
 export interface IssuedToken {
@@ -107,71 +106,74 @@ interface TokenRow {
   last_seen_at: Date;
 }
 
-export const sessionsPlugin = fp(async (app) => {
-  const issue = async (db: Queryable, driverId: string, kind: TokenKind, lifetimeMs: number, authenticatedAt: Date | null): Promise<IssuedToken> => {
-    const token = randomBytes(32).toString('base64url');
-    const now = app.now();
-    const expiresAt = new Date(now.getTime() + lifetimeMs);
-    await db.query(
-      'INSERT INTO sessions (token_hash, driver_id, kind, created_at, last_seen_at, expires_at, authenticated_at) VALUES ($1, $2, $3, $4, $4, $5, $6)',
-      [hashToken(token), driverId, kind, now, expiresAt, authenticatedAt],
-    );
-    return { token, expiresAt };
-  };
-
-  const holderOf: Sessions['holderOf'] = async (token) => {
-    if (!TOKEN_PATTERN.test(token)) return null;
-    const hash = hashToken(token);
-    const now = app.now();
-    const { rows } = await app.db.query<TokenRow>(
-      `SELECT driver_id, kind, authenticated_at, last_seen_at FROM sessions
-       WHERE token_hash = $1 AND expires_at > $2 AND (kind <> 'session' OR last_seen_at > $3)`,
-      [hash, now, new Date(now.getTime() - SESSION_IDLE_MS)],
-    );
-    const row = rows[0];
-    if (!row) return null;
-    if (row.kind === 'session' && now.getTime() - new Date(row.last_seen_at).getTime() > LAST_SEEN_GRANULARITY_MS) {
-      await app.db.query('UPDATE sessions SET last_seen_at = $2 WHERE token_hash = $1', [hash, now]);
-    }
-    return { driverId: row.driver_id, kind: row.kind, authenticatedAt: row.authenticated_at ? new Date(row.authenticated_at) : null };
-  };
-
-  const sessions: Sessions = {
-    start: (driverId, authenticatedAt, db = app.db) => issue(db, driverId, 'session', SESSION_LIFETIME_MS, authenticatedAt),
-    startSignup: (driverId, authenticatedAt) => issue(app.db, driverId, 'signup', SIGNUP_TOKEN_LIFETIME_MS, authenticatedAt),
-    issueResume: (driverId, lifetimeMs) => issue(app.db, driverId, 'resume', lifetimeMs, null),
-    holderOf,
-    async end(token, db = app.db) {
-      if (TOKEN_PATTERN.test(token)) await db.query('DELETE FROM sessions WHERE token_hash = $1', [hashToken(token)]);
-    },
-    async endOlderThan(driverId, before) {
-      await app.db.query("DELETE FROM sessions WHERE driver_id = $1 AND kind <> 'resume' AND created_at < $2", [driverId, before]);
-    },
-    async exchangeResume(tx, token, driverId) {
-      if (!TOKEN_PATTERN.test(token)) return null;
-      // The DELETE decides: of two requests with one token, the second finds no row (PostgreSQL
-      // makes it wait for the first one's commit; PGlite runs one transaction at a time).
-      const { rows } = await tx.query(
-        "DELETE FROM sessions WHERE token_hash = $1 AND kind = 'resume' AND driver_id = $2 AND expires_at > $3 RETURNING driver_id",
-        [hashToken(token), driverId, app.now()],
+export const sessionsPlugin = fp(
+  async (app) => {
+    const issue = async (db: Queryable, driverId: string, kind: TokenKind, lifetimeMs: number, authenticatedAt: Date | null): Promise<IssuedToken> => {
+      const token = randomBytes(32).toString('base64url');
+      const now = app.now();
+      const expiresAt = new Date(now.getTime() + lifetimeMs);
+      await db.query(
+        'INSERT INTO sessions (token_hash, driver_id, kind, created_at, last_seen_at, expires_at, authenticated_at) VALUES ($1, $2, $3, $4, $4, $5, $6)',
+        [hashToken(token), driverId, kind, now, expiresAt, authenticatedAt],
       );
-      if (rows.length === 0) return null;
-      return issue(tx, driverId, 'session', SESSION_LIFETIME_MS, null);
-    },
-    isFresh: (holder) => holder.authenticatedAt !== null && app.now().getTime() - holder.authenticatedAt.getTime() <= FRESH_SIGN_IN_MS,
-  };
-  app.decorate('sessions', sessions);
-  app.decorateRequest('driverId', '');
-  app.decorateRequest('token', null);
-  app.decorate('requireDriver', async (request: FastifyRequest) => {
-    const token = bearerToken(request);
-    const { messages } = app.callReader.flow;
-    if (!token) throw signInAgain(401, messages.tokenMissing);
-    const holder = await holderOf(token);
-    const kinds = request.routeOptions.config.tokenKinds ?? ['session'];
-    // A token of a kind the route does not take answers like an unknown one.
-    if (!holder || !kinds.includes(holder.kind)) throw signInAgain(401, messages.sessionExpired);
-    request.driverId = holder.driverId;
-    request.token = { value: token, holder };
-  });
-}, { name: 'onramp-sessions', decorators: { fastify: ['callReader', 'db', 'now'] } });
+      return { token, expiresAt };
+    };
+
+    const holderOf: Sessions['holderOf'] = async (token) => {
+      if (!TOKEN_PATTERN.test(token)) return null;
+      const hash = hashToken(token);
+      const now = app.now();
+      const { rows } = await app.db.query<TokenRow>(
+        `SELECT driver_id, kind, authenticated_at, last_seen_at FROM sessions
+       WHERE token_hash = $1 AND expires_at > $2 AND (kind <> 'session' OR last_seen_at > $3)`,
+        [hash, now, new Date(now.getTime() - SESSION_IDLE_MS)],
+      );
+      const row = rows[0];
+      if (!row) return null;
+      if (row.kind === 'session' && now.getTime() - new Date(row.last_seen_at).getTime() > LAST_SEEN_GRANULARITY_MS) {
+        await app.db.query('UPDATE sessions SET last_seen_at = $2 WHERE token_hash = $1', [hash, now]);
+      }
+      return { driverId: row.driver_id, kind: row.kind, authenticatedAt: row.authenticated_at ? new Date(row.authenticated_at) : null };
+    };
+
+    const sessions: Sessions = {
+      start: (driverId, authenticatedAt, db = app.db) => issue(db, driverId, 'session', SESSION_LIFETIME_MS, authenticatedAt),
+      startSignup: (driverId, authenticatedAt) => issue(app.db, driverId, 'signup', SIGNUP_TOKEN_LIFETIME_MS, authenticatedAt),
+      issueResume: (driverId, lifetimeMs) => issue(app.db, driverId, 'resume', lifetimeMs, null),
+      holderOf,
+      async end(token, db = app.db) {
+        if (TOKEN_PATTERN.test(token)) await db.query('DELETE FROM sessions WHERE token_hash = $1', [hashToken(token)]);
+      },
+      async endOlderThan(driverId, before) {
+        await app.db.query("DELETE FROM sessions WHERE driver_id = $1 AND kind <> 'resume' AND created_at < $2", [driverId, before]);
+      },
+      async exchangeResume(tx, token, driverId) {
+        if (!TOKEN_PATTERN.test(token)) return null;
+        // The DELETE decides: of two requests with one token, the second finds no row (PostgreSQL
+        // makes it wait for the first one's commit; PGlite runs one transaction at a time).
+        const { rows } = await tx.query(
+          "DELETE FROM sessions WHERE token_hash = $1 AND kind = 'resume' AND driver_id = $2 AND expires_at > $3 RETURNING driver_id",
+          [hashToken(token), driverId, app.now()],
+        );
+        if (rows.length === 0) return null;
+        return issue(tx, driverId, 'session', SESSION_LIFETIME_MS, null);
+      },
+      isFresh: (holder) => holder.authenticatedAt !== null && app.now().getTime() - holder.authenticatedAt.getTime() <= FRESH_SIGN_IN_MS,
+    };
+    app.decorate('sessions', sessions);
+    app.decorateRequest('driverId', '');
+    app.decorateRequest('token', null);
+    app.decorate('requireDriver', async (request: FastifyRequest) => {
+      const token = bearerToken(request);
+      const { messages } = app.callReader.flow;
+      if (!token) throw signInAgain(401, messages.tokenMissing);
+      const holder = await holderOf(token);
+      const kinds = request.routeOptions.config.tokenKinds ?? ['session'];
+      // A token of a kind the route does not take answers like an unknown one.
+      if (!holder || !kinds.includes(holder.kind)) throw signInAgain(401, messages.sessionExpired);
+      request.driverId = holder.driverId;
+      request.token = { value: token, holder };
+    });
+  },
+  { name: 'onramp-sessions', decorators: { fastify: ['callReader', 'db', 'now'] } },
+);

@@ -172,27 +172,36 @@ export async function sweepOrphanUploads(store: ObjectStore, scratch: ObjectStor
   return removed;
 }
 
-export const uploadsPlugin = fp<{ dataDir: string; storage: StorageConfig }>(async (app, options) => {
-  const store = options.storage.kind === 's3' ? createS3Store(options.storage) : await createDiskStore(join(options.dataDir, 'uploads'));
-  const scratchDir = join(options.dataDir, 'scratch');
-  await mkdir(scratchDir, { recursive: true, mode: 0o700 });
-  const scratch = await createDiskStore(scratchDir);
-  const uploads = createUploadStore(store, scratchDir, app.cipher);
-  app.decorate('uploads', uploads);
-  app.decorateRequest('uncommittedUploads', null as unknown as StoredFile[]);
-  app.addHook('onRequest', async (request) => {
-    request.uncommittedUploads = [];
-  });
-  // Files written for a request that failed go with it, whatever stage it failed at: before its
-  // error answer is sent, or once the answer is gone (a reply sent some other way, a dropped client).
-  const discardUncommitted = async (request: FastifyRequest) => {
-    const left = request.uncommittedUploads.splice(0);
-    await Promise.all(left.map((file) => uploads.remove(file.storageName).catch((error: unknown) => request.log.warn({ error: String(error) }, 'A stored file of a failed request could not be removed'))));
-  };
-  app.addHook('onError', discardUncommitted);
-  app.addHook('onResponse', discardUncommitted);
-  app.addHook('onRequestAbort', discardUncommitted);
-  app.addHook('onClose', async () => store.close?.());
-  const removed = await sweepOrphanUploads(store, scratch, app.db, app.now());
-  if (removed > 0) app.log.info({ removed }, 'Removed stored files that no upload refers to');
-}, { name: 'onramp-uploads', decorators: { fastify: ['cipher', 'db', 'now'] } });
+export const uploadsPlugin = fp<{ dataDir: string; storage: StorageConfig }>(
+  async (app, options) => {
+    const store = options.storage.kind === 's3' ? createS3Store(options.storage) : await createDiskStore(join(options.dataDir, 'uploads'));
+    const scratchDir = join(options.dataDir, 'scratch');
+    await mkdir(scratchDir, { recursive: true, mode: 0o700 });
+    const scratch = await createDiskStore(scratchDir);
+    const uploads = createUploadStore(store, scratchDir, app.cipher);
+    app.decorate('uploads', uploads);
+    app.decorateRequest('uncommittedUploads', null as unknown as StoredFile[]);
+    app.addHook('onRequest', async (request) => {
+      request.uncommittedUploads = [];
+    });
+    // Files written for a request that failed go with it, whatever stage it failed at: before its
+    // error answer is sent, or once the answer is gone (a reply sent some other way, a dropped client).
+    const discardUncommitted = async (request: FastifyRequest) => {
+      const left = request.uncommittedUploads.splice(0);
+      await Promise.all(
+        left.map((file) =>
+          uploads
+            .remove(file.storageName)
+            .catch((error: unknown) => request.log.warn({ error: String(error) }, 'A stored file of a failed request could not be removed')),
+        ),
+      );
+    };
+    app.addHook('onError', discardUncommitted);
+    app.addHook('onResponse', discardUncommitted);
+    app.addHook('onRequestAbort', discardUncommitted);
+    app.addHook('onClose', async () => store.close?.());
+    const removed = await sweepOrphanUploads(store, scratch, app.db, app.now());
+    if (removed > 0) app.log.info({ removed }, 'Removed stored files that no upload refers to');
+  },
+  { name: 'onramp-uploads', decorators: { fastify: ['cipher', 'db', 'now'] } },
+);

@@ -8,7 +8,15 @@
  * Sensitive answers (SSN, account number) leave the server masked, as everywhere (DESIGN §5).
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { MAX_REASON_LENGTH, REVIEW_STATUSES, type FixRequest, type QueueDriver, type QueuePage, type ReviewDriver, type ReviewStatus } from '../../shared/review.js';
+import {
+  MAX_REASON_LENGTH,
+  REVIEW_STATUSES,
+  type FixRequest,
+  type QueueDriver,
+  type QueuePage,
+  type ReviewDriver,
+  type ReviewStatus,
+} from '../../shared/review.js';
 import type { ServerConfig } from '../config.js';
 import { isUuid } from '../db/db.js';
 import { badRequest, conflict, notFound } from '../errors.js';

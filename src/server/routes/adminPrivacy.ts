@@ -126,23 +126,34 @@ async function recordsOf(tx: Queryable, driverId: string) {
   return {
     driver,
     answers: await answersOf(tx, driverId),
-    uploads: await rows<UploadRow>('SELECT id, step, field, storage_name, mime, size, created_at FROM uploads WHERE driver_id = $1 ORDER BY step, field, created_at'),
-    vehicles: await rows<{ id: string; submitted_at: Date | null; created_at: Date }>('SELECT id, submitted_at, created_at FROM vehicles WHERE driver_id = $1 ORDER BY created_at'),
+    uploads: await rows<UploadRow>(
+      'SELECT id, step, field, storage_name, mime, size, created_at FROM uploads WHERE driver_id = $1 ORDER BY step, field, created_at',
+    ),
+    vehicles: await rows<{ id: string; submitted_at: Date | null; created_at: Date }>(
+      'SELECT id, submitted_at, created_at FROM vehicles WHERE driver_id = $1 ORDER BY created_at',
+    ),
     sessions: await rows<{ kind: string; created_at: Date; last_seen_at: Date; expires_at: Date }>(
       'SELECT kind, created_at, last_seen_at, expires_at FROM sessions WHERE driver_id = $1 ORDER BY created_at',
     ),
     reviews: await rows<{ decision: string; reason: string | null; reviewed_by: string; reviewed_at: Date }>(
       'SELECT decision, reason, reviewed_by, reviewed_at FROM driver_reviews WHERE driver_id = $1 ORDER BY reviewed_at, id',
     ),
-    fixes: await rows<{ step: string; field: string; reason: string }>('SELECT step, field, reason FROM review_fixes WHERE driver_id = $1 ORDER BY step, field'),
+    fixes: await rows<{ step: string; field: string; reason: string }>(
+      'SELECT step, field, reason FROM review_fixes WHERE driver_id = $1 ORDER BY step, field',
+    ),
     notices: await rows<{ notice: string; channel: string; status: string; created_at: Date; sent_at: Date | null }>(
       'SELECT notice, channel, status, created_at, sent_at FROM outgoing_notices WHERE driver_id = $1 ORDER BY created_at',
     ),
     subscription:
       (
-        await rows<{ customer_id: string | null; subscription_id: string | null; payment_intent_id: string | null; status: string; claimed_at: Date; updated_at: Date }>(
-          'SELECT customer_id, subscription_id, payment_intent_id, status, claimed_at, updated_at FROM subscriptions WHERE driver_id = $1',
-        )
+        await rows<{
+          customer_id: string | null;
+          subscription_id: string | null;
+          payment_intent_id: string | null;
+          status: string;
+          claimed_at: Date;
+          updated_at: Date;
+        }>('SELECT customer_id, subscription_id, payment_intent_id, status, claimed_at, updated_at FROM subscriptions WHERE driver_id = $1')
       )[0] ?? null,
   };
 }
@@ -194,7 +205,8 @@ export async function adminPrivacyRoutes(app: FastifyInstance, options: { embedd
       pathOfUpload.set(upload.id, path);
       zip[path] = [new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength), { level: 0 }];
     }
-    const filesOf = (files: Record<string, string>) => Object.fromEntries(Object.entries(files).map(([field, uploadId]) => [field, pathOfUpload.get(uploadId) ?? null]));
+    const filesOf = (files: Record<string, string>) =>
+      Object.fromEntries(Object.entries(files).map(([field, uploadId]) => [field, pathOfUpload.get(uploadId) ?? null]));
     const opened = (step: string, answers: StoredAnswers) => openAnswers(app.cipher, id, step, answers);
 
     zip['driver.json'] = jsonFile({
@@ -220,7 +232,12 @@ export async function adminPrivacyRoutes(app: FastifyInstance, options: { embedd
       updatedAt: driver.updated_at,
       vehicles: records.vehicles.map((vehicle) => ({ id: vehicle.id, submittedAt: vehicle.submitted_at, createdAt: vehicle.created_at })),
       // When the driver was signed in; never the tokens or their hashes.
-      sessions: records.sessions.map((session) => ({ kind: session.kind, createdAt: session.created_at, lastSeenAt: session.last_seen_at, expiresAt: session.expires_at })),
+      sessions: records.sessions.map((session) => ({
+        kind: session.kind,
+        createdAt: session.created_at,
+        lastSeenAt: session.last_seen_at,
+        expiresAt: session.expires_at,
+      })),
     });
     for (const step of records.answers) {
       zip[`answers/${segment(step.step)}.json`] = jsonFile({
@@ -235,11 +252,22 @@ export async function adminPrivacyRoutes(app: FastifyInstance, options: { embedd
       });
     }
     zip['reviews.json'] = jsonFile({
-      decisions: records.reviews.map((review) => ({ decision: review.decision, reason: review.reason, reviewedBy: review.reviewed_by, reviewedAt: review.reviewed_at })),
+      decisions: records.reviews.map((review) => ({
+        decision: review.decision,
+        reason: review.reason,
+        reviewedBy: review.reviewed_by,
+        reviewedAt: review.reviewed_at,
+      })),
       fixesAsked: records.fixes,
     });
     zip['notices.json'] = jsonFile(
-      records.notices.map((notice) => ({ notice: notice.notice, channel: notice.channel, status: notice.status, createdAt: notice.created_at, sentAt: notice.sent_at })),
+      records.notices.map((notice) => ({
+        notice: notice.notice,
+        channel: notice.channel,
+        status: notice.status,
+        createdAt: notice.created_at,
+        sentAt: notice.sent_at,
+      })),
     );
     const subscription = records.subscription;
     zip['payments.json'] = jsonFile({
@@ -289,11 +317,15 @@ export async function adminPrivacyRoutes(app: FastifyInstance, options: { embedd
     const now = app.now();
     const { storageNames, details } = await app.db.transaction(async (tx) => {
       // Locked: a request of the driver still running can add no row (a file, a code) from here on.
-      const driver = (await tx.query<{ id: string; email: string; phone: string | null }>('SELECT id, email, phone FROM drivers WHERE id = $1 FOR UPDATE', [driverId])).rows[0];
+      const driver = (
+        await tx.query<{ id: string; email: string; phone: string | null }>('SELECT id, email, phone FROM drivers WHERE id = $1 FOR UPDATE', [driverId])
+      ).rows[0];
       // Erased by another request meanwhile.
       if (!driver) throw notFound(PRIVACY_MESSAGES.unknownDriver);
       const id = driver.id;
-      const storageNames = (await tx.query<{ storage_name: string }>('SELECT storage_name FROM uploads WHERE driver_id = $1', [id])).rows.map((row) => row.storage_name);
+      const storageNames = (await tx.query<{ storage_name: string }>('SELECT storage_name FROM uploads WHERE driver_id = $1', [id])).rows.map(
+        (row) => row.storage_name,
+      );
       const counts = (
         await tx.query<{ answers: number; sessions: number; codes: number; notices: number; reviews: number; vehicles: number }>(
           `SELECT (SELECT count(*) FROM step_answers WHERE driver_id = $1)::int AS answers,
@@ -314,7 +346,9 @@ export async function adminPrivacyRoutes(app: FastifyInstance, options: { embedd
       );
       targets.push({ channel: 'email', destination: driver.email });
       if (driver.phone) targets.push({ channel: 'sms', destination: driver.phone });
-      const subjects = [...new Set(targets.flatMap((target) => subjectsOf({ driverId: id, channel: target.channel, destination: target.destination, purpose: 'verify' })))];
+      const subjects = [
+        ...new Set(targets.flatMap((target) => subjectsOf({ driverId: id, channel: target.channel, destination: target.destination, purpose: 'verify' }))),
+      ];
       const lockouts = await tx.query('DELETE FROM code_lockouts WHERE subject = ANY($1::text[]) RETURNING subject', [subjects]);
       // The payment records the law keeps, without the person (subscriptions go with the driver).
       const kept = await tx.query(
@@ -334,7 +368,8 @@ export async function adminPrivacyRoutes(app: FastifyInstance, options: { embedd
     // sweep at the next start removes (plugins/uploads.ts).
     const removals = await Promise.allSettled(storageNames.map((name) => app.uploads.remove(name)));
     const notRemoved = removals.filter((result) => result.status === 'rejected').length;
-    if (notRemoved > 0) request.log.warn({ driverId, notRemoved }, 'Files of an erased driver could not be removed now: the sweep at the next start removes them');
+    if (notRemoved > 0)
+      request.log.warn({ driverId, notRemoved }, 'Files of an erased driver could not be removed now: the sweep at the next start removes them');
     await purgeDeletedRows(app, request.log, options.embeddedDatabase);
     request.log.info({ driverId, doneBy: app.adminReviewer, ...details }, 'Driver erased');
     return { success: true, erased: { answers: details.answers, files: details.files, sessions: details.sessions } };

@@ -194,9 +194,7 @@ export async function authRoutes(app: FastifyInstance, options: { max: number; w
     const previous = bearerToken(request);
     if (previous) await app.sessions.end(previous);
     // A password sign-up that never proved its email goes back to its email code.
-    const issued = driver.email_verified
-      ? await app.sessions.start(driver.id, user.authTime)
-      : await startEmailVerification(driver.id, driver.email, user);
+    const issued = driver.email_verified ? await app.sessions.start(driver.id, user.authTime) : await startEmailVerification(driver.id, driver.email, user);
     return answerFor(driver.id, issued);
   });
 

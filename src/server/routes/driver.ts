@@ -113,17 +113,20 @@ async function saveStep(
     await saveStepAnswers(tx, { driverId, step, schema, answers, files, now });
     // The review queue's name, kept with the step that holds it (the flow's review.name).
     if (step === reviewName.step) {
-      const name = reviewName.fields.map((field) => form[field]).filter((part) => typeof part === 'string' && part.trim()).join(' ');
+      const name = reviewName.fields
+        .map((field) => form[field])
+        .filter((part) => typeof part === 'string' && part.trim())
+        .join(' ');
       await tx.query('UPDATE drivers SET review_name = $2 WHERE id = $1', [driverId, name || null]);
     }
     await bumpReviewVersion(tx, driverId, now);
     const left = await tx.query('SELECT 1 FROM review_fixes WHERE driver_id = $1 LIMIT 1', [driverId]);
     // The last fix sent: back in the review queue, the old reason gone.
     if (fixed.rows.length > 0 && left.rows.length === 0) {
-      await tx.query(
-        `UPDATE drivers SET status = 'pending', rejection_reason = NULL, submitted_at = $2 WHERE id = $1 AND status = 'rejected'`,
-        [driverId, now],
-      );
+      await tx.query(`UPDATE drivers SET status = 'pending', rejection_reason = NULL, submitted_at = $2 WHERE id = $1 AND status = 'rejected'`, [
+        driverId,
+        now,
+      ]);
     }
     return { replaced: removed.rows.map((row) => row.storage_name), fixing: fixed.rows.length > 0 };
   });
@@ -139,10 +142,9 @@ export async function driverRoutes(app: FastifyInstance) {
 
   /** The driver, whose reviewed data may still change (not approved). */
   async function changeableDriver(driverId: string): Promise<DriverRow> {
-    const { rows } = await app.db.query<DriverRow>(
-      'SELECT provider, status, phone, phone_verified_at, profile_completed_at FROM drivers WHERE id = $1',
-      [driverId],
-    );
+    const { rows } = await app.db.query<DriverRow>('SELECT provider, status, phone, phone_verified_at, profile_completed_at FROM drivers WHERE id = $1', [
+      driverId,
+    ]);
     // A session outlives nothing: drivers are deleted with their sessions (ON DELETE CASCADE).
     const driver = rows[0];
     if (!driver) throw forbidden(DRIVER_MESSAGES.notYourStatus);

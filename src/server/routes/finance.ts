@@ -19,10 +19,9 @@ export async function financeRoutes(app: FastifyInstance) {
 
   app.post(reader.routePath('addBank'), async (request) => {
     const driverId = request.driverId;
-    const { rows } = await app.db.query<{ status: string; is_subscription_paid: boolean }>(
-      'SELECT status, is_subscription_paid FROM drivers WHERE id = $1',
-      [driverId],
-    );
+    const { rows } = await app.db.query<{ status: string; is_subscription_paid: boolean }>('SELECT status, is_subscription_paid FROM drivers WHERE id = $1', [
+      driverId,
+    ]);
     const driver = rows[0];
     // Steps in order: the bank account comes after the subscription (spec §4).
     if (driver?.status !== 'approved' || !driver.is_subscription_paid) throw forbidden(FINANCE_MESSAGES.subscribeFirst);
@@ -35,7 +34,14 @@ export async function financeRoutes(app: FastifyInstance) {
     const last4 = accountNumber.slice(-4);
     const now = app.now();
     // Stored as the step's answers, the account number sealed (it is marked sensitive).
-    const saved = { driverId, step, schema, answers: sealAnswers(app.cipher, driverId, step, { ...form, accountHolderName: holder }, schema.sensitive), files: {}, now };
+    const saved = {
+      driverId,
+      step,
+      schema,
+      answers: sealAnswers(app.cipher, driverId, step, { ...form, accountHolderName: holder }, schema.sensitive),
+      files: {},
+      now,
+    };
     // The first account is simply added; the row decides, so two first requests at once can't both count as "first".
     const added = await app.db.query(
       `INSERT INTO step_answers (driver_id, step, schema_name, schema_version, answers, submitted_at) VALUES ($1, $2, $3, $4, $5, $6)

@@ -56,38 +56,41 @@ export async function ipLookupRoutes(app: FastifyInstance) {
 }
 
 /** Shared (not encapsulated): its not-found handler is the whole app's. */
-export const staticRoutes = fp<{ config: ServerConfig; isApiPath: (url: string) => boolean; live?: LiveEdits }>(async (app, options) => {
-  const { config, isApiPath, live } = options;
-  const indexFile = join(config.staticDir, 'index.html');
-  const configScript = () => appConfigScript(config, live ? { version: live.state.version } : null);
+export const staticRoutes = fp<{ config: ServerConfig; isApiPath: (url: string) => boolean; live?: LiveEdits }>(
+  async (app, options) => {
+    const { config, isApiPath, live } = options;
+    const indexFile = join(config.staticDir, 'index.html');
+    const configScript = () => appConfigScript(config, live ? { version: live.state.version } : null);
 
-  if (!existsSync(indexFile)) app.log.warn(`${indexFile} does not exist yet: pages answer 503 until \`npm run build\` has run.`);
-  await app.register(fastifyStatic, {
-    root: config.staticDir,
-    // index.html is only ever sent with its configuration filled in (the fallback below).
-    index: false,
-    allowedPath: (pathName) => pathName !== '/index.html',
-    // dist/ may be built after the server starts.
-    wildcard: true,
-    suppressWarning: true,
-  });
+    if (!existsSync(indexFile)) app.log.warn(`${indexFile} does not exist yet: pages answer 503 until \`npm run build\` has run.`);
+    await app.register(fastifyStatic, {
+      root: config.staticDir,
+      // index.html is only ever sent with its configuration filled in (the fallback below).
+      index: false,
+      allowedPath: (pathName) => pathName !== '/index.html',
+      // dist/ may be built after the server starts.
+      wildcard: true,
+      suppressWarning: true,
+    });
 
-  async function sendPage(reply: FastifyReply) {
-    let html: string;
-    try {
-      // Read each time: it is small, and a rebuild should not need a restart.
-      html = await readFile(indexFile, 'utf8');
-    } catch {
-      return reply.code(503).send({ message: NOT_BUILT_MESSAGE });
+    async function sendPage(reply: FastifyReply) {
+      let html: string;
+      try {
+        // Read each time: it is small, and a rebuild should not need a restart.
+        html = await readFile(indexFile, 'utf8');
+      } catch {
+        return reply.code(503).send({ message: NOT_BUILT_MESSAGE });
+      }
+      return reply.code(200).header('cache-control', 'no-cache').type('text/html; charset=utf-8').send(html.replace(CONFIG_PLACEHOLDER, configScript));
     }
-    return reply.code(200).header('cache-control', 'no-cache').type('text/html; charset=utf-8').send(html.replace(CONFIG_PLACEHOLDER, configScript));
-  }
 
-  // With `index: false` the static handler refuses "/" (a directory); the start page is the app.
-  app.get('/', (_request, reply) => sendPage(reply));
+    // With `index: false` the static handler refuses "/" (a directory); the start page is the app.
+    app.get('/', (_request, reply) => sendPage(reply));
 
-  app.setNotFoundHandler(async (request, reply) => {
-    if ((request.method === 'GET' || request.method === 'HEAD') && !isApiPath(request.url) && wantsHtml(request)) return sendPage(reply);
-    return reply.code(404).send({ message: 'Not found.' });
-  });
-}, { name: 'onramp-static' });
+    app.setNotFoundHandler(async (request, reply) => {
+      if ((request.method === 'GET' || request.method === 'HEAD') && !isApiPath(request.url) && wantsHtml(request)) return sendPage(reply);
+      return reply.code(404).send({ message: 'Not found.' });
+    });
+  },
+  { name: 'onramp-static' },
+);

@@ -5,8 +5,9 @@
  */
 import { relative } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { listFixtureFiles, parseFixture, type ListedFixture } from '../../shared/fixtureFiles.js';
-import { CONTENT_ROOT, loadFlow, readJsonFile } from '../../shared/projectFiles.js';
+import { parseFixture, type ListedFixture } from '../../shared/fixtureFiles.js';
+import { listFixtureFiles } from '../../node/projectFiles.js';
+import { CONTENT_ROOT, loadFlow, readJsonFile } from '../../node/projectFiles.js';
 
 export const FIXTURES_PATH = '/fixtures';
 

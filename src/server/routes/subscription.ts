@@ -71,7 +71,11 @@ export async function subscriptionRoutes(app: FastifyInstance) {
   }
 
   const rowOf = async (db: Queryable, driverId: string) =>
-    (await db.query<SubscriptionRow>('SELECT customer_id, subscription_id, payment_intent_id, status, claimed_at FROM subscriptions WHERE driver_id = $1', [driverId])).rows[0];
+    (
+      await db.query<SubscriptionRow>('SELECT customer_id, subscription_id, payment_intent_id, status, claimed_at FROM subscriptions WHERE driver_id = $1', [
+        driverId,
+      ])
+    ).rows[0];
 
   async function setPaid(db: Queryable, driverId: string, paid: boolean) {
     await db.query('UPDATE drivers SET is_subscription_paid = $2, updated_at = $3 WHERE id = $1', [driverId, paid, app.now()]);
@@ -107,10 +111,12 @@ export async function subscriptionRoutes(app: FastifyInstance) {
       const created = await provider(() =>
         gateway.createSubscription({ customerId: customerId!, driverId, idempotencyKey: `subscription:${driverId}:${claimedAt.getTime()}` }),
       );
-      await app.db.query(
-        `UPDATE subscriptions SET subscription_id = $2, payment_intent_id = $3, status = 'incomplete', updated_at = $4 WHERE driver_id = $1`,
-        [driverId, created.subscriptionId, created.paymentIntentId, app.now()],
-      );
+      await app.db.query(`UPDATE subscriptions SET subscription_id = $2, payment_intent_id = $3, status = 'incomplete', updated_at = $4 WHERE driver_id = $1`, [
+        driverId,
+        created.subscriptionId,
+        created.paymentIntentId,
+        app.now(),
+      ]);
       return created;
     } catch (error) {
       // Free the claim at once, so the driver's retry makes a new attempt rather than waiting.
@@ -203,10 +209,14 @@ export async function subscriptionRoutes(app: FastifyInstance) {
             [event.subscriptionId, paid, app.now()],
           );
           const status = paid ? 'active' : event.type === 'customer.subscription.deleted' ? 'canceled' : null;
-          if (status) await tx.query('UPDATE subscriptions SET status = $2, updated_at = $3 WHERE subscription_id = $1', [event.subscriptionId, status, app.now()]);
+          if (status)
+            await tx.query('UPDATE subscriptions SET status = $2, updated_at = $3 WHERE subscription_id = $1', [event.subscriptionId, status, app.now()]);
           // A payment that failed, or a subscription that ended, is the driver's to know: they can't take rides.
-          const notice = event.type === 'invoice.payment_failed' ? 'subscriptionFailed' : event.type === 'customer.subscription.deleted' ? 'subscriptionEnded' : null;
-          const owner = notice ? (await tx.query<{ driver_id: string }>('SELECT driver_id FROM subscriptions WHERE subscription_id = $1', [event.subscriptionId])).rows[0] : undefined;
+          const notice =
+            event.type === 'invoice.payment_failed' ? 'subscriptionFailed' : event.type === 'customer.subscription.deleted' ? 'subscriptionEnded' : null;
+          const owner = notice
+            ? (await tx.query<{ driver_id: string }>('SELECT driver_id FROM subscriptions WHERE subscription_id = $1', [event.subscriptionId])).rows[0]
+            : undefined;
           if (notice && owner) await app.messaging.notify(tx, owner.driver_id, notice, {});
         }
         return true;

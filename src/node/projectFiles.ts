@@ -3,14 +3,14 @@
  * through the build). Reads `schemas/` and `flows/`, and turns a broken edit into an error
  * that names the file and the place, for the operations staff who edit them.
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createAjv } from './ajv.js';
-import { fromAjvErrors } from './errors.js';
-import type { Flow } from './flow.js';
-import type { NoticeName, NoticeWords } from './notices.js';
-import { bundleSchema, schemaFileName, uiSchemaFileName, type JsonObject } from './schemaFiles.js';
+import { createAjv } from '../shared/ajv.js';
+import { fromAjvErrors } from '../shared/errors.js';
+import type { Flow } from '../shared/flow.js';
+import type { NoticeName, NoticeWords } from '../shared/notices.js';
+import { bundleSchema, schemaFileName, uiSchemaFileName, type JsonObject } from '../shared/schemaFiles.js';
 
 export const PROJECT_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 /**
@@ -114,4 +114,18 @@ export function schemaNamesOf(flow: Flow): string[] {
     for (const variant of step.variants ?? []) names.add(variant.schema);
   }
   return [...names];
+}
+
+/** Fixture folders that hold no payloads: broken-edits/ is the lint's. */
+const NOT_PAYLOADS = new Set(['broken-edits']);
+
+/** Every fixture (.json) file under a folder, sorted. */
+export function listFixtureFiles(dir: string = FIXTURES_DIR): string[] {
+  const files: string[] = [];
+  for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory() && !NOT_PAYLOADS.has(entry.name)) files.push(...listFixtureFiles(path));
+    else if (entry.isFile() && entry.name.endsWith('.json')) files.push(path);
+  }
+  return files;
 }
