@@ -8,10 +8,10 @@ import { statSync } from 'node:fs';
 import type { ValidatorType } from '@rjsf/utils';
 import { expandErrors, fieldOf, messagesByField } from '../shared/errors.js';
 import { FixtureProblem, parseFixture, schemaOfStep, type Fixture, type Messages } from '../shared/fixtureFiles.js';
-import { listFixtureFiles } from '../node/projectFiles.js';
+import { listFixtureFiles, loadSchema, loadUiSchema, ProjectFileError, readJsonFile, shownPath } from '../node/projectFiles.js';
 import type { Flow } from '../shared/flow.js';
-import { loadSchema, loadUiSchema, ProjectFileError, readJsonFile, shownPath } from '../node/projectFiles.js';
 import type { JsonObject } from '../shared/schemaFiles.js';
+import { pointerOf } from '../shared/jsonPointer.js';
 import { createFormSchemas } from '../server/lib/formSchemas.js';
 import { precompiledValidator } from './precompiledValidators.js';
 
@@ -41,12 +41,9 @@ export function expandPaths(paths: string[]): string[] {
   return paths.flatMap((path) => (statSync(path, { throwIfNoEntry: false })?.isDirectory() ? listFixtureFiles(path) : [path]));
 }
 
-/** "/email" for the field email; "" for the form as a whole. */
-const pointerOf = (field: string) => (field === '' ? '' : `/${field.replace(/~/g, '~0').replace(/\//g, '~1')}`);
-
 function firstByPointer(byField: Record<string, string[]>): Messages {
   const first: Messages = {};
-  for (const [field, messages] of Object.entries(byField)) if (messages[0] !== undefined) first[pointerOf(field)] = messages[0];
+  for (const [field, messages] of Object.entries(byField)) if (messages[0] !== undefined) first[pointerOf(field === '' ? [] : [field])] = messages[0];
   return first;
 }
 

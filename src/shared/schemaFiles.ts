@@ -8,6 +8,7 @@
  * Merging: the referencing object's own keys win, objects merge deeply, and `required` lists
  * are joined.
  */
+import { pointerKeys } from './jsonPointer.js';
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 export type JsonObject = { [key: string]: Json };
 
@@ -44,10 +45,8 @@ function mergeInto(base: JsonObject, extra: JsonObject): JsonObject {
 }
 
 function pointerGet(root: Json, pointer: string): Json | undefined {
-  if (pointer === '' || pointer === '/') return root;
   let node: Json | undefined = root;
-  for (const raw of pointer.replace(/^\//, '').split('/')) {
-    const key = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+  for (const key of pointerKeys(pointer)) {
     if (!isObject(node)) return undefined;
     node = node[key];
   }

@@ -3,6 +3,7 @@
  * the place is a JSON pointer into the file ("/properties/email/format"), or line:column when
  * the file is not even JSON.
  */
+import { pointerKeys, pointerOf } from '../../shared/jsonPointer.js';
 import { isObject, type Json } from '../../shared/schemaFiles.js';
 
 export interface Problem {
@@ -16,20 +17,10 @@ export interface Problem {
 
 export const formatProblem = (problem: Problem) => `${problem.file}:${problem.at}: ${problem.message}`;
 
-/** A JSON pointer from its keys: ["properties", "a/b"] → "/properties/a~1b"; no keys → "/". */
-export function pointer(...keys: (string | number)[]): string {
-  if (keys.length === 0) return '/';
-  return keys.map((key) => `/${String(key).replace(/~/g, '~0').replace(/\//g, '~1')}`).join('');
-}
+/** Where a problem is, as a JSON pointer of its keys; the whole file is "/", as the lint writes it. */
+export const pointer = (...keys: (string | number)[]): string => (keys.length === 0 ? '/' : pointerOf(keys));
 
-/** The keys of a JSON pointer, unescaped ("/" and "" have none). */
-export function pointerKeys(at: string): string[] {
-  if (at === '' || at === '/') return [];
-  return at
-    .slice(1)
-    .split('/')
-    .map((key) => key.replace(/~1/g, '/').replace(/~0/g, '~'));
-}
+export { pointerKeys };
 
 /** The value at the keys of a pointer, if there is one. */
 export function valueAt(root: Json, keys: string[]): Json | undefined {
