@@ -1,22 +1,13 @@
-import { useEffect, useRef } from 'react';
 import type { ScreenStep } from '../../shared/flow.js';
+import { Dialog } from '../Dialog.js';
 import { Layout } from '../Layout.js';
 import { useRideRequestPanel } from '../rideRequestPanel.js';
 
 /** What a new ride request looks like, with an example request in the ride-request panel. */
 export function RideRequestScreen({ step }: { step: ScreenStep }) {
   const { open, setOpen } = useRideRequestPanel();
-  const closeButton = useRef<HTMLButtonElement>(null);
   const { title, message } = step.content ?? {};
   const panel = step.panel;
-
-  useEffect(() => {
-    if (!open) return;
-    closeButton.current?.focus();
-    const onKey = (event: KeyboardEvent) => event.key === 'Escape' && setOpen(false);
-    window.addEventListener('keydown', onKey);
-    return () => window.removeEventListener('keydown', onKey);
-  }, [open, setOpen]);
 
   return (
     <Layout>
@@ -30,17 +21,18 @@ export function RideRequestScreen({ step }: { step: ScreenStep }) {
         )}
       </section>
       {panel && open && (
-        <div className="ride-panel" role="dialog" aria-modal="true" aria-labelledby="ride-panel-title">
+        // The browser's own modal: focus moves in and stays, Escape closes it.
+        <Dialog labelledBy="ride-panel-title" className="ride-panel" onCancel={() => setOpen(false)}>
           <h2 id="ride-panel-title">{panel.title}</h2>
           <ul>
             {panel.lines.map((line) => (
               <li key={line}>{line}</li>
             ))}
           </ul>
-          <button ref={closeButton} type="button" className="button button-secondary" onClick={() => setOpen(false)}>
+          <button type="button" className="button button-secondary" onClick={() => setOpen(false)} autoFocus>
             {panel.close}
           </button>
-        </div>
+        </Dialog>
       )}
     </Layout>
   );
