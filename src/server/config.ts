@@ -164,31 +164,39 @@ function localAdminToken(dataDir: string): string {
   return token;
 }
 
-/** An http(s) address without a trailing slash, or null when unset. */
-function readPublicUrl(env: Env): string | null {
-  const raw = env.PUBLIC_URL;
-  if (raw === undefined || raw === '') return null;
+/**
+ * An address setting, parsed, its scheme one of `schemes`. The messages name the setting and an
+ * example, never the value given: it may hold a password.
+ */
+function readUrlSetting(name: string, raw: string, schemes: readonly string[], example: string): URL {
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
-    throw new ConfigError(`PUBLIC_URL must be an address such as https://onramp.example.com, got "${raw}".`);
+    throw new ConfigError(`${name} must be an address such as ${example}.`);
   }
-  if ((url.protocol !== 'https:' && url.protocol !== 'http:') || url.search || url.hash || url.username || url.password) {
+  if (!schemes.includes(url.protocol.slice(0, -1))) {
+    throw new ConfigError(`${name} must start with ${schemes.map((scheme) => `${scheme}://`).join(' or ')}, not ${url.protocol}//.`);
+  }
+  return url;
+}
+
+const HTTP = ['http', 'https'] as const;
+
+/** An http(s) address without a trailing slash, or null when unset. */
+function readPublicUrl(env: Env): string | null {
+  const raw = env.PUBLIC_URL;
+  if (raw === undefined || raw === '') return null;
+  const url = readUrlSetting('PUBLIC_URL', raw, HTTP, 'https://onramp.example.com');
+  if (url.search || url.hash || url.username || url.password) {
     throw new ConfigError(`PUBLIC_URL must be a plain http(s) address such as https://onramp.example.com, got "${raw}".`);
   }
   return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
 }
 
 function readApiBase(raw: string): { host: string; port: number; protocol: 'http' | 'https' } {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw new ConfigError(`STRIPE_API_BASE must be an address such as http://127.0.0.1:12111, got "${raw}".`);
-  }
-  const protocol = url.protocol === 'http:' ? 'http' : url.protocol === 'https:' ? 'https' : null;
-  if (!protocol) throw new ConfigError(`STRIPE_API_BASE must start with http:// or https://, got "${raw}".`);
+  const url = readUrlSetting('STRIPE_API_BASE', raw, HTTP, 'http://127.0.0.1:12111');
+  const protocol = url.protocol === 'http:' ? 'http' : 'https';
   return { host: url.hostname, port: Number(url.port || (protocol === 'https' ? 443 : 80)), protocol };
 }
 
@@ -216,15 +224,7 @@ function readPayments(env: Env, production: boolean): PaymentsConfig {
 
 /** A postgres:// or postgresql:// address (its password is never printed back). */
 function readDatabaseUrl(raw: string): string {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw new ConfigError('DATABASE_URL must be an address such as postgres://user:password@host:5432/onramp.');
-  }
-  if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') {
-    throw new ConfigError(`DATABASE_URL must start with postgres:// or postgresql://, not ${url.protocol}//.`);
-  }
+  readUrlSetting('DATABASE_URL', raw, ['postgres', 'postgresql'], 'postgres://user:password@host:5432/onramp');
   return raw;
 }
 
@@ -238,25 +238,13 @@ export function shownDatabaseUrl(database: DatabaseConfig): string {
 
 /** A redis:// or rediss:// address. */
 function readRedisUrl(raw: string): string {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw new ConfigError('REDIS_URL must be an address such as redis://127.0.0.1:6379.');
-  }
-  if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') throw new ConfigError(`REDIS_URL must start with redis:// or rediss://, not ${url.protocol}//.`);
+  readUrlSetting('REDIS_URL', raw, ['redis', 'rediss'], 'redis://127.0.0.1:6379');
   return raw;
 }
 
 /** An http(s) address, for a setting that points a client elsewhere. */
 function readHttpUrl(name: string, raw: string, example: string): string {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw new ConfigError(`${name} must be an address such as ${example}, got "${raw}".`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError(`${name} must start with http:// or https://, got "${raw}".`);
+  readUrlSetting(name, raw, HTTP, example);
   return raw;
 }
 
@@ -270,13 +258,7 @@ const MAIL_FROM_PATTERN = /^(?:[^<>\r\n]*<[^\s@<>]+@[^\s@<>]+\.[^\s@<>]+>|[^\s@<
 function readMessaging(env: Env, production: boolean): MessagingConfig {
   let email: MessagingConfig['email'] = { kind: 'local' };
   if (env.SMTP_URL) {
-    let url: URL;
-    try {
-      url = new URL(env.SMTP_URL);
-    } catch {
-      throw new ConfigError('SMTP_URL must be an address such as smtps://user:password@smtp.example.com:465.');
-    }
-    if (url.protocol !== 'smtp:' && url.protocol !== 'smtps:') throw new ConfigError(`SMTP_URL must start with smtp:// or smtps://, not ${url.protocol}//.`);
+    readUrlSetting('SMTP_URL', env.SMTP_URL, ['smtp', 'smtps'], 'smtps://user:password@smtp.example.com:465');
     if (!env.MAIL_FROM)
       throw new ConfigError('With SMTP_URL set, MAIL_FROM must be set too: the sender drivers see, e.g. "Onramp <no-reply@onramp.example.com>".');
     if (!MAIL_FROM_PATTERN.test(env.MAIL_FROM))

@@ -224,7 +224,9 @@ describe('readConfig', () => {
     expect(readConfig({ DATA_DIR: scratch, PUBLIC_URL: 'https://onramp.example.com/' }).publicUrl).toBe('https://onramp.example.com');
     expect(readConfig({ DATA_DIR: scratch, PUBLIC_URL: 'https://example.com/drivers/' }).publicUrl).toBe('https://example.com/drivers');
     expect(() => readConfig({ DATA_DIR: scratch, PUBLIC_URL: 'onramp.example.com' })).toThrow(/PUBLIC_URL must be/);
-    expect(() => readConfig({ DATA_DIR: scratch, PUBLIC_URL: 'javascript:alert(1)' })).toThrow(/PUBLIC_URL must be/);
+    expect(() => readConfig({ DATA_DIR: scratch, PUBLIC_URL: 'javascript:alert(1)' })).toThrow(
+      'PUBLIC_URL must start with http:// or https://, not javascript://.',
+    );
   });
 
   it('refuses a DATA_KEY that is not 32 bytes', () => {
