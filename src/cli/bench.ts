@@ -139,6 +139,31 @@ async function liveEditLatency() {
   }
 }
 
+const BENCH_PASSWORD = 'Str0ng!Pass';
+
+/** A new account in the Auth emulator, and its ID token. */
+async function emulatorIdToken(email: string): Promise<string> {
+  const response = await fetch(`http://${LOCAL_AUTH_EMULATOR_HOST}/identitytoolkit.googleapis.com/v1/accounts:signUp?key=bench`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email, password: BENCH_PASSWORD, returnSecureToken: true }),
+  });
+  return ((await response.json()) as { idToken: string }).idToken;
+}
+
+/** The email sign-up's payload, as the sign-up form sends it. */
+const signUpBody = (email: string, phoneNo: string, idToken: string) => ({
+  email,
+  phoneNo,
+  password: BENCH_PASSWORD,
+  confirmPassword: BENCH_PASSWORD,
+  referalCode: null,
+  accept: true,
+  twilioCheck: true,
+  ip: null,
+  idToken,
+});
+
 async function load(url: string, headers: Record<string, string> = {}) {
   const result = await autocannon({ url, connections: 50, duration: 5, headers });
   return { rps: result.requests.average, p99: result.latency.p99, errors: result.errors + result.non2xx + result.timeouts };
@@ -147,23 +172,7 @@ async function load(url: string, headers: Record<string, string> = {}) {
 /** GET /driver/status at 50 connections against a bare Fastify route on the same run. */
 async function apiThroughput(baseUrl: string, app: Awaited<ReturnType<typeof buildApp>>) {
   const email = `bench-${Date.now()}@example.com`;
-  const signUp = await fetch(`http://${LOCAL_AUTH_EMULATOR_HOST}/identitytoolkit.googleapis.com/v1/accounts:signUp?key=bench`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify({ email, password: 'Str0ng!Pass', returnSecureToken: true }),
-  });
-  const { idToken } = (await signUp.json()) as { idToken: string };
-  const body = {
-    email,
-    phoneNo: '+12025550143',
-    password: 'Str0ng!Pass',
-    confirmPassword: 'Str0ng!Pass',
-    referalCode: null,
-    accept: true,
-    twilioCheck: true,
-    ip: null,
-    idToken,
-  };
+  const body = signUpBody(email, '+12025550143', await emulatorIdToken(email));
   const signed = (await (await app.inject({ method: 'POST', url: '/auth/driverEmailSignUp', payload: body })).json()) as { driverId: string; token: string };
   const outbox = (await (await app.inject({ method: 'GET', url: '/dev/outbox' })).json()) as { to: string; code: string }[];
   const code = outbox.find((entry) => entry.to === email)?.code;
@@ -341,24 +350,7 @@ async function uploadMemory() {
     for (let i = 0; i < 6; i++) {
       const email = `bench-upload-${Date.now()}-${i}@example.com`;
       const phone = `+1202555${String(1000 + i)}`;
-      const user = (await (
-        await fetch(`http://${LOCAL_AUTH_EMULATOR_HOST}/identitytoolkit.googleapis.com/v1/accounts:signUp?key=bench`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ email, password: 'Str0ng!Pass', returnSecureToken: true }),
-        })
-      ).json()) as { idToken: string };
-      const signed = await call('POST', '/auth/driverEmailSignUp', undefined, {
-        email,
-        phoneNo: phone,
-        password: 'Str0ng!Pass',
-        confirmPassword: 'Str0ng!Pass',
-        referalCode: null,
-        accept: true,
-        twilioCheck: true,
-        ip: null,
-        idToken: user.idToken,
-      });
+      const signed = await call('POST', '/auth/driverEmailSignUp', undefined, signUpBody(email, phone, await emulatorIdToken(email)));
       const verified = await call('POST', '/auth/validateOTP', String(signed.token), { code: await codeFor(email), email });
       const token = String(verified.token);
       await call('POST', '/auth/sendPhoneOTP', token, { phoneNo: phone });

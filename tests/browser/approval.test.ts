@@ -4,7 +4,7 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uniqueEmail } from '../support/identity.js';
-import { bearer, decide, json, sendVehicle, verifiedDriver, verifyPhone } from '../support/server.js';
+import { bearer, decide, json, sendVehicle, VEHICLE_IMAGE_FIELDS, verifiedDriver, verifyPhone } from '../support/server.js';
 import { choosePhoto, expectToast, latestCode, PHONE_VIEWPORT, press, screenshot, startJourney, type Journey } from './support.js';
 
 let journey: Journey;
@@ -82,14 +82,7 @@ describe('a Google sign-up, approved by an administrator', () => {
   });
 
   it('uploads the photos, adds the vehicle and waits', async () => {
-    for (const field of [
-      'vehicleImageFront',
-      'vehicleImageRear',
-      'vehicleImagePassengerSide',
-      'vehicleImageDriverSide',
-      'vehicleImageInteriorFront',
-      'vehicleImageInteriorBack',
-    ]) {
+    for (const field of VEHICLE_IMAGE_FIELDS) {
       await choosePhoto(driverPage, field);
     }
     await press(driverPage, 'Save');

@@ -8,7 +8,7 @@ import type { Browser, Page } from 'playwright-core';
 import { launchChromium } from '../../src/cli/chromium.js';
 import { PROJECT_ROOT } from '../../src/node/projectFiles.js';
 import type { OutboxEntry } from '../../src/server/messaging/localOutbox.js';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { startTestServer, VEHICLE_IMAGE_FIELDS, type TestServer } from '../support/server.js';
 
 export const PHONE_VIEWPORT = { width: 390, height: 844 };
 export const SCREENSHOTS_DIR = join(PROJECT_ROOT, 'build', 'screenshots');
@@ -121,14 +121,7 @@ export async function fillProfileStep(page: Page): Promise<void> {
 /** Chooses the six vehicle photos and saves them. */
 export async function uploadVehicleImagesStep(page: Page): Promise<void> {
   await page.getByRole('heading', { name: 'Upload vehicle images' }).waitFor();
-  for (const field of [
-    'vehicleImageFront',
-    'vehicleImageRear',
-    'vehicleImagePassengerSide',
-    'vehicleImageDriverSide',
-    'vehicleImageInteriorFront',
-    'vehicleImageInteriorBack',
-  ]) {
+  for (const field of VEHICLE_IMAGE_FIELDS) {
     await choosePhoto(page, field);
   }
   await press(page, 'Save');
