@@ -2,7 +2,7 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['tests/**/*.test.ts'],
+    include: ['tests/**/*.test.{ts,tsx}'],
     // Starts the Firebase Auth emulator once for the whole run (the server tests verify real ID tokens).
     globalSetup: 'tests/globalSetup.ts',
     // Three files at a time on the two cores: much of a file's time is spent waiting (on Chromium,
