@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { createAjv } from '../shared/ajv.js';
 import { fromAjvErrors } from '../shared/errors.js';
 import type { Flow } from '../shared/flow.js';
-import type { NoticeName, NoticeWords } from '../shared/notices.js';
+import type { Notices } from '../shared/generated/notices.js';
 import { bundleSchema, schemaFileName, uiSchemaFileName, type JsonObject } from '../shared/schemaFiles.js';
 
 export const PROJECT_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -81,11 +81,11 @@ export function loadUiSchema(name: string): JsonObject {
   return bundleSchema(uiSchemaFileName(name), readSchemaFile);
 }
 
-/** A data file, checked against the JSON Schema that states its shape. */
-function loadChecked(path: string, schemaPath: string): JsonObject {
-  const data = readJsonFile(path);
+/** A data file, checked against the JSON Schema that states its shape: its type is the one generated from that schema. */
+function loadChecked<T>(path: string, schemaPath: string): T {
+  const data: unknown = readJsonFile(path);
   const ajv = createAjv({ strict: true });
-  const validate = ajv.compile(readJsonFile(schemaPath));
+  const validate = ajv.compile<T>(readJsonFile(schemaPath));
   if (!validate(data)) {
     const problems = fromAjvErrors(validate.errors ?? [])
       .map((e) => `  at ${e.property || '/'}: ${e.message}`)
@@ -97,12 +97,12 @@ function loadChecked(path: string, schemaPath: string): JsonObject {
 
 /** The flow file, checked against flows/flow.schema.json. */
 export function loadFlow(path: string = FLOW_FILE): Flow {
-  return loadChecked(path, FLOW_SCHEMA_FILE) as unknown as Flow;
+  return loadChecked<Flow>(path, FLOW_SCHEMA_FILE);
 }
 
 /** What drivers are told by email and text message (flows/notices.json), checked against flows/notices.schema.json. */
-export function loadNotices(): Record<NoticeName, NoticeWords> {
-  return loadChecked(NOTICES_FILE, NOTICES_SCHEMA_FILE) as unknown as Record<NoticeName, NoticeWords>;
+export function loadNotices(): Notices {
+  return loadChecked<Notices>(NOTICES_FILE, NOTICES_SCHEMA_FILE);
 }
 
 /** Every schema name a flow renders (steps and their variants). */

@@ -34,6 +34,7 @@ import { financeRoutes } from './routes/finance.js';
 import { ipLookupRoutes, staticRoutes } from './routes/static.js';
 import { subscriptionRoutes } from './routes/subscription.js';
 import { studioRoutes } from './routes/studio.js';
+import reviewSchema from '../shared/review.schema.json';
 
 /** A route of the API: its method and its path as Fastify writes it ("/driver/status/:id"). */
 export interface ApiRoute {
@@ -170,6 +171,8 @@ export async function buildApp(config: ServerConfig, options: AppOptions = {}): 
   // Per-route limits (exact file count) are set where each form is read (lib/callPayload.ts).
   await app.register(multipart, { limits: { fileSize: MAX_FILE_BYTES } });
 
+  // The contracts the routes' answers are declared by (their `response` schemas), stated once.
+  app.addSchema(reviewSchema);
   await app.register(healthRoutes);
   await app.register(authRoutes, { ...config.authRateLimit, counters: config.sharedCounters });
   await app.register(driverRoutes);

@@ -3,185 +3,30 @@
  * renders, where a step goes next, what a call sends and how the server reads it back. The
  * browser and the server both use these; nothing here touches the DOM, storage or the network.
  */
-export type Scalar = string | number | boolean | null;
-export type Transform = 'lowercase' | 'usPhone' | 'nullIfEmpty' | 'omitIfEmpty';
-export type SourceKind = 'form' | 'file' | 'payload' | 'response' | 'storage' | 'cookie' | 'context' | 'state' | 'status' | 'link' | 'const';
+import type { Call, Conditions, Flow, FormStep, Guards, Links, NextRules, ScreenStep } from './generated/flow.js';
 
-export interface Condition {
-  source: string;
-  equals?: Scalar;
-  present?: boolean;
-}
-export interface NextRule {
-  when?: Condition[];
-  /** The step to go to; absent when `resume` is set. */
-  to?: string;
-  /** Instead of `to`: the resume table decides, from the call's answer. */
-  resume?: true;
-  state?: Record<string, string | number | boolean>;
-  /** Targets to remove on going this way. */
-  clear?: string[];
-  successToast?: string;
-  errorToast?: string;
-}
-export interface PayloadField {
-  from: string;
-  transform?: Transform[];
-}
-export interface Call {
-  method: 'GET' | 'POST';
-  path: string;
-  encoding: 'json' | 'multipart';
-  auth: 'cookie' | 'storage';
-  payload?: Record<string, PayloadField>;
-}
-export interface Guard {
-  require: string;
-  toast?: string;
-  to: string;
-}
-export interface AfterCall {
-  when?: Condition[];
-  call: string;
-  onError?: CallError;
-}
-export interface StepAction {
-  label: string;
-  call: string;
-  successStatus?: number;
-  successToast?: string;
-}
-export interface SocialProvider {
-  id: 'google.com' | 'apple.com' | 'facebook.com';
-  /** "Google", for `{provider}` in the test-account text. */
-  name: string;
-  label: string;
-  /** Shown when the provider's popup cannot open. */
-  popupError: string;
-}
-export interface SocialSignIn {
-  call: string;
-  providers: SocialProvider[];
-  divider?: string;
-  next: NextRule[];
-  /** Copy of the local test-account dialog that stands in for the provider's popup. */
-  testAccount: { title: string; description: string; emailLabel: string; submit: string; cancel: string };
-}
-export interface ScreenAction {
-  label: string;
-  to: string;
-}
-/** "Already signed up? Sign in": a link to another step. */
-export interface StepLink {
-  text?: string;
-  label: string;
-  to: string;
-}
-/** The journey's end: the view a form step shows after its last successful submit. */
-export interface Completion {
-  image?: string;
-  title: string;
-  message: string;
-  hint: string;
-  /** Posted to an embedding app (window.parent, React Native's web view) so it can close the flow. */
-  hostMessage: string;
-}
-export interface CallError {
-  fallback: string;
-  clear?: string[];
-  to: string;
-}
-export interface FormStep {
-  route: string;
-  kind: 'form';
-  schema: string;
-  variants?: { when: Condition[]; schema: string }[];
-  aside?: 'journey';
-  guards?: Guard[];
-  prepare?: string[];
-  call: string;
-  store?: Record<string, string>;
-  after?: AfterCall[];
-  successToast?: string;
-  actions?: StepAction[];
-  /** Shows the flow's social sign-in buttons under the form. */
-  social?: true;
-  /** The answers stay in the browser: `prepare` uses them and the call sends what it produced. */
-  private?: true;
-  passwordReset?: { label: string; sent: string; emailNeeded: string };
-  links?: StepLink[];
-  /** Where a successful submit goes; absent only on the last step, which has a `completion`. */
-  next?: NextRule[];
-  completion?: Completion;
-}
-export interface ScreenStep {
-  route: string;
-  kind: 'screen';
-  screen: string;
-  /** The call the screen makes on opening. */
-  call?: string;
-  guards?: Guard[];
-  onEnter?: { clear?: string[] };
-  content?: { image?: string; title?: string; message?: string; action?: ScreenAction };
-  /** Asks a call again and again; the answer is `status.*` for the rules. */
-  poll?: { call: string; everyMs: number; next: NextRule[] };
-  rejected?: { title: string; message: string; hint: string; action: ScreenAction; fixes?: { message: string; action: string } };
-  panel?: { open: string; title: string; lines: string[]; close: string };
-  /** Where the screen goes on; with a `call`, the rules read its answer as `response.*`. */
-  next?: NextRule[];
-  /** What the screen keeps from its call's answer. */
-  store?: Record<string, string>;
-  onError?: CallError;
-  sections?: { title: string; items: string[] }[];
-  links?: StepLink[];
-  priceCaption?: string;
-  card?: { loading: string; submit: string; retry: string; errors: { provider: string; unexpected: string; thrown: string } };
-}
+/** The flow's types are generated from flows/flow.schema.json (`npm run types`); these name its parts. */
+export type { Call, Flow, FormStep, ScreenStep };
 export type Step = FormStep | ScreenStep;
-export interface ResumeRule {
-  when?: Condition[];
-  /** What to keep from the answer (`response.token`, `response.driverId`, …) before going on. */
-  store?: Record<string, string>;
-  /** Calls made before going on (the code the step asks for). */
-  after?: { call: string }[];
-  to: string;
-  state?: Record<string, string | number | boolean>;
-}
-export interface Account {
-  /** The sign-in step, which the sign-in-again dialog shows too. */
-  signIn: string;
-  signOut: { label: string; call: string; toast: string; to: string };
-  signInAgain: { title: string; message: string; cancel: string };
-}
-/** What administrators review, and may ask a driver to fix field by field. */
-export interface Review {
-  steps: string[];
-  /** The fields the review queue shows and searches a driver by. */
-  name: { step: string; fields: string[] };
-  /** The call that answers a step's stored answers (`StepAnswersAnswer`), to prefill its form. */
-  answersCall: string;
-}
-export interface Flow {
-  start: string;
-  journey: string[];
-  /** Said by the browser, and by the server where the spec has it answer in these words. */
-  messages: {
-    requestFailed: string;
-    statusFailed: string;
-    timedOut: string;
-    identityFailed: string;
-    tokenMissing: string;
-    signInFailed: string;
-    sessionExpired: string;
-    invalidPhone: string;
-  };
-  account: Account;
-  review: Review;
-  social?: SocialSignIn;
-  calls: Record<string, Call>;
-  steps: Record<string, Step>;
-  resume: ResumeRule[];
-}
+export type Condition = Conditions[number];
+export type Scalar = Exclude<Condition['equals'], undefined>;
+export type NextRule = NextRules[number];
+export type PayloadField = NonNullable<Call['payload']>[string];
+export type Transform = NonNullable<PayloadField['transform']>[number];
+export type Guard = Guards[number];
+export type AfterCall = NonNullable<FormStep['after']>[number];
+export type CallError = NonNullable<AfterCall['onError']>;
+export type StepAction = NonNullable<FormStep['actions']>[number];
+export type StepLink = Links[number];
+export type Completion = NonNullable<FormStep['completion']>;
+export type ScreenAction = NonNullable<NonNullable<ScreenStep['content']>['action']>;
+export type SocialSignIn = NonNullable<Flow['social']>;
+export type SocialProvider = SocialSignIn['providers'][number];
+export type ResumeRule = Flow['resume'][number];
+export type Account = Flow['account'];
+export type Review = Flow['review'];
+/** Where a source reads from: the part of "storage.email" before the first dot. */
+export type SourceKind = 'form' | 'file' | 'payload' | 'response' | 'storage' | 'cookie' | 'context' | 'state' | 'status' | 'link' | 'const';
 
 /** Reads a value named by a source ("storage.email", "response.data.vehicle.id"). */
 export type Lookup = (source: string) => unknown;

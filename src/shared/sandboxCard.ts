@@ -4,31 +4,19 @@
  * Stripe's API do. Words and test cards are data: flows/sandbox-payments.json.
  */
 import sandboxFile from '../../flows/sandbox-payments.json';
+import type { SandboxPayments, TestCard } from './generated/sandboxPayments.js';
 
-export type CardField = 'number' | 'expiry' | 'cvc';
+export type CardField = keyof SandboxPayments['labels'];
 export interface SandboxCard {
   number: string;
   /** "MM / YY" as typed; only its digits count. */
   expiry: string;
   cvc: string;
 }
-export interface TestCard {
-  outcome: 'succeeded' | 'declined';
-  code?: string;
-  message?: string;
-}
-export interface SandboxPayments {
-  notice: string;
-  labels: Record<CardField, string>;
-  placeholders: Record<CardField, string>;
-  messages: Record<
-    'numberIncomplete' | 'numberInvalid' | 'expiryIncomplete' | 'expiryInvalid' | 'expiryPast' | 'cvcIncomplete' | 'notTestCard' | 'unknownPayment',
-    string
-  >;
-  cards: Record<string, TestCard>;
-}
+export type { SandboxPayments, TestCard };
 
-export const sandboxPayments = sandboxFile as unknown as SandboxPayments;
+// Checked against flows/sandbox-payments.schema.json (npm run lint), whose generated type this is.
+export const sandboxPayments: SandboxPayments = sandboxFile as SandboxPayments;
 
 export const digitsOf = (text: string) => text.replace(/\D/g, '');
 

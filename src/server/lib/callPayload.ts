@@ -27,23 +27,33 @@ import type { JsonObject } from '../../shared/schemaFiles.js';
 import { badRequest, HttpError } from '../errors.js';
 import { MAX_FILE_BYTES, type ReceivedFile, type StoredFile } from '../plugins/uploads.js';
 import { createFormSchemas } from './formSchemas.js';
+import type { CallContext } from '../../shared/generated/callContext.js';
+import type { CallForms } from '../../shared/generated/forms.js';
 
-/** The values of schemas/call-context.schema.json, by name: what a call sends that is not a form's. */
-export interface CallContext {
-  email: string;
-  phone: string;
-  idToken: string;
-  /** null when the browser could not look it up. */
-  ip: string | null;
-  vehicle_id: string;
-  subscriptionId: string;
-  paymentIntent: string;
-}
 export type ContextName = keyof CallContext;
 
-export interface CallValues<Names extends ContextName = never> {
-  /** The form's values, validated by its step's schema. */
-  form: Record<string, unknown>;
+/** A call as `check` reads it, before its form and context take their types; files by upload id. */
+interface CheckedCall extends Omit<CallValues, 'files' | 'context'> {
+  context: Record<string, unknown>;
+  files: Record<string, string>;
+}
+
+/**
+ * The checked values with their types: the form passed its step's schema, and each context value
+ * the call maps passed the context schema (`expects` must be among them).
+ */
+const typed = <CallName extends string, Names extends ContextName>(checked: CheckedCall) => ({
+  ...checked,
+  form: checked.form as Partial<FormOf<CallName>>,
+  context: checked.context as Pick<CallContext, Names>,
+});
+
+/** The form a call sends, as its step's schemas type it (none for a call without a form). */
+export type FormOf<CallName extends string> = CallName extends keyof CallForms ? CallForms[CallName] : Record<string, never>;
+
+export interface CallValues<Names extends ContextName = never, Form = Record<string, unknown>> {
+  /** The form's values, validated by its step's schema (files are in `files` and `keptFiles`). */
+  form: Partial<Form>;
   /** The payload as the flow maps it from those values and the context (file fields left out). */
   sent: Record<string, unknown>;
   /** The context values the route expects, each checked by the context schema. */
@@ -110,8 +120,16 @@ export interface CallReader {
   stepOf(callName: string): string | null;
   /** The call's path as a Fastify route ("/driver/status/{id}" → "/driver/status/:id"). */
   routePath(callName: string): string;
-  json<Names extends ContextName = never>(callName: string, request: FastifyRequest, options?: ReadOptions<Names>): CallValues<Names>;
-  multipart<Names extends ContextName = never>(callName: string, request: FastifyRequest, options?: ReadOptions<Names>): Promise<CallValues<Names>>;
+  json<CallName extends string, Names extends ContextName = never>(
+    callName: CallName,
+    request: FastifyRequest,
+    options?: ReadOptions<Names>,
+  ): CallValues<Names, FormOf<CallName>>;
+  multipart<CallName extends string, Names extends ContextName = never>(
+    callName: CallName,
+    request: FastifyRequest,
+    options?: ReadOptions<Names>,
+  ): Promise<CallValues<Names, FormOf<CallName>>>;
 }
 
 /** The step whose form a call sends, if it sends one (a private step's answers never reach the server). */
@@ -188,7 +206,7 @@ export function createCallReader(flow: Flow): CallReader {
     kept: Record<string, string>,
     options: ReadOptions<ContextName>,
     fromMultipart: boolean,
-  ): Omit<CallValues<ContextName>, 'files'> & { files: Record<string, string> } {
+  ): CheckedCall {
     const theCall = call(callName);
     const mapped = new Set(contextNamesOf(theCall).values());
     const missing = (options.expects ?? []).find((name) => !mapped.has(name));
@@ -260,8 +278,7 @@ export function createCallReader(flow: Flow): CallReader {
     return {
       form: received.form,
       sent,
-      // Checked above by the context schema: each mapped value is present and of its type.
-      context: context as unknown as CallContext,
+      context,
       files: filesByField,
       keptFiles,
       step: formStep?.id ?? null,
@@ -275,14 +292,14 @@ export function createCallReader(flow: Flow): CallReader {
     stepOf: (callName) => formStepOf(flow, callName)?.id ?? null,
     routePath: (callName) => call(callName).path.replace(/\{(\w+)\}/g, ':$1'),
 
-    json<Names extends ContextName>(callName: string, request: FastifyRequest, options: ReadOptions<Names> = {}): CallValues<Names> {
+    json<CallName extends string, Names extends ContextName = never>(callName: CallName, request: FastifyRequest, options: ReadOptions<Names> = {}) {
       if (request.isMultipart()) throw new HttpError(415, 'This request must be sent as JSON.');
       const body: unknown = request.body ?? {};
       if (typeof body !== 'object' || body === null || Array.isArray(body)) throw badRequest('The request body must be a JSON object.');
-      return { ...check(callName, body as Record<string, unknown>, {}, {}, options, false), files: {} };
+      return { ...typed<CallName, Names>(check(callName, body as Record<string, unknown>, {}, {}, options, false)), files: {} };
     },
 
-    async multipart<Names extends ContextName>(callName: string, request: FastifyRequest, options: ReadOptions<Names> = {}): Promise<CallValues<Names>> {
+    async multipart<CallName extends string, Names extends ContextName = never>(callName: CallName, request: FastifyRequest, options: ReadOptions<Names> = {}) {
       if (!request.isMultipart()) throw new HttpError(415, 'This request must be sent as a multipart form.');
       const mapping = call(callName).payload ?? {};
       const fileKeys = new Set(Object.keys(mapping).filter((key) => splitSource(mapping[key]!.from).kind === 'file'));
@@ -354,7 +371,7 @@ export function createCallReader(flow: Flow): CallReader {
           request.uncommittedUploads.push(stored[field]);
           checked.form[field] = stored[field].mime;
         }
-        return { ...checked, files: stored };
+        return { ...typed<CallName, Names>(checked), files: stored };
       } finally {
         await Promise.all(Object.values(files).map((file) => uploads.discard(file)));
       }

@@ -305,7 +305,7 @@ export async function adminRoutes(app: FastifyInstance, options: { config: Serve
     return { success: true, status: decision };
   }
 
-  app.get('/drivers', async (request): Promise<QueuePage> => {
+  app.get('/drivers', { schema: { response: { 200: { $ref: 'review#/$defs/queuePage' } } } }, async (request): Promise<QueuePage> => {
     const query = queueQueryOf(request.query);
     const [textPattern, digitsPattern] = searchPatterns(query.search);
     // One more than the page: whether there is a next page, without counting.
@@ -322,7 +322,7 @@ export async function adminRoutes(app: FastifyInstance, options: { config: Serve
   });
 
   /** One driver with every step they sent, drawn from its schema, and their documents (the admin command reads the review version here). */
-  app.get<DriverParams>('/drivers/:id', async (request): Promise<ReviewDriver> => {
+  app.get<DriverParams>('/drivers/:id', { schema: { response: { 200: { $ref: 'review#/$defs/reviewDriver' } } } }, async (request): Promise<ReviewDriver> => {
     const { isEmailVerified: _verified, ...driver } = await queuedDriver(request.params.id);
     const stored = await answersOf(app.db, driver.id);
     const { rows: uploads } = await app.db.query<{ id: string; mime: string }>('SELECT id, mime FROM uploads WHERE driver_id = $1', [driver.id]);

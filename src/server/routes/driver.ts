@@ -184,7 +184,7 @@ export async function driverRoutes(app: FastifyInstance) {
         await tx.query(
           `UPDATE drivers SET phone = $2, referral_code = $3,
              phone_verified_at = CASE WHEN phone = $2 THEN phone_verified_at END WHERE id = $1`,
-          [driverId, phone, typeof values.form.referalCode === 'string' ? values.form.referalCode : null],
+          [driverId, phone, 'referalCode' in values.form ? (values.form.referalCode ?? null) : null],
         );
       }
     });
@@ -258,7 +258,8 @@ export async function driverRoutes(app: FastifyInstance) {
   });
 
   /** What the driver sent of a step, to prefill its form: sensitive values masked, files as links, the fixes asked. */
-  app.get<{ Params: { step: string } }>(reader.routePath(reader.flow.review.answersCall), async (request): Promise<StepAnswersAnswer> => {
+  const answersAnswer = { schema: { response: { 200: { $ref: 'review#/$defs/stepAnswersAnswer' } } } };
+  app.get<{ Params: { step: string } }>(reader.routePath(reader.flow.review.answersCall), answersAnswer, async (request): Promise<StepAnswersAnswer> => {
     const { step } = request.params;
     if (!Object.hasOwn(reader.flow.steps, step)) throw notFound(DRIVER_MESSAGES.noSuchStep);
     const stored = await stepAnswersOf(app.db, request.driverId, step);

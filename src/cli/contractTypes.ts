@@ -1,0 +1,139 @@
+/**
+ * `npm run types`: the TypeScript types of every contract, generated from the JSON Schema that
+ * states it, into src/shared/generated/. `npm run lint` runs it before the type check, so a field
+ * renamed in a schema fails the type check wherever the old name is still used.
+ *
+ * The contracts: the flow file, the notices, the step forms' values, the values a call sends
+ * besides a form, the payment sandbox's words and the admin API's requests and answers.
+ */
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join, relative } from 'node:path';
+import { compile, type JSONSchema } from 'json-schema-to-typescript';
+import { FLOW_FILE, loadFlow, PROJECT_ROOT } from '../node/projectFiles.js';
+import { isObject, type Json, type JsonObject } from '../shared/schemaFiles.js';
+
+const OUT_DIR = join(PROJECT_ROOT, 'src', 'shared', 'generated');
+const SCHEMAS_DIR = join(PROJECT_ROOT, 'schemas');
+
+/** One generated file: the schemas it is made from, each with the name of its root type. */
+interface Contract {
+  file: string;
+  about: string;
+  schemas: { path: string; type: string }[];
+  /** More declarations, made from the project's data. */
+  extra?: () => string;
+}
+
+const pascal = (name: string) => name.replace(/(^|[-_.])(\w)/g, (_whole, _sep, letter: string) => letter.toUpperCase());
+
+/** The step forms: every schema in schemas/ but the shared definitions and the call context. */
+const formSchemas = () =>
+  readdirSync(SCHEMAS_DIR)
+    .filter((name) => name.endsWith('.schema.json') && name !== 'common.schema.json' && name !== 'call-context.schema.json')
+    .sort()
+    .map((name) => ({ path: join(SCHEMAS_DIR, name), type: `${pascal(basename(name, '.schema.json'))}Form` }));
+
+/**
+ * The form each call of the flow sends, by call name (a step with variants: any of its forms), so a
+ * route that reads a call's form is typed by the schemas that call's step renders.
+ */
+function callForms(): string {
+  const flow = loadFlow();
+  const typeOf = new Map(formSchemas().map(({ path, type }) => [basename(path, '.schema.json'), type]));
+  const lines = Object.values(flow.steps).flatMap((step) => {
+    if (step.kind !== 'form' || step.private) return [];
+    const names = [step.schema, ...(step.variants ?? []).map((variant) => variant.schema)];
+    return [`  ${step.call}: ${[...new Set(names.map((name) => typeOf.get(name)))].join(' | ')};`];
+  });
+  return `/** The form each call of ${relative(PROJECT_ROOT, FLOW_FILE)} sends, by call name. */\nexport interface CallForms {\n${lines.join('\n')}\n}\n`;
+}
+
+export const CONTRACTS = (): Contract[] => [
+  { file: 'flow.ts', about: 'The flow file', schemas: [{ path: join(PROJECT_ROOT, 'flows', 'flow.schema.json'), type: 'Flow' }] },
+  {
+    file: 'notices.ts',
+    about: 'What drivers are told by email and text message',
+    schemas: [{ path: join(PROJECT_ROOT, 'flows', 'notices.schema.json'), type: 'Notices' }],
+  },
+  {
+    file: 'sandboxPayments.ts',
+    about: "The payment sandbox's test cards and words",
+    schemas: [{ path: join(PROJECT_ROOT, 'flows', 'sandbox-payments.schema.json'), type: 'SandboxPayments' }],
+  },
+  { file: 'forms.ts', about: "Each step form's values, as its schema accepts them", schemas: formSchemas(), extra: callForms },
+  {
+    file: 'callContext.ts',
+    about: 'What a call sends besides a form',
+    schemas: [{ path: join(SCHEMAS_DIR, 'call-context.schema.json'), type: 'CallContext' }],
+  },
+  {
+    file: 'review.ts',
+    about: "The admin API's requests and answers and a step's stored answers",
+    schemas: [{ path: join(PROJECT_ROOT, 'src', 'shared', 'review.schema.json'), type: 'Review' }],
+  },
+];
+
+/**
+ * The schema as a type describes it. Some keywords only check values and would mislead the
+ * generator: a `const` that compares with another field (`{ "$data": "1/password" }`) and a
+ * `oneOf` whose branches only say which of the properties must be present (the properties stay
+ * optional in the type). A `$ref` beside its own properties (a variant extending a form)
+ * becomes the `allOf` it means.
+ */
+function forTypes(schema: Json): Json {
+  if (Array.isArray(schema)) return schema.map(forTypes);
+  if (!isObject(schema)) return schema;
+  const out: JsonObject = {};
+  for (const [key, value] of Object.entries(schema)) {
+    if (key === 'const' && isObject(value) && '$data' in value) continue;
+    if ((key === 'oneOf' || key === 'anyOf') && Array.isArray(value) && value.every(onlyRequires)) continue;
+    out[key] = forTypes(value);
+  }
+  if (typeof out.$ref === 'string') {
+    const { $ref, ...rest } = out;
+    // Notes beside a reference would make the generator declare the referenced type once more.
+    if (Object.keys(rest).every((key) => ANNOTATIONS.has(key))) return { $ref };
+    if (isObject(out.properties)) return { allOf: [{ $ref }, rest] };
+  }
+  return out;
+}
+
+const ANNOTATIONS = new Set(['$comment', 'description', 'title', 'examples']);
+
+const onlyRequires = (branch: Json) =>
+  isObject(branch) && Object.keys(branch).every((key) => key === 'required' || key === 'properties') && Array.isArray(branch.required);
+
+async function typesOf(path: string, type: string): Promise<string> {
+  const schema = forTypes(JSON.parse(readFileSync(path, 'utf8')) as Json) as JSONSchema;
+  const types = await compile(schema, type, {
+    bannerComment: '',
+    cwd: dirname(path),
+    additionalProperties: false,
+    ignoreMinAndMaxItems: true,
+    strictIndexSignatures: false,
+    unknownAny: true,
+    // Every definition, used or not: a contract file may be only its $defs (src/shared/review.schema.json).
+    unreachableDefinitions: true,
+    style: { singleQuote: true, printWidth: 160, semi: true, trailingComma: 'all', tabWidth: 2 },
+  });
+  // A file of definitions only has no root type of its own: the generator's catch-all for it is left out.
+  return types.replace(new RegExp(`export interface ${type} \\{\\n  \\[k: string\\]: unknown;\\n\\}\\n`), '');
+}
+
+/** The generated files by path, as they should be. */
+export async function generateContractTypes(): Promise<Map<string, string>> {
+  const files = new Map<string, string>();
+  for (const contract of CONTRACTS()) {
+    const sources = contract.schemas.map((schema) => relative(PROJECT_ROOT, schema.path)).join(', ');
+    const parts = [`// ${contract.about}: generated by \`npm run types\` from ${sources}. Edit the schema, not this file.\n`];
+    for (const schema of contract.schemas) parts.push(await typesOf(schema.path, schema.type));
+    if (contract.extra) parts.push(contract.extra());
+    files.set(join(OUT_DIR, contract.file), parts.join('\n'));
+  }
+  return files;
+}
+
+if (process.argv[1] && import.meta.url.endsWith(basename(process.argv[1]))) {
+  mkdirSync(OUT_DIR, { recursive: true });
+  for (const [path, text] of await generateContractTypes()) writeFileSync(path, text);
+}
