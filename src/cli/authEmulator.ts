@@ -24,8 +24,27 @@ export interface RunningEmulator {
   stop(): Promise<void>;
 }
 
-export async function startAuthEmulator({ quiet = false } = {}): Promise<RunningEmulator> {
-  if (await answers()) return { started: false, stop: async () => {} };
+/** Waits until the emulator answers; false if it did not within START_TIMEOUT_MS (or `stillStarting` says it gave up). */
+export async function authEmulatorAnswers(stillStarting: () => boolean = () => true): Promise<boolean> {
+  const deadline = Date.now() + START_TIMEOUT_MS;
+  while (!(await answers())) {
+    if (!stillStarting() || Date.now() > deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  return true;
+}
+
+export interface LaunchedEmulator extends RunningEmulator {
+  /** Settles once the emulator answers; rejects if it exits or does not answer in time. */
+  ready: Promise<void>;
+}
+
+/**
+ * Starts the emulator unless one answers, without waiting for it: the test run goes on with what
+ * needs no emulator while it starts (about 15 s), and what needs it waits (authEmulatorAnswers).
+ */
+export async function launchAuthEmulator({ quiet = false } = {}): Promise<LaunchedEmulator> {
+  if (await answers()) return { started: false, stop: async () => {}, ready: Promise.resolve() };
   const child: ChildProcess = spawn(
     join(PROJECT_ROOT, 'node_modules', '.bin', 'firebase'),
     ['emulators:start', '--only', 'auth', '--project', LOCAL_FIREBASE_PROJECT_ID],
@@ -42,14 +61,17 @@ export async function startAuthEmulator({ quiet = false } = {}): Promise<Running
     }
     await new Promise((resolve) => child.once('exit', resolve));
   };
-  const deadline = Date.now() + START_TIMEOUT_MS;
-  while (!(await answers())) {
+  const ready = authEmulatorAnswers(() => !exited).then(async (answered) => {
+    if (answered) return;
     if (exited) throw new Error('The Firebase Auth emulator exited while starting; run `npx firebase emulators:start --only auth` to see why.');
-    if (Date.now() > deadline) {
-      await stop();
-      throw new Error(`The Firebase Auth emulator did not answer on ${LOCAL_AUTH_EMULATOR_HOST} within ${START_TIMEOUT_MS / 1000} s.`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-  return { started: true, stop };
+    await stop();
+    throw new Error(`The Firebase Auth emulator did not answer on ${LOCAL_AUTH_EMULATOR_HOST} within ${START_TIMEOUT_MS / 1000} s.`);
+  });
+  return { started: true, stop, ready };
+}
+
+export async function startAuthEmulator({ quiet = false } = {}): Promise<RunningEmulator> {
+  const emulator = await launchAuthEmulator({ quiet });
+  await emulator.ready;
+  return emulator;
 }

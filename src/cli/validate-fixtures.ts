@@ -3,7 +3,7 @@
 // validator and the server's, and prints per file what each field got. For testers adding
 // cases and for ops staff who changed a rule or a message (docs/authoring.md).
 import { writeFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { basename, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Flow } from '../shared/flow.js';
 import { loadFlow, ProjectFileError, shownPath } from '../node/projectFiles.js';
@@ -15,54 +15,79 @@ import { junitReport } from './junit.js';
 const USAGE = `usage: npm run validate -- [--junit REPORT.xml] [FILE|FOLDER …]
        npm run validate -- --step NAME [--variant SCHEMA] [--junit REPORT.xml] PAYLOAD.json …`;
 
-function usageError(message: string): never {
-  console.error(`${message}\n${USAGE}`);
-  process.exit(2);
+/** Where the command prints, and the folder its paths are read from (the tester's, when npm runs it). */
+export interface CommandIo {
+  out(line: string): void;
+  err(line: string): void;
+  cwd: string;
 }
 
-let args: ReturnType<
-  typeof parseArgs<{ options: { step: { type: 'string' }; variant: { type: 'string' }; junit: { type: 'string' } }; allowPositionals: true }>
->;
-try {
-  args = parseArgs({ options: { step: { type: 'string' }, variant: { type: 'string' }, junit: { type: 'string' } }, allowPositionals: true });
-} catch (error) {
-  usageError((error as Error).message);
-}
-const { values, positionals } = args;
-// npm runs scripts from the project's root; paths are the tester's, from where they typed them.
-const fromCaller = (path: string) => resolve(process.env.INIT_CWD ?? process.cwd(), path);
+/** A usage mistake: exit status 2, with the usage. */
+class UsageError extends Error {}
 
-let flow: Flow;
-try {
-  flow = loadFlow();
-} catch (error) {
-  if (!(error instanceof ProjectFileError)) throw error;
-  console.error(error.message);
-  process.exit(1);
-}
-let bare: BarePayload | undefined;
-if (values.step !== undefined) {
-  if (positionals.length === 0) usageError('--step names the step of the payload files that follow it: give at least one file');
-  bare = { step: values.step, ...(values.variant === undefined ? {} : { variant: values.variant }) };
+/** The command with its arguments: prints what each fixture got and answers the exit status (0 all passed, 1 a failure, 2 a usage mistake). */
+export function runValidate(argv: string[], io: CommandIo): number {
   try {
-    schemaOfStep(flow, bare.step, bare.variant);
+    return validate(argv, io);
   } catch (error) {
-    if (!(error instanceof FixtureProblem)) throw error;
-    usageError(`--${error.place} ${error.place === 'step' ? values.step : values.variant}: ${error.message}`);
+    if (error instanceof UsageError) {
+      io.err(`${error.message}\n${USAGE}`);
+      return 2;
+    }
+    if (error instanceof ProjectFileError) {
+      io.err(error.message);
+      return 1;
+    }
+    throw error;
   }
-} else if (values.variant !== undefined) {
-  usageError('--variant goes with --step');
 }
 
-const files = positionals.length > 0 ? expandPaths(positionals.map(fromCaller)) : listFixtureFiles();
-if (files.length === 0) usageError(`no fixture files in ${positionals.join(', ')}`);
-const results = files.map((file) => checkFixture(file, flow, bare));
-for (const result of results) console.log(formatResult(result));
-const failed = results.filter((r) => !r.passed).length;
-console.log(`${results.length - failed} passed, ${failed} failed`);
-if (values.junit !== undefined) {
-  const report = fromCaller(values.junit);
-  writeFileSync(report, junitReport(results));
-  console.log(`JUnit report: ${shownPath(report)}`);
+function validate(argv: string[], io: CommandIo): number {
+  let args: ReturnType<
+    typeof parseArgs<{ options: { step: { type: 'string' }; variant: { type: 'string' }; junit: { type: 'string' } }; allowPositionals: true }>
+  >;
+  try {
+    args = parseArgs({ args: argv, options: { step: { type: 'string' }, variant: { type: 'string' }, junit: { type: 'string' } }, allowPositionals: true });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  const { values, positionals } = args;
+  const fromCaller = (path: string) => resolve(io.cwd, path);
+
+  const flow: Flow = loadFlow();
+  let bare: BarePayload | undefined;
+  if (values.step !== undefined) {
+    if (positionals.length === 0) throw new UsageError('--step names the step of the payload files that follow it: give at least one file');
+    bare = { step: values.step, ...(values.variant === undefined ? {} : { variant: values.variant }) };
+    try {
+      schemaOfStep(flow, bare.step, bare.variant);
+    } catch (error) {
+      if (!(error instanceof FixtureProblem)) throw error;
+      throw new UsageError(`--${error.place} ${error.place === 'step' ? values.step : values.variant}: ${error.message}`);
+    }
+  } else if (values.variant !== undefined) {
+    throw new UsageError('--variant goes with --step');
+  }
+
+  const files = positionals.length > 0 ? expandPaths(positionals.map(fromCaller)) : listFixtureFiles();
+  if (files.length === 0) throw new UsageError(`no fixture files in ${positionals.join(', ')}`);
+  const results = files.map((file) => checkFixture(file, flow, bare));
+  for (const result of results) io.out(formatResult(result));
+  const failed = results.filter((r) => !r.passed).length;
+  io.out(`${results.length - failed} passed, ${failed} failed`);
+  if (values.junit !== undefined) {
+    const report = fromCaller(values.junit);
+    writeFileSync(report, junitReport(results));
+    io.out(`JUnit report: ${shownPath(report)}`);
+  }
+  return failed > 0 ? 1 : 0;
 }
-process.exit(failed > 0 ? 1 : 0);
+
+if (process.argv[1] && import.meta.url.endsWith(basename(process.argv[1]))) {
+  process.exitCode = runValidate(process.argv.slice(2), {
+    out: (line) => console.log(line),
+    err: (line) => console.error(line),
+    // npm runs scripts from the project's root; paths are the tester's, from where they typed them.
+    cwd: process.env.INIT_CWD ?? process.cwd(),
+  });
+}

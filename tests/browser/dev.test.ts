@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { msUntilReloadedPageShows, startDevServer, type DevServer } from '../../src/cli/devProcess.js';
 import { launchChromium } from '../../src/cli/chromium.js';
 import { PHONE_VIEWPORT } from './support.js';
+import { authEmulatorReady } from '../support/identity.js';
 
 const FIRST_MESSAGE = 'Please enter your email';
 const EDITED_MESSAGE = 'Type the email address you use every day';
@@ -22,6 +23,8 @@ let schemaFile: string;
 let lastGood: string;
 
 beforeAll(async () => {
+  // Else `npm run dev` would start an emulator of its own beside the one still starting.
+  await authEmulatorReady();
   dev = await startDevServer();
   schemaFile = join(dev.root, 'schemas', 'signup.schema.json');
   browser = await launchChromium();

@@ -8,6 +8,7 @@ import { ADMIN_AUTH_MESSAGES } from '../../src/server/plugins/adminAuth.js';
 import { PROJECT_ROOT } from '../../src/node/projectFiles.js';
 import { startDevServer, type DevServer } from '../../src/cli/devProcess.js';
 import { bearer, startTestServer, type TestServer } from '../support/server.js';
+import { authEmulatorReady } from '../support/identity.js';
 import { launchChromium } from '../../src/cli/chromium.js';
 import { screenshot } from './support.js';
 
@@ -51,6 +52,8 @@ let browser: Browser;
 let page: Page;
 
 beforeAll(async () => {
+  // Else `npm run dev` would start an emulator of its own beside the one still starting.
+  await authEmulatorReady();
   dev = await startDevServer(FIXTURES);
   browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 1440, height: 1000 }, baseURL: dev.baseUrl });

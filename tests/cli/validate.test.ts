@@ -5,13 +5,21 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { compareMessages } from '../../src/cli/fixtures.js';
+import { runValidate } from '../../src/cli/validate-fixtures.js';
 import { listFixtureFiles } from '../../src/node/projectFiles.js';
 import { FIXTURES_DIR, loadFlow, PROJECT_ROOT, readJsonFile } from '../../src/node/projectFiles.js';
 
 const temp = mkdtempSync(join(tmpdir(), 'onramp-validate-'));
 afterAll(() => rmSync(temp, { recursive: true, force: true }));
 
-function validate(...args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
+interface Run {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** The command as `npm run validate` runs it, in a process of its own: for the one end-to-end check. */
+function validateInProcessOfItsOwn(...args: string[]): Promise<Run> {
   return new Promise((resolve, reject) => {
     const child = spawn('npm', ['run', '--silent', 'validate', '--', ...args], { cwd: PROJECT_ROOT });
     let stdout = '';
@@ -21,6 +29,14 @@ function validate(...args: string[]): Promise<{ status: number | null; stdout: s
     child.on('error', reject);
     child.on('close', (status) => resolve({ status, stdout, stderr }));
   });
+}
+
+/** The command's function, with what it prints collected as a terminal would show it. */
+async function validate(...args: string[]): Promise<Run> {
+  let stdout = '';
+  let stderr = '';
+  const status = runValidate(args, { out: (line) => (stdout += `${line}\n`), err: (line) => (stderr += `${line}\n`), cwd: PROJECT_ROOT });
+  return { status, stdout, stderr };
 }
 
 /** A shipped fixture, changed and written to the temporary folder. */
@@ -41,9 +57,9 @@ const write = (name: string, json: unknown) => {
 const formSteps = Object.entries(loadFlow().steps).flatMap(([id, step]) => (step.kind === 'form' ? [id] : []));
 
 describe('npm run validate', () => {
-  it('passes every shipped fixture', async () => {
+  it('passes every shipped fixture, run as a tester runs it', async () => {
     const count = listFixtureFiles().length;
-    const { status, stdout } = await validate();
+    const { status, stdout } = await validateInProcessOfItsOwn();
     expect(stdout).toContain('✓ tests/fixtures/signup/invalid/email-without-domain.json (signup)\n      /email: "Email must be valid."\n');
     expect(stdout).toContain('✓ tests/fixtures/completeProfile/valid/social-complete.json (completeProfile, variant profile-social)\n');
     expect(stdout).not.toContain('✗');

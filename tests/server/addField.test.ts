@@ -95,6 +95,8 @@ afterAll(async () => {
   if (content) rmSync(content, { recursive: true, force: true });
   if (contentDirBefore === undefined) delete process.env.ONRAMP_CONTENT_DIR;
   else process.env.ONRAMP_CONTENT_DIR = contentDirBefore;
+  // The server tests share their modules within a worker: the next file must read the project's content again.
+  vi.resetModules();
 });
 
 const sendVehicle = (values: Record<string, string>) =>

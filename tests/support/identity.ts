@@ -3,6 +3,7 @@
  * browser SDK calls), for tests that need a real ID token.
  */
 import { randomBytes } from 'node:crypto';
+import { authEmulatorAnswers } from '../../src/cli/authEmulator.js';
 import { LOCAL_AUTH_EMULATOR_HOST, LOCAL_FIREBASE_PROJECT_ID } from '../../src/server/config.js';
 
 export const AUTH_EMULATOR_URL = `http://${LOCAL_AUTH_EMULATOR_HOST}`;
@@ -19,7 +20,22 @@ export interface EmulatorUser {
 /** A fresh address no other test uses. */
 export const uniqueEmail = (prefix = 'driver') => `${prefix}-${randomBytes(6).toString('hex')}@example.com`;
 
+let answering: Promise<void> | undefined;
+
+/**
+ * Resolves once the emulator answers. tests/globalSetup.ts starts it without waiting (it takes
+ * about 15 s), so what needs it (a server, a process that would otherwise start one of its own,
+ * an account) waits here first.
+ */
+export function authEmulatorReady(): Promise<void> {
+  answering ??= authEmulatorAnswers().then((answered) => {
+    if (!answered) throw new Error(`The Firebase Auth emulator does not answer on ${LOCAL_AUTH_EMULATOR_HOST} (tests/globalSetup.ts starts it).`);
+  });
+  return answering;
+}
+
 async function identityToolkit(method: string, body: unknown): Promise<Record<string, unknown>> {
+  await authEmulatorReady();
   const response = await fetch(`${IDENTITY_TOOLKIT}/${method}?key=demo-api-key`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },

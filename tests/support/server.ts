@@ -14,7 +14,7 @@ import { readConfig, type ServerConfig } from '../../src/server/config.js';
 import { openDb, type Db } from '../../src/server/db/db.js';
 import type { OutboxEntry } from '../../src/server/messaging/localOutbox.js';
 import { isoDateOffset } from '../../src/shared/dates.js';
-import { createEmulatorUser, type EmulatorUser } from './identity.js';
+import { authEmulatorReady, createEmulatorUser, type EmulatorUser } from './identity.js';
 
 /** "Now" for the server, moved by tests instead of sleeping. */
 export class TestClock {
@@ -49,6 +49,7 @@ export interface TestServerOptions {
 }
 
 export async function startTestServer(overrides: Partial<ServerConfig> = {}, options: TestServerOptions = {}): Promise<TestServer> {
+  await authEmulatorReady();
   const dataDir = await mkdtemp(join(tmpdir(), 'onramp-test-'));
   const configured = readConfig({
     DATA_DIR: dataDir,
