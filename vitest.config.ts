@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import ProjectSequencer from './tests/sequencer.js';
 
 /**
  * Three projects, run together by `vitest run` (one with `--project unit|server|browser`):
@@ -21,6 +22,7 @@ export default defineConfig({
     maxWorkers: 3,
     testTimeout: 60_000,
     hookTimeout: 120_000,
+    sequence: { sequencer: ProjectSequencer },
     projects: [
       {
         extends: true,

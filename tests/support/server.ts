@@ -1,5 +1,5 @@
 /**
- * One server per test file: an in-memory PGlite (opened once: it takes seconds), a temporary
+ * One server per test file: the worker's in-memory PGlite (opened once: it takes seconds), a temporary
  * DATA_DIR, a movable clock and the log lines it wrote; plus helpers that walk a driver through
  * the API the way the browser does (codes come from /dev/outbox).
  */
@@ -48,6 +48,30 @@ export interface TestServerOptions {
   databaseOnDisk?: boolean;
 }
 
+/**
+ * The worker's embedded database, migrated once (opening one costs about a second of CPU): the
+ * files of a worker run one after another (vitest.config.ts shares modules within a worker), and
+ * each file's first server finds it emptied. Servers of one file (buildAnother, a second
+ * startTestServer) share it as they are.
+ */
+let workerDatabase: Promise<Db> | undefined;
+let serversOnWorkerDatabase = 0;
+
+async function openWorkerDatabase(): Promise<Db> {
+  workerDatabase ??= openDb({ kind: 'pglite', dir: null });
+  const db = await workerDatabase;
+  if (serversOnWorkerDatabase === 0) {
+    const { rows } = await db.query<{ name: string }>(
+      "SELECT format('%I', tablename) AS name FROM pg_tables WHERE schemaname = 'public' AND tablename <> 'schema_migrations'",
+    );
+    await db.exec(`TRUNCATE ${rows.map((row) => row.name).join(', ')} RESTART IDENTITY CASCADE`);
+  }
+  serversOnWorkerDatabase++;
+  return db;
+}
+
+const inMemory = (database: ServerConfig['database']) => database.kind === 'pglite' && database.dir === null;
+
 export async function startTestServer(overrides: Partial<ServerConfig> = {}, options: TestServerOptions = {}): Promise<TestServer> {
   await authEmulatorReady();
   const dataDir = await mkdtemp(join(tmpdir(), 'onramp-test-'));
@@ -63,7 +87,12 @@ export async function startTestServer(overrides: Partial<ServerConfig> = {}, opt
     database: options.databaseOnDisk ? configured.database : { kind: 'pglite', dir: null },
     ...overrides,
   };
-  const db = await openDb(config.database);
+  const shared = inMemory(config.database);
+  const db = shared ? await openWorkerDatabase() : await openDb(config.database);
+  const closeDatabase = async () => {
+    if (shared) serversOnWorkerDatabase--;
+    else await db.close();
+  };
   const clock = new TestClock();
   const logs: string[] = [];
   const logStream = { write: (line: string) => void logs.push(line) };
@@ -74,7 +103,10 @@ export async function startTestServer(overrides: Partial<ServerConfig> = {}, opt
     apps.push(app);
     return app;
   };
-  const app = await build();
+  const app = await build().catch(async (error: unknown) => {
+    await closeDatabase();
+    throw error;
+  });
   return {
     app,
     config,
@@ -84,7 +116,7 @@ export async function startTestServer(overrides: Partial<ServerConfig> = {}, opt
     buildAnother: build,
     async close() {
       for (const each of apps) await each.close();
-      await db.close();
+      await closeDatabase();
       await rm(dataDir, { recursive: true, force: true });
     },
   };
