@@ -33,8 +33,11 @@ export const EDITOR_SCHEMAS = {
   ui: 'schemas/meta/ui-schema.json',
   flow: 'flows/flow.schema.json',
   notices: 'flows/notices.schema.json',
+  /** The local payment sandbox's cards and words (flows/sandbox-payments.json). */
+  sandboxPayments: 'flows/sandbox-payments.schema.json',
 };
 
+const SANDBOX_PAYMENTS_FILE = 'flows/sandbox-payments.json';
 const SCHEMA_SUFFIX = '.schema.json';
 const UI_SUFFIX = '.ui.json';
 
@@ -179,10 +182,15 @@ export async function lintProject(root: string, registry: Registry): Promise<Pro
 
   const flowJson = readJson(root, FLOW_FILE, problems, 'restore it (git checkout)');
   if (flowJson) {
-    flowChecker?.check(FLOW_FILE, flowJson, problems, isMissingNext(flowJson));
     // The references are read from the flow's shape: only once it has it.
-    if (!problems.hasAny(FLOW_FILE)) await lintFlow(flowJson as unknown as Flow, folder, registry, problems);
+    if (flowChecker?.check<Flow>(FLOW_FILE, flowJson, problems, isMissingNext(flowJson)) && !problems.hasAny(FLOW_FILE)) {
+      await lintFlow(flowJson, folder, registry, problems);
+    }
   }
+
+  const sandboxChecker = checkerFor(root, EDITOR_SCHEMAS.sandboxPayments, 'key', problems);
+  const sandboxPayments = readJson(root, SANDBOX_PAYMENTS_FILE, problems, 'restore it (git checkout)');
+  if (sandboxPayments) sandboxChecker?.check(SANDBOX_PAYMENTS_FILE, sandboxPayments, problems);
 
   const noticesChecker = checkerFor(root, EDITOR_SCHEMAS.notices, 'key', problems);
   const notices = readJson(root, NOTICES_FILE, problems, 'restore it (git checkout)');
@@ -195,7 +203,7 @@ export async function lintProject(root: string, registry: Registry): Promise<Pro
   return problems.list.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
 }
 
-async function lintFlow(flow: Flow, folder: SchemaFolder, registry: Registry, problems: Problems): Promise<void> {
+async function lintFlow(flow: Flow & JsonObject, folder: SchemaFolder, registry: Registry, problems: Problems): Promise<void> {
   const schemas = new Map(folder.names(SCHEMA_SUFFIX).map((name) => [name.replace(SCHEMA_SUFFIX, ''), folder.bundle(name)]));
   checkFlow(flow, { schemas, screenNames: registry.screens }, problems);
   for (const name of schemaNamesOf(flow)) {

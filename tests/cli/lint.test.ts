@@ -7,6 +7,7 @@ import { checkFlow } from '../../src/cli/lint/flowChecks.js';
 import { formatProblem, Problems } from '../../src/cli/lint/problems.js';
 import { lintProject } from '../../src/cli/lintProject.js';
 import { screens } from '../../src/client/screens/index.js';
+import type { JsonObject } from '../../src/shared/schemaFiles.js';
 import type { Flow } from '../../src/shared/flow.js';
 import { PROJECT_ROOT } from '../../src/node/projectFiles.js';
 import { widgets } from '../../widgets/index.js';
@@ -45,7 +46,7 @@ describe('npm run lint:schemas', () => {
 });
 
 describe('a form step with no way on', () => {
-  const shipped = JSON.parse(readFileSync(join(PROJECT_ROOT, 'flows', 'onboarding.flow.json'), 'utf8')) as Flow;
+  const shipped = JSON.parse(readFileSync(join(PROJECT_ROOT, 'flows', 'onboarding.flow.json'), 'utf8')) as Flow & JsonObject;
   const withoutNext = (extra: object) => {
     const flow = structuredClone(shipped);
     const { next: _next, ...step } = flow.steps.addVehicle as Flow['steps'][string] & { next: unknown };

@@ -52,10 +52,10 @@ export interface FlowContext {
   screenNames: string[];
 }
 
-export function checkFlow(flow: Flow, { schemas, screenNames }: FlowContext, problems: Problems): void {
+export function checkFlow(flow: Flow & JsonObject, { schemas, screenNames }: FlowContext, problems: Problems): void {
   const add = (keys: string[], what: string, fix: string) => problems.add(FLOW_FILE, pointer(...keys), what, fix);
   const stepIds = Object.keys(flow.steps);
-  const json = flow as unknown as JsonObject;
+  const json: JsonObject = flow;
 
   const checkStep = ({ keys, name }: Reference) => {
     if (!stepIds.includes(name)) add(keys, `no step "${name}"`, suggestion(name, stepIds));
@@ -232,8 +232,8 @@ function checkFormSchemas(flow: Flow, id: string, step: FormStep, schemas: Map<s
  * link, an information page), and so can where the resume table leads; a form step only
  * through another step's "to".
  */
-function checkReachable(flow: Flow, problems: Problems): void {
-  const json = flow as unknown as JsonObject;
+function checkReachable(flow: Flow & JsonObject, problems: Problems): void {
+  const json: JsonObject = flow;
   const steps = isObject(json.steps) ? json.steps : {};
   const reached = new Set<string>([flow.start, flow.account.signIn, flow.account.signOut.to, ...flow.resume.map((rule) => rule.to)]);
   for (const [id, step] of Object.entries(flow.steps)) if (step.kind === 'screen') reached.add(id);

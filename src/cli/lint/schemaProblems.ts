@@ -51,15 +51,19 @@ export class SchemaChecker {
 
   /**
    * Adds a problem for each error, except where another problem was already found and those
-   * `leaveOut` says another check reports better.
+   * `leaveOut` says another check reports better. True when every error was left out: the data
+   * has the shape the schema states, which `Shape` (its generated type) names.
    */
-  check(file: string, data: JsonObject, problems: Problems, leaveOut: (error: ErrorObject) => boolean = () => false): void {
-    if (this.validate(data)) return;
+  check<Shape = JsonObject>(file: string, data: JsonObject, problems: Problems, leaveOut: (error: ErrorObject) => boolean = () => false): data is JsonObject & Shape {
+    if (this.validate(data)) return true;
+    let shaped = true;
     for (const error of this.settle(this.validate.errors ?? [])) {
       if (leaveOut(error)) continue;
+      shaped = false;
       const { at, what, fix } = this.describe(error);
       if (!problems.covers(file, at)) problems.add(file, at, what, fix);
     }
+    return shaped;
   }
 
   /** A branch of a oneOf/anyOf, compiled with its "#/…" references still pointing into the whole schema. */
