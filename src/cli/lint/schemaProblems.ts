@@ -54,7 +54,12 @@ export class SchemaChecker {
    * `leaveOut` says another check reports better. True when every error was left out: the data
    * has the shape the schema states, which `Shape` (its generated type) names.
    */
-  check<Shape = JsonObject>(file: string, data: JsonObject, problems: Problems, leaveOut: (error: ErrorObject) => boolean = () => false): data is JsonObject & Shape {
+  check<Shape = JsonObject>(
+    file: string,
+    data: JsonObject,
+    problems: Problems,
+    leaveOut: (error: ErrorObject) => boolean = () => false,
+  ): data is JsonObject & Shape {
     if (this.validate(data)) return true;
     let shaped = true;
     for (const error of this.settle(this.validate.errors ?? [])) {
