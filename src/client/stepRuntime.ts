@@ -23,7 +23,7 @@ import { photoPayload } from '../../widgets/photoStore.js';
 import { callApi, isSignInAgain, type ApiResult } from './api.js';
 import { callByName, flow, routeOf } from './flow.js';
 import { PrepareError, runPrepare } from './prepare.js';
-import { clearTarget, getTokenCookie, storageSnapshot, writeTarget } from './storage.js';
+import { applyStore, clearTarget, getTokenCookie, storageSnapshot } from './storage.js';
 
 /** The flow's sources over the browser's current state, plus values of this submit. */
 export function browserLookup(extra: Partial<Record<SourceKind, unknown>> = {}): Lookup {
@@ -57,7 +57,7 @@ export function guardRedirect(guards: Guard[] | undefined): Guard | undefined {
 export function storeReturningDriver(answer: Record<string, unknown>, link?: { id: string; token?: string }): ResumeRule | undefined {
   const lookup = resumeLookup(answer, link);
   const rule = resolveResume(flow.resume, lookup);
-  for (const [target, source] of Object.entries(rule?.store ?? {})) writeTarget(target, lookup(source));
+  applyStore(rule?.store, lookup);
   return rule;
 }
 
@@ -109,7 +109,7 @@ export async function submitStep(step: FormStep, form: Record<string, unknown>):
   }
 
   const afterCall = browserLookup({ form, context, payload, response: result.data });
-  for (const [target, source] of Object.entries(step.store ?? {})) writeTarget(target, afterCall(source));
+  applyStore(step.store, afterCall);
 
   for (const after of step.after ?? []) {
     if (!allHold(after.when, browserLookup({ form, payload, response: result.data }))) continue;

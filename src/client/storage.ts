@@ -81,6 +81,11 @@ export function writeTarget(target: string, value: unknown): void {
   if (isStorageKey(key) && value !== undefined && value !== null) setItem(key, String(value));
 }
 
+/** Keeps what a step's or a resume row's `store` map names: each target gets the value its source reads. */
+export function applyStore(store: Readonly<Record<string, string>> | undefined, lookup: (source: string) => unknown): void {
+  for (const [target, source] of Object.entries(store ?? {})) writeTarget(target, lookup(source));
+}
+
 export function clearTarget(target: string): void {
   if (target === `cookie.${TOKEN_COOKIE}`) return removeTokenCookie();
   const key = target.replace(/^storage\./, '');

@@ -16,7 +16,7 @@ import { Layout } from '../Layout.js';
 import { paymentErrorMessage, type PaymentOutcome } from '../payments/paymentOutcome.js';
 import { SandboxCardForm } from '../payments/SandboxCardForm.js';
 import { priceText } from '../price.js';
-import { writeTarget } from '../storage.js';
+import { applyStore } from '../storage.js';
 
 // Stripe.js and its React bindings: only for drivers who reach this screen with Stripe configured.
 const StripeCardForm = lazy(() => import('../payments/StripeCardForm.js'));
@@ -71,7 +71,7 @@ export function AddCardScreen({ step }: { step: ScreenStep }) {
     setBusy(true);
     try {
       const lookup = lookupIn({ response: answer });
-      for (const [target, source] of Object.entries(step.store ?? {})) writeTarget(target, lookup(source));
+      applyStore(step.store, lookup);
       const outcome = await confirm();
       if (!outcome.ok) {
         toast.error(paymentErrorMessage(outcome.error, card.errors));

@@ -9,7 +9,7 @@ import { useLocation } from 'wouter';
 import { buildPayload, resolveNextStep, type ScreenStep } from '../../shared/flow.js';
 import { callApi } from '../api.js';
 import { callByName, flow, routeOf } from '../flow.js';
-import { clearTarget, writeTarget } from '../storage.js';
+import { applyStore, clearTarget } from '../storage.js';
 import { browserLookup } from '../stepRuntime.js';
 import { WaitingScreen } from './parts.js';
 
@@ -33,7 +33,7 @@ export function CallOutcomeScreen({ step }: { step: ScreenStep }) {
       }
       const lookup = browserLookup({ response: result.data });
       const rule = resolveNextStep(step.next, lookup);
-      for (const [target, source] of Object.entries(step.store ?? {})) writeTarget(target, lookup(source));
+      applyStore(step.store, lookup);
       for (const target of rule?.clear ?? []) clearTarget(target);
       if (rule?.successToast) toast.success(rule.successToast);
       if (rule?.errorToast) toast.error(rule.errorToast);
