@@ -4,6 +4,7 @@
  */
 import helmet from '@fastify/helmet';
 import multipart from '@fastify/multipart';
+import sensible from '@fastify/sensible';
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import type { Flow } from '../shared/flow.js';
 import { loadFlow } from '../node/projectFiles.js';
@@ -136,6 +137,8 @@ export async function buildApp(config: ServerConfig, options: AppOptions = {}): 
     return reply.code(answer.statusCode).send(answer.body);
   });
 
+  // httpErrors (app.httpErrors): the refusals the routes throw, answered by the handler above.
+  await app.register(sensible);
   // The security headers of every answer (helmet's), with our CSP, no referrer, and HSTS in production.
   await app.register(helmet, {
     contentSecurityPolicy: { useDefaults: false, directives: contentSecurityPolicy(config) },

@@ -189,7 +189,7 @@ function readPublicUrl(env: Env): string | null {
   if (raw === undefined || raw === '') return null;
   const url = readUrlSetting('PUBLIC_URL', raw, HTTP, 'https://onramp.example.com');
   if (url.search || url.hash || url.username || url.password) {
-    throw new ConfigError(`PUBLIC_URL must be a plain http(s) address such as https://onramp.example.com, got "${raw}".`);
+    throw new ConfigError('PUBLIC_URL must be a plain http(s) address such as https://onramp.example.com.');
   }
   return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
 }

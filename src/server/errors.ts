@@ -1,35 +1,20 @@
 /**
- * Errors the routes throw on purpose, and the one translation of any error into the answer the
- * client shows: `{ message }` (plus `errors` by field for a form), a 4xx for anything the
- * client sent wrong, and a bare message for our own faults (the flow's requestFailed).
+ * The one translation of any error into the answer the client shows: `{ message }` (plus `errors`
+ * by field for a form, and `reason` for what the client should do), a 4xx for anything the client
+ * sent wrong, and a bare message for our own faults (the flow's requestFailed). The routes refuse
+ * with @fastify/sensible's httpErrors (http-errors), whose message is the answer's.
  */
+import { STATUS_CODES } from 'node:http';
+import { HttpError, httpErrors } from '@fastify/sensible';
 import { SIGN_IN_AGAIN_REASON } from '../shared/apiAnswers.js';
 import { DatabaseUnavailable } from './db/db.js';
 import { StoreUnavailable } from './storage/objectStore.js';
 
-export class HttpError extends Error {
-  constructor(
-    readonly statusCode: number,
-    message: string,
-    /** Messages by form field, for a step's form to show beside each field. */
-    readonly errors?: Record<string, string[]>,
-    /** What the client should do about it (src/shared/apiAnswers.ts), e.g. ask the driver to sign in again. */
-    readonly reason?: typeof SIGN_IN_AGAIN_REASON,
-  ) {
-    super(message);
-    this.name = 'HttpError';
-  }
-}
-
 /** The driver must sign in again (the session ended, or the change needs a recent sign-in); the page asks without leaving. */
-export const signInAgain = (statusCode: 401 | 403, message: string) => new HttpError(statusCode, message, undefined, SIGN_IN_AGAIN_REASON);
+export const signInAgain = (statusCode: 401 | 403, message: string) => httpErrors.createError(statusCode, message, { reason: SIGN_IN_AGAIN_REASON });
 
-export const badRequest = (message: string, errors?: Record<string, string[]>) => new HttpError(400, message, errors);
-export const unauthorized = (message: string) => new HttpError(401, message);
-export const forbidden = (message: string) => new HttpError(403, message);
-export const notFound = (message: string) => new HttpError(404, message);
-export const conflict = (message: string) => new HttpError(409, message);
-export const tooManyRequests = (message: string) => new HttpError(429, message);
+/** A refusal whose message goes under form fields too (`errors`), for a step's form to show beside each field. */
+export const formError = (statusCode: number, message: string, errors: Record<string, string[]>) => httpErrors.createError(statusCode, message, { errors });
 
 export const UNAVAILABLE_MESSAGE = 'We can’t reach our records right now. Please try again in a minute.';
 export const STORE_UNAVAILABLE_MESSAGE = 'We can’t keep your photos and documents right now. Please try again in a minute.';
@@ -65,11 +50,16 @@ export interface ErrorAnswer {
  */
 const TEXT_NOT_STORABLE = new Set(['22021', '22P05']);
 
-/** The answer to an error; `faultMessage` for our own faults (the flow's requestFailed, the spec's words). */
+/**
+ * The answer to an error; `faultMessage` for our own faults (the flow's requestFailed, the spec's
+ * words). A refusal is answered with its own message; an http-errors error that carries only its
+ * status's standard words (@fastify/static's 416 for a range past a file's end) was made by a
+ * library, and is answered like the other libraries' errors.
+ */
 export function answerFor(error: unknown, faultMessage: string): ErrorAnswer {
   if (error instanceof DatabaseUnavailable) return { statusCode: 503, body: { message: UNAVAILABLE_MESSAGE } };
   if (error instanceof StoreUnavailable) return { statusCode: 503, body: { message: STORE_UNAVAILABLE_MESSAGE } };
-  if (error instanceof HttpError) {
+  if (error instanceof HttpError && error.message !== STATUS_CODES[error.statusCode]) {
     const body: ErrorAnswer['body'] = { message: error.message };
     if (error.errors) body.errors = error.errors;
     if (error.reason) body.reason = error.reason;

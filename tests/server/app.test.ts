@@ -74,6 +74,12 @@ describe('the web app (dist/)', () => {
       expect(response.body).toContain('\\u003c/script>');
     });
 
+    it('answers a range past an asset’s end with 416 and a message', async () => {
+      const response = await app.inject({ method: 'GET', url: '/assets/app.js', headers: { range: 'bytes=1000-2000' } });
+      expect(response.statusCode).toBe(416);
+      expect(json(response)).toEqual({ message: 'The request could not be read.' });
+    });
+
     it('serves built assets with the security headers', async () => {
       const response = await app.inject({ method: 'GET', url: '/assets/app.js' });
       expect(response.statusCode).toBe(200);

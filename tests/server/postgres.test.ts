@@ -2,10 +2,15 @@
 // (DATABASE_URL), started here in a temporary folder, and what happens when that server goes away,
 // comes back, or stops answering under the running app. .ci/run installs Debian's postgresql;
 // where its binaries are missing the test says so and is skipped.
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDb } from '../../src/server/db/db.js';
+import { PROJECT_ROOT } from '../../src/node/projectFiles.js';
 import { postgresBinDir, runningPostgres, type TestPostgres } from '../support/postgres.js';
 import { bearer, completeProfile, json, verifiedDriver, startTestServer, statusData, verifyPhone, type TestServer } from '../support/server.js';
 
+const MIGRATIONS = join(PROJECT_ROOT, 'src', 'server', 'db', 'migrations');
 const UNAVAILABLE = { message: 'We can’t reach our records right now. Please try again in a minute.' };
 
 describe.skipIf(!postgresBinDir)('with DATABASE_URL (PostgreSQL)', () => {
@@ -57,6 +62,18 @@ describe.skipIf(!postgresBinDir)('with DATABASE_URL (PostgreSQL)', () => {
       });
       const session = await server.app.inject({ method: 'GET', url: `/driver/status/${driver.driverId}`, headers: bearer(winner.token) });
       expect(json(session)).toEqual({ data: winner.data });
+    }
+  });
+
+  it('runs each migration once when two servers start at once on a new database', async () => {
+    await server.db.query('CREATE DATABASE two_servers');
+    const database = { kind: 'postgres', url: postgres.url.replace(/\/postgres$/, '/two_servers') } as const;
+    const [first, second] = await Promise.all([openDb(database), openDb(database)]);
+    try {
+      const { rows } = await first.query<{ version: string }>('SELECT version::text FROM schemaversion WHERE version > 0 ORDER BY version');
+      expect(rows.map((row) => Number(row.version))).toEqual(readdirSync(MIGRATIONS).map((_, index) => index + 1));
+    } finally {
+      await Promise.all([first.close(), second.close()]);
     }
   });
 

@@ -7,11 +7,11 @@ import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { httpErrors } from '@fastify/sensible';
 import type { FastifyInstance, InjectOptions } from 'fastify';
 import { strFromU8, unzipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAdminArgs } from '../../src/cli/admin.js';
-import { HttpError } from '../../src/server/errors.js';
 import { extensionOf } from '../../src/server/routes/adminPrivacy.js';
 import { signInEmulatorUser } from '../support/identity.js';
 import { postgresBinDir, runningPostgres } from '../support/postgres.js';
@@ -242,7 +242,7 @@ describe('POST /admin/drivers/:id/erase', () => {
     const driver = await verifiedDriver(app);
     const deleteUser = app.identity.deleteUser;
     app.identity.deleteUser = async () => {
-      throw new HttpError(503, 'Firebase Authentication could not be reached. Please try again in a moment.');
+      throw httpErrors.serviceUnavailable('Firebase Authentication could not be reached. Please try again in a moment.');
     };
     try {
       const response = await admin('POST', `/admin/drivers/${driver.driverId}/erase`, { confirm: driver.email });

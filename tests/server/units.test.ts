@@ -1,15 +1,15 @@
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError, dataDirOf, readConfig, readLocalAdminToken } from '../../src/server/config.js';
-import { migrate, openDb, splitStatements } from '../../src/server/db/db.js';
+import { migrate, openDb } from '../../src/server/db/db.js';
 import { answerFor } from '../../src/server/errors.js';
 import { apiPathTest, loggableUrl } from '../../src/server/lib/apiPaths.js';
 import { createDataCipher } from '../../src/server/plugins/crypto.js';
-import { sniffImageType } from '../../src/server/plugins/uploads.js';
-import { JPEG_BYTES, PNG_BYTES, TEXT_BYTES } from '../support/server.js';
+import { imageTypeOf } from '../../src/server/lib/reencodeImage.js';
+import { JPEG_BYTES, PNG_BYTES, solidImage, TEXT_BYTES } from '../support/server.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'onramp-config-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -227,6 +227,10 @@ describe('readConfig', () => {
     expect(() => readConfig({ DATA_DIR: scratch, PUBLIC_URL: 'javascript:alert(1)' })).toThrow(
       'PUBLIC_URL must start with http:// or https://, not javascript://.',
     );
+    // Its message never repeats an address that holds a password.
+    expect(() => readConfig({ DATA_DIR: scratch, PUBLIC_URL: 'https://admin:s3cret@onramp.example.com' })).toThrow(
+      /^PUBLIC_URL must be a plain http\(s\) address such as https:\/\/onramp\.example\.com\.$/,
+    );
   });
 
   it('refuses a DATA_KEY that is not 32 bytes', () => {
@@ -243,21 +247,30 @@ describe('readConfig', () => {
   });
 });
 
-describe('sniffImageType', () => {
+/** An AVIF, and the same AV1-coded image under the generic "mif1" brand: HEIF as sharp decodes it. */
+const AVIF_BYTES = await solidImage().heif({ compression: 'av1' }).toBuffer();
+const HEIF_BYTES = Buffer.from(AVIF_BYTES);
+HEIF_BYTES.write('mif1', 8, 'latin1');
+const [WEBP_BYTES, GIF_BYTES, TIFF_BYTES] = await Promise.all([solidImage().webp().toBuffer(), solidImage().gif().toBuffer(), solidImage().tiff().toBuffer()]);
+
+describe('imageTypeOf', () => {
   it.each([
     ['JPEG', JPEG_BYTES, 'image/jpeg'],
     ['PNG', PNG_BYTES, 'image/png'],
-    ['WebP', Buffer.concat([Buffer.from('RIFF'), Buffer.alloc(4), Buffer.from('WEBP')]), 'image/webp'],
-    ['GIF87a', Buffer.from('GIF87a...'), 'image/gif'],
-    ['GIF89a', Buffer.from('GIF89a...'), 'image/gif'],
-    ['HEIC', Buffer.concat([Buffer.alloc(4), Buffer.from('ftypheic')]), 'image/heic'],
-    ['HEIF', Buffer.concat([Buffer.alloc(4), Buffer.from('ftypmif1')]), 'image/heif'],
+    ['WebP', WEBP_BYTES, 'image/webp'],
+    ['GIF', GIF_BYTES, 'image/gif'],
+    ['HEIF', HEIF_BYTES, 'image/heif'],
+    ['a JPEG cut short (the form takes it; decoding refuses it)', JPEG_BYTES.subarray(0, 100), 'image/jpeg'],
+    ['AVIF', AVIF_BYTES, 'application/octet-stream'],
+    ['TIFF', TIFF_BYTES, 'application/octet-stream'],
     ['text', TEXT_BYTES, 'application/octet-stream'],
-    ['SVG', Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"/>'), 'application/octet-stream'],
+    ['SVG', Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="2" height="2"/>'), 'application/octet-stream'],
     ['an MP4 (ftyp, not an image brand)', Buffer.concat([Buffer.alloc(4), Buffer.from('ftypisom')]), 'application/octet-stream'],
     ['nothing', Buffer.alloc(0), 'application/octet-stream'],
-  ])('reads %s', (_name, bytes, type) => {
-    expect(sniffImageType(bytes)).toBe(type);
+  ])('reads %s', async (name, bytes, type) => {
+    const path = join(scratch, `upload-${name.replace(/\W+/g, '-')}`);
+    writeFileSync(path, bytes);
+    expect(await imageTypeOf(path)).toBe(type);
   });
 });
 
@@ -282,9 +295,20 @@ describe('the data cipher', () => {
   });
 });
 
-describe('splitStatements', () => {
-  it('splits a migration into statements and drops comment lines', () => {
-    expect(splitStatements('-- a table\nCREATE TABLE a (x int);\n\nCREATE INDEX i ON a (x);\n')).toEqual(['CREATE TABLE a (x int)', 'CREATE INDEX i ON a (x)']);
+describe('migrate', () => {
+  it('runs a migration of several statements and comment lines, once', async () => {
+    const dir = join(scratch, 'statements');
+    mkdirSync(dir);
+    writeFileSync(join(dir, '001.do.a_table.sql'), '-- a table\nCREATE TABLE a (x int);\n\nCREATE INDEX i ON a (x);\n');
+    const db = await openDb({ kind: 'pglite', dir: null });
+    try {
+      await db.exec('DROP SCHEMA public CASCADE; CREATE SCHEMA public;');
+      expect(await migrate(db, dir)).toEqual(['001.do.a_table.sql']);
+      expect(await migrate(db, dir)).toEqual([]);
+      expect((await db.query("SELECT indexname FROM pg_indexes WHERE tablename = 'a'")).rows).toEqual([{ indexname: 'i' }]);
+    } finally {
+      await db.close();
+    }
   });
 });
 
@@ -293,18 +317,18 @@ describe('migration 003 (resume tokens)', () => {
     const source = join(import.meta.dirname, '../../src/server/db/migrations');
     const dir = join(scratch, 'migrations');
     mkdirSync(dir);
-    for (const name of ['001_onboarding.sql', '002_admin_review.sql']) copyFileSync(join(source, name), join(dir, name));
+    for (const name of ['001.do.onboarding.sql', '002.do.admin_review.sql']) copyFileSync(join(source, name), join(dir, name));
     const db = await openDb({ kind: 'pglite', dir: null });
     try {
       // openDb ran all of them; start over on a fresh schema with the first two only.
       await db.exec('DROP SCHEMA public CASCADE; CREATE SCHEMA public;');
-      expect(await migrate(db, dir)).toEqual(['001_onboarding.sql', '002_admin_review.sql']);
+      expect(await migrate(db, dir)).toEqual(['001.do.onboarding.sql', '002.do.admin_review.sql']);
       const { rows } = await db.query<{ id: string }>(
         "INSERT INTO drivers (email, firebase_uid, provider) VALUES ('a@example.com', 'uid-a', 'password') RETURNING id",
       );
       await db.query("INSERT INTO sessions (token_hash, driver_id, created_at, expires_at) VALUES ('h1', $1, now(), now() + interval '1 day')", [rows[0]!.id]);
-      copyFileSync(join(source, '003_resume_tokens.sql'), join(dir, '003_resume_tokens.sql'));
-      expect(await migrate(db, dir)).toEqual(['003_resume_tokens.sql']);
+      copyFileSync(join(source, '003.do.resume_tokens.sql'), join(dir, '003.do.resume_tokens.sql'));
+      expect(await migrate(db, dir)).toEqual(['003.do.resume_tokens.sql']);
       expect((await db.query('SELECT token_hash, kind FROM sessions')).rows).toEqual([{ token_hash: 'h1', kind: 'session' }]);
       await expect(
         db.query("INSERT INTO sessions (token_hash, driver_id, created_at, expires_at, kind) VALUES ('h2', $1, now(), now(), 'admin')", [rows[0]!.id]),

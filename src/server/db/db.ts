@@ -8,21 +8,21 @@
  * transaction left open), a failure to reach the database is thrown as DatabaseUnavailable (the
  * server answers 503 and stays up), and the next request simply opens a new connection.
  */
-import { readdirSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import Postgrator from 'postgrator';
 import type { DatabaseConfig } from '../config.js';
 
 export interface Queryable {
   query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<{ rows: T[] }>;
+  /** Several statements without parameters (migrations). */
+  exec(sql: string): Promise<void>;
 }
 
 export interface Db extends Queryable {
   /** Runs `work` in one transaction: committed when it resolves, rolled back when it throws. */
   transaction<R>(work: (tx: Queryable) => Promise<R>): Promise<R>;
-  /** Several statements without parameters (migrations). */
-  exec(sql: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -40,6 +40,9 @@ async function openPglite(dir: string | null): Promise<Db> {
           async query<T>(sql: string, params: unknown[] = []) {
             const result = await tx.query<T>(sql, params);
             return { rows: result.rows };
+          },
+          async exec(sql: string) {
+            await tx.exec(sql);
           },
         }),
       );
@@ -177,7 +180,8 @@ function openPostgres(url: string, onPoolError: (error: Error) => void): Db {
       const client = await beginTransaction();
       let broken: Error | undefined;
       try {
-        const result = await work({ query: (sql, params = []) => run(client, sql, params) });
+        // Without parameters node-postgres sends the text as it is, so it may hold several statements.
+        const result = await work({ query: (sql, params = []) => run(client, sql, params), exec: async (sql) => void (await run(client, sql, [])) });
         await run(client, 'COMMIT', []);
         return result;
       } catch (error) {
@@ -198,42 +202,51 @@ function openPostgres(url: string, onPoolError: (error: Error) => void): Db {
 
 const MIGRATIONS_DIR = join(dirname(fileURLToPath(import.meta.url)), 'migrations');
 
+/** Where postgrator records the migrations it ran (its own name for it). */
+const SCHEMA_TABLE = 'schemaversion';
+
 /**
- * Applies every migrations/NNN_*.sql not yet recorded in schema_migrations, in name order, each
- * in its own transaction. An advisory lock keeps two servers starting at once from racing.
+ * Applies every migrations/NNN.do.<name>.sql postgrator has not recorded yet, in version order, all in
+ * one transaction: a migration that fails leaves the schema as it was. A transaction-wide advisory
+ * lock keeps two servers starting at once from racing; the second finds nothing left to run.
+ * Returns the file names it applied.
  */
 export async function migrate(db: Db, dir: string = MIGRATIONS_DIR): Promise<string[]> {
-  await db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
-    name text PRIMARY KEY,
-    applied_at timestamptz NOT NULL DEFAULT now()
-  )`);
-  const files = readdirSync(dir)
-    .filter((name) => /^\d+_.*\.sql$/.test(name))
-    .sort();
-  const applied: string[] = [];
-  for (const name of files) {
-    const sql = readFileSync(join(dir, name), 'utf8');
-    const done = await db.transaction(async (tx) => {
-      await tx.query('SELECT pg_advisory_xact_lock(7262001)');
-      const seen = await tx.query('SELECT 1 FROM schema_migrations WHERE name = $1', [name]);
-      if (seen.rows.length > 0) return false;
-      // Statements one by one: a parameterised query runs a single statement in both drivers.
-      for (const statement of splitStatements(sql)) await tx.query(statement);
-      await tx.query('INSERT INTO schema_migrations (name) VALUES ($1)', [name]);
-      return true;
+  return db.transaction(async (tx) => {
+    await tx.query('SELECT pg_advisory_xact_lock(7262001)');
+    const postgrator = new Postgrator({
+      migrationPattern: join(dir, '*.sql'),
+      driver: 'pg',
+      schemaTable: SCHEMA_TABLE,
+      execQuery: (sql) => tx.query(sql),
+      execSqlScript: (sql) => tx.exec(sql),
     });
-    if (done) applied.push(name);
-  }
-  return applied;
+    await adoptSchemaMigrations(tx, await postgrator.getMigrations());
+    const applied = await postgrator.migrate();
+    return applied.map((migration) => basename(migration.filename));
+  });
 }
 
-/** Splits a migration on `;` at the end of a line. Our migrations keep no `;` inside strings or bodies. */
-export function splitStatements(sql: string): string[] {
-  return sql
-    .replace(/^\s*--.*$/gm, '')
-    .split(/;\s*$/m)
-    .map((statement) => statement.trim())
-    .filter((statement) => statement.length > 0);
+/**
+ * A database migrated before postgrator lists the files it ran in schema_migrations
+ * ("007_answers_as_data.sql"). Postgrator's table is made from that list once, with the versions
+ * and checksums of the files as they are now, so none of them runs again.
+ */
+async function adoptSchemaMigrations(tx: Queryable, migrations: Postgrator.Migration[]): Promise<void> {
+  const { rows } = await tx.query<{ adopt: boolean }>(
+    `SELECT to_regclass('schema_migrations') IS NOT NULL AND to_regclass('${SCHEMA_TABLE}') IS NULL AS adopt`,
+  );
+  if (!rows[0]?.adopt) return;
+  const files = migrations.filter((each) => each.action === 'do');
+  // The columns postgrator makes its table with.
+  await tx.query(`CREATE TABLE ${SCHEMA_TABLE} (version bigint PRIMARY KEY, name text, md5 text, run_at timestamptz)`);
+  await tx.query(
+    `INSERT INTO ${SCHEMA_TABLE} (version, name, md5, run_at)
+     SELECT file.version, file.name, file.md5, ran.applied_at
+     FROM schema_migrations ran JOIN unnest($1::bigint[], $2::text[], $3::text[]) AS file (version, name, md5)
+       ON file.version = split_part(ran.name, '_', 1)::bigint`,
+    [files.map((each) => each.version), files.map((each) => each.name), files.map((each) => each.md5)],
+  );
 }
 
 /** Opens the database and applies the migrations. `onPoolError`: where a broken idle connection is reported. */

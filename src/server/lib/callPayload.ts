@@ -5,7 +5,7 @@
  * bodies go the same way:
  *
  *   body → readPayload (flow.ts: the flow's transforms undone) → unknown keys refused → each file
- *   received to a scratch file and its type sniffed from its bytes → multipart "true"/"false"
+ *   received to a scratch file and its type read by sharp from its header → multipart "true"/"false"
  *   become booleans where the schema says boolean → the step schema (the variant the flow's own
  *   rule picks) → 400 { message, errors } → each image decoded and encoded again (reencodeImage.ts:
  *   no EXIF/GPS kept, at most 40 megapixels, unreadable bytes refused) and stored.
@@ -17,6 +17,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { MultipartFile, MultipartValue } from '@fastify/multipart';
+import { httpErrors } from '@fastify/sensible';
 import type { FastifyRequest } from 'fastify';
 import { createAjv } from '../../shared/ajv.js';
 import { expandErrors, fieldOf, fromAjvErrors, messagesByField } from '../../shared/errors.js';
@@ -24,7 +25,7 @@ import { buildPayload, lookupIn, readPayload, splitSource, stepSchemaName, type 
 import { loadSchema, schemaNamesOf } from '../../node/projectFiles.js';
 import { KEPT_FILE_PREFIX } from '../../shared/review.js';
 import type { JsonObject } from '../../shared/schemaFiles.js';
-import { badRequest, HttpError } from '../errors.js';
+import { formError } from '../errors.js';
 import { MAX_FILE_BYTES, type ReceivedFile, type StoredFile } from '../plugins/uploads.js';
 import { createFormSchemas } from './formSchemas.js';
 import type { CallContext } from '../../shared/generated/callContext.js';
@@ -214,7 +215,7 @@ export function createCallReader(flow: Flow): CallReader {
     const mapping = theCall.payload ?? {};
     // Own keys only: a key such as "constructor" is no field of the call.
     const unknown = Object.keys(body).find((key) => !Object.hasOwn(mapping, key));
-    if (unknown !== undefined) throw badRequest(`Unknown field: ${unknown}`);
+    if (unknown !== undefined) throw httpErrors.badRequest(`Unknown field: ${unknown}`);
     const received = readPayload(theCall, body);
 
     const context: Record<string, unknown> = {};
@@ -231,7 +232,7 @@ export function createCallReader(flow: Flow): CallReader {
         received.form[field] = file.mime;
       } else if (kept[key] !== undefined) {
         const mime = options.keep?.file(field, kept[key]);
-        if (!mime) throw badRequest(`${KEPT_FILE_GONE} ${key}`);
+        if (!mime) throw httpErrors.badRequest(`${KEPT_FILE_GONE} ${key}`);
         keptFiles[field] = kept[key];
         received.form[field] = mime;
       }
@@ -248,7 +249,7 @@ export function createCallReader(flow: Flow): CallReader {
       const { errorsOf, properties } = schemaNamed(schemaName);
       for (const field of Object.keys(received.form)) {
         // A field the call can carry but this variant does not take (phoneNo in the password profile).
-        if (!Object.hasOwn(properties, field)) throw badRequest(`Unknown field: ${payloadKeyOf(theCall, field)}`);
+        if (!Object.hasOwn(properties, field)) throw httpErrors.badRequest(`Unknown field: ${payloadKeyOf(theCall, field)}`);
         const value = received.form[field];
         if (fromMultipart && properties[field]?.type === 'boolean' && (value === 'true' || value === 'false')) {
           received.form[field] = value === 'true';
@@ -263,11 +264,11 @@ export function createCallReader(flow: Flow): CallReader {
           : first.name === 'errorMessage'
             ? (first.message ?? '')
             : `${payloadKeyOf(theCall, fieldOf(first.property))} ${first.message ?? 'is not valid'}`;
-        throw badRequest(message, messagesByField(errors));
+        throw formError(400, message, messagesByField(errors));
       }
     }
     // After the form's own check: the driver's answers are told field by field first.
-    if (contextProblem) throw badRequest(contextProblem);
+    if (contextProblem) throw httpErrors.badRequest(contextProblem);
     const sent = buildPayload(theCall, (source) => {
       const { kind, path } = splitSource(source);
       const name = path.join('.');
@@ -293,14 +294,14 @@ export function createCallReader(flow: Flow): CallReader {
     routePath: (callName) => call(callName).path.replace(/\{(\w+)\}/g, ':$1'),
 
     json<CallName extends string, Names extends ContextName = never>(callName: CallName, request: FastifyRequest, options: ReadOptions<Names> = {}) {
-      if (request.isMultipart()) throw new HttpError(415, 'This request must be sent as JSON.');
+      if (request.isMultipart()) throw httpErrors.unsupportedMediaType('This request must be sent as JSON.');
       const body: unknown = request.body ?? {};
-      if (typeof body !== 'object' || body === null || Array.isArray(body)) throw badRequest('The request body must be a JSON object.');
+      if (typeof body !== 'object' || body === null || Array.isArray(body)) throw httpErrors.badRequest('The request body must be a JSON object.');
       return { ...typed<CallName, Names>(check(callName, body as Record<string, unknown>, {}, {}, options, false)), files: {} };
     },
 
     async multipart<CallName extends string, Names extends ContextName = never>(callName: CallName, request: FastifyRequest, options: ReadOptions<Names> = {}) {
-      if (!request.isMultipart()) throw new HttpError(415, 'This request must be sent as a multipart form.');
+      if (!request.isMultipart()) throw httpErrors.unsupportedMediaType('This request must be sent as a multipart form.');
       const mapping = call(callName).payload ?? {};
       const fileKeys = new Set(Object.keys(mapping).filter((key) => splitSource(mapping[key]!.from).kind === 'file'));
       const textKeyCount = Object.keys(mapping).length - fileKeys.size;
@@ -327,11 +328,11 @@ export function createCallReader(flow: Flow): CallReader {
               const file = part as MultipartFile;
               if (!fileKeys.has(name)) {
                 file.file.resume();
-                throw badRequest(Object.hasOwn(mapping, name) ? `${name} must be text, not a file.` : `Unknown field: ${name}`);
+                throw httpErrors.badRequest(Object.hasOwn(mapping, name) ? `${name} must be text, not a file.` : `Unknown field: ${name}`);
               }
               if (files[name] || Object.hasOwn(kept, name)) {
                 file.file.resume();
-                throw badRequest(`Only one file can be sent as ${name}.`);
+                throw httpErrors.badRequest(`Only one file can be sent as ${name}.`);
               }
               // To a scratch file as it arrives: memory holds a chunk at a time, not the photo.
               const received = await uploads.receive(file.file);
@@ -340,14 +341,15 @@ export function createCallReader(flow: Flow): CallReader {
               else files[name] = received;
             } else {
               const field = part as MultipartValue;
-              if (Object.hasOwn(fields, name) || Object.hasOwn(kept, name)) throw badRequest(`${name} was sent more than once.`);
+              if (Object.hasOwn(fields, name) || Object.hasOwn(kept, name)) throw httpErrors.badRequest(`${name} was sent more than once.`);
               if (fileKeys.has(name)) {
-                if (typeof field.value !== 'string' || !field.value.startsWith(KEPT_FILE_PREFIX) || files[name]) throw badRequest(`${name} must be a file.`);
+                if (typeof field.value !== 'string' || !field.value.startsWith(KEPT_FILE_PREFIX) || files[name])
+                  throw httpErrors.badRequest(`${name} must be a file.`);
                 kept[name] = field.value.slice(KEPT_FILE_PREFIX.length);
                 continue;
               }
-              if (field.valueTruncated) throw badRequest(`${name} is too long.`);
-              if (typeof field.value !== 'string') throw badRequest(`${name} must be text.`);
+              if (field.valueTruncated) throw httpErrors.badRequest(`${name} is too long.`);
+              if (typeof field.value !== 'string') throw httpErrors.badRequest(`${name} must be text.`);
               fields[name] = field.value;
             }
           }
@@ -355,8 +357,8 @@ export function createCallReader(flow: Flow): CallReader {
           // Our own refusals and the limits' (413) say what was wrong; anything else the parser
           // threw (no boundary, a part cut short, bytes that are no form) is a body it can't read.
           const status = (error as { statusCode?: unknown }).statusCode;
-          if (error instanceof HttpError || (typeof status === 'number' && status < 500)) throw error;
-          throw badRequest(UNREADABLE_FORM);
+          if (typeof status === 'number' && status < 500) throw error;
+          throw httpErrors.badRequest(UNREADABLE_FORM);
         }
         const body: Record<string, unknown> = { ...fields };
         for (const key of [...Object.keys(files), ...Object.keys(kept)]) body[key] = true;

@@ -15,21 +15,26 @@
  * JPEG, PNG and WebP keep their format; GIF becomes PNG (its first frame) and HEIC/HEIF become
  * JPEG, which every browser shows. sharp's prebuilt binaries decode AVIF-coded HEIF but not HEVC
  * (most phone HEIC): those are refused as unreadable.
+ *
+ * What an upload is comes from sharp too: the format it reads in the header, never the client's
+ * name or declared type.
  */
 import sharp, { type Metadata, type Sharp } from 'sharp';
-import { HttpError } from '../errors.js';
+import { formError } from '../errors.js';
 
 export const MAX_IMAGE_PIXELS = 40_000_000;
 export const IMAGE_TOO_LARGE_MESSAGE = 'Each image must be at most 40 megapixels.';
 export const IMAGE_UNREADABLE_MESSAGE = 'This image could not be read. Please take the photo again.';
 export const JPEG_QUALITY = 85;
+const UNKNOWN_TYPE = 'application/octet-stream';
 
 // Each upload is decoded once: caching its pixels only keeps identity documents in memory.
 sharp.cache(false);
 
 interface Rewrite {
-  /** The format sharp must find in the bytes (it detects the format itself). */
-  input: string;
+  /** The content type of the format as uploaded. */
+  type: string;
+  /** The content type it is stored as. */
   mime: string;
   encode: (image: Sharp) => Sharp;
 }
@@ -37,15 +42,40 @@ interface Rewrite {
 const toJpeg = (image: Sharp) => image.flatten({ background: '#ffffff' }).jpeg({ quality: JPEG_QUALITY, mozjpeg: false });
 const toPng = (image: Sharp) => image.png();
 
-/** By sniffed type (plugins/uploads.ts `sniffImageType`). */
+/** The formats taken, by sharp's name for them. */
 const REWRITES: Record<string, Rewrite> = {
-  'image/jpeg': { input: 'jpeg', mime: 'image/jpeg', encode: toJpeg },
-  'image/png': { input: 'png', mime: 'image/png', encode: toPng },
-  'image/webp': { input: 'webp', mime: 'image/webp', encode: (image) => image.webp({ quality: JPEG_QUALITY }) },
-  'image/gif': { input: 'gif', mime: 'image/png', encode: toPng },
-  'image/heic': { input: 'heif', mime: 'image/jpeg', encode: toJpeg },
-  'image/heif': { input: 'heif', mime: 'image/jpeg', encode: toJpeg },
+  jpeg: { type: 'image/jpeg', mime: 'image/jpeg', encode: toJpeg },
+  png: { type: 'image/png', mime: 'image/png', encode: toPng },
+  webp: { type: 'image/webp', mime: 'image/webp', encode: (image) => image.webp({ quality: JPEG_QUALITY }) },
+  gif: { type: 'image/gif', mime: 'image/png', encode: toPng },
+  heif: { type: 'image/heif', mime: 'image/jpeg', encode: toJpeg },
 };
+
+/** The header only: an image over the pixel limit is not decoded by reading it. */
+const readHeader = (path: string) => sharp(path, { limitInputPixels: false, pages: 1 }).metadata();
+
+/** The rewrite of the format sharp found, if it is one taken. AVIF (sharp reports its brand as AV1 compression) is not. */
+const rewriteOf = (header: Metadata) => (Object.hasOwn(REWRITES, header.format) && header.compression !== 'av1' ? REWRITES[header.format] : undefined);
+
+/**
+ * The form value of a file in a format sharp knows but whose header it cannot read (a photo cut
+ * short): the form takes it for a photo, and decoding it refuses it as unreadable.
+ */
+const DAMAGED_IMAGE_TYPE = 'image/jpeg';
+
+/**
+ * The content type of an uploaded file as sharp reads its header, or "application/octet-stream".
+ * It becomes the form value of the image field, so the step schema's own image rule and message
+ * judge it.
+ */
+export async function imageTypeOf(path: string): Promise<string> {
+  try {
+    return rewriteOf(await readHeader(path))?.type ?? UNKNOWN_TYPE;
+  } catch (error) {
+    // sharp's words for a format it recognised, as against "unsupported image format".
+    return error instanceof Error && /corrupt header/.test(error.message) ? DAMAGED_IMAGE_TYPE : UNKNOWN_TYPE;
+  }
+}
 
 export interface ReencodedImage {
   bytes: Buffer;
@@ -53,27 +83,25 @@ export interface ReencodedImage {
 }
 
 /**
- * The image (a file's path, or its bytes) decoded, turned upright and encoded again without metadata. Throws a 413 for more
- * than 40 megapixels and a 400 for bytes that are not a readable image of the sniffed type;
- * both carry the message under `field` too, so the form shows it beside that photo.
+ * The image in the file at `path` decoded, turned upright and encoded again without metadata.
+ * Throws a 413 for more than 40 megapixels and a 400 for bytes that are not a readable image of
+ * a format taken; both carry the message under `field` too, so the form shows it beside that photo.
  */
-export async function reencodeImage(input: string | Buffer, sniffedMime: string, field: string): Promise<ReencodedImage> {
-  const refuse = (status: number, message: string) => new HttpError(status, message, { [field]: [message] });
-  const rewrite = Object.hasOwn(REWRITES, sniffedMime) ? REWRITES[sniffedMime] : undefined;
-  if (!rewrite) throw refuse(400, IMAGE_UNREADABLE_MESSAGE);
-  // failOn 'warning' (sharp's default, said here on purpose): a truncated or damaged image is refused.
-  const open = () => sharp(input, { limitInputPixels: MAX_IMAGE_PIXELS, failOn: 'warning', pages: 1 });
+export async function reencodeImage(path: string, field: string): Promise<ReencodedImage> {
+  const refuse = (status: number, message: string) => formError(status, message, { [field]: [message] });
   let header: Metadata;
   try {
-    // Reads the header only; an image over the limit has not been decoded yet.
-    header = await sharp(input, { limitInputPixels: false, pages: 1 }).metadata();
+    header = await readHeader(path);
   } catch {
     throw refuse(400, IMAGE_UNREADABLE_MESSAGE);
   }
-  if (header.format !== rewrite.input) throw refuse(400, IMAGE_UNREADABLE_MESSAGE);
+  const rewrite = rewriteOf(header);
+  if (!rewrite) throw refuse(400, IMAGE_UNREADABLE_MESSAGE);
   if ((header.width ?? 0) * (header.height ?? 0) > MAX_IMAGE_PIXELS) throw refuse(413, IMAGE_TOO_LARGE_MESSAGE);
   try {
-    return { bytes: await rewrite.encode(open().rotate()).toBuffer(), mime: rewrite.mime };
+    // failOn 'warning' (sharp's default, said here on purpose): a truncated or damaged image is refused.
+    const image = sharp(path, { limitInputPixels: MAX_IMAGE_PIXELS, failOn: 'warning', pages: 1 }).rotate();
+    return { bytes: await rewrite.encode(image).toBuffer(), mime: rewrite.mime };
   } catch (error) {
     if (error instanceof Error && /pixel limit/i.test(error.message)) throw refuse(413, IMAGE_TOO_LARGE_MESSAGE);
     throw refuse(400, IMAGE_UNREADABLE_MESSAGE);

@@ -5,7 +5,6 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
-import { forbidden, unauthorized } from '../errors.js';
 import { bearerToken } from './sessions.js';
 import fp from 'fastify-plugin';
 
@@ -37,12 +36,12 @@ export const adminAuthPlugin = fp<{ adminToken: string }>(
 
     app.decorate('requireAdmin', async (request: FastifyRequest) => {
       const token = bearerToken(request);
-      if (!token) throw unauthorized(ADMIN_AUTH_MESSAGES.tokenRequired);
+      if (!token) throw app.httpErrors.unauthorized(ADMIN_AUTH_MESSAGES.tokenRequired);
       if (isAdminToken(token)) return;
       // A driver who found the admin page gets told why, rather than "wrong token".
-      if ((await app.sessions.holderOf(token))?.kind === 'session') throw forbidden(ADMIN_AUTH_MESSAGES.driversCannot);
-      throw unauthorized(ADMIN_AUTH_MESSAGES.tokenRequired);
+      if ((await app.sessions.holderOf(token))?.kind === 'session') throw app.httpErrors.forbidden(ADMIN_AUTH_MESSAGES.driversCannot);
+      throw app.httpErrors.unauthorized(ADMIN_AUTH_MESSAGES.tokenRequired);
     });
   },
-  { name: 'onramp-admin-auth', decorators: { fastify: ['sessions'] } },
+  { name: 'onramp-admin-auth', decorators: { fastify: ['httpErrors', 'sessions'] } },
 );

@@ -6,7 +6,6 @@
 import { randomUUID } from 'node:crypto';
 import { deleteApp, initializeApp } from 'firebase-admin/app';
 import { getAuth } from 'firebase-admin/auth';
-import { HttpError, unauthorized } from '../errors.js';
 import fp from 'fastify-plugin';
 
 export const SIGN_IN_NOT_VERIFIED = 'Your sign-in could not be verified. Please try again.';
@@ -83,10 +82,10 @@ export const identityPlugin = fp<{ projectId: string; emulatorHost: string | nul
           // the signature check (the emulator's tokens are unsigned). A server configured without
           // the emulator therefore refuses unsigned tokens itself, and fails closed if that
           // variable appeared after config.ts checked it (another app in this process set it).
-          if (!looksSigned(idToken)) throw unauthorized(SIGN_IN_NOT_VERIFIED);
+          if (!looksSigned(idToken)) throw app.httpErrors.unauthorized(SIGN_IN_NOT_VERIFIED);
           if (process.env.FIREBASE_AUTH_EMULATOR_HOST) {
             app.log.error('FIREBASE_AUTH_EMULATOR_HOST is set in a server configured without the emulator: sign-in refused');
-            throw new HttpError(503, SIGN_IN_UNAVAILABLE);
+            throw app.httpErrors.serviceUnavailable(SIGN_IN_UNAVAILABLE);
           }
         }
         try {
@@ -101,9 +100,9 @@ export const identityPlugin = fp<{ projectId: string; emulatorHost: string | nul
           };
         } catch (error) {
           const code = String((error as { code?: unknown }).code ?? '');
-          if (isTokenProblem(code)) throw unauthorized(SIGN_IN_NOT_VERIFIED);
+          if (isTokenProblem(code)) throw app.httpErrors.unauthorized(SIGN_IN_NOT_VERIFIED);
           app.log.error({ code }, 'Firebase Authentication could not be reached');
-          throw new HttpError(503, SIGN_IN_UNAVAILABLE);
+          throw app.httpErrors.serviceUnavailable(SIGN_IN_UNAVAILABLE);
         }
       },
       async tokensValidSince(uid: string) {
@@ -112,7 +111,7 @@ export const identityPlugin = fp<{ projectId: string; emulatorHost: string | nul
           return since ? new Date(since) : null;
         } catch (error) {
           app.log.error({ code: String((error as { code?: unknown }).code ?? '') }, 'Firebase Authentication could not be reached');
-          throw new HttpError(503, SIGN_IN_UNAVAILABLE);
+          throw app.httpErrors.serviceUnavailable(SIGN_IN_UNAVAILABLE);
         }
       },
       async deleteUser(uid: string) {
@@ -123,10 +122,10 @@ export const identityPlugin = fp<{ projectId: string; emulatorHost: string | nul
           // Deleted before (an erasure tried again, or by hand in the Firebase console): done.
           if (code === 'auth/user-not-found') return;
           app.log.error({ code }, 'Firebase Authentication could not delete a user');
-          throw new HttpError(503, IDENTITY_UNAVAILABLE);
+          throw app.httpErrors.serviceUnavailable(IDENTITY_UNAVAILABLE);
         }
       },
     });
   },
-  { name: 'onramp-identity' },
+  { name: 'onramp-identity', decorators: { fastify: ['httpErrors'] } },
 );

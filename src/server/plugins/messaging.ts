@@ -15,7 +15,6 @@ import { loadNotices } from '../../node/projectFiles.js';
 import type { NoticeName, NoticeValues } from '../../shared/notices.js';
 import type { MessagingConfig } from '../config.js';
 import type { Queryable } from '../db/db.js';
-import { HttpError, badRequest } from '../errors.js';
 import { DeliveryError, type Channel, type OutgoingMessage, type Transport, type Undeliverable } from '../messaging/delivery.js';
 import { LocalOutbox } from '../messaging/localOutbox.js';
 import { renderNotice } from '../messaging/render.js';
@@ -122,12 +121,12 @@ export const messagingPlugin = fp<{ config: MessagingConfig; signInUrl: string }
           if (error.undeliverable) {
             app.log.warn({ channel, reason: error.undeliverable }, 'A code could not be delivered: the address was refused');
             const { undeliverable } = error;
-            throw badRequest(undeliverable === 'invalidPhone' ? app.callReader.flow.messages.invalidPhone : DELIVERY_MESSAGES[undeliverable]);
+            throw app.httpErrors.badRequest(undeliverable === 'invalidPhone' ? app.callReader.flow.messages.invalidPhone : DELIVERY_MESSAGES[undeliverable]);
           }
           const delay = (options.config.codeRetryDelaysMs ?? CODE_RETRY_DELAYS_MS)[attempt];
           if (delay === undefined) {
             app.log.error({ channel, error: error.message }, 'A code could not be delivered after retries');
-            throw new HttpError(503, DELIVERY_MESSAGES.notSent);
+            throw app.httpErrors.serviceUnavailable(DELIVERY_MESSAGES.notSent);
           }
           app.log.warn({ channel, error: error.message, attempt: attempt + 1 }, 'A code delivery failed; trying again');
           await sleep(delay);
@@ -220,5 +219,5 @@ export const messagingPlugin = fp<{ config: MessagingConfig; signInUrl: string }
     const messaging: Messaging = { sendCode, notify, deliverDue, outbox };
     app.decorate('messaging', messaging);
   },
-  { name: 'onramp-messaging', decorators: { fastify: ['callReader', 'cipher', 'db', 'now'] } },
+  { name: 'onramp-messaging', decorators: { fastify: ['callReader', 'cipher', 'db', 'httpErrors', 'now'] } },
 );

@@ -13,7 +13,7 @@
  * Every counter lives in the database, so all server instances share it.
  */
 import { randomInt } from 'node:crypto';
-import { HttpError, badRequest, tooManyRequests } from '../errors.js';
+import { type HttpError, httpErrors } from '@fastify/sensible';
 import type { Queryable } from '../db/db.js';
 import type { Channel } from '../messaging/delivery.js';
 import fp from 'fastify-plugin';
@@ -75,7 +75,7 @@ const lockDestination = (tx: Queryable, target: CodeTarget) =>
 
 async function refuseWhenLocked(tx: Queryable, target: CodeTarget, now: Date): Promise<void> {
   const { rows } = await tx.query('SELECT 1 FROM code_lockouts WHERE subject = ANY($1::text[]) AND locked_until > $2', [subjectsOf(target), now]);
-  if (rows.length > 0) throw tooManyRequests(OTP_MESSAGES.locked);
+  if (rows.length > 0) throw httpErrors.tooManyRequests(OTP_MESSAGES.locked);
 }
 
 /** One more consecutive failure for each subject; the one that reaches the limit is locked (and counts from zero again). */
@@ -116,7 +116,7 @@ export const otpCodesPlugin = fp(
           );
           const counts = rows[0];
           if ((counts?.mine ?? 0) >= MAX_SENDS_PER_HOUR || (counts?.anyone ?? 0) >= MAX_SENDS_PER_DESTINATION_PER_HOUR) {
-            throw tooManyRequests(OTP_MESSAGES.tooManySends);
+            throw httpErrors.tooManyRequests(OTP_MESSAGES.tooManySends);
           }
           // A new code replaces this driver's previous one on the channel; other drivers' codes stand.
           await tx.query('UPDATE otp_codes SET consumed_at = $3 WHERE driver_id = $1 AND channel = $2 AND consumed_at IS NULL', [
@@ -160,13 +160,13 @@ export const otpCodesPlugin = fp(
             [target.driverId, target.channel, target.destination, target.purpose],
           );
           const row = rows[0];
-          if (!row) return badRequest(OTP_MESSAGES.noCode);
-          if (row.wrong_attempts >= MAX_WRONG_ATTEMPTS) return tooManyRequests(OTP_MESSAGES.tooManyTries);
-          if (new Date(row.expires_at).getTime() <= now.getTime()) return badRequest(OTP_MESSAGES.expired);
+          if (!row) return httpErrors.badRequest(OTP_MESSAGES.noCode);
+          if (row.wrong_attempts >= MAX_WRONG_ATTEMPTS) return httpErrors.tooManyRequests(OTP_MESSAGES.tooManyTries);
+          if (new Date(row.expires_at).getTime() <= now.getTime()) return httpErrors.badRequest(OTP_MESSAGES.expired);
           if (!app.cipher.sameHash(row.code_hash, hashOf(target, code))) {
             await tx.query('UPDATE otp_codes SET wrong_attempts = wrong_attempts + 1 WHERE id = $1', [row.id]);
             await countFailure(tx, target, now);
-            return badRequest(OTP_MESSAGES.wrong);
+            return httpErrors.badRequest(OTP_MESSAGES.wrong);
           }
           await tx.query('UPDATE otp_codes SET consumed_at = $2 WHERE id = $1', [row.id, now]);
           await tx.query('DELETE FROM code_lockouts WHERE subject = ANY($1::text[])', [subjectsOf(target)]);

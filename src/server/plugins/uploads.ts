@@ -18,7 +18,7 @@ import pLimit from 'p-limit';
 import type { FastifyRequest } from 'fastify';
 import type { StorageConfig } from '../config.js';
 import type { Db } from '../db/db.js';
-import { reencodeImage, type ReencodedImage } from '../lib/reencodeImage.js';
+import { imageTypeOf, reencodeImage, type ReencodedImage } from '../lib/reencodeImage.js';
 import { createDiskStore } from '../storage/diskStore.js';
 import type { ObjectStore } from '../storage/objectStore.js';
 import { createS3Store } from '../storage/s3Store.js';
@@ -27,35 +27,12 @@ import fp from 'fastify-plugin';
 
 /** 10 MiB per file: the client resizes photos to ≈330 KB; this leaves room for an unresized one. */
 export const MAX_FILE_BYTES = 10 * 1024 * 1024;
-export const UNKNOWN_TYPE = 'application/octet-stream';
-
-const startsWith = (bytes: Uint8Array, signature: number[], at = 0) =>
-  bytes.length >= at + signature.length && signature.every((byte, i) => bytes[at + i] === byte);
-const ascii = (bytes: Uint8Array, from: number, to: number) => Buffer.from(bytes.subarray(from, to)).toString('latin1');
-
-/**
- * The image type the bytes say they are, or "application/octet-stream". This becomes the form
- * value of the image field, so the step schema's own image rule and message judge it.
- */
-export function sniffImageType(bytes: Uint8Array): string {
-  if (startsWith(bytes, [0xff, 0xd8, 0xff])) return 'image/jpeg';
-  if (startsWith(bytes, [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])) return 'image/png';
-  if (ascii(bytes, 0, 4) === 'RIFF' && ascii(bytes, 8, 12) === 'WEBP') return 'image/webp';
-  const gif = ascii(bytes, 0, 6);
-  if (gif === 'GIF87a' || gif === 'GIF89a') return 'image/gif';
-  if (ascii(bytes, 4, 8) === 'ftyp') {
-    const brand = ascii(bytes, 8, 12);
-    if (brand === 'heic' || brand === 'heix') return 'image/heic';
-    if (brand === 'mif1' || brand === 'msf1') return 'image/heif';
-  }
-  return UNKNOWN_TYPE;
-}
 
 /** A file of a request, received to a scratch file. */
 export interface ReceivedFile {
   path: string;
   size: number;
-  /** Sniffed from its first bytes. */
+  /** As sharp reads its header (lib/reencodeImage.ts `imageTypeOf`). */
   mime: string;
 }
 
@@ -93,7 +70,6 @@ declare module 'fastify' {
 }
 
 const STORAGE_NAME = /^[0-9a-f]{32}\.bin$/;
-const SNIFF_BYTES = 16;
 
 /** How many images the server decodes at once: each can take up to 40 megapixels × 4 bytes. */
 const REENCODE_SLOTS = pLimit(1);
@@ -106,27 +82,18 @@ export function createUploadStore(store: ObjectStore, scratchDir: string, cipher
   return {
     async receive(stream) {
       const path = join(scratchDir, `${randomBytes(16).toString('hex')}.part`);
-      let size = 0;
-      const head: Buffer[] = [];
-      // Counted, and its first bytes kept for the type, on the way to the disk.
-      async function* measured(source: AsyncIterable<Buffer>) {
-        for await (const chunk of source) {
-          if (size < SNIFF_BYTES) head.push(chunk.subarray(0, SNIFF_BYTES - size));
-          size += chunk.length;
-          yield chunk;
-        }
-      }
+      const file = createWriteStream(path, { mode: 0o600, flags: 'wx' });
       try {
-        await pipeline(stream, measured, createWriteStream(path, { mode: 0o600, flags: 'wx' }));
+        await pipeline(stream, file);
       } catch (error) {
         await rm(path, { force: true });
         throw error;
       }
-      return { path, size, mime: sniffImageType(Buffer.concat(head)) };
+      return { path, size: file.bytesWritten, mime: await imageTypeOf(path) };
     },
     discard: (file) => rm(file.path, { force: true }),
     async store(file, field) {
-      const image: ReencodedImage = await REENCODE_SLOTS(() => reencodeImage(file.path, file.mime, field));
+      const image: ReencodedImage = await REENCODE_SLOTS(() => reencodeImage(file.path, field));
       const storageName = `${randomBytes(16).toString('hex')}.bin`;
       // The name is the associated data: an object copied over another's name will not decrypt.
       await store.put(storageName, cipher.encrypt(image.bytes, `upload:${storageName}`));

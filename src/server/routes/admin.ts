@@ -7,6 +7,7 @@
  *
  * Sensitive answers (SSN, account number) leave the server masked, as everywhere (DESIGN §5).
  */
+import { httpErrors } from '@fastify/sensible';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import {
   MAX_REASON_LENGTH,
@@ -19,7 +20,6 @@ import {
 } from '../../shared/review.js';
 import type { ServerConfig } from '../config.js';
 import { isUuid } from '../db/db.js';
-import { badRequest, conflict, notFound } from '../errors.js';
 import { answersOf } from '../lib/answers.js';
 import { fieldTitle, reviewedSteps, type ReviewFix } from '../lib/reviewView.js';
 import { findUpload, sendUpload } from '../lib/uploadFiles.js';
@@ -128,7 +128,7 @@ const isCursorTime = (at: string) =>
 
 function readCursor(cursor: string): { at: string; id: string } {
   const [at, id, extra] = Buffer.from(cursor, 'base64url').toString('utf8').split('|');
-  if (extra !== undefined || !at || !id || !isUuid(id) || !isCursorTime(at)) throw badRequest(ADMIN_MESSAGES.badCursor);
+  if (extra !== undefined || !at || !id || !isUuid(id) || !isCursorTime(at)) throw httpErrors.badRequest(ADMIN_MESSAGES.badCursor);
   return { at, id };
 }
 
@@ -145,15 +145,15 @@ interface QueueQuery {
 function queueQueryOf(query: unknown): QueueQuery {
   const params = (query ?? {}) as Record<string, unknown>;
   const unknown = Object.keys(params).find((key) => !['status', 'limit', 'after', 'q'].includes(key));
-  if (unknown !== undefined) throw badRequest(`${ADMIN_MESSAGES.unknownQuery}${unknown}`);
+  if (unknown !== undefined) throw httpErrors.badRequest(`${ADMIN_MESSAGES.unknownQuery}${unknown}`);
   const status = params.status ?? 'pending';
-  if (typeof status !== 'string' || !(REVIEW_STATUSES as readonly string[]).includes(status)) throw badRequest(ADMIN_MESSAGES.badStatus);
+  if (typeof status !== 'string' || !(REVIEW_STATUSES as readonly string[]).includes(status)) throw httpErrors.badRequest(ADMIN_MESSAGES.badStatus);
   const limit = params.limit === undefined ? DEFAULT_PAGE_SIZE : Number(params.limit);
-  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE_SIZE) throw badRequest(ADMIN_MESSAGES.badLimit);
-  if (params.after !== undefined && typeof params.after !== 'string') throw badRequest(ADMIN_MESSAGES.badCursor);
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE_SIZE) throw httpErrors.badRequest(ADMIN_MESSAGES.badLimit);
+  if (params.after !== undefined && typeof params.after !== 'string') throw httpErrors.badRequest(ADMIN_MESSAGES.badCursor);
   const q = params.q;
   if (q !== undefined && (typeof q !== 'string' || q.length > MAX_SEARCH_LENGTH || CONTROL_CHARACTERS.test(q) || q.includes('\n'))) {
-    throw badRequest(ADMIN_MESSAGES.badSearch);
+    throw httpErrors.badRequest(ADMIN_MESSAGES.badSearch);
   }
   return { status: status as ReviewStatus, limit, after: params.after ? readCursor(params.after) : null, search: q?.trim() || null };
 }
@@ -169,12 +169,12 @@ function searchPatterns(search: string | null): [string | null, string] {
 /** A reason as a person types it: trimmed, plain text, at most MAX_REASON_LENGTH characters; null when empty. */
 function reasonOf(value: unknown, where = ''): string | null {
   if (value === undefined || value === null) return null;
-  if (typeof value !== 'string') throw badRequest(`${ADMIN_MESSAGES.reasonNotText}${where}`);
+  if (typeof value !== 'string') throw httpErrors.badRequest(`${ADMIN_MESSAGES.reasonNotText}${where}`);
   const trimmed = value.trim();
   if (trimmed === '') return null;
   // Characters as a person counts them, not UTF-16 units.
-  if ([...trimmed].length > MAX_REASON_LENGTH) throw badRequest(`${ADMIN_MESSAGES.reasonTooLong}${where}`);
-  if (CONTROL_CHARACTERS.test(trimmed)) throw badRequest(`${ADMIN_MESSAGES.reasonControl}${where}`);
+  if ([...trimmed].length > MAX_REASON_LENGTH) throw httpErrors.badRequest(`${ADMIN_MESSAGES.reasonTooLong}${where}`);
+  if (CONTROL_CHARACTERS.test(trimmed)) throw httpErrors.badRequest(`${ADMIN_MESSAGES.reasonControl}${where}`);
   return trimmed;
 }
 
@@ -191,26 +191,27 @@ export interface DecisionBody {
  */
 export function decisionBodyOf(body: unknown, decision: 'approved' | 'rejected'): DecisionBody {
   const payload = body ?? {};
-  if (typeof payload !== 'object' || Array.isArray(payload)) throw badRequest(ADMIN_MESSAGES.bodyNotObject);
+  if (typeof payload !== 'object' || Array.isArray(payload)) throw httpErrors.badRequest(ADMIN_MESSAGES.bodyNotObject);
   const allowed = decision === 'rejected' ? ['reason', 'reviewVersion', 'fixes'] : ['reviewVersion'];
   const unknown = Object.keys(payload).find((key) => !allowed.includes(key));
-  if (unknown !== undefined) throw badRequest(`${ADMIN_MESSAGES.unknownField}${unknown}`);
+  if (unknown !== undefined) throw httpErrors.badRequest(`${ADMIN_MESSAGES.unknownField}${unknown}`);
   const { reason, reviewVersion, fixes } = payload as { reason?: unknown; reviewVersion?: unknown; fixes?: unknown };
   const fixList: FixRequest[] = [];
   if (fixes !== undefined) {
-    if (!Array.isArray(fixes) || fixes.length > 100) throw badRequest(ADMIN_MESSAGES.fixesNotList);
+    if (!Array.isArray(fixes) || fixes.length > 100) throw httpErrors.badRequest(ADMIN_MESSAGES.fixesNotList);
     for (const fix of fixes as unknown[]) {
-      if (typeof fix !== 'object' || fix === null || Array.isArray(fix)) throw badRequest(ADMIN_MESSAGES.fixesNotList);
+      if (typeof fix !== 'object' || fix === null || Array.isArray(fix)) throw httpErrors.badRequest(ADMIN_MESSAGES.fixesNotList);
       const { step, field, reason: why, ...rest } = fix as Record<string, unknown>;
-      if (Object.keys(rest).length > 0 || typeof step !== 'string' || typeof field !== 'string') throw badRequest(ADMIN_MESSAGES.fixesNotList);
+      if (Object.keys(rest).length > 0 || typeof step !== 'string' || typeof field !== 'string') throw httpErrors.badRequest(ADMIN_MESSAGES.fixesNotList);
       const fixReason = reasonOf(why, ` (${step} ${field})`);
-      if (!fixReason) throw badRequest(`${ADMIN_MESSAGES.fixReason}${step} ${field}`);
+      if (!fixReason) throw httpErrors.badRequest(`${ADMIN_MESSAGES.fixReason}${step} ${field}`);
       fixList.push({ step, field, reason: fixReason });
     }
   }
   const overall = decision === 'rejected' ? reasonOf(reason) : null;
-  if (decision === 'rejected' && !overall && fixList.length === 0) throw badRequest(ADMIN_MESSAGES.reasonRequired);
-  if (typeof reviewVersion !== 'number' || !Number.isSafeInteger(reviewVersion) || reviewVersion < 0) throw badRequest(ADMIN_MESSAGES.versionRequired);
+  if (decision === 'rejected' && !overall && fixList.length === 0) throw httpErrors.badRequest(ADMIN_MESSAGES.reasonRequired);
+  if (typeof reviewVersion !== 'number' || !Number.isSafeInteger(reviewVersion) || reviewVersion < 0)
+    throw httpErrors.badRequest(ADMIN_MESSAGES.versionRequired);
   return { reviewVersion, reason: overall, fixes: fixList };
 }
 
@@ -221,7 +222,7 @@ const HOST_PATTERN = /^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
 function publicOriginOf(config: ServerConfig, request: FastifyRequest): string {
   if (config.publicUrl) return config.publicUrl;
   const host = request.host;
-  if (typeof host !== 'string' || !HOST_PATTERN.test(host)) throw badRequest(ADMIN_MESSAGES.noHost);
+  if (typeof host !== 'string' || !HOST_PATTERN.test(host)) throw httpErrors.badRequest(ADMIN_MESSAGES.noHost);
   return `${request.protocol}://${host}`;
 }
 
@@ -233,10 +234,10 @@ export async function adminRoutes(app: FastifyInstance, options: { config: Serve
 
   /** The driver as the queue lists them, or a 404 for an id that names nobody. */
   async function queuedDriver(id: string): Promise<QueueDriver & { isEmailVerified: boolean }> {
-    if (!isUuid(id)) throw notFound(ADMIN_MESSAGES.unknownDriver);
+    if (!isUuid(id)) throw httpErrors.notFound(ADMIN_MESSAGES.unknownDriver);
     const { rows } = await app.db.query<QueueRow & { email_verified: boolean }>(ONE_DRIVER_SQL, [id]);
     const row = rows[0];
-    if (!row) throw notFound(ADMIN_MESSAGES.unknownDriver);
+    if (!row) throw httpErrors.notFound(ADMIN_MESSAGES.unknownDriver);
     return { ...queueDriver(row), isEmailVerified: row.email_verified };
   }
 
@@ -253,7 +254,7 @@ export async function adminRoutes(app: FastifyInstance, options: { config: Serve
     return fixes.map((fix) => {
       const step = flow().review.steps.includes(fix.step) ? stored.find((candidate) => candidate.step === fix.step) : undefined;
       const sent = step && (Object.hasOwn(step.answers, fix.field) || Object.hasOwn(step.files, fix.field));
-      if (!sent) throw badRequest(`${ADMIN_MESSAGES.fixUnknown}${fix.step} ${fix.field}`);
+      if (!sent) throw httpErrors.badRequest(`${ADMIN_MESSAGES.fixUnknown}${fix.step} ${fix.field}`);
       return `${fieldTitle(step.schemaName, fix.field)}: ${fix.reason}`;
     });
   }
@@ -268,7 +269,7 @@ export async function adminRoutes(app: FastifyInstance, options: { config: Serve
     const { reviewVersion, reason, fixes } = decisionBodyOf(body, decision);
     const driver = await queuedDriver(id);
     // Nothing to judge before the vehicle and its documents were sent.
-    if (!driver.isSessionComplete) throw conflict(ADMIN_MESSAGES.notSubmitted);
+    if (!driver.isSessionComplete) throw httpErrors.conflict(ADMIN_MESSAGES.notSubmitted);
     const fixesTold = await checkFixes(driver.id, fixes);
     const now = app.now();
     // What the driver is told (the notice, the history): the reason and the fixes in words, each
@@ -280,7 +281,7 @@ export async function adminRoutes(app: FastifyInstance, options: { config: Serve
          WHERE id = $1 AND review_version = $6 RETURNING id`,
         [driver.id, decision, reason, now, app.adminReviewer, reviewVersion],
       );
-      if (decided.rows.length === 0) throw conflict(ADMIN_MESSAGES.changedSince);
+      if (decided.rows.length === 0) throw httpErrors.conflict(ADMIN_MESSAGES.changedSince);
       await tx.query('INSERT INTO driver_reviews (driver_id, decision, reason, reviewed_by, reviewed_at) VALUES ($1, $2, $3, $4, $5)', [
         driver.id,
         decision,
@@ -341,7 +342,7 @@ export async function adminRoutes(app: FastifyInstance, options: { config: Serve
   app.post<DriverParams>('/drivers/:id/resume-link', async (request) => {
     const driver = await queuedDriver(request.params.id);
     // A link gives a session, and a session is what a verified email code gives: never before it.
-    if (!driver.isEmailVerified) throw conflict(ADMIN_MESSAGES.emailNotVerified);
+    if (!driver.isEmailVerified) throw httpErrors.conflict(ADMIN_MESSAGES.emailNotVerified);
     const origin = publicOriginOf(options.config, request);
     const { token, expiresAt } = await app.sessions.issueResume(driver.id, RESUME_LINK_LIFETIME_MS);
     // The resume screen's route, /:id/:token (spec §2): the token URL-encoded.

@@ -13,9 +13,9 @@
  * Both are recorded in privacy_requests with who did it (the admin token's fingerprint) and
  * counts, never anything of the person.
  */
+import { HttpError, httpErrors } from '@fastify/sensible';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { strToU8, zipSync, type Zippable } from 'fflate';
-import { badRequest, HttpError, notFound } from '../errors.js';
 import { isUuid, type Queryable } from '../db/db.js';
 import { answersOf, openAnswers, type StoredAnswers } from '../lib/answers.js';
 import type { Channel } from '../messaging/delivery.js';
@@ -68,12 +68,12 @@ const segment = (name: string) => name.replace(/[^A-Za-z0-9_-]/g, '_') || '_';
 
 /** The confirmation an erasure needs: the driver's email, checked against the driver's own. */
 export function confirmOf(body: unknown): string {
-  if (body === undefined || body === null) throw badRequest(PRIVACY_MESSAGES.confirmRequired);
-  if (typeof body !== 'object' || Array.isArray(body)) throw badRequest(PRIVACY_MESSAGES.bodyNotObject);
+  if (body === undefined || body === null) throw httpErrors.badRequest(PRIVACY_MESSAGES.confirmRequired);
+  if (typeof body !== 'object' || Array.isArray(body)) throw httpErrors.badRequest(PRIVACY_MESSAGES.bodyNotObject);
   const unknown = Object.keys(body).find((key) => key !== 'confirm');
-  if (unknown !== undefined) throw badRequest(`${PRIVACY_MESSAGES.unknownField}${unknown}`);
+  if (unknown !== undefined) throw httpErrors.badRequest(`${PRIVACY_MESSAGES.unknownField}${unknown}`);
   const { confirm } = body as { confirm?: unknown };
-  if (typeof confirm !== 'string' || confirm.trim() === '') throw badRequest(PRIVACY_MESSAGES.confirmRequired);
+  if (typeof confirm !== 'string' || confirm.trim() === '') throw httpErrors.badRequest(PRIVACY_MESSAGES.confirmRequired);
   return confirm.trim();
 }
 
@@ -174,14 +174,14 @@ export async function adminPrivacyRoutes(app: FastifyInstance, options: { embedd
 
   app.get<{ Params: { id: string } }>('/drivers/:id/export', async (request, reply) => {
     const driverId = request.params.id;
-    if (!isUuid(driverId)) throw notFound(PRIVACY_MESSAGES.unknownDriver);
+    if (!isUuid(driverId)) throw httpErrors.notFound(PRIVACY_MESSAGES.unknownDriver);
     // One consistent snapshot of the rows; the files are read after it (the store may be slow,
     // and a transaction must not wait on it).
     const records = await app.db.transaction(async (tx) => {
       await tx.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ');
       return recordsOf(tx, driverId);
     });
-    if (!records) throw notFound(PRIVACY_MESSAGES.unknownDriver);
+    if (!records) throw httpErrors.notFound(PRIVACY_MESSAGES.unknownDriver);
     const { driver } = records;
     const id = driver.id;
 
@@ -298,11 +298,11 @@ export async function adminPrivacyRoutes(app: FastifyInstance, options: { embedd
     // The body is checked first: a bad request is a bad request whoever it names.
     const confirm = confirmOf(request.body);
     const driverId = request.params.id;
-    if (!isUuid(driverId)) throw notFound(PRIVACY_MESSAGES.unknownDriver);
+    if (!isUuid(driverId)) throw httpErrors.notFound(PRIVACY_MESSAGES.unknownDriver);
     const found = (await app.db.query<{ email: string; firebase_uid: string }>('SELECT email, firebase_uid FROM drivers WHERE id = $1', [driverId])).rows[0];
-    if (!found) throw notFound(PRIVACY_MESSAGES.unknownDriver);
+    if (!found) throw httpErrors.notFound(PRIVACY_MESSAGES.unknownDriver);
     // A guard against erasing the wrong id: whoever erases names the person too.
-    if (confirm.toLowerCase() !== found.email.toLowerCase()) throw badRequest(PRIVACY_MESSAGES.confirmMismatch);
+    if (confirm.toLowerCase() !== found.email.toLowerCase()) throw httpErrors.badRequest(PRIVACY_MESSAGES.confirmMismatch);
 
     // The sign-in account first: if Firebase can't be reached nothing is erased and the request can
     // be sent again; if the database then fails, sending it again finds the account gone (done) and
@@ -310,7 +310,7 @@ export async function adminPrivacyRoutes(app: FastifyInstance, options: { embedd
     try {
       await app.identity.deleteUser(found.firebase_uid);
     } catch (error) {
-      if (error instanceof HttpError && error.statusCode === 503) throw new HttpError(503, PRIVACY_MESSAGES.identityUnavailable);
+      if (error instanceof HttpError && error.statusCode === 503) throw httpErrors.serviceUnavailable(PRIVACY_MESSAGES.identityUnavailable);
       throw error;
     }
 
@@ -321,7 +321,7 @@ export async function adminPrivacyRoutes(app: FastifyInstance, options: { embedd
         await tx.query<{ id: string; email: string; phone: string | null }>('SELECT id, email, phone FROM drivers WHERE id = $1 FOR UPDATE', [driverId])
       ).rows[0];
       // Erased by another request meanwhile.
-      if (!driver) throw notFound(PRIVACY_MESSAGES.unknownDriver);
+      if (!driver) throw httpErrors.notFound(PRIVACY_MESSAGES.unknownDriver);
       const id = driver.id;
       const storageNames = (await tx.query<{ storage_name: string }>('SELECT storage_name FROM uploads WHERE driver_id = $1', [id])).rows.map(
         (row) => row.storage_name,

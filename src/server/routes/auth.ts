@@ -11,8 +11,8 @@
  *   exchanges the verified ID token for a session (/auth/signIn).
  */
 import rateLimit from '@fastify/rate-limit';
+import { httpErrors } from '@fastify/sensible';
 import type { FastifyInstance } from 'fastify';
-import { HttpError, badRequest, conflict, forbidden, notFound, tooManyRequests, unauthorized } from '../errors.js';
 import { returningDriver, type ReturningDriver } from '../lib/driverStatus.js';
 import type { ServerConfig } from '../config.js';
 import type { Queryable } from '../db/db.js';
@@ -43,7 +43,7 @@ const isUniqueViolation = (error: unknown) => (error as { code?: unknown }).code
 /** The signed-in user's email, which must be the one the driver typed (in any case). */
 function emailOf(user: SignedInUser, email: string): string {
   const lowered = email.toLowerCase();
-  if (user.email?.toLowerCase() !== lowered) throw unauthorized(AUTH_MESSAGES.emailMismatch);
+  if (user.email?.toLowerCase() !== lowered) throw httpErrors.unauthorized(AUTH_MESSAGES.emailMismatch);
   return lowered;
 }
 
@@ -57,7 +57,7 @@ async function refuseClaimedPhone(db: Queryable, phone: string, driverId: string
     phone,
     driverId,
   ]);
-  if (rows.length > 0) throw conflict(AUTH_MESSAGES.phoneTaken);
+  if (rows.length > 0) throw httpErrors.conflict(AUTH_MESSAGES.phoneTaken);
 }
 
 /**
@@ -76,13 +76,13 @@ async function upsertDriver(
       const existing = byUid.rows[0]?.id ?? null;
       if (!existing) {
         const byEmail = await tx.query<DriverKey>('SELECT id FROM drivers WHERE email = $1', [email]);
-        if (byEmail.rows.length > 0) throw new HttpError(409, AUTH_MESSAGES.emailTaken);
+        if (byEmail.rows.length > 0) throw httpErrors.conflict(AUTH_MESSAGES.emailTaken);
       }
       return await update(tx, existing);
     });
   } catch (error) {
     // Two sign-ups racing for one email, or an account whose email changed to a taken one.
-    if (isUniqueViolation(error)) throw new HttpError(409, AUTH_MESSAGES.emailTaken);
+    if (isUniqueViolation(error)) throw httpErrors.conflict(AUTH_MESSAGES.emailTaken);
     throw error;
   }
 }
@@ -94,7 +94,7 @@ export async function authRoutes(app: FastifyInstance, options: { max: number; w
     // Counted where every server instance counts (plugins/rateLimitStore.ts), by client address.
     ...(await sharedLimitStore(app, options.counters)),
     keyGenerator: (request) => `auth:${request.ip}`,
-    errorResponseBuilder: () => tooManyRequests(AUTH_MESSAGES.tooManyRequests),
+    errorResponseBuilder: () => httpErrors.tooManyRequests(AUTH_MESSAGES.tooManyRequests),
   });
   const reader = app.callReader;
   const signUpOnly = { config: { tokenKinds: ['signup'] as const }, preHandler: app.requireDriver };
@@ -103,7 +103,7 @@ export async function authRoutes(app: FastifyInstance, options: { max: number; w
   /** What a returning driver's browser is told, with the token it now holds. */
   async function answerFor(driverId: string, issued: IssuedToken): Promise<ReturningDriver & { success: true; token: string }> {
     const driver = await returningDriver(app.db, driverId, reader.flow);
-    if (!driver) throw notFound(AUTH_MESSAGES.noAccount);
+    if (!driver) throw httpErrors.notFound(AUTH_MESSAGES.noAccount);
     return { success: true, token: issued.token, ...driver };
   }
 
@@ -128,7 +128,7 @@ export async function authRoutes(app: FastifyInstance, options: { max: number; w
       if (existing) {
         const verified = await tx.query('SELECT 1 FROM drivers WHERE id = $1 AND email_verified_at IS NOT NULL', [existing]);
         // A finished sign-up is signed into, not signed up again: no code, no changes.
-        if (verified.rows.length > 0) throw conflict(AUTH_MESSAGES.alreadyVerified);
+        if (verified.rows.length > 0) throw httpErrors.conflict(AUTH_MESSAGES.alreadyVerified);
         // An unfinished sign-up of the same Firebase account: new phone/referral, and a new code.
         await tx.query(
           `UPDATE drivers SET email = $2, phone = $3, referral_code = $4, terms_accepted_at = $5, sms_consent_at = $5,
@@ -154,7 +154,7 @@ export async function authRoutes(app: FastifyInstance, options: { max: number; w
     const { ip } = context;
     const user = await app.identity.verify(context.idToken);
     // A password account has not proved its email; it must go through the email code.
-    if (user.provider === 'password') throw badRequest(AUTH_MESSAGES.useEmailSignUp);
+    if (user.provider === 'password') throw httpErrors.badRequest(AUTH_MESSAGES.useEmailSignUp);
     const email = emailOf(user, context.email);
     const now = app.now();
     const verifiedAt = user.emailVerified ? now : null;
@@ -186,7 +186,7 @@ export async function authRoutes(app: FastifyInstance, options: { max: number; w
       [user.uid],
     );
     const driver = rows[0];
-    if (!driver) throw notFound(AUTH_MESSAGES.noAccount);
+    if (!driver) throw httpErrors.notFound(AUTH_MESSAGES.noAccount);
     // A new password (or a revocation) moves Firebase's "valid since": sessions made before it end.
     const validSince = await app.identity.tokensValidSince(user.uid);
     if (validSince) await app.sessions.endOlderThan(driver.id, validSince);
@@ -211,8 +211,8 @@ export async function authRoutes(app: FastifyInstance, options: { max: number; w
       [driverId],
     );
     const driver = rows[0];
-    if (!driver || driver.email !== email) throw forbidden(AUTH_MESSAGES.notYourSignUp);
-    if (driver.verified) throw conflict(AUTH_MESSAGES.alreadyVerified);
+    if (!driver || driver.email !== email) throw httpErrors.forbidden(AUTH_MESSAGES.notYourSignUp);
+    if (driver.verified) throw httpErrors.conflict(AUTH_MESSAGES.alreadyVerified);
   }
 
   app.post(reader.routePath('sendEmailCode'), signUpOnly, async (request, reply) => {
@@ -236,7 +236,7 @@ export async function authRoutes(app: FastifyInstance, options: { max: number; w
         now,
       ]);
       // Verified meanwhile by a concurrent request with the same code: that one got the session.
-      if (verified.rows.length === 0) throw conflict(AUTH_MESSAGES.alreadyVerified);
+      if (verified.rows.length === 0) throw httpErrors.conflict(AUTH_MESSAGES.alreadyVerified);
       await app.sessions.end(signUp.value, tx);
       return app.sessions.start(driverId, signUp.holder.authenticatedAt, tx);
     });
@@ -247,8 +247,8 @@ export async function authRoutes(app: FastifyInstance, options: { max: number; w
   async function driverPhone(driverId: string, sentPhone: string): Promise<string> {
     const { rows } = await app.db.query<{ phone: string | null }>('SELECT phone FROM drivers WHERE id = $1', [driverId]);
     const phone = rows[0]?.phone ?? null;
-    if (!phone) throw badRequest(AUTH_MESSAGES.noPhone);
-    if (phone !== sentPhone) throw badRequest(AUTH_MESSAGES.phoneMismatch);
+    if (!phone) throw httpErrors.badRequest(AUTH_MESSAGES.noPhone);
+    if (phone !== sentPhone) throw httpErrors.badRequest(AUTH_MESSAGES.phoneMismatch);
     return phone;
   }
 
@@ -270,7 +270,7 @@ export async function authRoutes(app: FastifyInstance, options: { max: number; w
       await app.db.query('UPDATE drivers SET phone_verified_at = $2, updated_at = $2 WHERE id = $1', [request.driverId, app.now()]);
     } catch (error) {
       // Another account verified this number meanwhile (drivers_verified_phone_idx).
-      if (isUniqueViolation(error)) throw conflict(AUTH_MESSAGES.phoneTaken);
+      if (isUniqueViolation(error)) throw httpErrors.conflict(AUTH_MESSAGES.phoneTaken);
       throw error;
     }
     return { success: true, message: AUTH_MESSAGES.phoneVerified };

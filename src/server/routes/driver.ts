@@ -10,7 +10,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { conflict, forbidden, notFound, signInAgain } from '../errors.js';
+import { signInAgain } from '../errors.js';
 import type { StepAnswersAnswer } from '../../shared/review.js';
 import type { Queryable } from '../db/db.js';
 import { storageForStatus, type Review } from '../../shared/flow.js';
@@ -147,8 +147,8 @@ export async function driverRoutes(app: FastifyInstance) {
     ]);
     // A session outlives nothing: drivers are deleted with their sessions (ON DELETE CASCADE).
     const driver = rows[0];
-    if (!driver) throw forbidden(DRIVER_MESSAGES.notYourStatus);
-    if (driver.status === 'approved') throw conflict(DRIVER_MESSAGES.approvedLocked);
+    if (!driver) throw app.httpErrors.forbidden(DRIVER_MESSAGES.notYourStatus);
+    if (driver.status === 'approved') throw app.httpErrors.conflict(DRIVER_MESSAGES.approvedLocked);
     return driver;
   }
 
@@ -165,7 +165,7 @@ export async function driverRoutes(app: FastifyInstance) {
     const driver = await changeableDriver(driverId);
     const social = driver.provider !== 'password';
     // Steps in order (spec §4): an email sign-up verifies the phone before the profile.
-    if (!social && !driver.phone_verified_at) throw forbidden(DRIVER_MESSAGES.phoneFirst);
+    if (!social && !driver.phone_verified_at) throw app.httpErrors.forbidden(DRIVER_MESSAGES.phoneFirst);
     // The variant is the flow's own rule, read with what the browser of a driver in this status
     // keeps: a social sign-up's profile asks for the phone (storage.isSocial) until the driver
     // is rejected, when the profile is updated from the approval wait and keeps the phone.
@@ -179,7 +179,7 @@ export async function driverRoutes(app: FastifyInstance) {
       await tx.query('UPDATE drivers SET profile_completed_at = $2 WHERE id = $1', [driverId, now]);
       if (phone) {
         const claimed = await tx.query('SELECT 1 FROM drivers WHERE phone = $1 AND phone_verified_at IS NOT NULL AND id <> $2', [phone, driverId]);
-        if (claimed.rows.length > 0) throw conflict(AUTH_MESSAGES.phoneTaken);
+        if (claimed.rows.length > 0) throw app.httpErrors.conflict(AUTH_MESSAGES.phoneTaken);
         // A changed phone must be verified again.
         await tx.query(
           `UPDATE drivers SET phone = $2, referral_code = $3,
@@ -194,9 +194,9 @@ export async function driverRoutes(app: FastifyInstance) {
   app.post(reader.routePath('completeVehicleDocs'), async (request) => {
     const driverId = request.driverId;
     const driver = await changeableDriver(driverId);
-    if (!driver.profile_completed_at) throw forbidden(DRIVER_MESSAGES.profileFirst);
+    if (!driver.profile_completed_at) throw app.httpErrors.forbidden(DRIVER_MESSAGES.profileFirst);
     // Both orders of spec §4 verify the phone before the vehicle photos.
-    if (!driver.phone_verified_at) throw forbidden(DRIVER_MESSAGES.phoneFirst);
+    if (!driver.phone_verified_at) throw app.httpErrors.forbidden(DRIVER_MESSAGES.phoneFirst);
     const keep = await keptAnswersOf(app, driverId, reader.stepOf('completeVehicleDocs'));
     const values = await reader.multipart('completeVehicleDocs', request, { keep });
     // One vehicle per driver: its id is made with the first photos, and kept when they are sent again.
@@ -220,7 +220,7 @@ export async function driverRoutes(app: FastifyInstance) {
     const vehicleId = values.context.vehicle_id;
     const owned = await app.db.query('SELECT 1 FROM vehicles WHERE id = $1 AND driver_id = $2', [vehicleId, driverId]);
     // Someone else's vehicle and no vehicle at all answer alike.
-    if (owned.rows.length === 0) throw forbidden(DRIVER_MESSAGES.notYourVehicle);
+    if (owned.rows.length === 0) throw app.httpErrors.forbidden(DRIVER_MESSAGES.notYourVehicle);
     const round = await saveStep(app, request, driverId, values, reader.flow.review.name, async (tx, now) => {
       await tx.query('UPDATE vehicles SET submitted_at = $2, updated_at = $2 WHERE id = $1', [vehicleId, now]);
       // Sending the vehicle is how a driver asks for a review: pending (again), the old reason and
@@ -240,11 +240,11 @@ export async function driverRoutes(app: FastifyInstance) {
   // driver is (as a sign-in does). A session's request gets `data` alone.
   app.get<{ Params: { id: string } }>(reader.routePath('driverStatus'), { config: { tokenKinds: ['session', 'resume'] } }, async (request) => {
     // Another driver's id is refused before anything else, and does not use up a resume token.
-    if (request.params.id !== request.driverId) throw forbidden(DRIVER_MESSAGES.notYourStatus);
+    if (request.params.id !== request.driverId) throw app.httpErrors.forbidden(DRIVER_MESSAGES.notYourStatus);
     const token = request.token!;
     if (token.holder.kind === 'session') {
       const driver = await returningDriver(app.db, request.driverId, reader.flow);
-      if (!driver) throw forbidden(DRIVER_MESSAGES.notYourStatus);
+      if (!driver) throw app.httpErrors.forbidden(DRIVER_MESSAGES.notYourStatus);
       return { data: driver.data };
     }
     const exchanged = await app.db.transaction(async (tx) => {
@@ -261,7 +261,7 @@ export async function driverRoutes(app: FastifyInstance) {
   const answersAnswer = { schema: { response: { 200: { $ref: 'review#/$defs/stepAnswersAnswer' } } } };
   app.get<{ Params: { step: string } }>(reader.routePath(reader.flow.review.answersCall), answersAnswer, async (request): Promise<StepAnswersAnswer> => {
     const { step } = request.params;
-    if (!Object.hasOwn(reader.flow.steps, step)) throw notFound(DRIVER_MESSAGES.noSuchStep);
+    if (!Object.hasOwn(reader.flow.steps, step)) throw app.httpErrors.notFound(DRIVER_MESSAGES.noSuchStep);
     const stored = await stepAnswersOf(app.db, request.driverId, step);
     if (!stored) return { answers: null, files: {}, fixes: [] };
     const { rows: uploads } = await app.db.query<{ id: string; field: string; mime: string }>(
@@ -282,7 +282,7 @@ export async function driverRoutes(app: FastifyInstance) {
   /** The driver's own photos and documents (the admin API serves anyone's). */
   app.get<{ Params: { uploadId: string } }>('/driver/uploads/:uploadId', async (request, reply) => {
     const upload = await findUpload(app, request.params.uploadId);
-    if (upload.driverId !== request.driverId) throw forbidden(DRIVER_MESSAGES.notYourFile);
+    if (upload.driverId !== request.driverId) throw app.httpErrors.forbidden(DRIVER_MESSAGES.notYourFile);
     return sendUpload(app, reply, upload);
   });
 }

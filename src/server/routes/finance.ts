@@ -5,7 +5,7 @@
  * it needs a sign-in minutes old, and the driver is told by email.
  */
 import type { FastifyInstance } from 'fastify';
-import { forbidden, signInAgain } from '../errors.js';
+import { signInAgain } from '../errors.js';
 import { saveStepAnswers, sealAnswers } from '../lib/answers.js';
 
 export const FINANCE_MESSAGES = {
@@ -24,7 +24,7 @@ export async function financeRoutes(app: FastifyInstance) {
     ]);
     const driver = rows[0];
     // Steps in order: the bank account comes after the subscription (spec §4).
-    if (driver?.status !== 'approved' || !driver.is_subscription_paid) throw forbidden(FINANCE_MESSAGES.subscribeFirst);
+    if (driver?.status !== 'approved' || !driver.is_subscription_paid) throw app.httpErrors.forbidden(FINANCE_MESSAGES.subscribeFirst);
     const values = reader.json('addBank', request);
     const { form, step, schema } = values;
     if (!step || !schema) throw new Error('addBank is a form step');

@@ -4,8 +4,8 @@
  * answer shapes back. Registered only when the sandbox is the gateway (never with Stripe, and
  * never in production, which requires Stripe). Card numbers are never logged or stored.
  */
+import { httpErrors } from '@fastify/sensible';
 import type { FastifyInstance } from 'fastify';
-import { badRequest } from '../errors.js';
 import type { SandboxGateway } from '../payments/sandboxGateway.js';
 
 export const SANDBOX_CONFIRM_PATH = '/sandbox/confirmPayment';
@@ -14,17 +14,17 @@ export const SANDBOX_CONFIRM_PATH = '/sandbox/confirmPayment';
 const MAX_TEXT = 200;
 const textOf = (body: Record<string, unknown>, key: string) => {
   const value = body[key];
-  if (typeof value !== 'string' || value.length > MAX_TEXT) throw badRequest(`${key} must be text of at most ${MAX_TEXT} characters.`);
+  if (typeof value !== 'string' || value.length > MAX_TEXT) throw httpErrors.badRequest(`${key} must be text of at most ${MAX_TEXT} characters.`);
   return value;
 };
 
 export async function sandboxPaymentRoutes(app: FastifyInstance, options: { gateway: SandboxGateway }) {
   app.post(SANDBOX_CONFIRM_PATH, async (request, reply) => {
     const body = request.body;
-    if (typeof body !== 'object' || body === null || Array.isArray(body)) throw badRequest('The request body must be a JSON object.');
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) throw httpErrors.badRequest('The request body must be a JSON object.');
     const fields = body as Record<string, unknown>;
     const unknown = Object.keys(fields).find((key) => !['clientSecret', 'number', 'expiry', 'cvc'].includes(key));
-    if (unknown !== undefined) throw badRequest(`Unknown field: ${unknown}`);
+    if (unknown !== undefined) throw httpErrors.badRequest(`Unknown field: ${unknown}`);
     const result = await options.gateway.confirmPayment(textOf(fields, 'clientSecret'), {
       number: textOf(fields, 'number'),
       expiry: textOf(fields, 'expiry'),

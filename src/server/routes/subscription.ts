@@ -12,7 +12,6 @@
  *   `customer.subscription.deleted` ends it (a later createStripeSub makes a new subscription).
  */
 import type { FastifyInstance } from 'fastify';
-import { forbidden, HttpError, badRequest, conflict } from '../errors.js';
 import type { Queryable } from '../db/db.js';
 import { WebhookSignatureError, type CreatedSubscription, type SubscriptionState } from '../payments/gateway.js';
 
@@ -55,7 +54,7 @@ export async function subscriptionRoutes(app: FastifyInstance) {
       return await work();
     } catch (error) {
       app.log.error({ error: { type: (error as Error).name, message: (error as Error).message } }, 'Payment provider call failed');
-      throw new HttpError(502, SUBSCRIPTION_MESSAGES.providerDown);
+      throw app.httpErrors.badGateway(SUBSCRIPTION_MESSAGES.providerDown);
     }
   }
 
@@ -66,7 +65,7 @@ export async function subscriptionRoutes(app: FastifyInstance) {
     );
     const driver = rows[0];
     // Steps in order (research: subscription before approval → 403).
-    if (!driver || driver.status !== 'approved') throw forbidden(SUBSCRIPTION_MESSAGES.notApproved);
+    if (!driver || driver.status !== 'approved') throw app.httpErrors.forbidden(SUBSCRIPTION_MESSAGES.notApproved);
     return { email: driver.email, paid: driver.is_subscription_paid };
   }
 
@@ -131,7 +130,7 @@ export async function subscriptionRoutes(app: FastifyInstance) {
     scoped.get(reader.routePath('createStripeSub'), async (request) => {
       const driverId = request.driverId;
       const driver = await approvedDriver(driverId);
-      if (driver.paid) throw conflict(SUBSCRIPTION_MESSAGES.alreadyActive);
+      if (driver.paid) throw app.httpErrors.conflict(SUBSCRIPTION_MESSAGES.alreadyActive);
       const deadline = Date.now() + CLAIM_WAIT_MS;
       for (;;) {
         const row = await rowOf(app.db, driverId);
@@ -144,7 +143,7 @@ export async function subscriptionRoutes(app: FastifyInstance) {
           const state = await provider(() => gateway.retrieveSubscription(row.subscription_id!));
           if (isPaid(state)) {
             await setPaid(app.db, driverId, true);
-            throw conflict(SUBSCRIPTION_MESSAGES.alreadyActive);
+            throw app.httpErrors.conflict(SUBSCRIPTION_MESSAGES.alreadyActive);
           }
           if (!ENDED.has(state.status) && state.clientSecret) {
             // The same subscription again (a reload, a declined card): pay its open invoice.
@@ -158,7 +157,7 @@ export async function subscriptionRoutes(app: FastifyInstance) {
           return { clientSecret: created.clientSecret, stripeSubscriptionId: created.subscriptionId, paymentIntentId: created.paymentIntentId };
         }
         // Another request is creating it: wait for its answer.
-        if (Date.now() > deadline) throw conflict(SUBSCRIPTION_MESSAGES.busy);
+        if (Date.now() > deadline) throw app.httpErrors.conflict(SUBSCRIPTION_MESSAGES.busy);
         await sleep(CLAIM_POLL_MS);
       }
     });
@@ -169,9 +168,10 @@ export async function subscriptionRoutes(app: FastifyInstance) {
       const { context } = reader.json('validateStripeSub', request, { expects: ['subscriptionId', 'paymentIntent'] });
       const { subscriptionId, paymentIntent: paymentIntentId } = context;
       const row = await rowOf(app.db, driverId);
-      if (!row?.subscription_id || row.subscription_id !== subscriptionId) throw forbidden(SUBSCRIPTION_MESSAGES.notYours);
+      if (!row?.subscription_id || row.subscription_id !== subscriptionId) throw app.httpErrors.forbidden(SUBSCRIPTION_MESSAGES.notYours);
       const state = await provider(() => gateway.retrieveSubscription(subscriptionId));
-      if (state.customerId !== row.customer_id || !state.paymentIntentIds.includes(paymentIntentId)) throw forbidden(SUBSCRIPTION_MESSAGES.notYours);
+      if (state.customerId !== row.customer_id || !state.paymentIntentIds.includes(paymentIntentId))
+        throw app.httpErrors.forbidden(SUBSCRIPTION_MESSAGES.notYours);
       const status = isPaid(state);
       await app.db.transaction(async (tx) => {
         await tx.query('UPDATE subscriptions SET status = $2, updated_at = $3 WHERE driver_id = $1', [driverId, state.status, app.now()]);
@@ -191,7 +191,7 @@ export async function subscriptionRoutes(app: FastifyInstance) {
       try {
         event = gateway.parseWebhook(request.body as Buffer, typeof signature === 'string' ? signature : undefined);
       } catch (error) {
-        if (error instanceof WebhookSignatureError) throw badRequest(error.message);
+        if (error instanceof WebhookSignatureError) throw app.httpErrors.badRequest(error.message);
         throw error;
       }
       const handled = await app.db.transaction(async (tx) => {
