@@ -111,6 +111,9 @@ export async function buildApp(config: ServerConfig, options: AppOptions = {}): 
       ...(options.logStream ? { stream: options.logStream } : {}),
     },
     trustProxy: config.trustProxy,
+    // Opening a new embedded database (initdb and the migrations: about 3 s idle) can pass Fastify's
+    // 10 s default on a busy machine; a real database's waits are bounded by their own timeouts (db.ts).
+    pluginTimeout: 60_000,
     bodyLimit: JSON_BODY_LIMIT,
     requestTimeout: 120_000,
   });
