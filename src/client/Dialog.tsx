@@ -7,6 +7,10 @@ import { useEffect, useRef, type ReactNode } from 'react';
 interface DialogProps {
   /** The id of the dialog's heading, which names it. */
   labelledBy: string;
+  /** The id of the text that says what it is about, read out when it opens. */
+  describedBy?: string;
+  /** `alertdialog` when it interrupts to say something went wrong. */
+  role?: 'alertdialog';
   className?: string;
   onCancel: () => void;
   /** Once it is open (e.g. to select an input's text). */
@@ -14,7 +18,7 @@ interface DialogProps {
   children: ReactNode;
 }
 
-export function Dialog({ labelledBy, className, onCancel, onOpen, children }: DialogProps) {
+export function Dialog({ labelledBy, describedBy, role, className, onCancel, onOpen, children }: DialogProps) {
   const dialog = useRef<HTMLDialogElement>(null);
   const opened = useRef(onOpen);
   useEffect(() => {
@@ -24,8 +28,10 @@ export function Dialog({ labelledBy, className, onCancel, onOpen, children }: Di
   return (
     <dialog
       ref={dialog}
+      role={role}
       className={className ? `dialog ${className}` : 'dialog'}
       aria-labelledby={labelledBy}
+      aria-describedby={describedBy}
       onCancel={(event) => {
         event.preventDefault();
         onCancel();

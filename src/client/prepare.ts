@@ -2,7 +2,7 @@
  * Work a step does before its call, named in the flow's `prepare` list. Each adds values to
  * the call's `context.*` sources. A failure carries the message the driver sees.
  */
-import { getJson } from './api.js';
+import { request } from './api.js';
 import { appConfig } from './config.js';
 import { flow } from './flow.js';
 
@@ -42,8 +42,8 @@ export const prepareActions: Record<string, PrepareAction> = {
 
   /** The public IP address (spec §7). Sign-up goes on without it: the server also records the address it sees. */
   async publicIp() {
-    const body = await getJson(appConfig().ipLookupUrl, IP_LOOKUP_TIMEOUT_MS);
-    return { ip: typeof body?.ip === 'string' ? body.ip : null };
+    const answer = await request<{ ip?: unknown }>(appConfig().ipLookupUrl, { timeoutMs: IP_LOOKUP_TIMEOUT_MS });
+    return { ip: answer.ok && typeof answer.data.ip === 'string' ? answer.data.ip : null };
   },
 };
 

@@ -4,25 +4,23 @@
  * photos are shown as already added (sent back as kept unless replaced), sensitive values show
  * their mask (kept unless retyped), and the fixes asked are shown on their fields.
  */
-import { useState } from 'react';
 import useSWR from 'swr';
 import { isKeptPhoto, keepPhoto } from '../../widgets/photoStore.js';
 import type { StepAnswersAnswer } from '../shared/review.js';
 import { callApi, getBlob } from './api.js';
 import { callByName, flow } from './flow.js';
+import { dataOf, useOpening } from './reads.js';
 import type { FormData } from './StepFormView.js';
 import { getTokenCookie } from './storage.js';
 
 async function fetchStoredAnswers([callName, step]: [string, string]): Promise<StepAnswersAnswer> {
-  const result = await callApi(callByName(callName), {}, { step });
-  if (!result.ok) throw new Error(result.message ?? flow.messages.requestFailed);
-  const stored = result.data as unknown as StepAnswersAnswer;
+  const stored = await dataOf(callApi<StepAnswersAnswer>(callByName(callName), {}, { step }));
   const token = getTokenCookie();
   // The photos before the form shows: a slot is either filled with the driver's photo or empty.
   await Promise.all(
     Object.entries(stored.files).map(async ([field, file]) => {
-      const blob = token ? await getBlob(file.url, token) : undefined;
-      if (blob?.ok) keepPhoto(field, blob.blob, file.id);
+      const photo = token ? await getBlob(file.url, token) : undefined;
+      if (photo?.ok) keepPhoto(field, photo.data, file.id);
     }),
   );
   return stored;
@@ -41,10 +39,10 @@ export interface StoredAnswers {
 
 export function useStoredAnswers(stepId: string, sensitiveFields: readonly string[]): StoredAnswers {
   const reviewed = flow.review.steps.includes(stepId) && Boolean(getTokenCookie());
-  // Read afresh each time the step opens (what was sent may have changed since): this mount's key.
-  const [opened] = useState(() => Date.now());
+  // Read afresh each time the step opens: what was sent may have changed since.
+  const opening = useOpening();
   const { data, error } = useSWR(
-    reviewed ? ([flow.review.answersCall, stepId, opened] as const) : null,
+    reviewed ? ([flow.review.answersCall, stepId, opening] as const) : null,
     ([callName, step]) => fetchStoredAnswers([callName, step]),
     {
       revalidateOnFocus: false,

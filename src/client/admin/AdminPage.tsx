@@ -7,16 +7,25 @@
  * forgets it and shows the server's message on the token form again.
  */
 import { useCallback, useEffect, useMemo, useRef, useState, type FormEvent, type KeyboardEvent } from 'react';
+import useSWRInfinite, { type SWRInfiniteConfiguration } from 'swr/infinite';
 import type { QueuePage, ReviewStatus } from '../../shared/review.js';
-import { flow } from '../flow.js';
+import { READ_ONCE, type RequestError } from '../reads.js';
 import { clearAdminToken, getAdminToken, setAdminToken } from '../storage.js';
-import { isRefusal, listDrivers, type AdminSession } from './adminApi.js';
+import { checkRefusal, queuePath, readAdmin, type AdminKey, type AdminSession } from './adminApi.js';
 import { formatTime, localToday, REVIEW_TABS } from './adminData.js';
 import { DriverCard } from './DriverCard.js';
 import { TokenForm } from './TokenForm.js';
 
-/** New drivers show up without a reload while a reviewer keeps the Waiting tab open. */
+/** New drivers show up without a reload while a reviewer keeps the Waiting tab open and in view. */
 const WAITING_REFRESH_MS = 15_000;
+const WAITING_REFRESH: SWRInfiniteConfiguration = {
+  refreshInterval: WAITING_REFRESH_MS,
+  // A tab in the background doesn't need fresh data: it refreshes when it is seen again.
+  revalidateOnFocus: true,
+  // swr's refresh pauses while the list has an error: a failed refresh is tried again instead.
+  shouldRetryOnError: true,
+  errorRetryInterval: WAITING_REFRESH_MS,
+};
 
 const PAGE_TITLE = 'Driver review · Onramp';
 const TOKEN_REFUSED = 'The admin token was not accepted.'; // only if the server gave no message
@@ -27,87 +36,76 @@ const LIST_HEADINGS: Record<ReviewStatus, string> = {
   rejected: 'Rejected drivers',
 };
 
+/** swr's keys of a list's pages: each page after the first starts at the `next` of the one before. */
+const pagesOf =
+  (status: ReviewStatus, search: string, bearer: string) =>
+  (index: number, previous: QueuePage | null): AdminKey | null => {
+    if (index === 0) return [queuePath(status, { search }), bearer];
+    return previous?.next ? [queuePath(status, { search, after: previous.next }), bearer] : null;
+  };
+
+const withoutDriver = (id: string) => (pages?: QueuePage[]) => pages?.map((page) => ({ ...page, drivers: page.drivers.filter((driver) => driver.id !== id) }));
+
 /** The tabs, the list of the chosen tab, and its refreshing. */
 function ReviewBoard({ session }: { session: AdminSession }) {
   const [tab, setTab] = useState<ReviewStatus>('pending');
-  // Each tab's last list is kept, so switching back shows it at once while it refreshes.
-  const [lists, setLists] = useState<Partial<Record<ReviewStatus, QueuePage>>>({});
   const [search, setSearch] = useState('');
   const [searchText, setSearchText] = useState('');
-  const [loading, setLoading] = useState(false);
-  const [loadError, setLoadError] = useState<string>();
+  /** A load the reviewer asked for is under way; the automatic refresh shouldn't flash the spinner every 15 seconds. */
+  const [asked, setAsked] = useState(true);
   const [updatedAt, setUpdatedAt] = useState<string>();
   const [expanded, setExpanded] = useState<ReadonlySet<string>>(() => new Set());
-  const latestRequest = useRef(0);
-  /** The reviewer opened further pages of the list shown: the refresh would take them away. */
-  const morePagesShown = useRef(false);
   const tabButtons = useRef(new Map<ReviewStatus, HTMLButtonElement>());
-  const { bearer, refused } = session;
 
-  const tabNow = useRef(tab);
-  useEffect(() => {
-    tabNow.current = tab;
-  }, [tab]);
-
-  /**
-   * The first page of a tab (`quiet`: the automatic refresh, which shouldn't flash the spinner
-   * every 15 seconds), or the next one (`after`), added below the rows already shown.
-   */
-  const load = useCallback(
-    async (status: ReviewStatus, options: { quiet?: boolean; after?: string } = {}) => {
-      // Only the newest request's answer counts: a slow older one (another tab, a refresh that
-      // started before a decision) must not put back a list that is already out of date.
-      const request = ++latestRequest.current;
-      if (!options.quiet) setLoading(true);
-      const result = await listDrivers(status, bearer, { search, after: options.after });
-      if (request !== latestRequest.current) return;
-      setLoading(false);
-      if (!result.ok) {
-        if (isRefusal(result.status)) refused(result.message);
-        else setLoadError(result.message ?? flow.messages.requestFailed);
-        return;
-      }
-      const page = result.data as unknown as QueuePage;
-      morePagesShown.current = options.after !== undefined;
-      setLoadError(undefined);
-      setLists((current) => {
-        const shown = options.after ? (current[status]?.drivers ?? []) : [];
-        return { ...current, [status]: { drivers: [...shown, ...page.drivers], next: page.next } };
-      });
+  // Each list's pages are kept by swr, so switching back shows them at once while they refresh.
+  const {
+    data: pages,
+    error,
+    isValidating,
+    setSize,
+    mutate,
+  } = useSWRInfinite<QueuePage, RequestError>(pagesOf(tab, search, session.bearer), readAdmin<QueuePage>, {
+    ...READ_ONCE,
+    // A tab opened again reloads, however soon: its answer ends the "Loading…" it shows.
+    dedupingInterval: 0,
+    ...(tab === 'pending' && WAITING_REFRESH),
+    onSuccess: () => {
+      setAsked(false);
       setUpdatedAt(new Date().toISOString());
     },
-    [bearer, refused, search],
-  );
+    onError: (failed) => {
+      setAsked(false);
+      checkRefusal(session, failed);
+    },
+  });
+  const loading = asked && isValidating;
 
+  // A decision may end after the reviewer switched tabs: the list shown then is the one reloaded.
+  const shownList = useRef(mutate);
   useEffect(() => {
-    void load(tab);
-    if (tab !== 'pending') return;
-    const timer = window.setInterval(() => {
-      // A tab in the background doesn't need fresh data; it refreshes on the next tick it's seen.
-      // A reviewer who opened more pages keeps them: only the first page refreshes by itself.
-      if (document.visibilityState === 'visible' && !morePagesShown.current) void load('pending', { quiet: true });
-    }, WAITING_REFRESH_MS);
-    return () => window.clearInterval(timer);
-  }, [tab, load]);
+    shownList.current = mutate;
+  }, [mutate]);
 
-  // Only waiting drivers can be decided. The reviewer may have switched tabs while it was in
-  // flight, so the list shown now is the one reloaded; that also discards any list fetched
-  // before the decision. The other tabs reload when they are opened.
+  // Only a waiting driver is decided, so the `mutate` of the closure the decision was sent with is
+  // the Waiting list's: the driver leaves it at once. The list shown when it ends reloads quietly.
   const decided = useCallback(
     (id: string) => {
-      setLists((current) => ({
-        ...current,
-        pending: current.pending && { ...current.pending, drivers: current.pending.drivers.filter((driver) => driver.id !== id) },
-      }));
+      void mutate(withoutDriver(id), { revalidate: false });
+      void shownList.current();
       setExpanded((current) => {
         const next = new Set(current);
         next.delete(id);
         return next;
       });
-      void load(tabNow.current, { quiet: true });
     },
-    [load],
+    [mutate],
   );
+
+  function show(status: ReviewStatus) {
+    if (status === tab) return;
+    setAsked(true);
+    setTab(status);
+  }
 
   const toggle = (id: string) =>
     setExpanded((current) => {
@@ -127,18 +125,32 @@ function ReviewBoard({ session }: { session: AdminSession }) {
     const next = target === undefined ? undefined : REVIEW_TABS[target];
     if (!next) return;
     event.preventDefault();
-    setTab(next.status);
+    show(next.status);
     tabButtons.current.get(next.status)?.focus();
   }
 
   const current = REVIEW_TABS.find((item) => item.status === tab) ?? REVIEW_TABS[0];
-  const drivers = lists[tab]?.drivers;
-  const next = lists[tab]?.next;
+  const drivers = pages?.flatMap((page) => page.drivers);
+  const next = pages?.at(-1)?.next;
   const today = localToday();
 
   function onSearch(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
-    setSearch(searchText.trim());
+    const searched = searchText.trim();
+    if (searched === search) return;
+    setAsked(true);
+    setSearch(searched);
+  }
+
+  // The first page afresh, as when the list opened: the pages opened below it go.
+  function refresh() {
+    setAsked(true);
+    void setSize(1);
+  }
+
+  function showMore() {
+    setAsked(true);
+    void setSize((pages?.length ?? 0) + 1);
   }
 
   return (
@@ -159,7 +171,7 @@ function ReviewBoard({ session }: { session: AdminSession }) {
               aria-selected={item.status === tab}
               aria-controls="admin-tabpanel"
               tabIndex={item.status === tab ? 0 : -1}
-              onClick={() => setTab(item.status)}
+              onClick={() => show(item.status)}
               onKeyDown={onTabKeyDown}
             >
               {item.label}
@@ -171,7 +183,7 @@ function ReviewBoard({ session }: { session: AdminSession }) {
       <section className="admin-panel" role="tabpanel" id="admin-tabpanel" aria-labelledby={`admin-tab-${tab}`}>
         <div className="admin-panel-head">
           <h2>{LIST_HEADINGS[tab]}</h2>
-          <button type="button" className="button button-secondary admin-action" onClick={() => void load(tab)} disabled={loading}>
+          <button type="button" className="button button-secondary admin-action" onClick={refresh} disabled={loading}>
             {loading && <span className="spinner" aria-hidden="true" />}
             Refresh
           </button>
@@ -188,9 +200,9 @@ function ReviewBoard({ session }: { session: AdminSession }) {
           {loading ? 'Loading…' : updatedAt ? `Updated ${formatTime(updatedAt)}` : ''}
           {tab === 'pending' && !loading && updatedAt && ' · refreshes every 15 seconds'}
         </p>
-        {loadError && (
+        {error && (
           <p className="field-error" role="alert">
-            {loadError}
+            {error.message}
           </p>
         )}
 
@@ -213,7 +225,7 @@ function ReviewBoard({ session }: { session: AdminSession }) {
           </ul>
         )}
         {next && (
-          <button type="button" className="button button-secondary admin-action admin-more" disabled={loading} onClick={() => void load(tab, { after: next })}>
+          <button type="button" className="button button-secondary admin-action admin-more" disabled={loading} onClick={showMore}>
             Show more drivers
           </button>
         )}

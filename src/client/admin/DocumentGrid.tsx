@@ -1,43 +1,30 @@
 /**
  * A document a driver uploaded, as a thumbnail that opens full size. The images are served only
- * with the admin bearer, which an `<img src>` can't send, so each one is fetched as a blob and
- * shown through an object URL that is released when the thumbnail goes away.
+ * with the admin bearer, which an `<img src>` can't send, so each one is read as a blob (through
+ * swr: a card opened again shows them at once) and shown through an object URL that is released
+ * when the thumbnail goes away.
  */
-import { useEffect, useEffectEvent, useState } from 'react';
+import { useEffect, useState } from 'react';
+import useSWR from 'swr';
 import { getBlob } from '../api.js';
+import { dataOf, READ_ONCE, type RequestError } from '../reads.js';
 import { Dialog } from '../Dialog.js';
-import { isRefusal, type AdminSession } from './adminApi.js';
+import { checkRefusal, type AdminKey, type AdminSession } from './adminApi.js';
 
-type ImageState = { state: 'loading' } | { state: 'ready'; src: string } | { state: 'failed'; message?: string };
+const IMAGE_FAILED = 'Could not load this image.'; // only if the server gave no message
 
-function useDocumentImage(url: string, session: AdminSession): { image: ImageState; retry: () => void } {
-  const [image, setImage] = useState<ImageState>({ state: 'loading' });
-  const [attempt, setAttempt] = useState(0);
-  const { bearer } = session;
-  const refused = useEffectEvent((message?: string) => session.refused(message));
+const readImage = ([path, bearer]: AdminKey): Promise<Blob> => dataOf(getBlob(path, bearer), IMAGE_FAILED);
 
+/** The image as an object URL while the thumbnail is shown. */
+function useObjectUrl(blob: Blob | undefined): string | undefined {
+  const [src, setSrc] = useState<string>();
   useEffect(() => {
-    let cancelled = false;
-    let objectUrl: string | undefined;
-    setImage({ state: 'loading' });
-    void getBlob(url, bearer).then((result) => {
-      if (cancelled) return;
-      if (result.ok) {
-        objectUrl = URL.createObjectURL(result.blob);
-        setImage({ state: 'ready', src: objectUrl });
-      } else if (isRefusal(result.status)) {
-        refused(result.message);
-      } else {
-        setImage({ state: 'failed', message: result.message });
-      }
-    });
-    return () => {
-      cancelled = true;
-      if (objectUrl) URL.revokeObjectURL(objectUrl);
-    };
-  }, [url, bearer, attempt]);
-
-  return { image, retry: () => setAttempt((n) => n + 1) };
+    if (!blob) return;
+    const objectUrl = URL.createObjectURL(blob);
+    setSrc(objectUrl);
+    return () => URL.revokeObjectURL(objectUrl);
+  }, [blob]);
+  return src;
 }
 
 /** The full-size view, in the browser's own modal dialog: Escape or Close returns to the thumbnail. */
@@ -58,38 +45,44 @@ function ImageDialog({ src, label, id, onClose }: { src: string; label: string; 
 }
 
 export function DocumentThumbnail({ url, label, session }: { url: string; label: string; session: AdminSession }) {
-  const { image, retry } = useDocumentImage(url, session);
+  const { data, error, isLoading, mutate } = useSWR<Blob, RequestError>([url, session.bearer], readImage, {
+    ...READ_ONCE,
+    onError: (failed) => checkRefusal(session, failed),
+  });
+  const src = useObjectUrl(data);
+  // A retry shows the spinner again until it ends.
+  const failed = error !== undefined && !isLoading;
   const [open, setOpen] = useState(false);
   const dialogId = `admin-image-${url.replace(/\W/g, '-')}`;
 
-  if (image.state === 'ready') {
+  if (src) {
     return (
       <div className="admin-thumb">
         <button type="button" className="admin-thumb-button" onClick={() => setOpen(true)}>
-          <img className="admin-thumb-image" src={image.src} alt="" />
+          <img className="admin-thumb-image" src={src} alt="" />
           <span className="admin-thumb-label">{label}</span>
         </button>
-        {open && <ImageDialog src={image.src} label={label} id={dialogId} onClose={() => setOpen(false)} />}
+        {open && <ImageDialog src={src} label={label} id={dialogId} onClose={() => setOpen(false)} />}
       </div>
     );
   }
   return (
     <div className="admin-thumb">
       <div className="admin-thumb-placeholder">
-        {image.state === 'loading' ? (
-          <span className="spinner" aria-hidden="true" />
-        ) : (
+        {failed ? (
           <>
-            <span>{image.message ?? 'Could not load this image.'}</span>
-            <button type="button" className="admin-link-button" onClick={retry}>
+            <span>{error.message}</span>
+            <button type="button" className="admin-link-button" onClick={() => void mutate()}>
               Retry<span className="visually-hidden"> {label}</span>
             </button>
           </>
+        ) : (
+          <span className="spinner" aria-hidden="true" />
         )}
       </div>
       <span className="admin-thumb-label">
         {label}
-        {image.state === 'loading' && <span className="visually-hidden"> (loading)</span>}
+        {!failed && <span className="visually-hidden"> (loading)</span>}
       </span>
     </div>
   );

@@ -9,8 +9,9 @@ import { useRef, useState, type FormEvent, type ReactNode } from 'react';
 import toast from 'react-hot-toast';
 import useSWR from 'swr';
 import { MAX_REASON_LENGTH, type FixRequest, type QueueDriver, type ReviewDriver, type ReviewedField, type ReviewedStep } from '../../shared/review.js';
+import type { RequestError } from '../reads.js';
 import { flow } from '../flow.js';
-import { approveDriver, getDriver, isRefusal, rejectDriver, type AdminSession } from './adminApi.js';
+import { approveDriver, checkRefusal, driverPath, isRefusal, readAdmin, rejectDriver, type AdminSession } from './adminApi.js';
 import { answerText, driverName, formatTime, isExpired, providerLabel, submittedTime } from './adminData.js';
 import { DocumentThumbnail } from './DocumentGrid.js';
 
@@ -224,12 +225,6 @@ function Decision({
   );
 }
 
-async function fetchDriver([id, bearer]: [string, string]): Promise<ReviewDriver> {
-  const result = await getDriver(id, bearer);
-  if (!result.ok) throw Object.assign(new Error(result.message ?? flow.messages.requestFailed), { status: result.status });
-  return result.data as unknown as ReviewDriver;
-}
-
 /** Everything the driver sent, loaded when the card opens. */
 function DriverDetails({
   summary,
@@ -238,13 +233,15 @@ function DriverDetails({
   today,
   panelId,
 }: Omit<DriverCardProps, 'driver' | 'expanded' | 'onToggle'> & { summary: QueueDriver; panelId: string }) {
-  const { data: driver, error } = useSWR([summary.id, session.bearer] as [string, string], fetchDriver, { revalidateOnFocus: false });
+  const { data: driver, error } = useSWR<ReviewDriver, RequestError>([driverPath(summary.id), session.bearer], readAdmin<ReviewDriver>, {
+    revalidateOnFocus: false,
+    onError: (failed) => checkRefusal(session, failed),
+  });
   const [drafts, setDrafts] = useState<FixDrafts>(() => new Map());
   if (error) {
-    if (isRefusal((error as { status?: number }).status ?? 0)) session.refused((error as Error).message);
     return (
       <p className="field-error" role="alert">
-        {(error as Error).message}
+        {error.message}
       </p>
     );
   }

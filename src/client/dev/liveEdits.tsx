@@ -4,8 +4,9 @@
  * reloads the page; a broken edit of schemas/ or flows/ shows its lint problems over the page,
  * which keeps working with the last good version, until the file is fixed or the note dismissed.
  */
-import { useEffect, useRef } from 'react';
+import { useRef } from 'react';
 import { createRoot } from 'react-dom/client';
+import { Dialog } from '../Dialog.js';
 
 interface LiveState {
   version: number;
@@ -16,7 +17,7 @@ interface LiveState {
 const OVERLAY_CSS = `
 /* Only the list scrolls: the heading and the button stay in view. */
 .dev-overlay[open] { display: flex; flex-direction: column; }
-.dev-overlay { width: min(720px, calc(100vw - 24px)); max-height: calc(100vh - 24px); overflow: hidden; padding: 0; border: 0; border-radius: 12px; box-shadow: 0 12px 40px rgb(16 24 40 / 0.35); color: #101828; font: 15px/1.45 system-ui, sans-serif; }
+.dev-overlay { width: min(720px, calc(100vw - 24px)); max-width: none; max-height: calc(100vh - 24px); overflow: hidden; padding: 0; border: 0; border-radius: 12px; box-shadow: 0 12px 40px rgb(16 24 40 / 0.35); color: #101828; font: 15px/1.45 system-ui, sans-serif; }
 .dev-overlay::backdrop { background: rgb(16 24 40 / 0.55); }
 .dev-overlay-head { padding: 16px 20px 8px; border-top: 6px solid #b00020; }
 .dev-overlay h2 { margin: 0 0 4px; font-size: 1.2rem; color: #b00020; }
@@ -28,24 +29,18 @@ const OVERLAY_CSS = `
 .dev-overlay button:focus-visible { outline: 3px solid rgb(20 99 255 / 0.45); outline-offset: 1px; }
 `;
 
-/** A modal dialog (focus moves in and is kept there, Escape closes it), named and described for screen readers. */
+/** Over the page as an alert dialog, named and described for screen readers; Escape or Dismiss closes it. */
 function ProblemsOverlay({ problems, onDismiss }: { problems: string[]; onDismiss: () => void }) {
-  const dialog = useRef<HTMLDialogElement>(null);
   const dismissButton = useRef<HTMLButtonElement>(null);
-  useEffect(() => {
-    const element = dialog.current;
-    if (element && !element.open) element.showModal();
-    // Not the list, which a long one would make the first focusable element.
-    dismissButton.current?.focus();
-  }, []);
   return (
-    <dialog
-      ref={dialog}
-      className="dev-overlay"
+    <Dialog
       role="alertdialog"
-      aria-labelledby="dev-overlay-title"
-      aria-describedby="dev-overlay-summary"
-      onClose={onDismiss}
+      labelledBy="dev-overlay-title"
+      describedBy="dev-overlay-summary"
+      className="dev-overlay"
+      onCancel={onDismiss}
+      // Not the list, which a long one would make the first focusable element.
+      onOpen={() => dismissButton.current?.focus()}
     >
       <style>{OVERLAY_CSS}</style>
       <div className="dev-overlay-head">
@@ -57,12 +52,12 @@ function ProblemsOverlay({ problems, onDismiss }: { problems: string[]; onDismis
           <li key={index}>{problem}</li>
         ))}
       </ol>
-      <form method="dialog" className="dev-overlay-foot">
-        <button ref={dismissButton} type="submit">
+      <div className="dev-overlay-foot">
+        <button ref={dismissButton} type="button" onClick={onDismiss}>
           Dismiss
         </button>
-      </form>
-    </dialog>
+      </div>
+    </Dialog>
   );
 }
 

@@ -6,7 +6,7 @@
  */
 import { useId, useState, type ChangeEvent, type FormEvent } from 'react';
 import { cardErrors, digitsOf, MAX_CARD_DIGITS, sandboxPayments, type CardField, type SandboxCard } from '../../shared/sandboxCard.js';
-import { jsonRequest } from '../api.js';
+import { request } from '../api.js';
 import type { CardFormProps, PaymentOutcome } from './paymentOutcome.js';
 
 /** "4242424242424242" → "4242 4242 4242 4242". */
@@ -23,7 +23,7 @@ const AUTOCOMPLETE: Record<CardField, string> = { number: 'cc-number', expiry: '
 const FIELDS: CardField[] = ['number', 'expiry', 'cvc'];
 
 async function confirmWithSandbox(confirmUrl: string, clientSecret: string, card: SandboxCard): Promise<PaymentOutcome> {
-  const result = await jsonRequest('POST', confirmUrl, undefined, { clientSecret, ...card });
+  const result = await request(confirmUrl, { method: 'POST', body: { clientSecret, ...card } });
   if (result.ok) return { ok: true };
   const error = result.data?.error as { type?: string; message?: string } | undefined;
   // No answer at all (offline, timed out) is not the card's fault: "unexpected".

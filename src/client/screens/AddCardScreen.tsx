@@ -5,8 +5,9 @@
  * stored (the flow's `store`), since Stripe may leave the page for a 3-D Secure check and come
  * back to /success.
  */
-import { lazy, Suspense, useCallback, useEffect, useRef, useState } from 'react';
+import { lazy, Suspense, useState } from 'react';
 import toast from 'react-hot-toast';
+import useSWR from 'swr';
 import { useLocation } from 'wouter';
 import { lookupIn, resolveNextStep, type ScreenStep } from '../../shared/flow.js';
 import { callApi } from '../api.js';
@@ -16,12 +17,13 @@ import { Layout } from '../Layout.js';
 import { paymentErrorMessage, type PaymentOutcome } from '../payments/paymentOutcome.js';
 import { SandboxCardForm } from '../payments/SandboxCardForm.js';
 import { priceText } from '../price.js';
+import { dataOf, READ_ONCE, useOpening, type RequestError } from '../reads.js';
 import { applyStore } from '../storage.js';
 
 // Stripe.js and its React bindings: only for drivers who reach this screen with Stripe configured.
 const StripeCardForm = lazy(() => import('../payments/StripeCardForm.js'));
 
-type Subscription = { state: 'loading' } | { state: 'failed' } | { state: 'ready'; answer: Record<string, unknown> };
+const readSubscription = ([callName]: readonly [string, number]) => dataOf(callApi(callByName(callName)));
 
 function CardSkeleton({ label }: { label: string }) {
   return (
@@ -40,31 +42,21 @@ function CardSkeleton({ label }: { label: string }) {
 
 export function AddCardScreen({ step }: { step: ScreenStep }) {
   const [, navigate] = useLocation();
-  const [subscription, setSubscription] = useState<Subscription>({ state: 'loading' });
+  // Asked afresh at each opening: the subscription may have changed since an earlier visit.
+  const opening = useOpening();
+  const {
+    data: answer,
+    isLoading,
+    mutate,
+  } = useSWR<Record<string, unknown>, RequestError>(step.call ? [step.call, opening] : null, readSubscription, {
+    ...READ_ONCE,
+    onError: (failed) => toast.error(failed.message),
+  });
   const [busy, setBusy] = useState(false);
-  const started = useRef(false);
   const card = step.card;
   const payments = appConfig().payments;
 
-  const load = useCallback(async () => {
-    setSubscription({ state: 'loading' });
-    const result = await callApi(callByName(step.call ?? ''));
-    if (!result.ok) {
-      toast.error(result.message ?? flow.messages.requestFailed);
-      setSubscription({ state: 'failed' });
-      return;
-    }
-    setSubscription({ state: 'ready', answer: result.data });
-  }, [step.call]);
-
-  useEffect(() => {
-    if (started.current) return;
-    started.current = true;
-    void load();
-  }, [load]);
-
   if (!card) return null;
-  const answer = subscription.state === 'ready' ? subscription.answer : undefined;
   const clientSecret = typeof answer?.clientSecret === 'string' ? answer.clientSecret : '';
 
   const pay = async (confirm: () => Promise<PaymentOutcome>) => {
@@ -100,13 +92,13 @@ export function AddCardScreen({ step }: { step: ScreenStep }) {
         {step.content?.image && <img className="message-image" src={step.content.image} alt="" width={240} height={180} />}
         <h1>{step.content?.title}</h1>
         <p className="card-price">{priceText(appConfig().subscriptionPlan)}</p>
-        {subscription.state === 'loading' && <CardSkeleton label={card.loading} />}
-        {subscription.state === 'failed' && (
-          <button type="button" className="button button-secondary" onClick={() => void load()}>
+        {isLoading && <CardSkeleton label={card.loading} />}
+        {!isLoading && !answer && (
+          <button type="button" className="button button-secondary" onClick={() => void mutate()}>
             {card.retry}
           </button>
         )}
-        {subscription.state === 'ready' &&
+        {answer &&
           (payments.provider === 'stripe' ? (
             <Suspense fallback={<CardSkeleton label={card.loading} />}>
               <StripeCardForm {...formProps} publishableKey={payments.publishableKey} />

@@ -12,6 +12,7 @@ import { callApi } from '../api.js';
 import { followResume } from '../stepRuntime.js';
 import { callByName, flow, routeOf } from '../flow.js';
 import { Layout } from '../Layout.js';
+import { dataOf, type RequestError } from '../reads.js';
 import { getItem } from '../storage.js';
 import { MessageScreen } from './MessageScreen.js';
 import { ScreenActionButton } from './parts.js';
@@ -27,18 +28,19 @@ interface DriverStatus {
 }
 
 async function fetchStatus([callName, id]: [string, string]): Promise<DriverStatus> {
-  const result = await callApi(callByName(callName), {}, { id });
-  if (!result.ok) throw new Error(result.message ?? flow.messages.statusFailed);
-  return (result.data.data ?? {}) as DriverStatus;
+  const answer = await dataOf(callApi<{ data?: DriverStatus }>(callByName(callName), {}, { id }), flow.messages.statusFailed);
+  return answer.data ?? {};
 }
 
 export function AwaitingApprovalScreen({ step }: { step: ScreenStep }) {
   const [, navigate] = useLocation();
   const driverId = getItem('driver_id');
   const poll = step.poll;
-  const { data, error } = useSWR(poll && driverId ? ([poll.call, driverId] as [string, string]) : null, fetchStatus, {
+  const { data } = useSWR<DriverStatus, RequestError>(poll && driverId ? ([poll.call, driverId] as [string, string]) : null, fetchStatus, {
     refreshInterval: poll?.everyMs,
     revalidateOnFocus: true,
+    // One toast per message, however often the poll fails.
+    onError: (failed) => toast.error(failed.message, { id: failed.message }),
   });
 
   useEffect(() => {
@@ -46,11 +48,6 @@ export function AwaitingApprovalScreen({ step }: { step: ScreenStep }) {
     const next = resolveNextStep(poll.next, lookupIn({ status: data }));
     if (next?.to) navigate(routeOf(next.to), { replace: true, state: next.state });
   }, [data, poll, navigate]);
-
-  useEffect(() => {
-    // One toast per message, however often the poll fails.
-    if (error instanceof Error) toast.error(error.message, { id: error.message });
-  }, [error]);
 
   const rejected = step.rejected;
   if (data?.status === 'rejected' && rejected) {

@@ -4,12 +4,14 @@
  * status call exchanges it for a session token (`response.token`). It leaves the address bar
  * at once, so it stays out of the history, screenshots and any Referer.
  */
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useState } from 'react';
 import toast from 'react-hot-toast';
+import useSWR from 'swr';
 import { useLocation, useParams } from 'wouter';
 import type { ScreenStep } from '../../shared/flow.js';
 import { callApi } from '../api.js';
 import { callByName, flow, routeOf } from '../flow.js';
+import { dataOf, READ_ONCE, type RequestError } from '../reads.js';
 import { followResume } from '../stepRuntime.js';
 import { WaitingScreen } from './parts.js';
 
@@ -25,32 +27,33 @@ function decoded(value: string | undefined): string | undefined {
   }
 }
 
+const readStatus = ([callName, id, token]: readonly [string, string, string]) =>
+  dataOf(callApi(callByName(callName), {}, { id }, token), flow.messages.statusFailed);
+
 export function ResumeScreen({ step }: { step: ScreenStep }) {
   const params = useParams<{ id: string; token: string }>();
   const [, navigate] = useLocation();
   // Read once: the address bar changes below.
   const [link] = useState(() => ({ id: params.id ?? '', token: decoded(params.token) }));
-  const started = useRef(false);
+  const valid = Boolean(link.id && link.token && step.call);
 
   useEffect(() => {
-    if (started.current) return;
-    started.current = true;
-    if (!link.id || !link.token || !step.call) {
-      navigate(routeOf(flow.start), { replace: true });
-      return;
-    }
-    window.history.replaceState(window.history.state, '', `/${encodeURIComponent(link.id)}/${TOKEN_REMOVED}`);
-    void (async () => {
-      const result = await callApi(callByName(step.call ?? ''), {}, { id: link.id }, link.token);
-      if (!result.ok) {
-        toast.error(result.message ?? flow.messages.statusFailed);
-        navigate(routeOf(flow.start), { replace: true });
-        return;
-      }
-      const next = await followResume(result.data, link);
+    if (valid) window.history.replaceState(window.history.state, '', `/${encodeURIComponent(link.id)}/${TOKEN_REMOVED}`);
+    else navigate(routeOf(flow.start), { replace: true });
+  }, [valid, link.id, navigate]);
+
+  // Read once, as the token is spent by it: swr runs these callbacks once per read, not per render.
+  useSWR<Record<string, unknown>, RequestError>(valid ? [step.call, link.id, link.token] : null, readStatus, {
+    ...READ_ONCE,
+    onSuccess: async (answer) => {
+      const next = await followResume(answer, link);
       navigate(next.to, { replace: true, state: next.state });
-    })();
-  }, [link, navigate, step.call]);
+    },
+    onError: (failed) => {
+      toast.error(failed.message);
+      navigate(routeOf(flow.start), { replace: true });
+    },
+  });
 
   return <WaitingScreen text={step.content?.title} />;
 }

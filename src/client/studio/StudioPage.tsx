@@ -9,14 +9,16 @@
  * the review page. Loaded as its own chunk, so drivers never download it.
  */
 import { Fragment, Suspense, use, useEffect, useMemo, useRef, useState } from 'react';
+import useSWR from 'swr';
 import type { FormStep } from '../../shared/flow.js';
 import { TokenForm } from '../admin/TokenForm.js';
 import { isRefusal } from '../admin/adminApi.js';
-import { jsonRequest } from '../api.js';
+import { request } from '../api.js';
 import { flow, isFormStep } from '../flow.js';
+import { dataOf, READ_ONCE, type RequestError } from '../reads.js';
 import { clearAdminToken, getAdminToken, setAdminToken } from '../storage.js';
 import { loadStepForm, type FormData } from '../StepFormView.js';
-import { differencesFrom, FIXTURES_URL, fixturesOf, messagesByPointer, type FrameMessage, type ShowMessage } from './studioData.js';
+import { differencesFrom, FIXTURES_URL, messagesByPointer, type FrameMessage, type ShowMessage } from './studioData.js';
 import type { ListedFixture } from '../../shared/fixtureFiles.js';
 
 const PAGE_TITLE = 'Form studio · Onramp';
@@ -71,12 +73,24 @@ const STUDIO_CSS = `
 }
 `;
 
-type Access = { kind: 'loading' } | { kind: 'token'; refusal?: string } | { kind: 'error'; message: string } | { kind: 'ready'; fixtures: ListedFixture[] };
+/** Under `npm run dev` no token is needed: the first read goes without one unless the tab has one. */
+const readFixtures = ([url, token]: readonly [string, string | undefined]): Promise<ListedFixture[]> =>
+  dataOf(request<{ fixtures: ListedFixture[] }>(url, { bearer: token })).then((answer) => answer.fixtures);
 
 export function StudioPage() {
-  // A new object for each try, so the same token entered again is tried again.
-  const [attempt, setAttempt] = useState(() => ({ token: getAdminToken() }));
-  const [access, setAccess] = useState<Access>({ kind: 'loading' });
+  const [token, setToken] = useState(getAdminToken);
+  const {
+    data: fixtures,
+    error,
+    isLoading,
+    mutate,
+  } = useSWR<ListedFixture[], RequestError>([FIXTURES_URL, token], readFixtures, {
+    ...READ_ONCE,
+    onError: (failed) => {
+      if (isRefusal(failed.failure.status)) clearAdminToken();
+    },
+  });
+  const refused = error && isRefusal(error.failure.status);
 
   useEffect(() => {
     const previous = document.title;
@@ -86,26 +100,11 @@ export function StudioPage() {
     };
   }, []);
 
-  useEffect(() => {
-    let current = true;
-    const { token } = attempt;
-    void jsonRequest('GET', FIXTURES_URL, token).then((result) => {
-      if (!current) return;
-      if (result.ok) setAccess({ kind: 'ready', fixtures: fixturesOf(result.data) });
-      else if (isRefusal(result.status)) {
-        clearAdminToken();
-        setAccess({ kind: 'token', refusal: token ? (result.message ?? TOKEN_REFUSED) : undefined });
-      } else setAccess({ kind: 'error', message: result.message ?? flow.messages.requestFailed });
-    });
-    return () => {
-      current = false;
-    };
-  }, [attempt]);
-
-  function open(token: string) {
-    setAdminToken(token);
-    setAccess({ kind: 'loading' });
-    setAttempt({ token });
+  function open(newToken: string) {
+    setAdminToken(newToken);
+    setToken(newToken);
+    // The same token entered again is tried again: its key is unchanged, so it is read afresh.
+    if (newToken === token) void mutate();
   }
 
   return (
@@ -115,22 +114,27 @@ export function StudioPage() {
         <img src="/assets/logo.svg" alt="Onramp" width={120} height={32} />
         <h1>Form studio</h1>
       </header>
-      {access.kind === 'loading' && (
+      {isLoading && (
         <div className="page-loading" role="status" aria-live="polite">
           <span className="spinner spinner-large" aria-hidden="true" />
         </div>
       )}
-      {access.kind === 'token' && (
+      {!isLoading && refused && (
         <main className="studio-panel">
-          <TokenForm heading="Sign in to preview the forms" submitText="Open the studio" refusal={access.refusal} onOpen={open} />
+          <TokenForm
+            heading="Sign in to preview the forms"
+            submitText="Open the studio"
+            refusal={token ? (error.failure.message ?? TOKEN_REFUSED) : undefined}
+            onOpen={open}
+          />
         </main>
       )}
-      {access.kind === 'error' && (
+      {!isLoading && error && !refused && (
         <p className="field-error" role="alert">
-          {access.message}
+          {error.message}
         </p>
       )}
-      {access.kind === 'ready' && <Studio fixtures={access.fixtures} />}
+      {fixtures && <Studio fixtures={fixtures} />}
     </div>
   );
 }

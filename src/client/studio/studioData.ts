@@ -10,10 +10,6 @@ import type { ListedFixture } from '../../shared/fixtureFiles.js';
 
 export const FIXTURES_URL = '/admin/fixtures';
 
-export function fixturesOf(body: Record<string, unknown>): ListedFixture[] {
-  return Array.isArray(body.fixtures) ? (body.fixtures as ListedFixture[]) : [];
-}
-
 /** What the studio page asks its frame to show; `key` changes when the form must start again. */
 export interface ShowMessage {
   kind: 'show';
