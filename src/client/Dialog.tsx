@@ -9,7 +9,7 @@ interface DialogProps {
   labelledBy: string;
   /** The id of the text that says what it is about, read out when it opens. */
   describedBy?: string;
-  /** `alertdialog` when it interrupts to say something went wrong. */
+  /** `alertdialog` when it interrupts to report a problem (the dev overlay of a broken edit). */
   role?: 'alertdialog';
   className?: string;
   onCancel: () => void;
