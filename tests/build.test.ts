@@ -2,7 +2,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { staticClosure, type Metafile } from '../build.mjs';
+import { staticClosure, type Metafile } from '../src/node/build.js';
 import { PROJECT_ROOT } from '../src/node/projectFiles.js';
 
 const metafile = JSON.parse(readFileSync(join(PROJECT_ROOT, 'build', 'metafile.json'), 'utf8')) as Metafile;

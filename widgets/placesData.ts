@@ -1,6 +1,6 @@
 /**
  * The US states and their cities, fetched as static files written at build time by
- * src/cli/usPlaces.mjs: `/data/us-states.json` (`[{ "code": "CA", "name": "California" }, …]`)
+ * src/node/usPlaces.ts: `/data/us-states.json` (`[{ "code": "CA", "name": "California" }, …]`)
  * and `/data/cities/<CODE>.json` (`["Los Angeles", …]`, sorted). A state's cities are fetched
  * only when that state is chosen, so no city list weighs on the first page; each list is kept
  * for the rest of the visit.

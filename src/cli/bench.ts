@@ -14,7 +14,7 @@ import { buildApp } from '../server/app.js';
 import { LOCAL_AUTH_EMULATOR_HOST, readConfig } from '../server/config.js';
 import { queueSql } from '../server/routes/admin.js';
 import { PROJECT_ROOT } from '../node/projectFiles.js';
-import { staticClosure, type Metafile } from '../../build.mjs';
+import { staticClosure, type Metafile } from '../node/build.js';
 import { startAuthEmulator } from './authEmulator.js';
 import { launchChromium } from './chromium.js';
 import { msUntilReloadedPageShows, startDevServer } from './devProcess.js';

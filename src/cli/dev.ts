@@ -10,7 +10,7 @@ import { once } from 'node:events';
 import { watch } from 'node:fs';
 import { join, relative } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { buildDist, DIST, type Bundle } from '../../build.mjs';
+import { buildDist, DIST, type Bundle } from '../node/build.js';
 import { createCallReader, type CallReader } from '../server/lib/callPayload.js';
 import { LiveEdits } from '../server/liveEdits.js';
 import { startServer } from '../server/main.js';

@@ -13,7 +13,7 @@ import type { Flow } from '../shared/flow.js';
 import type { JsonObject } from '../shared/schemaFiles.js';
 import { pointerOf } from '../shared/jsonPointer.js';
 import { createFormSchemas } from '../server/lib/formSchemas.js';
-import { precompiledValidator } from './precompiledValidators.js';
+import { precompiledValidator } from '../node/precompiledValidators.js';
 
 /** A payload given without a fixture around it: `npm run validate -- --step signup FILE`. */
 export interface BarePayload {

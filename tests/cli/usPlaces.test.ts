@@ -2,14 +2,7 @@ import { mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promise
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-
-// src/cli/usPlaces.mjs is plain JavaScript run by the build; its shape is declared here.
-interface UsPlacesModule {
-  writeUsPlaces(outDir: string): Promise<{ written: boolean; states: number }>;
-  cleanCityNames(names: string[]): string[];
-}
-const scriptUrl = new URL('../../src/cli/usPlaces.mjs', import.meta.url).href;
-const { writeUsPlaces, cleanCityNames } = (await import(/* @vite-ignore */ scriptUrl)) as UsPlacesModule;
+import { cleanCityNames, writeUsPlaces } from '../../src/node/usPlaces.js';
 
 interface StateEntry {
   code: string;

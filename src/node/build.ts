@@ -1,18 +1,38 @@
-// Builds the browser app into dist/: checks the flow file, bundles each form schema with its
-// precompiled validator (so no Ajv compiler and no eval reach the browser), bundles the client
-// with esbuild (code split by route), writes index.html, static assets and the US places data.
-// Then builds the server into build/server/ (plain JavaScript that `npm run start:prod` runs with
-// node; its packages stay in node_modules, its migrations are copied beside it).
-// Run with tsx (`npm run build`), since it reads the project's TypeScript modules. `npm run dev`
-// imports it and keeps the build for fast rebuilds after each edit (src/cli/dev.ts).
+/**
+ * The builds: the browser app into dist/ (each form schema bundled with its precompiled
+ * validator, so no Ajv compiler and no eval reach the browser; the client code split by route;
+ * index.html, static assets and the US places data) and the server into build/server/ (plain
+ * JavaScript that `npm run start:prod` runs with node; its packages stay in node_modules, its
+ * migrations are copied beside it). `npm run build` runs both (src/cli/build.ts); `npm run dev`
+ * keeps the browser build for fast rebuilds after each edit (src/cli/dev.ts).
+ */
 import { cp, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { gzipSync } from 'node:zlib';
 import * as esbuild from 'esbuild';
-import { precompiledValidatorsCode } from './src/cli/precompiledValidators.ts';
-import { CONTENT_ROOT, FLOW_FILE, loadFlow, loadSchema, loadUiSchema, PROJECT_ROOT, schemaNamesOf } from './src/node/projectFiles.ts';
-import { writeUsPlaces } from './src/cli/usPlaces.mjs';
+import { precompiledValidatorsCode } from './precompiledValidators.js';
+import { CONTENT_ROOT, FLOW_FILE, loadFlow, loadSchema, loadUiSchema, PROJECT_ROOT, schemaNamesOf } from './projectFiles.js';
+import { writeUsPlaces } from './usPlaces.js';
+
+/** Paths of the built entry script and stylesheet, under dist/. */
+export interface BuiltEntry {
+  js: string;
+  css: string;
+}
+
+/** A bundle in memory. */
+export interface Bundle {
+  /** Puts the bundle in dist/. */
+  write(): Promise<BuiltEntry>;
+}
+
+export interface DistBuild {
+  entry: BuiltEntry;
+  /** Bundles the files on disk again, into memory (forms whose schemas did not change are reused). */
+  bundle(): Promise<Bundle>;
+  dispose(): Promise<void>;
+}
+
+export type Metafile = esbuild.Metafile;
 
 export const DIST = join(CONTENT_ROOT, 'dist');
 const GENERATED = join(CONTENT_ROOT, 'build', 'generated');
@@ -20,10 +40,10 @@ const CLIENT = join(PROJECT_ROOT, 'src', 'client');
 export const METAFILE = join(CONTENT_ROOT, 'build', 'metafile.json');
 
 /** Each form's schema and UI schema as last generated: a rebuild compiles only the forms that changed. */
-const generatedFrom = new Map();
+const generatedFrom = new Map<string, string>();
 
 /** Writes build/generated/forms/<name>.js (schema + UI schema + validator) for each form. */
-async function generateForms(names) {
+async function generateForms(names: string[]): Promise<string> {
   if (generatedFrom.size === 0) {
     await rm(GENERATED, { recursive: true, force: true });
     await mkdir(join(GENERATED, 'forms'), { recursive: true });
@@ -51,7 +71,7 @@ async function generateForms(names) {
  * `virtual:forms` is the generated loader (read at each build: an edit may add a form); the flow
  * file is the content folder's; markdown-to-jsx is replaced by a plain-text stub.
  */
-function projectPlugin(formsLoader) {
+function projectPlugin(formsLoader: () => string): esbuild.Plugin {
   return {
     name: 'onramp',
     setup(build) {
@@ -63,7 +83,7 @@ function projectPlugin(formsLoader) {
   };
 }
 
-function clientContext(formsLoader) {
+function clientContext(formsLoader: () => string) {
   return esbuild.context({
     entryPoints: { main: join(CLIENT, 'main.tsx') },
     bundle: true,
@@ -90,10 +110,10 @@ function clientContext(formsLoader) {
   });
 }
 
-async function writeIndexHtml(metafile) {
+async function writeIndexHtml(metafile: Metafile): Promise<BuiltEntry> {
   const [js, output] = Object.entries(metafile.outputs).find(([, o]) => o.entryPoint?.endsWith('src/client/main.tsx')) ?? [];
   if (!js || !output?.cssBundle) throw new Error('The client bundle has no entry script or stylesheet');
-  const href = (file) => '/' + file.replace(/^dist\//, '');
+  const href = (file: string) => '/' + file.replace(/^dist\//, '');
   const template = await readFile(join(CLIENT, 'index.html'), 'utf8');
   // Written whole, then renamed: the server reads it for every page, also during a rebuild.
   await writeFile(join(DIST, 'index.html.new'), template.replace('%JS%', href(js)).replace('%CSS%', href(output.cssBundle)));
@@ -107,11 +127,11 @@ async function writeIndexHtml(metafile) {
  * that passed the lint). A write adds the new files beside the old ones, then index.html, then
  * removes the old files, so a page served meanwhile finds every file it names.
  */
-export async function buildDist() {
+export async function buildDist(): Promise<DistBuild> {
   let formsLoader = '';
   const context = await clientContext(() => formsLoader);
-  let previous = new Set();
-  const write = async ({ outputFiles, metafile }) => {
+  let previous = new Set<string>();
+  const write = async ({ outputFiles, metafile }: esbuild.BuildResult<{ write: false; metafile: true }>) => {
     // Names carry a hash of the contents: a file written before is the same file.
     for (const file of outputFiles) {
       if (previous.has(file.path)) continue;
@@ -141,7 +161,7 @@ export async function buildDist() {
 /** The server as one ES module for plain node (build/server/main.mjs), with its SQL migrations beside it. */
 export const SERVER_BUILD = join(PROJECT_ROOT, 'build', 'server');
 
-export async function buildServer() {
+export async function buildServer(): Promise<void> {
   await rm(SERVER_BUILD, { recursive: true, force: true });
   await esbuild.build({
     entryPoints: [join(PROJECT_ROOT, 'src', 'server', 'main.ts')],
@@ -161,26 +181,13 @@ export async function buildServer() {
 }
 
 /** The given scripts and every chunk they import statically: what a page loads with them. */
-export function staticClosure(metafile, roots) {
-  const files = new Set();
-  const visit = (file) => {
+export function staticClosure(metafile: Metafile, roots: string[]): string[] {
+  const files = new Set<string>();
+  const visit = (file: string) => {
     if (files.has(file)) return;
     files.add(file);
     for (const imported of metafile.outputs[file]?.imports ?? []) if (imported.kind === 'import-statement') visit(imported.path);
   };
   roots.forEach(visit);
   return [...files];
-}
-
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  const started = performance.now();
-  const build = await buildDist();
-  await build.dispose();
-  await buildServer();
-  const metafile = JSON.parse(await readFile(METAFILE, 'utf8'));
-  let firstPageGzip = 0;
-  for (const file of staticClosure(metafile, [build.entry.js])) firstPageGzip += gzipSync(await readFile(join(CONTENT_ROOT, file)), { level: 9 }).length;
-  console.log(
-    `built dist/ and build/server/ in ${Math.round(performance.now() - started)} ms (first page ${build.entry.js} and its imports: ${(firstPageGzip / 1024).toFixed(1)} KB gzip)`,
-  );
 }

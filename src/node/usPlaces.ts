@@ -6,7 +6,7 @@
  *
  * The data comes from the npm package country-state-city. Run at build time:
  * `await writeUsPlaces('dist/data')`. Loading the package parses ~8 MB of JSON (a few hundred
- * ms), so the files are rewritten only when the package version or this script changed: a stamp
+ * ms), so the files are rewritten only when the package version or this module changed: a stamp
  * file (a dotfile, which static servers do not serve) records both.
  */
 import { createHash } from 'node:crypto';
@@ -20,7 +20,7 @@ import { fileURLToPath } from 'node:url';
  * MP, PR, VI) and the Minor Outlying Islands (UM, UM-81, …); "2-letter code with cities" would
  * still let Puerto Rico in, so the list is spelled out.
  */
-export const US_STATE_CODES = Object.freeze([
+export const US_STATE_CODES: readonly string[] = Object.freeze([
   'AL',
   'AK',
   'AZ',
@@ -87,7 +87,7 @@ const STAMP_FILE = '.us-places.stamp';
 const require = createRequire(import.meta.url);
 const collator = new Intl.Collator('en-US', { sensitivity: 'base', numeric: true });
 
-async function readText(file) {
+async function readText(file: string): Promise<string | undefined> {
   try {
     return await readFile(file, 'utf8');
   } catch {
@@ -95,21 +95,21 @@ async function readText(file) {
   }
 }
 
-/** What the output depends on: the package version and this script's own text. */
-async function currentStamp() {
-  const pkg = JSON.parse(await readFile(require.resolve('country-state-city/package.json'), 'utf8'));
+/** What the output depends on: the package version and this module's own text. */
+async function currentStamp(): Promise<string> {
+  const pkg = JSON.parse(await readFile(require.resolve('country-state-city/package.json'), 'utf8')) as { name: string; version: string };
   const script = await readFile(fileURLToPath(import.meta.url));
   const scriptHash = createHash('sha256').update(script).digest('hex').slice(0, 16);
   return JSON.stringify({ package: `${pkg.name}@${pkg.version}`, script: scriptHash });
 }
 
 /** The existing output is complete and was written from the same inputs. */
-async function upToDate(outDir, stamp) {
+async function upToDate(outDir: string, stamp: string): Promise<boolean> {
   if ((await readText(path.join(outDir, STAMP_FILE))) !== stamp) return false;
   const statesText = await readText(path.join(outDir, 'us-states.json'));
   if (statesText === undefined) return false;
   try {
-    const states = JSON.parse(statesText);
+    const states: unknown = JSON.parse(statesText);
     const files = new Set(await readdir(path.join(outDir, 'cities')));
     return Array.isArray(states) && states.length > 0 && states.every((state) => files.has(`${state.code}.json`));
   } catch {
@@ -118,10 +118,10 @@ async function upToDate(outDir, stamp) {
 }
 
 /** De-duplicated, trimmed, counties dropped, sorted as a person would look for them. */
-export function cleanCityNames(names) {
-  const unique = new Set();
+export function cleanCityNames(names: string[]): string[] {
+  const unique = new Set<string>();
   for (const name of names) {
-    const trimmed = String(name).replace(/\s+/g, ' ').trim();
+    const trimmed = name.replace(/\s+/g, ' ').trim();
     if (trimmed !== '' && !NOT_A_CITY.test(trimmed)) unique.add(trimmed);
   }
   return [...unique].sort((a, b) => collator.compare(a, b) || (a < b ? -1 : a > b ? 1 : 0));
@@ -130,11 +130,8 @@ export function cleanCityNames(names) {
 /**
  * Writes `us-states.json` and `cities/<CODE>.json` into `outDir` (created if needed) unless they
  * are already up to date. Returns whether it wrote and how many states there are.
- *
- * @param {string} outDir
- * @returns {Promise<{ written: boolean, states: number }>}
  */
-export async function writeUsPlaces(outDir) {
+export async function writeUsPlaces(outDir: string): Promise<{ written: boolean; states: number }> {
   const stamp = await currentStamp();
   if (await upToDate(outDir, stamp)) return { written: false, states: US_STATE_CODES.length };
 
@@ -142,8 +139,8 @@ export async function writeUsPlaces(outDir) {
   const { State, City } = await import('country-state-city');
   const byCode = new Map(State.getStatesOfCountry('US').map((state) => [state.isoCode, state]));
 
-  const states = [];
-  const cityLists = new Map();
+  const states: { code: string; name: string }[] = [];
+  const cityLists = new Map<string, string[]>();
   for (const code of US_STATE_CODES) {
     const state = byCode.get(code);
     const cities = cleanCityNames(City.getCitiesOfState('US', code).map((city) => city.name));
