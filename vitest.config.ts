@@ -1,9 +1,11 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 import ProjectSequencer from './tests/sequencer.js';
 
 /**
  * Three projects, run together by `vitest run` (one with `--project unit|server|browser`):
- * - unit: pure logic, widgets in happy-dom, the commands and the guide; no emulator, no server.
+ * - unit: pure logic, the commands and the guide; components (widgets, the step page) in happy-dom
+ *   with Testing Library; no emulator, no server.
  * - server: the API through Fastify's inject, one embedded database per file.
  * - browser: journeys in headless Chromium against a real server.
  * The server and browser files share their modules within a worker (isolate: false): loading the
@@ -15,6 +17,8 @@ import ProjectSequencer from './tests/sequencer.js';
 const emulator = 'tests/globalSetup.ts';
 
 export default defineConfig({
+  // The build's generated forms module, for the component tests: the same forms, read from schemas/.
+  resolve: { alias: { 'virtual:forms': fileURLToPath(new URL('./tests/support/forms.ts', import.meta.url)) } },
   test: {
     // Three files at a time on the two cores: much of a file's time is spent waiting (on Chromium,
     // the emulator, the servers and processes the tests start), not computing.

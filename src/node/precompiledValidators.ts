@@ -19,9 +19,14 @@ export function precompiledValidatorsCode(schema: JsonObject): string {
 // The generated code requires Ajv's runtime helpers and ajv-formats, resolved from here.
 const requireFromHere = createRequire(import.meta.url);
 
-/** The form's precompiled validator, as rjsf uses it in the browser. */
-export function precompiledValidator(schema: JsonObject): ValidatorType {
+/** The functions the build's generated module exports for the form, run here. */
+export function precompiledValidateFns(schema: JsonObject): ValidatorFunctions {
   const module = { exports: {} as ValidatorFunctions };
   new Function('module', 'exports', 'require', precompiledValidatorsCode(schema))(module, module.exports, requireFromHere);
-  return createPrecompiledValidator(module.exports, schema as RJSFSchema);
+  return module.exports;
+}
+
+/** The form's precompiled validator, as rjsf uses it in the browser. */
+export function precompiledValidator(schema: JsonObject): ValidatorType {
+  return createPrecompiledValidator(precompiledValidateFns(schema), schema as RJSFSchema);
 }
