@@ -7,6 +7,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createAjv } from '../shared/ajv.js';
+import type { ValidateFunction } from 'ajv';
 import { fromAjvErrors } from '../shared/errors.js';
 import type { Flow } from '../shared/flow.js';
 import type { Notices } from '../shared/generated/notices.js';
@@ -81,11 +82,26 @@ export function loadUiSchema(name: string): JsonObject {
   return bundleSchema(uiSchemaFileName(name), readSchemaFile);
 }
 
+/**
+ * Each data file's schema compiled once for as long as its text stays the same: a server starting
+ * again, or `npm run dev` after an edit, reads the flow again but rarely its schema.
+ */
+const compiledShapes = new Map<string, { text: string; validate: ValidateFunction }>();
+
+function shapeCheckOf<T>(schemaPath: string): ValidateFunction<T> {
+  const text = JSON.stringify(readJsonFile(schemaPath));
+  let compiled = compiledShapes.get(schemaPath);
+  if (compiled?.text !== text) {
+    compiled = { text, validate: createAjv({ strict: true }).compile(JSON.parse(text)) };
+    compiledShapes.set(schemaPath, compiled);
+  }
+  return compiled.validate as ValidateFunction<T>;
+}
+
 /** A data file, checked against the JSON Schema that states its shape: its type is the one generated from that schema. */
 function loadChecked<T>(path: string, schemaPath: string): T {
   const data: unknown = readJsonFile(path);
-  const ajv = createAjv({ strict: true });
-  const validate = ajv.compile<T>(readJsonFile(schemaPath));
+  const validate = shapeCheckOf<T>(schemaPath);
   if (!validate(data)) {
     const problems = fromAjvErrors(validate.errors ?? [])
       .map((e) => `  at ${e.property || '/'}: ${e.message}`)

@@ -71,6 +71,36 @@ describe('readConfig', () => {
     expect(existsSync(join(scratch, 'prod', 'data-key'))).toBe(false);
   });
 
+  // The same refusals as the built server prints them (tests/server/production.test.ts runs one as a process).
+  it.each([
+    ['ADMIN_TOKEN', /^ADMIN_TOKEN is required in production/],
+    ['STRIPE_SECRET_KEY', /^STRIPE_SECRET_KEY is required in production/],
+    ['FIREBASE_PROJECT_ID', /^FIREBASE_PROJECT_ID is required in production/],
+    ['DATABASE_URL', /^DATABASE_URL is required in production/],
+    ['SMTP_URL', /^SMTP_URL and MAIL_FROM are required in production/],
+    ['TWILIO_AUTH_TOKEN', /^With TWILIO_ACCOUNT_SID and TWILIO_FROM set, TWILIO_AUTH_TOKEN must be set too\./],
+  ])('refuses to start in production without %s, in one line, saying what to set', (missing, message) => {
+    const env: Record<string, string> = {
+      NODE_ENV: 'production',
+      DATA_DIR: join(scratch, `prod-without-${missing}`),
+      DATA_KEY: randomBytes(32).toString('base64'),
+      ADMIN_TOKEN: PRODUCTION_ADMIN_TOKEN,
+      ...PRODUCTION_STRIPE,
+      ...PRODUCTION_SERVICES,
+    };
+    delete env[missing];
+    let refusal: unknown;
+    try {
+      readConfig(env);
+    } catch (error) {
+      refusal = error;
+    }
+    expect(refusal).toBeInstanceOf(ConfigError);
+    expect((refusal as Error).message).toMatch(message);
+    expect((refusal as Error).message).not.toContain('\n');
+    expect(existsSync(join(scratch, `prod-without-${missing}`))).toBe(false);
+  });
+
   it('refuses the Auth emulator in production and has no emulator by default there', () => {
     const env = {
       NODE_ENV: 'production',

@@ -18,13 +18,21 @@ export interface GuideBlock {
 
 const MARKED_BLOCK = /<!-- example: ([\w-]+), (before|after|new file|run|prints)(?:: (\S+))? -->\n```\w*\n([\s\S]*?)```/g;
 
-/** The blocks of one example of the guide, in order. */
-export function guideExample(name: string, guide = readFileSync(join(PROJECT_ROOT, 'docs', 'authoring.md'), 'utf8')): GuideBlock[] {
-  const blocks: GuideBlock[] = [];
+/** The guide's examples by name, each its blocks in order. */
+export function guideExamples(guide = readFileSync(join(PROJECT_ROOT, 'docs', 'authoring.md'), 'utf8')): Map<string, GuideBlock[]> {
+  const examples = new Map<string, GuideBlock[]>();
   for (const [, example, kind, file = '', text] of guide.matchAll(MARKED_BLOCK)) {
-    if (example === name) blocks.push({ kind: kind as GuideBlock['kind'], file, text: text! });
+    const blocks = examples.get(example!) ?? [];
+    blocks.push({ kind: kind as GuideBlock['kind'], file, text: text! });
+    examples.set(example!, blocks);
   }
-  if (blocks.length === 0) throw new Error(`docs/authoring.md has no example "${name}"`);
+  return examples;
+}
+
+/** The blocks of one example of the guide, in order. */
+export function guideExample(name: string): GuideBlock[] {
+  const blocks = guideExamples().get(name);
+  if (!blocks) throw new Error(`docs/authoring.md has no example "${name}"`);
   return blocks;
 }
 

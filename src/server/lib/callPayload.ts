@@ -20,6 +20,7 @@ import type { MultipartFile, MultipartValue } from '@fastify/multipart';
 import { httpErrors } from '@fastify/sensible';
 import type { FastifyRequest } from 'fastify';
 import { createAjv } from '../../shared/ajv.js';
+import type Ajv from 'ajv';
 import { expandErrors, fieldOf, fromAjvErrors, messagesByField } from '../../shared/errors.js';
 import { buildPayload, lookupIn, readPayload, splitSource, stepSchemaName, type Call, type Flow, type FormStep } from '../../shared/flow.js';
 import { loadSchema, schemaNamesOf } from '../../node/projectFiles.js';
@@ -150,8 +151,7 @@ function contextNamesOf(call: Call): Map<string, string> {
 }
 
 /** A check of a call's context values: the context schema narrowed to the values the call maps. */
-function contextCheckOf(context: JsonObject, names: string[]): (values: Record<string, unknown>) => string | null {
-  const ajv = createAjv();
+function contextCheckOf(ajv: Ajv, context: JsonObject, names: string[]): (values: Record<string, unknown>) => string | null {
   const pick = (object: unknown) => Object.fromEntries(Object.entries((object ?? {}) as JsonObject).filter(([name]) => names.includes(name)));
   const errorMessage = (context.errorMessage ?? {}) as JsonObject;
   const validate = ajv.compile({
@@ -191,8 +191,10 @@ export function createCallReader(flow: Flow): CallReader {
   };
 
   // Every call's context check and every step schema compiled now: a broken file stops the start, not a driver's request.
+  // One Ajv for the context checks: setting one up costs more than compiling a check.
+  const contextAjv = createAjv();
   const contextChecks = new Map(
-    Object.entries(flow.calls).map(([name, theCall]) => [name, contextCheckOf(contextSchema, [...new Set(contextNamesOf(theCall).values())])]),
+    Object.entries(flow.calls).map(([name, theCall]) => [name, contextCheckOf(contextAjv, contextSchema, [...new Set(contextNamesOf(theCall).values())])]),
   );
   for (const name of schemaNamesOf(flow)) schemaNamed(name);
 
