@@ -5,7 +5,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uniqueEmail } from '../support/identity.js';
 import { bearer, decide, json, sendVehicle, VEHICLE_IMAGE_FIELDS, verifiedDriver, verifyPhone } from '../support/server.js';
-import { choosePhoto, expectToast, latestCode, PHONE_VIEWPORT, press, screenshot, startJourney, type Journey } from './support.js';
+import { choosePhoto, contextForTest, expectToast, latestCode, press, screenshot, startJourney, type Journey } from './support.js';
 
 let journey: Journey;
 let driverPage: Page;
@@ -21,8 +21,7 @@ afterAll(async () => {
 });
 
 async function newPage(): Promise<Page> {
-  const context = await journey.browser.newContext({ viewport: PHONE_VIEWPORT, isMobile: true, hasTouch: true, baseURL: journey.baseUrl });
-  const page = await context.newPage();
+  const page = await (await contextForTest(journey)).newPage();
   // Every address the app shows, so a test can see where a redirect passed through.
   await page.addInitScript(() => {
     const seen: string[] = [];

@@ -4,7 +4,7 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { approvedDriver, bearer, json, type TestDriver } from '../support/server.js';
-import { expectToast, PHONE_VIEWPORT, press, screenshot, startJourney, type Journey } from './support.js';
+import { contextForTest, expectToast, PHONE_VIEWPORT, press, screenshot, startJourney, type Journey } from './support.js';
 
 let journey: Journey;
 
@@ -20,7 +20,7 @@ type Posted = { posted: unknown[] };
 
 /** A page signed in as the driver, as the resume link or the earlier steps leave it. */
 async function pageFor(driver: TestDriver, viewport = PHONE_VIEWPORT): Promise<Page> {
-  const context = await journey.browser.newContext({ viewport, isMobile: viewport === PHONE_VIEWPORT, hasTouch: true, baseURL: journey.baseUrl });
+  const context = await contextForTest(journey, viewport);
   await context.addCookies([{ name: 'token', value: encodeURIComponent(driver.token), url: journey.baseUrl }]);
   await context.addInitScript((id) => {
     localStorage.setItem('driver_id', id);

@@ -9,9 +9,9 @@ import { bearer, completeProfile, decide, json, sendVehicle, verifiedDriver, ver
 import {
   addVehicleStep,
   completeProfileStep,
+  contextForTest,
   expectToast,
   fillProfileStep,
-  PHONE_VIEWPORT,
   press,
   screenshot,
   signInWithPassword,
@@ -31,8 +31,7 @@ afterAll(async () => {
 const app = () => journey.server.app;
 
 async function newPage(): Promise<Page> {
-  const context = await journey.browser.newContext({ viewport: PHONE_VIEWPORT, isMobile: true, hasTouch: true, baseURL: journey.baseUrl });
-  return context.newPage();
+  return (await contextForTest(journey)).newPage();
 }
 
 const statusWith = (driverId: string, token: string) => app().inject({ method: 'GET', url: `/driver/status/${driverId}`, headers: bearer(token) });

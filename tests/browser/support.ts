@@ -4,7 +4,8 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { onTestFinished } from 'vitest';
 import { launchChromium } from '../../src/cli/chromium.js';
 import { PROJECT_ROOT } from '../../src/node/projectFiles.js';
 import type { OutboxEntry } from '../../src/server/messaging/localOutbox.js';
@@ -22,9 +23,8 @@ export interface Journey {
 }
 
 export async function startJourney(): Promise<Journey> {
-  const server = await startTestServer({ staticDir: join(PROJECT_ROOT, 'dist') });
+  const [server, browser] = await Promise.all([startTestServer({ staticDir: join(PROJECT_ROOT, 'dist') }), launchChromium()]);
   const baseUrl = await server.app.listen({ host: '127.0.0.1', port: 0 });
-  const browser = await launchChromium();
   // A phone's layout and touch at 1× pixels: the journeys check behaviour, and software rendering
   // four times the pixels doubled the browser tests' CPU time on a two-core machine.
   const context = await browser.newContext({ viewport: PHONE_VIEWPORT, deviceScaleFactor: 1, isMobile: true, hasTouch: true, baseURL: baseUrl });
@@ -40,6 +40,18 @@ export async function startJourney(): Promise<Journey> {
       await server.close();
     },
   };
+}
+
+/**
+ * A browser context of its own for one test (a phone's, unless `viewport` says otherwise), closed
+ * when the test ends: a page left open goes on polling the server and animating its spinner, and
+ * slowed every test after it.
+ */
+export async function contextForTest(journey: Journey, viewport = PHONE_VIEWPORT): Promise<BrowserContext> {
+  const phone = viewport === PHONE_VIEWPORT;
+  const context = await journey.browser.newContext({ viewport, isMobile: phone, hasTouch: true, baseURL: journey.baseUrl });
+  onTestFinished(() => context.close());
+  return context;
 }
 
 /** The newest code sent to `to` on a channel, as the driver would read it. */

@@ -73,7 +73,6 @@ async function openWorkerDatabase(): Promise<Db> {
 const inMemory = (database: ServerConfig['database']) => database.kind === 'pglite' && database.dir === null;
 
 export async function startTestServer(overrides: Partial<ServerConfig> = {}, options: TestServerOptions = {}): Promise<TestServer> {
-  await authEmulatorReady();
   const dataDir = await mkdtemp(join(tmpdir(), 'onramp-test-'));
   const configured = readConfig({
     DATA_DIR: dataDir,
@@ -107,6 +106,8 @@ export async function startTestServer(overrides: Partial<ServerConfig> = {}, opt
     await closeDatabase();
     throw error;
   });
+  // The server is built while the emulator may still be starting; the tests sign drivers up once it is.
+  await authEmulatorReady();
   return {
     app,
     config,
