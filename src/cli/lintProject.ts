@@ -12,7 +12,7 @@ import { schemaNamesOf } from '../node/projectFiles.js';
 import { bundleSchema, isObject, SchemaFileError, type JsonObject } from '../shared/schemaFiles.js';
 import { checkFlow, FLOW_FILE } from './lint/flowChecks.js';
 import { checkNotices, NOTICES_FILE } from './lint/noticeChecks.js';
-import { parseJsonObject, readProjectFile } from './lint/jsonFiles.js';
+import { locate, parseJsonObject, readProjectFile } from './lint/jsonFiles.js';
 import { closest, pointer, pointerKeys, Problems, suggestion, valueAt, type Problem } from './lint/problems.js';
 import { checkCompiles, checkSchemaRules } from './lint/schemaChecks.js';
 import { SchemaChecker } from './lint/schemaProblems.js';
@@ -199,6 +199,7 @@ export async function lintProject(root: string, registry: Registry): Promise<Pro
     if (!problems.hasAny(NOTICES_FILE)) checkNotices(notices, problems);
   }
 
+  problems.locate((file) => readProjectFile(root, file), locate);
   // By file, each file's problems in the order they were found.
   return problems.list.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
 }

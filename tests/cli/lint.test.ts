@@ -59,7 +59,7 @@ describe('a form step with no way on', () => {
 
   it('is reported', () => {
     expect(withoutNext({})).toEqual([
-      'flows/onboarding.flow.json:/steps/addVehicle: form step "addVehicle" has no way on: nothing says where to go once its form is sent — add "next": [{ "to": "<step>" }], or a "completion" block if the journey ends here',
+      'flows/onboarding.flow.json /steps/addVehicle: form step "addVehicle" has no way on: nothing says where to go once its form is sent — add "next": [{ "to": "<step>" }], or a "completion" block if the journey ends here',
     ]);
   });
 

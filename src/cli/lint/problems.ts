@@ -1,7 +1,8 @@
 /**
- * A lint problem as operations staff read it: `file:place: what is wrong — how to fix it`, where
- * the place is a JSON pointer into the file ("/properties/email/format"), or line:column when
- * the file is not even JSON.
+ * A lint problem as operations staff read it: `file:line:column /pointer: what is wrong — how to
+ * fix it`. The line and column take an editor or a terminal straight there; the JSON pointer
+ * ("/properties/email/format") names the place in the file's own terms. A file that is not JSON
+ * has no pointer; a missing file has neither.
  */
 import { pointerKeys, pointerOf } from '../../shared/jsonPointer.js';
 import { isObject, type Json } from '../../shared/schemaFiles.js';
@@ -9,13 +10,20 @@ import { isObject, type Json } from '../../shared/schemaFiles.js';
 export interface Problem {
   /** From the project's root: "schemas/signup.schema.json". */
   file: string;
-  /** A JSON pointer ("/" for the whole file) or "line:column". */
+  /** A JSON pointer ("/" for the whole file), or "" when the file is not JSON. */
   at: string;
+  /** Where `at` is in the file (both from 1), when the file can be read. */
+  line?: number;
+  column?: number;
   /** "what is wrong — how to fix it". */
   message: string;
 }
 
-export const formatProblem = (problem: Problem) => `${problem.file}:${problem.at}: ${problem.message}`;
+export function formatProblem({ file, at, line, column, message }: Problem): string {
+  const position = line === undefined ? '' : `:${line}:${column}`;
+  const place = at === '' || (at === '/' && position === '') ? '' : ` ${at}`;
+  return `${file}${position}${place}: ${message}`;
+}
 
 /** Where a problem is, as a JSON pointer of its keys; the whole file is "/", as the lint writes it. */
 export const pointer = (...keys: (string | number)[]): string => (keys.length === 0 ? '/' : pointerOf(keys));
@@ -77,9 +85,19 @@ export class Problems {
   readonly list: Problem[] = [];
 
   /** Adds a problem, once: a shared file's problem is met again through each file that uses it. */
-  add(file: string, at: string, what: string, fix: string): void {
+  add(file: string, at: string, what: string, fix: string, position?: { line: number; column: number }): void {
     const message = `${what} — ${fix}`;
-    if (!this.list.some((p) => p.file === file && p.at === at && p.message === message)) this.list.push({ file, at, message });
+    if (!this.list.some((p) => p.file === file && p.at === at && p.message === message)) this.list.push({ file, at, ...position, message });
+  }
+
+  /** Gives each problem found by its pointer the line and column of that place, from the file's text (`textOf`). */
+  locate(textOf: (file: string) => string | undefined, find: (text: string, at: string) => { line: number; column: number } | undefined): void {
+    for (const problem of this.list) {
+      if (problem.line !== undefined || problem.at === '') continue;
+      const text = textOf(problem.file);
+      const position = text === undefined ? undefined : find(text, problem.at);
+      if (position) Object.assign(problem, position);
+    }
   }
 
   /** Whether a problem was already found in `file` at `at` or above it. */
