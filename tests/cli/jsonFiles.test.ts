@@ -26,7 +26,11 @@ describe('parseJsonObject', () => {
       '{ "a": 1 } }',
       'schemas/x.ui.json:1:12: invalid JSON: more text after the end of the JSON — remove the extra "}" or text (or the object closed too early above)',
     ],
-    ['{ "a": "line\nbreak" }', 'schemas/x.ui.json:1:8: invalid JSON: the file ends too early — close every open "{", "[" and "\\""'],
+    [
+      '{ "a": "line\nbreak" }',
+      'schemas/x.ui.json:1:8: invalid JSON: a line break or tab inside a text — keep each text on one line, or write \\n for a line break',
+    ],
+    ['{ "a": [1, 2', 'schemas/x.ui.json:1:13: invalid JSON: the file ends too early — close every open "{", "[" and "\\""'],
     ['[1, 2]', 'schemas/x.ui.json:1:1 /: the file must hold one JSON object, { … } — wrap the content in { }'],
   ])('names the slip in %j at its place', (text, line) => {
     expect(read(text)).toEqual({ value: undefined, lines: [line] });

@@ -62,7 +62,9 @@ function slipOf(text: string, error: ParseError | undefined): { offset: number; 
   if (code === 'PropertyNameExpected')
     return { offset: at, what: 'expected a property name in double quotes', fix: 'put the name in double quotes: "name": …' };
   if (code === 'InvalidEscapeCharacter') return { offset: at, what: 'an unknown escape after "\\" in a text', fix: 'write \\\\ for a backslash' };
-  if (code === 'InvalidCharacter') {
+  // A text broken over two lines: the parser sees a text that never ends.
+  const lineBreak = code === 'UnexpectedEndOfString' ? text.slice(at + 1).search(/["\n]/) : -1;
+  if (code === 'InvalidCharacter' || (lineBreak >= 0 && text[at + 1 + lineBreak] === '\n')) {
     return { offset: at, what: 'a line break or tab inside a text', fix: 'keep each text on one line, or write \\n for a line break' };
   }
   if (code === 'EndOfFileExpected') {
