@@ -11,6 +11,7 @@ import type { ValidateFunction } from 'ajv';
 import { fromAjvErrors } from '../shared/errors.js';
 import type { Flow } from '../shared/flow.js';
 import type { Notices } from '../shared/generated/notices.js';
+import { schemaWithRuleValues, uiWithRuleValues } from '../shared/ruleValues.js';
 import { bundleSchema, schemaFileName, uiSchemaFileName, type JsonObject } from '../shared/schemaFiles.js';
 
 export const PROJECT_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -72,14 +73,14 @@ export function readJsonFile(path: string): JsonObject {
 
 const readSchemaFile = (fileName: string) => readJsonFile(join(SCHEMAS_DIR, fileName));
 
-/** A step's schema, self-contained (shared definitions inlined). */
+/** A step's schema, self-contained (shared definitions inlined), its messages showing its rules' values. */
 export function loadSchema(name: string): JsonObject {
-  return bundleSchema(schemaFileName(name), readSchemaFile);
+  return schemaWithRuleValues(bundleSchema(schemaFileName(name), readSchemaFile));
 }
 
-/** A step's UI schema, self-contained. */
+/** A step's UI schema, self-contained, each field's texts showing its rules' values. */
 export function loadUiSchema(name: string): JsonObject {
-  return bundleSchema(uiSchemaFileName(name), readSchemaFile);
+  return uiWithRuleValues(bundleSchema(uiSchemaFileName(name), readSchemaFile), bundleSchema(schemaFileName(name), readSchemaFile));
 }
 
 /**

@@ -8,6 +8,8 @@
  * - a message may name values of the error it replaces, e.g. "Year must be between {min} and
  *   {max}", filled from that error's params.
  */
+import { fillPlaceholders } from './placeholders.js';
+
 export interface ValidationErrorLike {
   name?: string;
   property?: string;
@@ -24,10 +26,6 @@ interface OriginalError {
 function originalsOf(error: ValidationErrorLike): OriginalError[] {
   const params = error.params as { errors?: OriginalError[] } | undefined;
   return Array.isArray(params?.errors) ? params.errors : [];
-}
-
-export function fillPlaceholders(message: string, params: Record<string, unknown> | undefined): string {
-  return message.replace(/\{(\w+)\}/g, (whole, name: string) => (params && params[name] !== undefined ? String(params[name]) : whole));
 }
 
 function joinProperty(base: string | undefined, name: string): string {
@@ -49,7 +47,7 @@ export function expandErrors<E extends ValidationErrorLike>(errors: E[]): E[] {
       continue;
     }
     const originals = originalsOf(error);
-    const message = fillPlaceholders(error.message ?? '', originals[0]?.params);
+    const message = fillPlaceholders(error.message ?? '', originals[0]?.params as Record<string, unknown> | undefined);
     if (originals.length > 0 && originals.every((o) => o.keyword === 'required')) {
       for (const original of originals) {
         const property = joinProperty(error.property, String(original.params?.missingProperty ?? ''));

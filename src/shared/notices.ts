@@ -36,11 +36,3 @@ export interface NoticeWords {
   email?: { subject: string; text: string };
   sms?: { text: string };
 }
-
-/** The `{name}` placeholders a text uses, in order. */
-export const placeholdersIn = (text: string): string[] => [...text.matchAll(/\{(\w+)\}/g)].map((match) => match[1]!);
-
-/** The text with each `{name}` replaced by its value. */
-export function fillValues(text: string, values: Readonly<Record<string, string>>): string {
-  return text.replace(/\{(\w+)\}/g, (whole, name: string) => (Object.hasOwn(values, name) ? values[name]! : whole));
-}

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createAjv } from '../../src/shared/ajv.js';
-import { expandErrors, fillPlaceholders, fromAjvErrors, messagesByField } from '../../src/shared/errors.js';
+import { expandErrors, fromAjvErrors, messagesByField } from '../../src/shared/errors.js';
+import { fillPlaceholders } from '../../src/shared/placeholders.js';
 import { loadSchema } from '../../src/node/projectFiles.js';
 
 describe('expandErrors', () => {

@@ -3,7 +3,8 @@
  * filled, and an email's HTML part made from its text — paragraphs, line breaks and links, every
  * value escaped, so words an administrator typed (a rejection reason) can't become markup.
  */
-import { fillValues, type NoticeWords } from '../../shared/notices.js';
+import type { NoticeWords } from '../../shared/notices.js';
+import { fillPlaceholders } from '../../shared/placeholders.js';
 
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
@@ -37,9 +38,9 @@ export interface RenderedNotice {
 export function renderNotice(words: NoticeWords, values: Readonly<Record<string, string>>): RenderedNotice {
   const rendered: RenderedNotice = {};
   if (words.email) {
-    const text = fillValues(words.email.text, values);
-    rendered.email = { subject: fillValues(words.email.subject, values), text, html: textToHtml(text) };
+    const text = fillPlaceholders(words.email.text, values);
+    rendered.email = { subject: fillPlaceholders(words.email.subject, values), text, html: textToHtml(text) };
   }
-  if (words.sms) rendered.sms = { text: fillValues(words.sms.text, values) };
+  if (words.sms) rendered.sms = { text: fillPlaceholders(words.sms.text, values) };
   return rendered;
 }
