@@ -11,6 +11,7 @@ import type { Flow } from '../shared/flow.js';
 import { schemaNamesOf } from '../node/projectFiles.js';
 import { bundleSchema, isObject, SchemaFileError, type JsonObject } from '../shared/schemaFiles.js';
 import { checkFlow, FLOW_FILE } from './lint/flowChecks.js';
+import { checkFlowPaths } from './lint/flowPaths.js';
 import { checkNotices, NOTICES_FILE } from './lint/noticeChecks.js';
 import { locate, parseJsonObject, readProjectFile } from './lint/jsonFiles.js';
 import { closest, pointer, pointerKeys, Problems, suggestion, valueAt, type Problem } from './lint/problems.js';
@@ -18,6 +19,7 @@ import { checkCompiles, checkSchemaRules } from './lint/schemaChecks.js';
 import { SchemaChecker } from './lint/schemaProblems.js';
 import { checkServedCalls } from './lint/serverRoutes.js';
 import { checkUiSchema } from './lint/uiChecks.js';
+import { checkSchemaValues } from './lint/valueChecks.js';
 
 /** What the code registers, that the files may name. */
 export interface Registry {
@@ -46,6 +48,8 @@ class SchemaFolder {
   /** By file name ("signup.schema.json"): the parsed file, or null when it is not JSON. */
   readonly sources = new Map<string, JsonObject | null>();
   private readonly bundled = new Map<string, JsonObject | null>();
+  /** The files each bundle is made of, itself included. */
+  private readonly madeOf = new Map<string, Set<string>>();
 
   constructor(
     root: string,
@@ -66,9 +70,12 @@ class SchemaFolder {
   bundle(name: string): JsonObject | null {
     if (!this.bundled.has(name)) {
       let result: JsonObject | null = null;
+      const files = new Set<string>();
+      this.madeOf.set(name, files);
       try {
         if (this.sources.get(name)) {
           result = bundleSchema(name, (fileName) => {
+            files.add(fileName);
             const source = this.sources.get(fileName);
             if (!source) throw new Error(`schemas/${fileName} cannot be read`);
             return source;
@@ -81,6 +88,11 @@ class SchemaFolder {
       this.bundled.set(name, result);
     }
     return this.bundled.get(name) ?? null;
+  }
+
+  /** Whether a bundle and every file it is made of lint clean so far. */
+  isSound(name: string): boolean {
+    return this.bundle(name) !== null && [...(this.madeOf.get(name) ?? [])].every((file) => !this.problems.hasAny(`schemas/${file}`));
   }
 
   private reportRef(error: SchemaFileError): void {
@@ -154,7 +166,10 @@ export async function lintProject(root: string, registry: Registry): Promise<Pro
     const source = folder.sources.get(name);
     if (!source) continue;
     const schema = folder.bundle(name);
-    if (schema) checkSchemaRules(file, source, schema, keywords, problems);
+    if (schema) {
+      checkSchemaRules(file, source, schema, keywords, problems);
+      checkSchemaValues(file, source, schema, problems);
+    }
     stepChecker?.check(file, source, problems);
     if (schema && !problems.hasAny(file)) checkCompiles(file, schema, problems);
   }
@@ -175,7 +190,9 @@ export async function lintProject(root: string, registry: Registry): Promise<Pro
     } else {
       const ui = folder.bundle(name);
       const schema = folder.bundle(schemaName);
-      if (ui && schema) checkUiSchema(file, `schemas/${schemaName}`, source, ui, schema, registry.widgets, problems);
+      // A field's input is judged by its rules only once they hold: a broken rule is reported in its own file, not in each form that uses it.
+      if (ui && schema)
+        checkUiSchema(file, `schemas/${schemaName}`, source, ui, schema, { widgetNames: registry.widgets, judgeInputs: folder.isSound(schemaName) }, problems);
     }
     uiChecker?.check(file, source, problems);
   }
@@ -207,6 +224,14 @@ export async function lintProject(root: string, registry: Registry): Promise<Pro
 async function lintFlow(flow: Flow & JsonObject, folder: SchemaFolder, registry: Registry, problems: Problems): Promise<void> {
   const schemas = new Map(folder.names(SCHEMA_SUFFIX).map((name) => [name.replace(SCHEMA_SUFFIX, ''), folder.bundle(name)]));
   checkFlow(flow, { schemas, screenNames: registry.screens }, problems);
+  checkFlowPaths(
+    flow,
+    (name) => {
+      const source = folder.sources.get(`${name}${UI_SUFFIX}`);
+      return source ? { file: `schemas/${name}${UI_SUFFIX}`, source } : undefined;
+    },
+    problems,
+  );
   for (const name of schemaNamesOf(flow)) {
     if (schemas.has(name) && !folder.sources.has(`${name}${UI_SUFFIX}`)) {
       problems.add(

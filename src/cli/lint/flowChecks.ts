@@ -213,6 +213,14 @@ function checkFormSchemas(flow: Flow, id: string, step: FormStep, schemas: Map<s
       }
     }
   }
+  const photo = [...fields].find((field) => loaded.some(({ schema }) => isImageField(schema, field)));
+  if (photo && call.encoding !== 'multipart') {
+    add(
+      ['calls', step.call, 'encoding'],
+      `step ${id} sends photos ("${photo}"), which only a multipart call carries: every driver's answer would be refused (415)`,
+      'write "encoding": "multipart"',
+    );
+  }
   // A field renamed in the schema only: the one field never sent is what the payload meant.
   const unsent = [...fields].filter((field) => !sent.has(field));
   for (const [field, { key }] of sent) {

@@ -3,7 +3,8 @@
  * message (src/shared/notices.ts), and the values a message exists to give (a code, a reason)
  * are in every one of its texts.
  */
-import { NOTICE_NAMES, NOTICE_VALUES, placeholdersIn, REQUIRED_VALUES } from '../../shared/notices.js';
+import { NOTICE_NAMES, NOTICE_VALUES, REQUIRED_VALUES } from '../../shared/notices.js';
+import { placeholdersIn } from '../../shared/placeholders.js';
 import { isObject, type JsonObject } from '../../shared/schemaFiles.js';
 import { closest, pointer, type Problems } from './problems.js';
 

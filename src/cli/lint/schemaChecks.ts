@@ -16,7 +16,7 @@ const SCHEMA_VALUES = ['additionalProperties', 'additionalItems', 'items', 'cont
 const SCHEMA_LISTS = ['allOf', 'anyOf', 'oneOf', 'items'];
 
 /** Calls `visit` for the schema and each schema inside it, with its keys from the root. */
-function forEachSchema(node: Json, keys: string[], visit: (node: JsonObject, keys: string[]) => void): void {
+export function forEachSchema(node: Json, keys: string[], visit: (node: JsonObject, keys: string[]) => void): void {
   if (!isObject(node)) return;
   visit(node, keys);
   for (const map of SCHEMA_MAPS) {

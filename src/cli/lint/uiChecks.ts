@@ -4,10 +4,56 @@
  * leaves a field out without "*"). Like the schema checks, these run on the bundled files and
  * report only what the file itself writes.
  */
-import { isObject, type JsonObject } from '../../shared/schemaFiles.js';
+import type { ValidateFunction } from 'ajv';
+import { createAjv } from '../../shared/ajv.js';
+import { fillPlaceholders } from '../../shared/placeholders.js';
+import { ruleKeywordsIn, ruleValuesOf } from '../../shared/ruleValues.js';
+import { isObject, type Json, type JsonObject } from '../../shared/schemaFiles.js';
+import { STORAGE_KEYS } from '../../shared/storageKeys.js';
+import { patternLengths } from './patternLengths.js';
 import { closest, pointer, suggestion, valueAt, type Problems } from './problems.js';
+import { checkText } from './textChecks.js';
 
 const isUiKey = (key: string) => key.startsWith('ui:') || key.startsWith('$');
+
+/** UI keys whose value is a name for the code, not words for the driver. */
+const NOT_TEXT = new Set(['ui:widget', 'ui:field', 'ui:autocomplete', 'ui:inputType', 'ui:order', '$comment']);
+
+/** Every text of a UI node for the driver, with its keys; a field's own entries are left to that field. */
+function textsOf(node: Json, keys: string[], isField: (key: string) => boolean, found: { keys: string[]; text: string }[] = []) {
+  if (typeof node === 'string') found.push({ keys, text: node });
+  else if (Array.isArray(node)) node.forEach((item, i) => textsOf(item, [...keys, String(i)], isField, found));
+  else if (isObject(node)) {
+    for (const [key, value] of Object.entries(node)) if (!NOT_TEXT.has(key) && !isField(key)) textsOf(value, [...keys, key], () => false, found);
+  }
+  return found;
+}
+
+/** The sample value a placeholder shows, if it shows one: "e.g. Toyota", "2015550123", "you@example.com". */
+function sampleIn(placeholder: string): string | undefined {
+  const example = /\be\.g\.\s*(.+)$/.exec(placeholder)?.[1];
+  if (example) return example.trim();
+  return /^[\d\s+().-]+$/.test(placeholder) || /^\S+@\S+$/.test(placeholder) ? placeholder : undefined;
+}
+
+const ajv = createAjv();
+const fieldValidators = new Map<string, ValidateFunction>();
+
+/** A field's schema without its messages, compiled once: whether a sample passes. */
+function acceptedBy(fieldSchema: JsonObject, sample: string): boolean {
+  const { errorMessage: _messages, ...rules } = fieldSchema;
+  const key = JSON.stringify(rules);
+  let validate = fieldValidators.get(key);
+  if (!validate) {
+    try {
+      validate = ajv.compile(rules);
+    } catch {
+      return true; // A schema Ajv refuses has its own problem.
+    }
+    fieldValidators.set(key, validate);
+  }
+  return validate(sample);
+}
 
 export function checkUiSchema(
   file: string,
@@ -15,7 +61,7 @@ export function checkUiSchema(
   source: JsonObject,
   ui: JsonObject,
   schema: JsonObject,
-  widgetNames: string[],
+  { widgetNames, judgeInputs }: { widgetNames: string[]; judgeInputs: boolean },
   problems: Problems,
 ): void {
   const add = (keys: string[], what: string, fix: string) => {
@@ -48,6 +94,16 @@ export function checkUiSchema(
       add([...keys, 'ui:field'], `no field "${field}" is registered`, 'remove "ui:field": Onramp registers widgets only (widgets/index.ts); use "ui:widget"');
     }
 
+    const isField = (key: string) => Object.hasOwn(properties, key);
+    const options = isObject(node['ui:options']) ? node['ui:options'] : {};
+    const links = isObject(options.links) ? Object.keys(options.links) : [];
+    // A field's texts may show its rules' numbers; the form's own texts a stored value ("{storage.email}").
+    const rules = keys.length > 0 ? ruleValuesOf(schemaNode) : {};
+    const offered = keys.length > 0 ? [...ruleKeywordsIn(schemaNode), ...links] : STORAGE_KEYS.map((key) => `storage.${key}`);
+    for (const { keys: at, text } of textsOf(node, keys, isField)) checkText(text, { offered, rules }, (what, fix) => add(at, what, fix));
+
+    if (keys.length > 0 && judgeInputs) checkInput(node, schemaNode, keys, add);
+
     const order = node['ui:order'];
     if (Array.isArray(order) && fields.length > 0) {
       const missing = fields.filter((f) => !order.includes(f));
@@ -69,4 +125,35 @@ export function checkUiSchema(
   };
 
   checkNode(ui, schema, []);
+}
+
+/** A field's input against its rules: the cap lets a valid value be typed, the placeholder's sample passes, the labels pair with the choices. */
+function checkInput(node: JsonObject, fieldSchema: JsonObject, keys: string[], add: (keys: string[], what: string, fix: string) => void): void {
+  const options = isObject(node['ui:options']) ? node['ui:options'] : {};
+  const cap = options.maxLength;
+  const lengths = typeof fieldSchema.pattern === 'string' ? patternLengths(fieldSchema.pattern) : undefined;
+  const needed = Math.max(typeof fieldSchema.minLength === 'number' ? fieldSchema.minLength : 0, lengths?.min ?? 0);
+  if (typeof cap === 'number' && cap < needed) {
+    add(
+      [...keys, 'ui:options', 'maxLength'],
+      `the input stops at ${cap} characters, but the field needs at least ${needed}: nobody can type a value that passes`,
+      `raise it to ${needed} or more`,
+    );
+  }
+
+  const placeholder = node['ui:placeholder'];
+  const sample = typeof placeholder === 'string' ? sampleIn(fillPlaceholders(placeholder, ruleValuesOf(fieldSchema))) : undefined;
+  if (sample !== undefined && !acceptedBy(fieldSchema, sample)) {
+    add([...keys, 'ui:placeholder'], `the placeholder shows "${sample}", which this field refuses`, 'show a sample the field accepts, or change the rule');
+  }
+
+  const names = node['ui:enumNames'];
+  const values = fieldSchema.enum;
+  if (Array.isArray(names) && Array.isArray(values) && names.length !== values.length) {
+    add(
+      [...keys, 'ui:enumNames'],
+      `${names.length} label${names.length === 1 ? '' : 's'} for ${values.length} value${values.length === 1 ? '' : 's'} of "enum": a choice would show another's label`,
+      'give one label per value of "enum", in the same order',
+    );
+  }
 }
