@@ -1,11 +1,13 @@
 /**
  * The admin API's answers (routes/admin.ts), read by the review page (src/client/admin) and the
- * admin command (src/cli/admin.ts), and a step's stored answers the driver's form is prefilled
- * with: stated once, in src/shared/review.schema.json, whose generated types these are.
+ * admin command (src/cli/admin.ts), a step's stored answers the driver's form is prefilled with,
+ * and where a driver stands (the status the resume table reads): stated once, in
+ * src/shared/review.schema.json, whose generated types these are.
  */
 import type { ReviewStatus } from './generated/review.js';
 
 export type {
+  DriverStatus,
   FixRequest,
   QueueDriver,
   QueuePage,

@@ -1,11 +1,13 @@
 /**
- * The corpus of broken edits (tests/fixtures/broken-edits/*.json): each is one edit to one of
- * the shipped files, as operations staff might make it, with the exact lint lines it must give.
+ * The corpus of edits (tests/fixtures/broken-edits/*.json): each is an edit to the shipped files,
+ * as operations staff might make it, with the exact lint lines it must give: none for a correct
+ * edit (named ok-…), its own precise lines for a broken one.
  *
  *   { "edit": "what the edit is", "file": "schemas/signup.schema.json",
  *     "replace": "text of the shipped file", "with": "its replacement", "all": false,
- *     "expect": ["schemas/signup.schema.json:/properties/…: … — …"] }
+ *     "expect": ["schemas/signup.schema.json:12:7 /properties/…: … — …"] }
  *
+ * An edit of several files lists them instead: "changes": [{ "file", "replace", "with" }, …].
  * "replace" must occur in the shipped file exactly once (every occurrence is replaced with
  * "all"), so an edit that no longer applies fails instead of testing nothing.
  */
@@ -16,33 +18,34 @@ import { PROJECT_ROOT } from '../../src/node/projectFiles.js';
 
 export const BROKEN_EDITS_DIR = join(PROJECT_ROOT, 'tests', 'fixtures', 'broken-edits');
 
-export interface BrokenEdit {
-  name: string;
-  edit: string;
+interface Change {
   file: string;
   replace: string;
   with: string;
   all?: boolean;
-  expect: string[];
 }
+
+export type BrokenEdit = { name: string; edit: string; expect: string[] } & (Change | { changes: Change[] });
 
 export function listBrokenEdits(): BrokenEdit[] {
   return readdirSync(BROKEN_EDITS_DIR)
     .filter((name) => name.endsWith('.json'))
     .sort()
-    .map((name) => ({ name: name.replace(/\.json$/, ''), ...(JSON.parse(readFileSync(join(BROKEN_EDITS_DIR, name), 'utf8')) as Omit<BrokenEdit, 'name'>) }));
+    .map((name) => ({ name: name.replace(/\.json$/, ''), ...JSON.parse(readFileSync(join(BROKEN_EDITS_DIR, name), 'utf8')) }) as BrokenEdit);
 }
 
 /** A copy of the files the lint reads (schemas/ and flows/), with the edit made; remove it when done. */
 export function copyWithEdit(edit: BrokenEdit): string {
   const root = mkdtempSync(join(tmpdir(), 'onramp-broken-edit-'));
   for (const dir of ['schemas', 'flows']) cpSync(join(PROJECT_ROOT, dir), join(root, dir), { recursive: true });
-  const text = readFileSync(join(root, edit.file), 'utf8');
-  const occurrences = text.split(edit.replace).length - 1;
-  if (occurrences === 0 || (occurrences > 1 && !edit.all)) {
-    rmSync(root, { recursive: true });
-    throw new Error(`${edit.name}: "replace" occurs ${occurrences} times in ${edit.file}; it must occur once (or set "all")`);
+  for (const change of 'changes' in edit ? edit.changes : [edit]) {
+    const text = readFileSync(join(root, change.file), 'utf8');
+    const occurrences = text.split(change.replace).length - 1;
+    if (occurrences === 0 || (occurrences > 1 && !change.all)) {
+      rmSync(root, { recursive: true });
+      throw new Error(`${edit.name}: "replace" occurs ${occurrences} times in ${change.file}; it must occur once (or set "all")`);
+    }
+    writeFileSync(join(root, change.file), text.split(change.replace).join(change.with));
   }
-  writeFileSync(join(root, edit.file), text.split(edit.replace).join(edit.with));
   return root;
 }

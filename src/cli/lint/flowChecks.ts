@@ -4,6 +4,8 @@
  * leads on. References are found by their key wherever a step holds them ("to" names a step,
  * "call" a call), so a new kind of rule or action is checked without changing this file.
  */
+import { join } from 'node:path';
+import { PROJECT_ROOT, readJsonFile } from '../../node/projectFiles.js';
 import { splitSource, type Flow, type FormStep } from '../../shared/flow.js';
 import { isObject, type Json, type JsonObject } from '../../shared/schemaFiles.js';
 import { STORAGE_KEYS } from '../../shared/storageKeys.js';
@@ -114,6 +116,60 @@ export function checkFlow(flow: Flow & JsonObject, { schemas, screenNames }: Flo
 
   checkReview(flow, schemas, problems);
   checkReachable(flow, problems);
+  checkStatusConditions(flow, problems);
+}
+
+/** The status the resume table and the approval wait read (`status.<field>`), as the server answers it. */
+const driverStatus = (() => {
+  const schema = readJsonFile(join(PROJECT_ROOT, 'src', 'shared', 'review.schema.json'));
+  const defs = isObject(schema.$defs) ? schema.$defs : {};
+  const status = isObject(defs.driverStatus) ? defs.driverStatus : {};
+  const properties = isObject(status.properties) ? status.properties : {};
+  const statuses = isObject(defs.reviewStatus) && Array.isArray(defs.reviewStatus.enum) ? defs.reviewStatus.enum : [];
+  return { properties, statuses };
+})();
+
+/**
+ * Each condition on the driver's status names a field the status has, and a value it can take:
+ * a status the server gives ("pending", "approved", "rejected"), true or false for a fact, a step
+ * of the flow for `nextFix`. A row that compares with anything else never matches.
+ */
+function checkStatusConditions(flow: Flow & JsonObject, problems: Problems): void {
+  const fields = Object.keys(driverStatus.properties);
+  const stepIds = Object.keys(flow.steps);
+  const walk = (node: Json, keys: string[]) => {
+    if (Array.isArray(node)) node.forEach((each, i) => walk(each, [...keys, String(i)]));
+    if (!isObject(node)) return;
+    const source = node.source;
+    if (typeof source === 'string' && source.startsWith('status.')) {
+      const field = source.slice('status.'.length);
+      const property = driverStatus.properties[field];
+      if (!isObject(property)) {
+        problems.add(
+          FLOW_FILE,
+          pointer(...keys, 'source'),
+          `the driver's status has no "${field}"`,
+          `${suggestion(field, fields)} (src/shared/review.schema.json)`,
+        );
+      } else if ('equals' in node) {
+        const value = node.equals;
+        const at = pointer(...keys, 'equals');
+        const statuses = driverStatus.statuses.map(String);
+        if (field === 'nextFix') {
+          if (typeof value !== 'string' || !stepIds.includes(value))
+            problems.add(FLOW_FILE, at, `${JSON.stringify(value)} is no step of the flow`, suggestion(String(value), stepIds));
+        } else if (property.$ref === '#/$defs/reviewStatus') {
+          if (typeof value !== 'string' || !statuses.includes(value))
+            problems.add(FLOW_FILE, at, `${JSON.stringify(value)} is no status a driver has, so this never matches`, suggestion(String(value), statuses));
+        } else if (property.type === 'boolean' && typeof value !== 'boolean') {
+          const fix = value === 'true' || value === 'false' ? `write it without quotes: ${value}` : 'write true or false';
+          problems.add(FLOW_FILE, at, `"${field}" is true or false, so ${JSON.stringify(value)} never matches`, fix);
+        }
+      }
+    }
+    for (const [key, value] of Object.entries(node)) walk(value, [...keys, key]);
+  };
+  walk(flow, []);
 }
 
 /**
@@ -235,6 +291,51 @@ function checkFormSchemas(flow: Flow, id: string, step: FormStep, schemas: Map<s
   }
 }
 
+/** Where a step leads on: each "to" in it but its guards' and its errors', and the resume table's rows for `"resume": true`. */
+function waysOn(flow: Flow, step: Json): string[] {
+  const ways: string[] = [];
+  const walk = (node: Json, key: string) => {
+    // A guard turns a driver back and an error sends them round again: neither is a way on.
+    if (key === 'guards' || key === 'onError') return;
+    if (Array.isArray(node)) node.forEach((each) => walk(each, ''));
+    else if (isObject(node)) {
+      if (typeof node.to === 'string') ways.push(node.to);
+      if (node.resume === true) ways.push(...flow.resume.map((row) => row.to));
+      for (const [k, value] of Object.entries(node)) walk(value, k);
+    }
+  };
+  walk(step, '');
+  return ways;
+}
+
+/**
+ * Every step a driver reaches leads to an end: a step that completes the journey, or a page that
+ * leads nowhere by design (an information page). Steps that lead only round among themselves trap
+ * the driver; they are reported once, at the first of them.
+ */
+function checkEnds(flow: Flow, steps: JsonObject, reached: Set<string>, problems: Problems): void {
+  const ways = new Map(Object.entries(steps).map(([id, step]) => [id, waysOn(flow, step)]));
+  const ending = new Set([...ways].filter(([id, to]) => to.length === 0 || (isObject(steps[id]) && 'completion' in steps[id])).map(([id]) => id));
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const [id, to] of ways) {
+      if (!ending.has(id) && to.some((next) => ending.has(next))) {
+        ending.add(id);
+        grew = true;
+      }
+    }
+  }
+  const trapped = Object.keys(steps).filter((id) => reached.has(id) && !ending.has(id));
+  if (trapped.length === 0) return;
+  const names = trapped.map((id) => `"${id}"`);
+  problems.add(
+    FLOW_FILE,
+    pointer('steps', trapped[0]!),
+    `${names.length === 1 ? `step ${names[0]} leads` : `steps ${names.join(', ')} lead`} only round among ${names.length === 1 ? 'itself' : 'themselves'}: a driver there never reaches the end of the journey`,
+    'lead one of them on to a step that ends the journey (one with "completion"), or to the resume table ("resume": true)',
+  );
+}
+
 /**
  * Which steps can be reached: a screen can be opened at its address (the home page, a resume
  * link, an information page), and so can where the resume table leads; a form step only
@@ -254,6 +355,7 @@ function checkReachable(flow: Flow & JsonObject, problems: Problems): void {
       }
     }
   }
+  checkEnds(flow, steps, reached, problems);
   for (const id of Object.keys(flow.steps)) {
     if (!reached.has(id)) {
       problems.add(

@@ -123,6 +123,16 @@ export function checkSchemaRules(file: string, source: JsonObject, bundled: Json
       );
     }
 
+    for (const rule of ['minAgeYears', 'minMonthsAhead']) {
+      if (rule in node && node.format !== 'date') {
+        add(
+          [...keys, rule],
+          `"${rule}" judges a date, and this field holds no date: every value would be refused`,
+          'move the rule to a date field ("format": "date"), or remove it',
+        );
+      }
+    }
+
     const window = node.yearWithin;
     if (isObject(window) && typeof window.yearsBack === 'number' && typeof window.yearsAhead === 'number' && window.yearsBack + window.yearsAhead < 0) {
       const signed = (years: number) => (years >= 0 ? `+ ${years}` : `− ${-years}`);
@@ -149,7 +159,15 @@ export function checkCompiles(file: string, bundled: JsonObject, problems: Probl
     const message = (error as Error).message.replace(/^strict mode: /, '');
     const place = /at (?:path )?"#([^"]*)"/.exec(message)?.[1] ?? '';
     const missingType = /missing type "(\w+)" for keyword "(\w+)"/.exec(message);
-    const fix = missingType ? `add "type": "${missingType[1]}" beside "${missingType[2]}"` : 'see https://ajv.js.org/strict-mode.html';
-    problems.add(file, place || '/', message.replace(/ at (?:path )?"#[^"]*"/, '').replace(/ \(\w+\)$/, ''), fix);
+    const at = place || '/';
+    if (missingType)
+      problems.add(file, at, `"${missingType[2]}" needs to know what kind of value it judges`, `add "type": "${missingType[1]}" beside "${missingType[2]}"`);
+    else
+      problems.add(
+        file,
+        at,
+        `the app cannot use this schema: ${message.replace(/ at (?:path )?"#[^"]*"/, '').replace(/ \(\w+\)$/, '')}`,
+        'undo the last edit here, or ask a developer',
+      );
   }
 }

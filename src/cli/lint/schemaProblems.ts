@@ -18,6 +18,16 @@ function show(value: unknown): string {
   return text.length > 40 ? `${text.slice(0, 37)}…` : text;
 }
 
+/** What is wrong with a regular expression, in the engine's words ("Unterminated group"). */
+function regexProblem(pattern: string): string {
+  try {
+    new RegExp(pattern, 'u');
+    return 'it is refused';
+  } catch (error) {
+    return (error as Error).message.replace(/^Invalid regular expression: \/.*\/\w*: /, '').toLowerCase();
+  }
+}
+
 const article = (type: string) => (/^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`);
 
 /**
@@ -150,7 +160,12 @@ export class SchemaChecker {
         const quotedValue =
           typeof data === 'string' &&
           ((/number|integer/.test(type) && data.trim() !== '' && !Number.isNaN(Number(data))) || (type.includes('boolean') && /^(true|false)$/.test(data)));
-        return { at, what: `${show(data)} is not ${article(type)}`, fix: quotedValue ? `write it without quotes: ${data}` : fallback };
+        const fix = quotedValue
+          ? `write it without quotes: ${data}`
+          : type === 'boolean'
+            ? `write true or false${description ? ` (${description})` : ''}`
+            : fallback;
+        return { at, what: `${show(data)} is not ${article(type)}`, fix };
       }
       case 'minimum':
       case 'exclusiveMinimum':
@@ -163,7 +178,18 @@ export class SchemaChecker {
       case 'minItems':
         return { at, what: `the list needs at least ${limit} ${limit === 1 ? 'entry' : 'entries'}`, fix: fallback };
       case 'pattern':
+        if (typeof data === 'string' && error.propertyName === undefined && data.trim() === '') {
+          return { at, what: 'the text is only spaces: drivers would see no words', fix: description ?? 'write the words a driver reads, in full' };
+        }
         return { at, what: `${show(error.propertyName ?? data)} does not have the expected form (${String(params.pattern)})`, fix: fallback };
+      case 'format':
+        if (params.format === 'regex')
+          return {
+            at,
+            what: `${show(error.propertyName ?? data)} is not a regular expression: ${regexProblem(String(error.propertyName ?? data))}`,
+            fix: fallback,
+          };
+        return { at, what: `${show(data)} is not a valid ${String(params.format)}`, fix: fallback };
       case 'severalMatch':
         return { at, what: 'this matches more than one of the shapes allowed here', fix: fallback };
       case 'uniqueItems':

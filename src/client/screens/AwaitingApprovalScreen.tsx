@@ -8,6 +8,7 @@ import toast from 'react-hot-toast';
 import useSWR from 'swr';
 import { useLocation } from 'wouter';
 import { lookupIn, resolveNextStep, type ScreenStep } from '../../shared/flow.js';
+import type { DriverStatus } from '../../shared/review.js';
 import { callApi } from '../api.js';
 import { followResume } from '../stepRuntime.js';
 import { callByName, flow, routeOf } from '../flow.js';
@@ -17,17 +18,8 @@ import { getItem } from '../storage.js';
 import { MessageScreen } from './MessageScreen.js';
 import { ScreenActionButton } from './parts.js';
 
-interface DriverStatus {
-  status?: string;
-  isSessionComplete?: boolean;
-  isSubscriptionPaid?: boolean;
-  rejectionReason?: string;
-  /** Fixes a reviewer asked, field by field, and the first step holding one. */
-  fixes?: { step: string; field: string; title: string; reason: string }[];
-  nextFix?: string;
-}
-
-async function fetchStatus([callName, id]: [string, string]): Promise<DriverStatus> {
+// An answer without data reads as a status not yet known.
+async function fetchStatus([callName, id]: [string, string]): Promise<Partial<DriverStatus>> {
   const answer = await dataOf(callApi<{ data?: DriverStatus }>(callByName(callName), {}, { id }), flow.messages.statusFailed);
   return answer.data ?? {};
 }
@@ -36,7 +28,7 @@ export function AwaitingApprovalScreen({ step }: { step: ScreenStep }) {
   const [, navigate] = useLocation();
   const driverId = getItem('driver_id');
   const poll = step.poll;
-  const { data } = useSWR<DriverStatus, RequestError>(poll && driverId ? ([poll.call, driverId] as [string, string]) : null, fetchStatus, {
+  const { data } = useSWR<Partial<DriverStatus>, RequestError>(poll && driverId ? ([poll.call, driverId] as [string, string]) : null, fetchStatus, {
     refreshInterval: poll?.everyMs,
     revalidateOnFocus: true,
     // One toast per message, however often the poll fails.

@@ -4,27 +4,9 @@
  * resume table needs to send a returning driver to a step they can finish.
  */
 import type { Flow } from '../../shared/flow.js';
+import type { DriverStatus, ReviewStatus } from '../../shared/review.js';
 import type { Queryable } from '../db/db.js';
 import { fieldTitle } from './reviewView.js';
-
-export interface DriverStatus {
-  status: string;
-  isSessionComplete: boolean;
-  isSubscriptionPaid: boolean;
-  isEmailVerified: boolean;
-  isPhoneVerified: boolean;
-  isProfileComplete: boolean;
-  /** Signed up with Google, Apple or Facebook (the profile then asks for the phone). */
-  isSocial: boolean;
-  /** Only for a rejected driver: what to fix. */
-  rejectionReason?: string;
-  /** Only for a rejected driver asked to fix fields: each with its title and the reviewer's reason. */
-  fixes?: { step: string; field: string; title: string; reason: string }[];
-  /** The first step (in the flow's order) holding a fix: where the resume table sends the driver. */
-  nextFix?: string;
-  /** The driver's vehicle, once its photos were sent (the vehicle step sends it back). */
-  vehicleId?: string;
-}
 
 /** What a returning driver's browser keeps besides the status: who they are and where codes go. */
 export interface ReturningDriver {
@@ -38,7 +20,7 @@ interface StatusRow {
   email: string;
   phone: string | null;
   provider: string;
-  status: string;
+  status: ReviewStatus;
   rejection_reason: string | null;
   is_session_complete: boolean;
   is_subscription_paid: boolean;

@@ -20,6 +20,43 @@ export type ReviewDriver = QueueDriver & {
 
 /**
  * This interface was referenced by `Review`'s JSON-Schema
+ * via the `definition` "driverStatus".
+ */
+export interface DriverStatus {
+  status: ReviewStatus;
+  isSessionComplete: boolean;
+  isSubscriptionPaid: boolean;
+  isEmailVerified: boolean;
+  isPhoneVerified: boolean;
+  isProfileComplete: boolean;
+  /**
+   * Signed up with Google, Apple or Facebook (the profile then asks for the phone).
+   */
+  isSocial: boolean;
+  /**
+   * Only for a rejected driver: what to fix.
+   */
+  rejectionReason?: string;
+  /**
+   * Only for a rejected driver asked to fix fields: each with its title and the reviewer's reason.
+   */
+  fixes?: {
+    step: string;
+    field: string;
+    title: string;
+    reason: string;
+  }[];
+  /**
+   * The first step (in the flow's order) holding a fix: where the resume table sends the driver. A step id of the flow.
+   */
+  nextFix?: string;
+  /**
+   * The driver's vehicle, once its photos were sent (the vehicle step sends it back).
+   */
+  vehicleId?: string;
+}
+/**
+ * This interface was referenced by `Review`'s JSON-Schema
  * via the `definition` "queueDriver".
  */
 export interface QueueDriver {
