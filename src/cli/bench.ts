@@ -45,6 +45,24 @@ async function signupBundle() {
   return { shell: await gzip(shell), signup: await gzip(needed), firebaseInFirstPage };
 }
 
+/**
+ * `npm run lint:schemas` on the shipped files, in its own process as operations staff run it:
+ * the checks, and the whole command; the anchor is the same runner starting an empty script.
+ */
+function lintFigures() {
+  const tsx = join(PROJECT_ROOT, 'node_modules', '.bin', 'tsx');
+  const timed = (args: string[]) => {
+    const started = performance.now();
+    const output = execFileSync(tsx, args, { cwd: PROJECT_ROOT, encoding: 'utf8' });
+    return { output, ms: performance.now() - started };
+  };
+  const runs = Array.from({ length: 5 }, () => timed([join('src', 'cli', 'lint.ts')]));
+  const checked = runs.map(({ output }) => Number(/checked in (\d+) ms/.exec(output)?.[1] ?? NaN));
+  const problems = /(\d+) problems?/.exec(runs[0]?.output ?? '')?.[1] ?? '?';
+  const empty = Array.from({ length: 5 }, () => timed(['-e', '']).ms);
+  return { problems, checked: median(checked), command: median(runs.map(({ ms }) => ms)), anchor: median(empty), runs: runs.length };
+}
+
 /** Median time of one validation of a half-typed sign-up form with the browser's precompiled validator. */
 async function validationSpeed() {
   const form = (await import(join(PROJECT_ROOT, 'build', 'generated', 'forms', 'signup.js'))) as { schema: RJSFSchema; validateFns: never };
@@ -432,6 +450,13 @@ try {
   console.log(`  shell (entry + static imports)      ${kb(bundle.shell)}`);
   console.log(`  first visit to /signup               ${kb(bundle.signup)}   budget ≤ 120 KB`);
   console.log(`  Firebase in the first page           ${bundle.firebaseInFirstPage ? 'yes' : 'no'}`);
+
+  const lint = lintFigures();
+  console.log(`Lint (npm run lint:schemas on the shipped files, its own process, median of ${lint.runs}: ${lint.problems} problems)`);
+  console.log(`  the checks                           ${Math.round(lint.checked)} ms   budget ≤ 1000 ms`);
+  console.log(
+    `  the whole command                    ${Math.round(lint.command)} ms (anchor: the same runner on an empty script, ${Math.round(lint.anchor)} ms)`,
+  );
 
   console.log('Validation (Node, precompiled, half-typed sign-up)');
   console.log(`  per call                             ${(await validationSpeed()).toFixed(1)} µs`);

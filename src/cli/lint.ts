@@ -9,11 +9,13 @@ import { lintProject } from './lintProject.js';
 
 /** Lints the content at `root`, printing a line per problem and the count; answers the exit status. */
 export async function runLint(root: string, out: (line: string) => void): Promise<number> {
+  const started = performance.now();
   const problems = await lintProject(root, { widgets: [...WIDGET_NAMES], screens: [...SCREEN_NAMES] });
   for (const problem of problems) out(formatProblem(problem));
-  // Since the process started: what running the lint costs, imports included.
-  const took = Math.round(performance.now());
-  out(`schemas and flow: ${problems.length} problem${problems.length === 1 ? '' : 's'} (${took} ms)`);
+  // The checks, and since the process started (Node and the modules loading too): npm run bench reads both.
+  const checked = Math.round(performance.now() - started);
+  const total = Math.round(performance.now());
+  out(`schemas and flow: ${problems.length} problem${problems.length === 1 ? '' : 's'} (checked in ${checked} ms, ${total} ms in all)`);
   return problems.length > 0 ? 1 : 0;
 }
 

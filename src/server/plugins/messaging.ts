@@ -18,8 +18,6 @@ import type { Queryable } from '../db/db.js';
 import { DeliveryError, type Channel, type OutgoingMessage, type Transport, type Undeliverable } from '../messaging/delivery.js';
 import { LocalOutbox } from '../messaging/localOutbox.js';
 import { renderNotice } from '../messaging/render.js';
-import { createSmtpTransport } from '../messaging/smtpTransport.js';
-import { createTwilioTransport } from '../messaging/twilioTransport.js';
 import fp from 'fastify-plugin';
 
 /** Why a code was not sent; an invalid number in the flow's words (spec §8), which the browser shows too. */
@@ -74,10 +72,11 @@ export type NoticeToDriver = Exclude<NoticeName, 'emailCode' | 'phoneCode'>;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-function transportsOf(config: MessagingConfig, outbox: LocalOutbox | null): Record<Channel, Transport> {
+/** Each provider's SDK is loaded only where it is configured: a local server never loads nodemailer or twilio. */
+async function transportsOf(config: MessagingConfig, outbox: LocalOutbox | null): Promise<Record<Channel, Transport>> {
   return {
-    email: config.email.kind === 'smtp' ? createSmtpTransport(config.email.url, config.email.from) : outbox!,
-    sms: config.sms.kind === 'twilio' ? createTwilioTransport(config.sms) : outbox!,
+    email: config.email.kind === 'smtp' ? (await import('../messaging/smtpTransport.js')).createSmtpTransport(config.email.url, config.email.from) : outbox!,
+    sms: config.sms.kind === 'twilio' ? (await import('../messaging/twilioTransport.js')).createTwilioTransport(config.sms) : outbox!,
   };
 }
 
@@ -103,7 +102,7 @@ export const messagingPlugin = fp<{ config: MessagingConfig; signInUrl: string }
           ),
         )
       : null;
-    const transports = transportsOf(options.config, outbox);
+    const transports = await transportsOf(options.config, outbox);
     const sealContext = (id: string) => `notice:${id}`;
 
     async function sendCode({ channel, to, code, minutes }: CodeMessage): Promise<void> {

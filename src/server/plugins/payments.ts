@@ -1,7 +1,6 @@
 import type { PaymentsConfig, SubscriptionPlan } from '../config.js';
 import type { PaymentGateway } from '../payments/gateway.js';
 import { createSandboxGateway } from '../payments/sandboxGateway.js';
-import { createStripeGateway } from '../payments/stripeGateway.js';
 import { sandboxPaymentRoutes } from '../routes/sandboxPayments.js';
 import fp from 'fastify-plugin';
 
@@ -16,6 +15,8 @@ export const paymentsPlugin = fp<{ payments: PaymentsConfig; plan: SubscriptionP
   async (app, options) => {
     const { payments, plan } = options;
     if (payments.kind === 'stripe') {
+      // Each provider's SDK is loaded only where it is configured: a local server (and the lint, which builds the app) never loads it.
+      const { createStripeGateway } = await import('../payments/stripeGateway.js');
       app.decorate('payments', createStripeGateway(payments));
       return;
     }

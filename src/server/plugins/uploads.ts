@@ -21,7 +21,6 @@ import type { Db } from '../db/db.js';
 import { imageTypeOf, reencodeImage, type ReencodedImage } from '../lib/reencodeImage.js';
 import { createDiskStore } from '../storage/diskStore.js';
 import type { ObjectStore } from '../storage/objectStore.js';
-import { createS3Store } from '../storage/s3Store.js';
 import type { DataCipher } from './crypto.js';
 import fp from 'fastify-plugin';
 
@@ -141,7 +140,11 @@ export async function sweepOrphanUploads(store: ObjectStore, scratch: ObjectStor
 
 export const uploadsPlugin = fp<{ dataDir: string; storage: StorageConfig }>(
   async (app, options) => {
-    const store = options.storage.kind === 's3' ? createS3Store(options.storage) : await createDiskStore(join(options.dataDir, 'uploads'));
+    // The S3 SDK is loaded only where S3 is configured.
+    const store =
+      options.storage.kind === 's3'
+        ? (await import('../storage/s3Store.js')).createS3Store(options.storage)
+        : await createDiskStore(join(options.dataDir, 'uploads'));
     const scratchDir = join(options.dataDir, 'scratch');
     await mkdir(scratchDir, { recursive: true, mode: 0o700 });
     const scratch = await createDiskStore(scratchDir);
