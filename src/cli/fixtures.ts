@@ -9,21 +9,28 @@ import type { ValidatorType } from '@rjsf/utils';
 import { expandErrors, fieldOf, messagesByField } from '../shared/errors.js';
 import { FixtureProblem, parseFixture, schemaOfStep, type Fixture, type Messages } from '../shared/fixtureFiles.js';
 import { listFixtureFiles, loadSchema, loadUiSchema, ProjectFileError, readJsonFile, shownPath } from '../node/projectFiles.js';
-import type { Flow } from '../shared/flow.js';
+import { readPayload, splitSource, type Flow, type FormStep } from '../shared/flow.js';
 import type { JsonObject } from '../shared/schemaFiles.js';
 import { pointerOf } from '../shared/jsonPointer.js';
-import { createFormSchemas } from '../server/lib/formSchemas.js';
+import { createFormSchemas, type FormSchema } from '../server/lib/formSchemas.js';
 import { precompiledValidator } from '../node/precompiledValidators.js';
 
-/** A payload given without a fixture around it: `npm run validate -- --step signup FILE`. */
+/**
+ * A payload given without a fixture around it: the form's values (`npm run validate -- --step
+ * signup FILE`), or with `body` the request body the step's call sends, as the browser's network
+ * panel shows it; the flow's transforms are undone first, as the server reads it.
+ */
 export interface BarePayload {
   step: string;
   variant?: string;
+  body?: boolean;
 }
 
 export interface ResultLine {
   ok: boolean;
   text: string;
+  /** The field it is about, as a JSON pointer ("/email", "" for the form), if it is about one. */
+  field?: string;
 }
 
 export interface FixtureResult {
@@ -47,22 +54,33 @@ function firstByPointer(byField: Record<string, string[]>): Messages {
   return first;
 }
 
-const formSchemas = createFormSchemas();
-
-/** What the server answers for these values: the first message of each field. */
-function serverMessages(schema: string, data: JsonObject): Messages {
-  return firstByPointer(messagesByField(formSchemas(schema).errorsOf(data)));
+/** Where a fixture's forms are read: the project's files, or (for the lint) the files of the copy it checks. */
+export interface FormSource {
+  schema(name: string): JsonObject;
+  uiSchema(name: string): JsonObject;
+  /** The server's check of each form, compiled once per source. */
+  server: (name: string) => FormSchema;
 }
 
+export const projectForms: FormSource = { schema: loadSchema, uiSchema: loadUiSchema, server: createFormSchemas() };
+
+/** What the server answers for these values: the first message of each field. */
+function serverMessages(forms: FormSource, schema: string, data: JsonObject): Messages {
+  return firstByPointer(messagesByField(forms.server(schema).errorsOf(data)));
+}
+
+/** The browser's validators by the text of their form, compiled once. */
 const browserForms = new Map<string, { schema: JsonObject; uiSchema: JsonObject; validator: ValidatorType }>();
 
 /** What the browser shows for these values: the first message under each field. */
-function browserMessages(schemaName: string, data: JsonObject): Messages {
-  let form = browserForms.get(schemaName);
+function browserMessages(forms: FormSource, schemaName: string, data: JsonObject): Messages {
+  const schema = forms.schema(schemaName);
+  const uiSchema = forms.uiSchema(schemaName);
+  const key = JSON.stringify([schema, uiSchema]);
+  let form = browserForms.get(key);
   if (!form) {
-    const schema = loadSchema(schemaName);
-    form = { schema, uiSchema: loadUiSchema(schemaName), validator: precompiledValidator(schema) };
-    browserForms.set(schemaName, form);
+    form = { schema, uiSchema, validator: precompiledValidator(schema) };
+    browserForms.set(key, form);
   }
   // As the step page's form validates: rjsf's error mapping, then ours (transformErrors).
   const { errors } = form.validator.validateFormData(data, form.schema, undefined, (e) => expandErrors(e), form.uiSchema);
@@ -74,22 +92,22 @@ function browserMessages(schemaName: string, data: JsonObject): Messages {
 const said = (message: string | undefined) => (message === undefined ? 'no message' : JSON.stringify(message));
 
 /** One line per field: what was expected and what the browser and the server said. */
-export function compareMessages(expected: Messages, browser: Messages, server: Messages): ResultLine[] {
+export function compareMessages(expected: Messages, browser: Messages, server: Messages, label: (field: string) => string = (field) => field): ResultLine[] {
   const fields = [...new Set([...Object.keys(expected), ...Object.keys(browser), ...Object.keys(server)])];
   return fields.map((field) => {
-    const name = field || '(the form)';
+    const name = field ? label(field) : '(the form)';
     const want = expected[field];
     if (browser[field] !== server[field]) {
       const expectedToo = want === undefined ? '' : ` (expected ${said(want)})`;
-      return { ok: false, text: `${name}: the browser says ${said(browser[field])} but the server says ${said(server[field])}${expectedToo}` };
+      return { ok: false, field, text: `${name}: the browser says ${said(browser[field])} but the server says ${said(server[field])}${expectedToo}` };
     }
     const got = browser[field];
-    return got === want ? { ok: true, text: `${name}: ${said(got)}` } : { ok: false, text: `${name}: expected ${said(want)}, got ${said(got)}` };
+    return { ok: got === want, field, text: got === want ? `${name}: ${said(got)}` : `${name}: expected ${said(want)}, got ${said(got)}` };
   });
 }
 
 /** Reads one fixture (or bare payload) and runs it through both validators. */
-export function checkFixture(path: string, flow: Flow, bare?: BarePayload): FixtureResult {
+export function checkFixture(path: string, flow: Flow, bare?: BarePayload, forms: FormSource = projectForms): FixtureResult {
   const file = shownPath(path);
   let fixture: Fixture;
   try {
@@ -104,10 +122,24 @@ export function checkFixture(path: string, flow: Flow, bare?: BarePayload): Fixt
     }));
     return { file, target: '', passed: false, lines };
   }
-  const target = `${fixture.step}${fixture.variant ? `, variant ${fixture.variant}` : ''}`;
+  const target = `${fixture.step}${fixture.variant ? `, variant ${fixture.variant}` : ''}${bare?.body ? ', a request body' : ''}`;
   let lines: ResultLine[];
+  // A request body names each field by its key in the body ("zipcode" for the form's zipCode).
+  let label = (field: string) => field;
+  const call = bare?.body ? flow.calls[(flow.steps[fixture.step] as FormStep).call] : undefined;
+  if (call) {
+    const keyOf = new Map(Object.entries(call.payload ?? {}).map(([key, field]) => [`/${splitSource(field.from).path.join('.')}`, key]));
+    const received = readPayload(call, fixture.data);
+    // A photo travels as a file part; in a body written out it is its content type ("image/jpeg"), as in a fixture.
+    for (const [field, key] of Object.entries(received.files)) if (typeof fixture.data[key] === 'string') received.form[field] = fixture.data[key];
+    fixture = { ...fixture, data: received.form as JsonObject };
+    label = (field) => {
+      const key = keyOf.get(field);
+      return key === undefined || `/${key}` === field ? field : `${field} (the body's "${key}")`;
+    };
+  }
   try {
-    lines = compareMessages(fixture.errors, browserMessages(fixture.schema, fixture.data), serverMessages(fixture.schema, fixture.data));
+    lines = compareMessages(fixture.errors, browserMessages(forms, fixture.schema, fixture.data), serverMessages(forms, fixture.schema, fixture.data), label);
   } catch (error) {
     // A broken schema file (an edit in progress): every fixture of its step says so.
     lines = [{ ok: false, text: `cannot be checked: ${(error as Error).message}` }];

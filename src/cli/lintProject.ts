@@ -9,8 +9,10 @@ import { join } from 'node:path';
 import type { ErrorObject } from 'ajv';
 import type { Flow } from '../shared/flow.js';
 import { schemaNamesOf } from '../node/projectFiles.js';
+import { schemaWithRuleValues, uiWithRuleValues } from '../shared/ruleValues.js';
 import { bundleSchema, isObject, SchemaFileError, type JsonObject } from '../shared/schemaFiles.js';
 import { checkFlow, FLOW_FILE } from './lint/flowChecks.js';
+import { checkFixtures } from './lint/fixtureChecks.js';
 import { checkFlowPaths } from './lint/flowPaths.js';
 import { checkNotices, NOTICES_FILE } from './lint/noticeChecks.js';
 import { locate, parseJsonObject, readProjectFile } from './lint/jsonFiles.js';
@@ -218,6 +220,14 @@ export async function lintProject(root: string, registry: Registry): Promise<Pro
   if (notices) {
     noticesChecker?.check(NOTICES_FILE, notices, problems);
     if (!problems.hasAny(NOTICES_FILE)) checkNotices(notices, problems);
+  }
+
+  // Last, the fixtures, once every file holds: what a driver would now read, against what each fixture says.
+  if (flowJson && problems.list.length === 0) {
+    const bundled = (name: string) => folder.bundle(name) ?? {};
+    const schema = (name: string) => schemaWithRuleValues(bundled(`${name}${SCHEMA_SUFFIX}`));
+    const uiSchema = (name: string) => uiWithRuleValues(bundled(`${name}${UI_SUFFIX}`), bundled(`${name}${SCHEMA_SUFFIX}`));
+    await checkFixtures(root, flowJson as Flow & JsonObject, { schema, uiSchema }, problems);
   }
 
   problems.locate((file) => readProjectFile(root, file), locate);

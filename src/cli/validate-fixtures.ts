@@ -1,6 +1,7 @@
-// `npm run validate [-- [--step NAME [--variant SCHEMA]] [--junit REPORT.xml] [FILE|FOLDER …]]`:
+// `npm run validate [-- [--step NAME [--variant SCHEMA] [--body]] [--junit REPORT.xml] [FILE|FOLDER …]]`:
 // runs each fixture (every one under tests/fixtures/ by default) through the browser's
-// validator and the server's, and prints per file what each field got. For testers adding
+// validator and the server's, and prints per file what each field got. With --step, each file is
+// a form's values, or with --body the request body the step's call sends. For testers adding
 // cases and for ops staff who changed a rule or a message (docs/authoring.md).
 import { writeFileSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
@@ -13,7 +14,7 @@ import { checkFixture, expandPaths, formatResult, type BarePayload } from './fix
 import { junitReport } from './junit.js';
 
 const USAGE = `usage: npm run validate -- [--junit REPORT.xml] [FILE|FOLDER …]
-       npm run validate -- --step NAME [--variant SCHEMA] [--junit REPORT.xml] PAYLOAD.json …`;
+       npm run validate -- --step NAME [--variant SCHEMA] [--body] [--junit REPORT.xml] PAYLOAD.json …`;
 
 /** Where the command prints, and the folder its paths are read from (the tester's, when npm runs it). */
 export interface CommandIo {
@@ -44,10 +45,17 @@ export function runValidate(argv: string[], io: CommandIo): number {
 
 function validate(argv: string[], io: CommandIo): number {
   let args: ReturnType<
-    typeof parseArgs<{ options: { step: { type: 'string' }; variant: { type: 'string' }; junit: { type: 'string' } }; allowPositionals: true }>
+    typeof parseArgs<{
+      options: { step: { type: 'string' }; variant: { type: 'string' }; body: { type: 'boolean' }; junit: { type: 'string' } };
+      allowPositionals: true;
+    }>
   >;
   try {
-    args = parseArgs({ args: argv, options: { step: { type: 'string' }, variant: { type: 'string' }, junit: { type: 'string' } }, allowPositionals: true });
+    args = parseArgs({
+      args: argv,
+      options: { step: { type: 'string' }, variant: { type: 'string' }, body: { type: 'boolean' }, junit: { type: 'string' } },
+      allowPositionals: true,
+    });
   } catch (error) {
     throw new UsageError((error as Error).message);
   }
@@ -58,15 +66,15 @@ function validate(argv: string[], io: CommandIo): number {
   let bare: BarePayload | undefined;
   if (values.step !== undefined) {
     if (positionals.length === 0) throw new UsageError('--step names the step of the payload files that follow it: give at least one file');
-    bare = { step: values.step, ...(values.variant === undefined ? {} : { variant: values.variant }) };
+    bare = { step: values.step, ...(values.variant === undefined ? {} : { variant: values.variant }), ...(values.body ? { body: true } : {}) };
     try {
       schemaOfStep(flow, bare.step, bare.variant);
     } catch (error) {
       if (!(error instanceof FixtureProblem)) throw error;
       throw new UsageError(`--${error.place} ${error.place === 'step' ? values.step : values.variant}: ${error.message}`);
     }
-  } else if (values.variant !== undefined) {
-    throw new UsageError('--variant goes with --step');
+  } else if (values.variant !== undefined || values.body) {
+    throw new UsageError(`--${values.body ? 'body' : 'variant'} goes with --step`);
   }
 
   const files = positionals.length > 0 ? expandPaths(positionals.map(fromCaller)) : listFixtureFiles();

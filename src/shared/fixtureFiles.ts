@@ -13,8 +13,11 @@
  * `step` is a form step of flows/onboarding.flow.json; a step's variant is named by its schema
  * ("step": "completeProfile", "variant": "profile-social"). `errors` holds, for each field that
  * fails, its first message exactly as a driver reads it, keyed by the field's JSON pointer.
+ * A date may be written relative to the day the fixture runs: "$today-18y" (18 years ago today),
+ * "$today+6m-1d" (a day short of six months ahead), so a rule's edge stays tested as time passes.
  * Pure: the files are listed by src/node/projectFiles.ts (listFixtureFiles).
  */
+import { isoDateOffset } from './dates.js';
 import type { Flow } from './flow.js';
 import type { JsonObject } from './schemaFiles.js';
 
@@ -65,10 +68,36 @@ export function schemaOfStep(flow: Flow, stepId: string, variant?: string): stri
 
 const isObject = (value: unknown): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
 
+const RELATIVE_DATE = /^\$today((?:[+-]\d+[ymd])*)$/;
+
+/** "$today-18y+1d" → the date, as YYYY-MM-DD; undefined when the text is not one. */
+export function relativeDate(text: string, now: Date = new Date()): string | undefined {
+  const offsets = RELATIVE_DATE.exec(text)?.[1];
+  if (offsets === undefined) return undefined;
+  const by = { y: 0, m: 0, d: 0 };
+  for (const [, sign, amount, unit] of offsets.matchAll(/([+-])(\d+)([ymd])/g)) by[unit as 'y' | 'm' | 'd'] += (sign === '-' ? -1 : 1) * Number(amount);
+  const day = new Date(now.getTime());
+  day.setDate(day.getDate() + by.d);
+  return isoDateOffset(by.y, by.m, day);
+}
+
+/** The values with each "$today…" date resolved; a text that starts so but is no such date is a problem. */
+function resolveDates(value: unknown, place: string, now: Date, problems: FixtureProblem[]): unknown {
+  if (typeof value === 'string' && value.startsWith('$today')) {
+    const date = relativeDate(value, now);
+    if (date === undefined)
+      problems.push(new FixtureProblem(place, `"${value}" is no date relative to today — write e.g. "$today-18y" or "$today+6m-1d" (y, m, d)`));
+    return date ?? value;
+  }
+  if (Array.isArray(value)) return value.map((item, i) => resolveDates(item, `${place}/${i}`, now, problems));
+  if (isObject(value)) return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, resolveDates(item, `${place}/${key}`, now, problems)]));
+  return value;
+}
+
 const FIXTURE_KEYS = ['description', 'step', 'variant', 'expect', 'errors', 'data'];
 
-/** A fixture file's contents, checked; every mistake found is thrown at once. */
-export function parseFixture(json: JsonObject, flow: Flow): Fixture {
+/** A fixture file's contents, checked, its relative dates resolved for `now`; every mistake found is thrown at once. */
+export function parseFixture(json: JsonObject, flow: Flow, now: Date = new Date()): Fixture {
   if (!('step' in json) && !('data' in json)) {
     throw new FixtureProblem('', 'not a fixture: it needs "step", "expect" and "data" — for a bare payload, name its step with --step NAME');
   }
@@ -92,6 +121,7 @@ export function parseFixture(json: JsonObject, flow: Flow): Fixture {
     problems.push(new FixtureProblem('variant', 'must be the name of the variant\'s schema, e.g. "profile-social"'));
   if (expect !== 'valid' && expect !== 'invalid') problems.push(new FixtureProblem('expect', 'must be "valid" or "invalid"'));
   if (!isObject(data)) problems.push(new FixtureProblem('data', 'must be the form\'s values, e.g. "data": { "email": "driver@example.com" }'));
+  const values = resolveDates(data, 'data', now, problems);
   if (description !== undefined && typeof description !== 'string') problems.push(new FixtureProblem('description', 'must be text'));
   if (!isObject(errors))
     problems.push(new FixtureProblem('errors', 'must map each field to its message, e.g. "errors": { "/email": "<the message a driver reads>" }'));
@@ -119,6 +149,6 @@ export function parseFixture(json: JsonObject, flow: Flow): Fixture {
     schema,
     expect: expect as Fixture['expect'],
     errors: errors as Messages,
-    data: data as JsonObject,
+    data: values as JsonObject,
   };
 }

@@ -38,11 +38,22 @@ async function run(command: string, copy: string): Promise<string> {
   }
 }
 
-/** The guide shows output with "…" for lines left out; the lines it shows must be printed as shown. */
-function expectPrinted(actual: string, shown: string): void {
-  const lines = shown.replace(/\n$/, '').split('\n');
+/**
+ * The guide shows output with "…" for lines left out; the lines it shows must be printed as shown.
+ * When they are not, the failure says so in plain words: where the block is, the first line that
+ * differs, and what the command printed, for whoever follows the guide and finds it out of date.
+ */
+function expectPrinted(actual: string, block: GuideBlock, command: string): void {
+  const lines = block.text.replace(/\n$/, '').split('\n');
   const pattern = lines.map((line) => (line === '…' ? '(?:.*\\n)*?' : `${line.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\n`)).join('');
-  expect(actual).toMatch(new RegExp(`^${pattern}$`));
+  if (new RegExp(`^${pattern}$`).test(actual)) return;
+  const printed = actual.replace(/\n$/, '').split('\n');
+  const missing = lines.find((line) => line !== '…' && !printed.includes(line));
+  const difference =
+    missing === undefined ? 'the lines it shows are printed, but not in that order' : `it shows "${missing}", which the command no longer prints`;
+  throw new Error(
+    `${block.at}: \`${command.trim()}\` no longer prints what the guide shows: ${difference}. Make the guide show what it prints now:\n${actual}`,
+  );
 }
 
 describe('docs/authoring.md', () => {
@@ -51,19 +62,37 @@ describe('docs/authoring.md', () => {
     expect([...examples.keys()]).toEqual(['change-message', 'make-optional', 'change-rule', 'add-field']);
   });
 
+  it('says in plain words which example no longer matches which file, once the files have moved on', () => {
+    const [stale] = guideExamples(
+      '<!-- example: demo, before: schemas/signup.ui.json -->\n```json\n"ui:title": "Register",\n```\n<!-- example: demo, after: schemas/signup.ui.json -->\n```json\n"ui:title": "Join",\n```\n',
+    ).get('demo')!;
+    const copy = copyContent();
+    try {
+      expect(() => applyGuideEdits(copy, [stale!, { ...stale!, kind: 'after', text: '"ui:title": "Join",\n' }])).toThrow(
+        'docs/authoring.md:1 (example "demo"): the text it says to change is no longer in schemas/signup.ui.json — make the guide\'s "before" block show the file\'s lines as they are now:\n"ui:title": "Register",\n',
+      );
+    } finally {
+      rmSync(copy, { recursive: true, force: true });
+    }
+    const prints: GuideBlock = { kind: 'prints', file: '', text: '✓ a.json (signup)\n1 passed, 0 failed\n', at: 'docs/authoring.md:9 (example "demo")' };
+    expect(() => expectPrinted('✗ a.json (signup)\n0 passed, 1 failed\n', prints, 'npm run validate -- a.json')).toThrow(
+      'docs/authoring.md:9 (example "demo"): `npm run validate -- a.json` no longer prints what the guide shows: it shows "✓ a.json (signup)", which the command no longer prints. Make the guide show what it prints now:\n✗ a.json (signup)\n0 passed, 1 failed\n',
+    );
+  });
+
   it.each([...examples.entries()])('example "%s" works as written', async (_name, blocks) => {
     const copy = copyContent();
     try {
       let edits: GuideBlock[] = [];
-      let printed: string | undefined;
+      let printed: { output: string; command: string } | undefined;
       for (const block of blocks) {
         if (block.kind === 'run') {
           applyGuideEdits(copy, edits);
           edits = [];
-          printed = await run(block.text, copy);
+          printed = { output: await run(block.text, copy), command: block.text };
         } else if (block.kind === 'prints') {
-          expect(printed, 'a "prints" block follows a "run" block').toBeDefined();
-          expectPrinted(printed!, block.text);
+          if (!printed) throw new Error(`${block.at}: a "prints" block follows a "run" block`);
+          expectPrinted(printed.output, block, printed.command);
           printed = undefined;
         } else {
           edits.push(block);

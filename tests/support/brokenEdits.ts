@@ -34,10 +34,12 @@ export function listBrokenEdits(): BrokenEdit[] {
     .map((name) => ({ name: name.replace(/\.json$/, ''), ...JSON.parse(readFileSync(join(BROKEN_EDITS_DIR, name), 'utf8')) }) as BrokenEdit);
 }
 
-/** A copy of the files the lint reads (schemas/ and flows/), with the edit made; remove it when done. */
+/** A copy of the files the lint reads (schemas/, flows/, the fixtures), with the edit made; remove it when done. */
 export function copyWithEdit(edit: BrokenEdit): string {
   const root = mkdtempSync(join(tmpdir(), 'onramp-broken-edit-'));
   for (const dir of ['schemas', 'flows']) cpSync(join(PROJECT_ROOT, dir), join(root, dir), { recursive: true });
+  // The fixtures too, which the lint runs on the edited files (not this corpus).
+  cpSync(join(PROJECT_ROOT, 'tests', 'fixtures'), join(root, 'tests', 'fixtures'), { recursive: true, filter: (source) => !source.includes('broken-edits') });
   for (const change of 'changes' in edit ? edit.changes : [edit]) {
     const text = readFileSync(join(root, change.file), 'utf8');
     const occurrences = text.split(change.replace).length - 1;

@@ -6,6 +6,7 @@
 import { createAjv } from '../../shared/ajv.js';
 import { fromAjvErrors, type ValidationErrorLike } from '../../shared/errors.js';
 import { loadSchema } from '../../node/projectFiles.js';
+import type { JsonObject } from '../../shared/schemaFiles.js';
 
 export interface FormSchema {
   properties: Record<string, { type?: unknown }>;
@@ -15,14 +16,14 @@ export interface FormSchema {
   errorsOf(form: Record<string, unknown>): ValidationErrorLike[];
 }
 
-/** Step schemas by name, each read and compiled once. */
-export function createFormSchemas(): (name: string) => FormSchema {
+/** Step schemas by name, each read (from the project, or by `load`) and compiled once. */
+export function createFormSchemas(load: (name: string) => JsonObject = loadSchema): (name: string) => FormSchema {
   const ajv = createAjv();
   const compiled = new Map<string, FormSchema>();
   return (name) => {
     let schema = compiled.get(name);
     if (!schema) {
-      const json = loadSchema(name);
+      const json = load(name);
       const validate = ajv.compile(json);
       const properties = (json.properties ?? {}) as Record<string, { type?: unknown; sensitive?: unknown }>;
       schema = {

@@ -1,0 +1,105 @@
+/**
+ * The fixtures of tests/fixtures/ (src/shared/fixtureFiles.ts), run by the lint on the files it
+ * checks: an edit that makes a fixture disagree (a rule changed, a message reworded) is reported
+ * at the fixture, by its name, with what it expected and what it got.
+ *
+ * A fixture that passed is not run again while nothing it depends on changes (its text, its
+ * form's schema and UI schema, its step, the day for its relative dates): so the lint runs the
+ * fixtures of the steps an edit touches, and stays fast. What passed is kept in
+ * node_modules/.cache/onramp/, a cache that is safe to delete.
+ */
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { PROJECT_ROOT, listFixtureFiles } from '../../node/projectFiles.js';
+import type { Flow } from '../../shared/flow.js';
+import { schemaOfStep } from '../../shared/fixtureFiles.js';
+import { pointerOf } from '../../shared/jsonPointer.js';
+import type { JsonObject } from '../../shared/schemaFiles.js';
+import { pointer, type Problems } from './problems.js';
+
+const CACHE_FILE = join(PROJECT_ROOT, 'node_modules', '.cache', 'onramp', 'passed-fixtures.json');
+
+/** The fixtures' forms as the app reads them: bundled, their texts showing their rules' values. */
+export interface FixtureForms {
+  schema(name: string): JsonObject;
+  uiSchema(name: string): JsonObject;
+}
+
+function readPassed(): Set<string> {
+  try {
+    return new Set(JSON.parse(readFileSync(CACHE_FILE, 'utf8')) as string[]);
+  } catch {
+    return new Set();
+  }
+}
+
+function writePassed(passed: Set<string>): void {
+  try {
+    mkdirSync(join(CACHE_FILE, '..'), { recursive: true });
+    const temporary = `${CACHE_FILE}.${process.pid}`;
+    // The newest thousands are plenty: an old key can only ever be missed, never wrongly kept.
+    writeFileSync(temporary, JSON.stringify([...passed].slice(-5000)));
+    renameSync(temporary, CACHE_FILE);
+  } catch {
+    // A read-only install only runs every fixture every time.
+  }
+}
+
+/** What a fixture's result depends on, as one key. */
+function keyOf(text: string, flow: Flow, forms: FixtureForms): string {
+  const hash = createHash('sha256').update(new Date().toDateString()).update(text);
+  try {
+    const fixture = JSON.parse(text) as { step?: string; variant?: string };
+    const name = schemaOfStep(flow, String(fixture.step), fixture.variant);
+    const step = flow.steps[String(fixture.step)];
+    hash.update(JSON.stringify([forms.schema(name), forms.uiSchema(name), step, step?.kind === 'form' ? flow.calls[step.call] : null]));
+  } catch {
+    // Not a fixture one can key: it is run, and says what is wrong with it.
+  }
+  return hash.digest('base64url');
+}
+
+export async function checkFixtures(root: string, flow: Flow, forms: FixtureForms, problems: Problems): Promise<void> {
+  const dir = join(root, 'tests', 'fixtures');
+  if (!existsSync(dir)) return;
+  const passed = readPassed();
+  let changed = false;
+  // Loaded only when a fixture has to run: the browser's validators are the heavy part.
+  let run: ((path: string) => import('../fixtures.js').FixtureResult) | undefined;
+  for (const path of listFixtureFiles(dir)) {
+    const text = readFileSync(path, 'utf8');
+    const key = keyOf(text, flow, forms);
+    if (passed.has(key)) continue;
+    if (!run) {
+      const [{ checkFixture }, { createFormSchemas }] = await Promise.all([import('../fixtures.js'), import('../../server/lib/formSchemas.js')]);
+      const source = { ...forms, server: createFormSchemas(forms.schema) };
+      run = (fixture) => checkFixture(fixture, flow, undefined, source);
+    }
+    const result = run(path);
+    if (result.passed) {
+      passed.add(key);
+      changed = true;
+      continue;
+    }
+    const file = relative(root, path);
+    const fixture = JSON.parse(text) as { description?: string; errors?: Record<string, string>; data?: Record<string, unknown> };
+    const name = fixture.description ? `"${fixture.description}"` : 'this fixture';
+    for (const line of result.lines.filter((each) => !each.ok)) {
+      const field = line.field ?? '';
+      const at =
+        field !== '' && fixture.errors && field in fixture.errors
+          ? pointer('errors', field)
+          : field !== '' && fixture.data && field.slice(1) in fixture.data
+            ? pointerOf(['data', field.slice(1)])
+            : '/';
+      problems.add(
+        file,
+        at,
+        `${name} no longer holds: ${line.text}`,
+        'if the change was meant, make the fixture say what drivers now read; if not, undo the edit',
+      );
+    }
+  }
+  if (changed) writePassed(passed);
+}
