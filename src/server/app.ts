@@ -41,6 +41,8 @@ import reviewSchema from '../shared/review.schema.json';
 export interface ApiRoute {
   method: string;
   url: string;
+  /** The parts of the path the route reads (its `params` schema's required names): the lint checks the flow's paths name them. */
+  params: string[];
 }
 
 declare module 'fastify' {
@@ -127,7 +129,9 @@ export async function buildApp(config: ServerConfig, options: AppOptions = {}): 
   let apiRegistered = false;
   app.decorate('apiRoutes', apiRoutes);
   app.addHook('onRoute', (route) => {
-    if (!apiRegistered) for (const method of [route.method].flat()) apiRoutes.push({ method, url: route.url });
+    const paramsSchema = route.schema?.params as { required?: string[] } | undefined;
+    const params = paramsSchema?.required ?? [];
+    if (!apiRegistered) for (const method of [route.method].flat()) apiRoutes.push({ method, url: route.url, params });
   });
   // Filled in once the API's routes are registered. The admin review page is /admin itself; the
   // admin API is everything below it.

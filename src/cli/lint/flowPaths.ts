@@ -83,7 +83,9 @@ const payloadReads = (call: Call) =>
 
 export function checkFlowPaths(flow: Flow & JsonObject, uiFileOf: UiFileOf, problems: Problems): void {
   const json: JsonObject = flow;
-  const steps: Record<string, JsonObject> = isObject(json.steps) ? Object.fromEntries(Object.entries(json.steps).filter((entry): entry is [string, JsonObject] => isObject(entry[1]))) : {};
+  const steps: Record<string, JsonObject> = isObject(json.steps)
+    ? Object.fromEntries(Object.entries(json.steps).filter((entry): entry is [string, JsonObject] => isObject(entry[1])))
+    : {};
   const entries: Entry[] = [
     { to: flow.start, keeps: [], via: 'from the start' },
     ...flow.resume.map((row, i) => ({ to: row.to, keeps: Object.keys(row.store ?? {}).filter(isKept), via: `of a returning driver (/resume/${i})` })),

@@ -52,7 +52,22 @@ export async function checkServedCalls(flow: Flow, problems: Problems): Promise<
   try {
     for (const [name, call] of Object.entries(flow.calls)) {
       const url = call.path.replace(/\{(\w+)\}/g, ':$1');
-      if (app.hasRoute({ method: call.method, url })) continue;
+      if (app.hasRoute({ method: call.method, url })) {
+        // The server registers the route at the flow's path: a part it reads must be named there.
+        const named = [...call.path.matchAll(/\{(\w+)\}/g)].map((match) => match[1]);
+        const route = app.apiRoutes.find((each) => each.method === call.method && each.url === url);
+        const unnamed = (route?.params ?? []).filter((param) => !named.includes(param));
+        if (unnamed.length > 0) {
+          const parts = unnamed.map((param) => `{${param}}`).join(' and ');
+          problems.add(
+            FLOW_FILE,
+            pointer('calls', name, 'path'),
+            `the server reads ${parts} from this path, and the path no longer names ${unnamed.length === 1 ? 'it' : 'them'}: every request would be refused`,
+            `name that part of the path ${parts}`,
+          );
+        }
+        continue;
+      }
       const other = call.method === 'GET' ? 'POST' : 'GET';
       const what = `the server does not serve ${call.method} ${call.path}`;
       if (app.hasRoute({ method: other, url }))

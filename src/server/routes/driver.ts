@@ -20,6 +20,13 @@ import { returningDriver } from '../lib/driverStatus.js';
 import { findUpload, sendUpload } from '../lib/uploadFiles.js';
 import { AUTH_MESSAGES } from './auth.js';
 
+/** A route's path parts, declared: the route reads them, and the lint checks the flow's path names each (`{id}`). */
+const pathParams = (...names: string[]) => ({
+  type: 'object',
+  required: names,
+  properties: Object.fromEntries(names.map((name) => [name, { type: 'string', minLength: 1 }])),
+});
+
 export const DRIVER_MESSAGES = {
   profileSaved: 'Your personal profile is saved.',
   profileFirst: 'Please complete your profile first.',
@@ -238,7 +245,8 @@ export async function driverRoutes(app: FastifyInstance) {
   // The one route that takes a resume link's token (plugins/sessions.ts): it answers the status
   // and, in the same transaction that deletes the link's token, a new session token with who the
   // driver is (as a sign-in does). A session's request gets `data` alone.
-  app.get<{ Params: { id: string } }>(reader.routePath('driverStatus'), { config: { tokenKinds: ['session', 'resume'] } }, async (request) => {
+  const statusRoute = { config: { tokenKinds: ['session', 'resume'] }, schema: { params: pathParams('id') } } as const;
+  app.get<{ Params: { id: string } }>(reader.routePath('driverStatus'), statusRoute, async (request) => {
     // Another driver's id is refused before anything else, and does not use up a resume token.
     if (request.params.id !== request.driverId) throw app.httpErrors.forbidden(DRIVER_MESSAGES.notYourStatus);
     const token = request.token!;
@@ -258,7 +266,7 @@ export async function driverRoutes(app: FastifyInstance) {
   });
 
   /** What the driver sent of a step, to prefill its form: sensitive values masked, files as links, the fixes asked. */
-  const answersAnswer = { schema: { response: { 200: { $ref: 'review#/$defs/stepAnswersAnswer' } } } };
+  const answersAnswer = { schema: { params: pathParams('step'), response: { 200: { $ref: 'review#/$defs/stepAnswersAnswer' } } } };
   app.get<{ Params: { step: string } }>(reader.routePath(reader.flow.review.answersCall), answersAnswer, async (request): Promise<StepAnswersAnswer> => {
     const { step } = request.params;
     if (!Object.hasOwn(reader.flow.steps, step)) throw app.httpErrors.notFound(DRIVER_MESSAGES.noSuchStep);
