@@ -117,6 +117,56 @@ export function checkFlow(flow: Flow & JsonObject, { schemas, screenNames }: Flo
   checkReview(flow, schemas, problems);
   checkReachable(flow, problems);
   checkStatusConditions(flow, problems);
+  checkRuleLists(flow, problems);
+}
+
+/** A condition as it compares: its source and what it wants. */
+const conditionKey = (condition: Json) => JSON.stringify(isObject(condition) ? [condition.source, condition.equals, condition.present] : condition);
+
+/**
+ * Each list of rules (the resume table, a step's `next`, a poll's `next`) is read from the top,
+ * the first rule that holds wins: a rule is never reached when one above it holds whenever it
+ * does (its conditions are among the later one's), and a step's last way on must hold always, or
+ * a driver for whom no rule holds stays where they are.
+ */
+function checkRuleLists(flow: Flow & JsonObject, problems: Problems): void {
+  const check = (rules: Json[], keys: string[], mustEnd: boolean) => {
+    const whens = rules.map((rule) => (isObject(rule) && Array.isArray(rule.when) ? rule.when.map(conditionKey) : []));
+    for (let later = 1; later < rules.length; later++) {
+      const earlier = whens.findIndex((conditions, i) => i < later && conditions.every((condition) => whens[later]!.includes(condition)));
+      if (earlier >= 0) {
+        problems.add(
+          FLOW_FILE,
+          pointer(...keys, String(later)),
+          `this rule is never reached: ${pointer(...keys, String(earlier))} above it holds whenever it does`,
+          whens[earlier]!.length === 0
+            ? 'move the rule without "when" to the end of the list'
+            : whens[earlier]!.length === whens[later]!.length
+              ? `the two ask the same: tell them apart in "when", or remove one`
+              : 'move the more particular rule above the more general one',
+        );
+      }
+    }
+    if (mustEnd && rules.length > 0 && (whens.at(-1)?.length ?? 0) > 0) {
+      problems.add(
+        FLOW_FILE,
+        pointer(...keys, String(rules.length - 1)),
+        'the last way on has "when": a driver for whom no rule holds would stay on the step',
+        'end the list with a rule without "when" (where everyone else goes)',
+      );
+    }
+  };
+  const walk = (node: Json, keys: string[]) => {
+    if (Array.isArray(node)) node.forEach((each, i) => walk(each, [...keys, String(i)]));
+    if (!isObject(node)) return;
+    for (const [key, value] of Object.entries(node)) {
+      // A form step's own `next` must always lead on; a poll waits for its rule by design.
+      if (key === 'next' && Array.isArray(value)) check(value, [...keys, key], keys.length === 2 && keys[0] === 'steps' && node.kind === 'form');
+      walk(value, [...keys, key]);
+    }
+  };
+  walk(flow, []);
+  check(flow.resume as Json[], ['resume'], false);
 }
 
 /** The status the resume table and the approval wait read (`status.<field>`), as the server answers it. */
