@@ -92,6 +92,12 @@ class SchemaFolder {
     return this.bundled.get(name) ?? null;
   }
 
+  /** How many files a bundle is made of. */
+  partsOf(name: string): number {
+    this.bundle(name);
+    return this.madeOf.get(name)?.size ?? 0;
+  }
+
   /** Whether a bundle and every file it is made of lint clean so far. */
   isSound(name: string): boolean {
     return this.bundle(name) !== null && [...(this.madeOf.get(name) ?? [])].every((file) => !this.problems.hasAny(`schemas/${file}`));
@@ -180,7 +186,9 @@ export async function lintProject(root: string, registry: Registry, options: { f
     stepChecker?.check(file, source, problems);
   }
   // Last, what Ajv still refuses of a schema whose files all hold: a problem in a file another builds on is reported once, in its own file.
-  for (const name of folder.names(SCHEMA_SUFFIX)) {
+  // Files that others build on first (profile before the social profile made from it).
+  const byParts = folder.names(SCHEMA_SUFFIX).sort((a, b) => folder.partsOf(a) - folder.partsOf(b));
+  for (const name of byParts) {
     const schema = folder.bundle(name);
     if (schema && folder.isSound(name)) checkCompiles(`schemas/${name}`, schema, problems);
   }

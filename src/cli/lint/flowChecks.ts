@@ -9,6 +9,7 @@ import { PROJECT_ROOT, readJsonFile } from '../../node/projectFiles.js';
 import { splitSource, type Flow, type FormStep } from '../../shared/flow.js';
 import { isObject, type Json, type JsonObject } from '../../shared/schemaFiles.js';
 import { STORAGE_KEYS } from '../../shared/storageKeys.js';
+import { isPhotoField } from './fieldKinds.js';
 import { closest, pointer, suggestion, type Problems } from './problems.js';
 
 export const FLOW_FILE = 'flows/onboarding.flow.json';
@@ -43,10 +44,7 @@ function textsIn(node: Json | undefined, keys: string[], found: Reference[] = []
   return found;
 }
 
-const isImageField = (schema: JsonObject, field: string) => {
-  const property = isObject(schema.properties) ? schema.properties[field] : undefined;
-  return isObject(property) && typeof property.pattern === 'string' && property.pattern.startsWith('^image/');
-};
+const isImageField = (schema: JsonObject, field: string) => isPhotoField(isObject(schema.properties) ? schema.properties[field] : undefined);
 
 export interface FlowContext {
   /** Step schemas by name ("signup"): the bundled schema, or null when its file has problems of its own. */
@@ -118,6 +116,32 @@ export function checkFlow(flow: Flow & JsonObject, { schemas, screenNames }: Flo
   checkReachable(flow, problems);
   checkStatusConditions(flow, problems);
   checkRuleLists(flow, problems);
+  checkGuardLoops(flow, problems);
+}
+
+/**
+ * A guard sends a driver without its value somewhere that value is not needed: back to the same
+ * step, or round through guards that want the same value, the page would bounce for ever.
+ */
+function checkGuardLoops(flow: Flow, problems: Problems): void {
+  const guardFor = (id: string, value: string) => (flow.steps[id]?.guards ?? []).find((guard) => guard.require === value);
+  for (const [id, step] of Object.entries(flow.steps)) {
+    (step.guards ?? []).forEach((guard, i) => {
+      const way = [id];
+      for (let at: string | undefined = guard.to; at !== undefined; at = guardFor(at, guard.require)?.to) {
+        way.push(at);
+        if (way.indexOf(at) < way.length - 1) {
+          problems.add(
+            FLOW_FILE,
+            pointer('steps', id, 'guards', String(i), 'to'),
+            `a driver without "${guard.require}" is sent ${at === id && way.length === 2 ? 'back to this same step' : `round ${way.join(' → ')}`}: the page would bounce for ever`,
+            'send them to a step that does not need it (where it is kept, such as the sign-up)',
+          );
+          return;
+        }
+      }
+    });
+  }
 }
 
 /** A condition as it compares: its source and what it wants. */

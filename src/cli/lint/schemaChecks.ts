@@ -8,7 +8,7 @@
  */
 import { createAjv } from '../../shared/ajv.js';
 import { isObject, type Json, type JsonObject } from '../../shared/schemaFiles.js';
-import { closest, pointer, suggestion, valueAt, type Problems } from './problems.js';
+import { closest, pointer, pointerKeys, suggestion, valueAt, type Problems } from './problems.js';
 
 /** Keywords whose value is a map of schemas, a schema, or a list of schemas. */
 const SCHEMA_MAPS = ['properties', 'patternProperties', '$defs', 'definitions', 'dependencies'];
@@ -160,7 +160,16 @@ export function checkCompiles(file: string, bundled: JsonObject, problems: Probl
     const place = /at (?:path )?"#([^"]*)"/.exec(message)?.[1] ?? '';
     const missingType = /missing type "(\w+)" for keyword "(\w+)"/.exec(message);
     const at = place || '/';
-    if (missingType)
+    const node = valueAt(bundled, pointerKeys(place));
+    const written = isObject(node) ? node.type : undefined;
+    if (missingType && typeof written === 'string') {
+      problems.add(
+        file,
+        at,
+        `"${missingType[2]}" judges a ${missingType[1]}, and this field holds a ${written}`,
+        `write "type": "${missingType[1]}", or remove "${missingType[2]}"`,
+      );
+    } else if (missingType)
       problems.add(file, at, `"${missingType[2]}" needs to know what kind of value it judges`, `add "type": "${missingType[1]}" beside "${missingType[2]}"`);
     else
       problems.add(

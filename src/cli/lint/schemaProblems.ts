@@ -181,7 +181,12 @@ export class SchemaChecker {
         if (typeof data === 'string' && error.propertyName === undefined && data.trim() === '') {
           return { at, what: 'the text is only spaces: drivers would see no words', fix: description ?? 'write the words a driver reads, in full' };
         }
-        return { at, what: `${show(error.propertyName ?? data)} does not have the expected form (${String(params.pattern)})`, fix: fallback };
+        // The place's description says the form in words; the raw pattern only when there is none.
+        return {
+          at,
+          what: `${show(error.propertyName ?? data)} is not written as ${description ? 'this place needs' : `expected (${String(params.pattern)})`}`,
+          fix: fallback,
+        };
       case 'format':
         if (params.format === 'regex')
           return {

@@ -9,7 +9,9 @@ import { createAjv } from '../../shared/ajv.js';
 import { fillPlaceholders } from '../../shared/placeholders.js';
 import { ruleKeywordsIn, ruleValuesOf } from '../../shared/ruleValues.js';
 import { isObject, type Json, type JsonObject } from '../../shared/schemaFiles.js';
+import { WIDGET_VALUES, type WidgetName } from '../../shared/registries.js';
 import { STORAGE_KEYS } from '../../shared/storageKeys.js';
+import { isDateField, isPhotoField } from './fieldKinds.js';
 import { patternLengths } from './patternLengths.js';
 import { closest, pointer, suggestion, valueAt, type Problems } from './problems.js';
 import { checkText } from './textChecks.js';
@@ -88,6 +90,8 @@ export function checkUiSchema(
     const widget = node['ui:widget'];
     if (typeof widget === 'string' && !widgetNames.includes(widget)) {
       add([...keys, 'ui:widget'], `no widget "${widget}" is registered`, `${suggestion(widget, widgetNames)} (widgets/index.ts)`);
+    } else if (keys.length > 0) {
+      checkWidgetFits(typeof widget === 'string' ? widget : undefined, schemaNode, [...keys, 'ui:widget'], add);
     }
     const field = node['ui:field'];
     if (typeof field === 'string') {
@@ -125,6 +129,36 @@ export function checkUiSchema(
   };
 
   checkNode(ui, schema, []);
+}
+
+/** A widget fills the kind of value its field holds; a photo field needs the photo widget (nothing else picks a file). */
+function checkWidgetFits(widget: string | undefined, field: JsonObject, at: string[], add: (keys: string[], what: string, fix: string) => void): void {
+  const photo = isPhotoField(field);
+  if (widget === undefined || !Object.hasOwn(WIDGET_VALUES, widget)) {
+    if (photo) add(at.slice(0, -1), 'this field holds a photo, and only the "photo" widget lets a driver pick one', 'add "ui:widget": "photo"');
+    return;
+  }
+  const fits = WIDGET_VALUES[widget as WidgetName];
+  const kind = photo
+    ? 'a photo'
+    : isDateField(field)
+      ? 'a date'
+      : field.type === 'boolean'
+        ? 'true or false'
+        : `${field.type === 'string' ? 'a text' : `a ${String(field.type)}`}`;
+  const wrong =
+    field.type !== undefined && field.type !== fits.type ? true : fits.holds === 'photo' ? !photo : fits.holds === 'date' ? !isDateField(field) : photo;
+  if (wrong) {
+    const holds = photo ? 'photo' : isDateField(field) ? 'date' : undefined;
+    const suitable = Object.entries(WIDGET_VALUES)
+      .filter(([, value]) => value.type === field.type && value.holds === holds)
+      .map(([name]) => `"${name}"`);
+    add(
+      at,
+      `the "${widget}" widget can't fill this field, which holds ${kind}`,
+      suitable.length > 0 ? `use ${suitable.length === 1 ? suitable[0] : `one of ${suitable.join(', ')}`}, or none` : 'remove "ui:widget"',
+    );
+  }
 }
 
 /** A field's input against its rules: the cap lets a valid value be typed, the placeholder's sample passes, the labels pair with the choices. */

@@ -48,6 +48,8 @@ export type NextRules = {
   resume?: true;
 }[];
 /**
+ * the page's address: a / then small letters, digits, - and /, such as "/add-card" (":name" is a part that varies)
+ *
  * This interface was referenced by `Flow`'s JSON-Schema
  * via the `definition` "route".
  */
@@ -255,6 +257,9 @@ export interface ScreenStep {
   next?: NextRules;
   poll?: {
     call: string;
+    /**
+     * how often to ask, in milliseconds: 1000 (a second) or more
+     */
     everyMs: number;
     next: NextRules;
   };
