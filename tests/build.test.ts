@@ -1,6 +1,7 @@
 // Reads what `npm run build` produced (npm test builds first).
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { staticClosure, type Metafile } from '../src/node/build.js';
 import { PROJECT_ROOT } from '../src/node/projectFiles.js';
@@ -64,5 +65,32 @@ describe('the browser bundle', () => {
     const tools = files.flatMap((file) => inputsOf(file).filter((input) => /src\/client\/(studio|dev)\//.test(input)));
     expect(tools).toEqual([]);
     expect(outputs.some(([file]) => inputsOf(file).some((input) => input.endsWith('src/client/studio/StudioPage.tsx')))).toBe(true);
+  });
+});
+
+describe('the delivery', () => {
+  const dist = join(PROJECT_ROOT, 'dist');
+
+  it('puts a Brotli and a gzip form beside every text file worth compressing, with the same contents', () => {
+    const texts = readdirSync(dist, { recursive: true })
+      .map(String)
+      .filter((file) => /\.(js|css|svg|json)$/.test(file) && readFileSync(join(dist, file)).length >= 1024);
+    expect(texts.length).toBeGreaterThan(10);
+    for (const file of texts) {
+      const contents = readFileSync(join(dist, file));
+      expect(brotliDecompressSync(readFileSync(join(dist, `${file}.br`))).equals(contents), file).toBe(true);
+      expect(gunzipSync(readFileSync(join(dist, `${file}.gz`))).equals(contents), file).toBe(true);
+    }
+  });
+
+  it('preloads the first page’s scripts with it, and names each step’s own scripts for its route', () => {
+    const html = readFileSync(join(dist, 'index.html'), 'utf8');
+    for (const file of initialFiles().slice(1)) expect(html).toContain(`<link rel="modulepreload" href="/${file.replace(/^dist\//, '')}" />`);
+    const preloads = JSON.parse(readFileSync(join(dist, 'route-preloads.json'), 'utf8')) as Record<string, string[]>;
+    const wanted = signupFiles()
+      .filter((file) => !initialFiles().includes(file))
+      .map((file) => `/${file.replace(/^dist\//, '')}`);
+    expect(preloads['/signup']?.sort()).toEqual(wanted.sort());
+    expect(preloads['/awaiting-approval']?.some((file) => file.includes('AwaitingApprovalScreen'))).toBe(true);
   });
 });

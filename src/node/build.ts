@@ -6,11 +6,13 @@
  * migrations are copied beside it). `npm run build` runs both (src/cli/build.ts); `npm run dev`
  * keeps the browser build for fast rebuilds after each edit (src/cli/dev.ts).
  */
-import { cp, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import { promisify } from 'node:util';
+import { brotliCompress, constants as zlib, gzip } from 'node:zlib';
 import * as esbuild from 'esbuild';
 import { precompiledValidatorsCode } from './precompiledValidators.js';
-import { CONTENT_ROOT, FLOW_FILE, loadFlow, loadSchema, loadUiSchema, PROJECT_ROOT, schemaNamesOf } from './projectFiles.js';
+import { CONTENT_ROOT, FLOW_FILE, loadFlow, loadSchema, loadUiSchema, PROJECT_ROOT, ROUTE_PRELOADS, schemaNamesOf } from './projectFiles.js';
 import { writeUsPlaces } from './usPlaces.js';
 
 /** Paths of the built entry script and stylesheet, under dist/. */
@@ -110,14 +112,50 @@ function clientContext(formsLoader: () => string) {
   });
 }
 
+const href = (file: string) => '/' + file.replace(/^dist\//, '');
+const preloadLinks = (files: string[]) => files.map((file) => `<link rel="modulepreload" href="${href(file)}" />`).join('\n    ');
+const pascal = (name: string) => name.charAt(0).toUpperCase() + name.slice(1);
+
+/** Written whole, then renamed: the server reads these for every page, also during a rebuild. */
+async function writeWhole(path: string, text: string): Promise<void> {
+  await writeFile(`${path}.new`, text);
+  await rename(`${path}.new`, path);
+}
+
+/**
+ * index.html with the entry, its stylesheet and the scripts it imports (preloaded with it, not
+ * found one after another), and route-preloads.json: for each step's route, the scripts its page
+ * loads on demand (the form renderer and the step's form, or the screen), which the server
+ * preloads in that page, so a first visit fetches everything at once instead of in a chain.
+ */
 async function writeIndexHtml(metafile: Metafile): Promise<BuiltEntry> {
   const [js, output] = Object.entries(metafile.outputs).find(([, o]) => o.entryPoint?.endsWith('src/client/main.tsx')) ?? [];
   if (!js || !output?.cssBundle) throw new Error('The client bundle has no entry script or stylesheet');
-  const href = (file: string) => '/' + file.replace(/^dist\//, '');
+  const shell = staticClosure(metafile, [js]);
   const template = await readFile(join(CLIENT, 'index.html'), 'utf8');
-  // Written whole, then renamed: the server reads it for every page, also during a rebuild.
-  await writeFile(join(DIST, 'index.html.new'), template.replace('%JS%', href(js)).replace('%CSS%', href(output.cssBundle)));
-  await rename(join(DIST, 'index.html.new'), join(DIST, 'index.html'));
+  const page = template
+    .replace('%JS%', href(js))
+    .replace('%CSS%', href(output.cssBundle))
+    .replace('%PRELOAD%', preloadLinks(shell.filter((file) => file !== js)));
+
+  const chunksOf = (input: string) =>
+    Object.keys(metafile.outputs).filter(
+      (file) => file.endsWith('.js') && Object.keys(metafile.outputs[file]?.inputs ?? {}).some((each) => each.endsWith(input)),
+    );
+  const preloads: Record<string, string[]> = {};
+  for (const step of Object.values(loadFlow().steps)) {
+    const inputs =
+      step.kind === 'form'
+        ? [
+            'src/client/StepPage.tsx',
+            ...[step.schema, ...(step.variants ?? []).map((variant) => variant.schema)].map((name) => `build/generated/forms/${name}.js`),
+          ]
+        : [`src/client/screens/${pascal(step.screen)}Screen.tsx`];
+    const files = staticClosure(metafile, inputs.flatMap(chunksOf)).filter((file) => !shell.includes(file));
+    if (files.length > 0) preloads[step.route] = files.map(href);
+  }
+  await writeWhole(join(DIST, ROUTE_PRELOADS), JSON.stringify(preloads));
+  await writeWhole(join(DIST, 'index.html'), page);
   return { js, css: output.cssBundle };
 }
 
@@ -155,7 +193,36 @@ export async function buildDist(): Promise<DistBuild> {
   const entry = await (await bundle()).write();
   await cp(join(CLIENT, 'public'), DIST, { recursive: true });
   await writeUsPlaces(join(DIST, 'data'));
+  await precompress(DIST);
   return { entry, bundle, dispose: () => context.dispose() };
+}
+
+/** Text the server sends as files; index.html is filled in for each request, and is not among them. */
+const COMPRESSIBLE = /\.(js|css|svg|json|txt)$/;
+const brotli = promisify(brotliCompress);
+const gzipped = promisify(gzip);
+
+/**
+ * Each text file of dist/ with its Brotli (.br) and gzip (.gz) forms beside it, made once here at
+ * the strongest settings rather than for every request: the server sends the one a browser
+ * accepts (@fastify/static's preCompressed). A file under 1 KB gains nothing and is left alone.
+ * `npm run dev` compresses only its first build: its rebuilds must be quick, and a file without
+ * its forms is sent as it is.
+ */
+async function precompress(dir: string): Promise<void> {
+  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
+  const files = entries.filter((entry) => entry.isFile() && COMPRESSIBLE.test(entry.name)).map((entry) => join(entry.parentPath, entry.name));
+  await Promise.all(
+    files.map(async (file) => {
+      const contents = await readFile(file);
+      if (contents.length < 1024) return;
+      const [br, gz] = await Promise.all([
+        brotli(contents, { params: { [zlib.BROTLI_PARAM_QUALITY]: zlib.BROTLI_MAX_QUALITY, [zlib.BROTLI_PARAM_SIZE_HINT]: contents.length } }),
+        gzipped(contents, { level: 9 }),
+      ]);
+      await Promise.all([writeFile(`${file}.br`, br), writeFile(`${file}.gz`, gz)]);
+    }),
+  );
 }
 
 /** The server as one ES module for plain node (build/server/main.mjs), with its SQL migrations beside it. */

@@ -28,6 +28,8 @@ export const FLOW_SCHEMA_FILE = join(FLOWS_DIR, 'flow.schema.json');
 export const NOTICES_FILE = join(FLOWS_DIR, 'notices.json');
 export const NOTICES_SCHEMA_FILE = join(FLOWS_DIR, 'notices.schema.json');
 export const FIXTURES_DIR = join(CONTENT_ROOT, 'tests', 'fixtures');
+/** In the built client (dist/): for each step's route, the scripts its page loads on demand (build.ts writes it, the server preloads them). */
+export const ROUTE_PRELOADS = 'route-preloads.json';
 
 export class ProjectFileError extends Error {
   constructor(message: string) {

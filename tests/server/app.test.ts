@@ -1,5 +1,6 @@
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { brotliCompressSync, brotliDecompressSync, gunzipSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { buildApp, contentSecurityPolicy } from '../../src/server/app.js';
@@ -87,6 +88,61 @@ describe('the web app (dist/)', () => {
       expect(response.headers['x-content-type-options']).toBe('nosniff');
       expect(response.headers['referrer-policy']).toBe('no-referrer');
       expect(response.headers['content-security-policy']).toBe(LOCAL_CSP);
+    });
+
+    describe('delivered for a slow phone', () => {
+      const script = 'export const answer = "the same text, compressed by the build";\n'.repeat(40);
+      beforeAll(async () => {
+        await mkdir(join(dist(), 'assets', 'chunks'), { recursive: true });
+        await writeFile(join(dist(), 'assets', 'chunks', 'StepPage-ABCD2345.js'), script);
+        await writeFile(join(dist(), 'assets', 'chunks', 'StepPage-ABCD2345.js.br'), brotliCompressSync(script));
+        await writeFile(join(dist(), 'assets', 'chunks', 'StepPage-ABCD2345.js.gz'), gzipSync(script));
+        await writeFile(join(dist(), 'assets', 'welcome.svg'), '<svg xmlns="http://www.w3.org/2000/svg"/>');
+        await writeFile(
+          join(dist(), 'route-preloads.json'),
+          JSON.stringify({
+            '/signup': ['/assets/chunks/StepPage-ABCD2345.js', '/assets/chunks/signup-WXYZ2345.js'],
+            '/:id/:token': ['/assets/chunks/ResumeScreen-QRST2345.js'],
+          }),
+        );
+        await writeFile(join(dist(), 'index.html'), '<!doctype html><html><head><!--app-config--><!--route-preload--></head><body></body></html>');
+      });
+      const asset = (url: string, acceptEncoding?: string) =>
+        app.inject({ method: 'GET', url, headers: acceptEncoding ? { 'accept-encoding': acceptEncoding } : {} });
+
+      it('sends the build’s Brotli or gzip form by what the browser accepts, and says it varies by that', async () => {
+        const br = await asset('/assets/chunks/StepPage-ABCD2345.js', 'gzip, deflate, br');
+        expect(br.headers['content-encoding']).toBe('br');
+        expect(brotliDecompressSync(br.rawPayload).toString()).toBe(script);
+        const gz = await asset('/assets/chunks/StepPage-ABCD2345.js', 'gzip');
+        expect(gz.headers['content-encoding']).toBe('gzip');
+        expect(gunzipSync(gz.rawPayload).toString()).toBe(script);
+        const plain = await asset('/assets/chunks/StepPage-ABCD2345.js');
+        expect(plain.headers['content-encoding']).toBeUndefined();
+        expect(plain.body).toBe(script);
+        for (const response of [br, gz, plain]) expect(response.headers.vary).toContain('accept-encoding');
+      });
+
+      it('lets a browser keep a script named by its contents for a year, and asks again for the rest and the page', async () => {
+        expect((await asset('/assets/chunks/StepPage-ABCD2345.js', 'br')).headers['cache-control']).toBe('public, max-age=31536000, immutable');
+        const picture = await asset('/assets/welcome.svg');
+        expect(picture.headers['cache-control']).toBe('no-cache');
+        expect(picture.headers.etag).toBeDefined();
+        expect((await app.inject({ method: 'GET', url: '/assets/welcome.svg', headers: { 'if-none-match': String(picture.headers.etag) } })).statusCode).toBe(
+          304,
+        );
+        expect((await page(app, '/signup')).headers['cache-control']).toBe('no-cache');
+      });
+
+      it('preloads the scripts of the page’s own step with the page, so none waits for another', async () => {
+        expect((await page(app, '/signup')).body).toContain(
+          '<link rel="modulepreload" href="/assets/chunks/StepPage-ABCD2345.js" /><link rel="modulepreload" href="/assets/chunks/signup-WXYZ2345.js" />',
+        );
+        expect((await page(app, '/3f1c/some-token')).body).toContain('<link rel="modulepreload" href="/assets/chunks/ResumeScreen-QRST2345.js" />');
+        const other = (await page(app, '/verify-otp-email')).body;
+        expect(other).not.toContain('modulepreload');
+        expect(other).not.toContain('<!--route-preload-->');
+      });
     });
 
     it('sends the CSP, no-referrer and nosniff with every page', async () => {

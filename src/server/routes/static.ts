@@ -10,6 +10,7 @@ import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ServerConfig } from '../config.js';
 import type { LiveEdits } from '../liveEdits.js';
+import { ROUTE_PRELOADS } from '../../node/projectFiles.js';
 import fp from 'fastify-plugin';
 import { SANDBOX_CONFIRM_PATH } from './sandboxPayments.js';
 
@@ -17,6 +18,10 @@ import { SANDBOX_CONFIRM_PATH } from './sandboxPayments.js';
 export const IP_LOOKUP_PATH = '/ip';
 
 export const CONFIG_PLACEHOLDER = '<!--app-config-->';
+
+/** The build names its scripts and stylesheets by their contents (build.ts: [name]-[hash]); .br and .gz are their compressed forms. */
+const HASHED_ASSET = /[/\\]assets[/\\](chunks[/\\])?[\w.]+-[A-Z0-9]{8}\.(js|css)(\.br|\.gz)?$/;
+const IMMUTABLE = 'public, max-age=31536000, immutable';
 export const NOT_BUILT_MESSAGE = 'The web app is not built yet. Run `npm run build`, then reload.';
 
 /**
@@ -48,6 +53,18 @@ export function appConfigScript(config: ServerConfig, dev: { version: number } |
   return `<script type="application/json" id="app-config">${json}</script>`;
 }
 
+const ROUTE_PRELOAD_PLACEHOLDER = '<!--route-preload-->';
+
+/** Whether a route of the flow ("/:id/:token") is this path's. */
+const routeMatches = (route: string, path: string) => new RegExp(`^${route.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:\w+/g, '[^/]+')}/?$`).test(path);
+
+/** The page's own scripts, preloaded: those of the step at this path (build.ts, route-preloads.json). */
+function routePreloads(preloads: Record<string, string[]>, url: string): string {
+  const path = url.split('?')[0] ?? '/';
+  const files = Object.entries(preloads).find(([route]) => routeMatches(route, path))?.[1] ?? [];
+  return files.map((file) => `<link rel="modulepreload" href="${file}" />`).join('');
+}
+
 const wantsHtml = (request: FastifyRequest) => (request.headers.accept ?? '').includes('text/html');
 
 /** GET /ip: the local stand-in for the public-IP lookup the sign-up makes. */
@@ -71,24 +88,35 @@ export const staticRoutes = fp<{ config: ServerConfig; isApiPath: (url: string) 
       // dist/ may be built after the server starts.
       wildcard: true,
       suppressWarning: true,
+      // The build's Brotli and gzip forms of each text file, by what the browser accepts (with Vary: Accept-Encoding).
+      preCompressed: true,
+      cacheControl: false,
+      // A file named by its contents never changes: kept for a year, never asked again. Others (the
+      // pictures, the places data) are asked again each time, and answered 304 while unchanged.
+      setHeaders: (reply, path) => {
+        reply.header('cache-control', HASHED_ASSET.test(path) ? IMMUTABLE : 'no-cache');
+      },
     });
 
-    async function sendPage(reply: FastifyReply) {
+    async function sendPage(request: FastifyRequest, reply: FastifyReply) {
       let html: string;
+      let preloads: Record<string, string[]> = {};
       try {
-        // Read each time: it is small, and a rebuild should not need a restart.
+        // Read each time: they are small, and a rebuild should not need a restart.
         html = await readFile(indexFile, 'utf8');
+        preloads = JSON.parse(await readFile(join(config.staticDir, ROUTE_PRELOADS), 'utf8').catch(() => '{}')) as Record<string, string[]>;
       } catch {
         return reply.code(503).send({ message: NOT_BUILT_MESSAGE });
       }
-      return reply.code(200).header('cache-control', 'no-cache').type('text/html; charset=utf-8').send(html.replace(CONFIG_PLACEHOLDER, configScript));
+      const page = html.replace(CONFIG_PLACEHOLDER, configScript).replace(ROUTE_PRELOAD_PLACEHOLDER, routePreloads(preloads, request.url));
+      return reply.code(200).header('cache-control', 'no-cache').type('text/html; charset=utf-8').send(page);
     }
 
     // With `index: false` the static handler refuses "/" (a directory); the start page is the app.
-    app.get('/', (_request, reply) => sendPage(reply));
+    app.get('/', (request, reply) => sendPage(request, reply));
 
     app.setNotFoundHandler(async (request, reply) => {
-      if ((request.method === 'GET' || request.method === 'HEAD') && !isApiPath(request.url) && wantsHtml(request)) return sendPage(reply);
+      if ((request.method === 'GET' || request.method === 'HEAD') && !isApiPath(request.url) && wantsHtml(request)) return sendPage(request, reply);
       return reply.code(404).send({ message: 'Not found.' });
     });
   },
