@@ -34,7 +34,7 @@ function SignOutButton() {
     setBusy(true);
     const call = callByName(signOut.call);
     await callApi(call, buildPayload(call, lookupIn({ storage: storageSnapshot() })));
-    clearDriverStorage();
+    await clearDriverStorage();
     await import('./identity.js').then((identity) => identity.signOutOfFirebase()).catch(() => undefined);
     toast.success(signOut.toast, { id: signOut.toast });
     navigate(routeOf(signOut.to), { replace: true });

@@ -2,15 +2,18 @@
  * The one page that renders every form step of the flow: its schema (or the variant the flow
  * picks), its UI schema, its precompiled validator, its submit and its extra actions. When the
  * server asks the driver to sign in again (an ended session, a change that needs a recent
- * sign-in), a dialog asks for it on the page and the submit is sent again: nothing typed is lost.
+ * sign-in), a dialog asks for it on the page and the submit is sent again: nothing typed is lost,
+ * nor by a reload: the answers are kept on the device as a draft (drafts.ts) until the step is sent.
  */
-import { use, useCallback, useEffect, useMemo, useState } from 'react';
+import { use, useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import toast from 'react-hot-toast';
 import { useLocation } from 'wouter';
 import { buildPayload, stepSchemaName, type Completion, type FormStep, type StepAction } from '../shared/flow.js';
-import { clearPhoto } from '../../widgets/photoStore.js';
+import useSWR from 'swr';
+import { clearPhoto, getPhoto, isKeptPhoto, setPhoto } from '../../widgets/photoStore.js';
 import { callApi } from './api.js';
 import { CompletionView } from './CompletionView.js';
+import { readDraft, removeDraft, saveDraft } from './drafts.js';
 import { callByName, flow, routeOf } from './flow.js';
 import { PasswordReset } from './PasswordReset.js';
 import { SignInAgainDialog } from './SignInAgainDialog.js';
@@ -18,6 +21,8 @@ import { SocialSignIn } from './SocialSignIn.js';
 import { StepLinks } from './StepLinks.js';
 import { browserLookup, guardRedirect, submitStep, type Navigation } from './stepRuntime.js';
 import { loadStepForm, StepFormView, StepLayout, submitTextOf, type FormData, type LoadedForm } from './StepFormView.js';
+import { getItem } from './storage.js';
+import { useOpening } from './reads.js';
 import { useStepFormState } from './useStepFormState.js';
 import { useStoredAnswers, type StoredAnswers } from './useStoredAnswers.js';
 
@@ -41,12 +46,35 @@ const sensitiveFieldsOf = (schema: { properties?: Record<string, unknown> }) =>
     .filter(([, property]) => (property as { sensitive?: unknown }).sensitive === true)
     .map(([field]) => field);
 
-/** The step's form, once what the driver sent before (a reviewed step they come back to) is here to fill it. */
+/** What a draft may keep on the device: every field but the sensitive ones and those typed in a password input. */
+function draftFieldsOf(form: LoadedForm, sensitive: readonly string[]): { values: string[]; photos: string[] } {
+  const widgetOf = (field: string) => (form.uiSchema[field] as { 'ui:widget'?: unknown } | undefined)?.['ui:widget'];
+  const fields = Object.keys(form.schema.properties ?? {}).filter((field) => !sensitive.includes(field) && widgetOf(field) !== 'password');
+  return { values: fields, photos: fields.filter((field) => widgetOf(field) === 'photo') };
+}
+
+/** The step's draft on this device, read once each time the step opens; its photos go back in their slots. */
+function useDraft(stepId: string): { ready: boolean; values?: FormData } {
+  const opening = useOpening();
+  const { data, error } = useSWR(
+    ['draft', stepId, opening] as const,
+    async () => {
+      const draft = await readDraft(getItem('driver_id'), stepId);
+      for (const [field, photo] of Object.entries(draft?.photos ?? {})) setPhoto(field, photo);
+      return draft ?? null;
+    },
+    { revalidateOnFocus: false, revalidateIfStale: false },
+  );
+  return { ready: data !== undefined || error !== undefined, values: data?.values };
+}
+
+/** The step's form, once what the driver sent before (a reviewed step they come back to) and their draft are here to fill it. */
 function StepForm({ id, step, schemaName }: { id: string; step: FormStep; schemaName: string }) {
   const form = use(loadStepForm(schemaName));
   const sensitiveFields = useMemo(() => sensitiveFieldsOf(form.schema as { properties?: Record<string, unknown> }), [form]);
   const stored = useStoredAnswers(id, sensitiveFields);
-  if (!stored.ready) {
+  const draft = useDraft(id);
+  if (!stored.ready || !draft.ready) {
     return (
       <StepLayout step={step}>
         <p className="step-loading" role="status">
@@ -55,12 +83,58 @@ function StepForm({ id, step, schemaName }: { id: string; step: FormStep; schema
       </StepLayout>
     );
   }
-  return <FilledStepForm step={step} form={form} stored={stored} />;
+  // The draft is newer than what was sent: what the driver typed since wins.
+  const initial = draft.values ? { ...stored.formData, ...draft.values } : stored.formData;
+  return <FilledStepForm id={id} step={step} form={form} stored={stored} initial={initial} keep={draftFieldsOf(form, sensitiveFields)} />;
 }
 
-function FilledStepForm({ step, form, stored }: { step: FormStep; form: LoadedForm; stored: StoredAnswers }) {
+/**
+ * Saves the answers as a draft a moment after the driver stops typing, once they typed anything
+ * (a step only opened keeps nothing), until the step is sent: then `sent()` stops it.
+ */
+function useDraftSaving(stepId: string, formData: FormData, keep: { values: string[]; photos: string[] }) {
+  const isSent = useRef(false);
+  // The values the form opened with: the same object until the driver changes something.
+  const [opened] = useState(formData);
+  useEffect(() => {
+    if (formData === opened) return;
+    const timer = setTimeout(() => {
+      if (isSent.current) return;
+      const values = Object.fromEntries(Object.entries(formData).filter(([field]) => keep.values.includes(field)));
+      // A photo sent before stays on the server; only a new one is kept here.
+      const photos = Object.fromEntries(
+        keep.photos.flatMap((field) => {
+          const photo = isKeptPhoto(field) ? undefined : getPhoto(field);
+          return photo ? [[field, photo]] : [];
+        }),
+      );
+      void saveDraft(getItem('driver_id'), stepId, { values, photos });
+    }, DRAFT_SAVE_DELAY_MS);
+    return () => clearTimeout(timer);
+  }, [stepId, opened, formData, keep]);
+  return {
+    sent: () => {
+      isSent.current = true;
+    },
+  };
+}
+
+/** Long enough not to write at every key press, short enough that a tab killed right after typing keeps it. */
+const DRAFT_SAVE_DELAY_MS = 300;
+
+interface FilledStepFormProps {
+  id: string;
+  step: FormStep;
+  form: LoadedForm;
+  stored: StoredAnswers;
+  initial?: FormData;
+  keep: { values: string[]; photos: string[] };
+}
+
+function FilledStepForm({ id, step, form, stored, initial, keep }: FilledStepFormProps) {
   const [, navigate] = useLocation();
-  const state = useStepFormState(stored.formData);
+  const state = useStepFormState(initial);
+  const draft = useDraftSaving(id, state.formData, keep);
   // Keyed by the fixes still to make, so the context (and the fields) change only when one is made.
   const openFixes = JSON.stringify(stored.openFixes(state.formData));
   const formContext = useMemo(() => {
@@ -76,10 +150,14 @@ function FilledStepForm({ step, form, stored }: { step: FormStep; form: LoadedFo
 
   const send = async (submitted: FormData) => {
     setBusy(true);
+    const driverBefore = getItem('driver_id');
     try {
       const outcome = await submitStep(step, submitted);
       if (outcome.ok) {
         for (const field of Object.keys(form.schema.properties ?? {})) clearPhoto(field);
+        // Under the driver it was kept for (a sign-up's draft was kept before the driver had an id).
+        draft.sent();
+        await removeDraft(driverBefore, id);
         if (outcome.successToast) toast.success(outcome.successToast);
         if ('completion' in outcome) setCompletion(outcome.completion);
         else go(outcome.navigation);
