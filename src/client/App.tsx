@@ -1,6 +1,7 @@
 import { lazy, Suspense } from 'react';
 import { Toaster } from 'react-hot-toast';
 import { Redirect, Route, Switch } from 'wouter';
+import { CurrentStep } from './currentStep.js';
 import { flow, routeOf } from './flow.js';
 import { RideRequestPanelProvider } from './rideRequestPanel.js';
 import { ScreenPage } from './ScreenPage.js';
@@ -45,7 +46,9 @@ export function App() {
           </Route>
           {Object.entries(flow.steps).map(([id, step]) => (
             <Route key={id} path={step.route}>
-              {step.kind === 'form' ? <StepPage key={id} id={id} step={step} /> : <ScreenPage key={id} step={step} />}
+              <CurrentStep.Provider value={step}>
+                {step.kind === 'form' ? <StepPage key={id} id={id} step={step} /> : <ScreenPage key={id} step={step} />}
+              </CurrentStep.Provider>
             </Route>
           ))}
           <Route>

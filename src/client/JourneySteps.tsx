@@ -1,17 +1,27 @@
 import { flow } from './flow.js';
 
-/** The six steps of the journey (spec §1), shown beside the sign-up form. */
-export function JourneySteps({ current = 0 }: { current?: number }) {
+/**
+ * The stages of the journey (spec §1, the flow's `journey`), the current one marked: on a phone a
+ * row of numbers with the current stage's name, which fits 390 px; beside the form on a wide
+ * screen, every name. Screen readers hear every name, and which are done.
+ */
+export function JourneySteps({ current }: { current: number }) {
   return (
-    <ol className="journey" aria-label="Your onboarding steps">
-      {flow.journey.map((label, index) => (
-        <li key={label} className={index === current ? 'journey-step is-current' : 'journey-step'} aria-current={index === current ? 'step' : undefined}>
-          <span className="journey-number" aria-hidden="true">
-            {index + 1}
-          </span>
-          <span className="journey-label">{label}</span>
-        </li>
-      ))}
+    <ol className="journey">
+      {flow.journey.map((label, index) => {
+        const state = index < current ? 'is-done' : index === current ? 'is-current' : '';
+        return (
+          <li key={label} className={`journey-step ${state}`} aria-current={index === current ? 'step' : undefined}>
+            <span className="journey-number" aria-hidden="true">
+              {index + 1}
+            </span>
+            <span className="journey-label">
+              {label}
+              {index < current && <span className="visually-hidden"> (done)</span>}
+            </span>
+          </li>
+        );
+      })}
     </ol>
   );
 }

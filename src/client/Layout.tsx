@@ -3,18 +3,28 @@ import toast from 'react-hot-toast';
 import { useLocation } from 'wouter';
 import { buildPayload, lookupIn } from '../shared/flow.js';
 import { callApi } from './api.js';
+import { useCurrentStep } from './currentStep.js';
 import { callByName, flow, routeOf } from './flow.js';
+import { JourneySteps } from './JourneySteps.js';
 import { clearDriverStorage, holdsDriverToken, storageSnapshot } from './storage.js';
 
-/** The page frame: the product's mark, the way to sign out, and one column that reads well on a phone. */
-export function Layout({ aside, children }: { aside?: ReactNode; children: ReactNode }) {
+/**
+ * The page frame: the product's mark, the way to sign out, the journey strip on a step of the
+ * journey (the flow's step `journey`), and one column that reads well on a phone.
+ */
+export function Layout({ children }: { children: ReactNode }) {
+  const stage = flow.journey.indexOf(useCurrentStep()?.journey ?? '');
   return (
-    <div className={aside ? 'page has-aside' : 'page'}>
+    <div className={stage >= 0 ? 'page has-aside' : 'page'}>
       <header className="page-header">
         <img src="/assets/logo.svg" alt="Onramp" width={120} height={32} />
         {holdsDriverToken() && <SignOutButton />}
       </header>
-      {aside && <aside className="page-aside">{aside}</aside>}
+      {stage >= 0 && (
+        <nav className="page-aside" aria-label="Your onboarding steps">
+          <JourneySteps current={stage} />
+        </nav>
+      )}
       <main className="page-main">{children}</main>
     </div>
   );

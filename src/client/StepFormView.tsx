@@ -9,10 +9,8 @@ import { createPrecompiledValidator } from '@rjsf/validator-ajv8';
 import { useEffect, useMemo, useRef, type ReactNode } from 'react';
 import { loadForm, type FormModule } from 'virtual:forms';
 import { expandErrors, fieldOf } from '../shared/errors.js';
-import { interpolate, type FormStep } from '../shared/flow.js';
+import { interpolate } from '../shared/flow.js';
 import { widgets } from '../../widgets/index.js';
-import { JourneySteps } from './JourneySteps.js';
-import { Layout } from './Layout.js';
 import { browserLookup } from './stepRuntime.js';
 import { templates, type StepFormContext } from './templates.js';
 
@@ -125,9 +123,4 @@ export function StepFormView({
 /** The submit button's text from the UI schema. */
 export function submitTextOf(form: LoadedForm): string | undefined {
   return (form.uiSchema['ui:submitButtonOptions'] as { submitText?: string } | undefined)?.submitText;
-}
-
-/** A form step's page frame: the journey beside it when the flow says so. */
-export function StepLayout({ step, children }: { step: FormStep; children: ReactNode }) {
-  return <Layout aside={step.aside === 'journey' ? <JourneySteps /> : undefined}>{children}</Layout>;
 }

@@ -20,7 +20,8 @@ import { SignInAgainDialog } from './SignInAgainDialog.js';
 import { SocialSignIn } from './SocialSignIn.js';
 import { StepLinks } from './StepLinks.js';
 import { browserLookup, guardRedirect, submitStep, type Navigation } from './stepRuntime.js';
-import { loadStepForm, StepFormView, StepLayout, submitTextOf, type FormData, type LoadedForm } from './StepFormView.js';
+import { Layout } from './Layout.js';
+import { loadStepForm, StepFormView, submitTextOf, type FormData, type LoadedForm } from './StepFormView.js';
 import { getItem } from './storage.js';
 import { useOpening } from './reads.js';
 import { useStepFormState } from './useStepFormState.js';
@@ -76,11 +77,11 @@ function StepForm({ id, step, schemaName }: { id: string; step: FormStep; schema
   const draft = useDraft(id);
   if (!stored.ready || !draft.ready) {
     return (
-      <StepLayout step={step}>
+      <Layout>
         <p className="step-loading" role="status">
           <span className="spinner" aria-hidden="true" />
         </p>
-      </StepLayout>
+      </Layout>
     );
   }
   // The draft is newer than what was sent: what the driver typed since wins.
@@ -177,7 +178,7 @@ function FilledStepForm({ id, step, form, stored, initial, keep }: FilledStepFor
 
   if (completion) return <CompletionView completion={completion} />;
   return (
-    <StepLayout step={step}>
+    <Layout>
       <StepFormView
         form={form}
         formData={state.formData}
@@ -215,7 +216,7 @@ function FilledStepForm({ id, step, form, stored, initial, keep }: FilledStepFor
           onCancel={() => setWaiting(undefined)}
         />
       )}
-    </StepLayout>
+    </Layout>
   );
 }
 

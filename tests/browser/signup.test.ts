@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifiedDriver } from '../support/server.js';
-import { expectToast, latestCode, PHONE_VIEWPORT, startJourney, type Journey } from './support.js';
+import { expectToast, latestCode, PHONE_VIEWPORT, screenshot, startJourney, type Journey } from './support.js';
 
 let journey: Journey;
 
@@ -29,6 +29,50 @@ async function signUp(page: Page, email: string, password = 'Str0ng!Pass', phone
   await page.locator('#root_twilioCheck').check();
   await page.getByRole('button', { name: 'Sign Up', exact: true }).click();
 }
+
+describe('the journey strip', () => {
+  /** The strip as a driver reads it: the stage marked current, and whether the page is wider than the screen. */
+  const strip = (page: Page) =>
+    page.evaluate(() => ({
+      current: document.querySelector('nav[aria-label="Your onboarding steps"] [aria-current="step"] .journey-label')?.textContent,
+      stages: [...document.querySelectorAll('nav[aria-label="Your onboarding steps"] li')].map((li) => li.textContent),
+      overflows: document.documentElement.scrollWidth > window.innerWidth,
+    }));
+
+  it('marks the stage of each step, fits a 390 px screen without sideways scrolling, and names every stage on a wide one', async () => {
+    const page = await freshPage();
+    await page.goto('/signup');
+    await page.getByRole('heading', { name: 'Sign up' }).waitFor();
+    expect(await strip(page)).toEqual({
+      current: 'Sign up',
+      stages: ['1Sign up', '2Complete Profile', '3Add Vehicle', '4Admin Approval', '5Buy Subscription', '6Add Bank'],
+      overflows: false,
+    });
+    await screenshot(page, '01-journey-strip-phone');
+    // Each stage a step belongs to, from the flow: the later ones marked done before it.
+    await page.goto('/summary');
+    await page.getByRole('heading', { name: 'Administrative Fees' }).waitFor();
+    const summary = await strip(page);
+    expect(summary.current).toBe('Buy Subscription');
+    expect(summary.stages.slice(0, 4)).toEqual(['1Sign up (done)', '2Complete Profile (done)', '3Add Vehicle (done)', '4Admin Approval (done)']);
+    expect(summary.overflows).toBe(false);
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await expect
+      .poll(() =>
+        page
+          .locator('.journey-step:not(.is-current) .journey-label')
+          .first()
+          .boundingBox()
+          .then((box) => box?.width ?? 0),
+      )
+      .toBeGreaterThan(20);
+    await screenshot(page, '01-journey-strip-desktop');
+    // An information page that is no stage of the journey has no strip.
+    await page.goto('/ride/new-request/info');
+    await page.getByRole('heading', { name: 'New ride requests' }).waitFor();
+    expect(await page.locator('nav[aria-label="Your onboarding steps"]').count()).toBe(0);
+  });
+});
 
 describe('sign-up with an email that already has an account', () => {
   const email = `again-${randomUUID().slice(0, 8)}@example.com`;

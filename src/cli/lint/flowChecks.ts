@@ -95,6 +95,9 @@ export function checkFlow(flow: Flow & JsonObject, { schemas, screenNames }: Flo
 
   for (const [id, step] of Object.entries(flow.steps)) {
     checkRoute(step.route, ['steps', id, 'route']);
+    if (step.journey !== undefined && !flow.journey.includes(step.journey)) {
+      add(['steps', id, 'journey'], `"${step.journey}" is no stage of "journey", so the strip would mark none`, suggestion(step.journey, flow.journey));
+    }
     if (step.kind === 'screen') {
       if (!screenNames.includes(step.screen))
         add(['steps', id, 'screen'], `no screen "${step.screen}"`, `${suggestion(step.screen, screenNames)} (src/client/screens)`);

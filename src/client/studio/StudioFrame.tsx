@@ -5,10 +5,11 @@
  */
 import type { IChangeEvent } from '@rjsf/core';
 import { Suspense, use, useCallback, useEffect, useMemo, useState } from 'react';
-import type { FormStep } from '../../shared/flow.js';
 import { createFormValues } from '../../../widgets/formValues.js';
 import { stepById } from '../flow.js';
-import { loadStepForm, StepFormView, StepLayout, submitTextOf, type FormData } from '../StepFormView.js';
+import { CurrentStep } from '../currentStep.js';
+import { Layout } from '../Layout.js';
+import { loadStepForm, StepFormView, submitTextOf, type FormData } from '../StepFormView.js';
 import type { StepFormContext } from '../templates.js';
 import type { FrameMessage, ShowMessage } from './studioData.js';
 
@@ -53,12 +54,15 @@ function FramedStep({ shown }: { shown: ShowMessage }) {
   );
 
   return (
-    <StepLayout step={stepById(shown.step) as FormStep}>
-      <StepFormView form={form} formData={formData} formContext={formContext} onChange={onChange} validateAtOnce>
-        <button type="submit" className="button button-primary">
-          {submitTextOf(form)}
-        </button>
-      </StepFormView>
-    </StepLayout>
+    // As drivers see the step: in its page frame, with its stage of the journey.
+    <CurrentStep.Provider value={stepById(shown.step)}>
+      <Layout>
+        <StepFormView form={form} formData={formData} formContext={formContext} onChange={onChange} validateAtOnce>
+          <button type="submit" className="button button-primary">
+            {submitTextOf(form)}
+          </button>
+        </StepFormView>
+      </Layout>
+    </CurrentStep.Provider>
   );
 }

@@ -186,12 +186,15 @@ export interface Call {
 export interface FormStep {
   route: Route;
   kind: 'form';
+  /**
+   * the stage of the journey this step belongs to, one of "journey" (such as "Complete Profile"): the strip at the top of its page marks it
+   */
+  journey?: string;
   schema: string;
   variants?: {
     when: Conditions;
     schema: string;
   }[];
-  aside?: 'journey';
   guards?: Guards;
   prepare?: string[];
   call: string;
@@ -243,6 +246,10 @@ export interface Store {
 export interface ScreenStep {
   route: Route;
   kind: 'screen';
+  /**
+   * the stage of the journey this step belongs to, one of "journey" (such as "Complete Profile"): the strip at the top of its page marks it
+   */
+  journey?: string;
   screen: string;
   guards?: Guards;
   onEnter?: {
