@@ -5,7 +5,18 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uniqueEmail } from '../support/identity.js';
 import { bearer, decide, json, sendVehicle, VEHICLE_IMAGE_FIELDS, verifiedDriver, verifyPhone } from '../support/server.js';
-import { choosePhoto, contextForTest, expectToast, fillProfileStep, latestCode, press, screenshot, startJourney, type Journey } from './support.js';
+import {
+  axeViolations,
+  choosePhoto,
+  contextForTest,
+  expectToast,
+  fillProfileStep,
+  latestCode,
+  press,
+  screenshot,
+  startJourney,
+  type Journey,
+} from './support.js';
 
 let journey: Journey;
 let driverPage: Page;
@@ -259,6 +270,56 @@ describe('resume links (/:id/:token)', () => {
       await expectToast(page, 'You are signed out.');
       expect(await kept(page)).toEqual({ drafts: 0, text: '[] {}' });
     });
+  });
+
+  it('shows every screen of the journey with no accessibility violation of any impact, at 390 and 1280 px', async () => {
+    const driver = await verifiedDriver(app());
+    await verifyPhone(app(), driver);
+    const page = await open(await resumeLink(driver.driverId));
+    await page.waitForURL('**/complete-profile');
+    // What the earlier steps would have kept, for the guards of the later ones.
+    await page.evaluate(
+      ({ email, phone }) => {
+        localStorage.setItem('email', email);
+        localStorage.setItem('phone', phone);
+        localStorage.setItem('vehicle_id', 'a-vehicle');
+      },
+      { email: driver.email, phone: driver.phone },
+    );
+    const screens = [
+      ['/', 'Drive with us'],
+      ['/signup', 'Sign up'],
+      ['/sign-in', 'Sign in'],
+      ['/verify-otp-email', 'Verify your email'],
+      ['/verify-otp-phone', 'Verify your phone'],
+      ['/complete-profile', 'Update Personal Info'],
+      ['/upload-vehicle-images', 'Upload vehicle images'],
+      ['/add-vehicle', 'Add Vehicle'],
+      ['/awaiting-approval', 'Awaiting Approval'],
+      ['/profile-approved', 'Congrats! Profile Has Been Approved.'],
+      ['/summary', 'Administrative Fees'],
+      ['/add-card', 'Card details'],
+      ['/add-bank', 'Bank details'],
+      ['/ride/new-request/info', 'New ride requests'],
+    ] as const;
+    const found: Record<string, string[]> = {};
+    for (const [route, heading] of screens) {
+      for (const width of [390, 1280]) {
+        await page.setViewportSize({ width, height: width === 390 ? 844 : 900 });
+        await page.goto(route);
+        await page.getByRole('heading', { level: 1, name: heading }).waitFor();
+        const violations = await axeViolations(page);
+        if (violations.length > 0) found[`${route} at ${width} px`] = violations;
+      }
+    }
+    // And a form refused, each field with its message.
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto('/complete-profile');
+    await press(page, 'Next');
+    await page.getByText('Please enter your first name').first().waitFor();
+    const refused = await axeViolations(page);
+    if (refused.length > 0) found['/complete-profile refused'] = refused;
+    expect(found).toEqual({});
   });
 
   it('works once: the same link again leads to /signup with "Session expired, Please relogin"', async () => {

@@ -2,7 +2,8 @@
  * A real server on a free port (API + the built app, in-memory database) and headless Chromium
  * at a phone's size, for journey tests. Screenshots of each screen go to build/screenshots/.
  */
-import { mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { onTestFinished } from 'vitest';
@@ -163,4 +164,21 @@ export async function signInWithPassword(page: Page, email: string, password: st
   await page.locator('#root_email').fill(email);
   await page.locator('#root_password').fill(password);
   await press(page, 'Sign In');
+}
+
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+/**
+ * What axe-core finds on the page as it is now, each as "rule (impact): the elements": every
+ * violation of any impact. Run through the debugging protocol, so the page's CSP does not apply.
+ */
+export async function axeViolations(page: Page): Promise<string[]> {
+  await page.evaluate(AXE_SOURCE);
+  return page.evaluate(async () => {
+    const axe = (
+      window as unknown as { axe: { run(context: Document): Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }> } }
+    ).axe;
+    const { violations } = await axe.run(document);
+    return violations.map((violation) => `${violation.id} (${violation.impact}): ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`);
+  });
 }
