@@ -1,4 +1,4 @@
-import { useState, type ReactNode } from 'react';
+import { useEffect, useState, type ReactNode } from 'react';
 import toast from 'react-hot-toast';
 import { useLocation } from 'wouter';
 import { buildPayload, lookupIn } from '../shared/flow.js';
@@ -8,12 +8,36 @@ import { callByName, flow, routeOf } from './flow.js';
 import { JourneySteps } from './JourneySteps.js';
 import { clearDriverStorage, holdsDriverToken, storageSnapshot } from './storage.js';
 
+/** The address the page's heading was last focused for: none at the first page, which the browser announces itself. */
+let focusedFor: string | undefined;
+let headingPending = false;
+
+/**
+ * After a move to another page of the app, the focus goes to the new page's heading, so a screen
+ * reader reads where the driver is (a page that loads in parts gets it once its heading shows).
+ */
+function useHeadingFocusOnNavigation(): void {
+  const [location] = useLocation();
+  useEffect(() => {
+    if (focusedFor !== location) {
+      headingPending = focusedFor !== undefined;
+      focusedFor = location;
+    }
+    const heading = headingPending ? document.querySelector<HTMLElement>('main h1') : null;
+    if (!heading) return;
+    headingPending = false;
+    heading.tabIndex = -1;
+    heading.focus();
+  });
+}
+
 /**
  * The page frame: the product's mark, the way to sign out, the journey strip on a step of the
  * journey (the flow's step `journey`), and one column that reads well on a phone.
  */
 export function Layout({ children }: { children: ReactNode }) {
   const stage = flow.journey.indexOf(useCurrentStep()?.journey ?? '');
+  useHeadingFocusOnNavigation();
   return (
     <div className={stage >= 0 ? 'page has-aside' : 'page'}>
       <header className="page-header">

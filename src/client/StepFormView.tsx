@@ -110,7 +110,7 @@ export function StepFormView({
       transformErrors={transform}
       extraErrors={extraErrors}
       liveValidate="onChange"
-      showErrorList={false}
+      showErrorList={validateAtOnce ? false : 'top'}
       noHtml5Validate
       focusOnFirstError={!validateAtOnce}
       experimental_defaultFormStateBehavior={{ constAsDefaults: 'never' }}

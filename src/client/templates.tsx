@@ -5,7 +5,9 @@
  * reviewer asked for shows on its field at once.
  */
 import { getDefaultRegistry } from '@rjsf/core';
-import { errorId, type FieldErrorProps, type TemplatesType, type TitleFieldProps, type WidgetProps } from '@rjsf/utils';
+import { errorId, type ErrorListProps, type FieldErrorProps, type TemplatesType, type TitleFieldProps, type WidgetProps } from '@rjsf/utils';
+import { fieldOf } from '../shared/errors.js';
+import { flow } from './flow.js';
 import { errorsShown, hasErrors, type StepFormContext } from '../../widgets/widgetProps.js';
 
 export type { StepFormContext };
@@ -21,6 +23,53 @@ function FieldErrorTemplate({ errors = [], fieldPathId, registry }: FieldErrorPr
       {message}
     </p>
   );
+}
+
+/**
+ * After a submit with mistakes, the answers to change at the top of the form, each a link to its
+ * field (the focus goes to the first one, by rjsf's focusOnFirstError); it shrinks as they are fixed.
+ */
+function ErrorListTemplate({ errors, schema, uiSchema, registry }: ErrorListProps) {
+  const context = (registry.formContext ?? {}) as StepFormContext;
+  // In the order the form shows its fields.
+  const order = orderedFields(Object.keys(schema.properties ?? {}), uiSchema?.['ui:order'] as string[] | undefined);
+  const fields = [...new Map(errors.map((error) => [fieldOf(error.property), error.message ?? ''])).entries()]
+    .filter(([field]) => field !== '')
+    .sort(([a], [b]) => order.indexOf(a) - order.indexOf(b));
+  if (!context.submitCount || fields.length === 0) return null;
+  // A box has no title of its own (its text is its label): its message says enough.
+  const labelOf = (field: string, message: string) => {
+    const title = (uiSchema?.[field] as { 'ui:title'?: string } | undefined)?.['ui:title'];
+    return title ? `${title}: ${message}` : message;
+  };
+  return (
+    <section className="error-summary" aria-labelledby="error-summary-title">
+      <h2 id="error-summary-title">{flow.messages.errorSummary}</h2>
+      <ul>
+        {fields.map(([field, message]) => (
+          <li key={field}>
+            <a
+              href={`#root_${field}`}
+              onClick={(event) => {
+                // To the field itself, without a new address in the history.
+                event.preventDefault();
+                document.getElementById(`root_${field}`)?.focus();
+              }}
+            >
+              {labelOf(field, message)}
+            </a>
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
+/** A form's fields in the order it shows them: its UI schema's "ui:order", "*" standing for the rest. */
+function orderedFields(fields: string[], order: string[] = ['*']): string[] {
+  const listed = order.filter((field) => field !== '*');
+  const rest = fields.filter((field) => !listed.includes(field));
+  return order.flatMap((field) => (field === '*' ? rest : [field]));
 }
 
 /** The step's title is the page's heading (the forms are flat, so only the root has one). */
@@ -41,4 +90,4 @@ function BaseInputTemplate(props: WidgetProps) {
   return <DefaultBaseInput {...props} maxLength={maxLength} inputMode={inputMode} aria-invalid={hasErrors(props) || undefined} />;
 }
 
-export const templates: Partial<TemplatesType> = { FieldErrorTemplate, BaseInputTemplate, TitleFieldTemplate };
+export const templates: Partial<TemplatesType> = { ErrorListTemplate, FieldErrorTemplate, BaseInputTemplate, TitleFieldTemplate };

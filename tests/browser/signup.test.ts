@@ -74,6 +74,35 @@ describe('the journey strip', () => {
   });
 });
 
+describe('a form sent with mistakes, and a move to another page', () => {
+  it('lists the answers to change above the form, each a link to its field, and the new page’s heading takes the focus', async () => {
+    const page = await freshPage();
+    await page.goto('/signup');
+    await page.locator('#root_email').fill('driver@example.com');
+    await page.getByRole('button', { name: 'Sign Up', exact: true }).click();
+    const summary = page.getByRole('region', { name: 'Please check these answers:' });
+    await summary.waitFor();
+    expect(await summary.getByRole('link').allTextContents()).toEqual([
+      'Phone Number: Please enter your phone number',
+      'Password: Please enter your password',
+      'Confirm Password: Please confirm your password',
+      'You must accept the Terms & Conditions',
+      'You must accept the SMS Notification from the product.',
+    ]);
+    await screenshot(page, '02-error-summary');
+    await summary.getByRole('link', { name: 'Password: Please enter your password' }).click();
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('root_password');
+    // It shrinks as the answers are fixed.
+    await page.locator('#root_phoneNo').fill('2025550143');
+    await expect.poll(() => summary.getByRole('link').count()).toBe(4);
+
+    await page.getByRole('link', { name: 'Sign in' }).click();
+    await page.waitForURL('**/sign-in');
+    await expect.poll(() => page.evaluate(() => document.activeElement?.textContent)).toBe('Sign in');
+    expect(await page.evaluate(() => document.activeElement?.tagName)).toBe('H1');
+  });
+});
+
 describe('sign-up with an email that already has an account', () => {
   const email = `again-${randomUUID().slice(0, 8)}@example.com`;
 

@@ -97,8 +97,10 @@ describe('the consent box', () => {
   it('says "You must accept the Terms & Conditions" when the form is sent without it', async () => {
     const { user, submitted } = await renderStepForm('signup');
     await user.click(screen.getByRole('button', { name: 'Sign Up' }));
-    expect(await screen.findByText('You must accept the Terms & Conditions')).toBeTruthy();
-    expect(screen.getByText('You must accept the SMS Notification from the product.')).toBeTruthy();
+    // Under the box, and in the list of answers to change above the form.
+    expect(await screen.findByText('You must accept the Terms & Conditions', { selector: '.field-error' })).toBeTruthy();
+    expect(screen.getByRole('link', { name: 'You must accept the Terms & Conditions' }).getAttribute('href')).toBe('#root_accept');
+    expect(screen.getByText('You must accept the SMS Notification from the product.', { selector: '.field-error' })).toBeTruthy();
     expect(submitted).not.toHaveBeenCalled();
   });
 });

@@ -89,6 +89,7 @@ export interface Flow {
     signInFailed: string;
     sessionExpired: string;
     invalidPhone: string;
+    errorSummary: string;
   };
   review: {
     $comment?: string;
