@@ -5,6 +5,7 @@ import ConsentWidget from './ConsentWidget';
 import DateLimitWidget from './DateLimitWidget';
 import PasswordWidget from './PasswordWidget';
 import PhotoSlotWidget from './PhotoSlotWidget';
+import SelectWidget from './SelectWidget';
 import UsCityWidget from './UsCityWidget';
 import UsPhoneWidget from './UsPhoneWidget';
 import UsStateWidget from './UsStateWidget';
@@ -20,6 +21,9 @@ export const widgets = {
   consent: ConsentWidget,
   code: CodeWidget,
 } satisfies RegistryWidgetsType & Record<WidgetName, unknown>;
+
+/** What a form is given: the custom widgets, and rjsf's own select replaced, so every list of choices looks alike. */
+export const formWidgets = { ...widgets, SelectWidget } satisfies RegistryWidgetsType;
 
 /** The bytes behind the photo fields (whose form values are only content types), for the upload. */
 export { clearAllPhotos, clearPhoto, getPhoto, photoUrl, setPhoto } from './photoStore';

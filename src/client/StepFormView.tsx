@@ -10,7 +10,7 @@ import { useEffect, useMemo, useRef, type ReactNode } from 'react';
 import { loadForm, type FormModule } from 'virtual:forms';
 import { expandErrors, fieldOf } from '../shared/errors.js';
 import { interpolate } from '../shared/flow.js';
-import { widgets } from '../../widgets/index.js';
+import { formWidgets } from '../../widgets/index.js';
 import { browserLookup } from './stepRuntime.js';
 import { templates, type StepFormContext } from './templates.js';
 
@@ -99,7 +99,7 @@ export function StepFormView({
       schema={form.schema}
       uiSchema={uiSchema}
       validator={form.validator}
-      widgets={widgets}
+      widgets={formWidgets}
       templates={templates}
       formData={formData}
       formContext={formContext}

@@ -317,6 +317,7 @@ describe('resume links (/:id/:token)', () => {
     await page.goto('/complete-profile');
     await press(page, 'Next');
     await page.getByText('Please enter your first name').first().waitFor();
+    await screenshot(page, '18-profile-refused');
     const refused = await axeViolations(page);
     if (refused.length > 0) found['/complete-profile refused'] = refused;
     expect(found).toEqual({});

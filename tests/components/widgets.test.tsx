@@ -181,3 +181,19 @@ describe('the state and city lists', () => {
     expect(screen.queryByText('The list of states could not be loaded.')).toBeNull();
   });
 });
+
+describe('a list of choices (the gender)', () => {
+  it('looks like the state and city lists, and is marked invalid once its message shows', async () => {
+    const { user } = await renderStepForm('profile');
+    const gender = screen.getByLabelText(/Gender/) as HTMLSelectElement;
+    expect(gender.className).toContain('w-select__control');
+    expect([...gender.options].map((option) => option.textContent)).toEqual(['Select gender', 'Male', 'Female']);
+    expect(gender.getAttribute('aria-invalid')).toBeNull();
+    await user.click(screen.getByRole('button', { name: 'Next' }));
+    expect(await screen.findByText('Please select your gender.', { selector: '.field-error' })).toBeTruthy();
+    expect(gender.getAttribute('aria-invalid')).toBe('true');
+    expect(gender.className).toContain('w-select__control--invalid');
+    await user.selectOptions(gender, 'Female');
+    expect(gender.getAttribute('aria-invalid')).toBeNull();
+  });
+});
