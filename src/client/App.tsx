@@ -5,7 +5,7 @@ import { CurrentStep } from './currentStep.js';
 import { flow, routeOf } from './flow.js';
 import { RideRequestPanelProvider } from './rideRequestPanel.js';
 import { ScreenPage } from './ScreenPage.js';
-import { TOASTER_PROPS } from './toast.js';
+import { TOASTER_PROPS, useOneToastAtATime } from './toast.js';
 
 // The form renderer (rjsf) is the heaviest part; screens that are not forms don't load it.
 const StepPage = lazy(() => import('./StepPage.js').then((module) => ({ default: module.StepPage })));
@@ -30,6 +30,7 @@ function Loading() {
 
 /** Routes built from the flow file: one per step, plus the review page and the form studio. */
 export function App() {
+  useOneToastAtATime();
   return (
     <RideRequestPanelProvider>
       <Toaster {...TOASTER_PROPS} />

@@ -181,10 +181,17 @@ export function readPayload(call: Call, body: Record<string, unknown>): Received
   return received;
 }
 
+/** A value as a driver reads it in a text: a US phone number kept as "+12025550143" reads "(202) 555-0143". */
+function shown(value: unknown): string {
+  const text = String(value);
+  const phone = /^\+1(\d{3})(\d{3})(\d{4})$/.exec(text);
+  return phone ? `(${phone[1]}) ${phone[2]}-${phone[3]}` : text;
+}
+
 /** Fills `{storage.phone}`-style placeholders of a text from the lookup. */
 export function interpolate(text: string, lookup: Lookup): string {
   return text.replace(/\{([a-z]+\.[A-Za-z0-9_.]+)\}/g, (_whole, source: string) => {
     const value = lookup(source);
-    return value === undefined || value === null ? '' : String(value);
+    return value === undefined || value === null ? '' : shown(value);
   });
 }

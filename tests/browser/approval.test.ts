@@ -84,7 +84,7 @@ describe('a Google sign-up, approved by an administrator', () => {
     await press(driverPage, 'Next');
     await expectToast(driverPage, 'Personal Profile Completed Successfully.');
     await driverPage.waitForURL('**/verify-otp-phone');
-    await driverPage.getByText(`+1${phone}`).waitFor();
+    await driverPage.getByText('(212) 555-0147').waitFor();
     await driverPage.locator('#root_otp').fill(await latestCode(journey.baseUrl, 'sms', `+1${phone}`));
     await press(driverPage, 'Continue');
     await expectToast(driverPage, 'Phone OTP Verified successfully.');
@@ -199,7 +199,9 @@ describe('resume links (/:id/:token)', () => {
     const driver = await verifiedDriver(app());
     const page = await open(await resumeLink(driver.driverId));
     await page.waitForURL('**/verify-otp-phone');
-    await page.getByText(driver.phone).waitFor();
+    // The number as a driver reads it: "+12125550147" shows "(212) 555-0147".
+    const [, area, exchange, line] = /^\+1(\d{3})(\d{3})(\d{4})$/.exec(driver.phone) ?? [];
+    await page.getByText(`(${area}) ${exchange}-${line}`).waitFor();
     await page.locator('#root_otp').fill(await latestCode(journey.baseUrl, 'sms', driver.phone));
     await press(page, 'Continue');
     await expectToast(page, 'Phone OTP Verified successfully.');

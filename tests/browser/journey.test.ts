@@ -67,7 +67,7 @@ describe('email sign-up to awaiting approval, on a 390×844 phone', () => {
   });
 
   it('verifies the phone code', async () => {
-    await page.getByText(`+1${phoneDigits}`).waitFor();
+    await page.getByText('(202) 555-0143').waitFor();
     await page.getByRole('button', { name: 'Resend' }).click();
     await expectToast(page, 'Phone OTP Resent Sent Successfully.');
     await screenshot(page, '03-verify-phone');

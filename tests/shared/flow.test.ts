@@ -245,6 +245,6 @@ describe('social sign-up', () => {
 
 describe('interpolate', () => {
   it('fills the stored phone number into a description', () => {
-    expect(interpolate('We sent a code to {storage.phone}.', lookupIn({ storage: { phone: '+12025550143' } }))).toBe('We sent a code to +12025550143.');
+    expect(interpolate('We sent a code to {storage.phone}.', lookupIn({ storage: { phone: '+12025550143' } }))).toBe('We sent a code to (202) 555-0143.');
   });
 });
