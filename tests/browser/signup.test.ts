@@ -67,6 +67,12 @@ describe('the journey strip', () => {
       )
       .toBeGreaterThan(20);
     await screenshot(page, '01-journey-strip-desktop');
+    // A long email address in a text wraps within the screen.
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.evaluate(() => localStorage.setItem('email', 'a.very.long.name.of.a.driver.with.many.parts@a-long-company-domain.example.com'));
+    await page.goto('/verify-otp-email');
+    await page.getByText('a.very.long.name', { exact: false }).waitFor();
+    expect((await strip(page)).overflows).toBe(false);
     // An information page that is no stage of the journey has no strip.
     await page.goto('/ride/new-request/info');
     await page.getByRole('heading', { name: 'New ride requests' }).waitFor();
