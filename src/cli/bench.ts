@@ -20,9 +20,11 @@ import { launchChromium } from './chromium.js';
 import { msUntilReloadedPageShows, startDevServer } from './devProcess.js';
 import { installProduction } from './productionInstall.js';
 import { startServerProcess } from './serverProcess.js';
+import { slowPhoneVisits, startAnchor } from './slowPhone.js';
 
 const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
 const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+const inSeconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? NaN;
 
 /** JavaScript a first visit to /signup downloads: the entry, its static imports, the step page and the sign-up form. */
@@ -61,6 +63,19 @@ function lintFigures() {
   const problems = /(\d+) problems?/.exec(runs[0]?.output ?? '')?.[1] ?? '?';
   const empty = Array.from({ length: 5 }, () => timed(['-e', '']).ms);
   return { problems, checked: median(checked), command: median(runs.map(({ ms }) => ms)), anchor: median(empty), runs: runs.length };
+}
+
+/** The slow-phone visits to the app and to the anchor (a plain code-split rjsf page, slowPhone.ts), in one browser. */
+async function slowPhoneFigures(baseUrl: string) {
+  const [browser, anchor] = await Promise.all([launchChromium(), startAnchor()]);
+  try {
+    const ours = await slowPhoneVisits(browser, baseUrl);
+    const plain = await slowPhoneVisits(browser, anchor.url);
+    return ours.map((figure, i) => ({ ...figure, anchor: plain[i]! }));
+  } finally {
+    await browser.close();
+    await anchor.stop();
+  }
 }
 
 /** Median time of one validation of a half-typed sign-up form with the browser's precompiled validator. */
@@ -465,6 +480,15 @@ try {
   console.log('Browser (headless Chromium, 390×844)');
   console.log(`  keystroke on the profile step        ${browser.keyMedian.toFixed(2)} ms median of ${browser.keys}   budget ≤ 3 ms`);
   console.log(`  photo ${kb(browser.original)} → ${kb(browser.resized)} in ${browser.resizeMs} ms   budget ≤ 400 KB`);
+
+  const phone = await slowPhoneFigures(baseUrl);
+  console.log('Slow phone (Chromium: 400 ms round trip, 400 kbit/s, CPU 4× slower; navigation until a key typed shows, median of 5)');
+  for (const { route, first, repeat, anchor } of phone) {
+    console.log(
+      `  first visit to ${route.padEnd(18)} ${inSeconds(first)} (anchor ${inSeconds(anchor.first)}, ${(first / anchor.first).toFixed(2)}×)   budget ≤ 0.8× the anchor`,
+    );
+    console.log(`  repeat visit to ${route.padEnd(17)} ${inSeconds(repeat)} (anchor ${inSeconds(anchor.repeat)})   budget ≤ 1.5 s`);
+  }
 
   const api = await apiThroughput(baseUrl, app);
   console.log('API (autocannon, 50 connections, 5 s each)');

@@ -209,7 +209,7 @@ const gzipped = promisify(gzip);
  * `npm run dev` compresses only its first build: its rebuilds must be quick, and a file without
  * its forms is sent as it is.
  */
-async function precompress(dir: string): Promise<void> {
+export async function precompress(dir: string): Promise<void> {
   const entries = await readdir(dir, { recursive: true, withFileTypes: true });
   const files = entries.filter((entry) => entry.isFile() && COMPRESSIBLE.test(entry.name)).map((entry) => join(entry.parentPath, entry.name));
   await Promise.all(
