@@ -25,15 +25,23 @@ const StripeCardForm = lazy(() => import('../payments/StripeCardForm.js'));
 
 const readSubscription = ([callName]: readonly [string, number]) => dataOf(callApi(callByName(callName)));
 
+/** The card form's shape while it loads, box for box (the sandbox's notice too), so nothing jumps when it arrives. */
 function CardSkeleton({ label }: { label: string }) {
   return (
     <div className="card-skeleton" role="status" aria-live="polite" aria-busy="true">
       <span className="visually-hidden">{label}</span>
+      {appConfig().payments.provider === 'sandbox' && <span className="skeleton-line skeleton-notice" />}
       <span className="skeleton-line skeleton-label" />
       <span className="skeleton-line skeleton-input" />
       <span className="skeleton-row">
-        <span className="skeleton-line skeleton-input" />
-        <span className="skeleton-line skeleton-input" />
+        <span className="skeleton-field">
+          <span className="skeleton-line skeleton-label" />
+          <span className="skeleton-line skeleton-input" />
+        </span>
+        <span className="skeleton-field">
+          <span className="skeleton-line skeleton-label" />
+          <span className="skeleton-line skeleton-input" />
+        </span>
       </span>
       <span className="skeleton-line skeleton-button" />
     </div>
