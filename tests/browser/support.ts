@@ -55,6 +55,16 @@ export async function contextForTest(journey: Journey, viewport = PHONE_VIEWPORT
   return context;
 }
 
+/** Opens a resume link for the driver (the admin API makes it) in `page`: the driver gets a session, as after signing in. */
+export async function openResumeLink(journey: Journey, page: Page, driverId: string): Promise<void> {
+  const response = await journey.server.app.inject({
+    method: 'POST',
+    url: `/admin/drivers/${driverId}/resume-link`,
+    headers: { authorization: `Bearer ${journey.server.config.adminToken}` },
+  });
+  await page.goto(new URL((response.json() as { url: string }).url).pathname);
+}
+
 /** The newest code sent to `to` on a channel, as the driver would read it. */
 export async function latestCode(baseUrl: string, channel: 'email' | 'sms', to: string): Promise<string> {
   const response = await fetch(`${baseUrl}/dev/outbox`);

@@ -4,13 +4,12 @@
  * leaves a field out without "*"). Like the schema checks, these run on the bundled files and
  * report only what the file itself writes.
  */
-import type { ValidateFunction } from 'ajv';
-import { createAjv } from '../../shared/ajv.js';
 import { fillPlaceholders } from '../../shared/placeholders.js';
 import { ruleKeywordsIn, ruleValuesOf } from '../../shared/ruleValues.js';
 import { isObject, type Json, type JsonObject } from '../../shared/schemaFiles.js';
 import { WIDGET_VALUES, type WidgetName } from '../../shared/registries.js';
 import { STORAGE_KEYS } from '../../shared/storageKeys.js';
+import { compiledOnce } from './compiled.js';
 import { isDateField, isPhotoField } from './fieldKinds.js';
 import { patternLengths } from './patternLengths.js';
 import { closest, pointer, suggestion, valueAt, type Problems } from './problems.js';
@@ -38,23 +37,10 @@ function sampleIn(placeholder: string): string | undefined {
   return /^[\d\s+().-]+$/.test(placeholder) || /^\S+@\S+$/.test(placeholder) ? placeholder : undefined;
 }
 
-const ajv = createAjv();
-const fieldValidators = new Map<string, ValidateFunction>();
-
-/** A field's schema without its messages, compiled once: whether a sample passes. */
+/** Whether a sample passes the field's rules (its messages aside); a schema Ajv refuses has its own problem. */
 function acceptedBy(fieldSchema: JsonObject, sample: string): boolean {
   const { errorMessage: _messages, ...rules } = fieldSchema;
-  const key = JSON.stringify(rules);
-  let validate = fieldValidators.get(key);
-  if (!validate) {
-    try {
-      validate = ajv.compile(rules);
-    } catch {
-      return true; // A schema Ajv refuses has its own problem.
-    }
-    fieldValidators.set(key, validate);
-  }
-  return validate(sample);
+  return compiledOnce(rules)?.(sample) ?? true;
 }
 
 export function checkUiSchema(

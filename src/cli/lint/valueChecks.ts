@@ -7,9 +7,9 @@
  * report only what the file itself writes.
  */
 import type { ValidateFunction } from 'ajv';
-import { createAjv } from '../../shared/ajv.js';
 import { ERROR_VALUES, ruleKeywordsIn, ruleValuesOf } from '../../shared/ruleValues.js';
 import { isObject, type Json, type JsonObject } from '../../shared/schemaFiles.js';
+import { compiledOnce } from './compiled.js';
 import { patternLengths } from './patternLengths.js';
 import { pointer, valueAt, type Problems } from './problems.js';
 import { forEachSchema } from './schemaChecks.js';
@@ -25,24 +25,10 @@ const EXCLUSIVE_PAIRS: [string, string][] = [
   ['exclusiveMinimum', 'exclusiveMaximum'],
 ];
 
-const ajv = createAjv();
-const validators = new Map<string, ValidateFunction>();
-
-/** The field's own rules as a schema, compiled once per set of rules. */
+/** The field's own rules as a schema; undefined when it has none, or Ajv refuses them (checkCompiles reports that). */
 function ownRulesOf(node: JsonObject): ValidateFunction | undefined {
   const rules = Object.fromEntries(Object.entries(node).filter(([key]) => OWN_RULES.includes(key)));
-  if (Object.keys(rules).length === 0) return undefined;
-  const key = JSON.stringify(rules);
-  let validate = validators.get(key);
-  if (!validate) {
-    try {
-      validate = ajv.compile(rules);
-    } catch {
-      return undefined; // A rule Ajv refuses has its own problem (checkCompiles).
-    }
-    validators.set(key, validate);
-  }
-  return validate;
+  return Object.keys(rules).length === 0 ? undefined : compiledOnce(rules);
 }
 
 const kindOf = (value: Json) =>

@@ -1,0 +1,138 @@
+// A driver's screens as a whole, in headless Chromium: every screen of the journey under axe-core
+// at a phone's and a desktop's width, and the draft a step keeps on the device through a reload.
+// The driver arrives by a resume link (a session, as after signing in) at the step to fill.
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { verifiedDriver, verifyPhone } from '../support/server.js';
+import { axeViolations, contextForTest, expectToast, fillProfileStep, openResumeLink, press, screenshot, startJourney, type Journey } from './support.js';
+
+let journey: Journey;
+
+beforeAll(async () => {
+  journey = await startJourney();
+});
+afterAll(async () => {
+  await journey?.close();
+});
+
+const app = () => journey.server.app;
+
+/** A page of its own at the complete-profile step, for a driver who verified email and phone. */
+async function atProfileStep() {
+  const driver = await verifiedDriver(app());
+  await verifyPhone(app(), driver);
+  const page = await (await contextForTest(journey)).newPage();
+  await openResumeLink(journey, page, driver.driverId);
+  await page.waitForURL('**/complete-profile');
+  return { driver, page };
+}
+
+describe('a draft of the step on the device', () => {
+  /** Everything the page's origin keeps: each draft (photos as their type and size) and local storage, as text. */
+  const kept = (page: Page) =>
+    page.evaluate(async () => {
+      const db = await new Promise<IDBDatabase>((resolve, reject) => {
+        const request = indexedDB.open('onramp-drafts');
+        request.onsuccess = () => resolve(request.result);
+        request.onerror = () => reject(request.error);
+      });
+      const drafts = db.objectStoreNames.contains('drafts')
+        ? await new Promise<unknown[]>((resolve) => {
+            const request = db.transaction('drafts').objectStore('drafts').getAll();
+            request.onsuccess = () => resolve(request.result);
+          })
+        : [];
+      db.close();
+      const described = JSON.stringify(drafts, (_key, value) => (value instanceof Blob ? `blob ${value.type} ${value.size}` : value));
+      return { drafts: drafts.length, text: `${described} ${JSON.stringify({ ...localStorage })}` };
+    });
+
+  it('brings back everything typed and every photo after a reload, but the SSN, which never reaches the device', async () => {
+    const { page } = await atProfileStep();
+    await fillProfileStep(page);
+    await expect.poll(async () => (await kept(page)).text, { timeout: 5_000 }).toContain('73301');
+    const onDevice = await kept(page);
+    expect(onDevice.text).toContain('blob image/jpeg');
+    expect(onDevice.text).not.toContain('234567890');
+
+    await page.reload();
+    await page.getByRole('heading', { name: 'Update Personal Info' }).waitFor();
+    expect(await page.locator('#root_firstName').inputValue()).toBe('Robin');
+    expect(await page.locator('#root_dateOfBirth').inputValue()).toBe('1988-07-21');
+    expect(await page.locator('#root_gender option:checked').textContent()).toBe('Male');
+    await expect.poll(() => page.locator('#root_city').inputValue()).toBe('Austin');
+    expect(await page.locator('#root_zipCode').inputValue()).toBe('73301');
+    for (const field of ['profilePicture', 'socialSecurityCardFront', 'socialSecurityCardBack'])
+      await page.locator(`.w-photo--filled #root_${field}`).waitFor({ state: 'attached' });
+    expect(await page.locator('#root_SSN').inputValue()).toBe('');
+    await screenshot(page, '17-draft-restored');
+
+    await page.locator('#root_SSN').fill('234567890');
+    await press(page, 'Next');
+    await expectToast(page, 'Personal Profile Completed Successfully.');
+    // Sent: nothing of the step stays on the device, and the next step, only opened, keeps nothing either
+    // (a draft is written 300 ms after a change: a second is well past it).
+    await page.waitForURL('**/upload-vehicle-images');
+    await page.waitForTimeout(1_000);
+    expect((await kept(page)).drafts).toBe(0);
+  });
+
+  it('is forgotten when the driver signs out: the next person on the phone finds nothing', async () => {
+    const { page } = await atProfileStep();
+    await page.locator('#root_firstName').fill('Robin');
+    await expect.poll(async () => (await kept(page)).drafts, { timeout: 5_000 }).toBe(1);
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await expectToast(page, 'You are signed out.');
+    expect(await kept(page)).toEqual({ drafts: 0, text: '[] {}' });
+  });
+});
+
+describe('every screen', () => {
+  it('shows every screen of the journey with no accessibility violation of any impact, at 390 and 1280 px', async () => {
+    const { driver, page } = await atProfileStep();
+    // What the earlier steps would have kept, for the guards of the later ones.
+    await page.evaluate(
+      ({ email, phone }) => {
+        localStorage.setItem('email', email);
+        localStorage.setItem('phone', phone);
+        localStorage.setItem('vehicle_id', 'a-vehicle');
+      },
+      { email: driver.email, phone: driver.phone },
+    );
+    const screens = [
+      ['/', 'Drive with us'],
+      ['/signup', 'Sign up'],
+      ['/sign-in', 'Sign in'],
+      ['/verify-otp-email', 'Verify your email'],
+      ['/verify-otp-phone', 'Verify your phone'],
+      ['/complete-profile', 'Update Personal Info'],
+      ['/upload-vehicle-images', 'Upload vehicle images'],
+      ['/add-vehicle', 'Add Vehicle'],
+      ['/awaiting-approval', 'Awaiting Approval'],
+      ['/profile-approved', 'Congrats! Profile Has Been Approved.'],
+      ['/summary', 'Administrative Fees'],
+      ['/add-card', 'Card details'],
+      ['/add-bank', 'Bank details'],
+      ['/ride/new-request/info', 'New ride requests'],
+    ] as const;
+    const found: Record<string, string[]> = {};
+    for (const [route, heading] of screens) {
+      for (const width of [390, 1280]) {
+        await page.setViewportSize({ width, height: width === 390 ? 844 : 900 });
+        await page.goto(route);
+        await page.getByRole('heading', { level: 1, name: heading }).waitFor();
+        const violations = await axeViolations(page);
+        if (violations.length > 0) found[`${route} at ${width} px`] = violations;
+      }
+    }
+    // And a form refused, each field with its message.
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto('/complete-profile');
+    await press(page, 'Next');
+    await page.getByText('Please enter your first name').first().waitFor();
+    await screenshot(page, '18-profile-refused');
+    const refused = await axeViolations(page);
+    if (refused.length > 0) found['/complete-profile refused'] = refused;
+    expect(found).toEqual({});
+  });
+});
