@@ -16,7 +16,10 @@ import type { Flow } from '../../shared/flow.js';
 import { schemaOfStep } from '../../shared/fixtureFiles.js';
 import { pointerOf } from '../../shared/jsonPointer.js';
 import type { JsonObject } from '../../shared/schemaFiles.js';
+import type { FormSchema } from '../../server/lib/formSchemas.js';
 import { pointer, type Problems } from './problems.js';
+
+const serverForms = new Map<string, FormSchema>();
 
 const CACHE_FILE = join(PROJECT_ROOT, 'node_modules', '.cache', 'onramp', 'passed-fixtures.json');
 
@@ -73,8 +76,18 @@ export async function checkFixtures(root: string, flow: Flow, forms: FixtureForm
     if (passed.has(key)) continue;
     if (!run) {
       const [{ checkFixture }, { createFormSchemas }] = await Promise.all([import('../fixtures.js'), import('../../server/lib/formSchemas.js')]);
-      const source = { ...forms, server: createFormSchemas(forms.schema) };
-      run = (fixture) => checkFixture(fixture, flow, undefined, source);
+      // The server's check of each form, compiled once per text of the form (the tests lint many copies of the same files).
+      const server = (name: string): FormSchema => {
+        const schema = forms.schema(name);
+        const key = JSON.stringify(schema);
+        let compiled = serverForms.get(key);
+        if (!compiled) {
+          compiled = createFormSchemas(() => schema)(name);
+          serverForms.set(key, compiled);
+        }
+        return compiled;
+      };
+      run = (fixture) => checkFixture(fixture, flow, undefined, { ...forms, server });
     }
     const result = run(path);
     if (result.passed) {
