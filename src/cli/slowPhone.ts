@@ -105,8 +105,13 @@ async function untilTypingEchoes(page: Page, url: string, field: string): Promis
   const started = Date.now();
   await page.goto(url, { waitUntil: 'commit' });
   const input = page.locator(field);
+  await input.waitFor({ timeout: 120_000 });
+  // A repeat visit may find the first visit's draft in the field: the key shows after it.
+  const before = await input.inputValue();
   await input.pressSequentially('a', { timeout: 120_000 });
-  await page.waitForFunction((selector) => (document.querySelector(selector) as HTMLInputElement | null)?.value === 'a', field, { timeout: 120_000 });
+  await page.waitForFunction(([selector, wanted]) => (document.querySelector(selector!) as HTMLInputElement | null)?.value === wanted, [field, `${before}a`], {
+    timeout: 120_000,
+  });
   return Date.now() - started;
 }
 
