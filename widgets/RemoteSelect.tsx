@@ -1,8 +1,9 @@
-import type { ChangeEvent, ReactNode } from 'react';
+import type { ReactNode } from 'react';
 import type { WidgetProps } from '@rjsf/utils';
 import { ListStatus } from './ListStatus';
 import type { RemoteList } from './useRemoteList';
-import { cx, describedBy, hasErrors, hintId, optionString } from './widgetProps';
+import { ChoiceSelect } from './ChoiceSelect';
+import { hintId, optionString } from './widgetProps';
 
 interface RemoteSelectProps {
   /** The widget's own props: id, name, placeholder, flags, handlers and the ui:options read here. */
@@ -39,33 +40,24 @@ export function RemoteSelect({
   idleText,
   children,
 }: RemoteSelectProps) {
-  const { id, placeholder, options, disabled, readonly, autofocus, htmlName, onChange, onBlur, onFocus } = widget;
-  const invalid = hasErrors(widget);
+  const { id, options } = widget;
   const statusId = hintId(id);
-  const emit = (event: ChangeEvent<HTMLSelectElement>) => event.target.value || undefined;
 
   return (
     <div className="w-select">
-      <select
-        id={id}
-        name={htmlName || id}
-        className={cx('w-select__control', invalid && 'w-select__control--invalid')}
+      <ChoiceSelect
+        widget={widget}
         value={value}
-        disabled={disabled || readonly || list.status !== 'ready'}
-        autoFocus={autofocus}
+        toValue={(option) => option || undefined}
+        unavailable={list.status !== 'ready'}
+        busy={list.status === 'loading'}
         autoComplete={optionString(options, 'autocomplete') ?? defaultAutoComplete}
-        aria-invalid={invalid || undefined}
-        aria-busy={list.status === 'loading' || undefined}
-        aria-describedby={describedBy(id, statusId)}
-        onChange={(event) => onChange(emit(event))}
-        onBlur={(event) => onBlur(id, emit(event))}
-        onFocus={(event) => onFocus(id, emit(event))}
+        hints={[statusId]}
       >
-        <option value="">{placeholder}</option>
         {/* A value the list does not hold (yet, or any more) is still shown rather than silently looking empty. */}
         {unknownValue && <option value={value}>{value}</option>}
         {children}
-      </select>
+      </ChoiceSelect>
       <ListStatus
         id={statusId}
         list={list}
