@@ -7,7 +7,7 @@
  * over the open pages, and the server and the pages keep the last good version.
  */
 import { once } from 'node:events';
-import { watch } from 'node:fs';
+import { readdirSync, readFileSync, watch } from 'node:fs';
 import { join, relative } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { buildDist, DIST, type Bundle } from '../node/build.js';
@@ -91,12 +91,33 @@ export async function startDev(): Promise<void> {
     running = undefined;
     if (changed.size > 0) run();
   };
+  // What each file held when it was last checked: a save that changes nothing (an editor's second
+  // write of the same save, a save without an edit) is not checked again, nor are the pages reloaded.
+  const contentOf = (file: string) => {
+    try {
+      return readFileSync(join(CONTENT_ROOT, file), 'utf8');
+    } catch {
+      return undefined; // removed
+    }
+  };
+  const checked = new Map<string, string | undefined>();
+  for (const dir of [SCHEMAS_DIR, FLOWS_DIR]) {
+    for (const name of readdirSync(dir)) {
+      const file = relative(CONTENT_ROOT, join(dir, name));
+      checked.set(file, contentOf(file));
+    }
+  }
   const run = () => {
     timer = undefined;
     if (running) return;
-    const files = [...changed];
+    const files = [...changed].filter((file) => {
+      const content = contentOf(file);
+      if (checked.get(file) === content) return false;
+      checked.set(file, content);
+      return true;
+    });
     changed.clear();
-    running = apply(files).finally(next);
+    if (files.length > 0) running = apply(files).finally(next);
   };
   // First a lint and a bundle of the files as they are, which warms both up: the first edit is
   // then as quick as the next. A failure here is an edit's, which its own run reports.
