@@ -19,11 +19,19 @@ export function precompiledValidatorsCode(schema: JsonObject): string {
 // The generated code requires Ajv's runtime helpers and ajv-formats, resolved from here.
 const requireFromHere = createRequire(import.meta.url);
 
-/** The functions the build's generated module exports for the form, run here. */
+const validateFnsByText = new Map<string, ValidatorFunctions>();
+
+/** The functions the build's generated module exports for the form, run here; made once per text of the form (the lint runs many fixtures of one form). */
 export function precompiledValidateFns(schema: JsonObject): ValidatorFunctions {
-  const module = { exports: {} as ValidatorFunctions };
-  new Function('module', 'exports', 'require', precompiledValidatorsCode(schema))(module, module.exports, requireFromHere);
-  return module.exports;
+  const text = JSON.stringify(schema);
+  let fns = validateFnsByText.get(text);
+  if (!fns) {
+    const module = { exports: {} as ValidatorFunctions };
+    new Function('module', 'exports', 'require', precompiledValidatorsCode(schema))(module, module.exports, requireFromHere);
+    fns = module.exports;
+    validateFnsByText.set(text, fns);
+  }
+  return fns;
 }
 
 /** The form's precompiled validator, as rjsf uses it in the browser. */

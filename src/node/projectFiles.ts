@@ -6,8 +6,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createAjv } from '../shared/ajv.js';
-import type { ValidateFunction } from 'ajv';
+import { compileOnce } from '../shared/ajv.js';
 import { fromAjvErrors } from '../shared/errors.js';
 import type { Flow } from '../shared/flow.js';
 import type { Notices } from '../shared/generated/notices.js';
@@ -86,20 +85,10 @@ export function loadUiSchema(name: string): JsonObject {
 }
 
 /**
- * Each data file's schema compiled once for as long as its text stays the same: a server starting
+ * A data file's schema, compiled once for as long as its text stays the same: a server starting
  * again, or `npm run dev` after an edit, reads the flow again but rarely its schema.
  */
-const compiledShapes = new Map<string, { text: string; validate: ValidateFunction }>();
-
-function shapeCheckOf<T>(schemaPath: string): ValidateFunction<T> {
-  const text = JSON.stringify(readJsonFile(schemaPath));
-  let compiled = compiledShapes.get(schemaPath);
-  if (compiled?.text !== text) {
-    compiled = { text, validate: createAjv({ strict: true }).compile(JSON.parse(text)) };
-    compiledShapes.set(schemaPath, compiled);
-  }
-  return compiled.validate as ValidateFunction<T>;
-}
+const shapeCheckOf = <T>(schemaPath: string) => compileOnce<T>(readJsonFile(schemaPath) as object, { strict: true });
 
 /** A data file, checked against the JSON Schema that states its shape: its type is the one generated from that schema. */
 function loadChecked<T>(path: string, schemaPath: string): T {

@@ -1,4 +1,4 @@
-import Ajv, { type Options } from 'ajv';
+import Ajv, { type Options, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import ajvErrors from 'ajv-errors';
 import { customKeywords } from './keywords.js';
@@ -34,4 +34,31 @@ export function createAjv({ strict = false }: { strict?: boolean } = {}): Ajv {
   // rjsf reads ui:* keys and these annotations; strict mode must know them.
   if (strict) ajv.addVocabulary(['enumNames']);
   return extendAjv(ajv);
+}
+
+const shared = { lenient: undefined as Ajv | undefined, strict: undefined as Ajv | undefined };
+const compiledByText = { lenient: new Map<string, ValidateFunction | Error>(), strict: new Map<string, ValidateFunction | Error>() };
+
+/**
+ * The validator of a self-contained schema, compiled once per text in this process: the lint
+ * checks many copies of the same files, and `npm run dev` reads them all again at each save.
+ * Throws Ajv's error, each time, for a schema Ajv refuses.
+ */
+export function compileOnce<T = unknown>(schema: object, { strict = false }: { strict?: boolean } = {}): ValidateFunction<T> {
+  const kind = strict ? 'strict' : 'lenient';
+  const text = JSON.stringify(schema);
+  let compiled = compiledByText[kind].get(text);
+  if (!compiled) {
+    const ajv = (shared[kind] ??= createAjv({ strict }));
+    try {
+      compiled = ajv.compile(schema);
+    } catch (error) {
+      compiled = error as Error;
+    }
+    // Ajv would keep each copy by its object; this cache keeps one per text.
+    ajv.removeSchema(schema);
+    compiledByText[kind].set(text, compiled);
+  }
+  if (compiled instanceof Error) throw compiled;
+  return compiled as ValidateFunction<T>;
 }

@@ -1,10 +1,10 @@
 import { rmSync } from 'node:fs';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { formatProblem } from '../../src/cli/lint/problems.js';
 import { lintProject } from '../../src/cli/lintProject.js';
 import { screens } from '../../src/client/screens/index.js';
 import { widgets } from '../../widgets/index.js';
-import { copyWithEdit, listBrokenEdits } from '../support/brokenEdits.js';
+import { copyProject, listBrokenEdits, makeEdit } from '../support/brokenEdits.js';
 
 const registry = { widgets: Object.keys(widgets), screens: Object.keys(screens) };
 const edits = listBrokenEdits();
@@ -13,6 +13,10 @@ const correct = edits.filter((edit) => edit.name.startsWith('ok-'));
 const broken = edits.filter((edit) => !edit.name.startsWith('ok-'));
 
 describe('npm run lint:schemas on the edits of tests/fixtures/broken-edits/', () => {
+  // One copy of the project; each edit is made in it and undone after.
+  const root = copyProject();
+  afterAll(() => rmSync(root, { recursive: true }));
+
   it('has at least 80 broken edits, each with lines of its own, and 15 correct ones that lint clean', () => {
     expect(broken.length).toBeGreaterThanOrEqual(80);
     for (const edit of broken) expect(edit.expect, edit.name).not.toEqual([]);
@@ -22,11 +26,11 @@ describe('npm run lint:schemas on the edits of tests/fixtures/broken-edits/', ()
   });
 
   it.each(edits.map((edit) => [edit.name, edit] as const))('%s', async (_name, edit) => {
-    const root = copyWithEdit(edit);
+    const undo = makeEdit(root, edit);
     try {
       expect((await lintProject(root, registry)).map(formatProblem)).toEqual(edit.expect);
     } finally {
-      rmSync(root, { recursive: true });
+      undo();
     }
   });
 });

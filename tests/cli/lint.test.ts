@@ -11,7 +11,7 @@ import { SCREEN_NAMES, WIDGET_NAMES } from '../../src/shared/registries.js';
 import type { JsonObject } from '../../src/shared/schemaFiles.js';
 import type { Flow } from '../../src/shared/flow.js';
 import { PROJECT_ROOT } from '../../src/node/projectFiles.js';
-import { copyWithEdit, listBrokenEdits } from '../support/brokenEdits.js';
+import { copyProject, listBrokenEdits, makeEdit } from '../support/brokenEdits.js';
 
 const registry = { widgets: [...WIDGET_NAMES], screens: [...SCREEN_NAMES] };
 const run = promisify(execFile);
@@ -30,7 +30,8 @@ describe('npm run lint:schemas', () => {
 
   it('prints one line per problem and exits with 1, run as a command', async () => {
     const edit = listBrokenEdits().find((e) => e.name === 'payload-field-renamed-in-schema-only')!;
-    const root = copyWithEdit(edit);
+    const root = copyProject();
+    makeEdit(root, edit);
     try {
       const failure = await lintCommand(root).then(
         () => null,

@@ -11,7 +11,7 @@
  * "replace" must occur in the shipped file exactly once (every occurrence is replaced with
  * "all"), so an edit that no longer applies fails instead of testing nothing.
  */
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PROJECT_ROOT } from '../../src/node/projectFiles.js';
@@ -34,20 +34,34 @@ export function listBrokenEdits(): BrokenEdit[] {
     .map((name) => ({ name: name.replace(/\.json$/, ''), ...JSON.parse(readFileSync(join(BROKEN_EDITS_DIR, name), 'utf8')) }) as BrokenEdit);
 }
 
-/** A copy of the files the lint reads (schemas/, flows/, the fixtures), with the edit made; remove it when done. */
-export function copyWithEdit(edit: BrokenEdit): string {
+/** A copy of the files the lint reads (schemas/, flows/, the fixtures); remove it when done. */
+export function copyProject(): string {
   const root = mkdtempSync(join(tmpdir(), 'onramp-broken-edit-'));
   for (const dir of ['schemas', 'flows']) cpSync(join(PROJECT_ROOT, dir), join(root, dir), { recursive: true });
   // The fixtures too, which the lint runs on the edited files (not this corpus).
   cpSync(join(PROJECT_ROOT, 'tests', 'fixtures'), join(root, 'tests', 'fixtures'), { recursive: true, filter: (source) => !source.includes('broken-edits') });
+  return root;
+}
+
+/**
+ * Makes the edit in a copy of the project (copyProject); returns what undoes it, so one copy
+ * serves every edit in turn.
+ */
+export function makeEdit(root: string, edit: BrokenEdit): () => void {
+  const originals = new Map<string, string>();
+  const undo = () => {
+    for (const [path, text] of originals) writeFileSync(path, text);
+  };
   for (const change of 'changes' in edit ? edit.changes : [edit]) {
-    const text = readFileSync(join(root, change.file), 'utf8');
+    const path = join(root, change.file);
+    const text = readFileSync(path, 'utf8');
+    if (!originals.has(path)) originals.set(path, text);
     const occurrences = text.split(change.replace).length - 1;
     if (occurrences === 0 || (occurrences > 1 && !change.all)) {
-      rmSync(root, { recursive: true });
+      undo();
       throw new Error(`${edit.name}: "replace" occurs ${occurrences} times in ${change.file}; it must occur once (or set "all")`);
     }
-    writeFileSync(join(root, change.file), text.split(change.replace).join(change.with));
+    writeFileSync(path, text.split(change.replace).join(change.with));
   }
-  return root;
+  return undo;
 }

@@ -19,8 +19,6 @@ import type { JsonObject } from '../../shared/schemaFiles.js';
 import type { FormSchema } from '../../server/lib/formSchemas.js';
 import { pointer, type Problems } from './problems.js';
 
-const serverForms = new Map<string, FormSchema>();
-
 const CACHE_FILE = join(PROJECT_ROOT, 'node_modules', '.cache', 'onramp', 'passed-fixtures.json');
 
 /** The fixtures' forms as the app reads them: bundled, their texts showing their rules' values. */
@@ -76,17 +74,8 @@ export async function checkFixtures(root: string, flow: Flow, forms: FixtureForm
     if (passed.has(key)) continue;
     if (!run) {
       const [{ checkFixture }, { createFormSchemas }] = await Promise.all([import('../fixtures.js'), import('../../server/lib/formSchemas.js')]);
-      // The server's check of each form, compiled once per text of the form (the tests lint many copies of the same files).
-      const server = (name: string): FormSchema => {
-        const schema = forms.schema(name);
-        const key = JSON.stringify(schema);
-        let compiled = serverForms.get(key);
-        if (!compiled) {
-          compiled = createFormSchemas(() => schema)(name);
-          serverForms.set(key, compiled);
-        }
-        return compiled;
-      };
+      // The server's check of each form (compiled once per text of the form: compileOnce).
+      const server = (name: string): FormSchema => createFormSchemas(() => forms.schema(name))(name);
       run = (fixture) => checkFixture(fixture, flow, undefined, { ...forms, server });
     }
     const result = run(path);

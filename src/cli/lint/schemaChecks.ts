@@ -6,7 +6,7 @@
  * a rule that comes from common.schema.json; a problem is reported only where its place is
  * written in the file itself, so a shared definition's problem is reported once, in its file.
  */
-import { createAjv } from '../../shared/ajv.js';
+import { compileOnce } from '../../shared/ajv.js';
 import { isObject, type Json, type JsonObject } from '../../shared/schemaFiles.js';
 import { closest, pointer, pointerKeys, suggestion, valueAt, type Problems } from './problems.js';
 
@@ -149,12 +149,9 @@ export function checkSchemaRules(file: string, source: JsonObject, bundled: Json
  * Compiles the bundled schema as strictly as Ajv can (strict mode, as the lint's last check):
  * what Ajv still refuses once the checks above pass, with its place when Ajv names one.
  */
-let strictAjv: ReturnType<typeof createAjv> | undefined;
-
 export function checkCompiles(file: string, bundled: JsonObject, problems: Problems): void {
-  strictAjv ??= createAjv({ strict: true });
   try {
-    strictAjv.compile(bundled);
+    compileOnce(bundled, { strict: true });
   } catch (error) {
     const message = (error as Error).message.replace(/^strict mode: /, '');
     const place = /at (?:path )?"#([^"]*)"/.exec(message)?.[1] ?? '';

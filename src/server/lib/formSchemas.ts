@@ -3,7 +3,7 @@
  * request reader (callPayload.ts) answers drivers with it, and `npm run validate` shows testers
  * exactly what the server would answer, without starting it.
  */
-import { createAjv } from '../../shared/ajv.js';
+import { compileOnce } from '../../shared/ajv.js';
 import { fromAjvErrors, type ValidationErrorLike } from '../../shared/errors.js';
 import { loadSchema } from '../../node/projectFiles.js';
 import type { JsonObject } from '../../shared/schemaFiles.js';
@@ -18,13 +18,12 @@ export interface FormSchema {
 
 /** Step schemas by name, each read (from the project, or by `load`) and compiled once. */
 export function createFormSchemas(load: (name: string) => JsonObject = loadSchema): (name: string) => FormSchema {
-  const ajv = createAjv();
   const compiled = new Map<string, FormSchema>();
   return (name) => {
     let schema = compiled.get(name);
     if (!schema) {
       const json = load(name);
-      const validate = ajv.compile(json);
+      const validate = compileOnce(json);
       const properties = (json.properties ?? {}) as Record<string, { type?: unknown; sensitive?: unknown }>;
       schema = {
         properties,
