@@ -35,6 +35,8 @@ async function run(command: string, copy: string): Promise<string> {
     return printed;
   } finally {
     vi.unstubAllEnvs();
+    // The next import (this file's, or the next file's in this worker) reads the project's content again.
+    vi.resetModules();
   }
 }
 
