@@ -8,8 +8,7 @@ import { join } from 'node:path';
 import type { Browser, FrameLocator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { msUntilReloadedPageShows, startDevServer, type DevServer } from '../../src/cli/devProcess.js';
-import { launchChromium } from '../../src/cli/chromium.js';
-import { PHONE_VIEWPORT, screenshot } from './support.js';
+import { closeContexts, PHONE_VIEWPORT, screenshot, sharedChromium } from './support.js';
 import { authEmulatorReady } from '../support/identity.js';
 
 const FIRST_MESSAGE = 'Please enter your email';
@@ -66,10 +65,10 @@ beforeAll(async () => {
   await authEmulatorReady();
   dev = await startDevServer(FIXTURES);
   schemaFile = join(dev.root, 'schemas', 'signup.schema.json');
-  browser = await launchChromium();
+  browser = await sharedChromium();
 });
 afterAll(async () => {
-  await browser?.close();
+  if (browser) await closeContexts(browser);
   await dev?.close();
 });
 

@@ -3,20 +3,20 @@
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium } from '../../src/cli/chromium.js';
 import { PROJECT_ROOT } from '../../src/node/projectFiles.js';
 import { ADMIN_AUTH_MESSAGES } from '../../src/server/plugins/adminAuth.js';
 import { bearer, startTestServer, type TestServer } from '../support/server.js';
+import { closeContexts, sharedChromium } from './support.js';
 
 describe('the form studio without npm run dev', () => {
   let server: TestServer;
   let browser: Browser;
   beforeAll(async () => {
     server = await startTestServer({ staticDir: join(PROJECT_ROOT, 'dist') });
-    browser = await launchChromium();
+    browser = await sharedChromium();
   });
   afterAll(async () => {
-    await browser?.close();
+    if (browser) await closeContexts(browser);
     await server?.close();
   });
 

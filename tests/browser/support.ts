@@ -23,8 +23,28 @@ export interface Journey {
   close(): Promise<void>;
 }
 
+let workerChromium: Promise<Browser> | undefined;
+
+/**
+ * The worker's Chromium, launched once: the files of a worker run one after another (they share
+ * modules, vitest.config.ts), each in contexts of its own that `closeContexts` ends. Playwright
+ * ends the browser when the worker exits.
+ */
+export async function sharedChromium(): Promise<Browser> {
+  // Launched again if an earlier file's browser crashed or failed to start.
+  const running = await workerChromium?.catch(() => undefined);
+  if (running?.isConnected()) return running;
+  workerChromium = launchChromium();
+  return workerChromium;
+}
+
+/** Ends every context (and page) a file opened in the worker's Chromium. */
+export async function closeContexts(browser: Browser): Promise<void> {
+  await Promise.all(browser.contexts().map((context) => context.close()));
+}
+
 export async function startJourney(): Promise<Journey> {
-  const [server, browser] = await Promise.all([startTestServer({ staticDir: join(PROJECT_ROOT, 'dist') }), launchChromium()]);
+  const [server, browser] = await Promise.all([startTestServer({ staticDir: join(PROJECT_ROOT, 'dist') }), sharedChromium()]);
   const baseUrl = await server.app.listen({ host: '127.0.0.1', port: 0 });
   // A phone's layout and touch at 1× pixels: the journeys check behaviour, and software rendering
   // four times the pixels doubled the browser tests' CPU time on a two-core machine.
@@ -37,7 +57,7 @@ export async function startJourney(): Promise<Journey> {
     browser,
     page,
     async close() {
-      await browser.close();
+      await closeContexts(browser);
       await server.close();
     },
   };
