@@ -6,15 +6,17 @@ import ProjectSequencer from './tests/sequencer.js';
  * Three projects, run together by `vitest run` (one with `--project unit|server|browser`):
  * - unit: pure logic, the commands and the guide; components (widgets, the step page) in happy-dom
  *   with Testing Library; no emulator, no server.
- * - server: the API through Fastify's inject, one embedded database per file.
+ * - server: the API through Fastify's inject, one database per worker (on the run's PostgreSQL),
+ *   emptied for each file.
  * - browser: journeys in headless Chromium against a real server.
  * The files of a worker share their modules (isolate: false): loading the server's modules and
  * compiling the embedded database once per worker, not once per file, took the server project
  * from 108 s to 67 s (CPU from 208 s to 127 s), and the unit project from 39 to 32 CPU-s. A file
  * that changes what a module reads at import (ONRAMP_CONTENT_DIR) resets the modules when it ends.
- * The server and browser projects start the Firebase Auth emulator (the tests verify real ID tokens).
+ * The server and browser projects start the Firebase Auth emulator (the tests verify real ID
+ * tokens) and PostgreSQL (tests/globalSetup.ts).
  */
-const emulator = 'tests/globalSetup.ts';
+const services = 'tests/globalSetup.ts';
 
 export default defineConfig({
   // The build's generated forms module, for the component tests: the same forms, read from schemas/.
@@ -24,6 +26,9 @@ export default defineConfig({
     // the emulator, the servers and processes the tests start), not computing.
     fileParallelism: true,
     maxWorkers: 3,
+    // WebAssembly (the embedded database, which some files still open) compiled once, by the
+    // baseline compiler: optimising it in the background cost more CPU than it saved in a test's life.
+    execArgv: ['--liftoff-only'],
     testTimeout: 60_000,
     hookTimeout: 120_000,
     sequence: { sequencer: ProjectSequencer },
@@ -32,8 +37,8 @@ export default defineConfig({
         extends: true,
         test: { name: 'unit', include: ['tests/*.test.ts', 'tests/{shared,widgets,client,cli,docs,components}/**/*.test.{ts,tsx}'], isolate: false },
       },
-      { extends: true, test: { name: 'server', include: ['tests/server/**/*.test.ts'], isolate: false, globalSetup: emulator } },
-      { extends: true, test: { name: 'browser', include: ['tests/browser/**/*.test.ts'], isolate: false, globalSetup: emulator } },
+      { extends: true, test: { name: 'server', include: ['tests/server/**/*.test.ts'], isolate: false, globalSetup: services } },
+      { extends: true, test: { name: 'browser', include: ['tests/browser/**/*.test.ts'], isolate: false, globalSetup: services } },
     ],
   },
 });

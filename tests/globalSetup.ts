@@ -1,21 +1,47 @@
 /**
- * Starts the Firebase Auth emulator for the server and browser tests (they verify real ID tokens),
- * or reuses one already listening on 127.0.0.1:9099, and stops it (its whole process group)
- * afterwards if this run started it. It is not waited for here: it takes about 15 s to start,
- * during which the other tests run; tests/support/server.ts waits for it before a server starts.
- * Both projects name this file: the first to run starts the emulator, the second shares it.
+ * The services the server and browser tests share, started once per run and stopped after it;
+ * neither is waited for here, so the unit tests run while they start:
+ * - the Firebase Auth emulator (the tests verify real ID tokens), or one already listening on
+ *   127.0.0.1:9099; it takes about 15 s, and tests/support/server.ts waits for it before a server
+ *   starts;
+ * - a PostgreSQL cluster (Debian's, as in production), where each worker makes its database
+ *   (tests/support/server.ts). Without PostgreSQL installed the workers use the embedded one.
+ * Both projects name this file: the first to run starts the services, the second shares them.
  */
+import type { TestProject } from 'vitest/node';
 import { launchAuthEmulator, type LaunchedEmulator } from '../src/cli/authEmulator.js';
+import { launchPostgres, postgresBinDir, type TestPostgres } from './support/postgres.js';
 
-const shared = globalThis as { onrampAuthEmulator?: Promise<LaunchedEmulator> };
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** The run's PostgreSQL (its `postgres` database), or null to use the embedded database. */
+    postgresUrl: string | null;
+  }
+}
 
-export default async function startEmulator(): Promise<() => Promise<void>> {
-  const first = shared.onrampAuthEmulator === undefined;
-  shared.onrampAuthEmulator ??= launchAuthEmulator({ quiet: true });
-  const emulator = await shared.onrampAuthEmulator;
-  // A start that failed is reported by the first project's tests, which wait for it.
+interface Services {
+  emulator: LaunchedEmulator;
+  postgres?: TestPostgres;
+}
+
+const shared = globalThis as { onrampTestServices?: Promise<Services> };
+
+async function launchServices(): Promise<Services> {
+  const [emulator, postgres] = await Promise.all([launchAuthEmulator({ quiet: true }), postgresBinDir ? launchPostgres() : undefined]);
+  // A start that failed is reported by the tests that wait for it.
   emulator.ready.catch(() => undefined);
+  postgres?.ready.catch(() => undefined);
+  return { emulator, postgres };
+}
+
+export default async function startServices(project: TestProject): Promise<() => Promise<void>> {
+  const first = shared.onrampTestServices === undefined;
+  shared.onrampTestServices ??= launchServices();
+  const { emulator, postgres } = await shared.onrampTestServices;
+  project.provide('postgresUrl', postgres?.url ?? null);
   return async () => {
-    if (first) await emulator.stop();
+    if (!first) return;
+    await emulator.stop();
+    postgres?.remove();
   };
 }

@@ -3,11 +3,12 @@
  * (.ci/run installs the postgresql package), a cluster in a temporary folder, one free port. The
  * tests can stop it, start it again and freeze it, as a failing database would.
  */
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 
 const PG_ROOT = '/usr/lib/postgresql';
 /** The bin folder of the installed PostgreSQL, or undefined when there is none (the tests are then skipped). */
@@ -17,11 +18,19 @@ export const postgresBinDir = existsSync(PG_ROOT)
       .find((dir) => existsSync(join(dir, 'initdb')))
   : undefined;
 
-/** PostgreSQL refuses to run as root; as root, run its tools as the postgres user. */
-function pgTool(tool: string, args: string[]): void {
+/** PostgreSQL refuses to run as root; as root, its tools run as the postgres user. */
+function pgCommand(tool: string, args: string[]): [string, string[]] {
   const path = join(postgresBinDir ?? '', tool);
-  if (process.getuid?.() === 0) execFileSync('runuser', ['-u', 'postgres', '--', path, ...args], { stdio: 'pipe' });
-  else execFileSync(path, args, { stdio: 'pipe' });
+  return process.getuid?.() === 0 ? ['runuser', ['-u', 'postgres', '--', path, ...args]] : [path, args];
+}
+
+function pgTool(tool: string, args: string[]): void {
+  execFileSync(...pgCommand(tool, args), { stdio: 'pipe' });
+}
+
+/** The same, without blocking the event loop (vitest's main process starts a cluster while it runs). */
+async function pgToolAsync(tool: string, args: string[]): Promise<void> {
+  await promisify(execFile)(...pgCommand(tool, args));
 }
 
 export async function freePort(): Promise<number> {
@@ -47,6 +56,13 @@ export interface TestPostgres {
 
 /** A new PostgreSQL cluster, running on a free port. */
 export async function runningPostgres(): Promise<TestPostgres> {
+  const launched = await launchPostgres();
+  await launched.ready;
+  return launched;
+}
+
+/** A new PostgreSQL cluster on a free port, its URL known at once; `ready` settles once it runs. */
+export async function launchPostgres(): Promise<TestPostgres & { ready: Promise<void> }> {
   const dataDir = mkdtempSync(join(tmpdir(), 'onramp-pg-'));
   chmodSync(dataDir, 0o700);
   if (process.getuid?.() === 0) {
@@ -54,27 +70,30 @@ export async function runningPostgres(): Promise<TestPostgres> {
     chownSync(dataDir, idOf('-u'), idOf('-g'));
   }
   const port = await freePort();
-  const start = () =>
-    pgTool('pg_ctl', [
-      '-D',
-      dataDir,
-      '-w',
-      '-l',
-      join(dataDir, 'server.log'),
-      '-o',
-      `-p ${port} -k ${dataDir} -c listen_addresses=127.0.0.1 -c fsync=off`,
-      'start',
-    ]);
+  const startArgs = [
+    '-D',
+    dataDir,
+    '-w',
+    '-l',
+    join(dataDir, 'server.log'),
+    '-o',
+    `-p ${port} -k ${dataDir} -c listen_addresses=127.0.0.1 -c fsync=off`,
+    'start',
+  ];
+  const start = () => pgTool('pg_ctl', startArgs);
   /** The postmaster and its children: the processes to freeze. */
   const processes = () => {
     const postmaster = readFileSync(join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]!.trim();
     const children = execFileSync('pgrep', ['-P', postmaster]).toString().split('\n').filter(Boolean);
     return [postmaster, ...children];
   };
-  pgTool('initdb', ['-D', dataDir, '-U', 'onramp', '-A', 'trust', '--no-sync']);
-  start();
+  const ready = (async () => {
+    await pgToolAsync('initdb', ['-D', dataDir, '-U', 'onramp', '-A', 'trust', '--no-sync']);
+    await pgToolAsync('pg_ctl', startArgs);
+  })();
   return {
     url: `postgres://onramp@127.0.0.1:${port}/postgres`,
+    ready,
     start,
     stop: () => pgTool('pg_ctl', ['-D', dataDir, '-w', '-m', 'fast', 'stop']),
     freeze: () => execFileSync('kill', ['-STOP', ...processes()]),

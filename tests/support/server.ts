@@ -1,5 +1,5 @@
 /**
- * One server per test file: the worker's in-memory PGlite (opened once: it takes seconds), a temporary
+ * One server per test file: the worker's database (opened once), a temporary
  * DATA_DIR, a movable clock and the log lines it wrote; plus helpers that walk a driver through
  * the API the way the browser does (codes come from /dev/outbox).
  */
@@ -8,10 +8,12 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
+import pg from 'pg';
 import sharp from 'sharp';
+import { inject } from 'vitest';
 import { buildApp } from '../../src/server/app.js';
 import { readConfig, type ServerConfig } from '../../src/server/config.js';
-import { openDb, type Db } from '../../src/server/db/db.js';
+import { isConnectionFailure, openDb, type Db } from '../../src/server/db/db.js';
 import type { OutboxEntry } from '../../src/server/messaging/localOutbox.js';
 import { isoDateOffset } from '../../src/shared/dates.js';
 import { authEmulatorReady, createEmulatorUser, type EmulatorUser } from './identity.js';
@@ -49,16 +51,50 @@ export interface TestServerOptions {
 }
 
 /**
- * The worker's embedded database, migrated once (opening one costs about a second of CPU): the
- * files of a worker run one after another (vitest.config.ts shares modules within a worker), and
- * each file's first server finds it emptied. Servers of one file (buildAnother, a second
- * startTestServer) share it as they are.
+ * The worker's database, migrated once: the files of a worker run one after another
+ * (vitest.config.ts shares modules within a worker), and each file's first server finds it
+ * emptied. Servers of one file (buildAnother, a second startTestServer) share it as they are.
  */
 let workerDatabase: Promise<Db> | undefined;
 let serversOnWorkerDatabase = 0;
 
+/** How long a worker waits for the run's PostgreSQL to start (tests/globalSetup.ts): about 2 s on an idle machine. */
+const POSTGRES_START_TIMEOUT_MS = 60_000;
+
+/**
+ * A database of the worker's own on the run's PostgreSQL, as production runs: the embedded one
+ * costs seconds of CPU to open and more per statement, which made a third of the server tests'
+ * time. The embedded database is tested on its own (`databaseOnDisk`, the units, `npm run dev`),
+ * and is what a worker uses where PostgreSQL is not installed.
+ */
+async function createWorkerDatabase(): Promise<Db> {
+  const url = inject('postgresUrl');
+  if (!url) return openDb({ kind: 'pglite', dir: null });
+  // Not by process id: a run starts thousands of processes, and ids come round again.
+  const name = `onramp_worker_${randomBytes(6).toString('hex')}`;
+  const deadline = Date.now() + POSTGRES_START_TIMEOUT_MS;
+  for (;;) {
+    const client = new pg.Client(url);
+    try {
+      await client.connect();
+      await client.query(`CREATE DATABASE ${name}`);
+      break;
+    } catch (error) {
+      if (!isConnectionFailure(error) || Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    } finally {
+      await client.end().catch(() => undefined);
+    }
+  }
+  return openDb({ kind: 'postgres', url: `${url.replace(/\/postgres$/, '')}/${name}` });
+}
+
 async function openWorkerDatabase(): Promise<Db> {
-  workerDatabase ??= openDb({ kind: 'pglite', dir: null });
+  // A failed start is tried again by the next file.
+  workerDatabase ??= createWorkerDatabase().catch((error: unknown) => {
+    workerDatabase = undefined;
+    throw error;
+  });
   const db = await workerDatabase;
   if (serversOnWorkerDatabase === 0) {
     const { rows } = await db.query<{ name: string }>(
