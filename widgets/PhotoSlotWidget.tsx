@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState, useSyncExternalStore, type ChangeEvent } from 'react';
 import type { ErrorSchema, WidgetProps } from '@rjsf/utils';
-import { clearPhoto, getPhoto, photosVersion, photoUrl, setPhoto, subscribePhotos } from './photoStore';
+import { clearPhoto, getPhoto, photosVersion, photoUrl, sentShareOf, setPhoto, subscribePhotos } from './photoStore';
 import { DEFAULT_JPEG_QUALITY, DEFAULT_MAX_EDGE_PX, MAX_ORIGINAL_BYTES, isPreviewable, pickedFileType, resizeToJpeg } from './resizeImage';
 import { cx, describedBy, hasErrors, optionNumber, optionString } from './widgetProps';
 
@@ -30,14 +30,15 @@ function CameraIcon() {
 
 /**
  * A tappable photo slot: takes a photo with the camera (or picks a file), shrinks it in the
- * browser, previews it and lets the driver remove it.
+ * browser, previews it and lets the driver remove it; while the step is sent, it shows how much
+ * of its photo has gone out.
  *
  * The form value is the photo's content type ("image/jpeg"), so the schema's image rule judges it;
  * the bytes go to the photo store under the field name, for the step page's multipart upload.
  *
  * ui:options: shape ("round" → front camera, round slot), emptyLabel, filledLabel (default: the
  * field's title), capture, maxEdge (px, 1600), quality (0.8), maxOriginalBytes (10 MiB),
- * accept ("image/*"), processingLabel, removeLabel, tooLargeMessage.
+ * accept ("image/*"), processingLabel, removeLabel, tooLargeMessage, sendingLabel, sentLabel.
  */
 export default function PhotoSlotWidget(props: WidgetProps) {
   const { id, name, value, label, hideLabel, options, disabled, readonly, autofocus, htmlName, onChange, onBlur, onFocus } = props;
@@ -55,11 +56,14 @@ export default function PhotoSlotWidget(props: WidgetProps) {
   const processingLabel = optionString(options, 'processingLabel') ?? 'Processing…';
   const removeLabel = optionString(options, 'removeLabel') ?? 'Remove';
   const tooLargeMessage = optionString(options, 'tooLargeMessage') ?? 'This photo is too large. Please take a new one.';
+  const sendingLabel = optionString(options, 'sendingLabel') ?? 'Sending…';
+  const sentLabel = optionString(options, 'sentLabel') ?? 'Sent';
 
   useSyncExternalStore(subscribePhotos, photosVersion, photosVersion);
   const blob = getPhoto(name);
   const filled = contentType !== undefined && blob !== undefined;
   const previewUrl = filled && isPreviewable(blob.type) ? photoUrl(name) : undefined;
+  const sent = filled ? sentShareOf(name) : undefined;
 
   const [busy, setBusy] = useState(false);
   const inputRef = useRef<HTMLInputElement>(null);
@@ -120,7 +124,8 @@ export default function PhotoSlotWidget(props: WidgetProps) {
 
   const inactive = disabled || readonly;
   const invalid = hasErrors(props);
-  const actionText = busy ? processingLabel : filled ? filledLabel : emptyLabel;
+  const sendingText = sent === undefined ? undefined : sent < 1 ? `${sendingLabel} ${Math.round(sent * 100)}%` : sentLabel;
+  const actionText = busy ? processingLabel : (sendingText ?? (filled ? filledLabel : emptyLabel));
 
   return (
     <div
@@ -157,9 +162,16 @@ export default function PhotoSlotWidget(props: WidgetProps) {
           {busy && <span className="w-spinner" aria-hidden="true" />}
           {actionText}
         </span>
+        {sent !== undefined && <progress className="w-photo__progress" max={1} value={sent} aria-label={`${title}: ${sendingText}`} />}
       </label>
       {filled && !busy && (
-        <button type="button" className="w-photo__remove" disabled={inactive} aria-label={`${removeLabel} ${title}`} onClick={handleRemove}>
+        <button
+          type="button"
+          className="w-photo__remove"
+          disabled={inactive || sent !== undefined}
+          aria-label={`${removeLabel} ${title}`}
+          onClick={handleRemove}
+        >
           {removeLabel}
         </button>
       )}

@@ -12,6 +12,8 @@ const photos = new Map<string, Blob>();
 /** Photos the driver sent before and keeps (a prefilled step): their upload ids, by field. */
 const keptUploads = new Map<string, string>();
 const urls = new Map<string, string>();
+/** While a step's upload is on its way: the share (0 to 1) of each new photo sent so far, by field. */
+const sending = new Map<string, number>();
 const listeners = new Set<() => void>();
 let version = 0;
 
@@ -82,7 +84,17 @@ export function clearAllPhotos(): void {
   changed();
 }
 
-/** For `useSyncExternalStore` in the photo slot: re-render when any photo changes. */
+/** How much of the photo in `field` has been sent (0 to 1), while the step's upload is on its way. */
+export const sentShareOf = (field: string): number | undefined => sending.get(field);
+
+/** The upload's progress, by field; undefined once it ended (sent or not). */
+export function setSentShares(shares: Record<string, number> | undefined): void {
+  sending.clear();
+  for (const [field, share] of Object.entries(shares ?? {})) sending.set(field, share);
+  changed();
+}
+
+/** For `useSyncExternalStore` in the photo slot: re-render when any photo, or the upload's progress, changes. */
 export function subscribePhotos(listener: () => void): () => void {
   listeners.add(listener);
   return () => {

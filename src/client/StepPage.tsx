@@ -151,6 +151,8 @@ function FilledStepForm({ id, step, form, stored, initial, keep }: FilledStepFor
 
   const send = async (submitted: FormData) => {
     setBusy(true);
+    // A new try: the last one's error no longer stands.
+    toast.dismiss();
     const driverBefore = getItem('driver_id');
     try {
       const outcome = await submitStep(step, submitted);

@@ -36,6 +36,8 @@ export interface RequestOptions {
   /** Sent as JSON; a FormData as multipart. */
   body?: Record<string, unknown> | FormData;
   timeoutMs?: number;
+  /** For a multipart body: called as it goes out, with the share (0 to 1) of each file sent so far, by its key. */
+  onUploadProgress?: (sent: Record<string, number>) => void;
 }
 
 /** How an answer is read: what the request accepts, and how the body becomes the result's data. */
@@ -56,13 +58,75 @@ async function jsonObjectOf(response: Response): Promise<Record<string, unknown>
 const asJson: Reading = { accept: 'application/json', read: jsonObjectOf };
 const asBlob: Reading = { accept: '*/*', read: (response) => response.blob() };
 
-async function send<T>(path: string, { method = 'GET', bearer, body, timeoutMs = JSON_TIMEOUT_MS }: RequestOptions, reading: Reading): Promise<ApiResult<T>> {
+/**
+ * Where each file of a multipart body lies in it, as a share of the whole: the parts go out in
+ * order, each its bytes and about a hundred of headers.
+ */
+function fileSpans(form: FormData): { key: string; from: number; to: number }[] {
+  const PART_HEADERS = 100;
+  const sizes = [...form.entries()].map(([key, value]) => ({
+    key,
+    file: value instanceof Blob,
+    size: PART_HEADERS + (value instanceof Blob ? value.size : value.length),
+  }));
+  const total = sizes.reduce((sum, part) => sum + part.size, 0);
+  let at = 0;
+  return sizes.flatMap(({ key, file, size }) => {
+    const span = { key, from: at / total, to: (at + size) / total };
+    at += size;
+    return file ? [span] : [];
+  });
+}
+
+/**
+ * fetch, by XMLHttpRequest: the one way a page can follow an upload's progress. It fails as
+ * fetch would: a TypeError when the network drops, a TimeoutError when it takes too long.
+ */
+function fetchWithProgress(
+  path: string,
+  init: { method: string; headers: Record<string, string>; body: FormData; timeoutMs: number },
+  onProgress: (sent: Record<string, number>) => void,
+): Promise<Response> {
+  const spans = fileSpans(init.body);
+  return new Promise((resolve, reject) => {
+    const xhr = new XMLHttpRequest();
+    xhr.open(init.method, path);
+    for (const [name, value] of Object.entries(init.headers)) xhr.setRequestHeader(name, value);
+    xhr.responseType = 'blob';
+    xhr.timeout = init.timeoutMs;
+    xhr.upload.onprogress = (event) => {
+      if (!event.lengthComputable) return;
+      const done = event.loaded / event.total;
+      onProgress(Object.fromEntries(spans.map(({ key, from, to }) => [key, Math.min(1, Math.max(0, (done - from) / (to - from)))])));
+    };
+    xhr.onload = () => {
+      const headers = new Headers();
+      for (const line of xhr.getAllResponseHeaders().trim().split(/\r?\n/)) {
+        const colon = line.indexOf(':');
+        if (colon > 0) headers.append(line.slice(0, colon).trim(), line.slice(colon + 1).trim());
+      }
+      resolve(new Response(xhr.response as Blob, { status: xhr.status, headers }));
+    };
+    xhr.onerror = () => reject(new TypeError('Network request failed'));
+    xhr.ontimeout = () => reject(new DOMException('The request timed out', 'TimeoutError'));
+    xhr.send(init.body);
+  });
+}
+
+async function send<T>(
+  path: string,
+  { method = 'GET', bearer, body, timeoutMs = JSON_TIMEOUT_MS, onUploadProgress }: RequestOptions,
+  reading: Reading,
+): Promise<ApiResult<T>> {
   const headers: Record<string, string> = { Accept: reading.accept };
   if (bearer) headers.Authorization = `Bearer ${bearer}`;
   const json = body !== undefined && !(body instanceof FormData);
   if (json) headers['Content-Type'] = 'application/json';
   try {
-    const response = await fetch(path, { method, headers, body: json ? JSON.stringify(body) : body, signal: AbortSignal.timeout(timeoutMs) });
+    const response =
+      body instanceof FormData && onUploadProgress
+        ? await fetchWithProgress(path, { method, headers, body, timeoutMs }, onUploadProgress)
+        : await fetch(path, { method, headers, body: json ? JSON.stringify(body) : body, signal: AbortSignal.timeout(timeoutMs) });
     // The API's contracts (src/shared) state its answers: an answer is taken as the type the caller names.
     if (response.ok) return { ok: true, status: response.status, data: (await reading.read(response)) as T };
     const data = await jsonObjectOf(response);
@@ -74,8 +138,9 @@ async function send<T>(path: string, { method = 'GET', bearer, body, timeoutMs =
       data,
     };
   } catch (error) {
+    // No answer: the request took too long, or the network dropped (the page offline, the connection lost on the way).
     const timedOut = error instanceof DOMException && error.name === 'TimeoutError';
-    return { ok: false, status: 0, timedOut, message: timedOut ? flow.messages.timedOut : undefined };
+    return { ok: false, status: 0, timedOut, message: timedOut ? flow.messages.timedOut : flow.messages.connectionLost };
   }
 }
 
@@ -112,11 +177,13 @@ export function callApi<T = Record<string, unknown>>(
   payload: Record<string, unknown> = {},
   pathParams: Record<string, string> = {},
   bearer?: string,
+  onUploadProgress?: RequestOptions['onUploadProgress'],
 ): Promise<ApiResult<T>> {
   return request<T>(pathWith(call.path, pathParams), {
     method: call.method,
     bearer: bearer ?? bearerFor(call),
     body: call.method === 'GET' ? undefined : call.encoding === 'json' ? payload : multipartOf(payload),
     timeoutMs: call.encoding === 'multipart' ? UPLOAD_TIMEOUT_MS : JSON_TIMEOUT_MS,
+    onUploadProgress,
   });
 }

@@ -11,6 +11,7 @@ import {
   resolveNextStep,
   resolveResume,
   resumeLookup,
+  splitSource,
   type Completion,
   type FormStep,
   type Guard,
@@ -19,7 +20,7 @@ import {
   type ResumeRule,
   type SourceKind,
 } from '../shared/flow.js';
-import { photoPayload } from '../../widgets/photoStore.js';
+import { photoPayload, setSentShares } from '../../widgets/photoStore.js';
 import { callApi, isSignInAgain, type ApiResult } from './api.js';
 import { callByName, flow, routeOf } from './flow.js';
 import { PrepareError, runPrepare } from './prepare.js';
@@ -97,7 +98,20 @@ export async function sendStep(step: FormStep, form: Record<string, unknown>): P
   }
   const call = callByName(step.call);
   const payload = buildPayload(call, browserLookup({ form, context }));
-  return { ok: true, result: await callApi(call, payload), context, payload };
+  // Each photo slot shows how much of its photo has gone out (the payload names a photo by its key, the slot by its field).
+  const fieldOfKey = new Map(
+    Object.entries(call.payload ?? {}).flatMap(([key, { from }]) => {
+      const { kind, path } = splitSource(from);
+      return kind === 'file' ? [[key, path.join('.')] as const] : [];
+    }),
+  );
+  const showProgress = (sent: Record<string, number>) =>
+    setSentShares(Object.fromEntries(Object.entries(sent).flatMap(([key, share]) => (fieldOfKey.has(key) ? [[fieldOfKey.get(key), share]] : []))));
+  try {
+    return { ok: true, result: await callApi(call, payload, {}, undefined, fieldOfKey.size > 0 ? showProgress : undefined), context, payload };
+  } finally {
+    if (fieldOfKey.size > 0) setSentShares(undefined);
+  }
 }
 
 export async function submitStep(step: FormStep, form: Record<string, unknown>): Promise<SubmitOutcome> {

@@ -121,8 +121,24 @@ describe('email sign-up to awaiting approval, on a 390×844 phone', () => {
       await photo(field, label);
     }
     await screenshot(page, '05-vehicle-images');
+
+    // The network drops: nothing is sent, the driver reads why, and every photo is still there.
+    await page.context().setOffline(true);
     await submit('Save');
+    await expectToast(page, 'The connection dropped and nothing was sent. What you entered is kept: check your connection, then try again.');
+    expect(await page.locator('.w-photo--filled').count()).toBe(6);
+    await page.context().setOffline(false);
+
+    // Back, on a slow uplink: each slot shows how much of its photo has gone out until the step is sent.
+    const network = await page.context().newCDPSession(page);
+    await network.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: 256 * 1024 });
+    await submit('Save');
+    await page.waitForFunction(() => [...document.querySelectorAll('.w-photo progress')].some((bar) => (bar as HTMLProgressElement).value > 0));
+    await expect(page.locator('.w-photo__action').first().textContent()).resolves.toMatch(/^(Sending… \d+%|Sent)$/);
+    await expect(page.getByRole('progressbar').first().getAttribute('aria-label')).resolves.toMatch(/: (Sending… \d+%|Sent)$/);
+    await screenshot(page, '05-vehicle-images-sending');
     await expectToast(page, 'Vehicle Images Uploaded Successfully.');
+    await network.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: -1 });
     await page.waitForURL('**/add-vehicle');
     await expect(page.evaluate(() => localStorage.getItem('vehicle_id'))).resolves.toMatch(/^[0-9a-f-]{36}$/);
   });

@@ -60,9 +60,14 @@ describe('request', () => {
     await expect(request('/slow', { timeoutMs: 10 })).resolves.toEqual({ ok: false, status: 0, timedOut: true, message: flow.messages.timedOut });
   });
 
-  it('answers status 0 without a message when the network fails', async () => {
+  it('answers status 0 with the flow’s connection-lost message when the network fails', async () => {
     fetchMock.mockRejectedValue(new TypeError('Failed to fetch'));
-    await expect(request('/offline')).resolves.toEqual({ ok: false, status: 0, timedOut: false, message: undefined });
+    await expect(request('/offline')).resolves.toEqual({
+      ok: false,
+      status: 0,
+      timedOut: false,
+      message: 'The connection dropped and nothing was sent. What you entered is kept: check your connection, then try again.',
+    });
   });
 });
 

@@ -122,7 +122,7 @@ describe('the step page, on the email code step', () => {
     expect(sent).toEqual([{ method: 'POST', path: '/auth/sendOTP', bearer: 'Bearer sign-up-token', body: { email: 'ana@example.com' } }]);
   });
 
-  it('says the request failed, and sends nothing twice, when the network is down', async () => {
+  it('says the connection dropped, keeps the code, and sends nothing twice, when the network is down', async () => {
     localStorage.setItem('email', 'ana@example.com');
     localStorage.setItem('token', 'sign-up-token');
     const fetch = vi.fn(async () => {
@@ -132,7 +132,10 @@ describe('the step page, on the email code step', () => {
     const { user, history } = await renderStep('verifyEmail');
     await user.type(await screen.findByRole('textbox', { name: /^Email code/ }), '1234');
     await act(() => user.click(screen.getByRole('button', { name: 'Continue' })));
-    expect(await screen.findByText(flow.messages.requestFailed)).toBeTruthy();
+    expect(
+      await screen.findByText('The connection dropped and nothing was sent. What you entered is kept: check your connection, then try again.'),
+    ).toBeTruthy();
+    expect(screen.getByRole<HTMLInputElement>('textbox', { name: /^Email code/ }).value).toBe('1234');
     expect(fetch).toHaveBeenCalledTimes(1);
     expect(history.at(-1)).toBe('/verify-otp-email');
   });

@@ -82,6 +82,7 @@ export interface Flow {
   journey: string[];
   messages: {
     timedOut: string;
+    connectionLost: string;
     identityFailed: string;
     tokenMissing: string;
     requestFailed: string;
