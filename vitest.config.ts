@@ -35,7 +35,12 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: 'unit', include: ['tests/*.test.ts', 'tests/{shared,widgets,client,cli,docs,components}/**/*.test.{ts,tsx}'], isolate: false },
+        test: {
+          name: 'unit',
+          include: ['tests/*.test.ts', 'tests/{shared,widgets,client,cli,docs,components}/**/*.test.{ts,tsx}'],
+          isolate: false,
+          setupFiles: ['tests/support/testingLibrary.ts'],
+        },
       },
       { extends: true, test: { name: 'server', include: ['tests/server/**/*.test.ts'], isolate: false, globalSetup: services } },
       { extends: true, test: { name: 'browser', include: ['tests/browser/**/*.test.ts'], isolate: false, globalSetup: services } },
