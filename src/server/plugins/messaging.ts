@@ -159,10 +159,21 @@ export const messagingPlugin = fp<{ config: MessagingConfig; signInUrl: string }
     }
 
     let delivering: Promise<number> | null = null;
+    let deliveringAgain: Promise<number> | null = null;
+    /** Delivers every notice committed before the call: one pass at a time in this process (other servers are kept off each row by its claim). */
     function deliverDue(): Promise<number> {
-      // One pass at a time in this process; other servers are kept off each row by its claim.
-      delivering ??= deliverClaimed().finally(() => (delivering = null));
-      return delivering;
+      if (!delivering) {
+        delivering = deliverClaimed().finally(() => (delivering = null));
+        return delivering;
+      }
+      // The pass under way may have looked before the caller's notice was committed: one more after it, shared by every caller meanwhile.
+      deliveringAgain ??= delivering
+        .catch(() => 0)
+        .then(() => {
+          deliveringAgain = null;
+          return deliverDue();
+        });
+      return deliveringAgain;
     }
 
     async function deliverClaimed(): Promise<number> {
@@ -211,6 +222,7 @@ export const messagingPlugin = fp<{ config: MessagingConfig; signInUrl: string }
     loop.unref();
     app.addHook('onClose', async () => {
       clearInterval(loop);
+      await deliveringAgain?.catch(() => undefined);
       await delivering?.catch(() => undefined);
       for (const transport of new Set(Object.values(transports))) await transport.close?.();
     });
