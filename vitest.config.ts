@@ -1,11 +1,12 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+import { REACT_RUNTIME } from './src/node/reactRuntime.js';
 import ProjectSequencer from './tests/sequencer.js';
 
 /**
  * Three projects, run together by `vitest run` (one with `--project unit|server|browser`):
  * - unit: pure logic, the commands and the guide; components (widgets, the step page) in happy-dom
- *   with Testing Library; no emulator, no server.
+ *   with Testing Library, on Preact as in the browser; no emulator, no server.
  * - server: the API through Fastify's inject, one database per worker (on the run's PostgreSQL),
  *   emptied for each file.
  * - browser: journeys in headless Chromium against a real server.
@@ -40,6 +41,14 @@ export default defineConfig({
           include: ['tests/*.test.ts', 'tests/{shared,widgets,client,cli,docs,components}/**/*.test.{ts,tsx}'],
           isolate: false,
           setupFiles: ['tests/support/testingLibrary.ts'],
+          // React's packages, and paths inside them, resolve to Preact's as in the build (src/node/reactRuntime.ts);
+          // swr's hook shim is CommonJS, which Node would load with the real React: Preact has the hook itself.
+          alias: [
+            ...Object.entries(REACT_RUNTIME).map(([name, runtime]) => ({ find: new RegExp(`^${name}(/.*)?$`), replacement: `${runtime}$1` })),
+            { find: /^use-sync-external-store\/shim(\/index\.js)?$/, replacement: 'preact/compat' },
+          ],
+          // Transformed by Vitest, not loaded by Node, so that their imports of React follow the aliases.
+          server: { deps: { inline: [/@rjsf\//, /@testing-library\//, /react-hot-toast/, /swr/, /wouter/] } },
         },
       },
       { extends: true, test: { name: 'server', include: ['tests/server/**/*.test.ts'], isolate: false, globalSetup: services } },

@@ -1,7 +1,7 @@
 // Reads what `npm run build` produced (npm test builds first).
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { brotliDecompressSync, gunzipSync } from 'node:zlib';
+import { brotliDecompressSync, gunzipSync, gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { staticClosure, type Metafile } from '../src/node/build.js';
 import { PROJECT_ROOT } from '../src/node/projectFiles.js';
@@ -26,6 +26,17 @@ describe('the browser bundle', () => {
   it('contains no Ajv compiler, only its small runtime helpers', () => {
     const compiler = outputs.flatMap(([file]) => inputsOf(file).filter((input) => /node_modules\/ajv\/dist\/(core|ajv|compile)/.test(input)));
     expect(compiler).toEqual([]);
+  });
+
+  it('sends at most 120 KB gzip of JavaScript on a first visit to /signup', () => {
+    const gzipped = signupFiles().reduce((total, file) => total + gzipSync(readFileSync(join(PROJECT_ROOT, file)), { level: 9 }).length, 0);
+    expect(gzipped / 1024).toBeLessThanOrEqual(120);
+  });
+
+  it('runs on Preact’s React API: no copy of react-dom in the browser', () => {
+    const react = outputs.flatMap(([file]) => inputsOf(file).filter((input) => /node_modules\/react(-dom)?\//.test(input)));
+    expect(react).toEqual([]);
+    expect(outputs.some(([file]) => inputsOf(file).some((input) => input.includes('node_modules/preact/compat/')))).toBe(true);
   });
 
   it('contains no new Function and no eval', () => {

@@ -14,7 +14,7 @@ import { buildApp } from '../server/app.js';
 import { LOCAL_AUTH_EMULATOR_HOST, readConfig } from '../server/config.js';
 import { queueSql } from '../server/routes/admin.js';
 import { PROJECT_ROOT } from '../node/projectFiles.js';
-import { staticClosure, type Metafile } from '../node/build.js';
+import { pageScripts, type Metafile } from '../node/build.js';
 import { startAuthEmulator } from './authEmulator.js';
 import { launchChromium } from './chromium.js';
 import { msUntilReloadedPageShows, startDevServer } from './devProcess.js';
@@ -30,20 +30,16 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floo
 /** JavaScript a first visit to /signup downloads: the entry, its static imports, the step page and the sign-up form. */
 async function signupBundle() {
   const metafile = JSON.parse(await readFile(join(PROJECT_ROOT, 'build', 'metafile.json'), 'utf8')) as Metafile;
-  const outputs = metafile.outputs;
-  const entry = Object.keys(outputs).find((file) => outputs[file]?.entryPoint?.endsWith('src/client/main.tsx'));
-  const owns = (file: string, input: string) => Object.keys(outputs[file]?.inputs ?? {}).some((i) => i.includes(input));
-  const shell = staticClosure(metafile, entry ? [entry] : []);
-  const signupChunks = Object.keys(outputs).filter(
-    (file) => file.endsWith('.js') && (owns(file, 'src/client/StepPage.tsx') || owns(file, 'build/generated/forms/signup.js')),
-  );
-  const needed = staticClosure(metafile, [...shell, ...signupChunks]);
+  const { shell, routes } = pageScripts(metafile);
+  const needed = [...shell, ...(routes['/signup'] ?? [])];
   const gzip = async (files: Iterable<string>) => {
     let total = 0;
     for (const file of files) if (file.endsWith('.js')) total += gzipSync(await readFile(join(PROJECT_ROOT, file)), { level: 9 }).length;
     return total;
   };
-  const firebaseInFirstPage = needed.some((file) => owns(file, 'node_modules/@firebase/'));
+  const firebaseInFirstPage = needed.some((file) =>
+    Object.keys(metafile.outputs[file]?.inputs ?? {}).some((input) => input.includes('node_modules/@firebase/')),
+  );
   return { shell: await gzip(shell), signup: await gzip(needed), firebaseInFirstPage };
 }
 

@@ -12,6 +12,7 @@ import { promisify } from 'node:util';
 import { brotliCompress, constants as zlib, gzip } from 'node:zlib';
 import * as esbuild from 'esbuild';
 import { precompiledValidatorsCode } from './precompiledValidators.js';
+import { REACT_RUNTIME } from './reactRuntime.js';
 import { CONTENT_ROOT, FLOW_FILE, loadFlow, loadSchema, loadUiSchema, PROJECT_ROOT, ROUTE_PRELOADS, schemaNamesOf } from './projectFiles.js';
 import { writeUsPlaces } from './usPlaces.js';
 
@@ -104,6 +105,7 @@ function clientContext(formsLoader: () => string) {
     chunkNames: 'chunks/[name]-[hash]',
     assetNames: '[name]-[hash]',
     define: { 'process.env.NODE_ENV': '"production"' },
+    alias: REACT_RUNTIME,
     legalComments: 'none',
     logLevel: 'warning',
     // The generated forms may sit in a copy of the project (ONRAMP_CONTENT_DIR) with no node_modules.
@@ -123,26 +125,19 @@ async function writeWhole(path: string, text: string): Promise<void> {
 }
 
 /**
- * index.html with the entry, its stylesheet and the scripts it imports (preloaded with it, not
- * found one after another), and route-preloads.json: for each step's route, the scripts its page
- * loads on demand (the form renderer and the step's form, or the screen), which the server
- * preloads in that page, so a first visit fetches everything at once instead of in a chain.
+ * The scripts of each page: the entry and what it imports (the shell, which every page loads),
+ * and for each step's route the scripts its page loads on demand (the form renderer and the
+ * step's form, or the screen), paths under dist/.
  */
-async function writeIndexHtml(metafile: Metafile): Promise<BuiltEntry> {
-  const [js, output] = Object.entries(metafile.outputs).find(([, o]) => o.entryPoint?.endsWith('src/client/main.tsx')) ?? [];
-  if (!js || !output?.cssBundle) throw new Error('The client bundle has no entry script or stylesheet');
-  const shell = staticClosure(metafile, [js]);
-  const template = await readFile(join(CLIENT, 'index.html'), 'utf8');
-  const page = template
-    .replace('%JS%', href(js))
-    .replace('%CSS%', href(output.cssBundle))
-    .replace('%PRELOAD%', preloadLinks(shell.filter((file) => file !== js)));
-
+export function pageScripts(metafile: Metafile): { entry: string; css: string; shell: string[]; routes: Record<string, string[]> } {
+  const [entry, output] = Object.entries(metafile.outputs).find(([, o]) => o.entryPoint?.endsWith('src/client/main.tsx')) ?? [];
+  if (!entry || !output?.cssBundle) throw new Error('The client bundle has no entry script or stylesheet');
+  const shell = staticClosure(metafile, [entry]);
   const chunksOf = (input: string) =>
     Object.keys(metafile.outputs).filter(
       (file) => file.endsWith('.js') && Object.keys(metafile.outputs[file]?.inputs ?? {}).some((each) => each.endsWith(input)),
     );
-  const preloads: Record<string, string[]> = {};
+  const routes: Record<string, string[]> = {};
   for (const step of Object.values(loadFlow().steps)) {
     const inputs =
       step.kind === 'form'
@@ -152,11 +147,27 @@ async function writeIndexHtml(metafile: Metafile): Promise<BuiltEntry> {
           ]
         : [`src/client/screens/${pascal(step.screen)}Screen.tsx`];
     const files = staticClosure(metafile, inputs.flatMap(chunksOf)).filter((file) => !shell.includes(file));
-    if (files.length > 0) preloads[step.route] = files.map(href);
+    if (files.length > 0) routes[step.route] = files;
   }
+  return { entry, css: output.cssBundle, shell, routes };
+}
+
+/**
+ * index.html with the entry, its stylesheet and the scripts it imports (preloaded with it, not
+ * found one after another), and route-preloads.json: each route's own scripts, which the server
+ * preloads in that page, so a first visit fetches everything at once instead of in a chain.
+ */
+async function writeIndexHtml(metafile: Metafile): Promise<BuiltEntry> {
+  const { entry: js, css, shell, routes } = pageScripts(metafile);
+  const template = await readFile(join(CLIENT, 'index.html'), 'utf8');
+  const page = template
+    .replace('%JS%', href(js))
+    .replace('%CSS%', href(css))
+    .replace('%PRELOAD%', preloadLinks(shell.filter((file) => file !== js)));
+  const preloads = Object.fromEntries(Object.entries(routes).map(([route, files]) => [route, files.map(href)]));
   await writeWhole(join(DIST, ROUTE_PRELOADS), JSON.stringify(preloads));
   await writeWhole(join(DIST, 'index.html'), page);
-  return { js, css: output.cssBundle };
+  return { js, css };
 }
 
 /**

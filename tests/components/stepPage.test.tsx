@@ -2,7 +2,7 @@
 // The one step page, as the router renders it for a step of the flow: its guard, its form and
 // messages, the call it sends with what the flow says, the toasts, and where it goes next. The
 // API is a stand-in answering the page's fetches; the server's side is tested in tests/server.
-import { act, cleanup, render, screen, waitFor } from '@testing-library/react';
+import { act, cleanup, render, screen, waitFor } from '@testing-library/preact';
 import userEvent from '@testing-library/user-event';
 import { Suspense } from 'react';
 import { Toaster } from 'react-hot-toast';

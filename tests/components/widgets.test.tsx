@@ -1,7 +1,7 @@
 // @vitest-environment happy-dom
 // The widgets as drivers meet them: in a real step form (the schemas and UI schemas of schemas/),
 // typed into, pasted into and tapped, with what the screen then shows.
-import { cleanup, screen, waitFor } from '@testing-library/react';
+import { cleanup, screen, waitFor } from '@testing-library/preact';
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { getPhoto } from '../../widgets/photoStore.js';
