@@ -1,7 +1,7 @@
 import { readdir, readFile, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import sharp from 'sharp';
 import { isoDateOffset } from '../../src/shared/dates.js';
@@ -692,6 +692,18 @@ describe('GET /driver/status/:id', () => {
     expect(response.statusCode).toBe(200);
     expect(json(response)).toEqual({ data: statusData({ status: 'pending', isSessionComplete: false }) });
     expect(response.headers['cache-control']).toBe('no-store');
+  });
+
+  it('costs one query: the status is read with the session', async () => {
+    await status(profileDriver.driverId, bearer(profileDriver.token));
+    const query = vi.spyOn(app.db, 'query');
+    try {
+      const response = await status(profileDriver.driverId, bearer(profileDriver.token));
+      expect(json(response)).toEqual({ data: statusData({ status: 'pending', isSessionComplete: false }) });
+      expect(query).toHaveBeenCalledTimes(1);
+    } finally {
+      query.mockRestore();
+    }
   });
 
   it('refuses another driver’s id with 403', async () => {

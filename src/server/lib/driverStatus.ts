@@ -16,7 +16,8 @@ export interface ReturningDriver {
   data: DriverStatus;
 }
 
-interface StatusRow {
+/** A driver's standing as one row: what the status is made of. */
+export interface StatusRow {
   email: string;
   phone: string | null;
   provider: string;
@@ -30,17 +31,23 @@ interface StatusRow {
   vehicle_id: string | null;
 }
 
+/**
+ * The columns of a StatusRow, read from `drivers` as `d`: the session lookup selects them with the
+ * token, so the status poll (every few seconds per waiting driver) is one query.
+ */
+export const STATUS_COLUMNS = `d.email, d.phone, d.provider, d.status, d.rejection_reason, d.is_session_complete, d.is_subscription_paid,
+       d.email_verified_at IS NOT NULL AS email_verified, d.phone_verified_at IS NOT NULL AS phone_verified,
+       d.profile_completed_at IS NOT NULL AS profile_complete, (SELECT v.id FROM vehicles v WHERE v.driver_id = d.id) AS vehicle_id`;
+
 /** The driver's status and contact details, or null for an id that names nobody. `flow` orders the fixes. */
 export async function returningDriver(db: Queryable, driverId: string, flow: Flow): Promise<ReturningDriver | null> {
-  const { rows } = await db.query<StatusRow>(
-    `SELECT email, phone, provider, status, rejection_reason, is_session_complete, is_subscription_paid,
-       email_verified_at IS NOT NULL AS email_verified, phone_verified_at IS NOT NULL AS phone_verified,
-       profile_completed_at IS NOT NULL AS profile_complete, (SELECT id FROM vehicles WHERE driver_id = $1) AS vehicle_id
-     FROM drivers WHERE id = $1`,
-    [driverId],
-  );
+  const { rows } = await db.query<StatusRow>(`SELECT ${STATUS_COLUMNS} FROM drivers d WHERE d.id = $1`, [driverId]);
   const row = rows[0];
-  if (!row) return null;
+  return row ? driverFromRow(db, driverId, row, flow) : null;
+}
+
+/** The status of a driver whose row was read; a rejected driver's fixes are read beside it. */
+export async function driverFromRow(db: Queryable, driverId: string, row: StatusRow, flow: Flow): Promise<ReturningDriver> {
   const data: DriverStatus = {
     status: row.status,
     isSessionComplete: row.is_session_complete,

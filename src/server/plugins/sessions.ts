@@ -18,6 +18,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import type { Queryable } from '../db/db.js';
+import { STATUS_COLUMNS, type StatusRow } from '../lib/driverStatus.js';
 import { signInAgain } from '../errors.js';
 import fp from 'fastify-plugin';
 
@@ -44,6 +45,8 @@ export interface TokenHolder {
   kind: TokenKind;
   /** When the driver last signed in with Firebase for this token; null when it came from a code or a link. */
   authenticatedAt: Date | null;
+  /** Where the driver stood when the token was checked, read in the same query (GET /driver/status answers it). */
+  standing: StatusRow;
 }
 
 export interface Sessions {
@@ -99,12 +102,21 @@ export function bearerToken(request: FastifyRequest): string | null {
   return match?.[1] ?? null;
 }
 
-interface TokenRow {
+interface TokenRow extends StatusRow {
   driver_id: string;
   kind: TokenKind;
   authenticated_at: Date | null;
   last_seen_at: Date;
 }
+
+/**
+ * A live token's holder and where they stand, in one query (the status poll's only one): $1 the
+ * token's hash, $2 now, $3 the idle cut-off (holderQueryParams).
+ */
+export const HOLDER_QUERY = `SELECT s.driver_id, s.kind, s.authenticated_at, s.last_seen_at, ${STATUS_COLUMNS}
+       FROM sessions s JOIN drivers d ON d.id = s.driver_id
+       WHERE s.token_hash = $1 AND s.expires_at > $2 AND (s.kind <> 'session' OR s.last_seen_at > $3)`;
+export const holderQueryParams = (token: string, now: Date) => [hashToken(token), now, new Date(now.getTime() - SESSION_IDLE_MS)];
 
 export const sessionsPlugin = fp(
   async (app) => {
@@ -121,19 +133,16 @@ export const sessionsPlugin = fp(
 
     const holderOf: Sessions['holderOf'] = async (token) => {
       if (!TOKEN_PATTERN.test(token)) return null;
-      const hash = hashToken(token);
       const now = app.now();
-      const { rows } = await app.db.query<TokenRow>(
-        `SELECT driver_id, kind, authenticated_at, last_seen_at FROM sessions
-       WHERE token_hash = $1 AND expires_at > $2 AND (kind <> 'session' OR last_seen_at > $3)`,
-        [hash, now, new Date(now.getTime() - SESSION_IDLE_MS)],
-      );
+      const params = holderQueryParams(token, now);
+      const { rows } = await app.db.query<TokenRow>(HOLDER_QUERY, params);
       const row = rows[0];
       if (!row) return null;
       if (row.kind === 'session' && now.getTime() - new Date(row.last_seen_at).getTime() > LAST_SEEN_GRANULARITY_MS) {
-        await app.db.query('UPDATE sessions SET last_seen_at = $2 WHERE token_hash = $1', [hash, now]);
+        await app.db.query('UPDATE sessions SET last_seen_at = $2 WHERE token_hash = $1', [params[0], now]);
       }
-      return { driverId: row.driver_id, kind: row.kind, authenticatedAt: row.authenticated_at ? new Date(row.authenticated_at) : null };
+      const { driver_id, kind, authenticated_at, last_seen_at: _seen, ...standing } = row;
+      return { driverId: driver_id, kind, authenticatedAt: authenticated_at ? new Date(authenticated_at) : null, standing };
     };
 
     const sessions: Sessions = {

@@ -16,7 +16,7 @@ import type { Queryable } from '../db/db.js';
 import { storageForStatus, type Review } from '../../shared/flow.js';
 import { keptSealedValue, maskedAnswers, openAnswers, saveStepAnswers, sealAnswers, stepAnswersOf } from '../lib/answers.js';
 import type { CallValues, ContextName, KeptAnswers } from '../lib/callPayload.js';
-import { returningDriver } from '../lib/driverStatus.js';
+import { driverFromRow, returningDriver } from '../lib/driverStatus.js';
 import { findUpload, sendUpload } from '../lib/uploadFiles.js';
 import { AUTH_MESSAGES } from './auth.js';
 
@@ -250,11 +250,8 @@ export async function driverRoutes(app: FastifyInstance) {
     // Another driver's id is refused before anything else, and does not use up a resume token.
     if (request.params.id !== request.driverId) throw app.httpErrors.forbidden(DRIVER_MESSAGES.notYourStatus);
     const token = request.token!;
-    if (token.holder.kind === 'session') {
-      const driver = await returningDriver(app.db, request.driverId, reader.flow);
-      if (!driver) throw app.httpErrors.forbidden(DRIVER_MESSAGES.notYourStatus);
-      return { data: driver.data };
-    }
+    // A session's answer is the standing read with its token: the poll costs one query.
+    if (token.holder.kind === 'session') return { data: (await driverFromRow(app.db, request.driverId, token.holder.standing, reader.flow)).data };
     const exchanged = await app.db.transaction(async (tx) => {
       const session = await app.sessions.exchangeResume(tx, token.value, request.driverId);
       const driver = session && (await returningDriver(tx, request.driverId, reader.flow));
