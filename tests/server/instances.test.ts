@@ -9,7 +9,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeTwilio, type FakeTwilio } from '../support/fakeTwilio.js';
 import { createEmulatorUser } from '../support/identity.js';
-import { postgresBinDir, runningPostgres, type TestPostgres } from '../support/postgres.js';
+import { postgresBinDir, runningPostgres, type TestPostgres } from '../../src/node/postgres.js';
 import { hasRedis, startRedis } from '../support/redis.js';
 import { startS3, type LocalS3 } from '../support/s3.js';
 import { formData, profileValues, randomPhone, signUpPayload, vehicleImageValues, vehicleValues } from '../support/server.js';

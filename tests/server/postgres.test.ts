@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDb } from '../../src/server/db/db.js';
 import { PROJECT_ROOT } from '../../src/node/projectFiles.js';
-import { postgresBinDir, runningPostgres, type TestPostgres } from '../support/postgres.js';
+import { postgresBinDir, runningPostgres, type TestPostgres } from '../../src/node/postgres.js';
 import { bearer, completeProfile, json, verifiedDriver, startTestServer, statusData, verifyPhone, type TestServer } from '../support/server.js';
 
 const MIGRATIONS = join(PROJECT_ROOT, 'src', 'server', 'db', 'migrations');

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAdminArgs } from '../../src/cli/admin.js';
 import { extensionOf } from '../../src/server/routes/adminPrivacy.js';
 import { signInEmulatorUser } from '../support/identity.js';
-import { postgresBinDir, runningPostgres } from '../support/postgres.js';
+import { postgresBinDir, runningPostgres } from '../../src/node/postgres.js';
 import { bearer, completeProfile, decide, json, sendVehicle, startTestServer, verifiedDriver, type TestDriver, type TestServer } from '../support/server.js';
 
 const run = promisify(execFile);

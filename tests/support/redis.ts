@@ -4,7 +4,7 @@
  */
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { freePort } from './postgres.js';
+import { freePort } from '../../src/node/postgres.js';
 
 export const REDIS_SERVER = '/usr/bin/redis-server';
 export const hasRedis = existsSync(REDIS_SERVER);

@@ -101,7 +101,7 @@ function isStaleConnection(error: unknown): boolean {
 }
 
 /** Connections a server keeps open to the database at most. */
-const POOL_SIZE = 10;
+export const POOL_SIZE = 10;
 
 /**
  * Runs `attempt` on a pooled connection, again on another while the ones it gets turn out to be

@@ -1,5 +1,5 @@
 /**
- * A throwaway PostgreSQL server for the tests of the DATABASE_URL path: Debian's binaries
+ * A throwaway PostgreSQL server, for the tests and for `npm run bench`: Debian's binaries
  * (.ci/run installs the postgresql package), a cluster in a temporary folder, one free port. The
  * tests can stop it, start it again and freeze it, as a failing database would.
  */
