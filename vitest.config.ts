@@ -48,7 +48,7 @@ export default defineConfig({
             { find: /^use-sync-external-store\/shim(\/index\.js)?$/, replacement: 'preact/compat' },
           ],
           // Transformed by Vitest, not loaded by Node, so that their imports of React follow the aliases.
-          server: { deps: { inline: [/@rjsf\//, /@testing-library\//, /react-hot-toast/, /swr/, /wouter/] } },
+          server: { deps: { inline: [/@rjsf\//, /react-hot-toast/, /swr/, /wouter/] } },
         },
       },
       { extends: true, test: { name: 'server', include: ['tests/server/**/*.test.ts'], isolate: false, globalSetup: services } },
