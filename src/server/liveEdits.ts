@@ -33,6 +33,7 @@ export class LiveEdits {
       routePath: (callName) => this.reader.routePath(callName),
       json: (callName, request, options) => this.reader.json(callName, request, options),
       multipart: (callName, request, options) => this.reader.multipart(callName, request, options),
+      fileAhead: (step, field, request) => this.reader.fileAhead(step, field, request),
     };
   }
 

@@ -8,6 +8,7 @@ import type { ReviewStatus } from './generated/review.js';
 
 export type {
   DriverStatus,
+  FileAheadAnswer,
   FixRequest,
   QueueDriver,
   QueuePage,
@@ -22,6 +23,9 @@ export type {
 export const REVIEW_STATUSES = ['pending', 'approved', 'rejected'] as const satisfies readonly ReviewStatus[];
 
 export const MAX_REASON_LENGTH = 500;
+
+/** Where a driver's photos and documents are: GET `<path>/<upload id>`; POST `<path>/<step>/<field>` sends one ahead of its step. */
+export const UPLOADS_PATH = '/driver/uploads';
 
 /** How a form sends a file it keeps from before, in the file's field: `kept:<upload id>`. */
 export const KEPT_FILE_PREFIX = 'kept:';

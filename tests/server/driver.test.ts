@@ -6,6 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import sharp from 'sharp';
 import { isoDateOffset } from '../../src/shared/dates.js';
 import { createDataCipher } from '../../src/server/plugins/crypto.js';
+import { sweepUntakenUploads } from '../../src/server/plugins/uploads.js';
 import { createSocialUser } from '../support/identity.js';
 import {
   bearer,
@@ -457,6 +458,114 @@ describe('POST /driver/completeVehicleDocs', () => {
     const response = await submit(vehicleImageValues(), 'B'.repeat(43));
     expect(response.statusCode).toBe(401);
     expect(json(response).message).toBe('Session expired, Please relogin');
+  });
+});
+
+describe('POST /driver/uploads/:step/:field: a file sent ahead of its step', () => {
+  const ahead = (step: string, field: string, values: Record<string, FormValue>, token = vehicleDriver.token) =>
+    post(app, `/driver/uploads/${step}/${field}`, token, formData(values));
+  const front = (bytes = JPEG_BYTES) => ({ vehicleImageFront: file(bytes, 'front.jpg', 'image/jpeg') });
+  const submit = (values: Record<string, FormValue>, token = vehicleDriver.token) => post(app, '/driver/completeVehicleDocs', token, formData(values));
+
+  it('is kept with an id that the step then sends instead of the photo, and the step holds it', async () => {
+    const response = await ahead('uploadVehicleImages', 'vehicleImageFront', front());
+    expect(response.statusCode).toBe(200);
+    const { id } = json<{ id: string }>(response);
+    expect(id).toMatch(/^[0-9a-f-]{36}$/);
+    const sent = await submit(vehicleImageValues({ vehicleImageFront: `kept:${id}` }));
+    expect(sent.statusCode, sent.body).toBe(200);
+    const stored = await server.db.query<{ files: Record<string, string> }>(
+      "SELECT files FROM step_answers WHERE driver_id = $1 AND step = 'uploadVehicleImages'",
+      [vehicleDriver.driverId],
+    );
+    expect(stored.rows[0]!.files.vehicleImageFront).toBe(id);
+    const photo = await app.inject({ method: 'GET', url: `/driver/uploads/${id}`, headers: bearer(vehicleDriver.token) });
+    expect(photo.statusCode).toBe(200);
+    expect(photo.headers['content-type']).toBe('image/jpeg');
+  });
+
+  it('takes the place of the one sent ahead there before, which can no longer be kept', async () => {
+    const first = json<{ id: string }>(
+      await ahead('uploadVehicleImages', 'vehicleImageRear', { vehicleImageRear: file(JPEG_BYTES, 'rear.jpg', 'image/jpeg') }),
+    );
+    const second = json<{ id: string }>(await ahead('uploadVehicleImages', 'vehicleImageRear', { vehicleImageRear: file(PNG_BYTES, 'rear.png', 'image/png') }));
+    expect(second.id).not.toBe(first.id);
+    const stale = await submit(vehicleImageValues({ vehicleImageRear: `kept:${first.id}` }));
+    expect(stale.statusCode).toBe(400);
+    expect(json<ErrorBody>(stale).message).toBe('A file you kept from before is no longer there. Please add it again: vehicleImageRear');
+    expect((await submit(vehicleImageValues({ vehicleImageRear: `kept:${second.id}` }))).statusCode).toBe(200);
+  });
+
+  it('can be kept only by the driver who sent it, in the field it was sent for', async () => {
+    const { id } = json<{ id: string }>(await ahead('uploadVehicleImages', 'vehicleImageFront', front()));
+    const other = await submit(vehicleImageValues({ vehicleImageRear: `kept:${id}` }));
+    expect(other.statusCode).toBe(400);
+    expect(json<ErrorBody>(other).message).toBe('A file you kept from before is no longer there. Please add it again: vehicleImageRear');
+    const stranger = await readyDriver();
+    await completeProfile(app, stranger);
+    const theirs = await submit(vehicleImageValues({ vehicleImageFront: `kept:${id}` }), stranger.token);
+    expect(theirs.statusCode).toBe(400);
+    const photo = await app.inject({ method: 'GET', url: `/driver/uploads/${id}`, headers: bearer(stranger.token) });
+    expect(photo.statusCode).toBe(403);
+  });
+
+  it('refuses what is not an image with the step’s own message, on the field', async () => {
+    expectFieldError(
+      await ahead('uploadVehicleImages', 'vehicleImageFront', { vehicleImageFront: file(TEXT_BYTES, 'front.png', 'image/png') }),
+      'vehicleImageFront',
+      IMAGE_MESSAGE,
+    );
+  });
+
+  it('refuses a request without the file with the field’s own message', async () => {
+    expectFieldError(await ahead('uploadVehicleImages', 'vehicleImageFront', {}), 'vehicleImageFront', 'Provide Front Image of the vehicle');
+  });
+
+  it.each([
+    ['a step with no such file', 'uploadVehicleImages', 'vehicleImageRoof'],
+    ['a field that is no file', 'completeProfile', 'firstName'],
+    ['a step that does not exist', 'noSuchStep', 'vehicleImageFront'],
+  ])('answers 404 for %s', async (_case, step, field) => {
+    const response = await ahead(step, field, front());
+    expect(response.statusCode).toBe(404);
+    expect(json<ErrorBody>(response).message).toBe('This step takes no file there.');
+  });
+
+  it('refuses a second file, or a file under another name, in one request', async () => {
+    const two = await ahead('uploadVehicleImages', 'vehicleImageFront', { ...front(), vehicleImageRear: file(JPEG_BYTES, 'rear.jpg', 'image/jpeg') });
+    expect(two.statusCode).toBeGreaterThanOrEqual(400);
+    expect(two.statusCode).toBeLessThan(500);
+    const renamed = await ahead('uploadVehicleImages', 'vehicleImageFront', { vehicleImageRear: file(JPEG_BYTES, 'rear.jpg', 'image/jpeg') });
+    expect(renamed.statusCode).toBe(400);
+    expect(json<ErrorBody>(renamed).message).toBe('Send one file, as vehicleImageFront.');
+  });
+
+  it('answers 415 to JSON and 401 without a session', async () => {
+    const asJson = await app.inject({
+      method: 'POST',
+      url: '/driver/uploads/uploadVehicleImages/vehicleImageFront',
+      headers: bearer(vehicleDriver.token),
+      payload: {},
+    });
+    expect(asJson.statusCode).toBe(415);
+    const anonymous = await app.inject({ method: 'POST', url: '/driver/uploads/uploadVehicleImages/vehicleImageFront', payload: {} });
+    expect(anonymous.statusCode).toBe(401);
+  });
+
+  it('is removed, with its stored file, once a day has passed and no step took it', async () => {
+    const driver = await readyDriver();
+    const { id } = json<{ id: string }>(await ahead('uploadVehicleImages', 'vehicleImageFront', front(), driver.token));
+    const held = json<{ id: string }>(
+      await ahead('completeProfile', 'profilePicture', { profilePicture: file(JPEG_BYTES, 'me.jpg', 'image/jpeg') }, driver.token),
+    );
+    const row = (uploadId: string) => server.db.query<{ storage_name: string }>('SELECT storage_name FROM uploads WHERE id = $1', [uploadId]);
+    const storageName = (await row(id)).rows[0]!.storage_name;
+    expect(await sweepUntakenUploads(app.uploads, server.db, new Date(Date.now() + 23 * 60 * 60 * 1000))).toBe(0);
+    await completeProfile(app, driver, { profilePicture: `kept:${held.id}` });
+    expect(await sweepUntakenUploads(app.uploads, server.db, new Date(Date.now() + 25 * 60 * 60 * 1000))).toBeGreaterThanOrEqual(1);
+    expect((await row(id)).rows).toEqual([]);
+    expect(await app.uploads.read(storageName)).toBeNull();
+    expect((await row(held.id)).rows).toHaveLength(1);
   });
 });
 

@@ -21,7 +21,7 @@ import { httpErrors } from '@fastify/sensible';
 import type { FastifyRequest } from 'fastify';
 import { createAjv } from '../../shared/ajv.js';
 import type Ajv from 'ajv';
-import { expandErrors, fieldOf, fromAjvErrors, messagesByField } from '../../shared/errors.js';
+import { expandErrors, fieldOf, fromAjvErrors, messagesByField, type ValidationErrorLike } from '../../shared/errors.js';
 import { buildPayload, lookupIn, readPayload, splitSource, stepSchemaName, type Call, type Flow, type FormStep } from '../../shared/flow.js';
 import { loadSchema, schemaNamesOf } from '../../node/projectFiles.js';
 import { KEPT_FILE_PREFIX } from '../../shared/review.js';
@@ -132,7 +132,15 @@ export interface CallReader {
     request: FastifyRequest,
     options?: ReadOptions<Names>,
   ): Promise<CallValues<Names, FormOf<CallName>>>;
+  /**
+   * One file of a step sent ahead of it, in a request of its own (so that a retry resends only
+   * what did not arrive): checked by the step's schema as the step checks it, then decoded,
+   * encoded again and stored. 404 when the step takes no file in `field`.
+   */
+  fileAhead(step: string, field: string, request: FastifyRequest): Promise<StoredFile>;
 }
+
+export const NO_FILE_FIELD = 'This step takes no file there.';
 
 /** The step whose form a call sends, if it sends one (a private step's answers never reach the server). */
 function formStepOf(flow: Flow, callName: string): { id: string; step: FormStep } | null {
@@ -166,6 +174,16 @@ function contextCheckOf(ajv: Ajv, context: JsonObject, names: string[]): (values
     const [first] = expandErrors(fromAjvErrors(validate.errors ?? []));
     return first?.message ?? 'The request is not valid.';
   };
+}
+
+/** A schema message stands alone; Ajv's own ("must be boolean") needs the field's name (its payload key). */
+const messageOf = (error: ValidationErrorLike, key: string) =>
+  error.name === 'errorMessage' ? (error.message ?? '') : `${key} ${error.message ?? 'is not valid'}`;
+
+/** The pieces of a multipart body the parser could not read (no boundary, cut short): our refusals and its limits' (413) pass as they are. */
+function readable(error: unknown): unknown {
+  const status = (error as { statusCode?: unknown }).statusCode;
+  return typeof status === 'number' && status < 500 ? error : httpErrors.badRequest(UNREADABLE_FORM);
 }
 
 export function createCallReader(flow: Flow): CallReader {
@@ -260,12 +278,7 @@ export function createCallReader(flow: Flow): CallReader {
       const errors = errorsOf(received.form);
       if (errors.length > 0) {
         const first = expandErrors(errors)[0];
-        // A schema message stands alone; Ajv's own ("must be boolean") needs the field's name.
-        const message = !first
-          ? 'The form is not valid.'
-          : first.name === 'errorMessage'
-            ? (first.message ?? '')
-            : `${payloadKeyOf(theCall, fieldOf(first.property))} ${first.message ?? 'is not valid'}`;
+        const message = first ? messageOf(first, payloadKeyOf(theCall, fieldOf(first.property))) : 'The form is not valid.';
         throw formError(400, message, messagesByField(errors));
       }
     }
@@ -356,11 +369,7 @@ export function createCallReader(flow: Flow): CallReader {
             }
           }
         } catch (error) {
-          // Our own refusals and the limits' (413) say what was wrong; anything else the parser
-          // threw (no boundary, a part cut short, bytes that are no form) is a body it can't read.
-          const status = (error as { statusCode?: unknown }).statusCode;
-          if (typeof status === 'number' && status < 500) throw error;
-          throw httpErrors.badRequest(UNREADABLE_FORM);
+          throw readable(error);
         }
         const body: Record<string, unknown> = { ...fields };
         for (const key of [...Object.keys(files), ...Object.keys(kept)]) body[key] = true;
@@ -378,6 +387,48 @@ export function createCallReader(flow: Flow): CallReader {
         return { ...typed<CallName, Names>(checked), files: stored };
       } finally {
         await Promise.all(Object.values(files).map((file) => uploads.discard(file)));
+      }
+    },
+
+    async fileAhead(stepId, field, request) {
+      const step = Object.hasOwn(flow.steps, stepId) ? flow.steps[stepId] : undefined;
+      const payload = step?.kind === 'form' && !step.private ? (call(step.call).payload ?? {}) : {};
+      const key = Object.keys(payload).find((each) => {
+        const { kind, path } = splitSource(payload[each]!.from);
+        return kind === 'file' && path.join('.') === field;
+      });
+      const schemaName =
+        step?.kind === 'form' && key !== undefined
+          ? [step.schema, ...(step.variants ?? []).map((variant) => variant.schema)].find((name) => Object.hasOwn(schemaNamed(name).properties, field))
+          : undefined;
+      if (!schemaName || key === undefined) throw httpErrors.notFound(NO_FILE_FIELD);
+      if (!request.isMultipart()) throw httpErrors.unsupportedMediaType('This request must be sent as a multipart form.');
+      const uploads = request.server.uploads;
+      let received: ReceivedFile | undefined;
+      try {
+        try {
+          for await (const part of request.parts({ limits: { files: 1, fileSize: MAX_FILE_BYTES, fields: 0, parts: 1 } })) {
+            if (part.type !== 'file' || part.fieldname !== key) {
+              if (part.type === 'file') part.file.resume();
+              throw httpErrors.badRequest(`Send one file, as ${key}.`);
+            }
+            received = await uploads.receive(part.file);
+          }
+        } catch (error) {
+          throw readable(error);
+        }
+        const form = received && received.size > 0 ? { [field]: received.mime } : {};
+        const problem = expandErrors(schemaNamed(schemaName).errorsOf(form)).find((error) => fieldOf(error.property) === field);
+        if (problem || !received) {
+          const message = problem ? messageOf(problem, key) : 'The form is not valid.';
+          throw formError(400, message, { [field]: [message] });
+        }
+        const stored = await uploads.store(received, field);
+        // Removed with the request if it fails before its row is written (plugins/uploads.ts).
+        request.uncommittedUploads.push(stored);
+        return stored;
+      } finally {
+        if (received) await uploads.discard(received);
       }
     },
   };

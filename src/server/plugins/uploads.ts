@@ -138,6 +138,24 @@ export async function sweepOrphanUploads(store: ObjectStore, scratch: ObjectStor
   return removed;
 }
 
+/** A file sent ahead of its step (routes/driver.ts) that no step took within this is removed. */
+const UNTAKEN_AGE_MS = 24 * 60 * 60 * 1000;
+/** How often each server looks for them. */
+const UNTAKEN_SWEEP_MS = 60 * 60 * 1000;
+
+/** Removes the files sent ahead of a step that no step's answers took within a day: their rows, then their stored files. Returns how many went. */
+export async function sweepUntakenUploads(uploads: UploadStore, db: Db, now: Date): Promise<number> {
+  const { rows } = await db.query<{ storage_name: string }>(
+    `DELETE FROM uploads u WHERE u.created_at < $1
+       AND NOT EXISTS (SELECT 1 FROM step_answers a WHERE a.driver_id = u.driver_id AND a.step = u.step AND a.files ->> u.field = u.id::text)
+     RETURNING storage_name`,
+    [new Date(now.getTime() - UNTAKEN_AGE_MS)],
+  );
+  // One that can't be removed now is an orphan the start-up sweep removes.
+  await Promise.all(rows.map((row) => uploads.remove(row.storage_name).catch(() => undefined)));
+  return rows.length;
+}
+
 export const uploadsPlugin = fp<{ dataDir: string; storage: StorageConfig }>(
   async (app, options) => {
     // The S3 SDK is loaded only where S3 is configured.
@@ -172,6 +190,17 @@ export const uploadsPlugin = fp<{ dataDir: string; storage: StorageConfig }>(
     app.addHook('onClose', async () => store.close?.());
     const removed = await sweepOrphanUploads(store, scratch, app.db, app.now());
     if (removed > 0) app.log.info({ removed }, 'Removed stored files that no upload refers to');
+    const sweepUntaken = async () => {
+      const untaken = await sweepUntakenUploads(uploads, app.db, app.now());
+      if (untaken > 0) app.log.info({ removed: untaken }, 'Removed files sent ahead of a step that no step took');
+    };
+    await sweepUntaken();
+    const sweeps = setInterval(
+      () => void sweepUntaken().catch((error: unknown) => app.log.warn({ error: String(error) }, 'The sweep of files sent ahead failed')),
+      UNTAKEN_SWEEP_MS,
+    );
+    sweeps.unref();
+    app.addHook('onClose', async () => clearInterval(sweeps));
   },
   { name: 'onramp-uploads', decorators: { fastify: ['cipher', 'db', 'now'] } },
 );

@@ -11,7 +11,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { signInAgain } from '../errors.js';
-import type { StepAnswersAnswer } from '../../shared/review.js';
+import { UPLOADS_PATH, type FileAheadAnswer, type StepAnswersAnswer } from '../../shared/review.js';
 import type { Queryable } from '../db/db.js';
 import { storageForStatus, type Review } from '../../shared/flow.js';
 import { keptSealedValue, maskedAnswers, openAnswers, saveStepAnswers, sealAnswers, stepAnswersOf } from '../lib/answers.js';
@@ -51,21 +51,27 @@ interface DriverRow {
 const bumpReviewVersion = (tx: Queryable, driverId: string, now: Date) =>
   tx.query('UPDATE drivers SET review_version = review_version + 1, updated_at = $2 WHERE id = $1', [driverId, now]);
 
-/** What a step's earlier answers let the driver keep when sending it again (lib/callPayload.ts). */
+/**
+ * What a driver sending a step may keep (lib/callPayload.ts): a file of the step's earlier answers
+ * or one sent ahead of it (POST /driver/uploads/:step/:field), each in its own field; a sensitive
+ * value of the earlier answers, sent back as its mask.
+ */
 async function keptAnswersOf(app: FastifyInstance, driverId: string, step: string | null): Promise<KeptAnswers | undefined> {
-  const previous = step ? await stepAnswersOf(app.db, driverId, step) : null;
-  if (!previous) return undefined;
-  const ids = Object.values(previous.files);
-  const { rows } = await app.db.query<{ id: string; mime: string }>('SELECT id, mime FROM uploads WHERE driver_id = $1 AND id = ANY($2::uuid[])', [
+  if (!step) return undefined;
+  const previous = await stepAnswersOf(app.db, driverId, step);
+  const { rows } = await app.db.query<{ id: string; field: string; mime: string }>('SELECT id, field, mime FROM uploads WHERE driver_id = $1 AND step = $2', [
     driverId,
-    ids,
+    step,
   ]);
-  const mimes = new Map(rows.map((row) => [row.id, row.mime]));
+  const uploads = new Map(rows.map((row) => [row.id, row]));
   let plain: Record<string, unknown> | null = null;
   return {
-    file: (field, uploadId) => (previous.files[field] === uploadId ? mimes.get(uploadId) : undefined),
+    file: (field, uploadId) => {
+      const upload = uploads.get(uploadId);
+      return upload?.field === field ? upload.mime : undefined;
+    },
     masked(field, value) {
-      if (keptSealedValue(previous.answers, field, value) === undefined) return undefined;
+      if (!previous || keptSealedValue(previous.answers, field, value) === undefined) return undefined;
       plain ??= openAnswers(app.cipher, driverId, previous.step, previous.answers);
       const kept = plain[field];
       return typeof kept === 'string' ? kept : undefined;
@@ -279,13 +285,43 @@ export async function driverRoutes(app: FastifyInstance) {
     );
     return {
       answers: maskedAnswers(stored.answers),
-      files: Object.fromEntries(uploads.map((upload) => [upload.field, { id: upload.id, url: `/driver/uploads/${upload.id}`, mime: upload.mime }])),
+      files: Object.fromEntries(uploads.map((upload) => [upload.field, { id: upload.id, url: `${UPLOADS_PATH}/${upload.id}`, mime: upload.mime }])),
       fixes,
     };
   });
 
+  /**
+   * A photo or document sent ahead of its step, one a request, so that a retry resends only what
+   * did not arrive. Kept for this driver, step and field, in place of one sent ahead there before,
+   * and answered with its id, which the step's own call then sends as `kept:<id>`. One that no
+   * step took is removed a day later (plugins/uploads.ts).
+   */
+  const fileAhead = { schema: { params: pathParams('step', 'field'), response: { 200: { $ref: 'review#/$defs/fileAheadAnswer' } } } };
+  app.post<{ Params: { step: string; field: string } }>(`${UPLOADS_PATH}/:step/:field`, fileAhead, async (request): Promise<FileAheadAnswer> => {
+    const { step, field } = request.params;
+    await changeableDriver(request.driverId);
+    const file = await reader.fileAhead(step, field, request);
+    const { id, replaced } = await app.db.transaction(async (tx) => {
+      // The one sent ahead there before, unless a step's answers hold it.
+      const removed = await tx.query<{ storage_name: string }>(
+        `DELETE FROM uploads u WHERE u.driver_id = $1 AND u.step = $2 AND u.field = $3
+           AND NOT EXISTS (SELECT 1 FROM step_answers a WHERE a.driver_id = u.driver_id AND a.step = u.step AND a.files ->> u.field = u.id::text)
+         RETURNING storage_name`,
+        [request.driverId, step, field],
+      );
+      const added = await tx.query<{ id: string }>(
+        'INSERT INTO uploads (driver_id, step, field, storage_name, mime, size, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id',
+        [request.driverId, step, field, file.storageName, file.mime, file.size, app.now()],
+      );
+      return { id: added.rows[0]!.id, replaced: removed.rows.map((row) => row.storage_name) };
+    });
+    request.uncommittedUploads.length = 0;
+    await Promise.all(replaced.map((name) => app.uploads.remove(name).catch(() => undefined)));
+    return { id };
+  });
+
   /** The driver's own photos and documents (the admin API serves anyone's). */
-  app.get<{ Params: { uploadId: string } }>('/driver/uploads/:uploadId', async (request, reply) => {
+  app.get<{ Params: { uploadId: string } }>(`${UPLOADS_PATH}/:uploadId`, async (request, reply) => {
     const upload = await findUpload(app, request.params.uploadId);
     if (upload.driverId !== request.driverId) throw app.httpErrors.forbidden(DRIVER_MESSAGES.notYourFile);
     return sendUpload(app, reply, upload);

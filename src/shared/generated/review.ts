@@ -178,6 +178,13 @@ export interface RejectBody {
 }
 /**
  * This interface was referenced by `Review`'s JSON-Schema
+ * via the `definition` "fileAheadAnswer".
+ */
+export interface FileAheadAnswer {
+  id: string;
+}
+/**
+ * This interface was referenced by `Review`'s JSON-Schema
  * via the `definition` "stepAnswersAnswer".
  */
 export interface StepAnswersAnswer {
