@@ -1,18 +1,18 @@
 /**
  * The bytes of the photos chosen in the photo slots, keyed by field name. The form data holds
  * only each photo's content type ("image/jpeg"), so validation stays cheap and no base64 ever
- * sits in the form state; the step page reads the bytes from here when it builds the multipart
- * body, and calls `clearAllPhotos()` once a step's upload succeeded.
+ * sits in the form state; the step page sends each new photo ahead of its step from here (and
+ * keeps the id it gets), and clears the photos once the step was sent.
  *
  * Plain module state: one photo per field name for the whole page.
  */
 import { KEPT_FILE_PREFIX } from '../src/shared/review';
 
 const photos = new Map<string, Blob>();
-/** Photos the driver sent before and keeps (a prefilled step): their upload ids, by field. */
+/** Photos the server has already: sent before (a prefilled step) or ahead of this step; their upload ids, by field. */
 const keptUploads = new Map<string, string>();
 const urls = new Map<string, string>();
-/** While a step's upload is on its way: the share (0 to 1) of each new photo sent so far, by field. */
+/** While a step's photos are on their way: the share (0 to 1) of each new photo sent so far, by field. */
 const sending = new Map<string, number>();
 const listeners = new Set<() => void>();
 let version = 0;
@@ -41,6 +41,13 @@ export function setPhoto(field: string, blob: Blob): void {
 export function keepPhoto(field: string, blob: Blob, uploadId: string): void {
   setPhoto(field, blob);
   keptUploads.set(field, uploadId);
+}
+
+/** The photo in `field` arrived ahead of its step as upload `uploadId`: the step sends it as kept, not again. */
+export function keepSentPhoto(field: string, uploadId: string): void {
+  if (!photos.has(field)) return;
+  keptUploads.set(field, uploadId);
+  changed();
 }
 
 /** What a payload carries for a photo field: a new photo's bytes, or `kept:<id>` for one sent before and not replaced. */

@@ -64,7 +64,7 @@ function SignInForm({ onSignedIn, onCancel }: SignInAgainProps) {
           state.countSubmit();
           setBusy(true);
           try {
-            const sent = await sendStep(step, formData ?? {});
+            const sent = await sendStep(flow.account.signIn, step, formData ?? {});
             if (!sent.ok) toast.error(sent.message);
             else if (!sent.result.ok) toast.error(sent.result.message ?? flow.messages.requestFailed);
             else await signedIn(sent.result.data);

@@ -151,11 +151,12 @@ function FilledStepForm({ id, step, form, stored, initial, keep }: FilledStepFor
 
   const send = async (submitted: FormData) => {
     setBusy(true);
-    // A new try: the last one's error no longer stands.
+    // A new try: the last one's errors no longer stand.
     toast.dismiss();
+    state.showServerErrors(undefined);
     const driverBefore = getItem('driver_id');
     try {
-      const outcome = await submitStep(step, submitted);
+      const outcome = await submitStep(id, step, submitted);
       if (outcome.ok) {
         for (const field of Object.keys(form.schema.properties ?? {})) clearPhoto(field);
         // Under the driver it was kept for (a sign-up's draft was kept before the driver had an id).

@@ -10,11 +10,14 @@
  */
 import { SIGN_IN_AGAIN_REASON } from '../shared/apiAnswers.js';
 import type { Call } from '../shared/flow.js';
+import { UPLOADS_PATH, type FileAheadAnswer } from '../shared/review.js';
 import { flow } from './flow.js';
 import { getItem, getTokenCookie } from './storage.js';
 
 const JSON_TIMEOUT_MS = 20_000;
-const UPLOAD_TIMEOUT_MS = 120_000; // six photos on a slow uplink
+const UPLOAD_TIMEOUT_MS = 120_000; // a step's files, when they are not sent ahead
+/** One photo of ≈330 KB on a slow uplink (400 kbit/s: about 7 s), with room for a worse one. */
+const PHOTO_TIMEOUT_MS = 60_000;
 /** Uploaded images are ≈330 KB each and a card loads a dozen at once on a laptop's link. */
 const IMAGE_TIMEOUT_MS = 60_000;
 
@@ -166,6 +169,24 @@ function multipartOf(payload: Record<string, unknown>): FormData {
   return form;
 }
 
+/** One of a step's files sent ahead of it (`UPLOADS_PATH/<step>/<field>`, as `key`), with the share sent so far: its upload id. */
+export function sendFileAhead(
+  call: Call,
+  step: string,
+  field: string,
+  key: string,
+  file: Blob,
+  onProgress: (share: number) => void,
+): Promise<ApiResult<FileAheadAnswer>> {
+  return request<FileAheadAnswer>(`${UPLOADS_PATH}/${encodeURIComponent(step)}/${encodeURIComponent(field)}`, {
+    method: 'POST',
+    bearer: bearerFor(call),
+    body: multipartOf({ [key]: file }),
+    timeoutMs: PHOTO_TIMEOUT_MS,
+    onUploadProgress: (sent) => onProgress(sent[key] ?? 0),
+  });
+}
+
 /** `/driver/status/{id}` with `{ id }` → `/driver/status/<id>`. */
 function pathWith(path: string, params: Record<string, string>): string {
   return path.replace(/\{(\w+)\}/g, (_whole, name: string) => encodeURIComponent(params[name] ?? ''));
@@ -177,13 +198,11 @@ export function callApi<T = Record<string, unknown>>(
   payload: Record<string, unknown> = {},
   pathParams: Record<string, string> = {},
   bearer?: string,
-  onUploadProgress?: RequestOptions['onUploadProgress'],
 ): Promise<ApiResult<T>> {
   return request<T>(pathWith(call.path, pathParams), {
     method: call.method,
     bearer: bearer ?? bearerFor(call),
     body: call.method === 'GET' ? undefined : call.encoding === 'json' ? payload : multipartOf(payload),
     timeoutMs: call.encoding === 'multipart' ? UPLOAD_TIMEOUT_MS : JSON_TIMEOUT_MS,
-    onUploadProgress,
   });
 }

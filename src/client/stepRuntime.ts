@@ -18,10 +18,11 @@ import {
   type Lookup,
   type NextRule,
   type ResumeRule,
+  type Call,
   type SourceKind,
 } from '../shared/flow.js';
-import { photoPayload, setSentShares } from '../../widgets/photoStore.js';
-import { callApi, isSignInAgain, type ApiResult } from './api.js';
+import { keepSentPhoto, photoPayload, setSentShares } from '../../widgets/photoStore.js';
+import { callApi, isSignInAgain, sendFileAhead, type ApiFailure, type ApiResult } from './api.js';
 import { callByName, flow, routeOf } from './flow.js';
 import { PrepareError, runPrepare } from './prepare.js';
 import { applyStore, clearTarget, getTokenCookie, storageSnapshot } from './storage.js';
@@ -87,8 +88,36 @@ export async function nextNavigation(next: NextRule[] | undefined, answer: Recor
 /** A step's call sent: its answer with what it was built from, or the message of a `prepare` that failed. */
 type SentStep = { ok: true; result: ApiResult; context: Record<string, unknown>; payload: Record<string, unknown> } | { ok: false; message: string };
 
-/** Runs the step's `prepare` and sends its call with the payload the flow maps from the form. */
-export async function sendStep(step: FormStep, form: Record<string, unknown>): Promise<SentStep> {
+/**
+ * The step's new photos, each sent ahead of the step in a request of its own, its slot showing
+ * how much has gone, and kept as sent: the step's call then carries its id (`kept:<id>`), so a
+ * retry after a dropped connection sends only the photos that had not arrived. The first that
+ * fails stops the step; its message goes on its field. Undefined when every photo arrived.
+ */
+async function sendPhotosAhead(stepId: string, call: Call): Promise<ApiFailure | undefined> {
+  const slots = Object.entries(call.payload ?? {}).flatMap(([key, { from }]) => {
+    const { kind, path } = splitSource(from);
+    const field = path.join('.');
+    return kind === 'file' ? [{ key, field, photo: photoPayload(field) }] : [];
+  });
+  const photos = slots.flatMap(({ key, field, photo }) => (photo instanceof Blob ? [{ key, field, photo }] : []));
+  // The photos the server has already (sent ahead by an earlier try, or before) show as sent.
+  const shares = Object.fromEntries(slots.flatMap(({ field, photo }) => (photo === undefined ? [] : [[field, photo instanceof Blob ? 0 : 1]])));
+  try {
+    for (const { key, field, photo } of photos) {
+      const result = await sendFileAhead(call, stepId, field, key, photo, (share) => setSentShares({ ...shares, [field]: share }));
+      if (!result.ok) return { ...result, errors: result.errors ?? { [field]: [result.message ?? flow.messages.requestFailed] } };
+      keepSentPhoto(field, result.data.id);
+      shares[field] = 1;
+    }
+    return undefined;
+  } finally {
+    if (photos.length > 0) setSentShares(undefined);
+  }
+}
+
+/** Runs the step's `prepare`, sends its new photos ahead, and sends its call with the payload the flow maps from the form. */
+export async function sendStep(stepId: string, step: FormStep, form: Record<string, unknown>): Promise<SentStep> {
   let context: Record<string, unknown>;
   try {
     context = await runPrepare(step.prepare, form);
@@ -97,25 +126,14 @@ export async function sendStep(step: FormStep, form: Record<string, unknown>): P
     throw error;
   }
   const call = callByName(step.call);
+  const photoFailure = await sendPhotosAhead(stepId, call);
+  if (photoFailure) return { ok: true, result: photoFailure, context, payload: {} };
   const payload = buildPayload(call, browserLookup({ form, context }));
-  // Each photo slot shows how much of its photo has gone out (the payload names a photo by its key, the slot by its field).
-  const fieldOfKey = new Map(
-    Object.entries(call.payload ?? {}).flatMap(([key, { from }]) => {
-      const { kind, path } = splitSource(from);
-      return kind === 'file' ? [[key, path.join('.')] as const] : [];
-    }),
-  );
-  const showProgress = (sent: Record<string, number>) =>
-    setSentShares(Object.fromEntries(Object.entries(sent).flatMap(([key, share]) => (fieldOfKey.has(key) ? [[fieldOfKey.get(key), share]] : []))));
-  try {
-    return { ok: true, result: await callApi(call, payload, {}, undefined, fieldOfKey.size > 0 ? showProgress : undefined), context, payload };
-  } finally {
-    if (fieldOfKey.size > 0) setSentShares(undefined);
-  }
+  return { ok: true, result: await callApi(call, payload), context, payload };
 }
 
-export async function submitStep(step: FormStep, form: Record<string, unknown>): Promise<SubmitOutcome> {
-  const sent = await sendStep(step, form);
+export async function submitStep(stepId: string, step: FormStep, form: Record<string, unknown>): Promise<SubmitOutcome> {
+  const sent = await sendStep(stepId, step, form);
   if (!sent.ok) return sent;
   const { result, context, payload } = sent;
   if (!result.ok) {

@@ -129,17 +129,43 @@ describe('email sign-up to awaiting approval, on a 390×844 phone', () => {
     expect(await page.locator('.w-photo--filled').count()).toBe(6);
     await page.context().setOffline(false);
 
+    // The connection drops after three photos arrived: the fourth says so on its slot, and the retry sends only what is left.
+    const connectionLost = 'The connection dropped and nothing was sent. What you entered is kept: check your connection, then try again.';
+    const sentAhead: string[] = [];
+    await page.route('**/driver/uploads/uploadVehicleImages/*', async (route) => {
+      const field = new URL(route.request().url()).pathname.split('/').pop()!;
+      sentAhead.push(field);
+      await (sentAhead.length === 4 ? route.abort('connectionreset') : route.continue());
+    });
+    await submit('Save');
+    await expect.poll(() => sentAhead.length).toBe(4);
+    await expectToast(page, connectionLost);
+    const [arrived, failed] = [sentAhead.slice(0, 3), sentAhead[3]!];
+    await expect(fieldError(failed).textContent()).resolves.toBe(connectionLost);
+    expect(await page.locator('.w-photo--filled').count()).toBe(6);
+    await page.unroute('**/driver/uploads/uploadVehicleImages/*');
+    const retried: string[] = [];
+    page.on('request', (request) => {
+      if (request.url().includes('/driver/uploads/uploadVehicleImages/')) retried.push(new URL(request.url()).pathname.split('/').pop()!);
+    });
+
     // Back, on a slow uplink: each slot shows how much of its photo has gone out until the step is sent.
     const network = await page.context().newCDPSession(page);
     await network.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: 256 * 1024 });
     await submit('Save');
     await page.waitForFunction(() => [...document.querySelectorAll('.w-photo progress')].some((bar) => (bar as HTMLProgressElement).value > 0));
-    await expect(page.locator('.w-photo__action').first().textContent()).resolves.toMatch(/^(Sending… \d+%|Sent)$/);
+    // The photos that arrived before say so; the one that failed goes again.
+    const action = (field: string) => page.locator('.w-photo', { has: page.locator(`#root_${field}`) }).locator('.w-photo__action');
+    await expect(action(arrived[0]!).textContent()).resolves.toBe('Sent');
+    await expect(action(failed).textContent()).resolves.toMatch(/^(Sending… \d+%|Sent)$/);
     await expect(page.getByRole('progressbar').first().getAttribute('aria-label')).resolves.toMatch(/: (Sending… \d+%|Sent)$/);
     await screenshot(page, '05-vehicle-images-sending');
     await expectToast(page, 'Vehicle Images Uploaded Successfully.');
     await network.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: -1 });
     await page.waitForURL('**/add-vehicle');
+    expect(retried).toContain(failed);
+    expect(retried).toHaveLength(3);
+    for (const field of arrived) expect(retried).not.toContain(field);
     await expect(page.evaluate(() => localStorage.getItem('vehicle_id'))).resolves.toMatch(/^[0-9a-f-]{36}$/);
   });
 
