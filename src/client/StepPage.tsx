@@ -61,8 +61,14 @@ function useDraft(stepId: string): { ready: boolean; values?: FormData } {
     ['draft', stepId, opening] as const,
     async () => {
       const draft = await readDraft(getItem('driver_id'), stepId);
-      for (const [field, photo] of Object.entries(draft?.photos ?? {})) setPhoto(field, photo);
-      return draft ?? null;
+      if (!draft) return null;
+      const values = { ...draft.values };
+      for (const [field, photo] of Object.entries(draft.photos)) {
+        setPhoto(field, photo);
+        // A photo's value is its type: a draft saved between a photo and its value still brings back both.
+        values[field] ??= photo.type || undefined;
+      }
+      return { ...draft, values };
     },
     { revalidateOnFocus: false, revalidateIfStale: false },
   );
