@@ -190,15 +190,16 @@ export const uploadsPlugin = fp<{ dataDir: string; storage: StorageConfig }>(
     app.addHook('onClose', async () => store.close?.());
     const removed = await sweepOrphanUploads(store, scratch, app.db, app.now());
     if (removed > 0) app.log.info({ removed }, 'Removed stored files that no upload refers to');
-    const sweepUntaken = async () => {
-      const untaken = await sweepUntakenUploads(uploads, app.db, app.now());
-      if (untaken > 0) app.log.info({ removed: untaken }, 'Removed files sent ahead of a step that no step took');
-    };
-    await sweepUntaken();
-    const sweeps = setInterval(
-      () => void sweepUntaken().catch((error: unknown) => app.log.warn({ error: String(error) }, 'The sweep of files sent ahead failed')),
-      UNTAKEN_SWEEP_MS,
-    );
+    // Beside the server's start and then hourly; a sweep that fails (the database away) waits for the next.
+    const sweepUntaken = () =>
+      sweepUntakenUploads(uploads, app.db, app.now()).then(
+        (untaken) => {
+          if (untaken > 0) app.log.info({ removed: untaken }, 'Removed files sent ahead of a step that no step took');
+        },
+        (error: unknown) => app.log.warn({ error: String(error) }, 'The sweep of files sent ahead failed'),
+      );
+    void sweepUntaken();
+    const sweeps = setInterval(() => void sweepUntaken(), UNTAKEN_SWEEP_MS);
     sweeps.unref();
     app.addHook('onClose', async () => clearInterval(sweeps));
   },
