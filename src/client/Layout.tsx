@@ -1,4 +1,4 @@
-import { useEffect, useState, type ReactNode } from 'react';
+import { memo, useEffect, useState, type ReactNode } from 'react';
 import toast from 'react-hot-toast';
 import { useLocation } from 'wouter';
 import { buildPayload, lookupIn } from '../shared/flow.js';
@@ -36,23 +36,38 @@ function useHeadingFocusOnNavigation(): void {
  * journey (the flow's step `journey`), and one column that reads well on a phone.
  */
 export function Layout({ children }: { children: ReactNode }) {
+  const [location] = useLocation();
   const stage = flow.journey.indexOf(useCurrentStep()?.journey ?? '');
   useHeadingFocusOnNavigation();
   return (
     <div className={stage >= 0 ? 'page has-aside' : 'page'}>
-      <header className="page-header">
-        <img src="/assets/logo.svg" alt="Onramp" width={120} height={32} />
-        {holdsDriverToken() && <SignOutButton />}
-      </header>
-      {stage >= 0 && (
-        <nav className="page-aside" aria-label="Your onboarding steps">
-          <JourneySteps current={stage} />
-        </nav>
-      )}
+      <PageHeader location={location} />
+      {stage >= 0 && <JourneyAside stage={stage} />}
       <main className="page-main">{children}</main>
     </div>
   );
 }
+
+/**
+ * The mark and the way to sign out, drawn again on each new page (signing in and out move to
+ * one), not at each key typed in the page's form: reading the token cookie costs a key press time.
+ */
+const PageHeader = memo(function PageHeader(_props: { location: string }) {
+  return (
+    <header className="page-header">
+      <img src="/assets/logo.svg" alt="Onramp" width={120} height={32} />
+      {holdsDriverToken() && <SignOutButton />}
+    </header>
+  );
+});
+
+const JourneyAside = memo(function JourneyAside({ stage }: { stage: number }) {
+  return (
+    <nav className="page-aside" aria-label="Your onboarding steps">
+      <JourneySteps current={stage} />
+    </nav>
+  );
+});
 
 /**
  * Ends the session on the server (the flow's `account.signOut` call) and forgets everything this
