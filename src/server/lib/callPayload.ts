@@ -381,7 +381,7 @@ export function createCallReader(flow: Flow): CallReader {
         for (const [field, key] of Object.entries(checked.files)) {
           stored[field] = await uploads.store(files[key]!, field);
           // Removed with the request if it fails before its rows are written (plugins/uploads.ts).
-          request.uncommittedUploads.push(stored[field]);
+          (request.uncommittedUploads ??= []).push(stored[field]);
           checked.form[field] = stored[field].mime;
         }
         return { ...typed<CallName, Names>(checked), files: stored };
@@ -425,7 +425,7 @@ export function createCallReader(flow: Flow): CallReader {
         }
         const stored = await uploads.store(received, field);
         // Removed with the request if it fails before its row is written (plugins/uploads.ts).
-        request.uncommittedUploads.push(stored);
+        (request.uncommittedUploads ??= []).push(stored);
         return stored;
       } finally {
         if (received) await uploads.discard(received);

@@ -61,10 +61,11 @@ declare module 'fastify' {
   }
   interface FastifyRequest {
     /**
-     * Documents this request stored that no committed row names yet. Whatever is left here when
-     * the response has gone (the request failed) is removed; a route that commits its rows empties it.
+     * Documents this request stored that no committed row names yet (null until it stores one).
+     * Whatever is left here when the response has gone (the request failed) is removed; a route
+     * that commits its rows sets it back to null.
      */
-    uncommittedUploads: StoredFile[];
+    uncommittedUploads: StoredFile[] | null;
   }
 }
 
@@ -168,14 +169,13 @@ export const uploadsPlugin = fp<{ dataDir: string; storage: StorageConfig }>(
     const scratch = await createDiskStore(scratchDir);
     const uploads = createUploadStore(store, scratchDir, app.cipher);
     app.decorate('uploads', uploads);
-    app.decorateRequest('uncommittedUploads', null as unknown as StoredFile[]);
-    app.addHook('onRequest', async (request) => {
-      request.uncommittedUploads = [];
-    });
+    app.decorateRequest('uncommittedUploads', null);
     // Files written for a request that failed go with it, whatever stage it failed at: before its
     // error answer is sent, or once the answer is gone (a reply sent some other way, a dropped client).
     const discardUncommitted = async (request: FastifyRequest) => {
-      const left = request.uncommittedUploads.splice(0);
+      const left = request.uncommittedUploads;
+      if (!left) return;
+      request.uncommittedUploads = null;
       await Promise.all(
         left.map((file) =>
           uploads

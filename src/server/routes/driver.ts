@@ -144,7 +144,7 @@ async function saveStep(
     return { replaced: removed.rows.map((row) => row.storage_name), fixing: fixed.rows.length > 0 };
   });
   // Committed: the new files are the driver's now, and the ones they replace can go.
-  request.uncommittedUploads.length = 0;
+  request.uncommittedUploads = null;
   await Promise.all(replaced.map((name) => app.uploads.remove(name).catch(() => undefined)));
   return { fixing };
 }
@@ -315,7 +315,7 @@ export async function driverRoutes(app: FastifyInstance) {
       );
       return { id: added.rows[0]!.id, replaced: removed.rows.map((row) => row.storage_name) };
     });
-    request.uncommittedUploads.length = 0;
+    request.uncommittedUploads = null;
     await Promise.all(replaced.map((name) => app.uploads.remove(name).catch(() => undefined)));
     return { id };
   });
