@@ -169,14 +169,13 @@ export async function buildApp(config: ServerConfig, options: AppOptions = {}): 
     // Firebase's sign-in with a provider opens a popup that reports back to its opener.
     crossOriginOpenerPolicy: { policy: 'same-origin-allow-popups' },
   });
-  app.addHook('onRequest', async (_request, reply) => {
+  // One hook for every answer (the status poll's cost is in its hooks): a callback, not a promise.
+  app.addHook('onSend', (request, reply, payload, done) => {
     reply.headers(headers);
-  });
-  app.addHook('onSend', async (request, reply, payload) => {
     // API answers carry driver data (or codes, on /dev): never cached. A route may say more
     // (uploaded documents are "private, no-store"), never less.
     if (isApiPath(request.url) && !String(reply.getHeader('cache-control') ?? '').includes('no-store')) reply.header('cache-control', 'no-store');
-    return payload;
+    done(null, payload);
   });
 
   await app.register(clockPlugin, { now: options.now });

@@ -184,9 +184,14 @@ export const uploadsPlugin = fp<{ dataDir: string; storage: StorageConfig }>(
         ),
       );
     };
-    app.addHook('onError', discardUncommitted);
-    app.addHook('onResponse', discardUncommitted);
-    app.addHook('onRequestAbort', discardUncommitted);
+    // Only a POST stores files: the hooks sit on those routes alone, not on every request.
+    const withDiscard = <Hook>(hooks: Hook | Hook[] | undefined, hook: Hook): Hook[] => [...(hooks === undefined ? [] : ([hooks].flat() as Hook[])), hook];
+    app.addHook('onRoute', (route) => {
+      if (![route.method].flat().includes('POST')) return;
+      route.onError = withDiscard(route.onError, discardUncommitted);
+      route.onResponse = withDiscard(route.onResponse, discardUncommitted);
+      route.onRequestAbort = withDiscard(route.onRequestAbort, discardUncommitted);
+    });
     app.addHook('onClose', async () => store.close?.());
     const removed = await sweepOrphanUploads(store, scratch, app.db, app.now());
     if (removed > 0) app.log.info({ removed }, 'Removed stored files that no upload refers to');
