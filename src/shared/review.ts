@@ -17,6 +17,7 @@ export type {
   ReviewedField,
   ReviewedStep,
   ReviewStatus,
+  StatusAnswer,
   StepAnswersAnswer,
 } from './generated/review.js';
 

@@ -11,7 +11,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { signInAgain } from '../errors.js';
-import { UPLOADS_PATH, type FileAheadAnswer, type StepAnswersAnswer } from '../../shared/review.js';
+import { UPLOADS_PATH, type FileAheadAnswer, type StatusAnswer, type StepAnswersAnswer } from '../../shared/review.js';
 import type { Queryable } from '../db/db.js';
 import { storageForStatus, type Review } from '../../shared/flow.js';
 import { keptSealedValue, maskedAnswers, openAnswers, saveStepAnswers, sealAnswers, stepAnswersOf } from '../lib/answers.js';
@@ -251,8 +251,11 @@ export async function driverRoutes(app: FastifyInstance) {
   // The one route that takes a resume link's token (plugins/sessions.ts): it answers the status
   // and, in the same transaction that deletes the link's token, a new session token with who the
   // driver is (as a sign-in does). A session's request gets `data` alone.
-  const statusRoute = { config: { tokenKinds: ['session', 'resume'] }, schema: { params: pathParams('id') } } as const;
-  app.get<{ Params: { id: string } }>(reader.routePath('driverStatus'), statusRoute, async (request) => {
+  const statusRoute = {
+    config: { tokenKinds: ['session', 'resume'] },
+    schema: { params: pathParams('id'), response: { 200: { $ref: 'review#/$defs/statusAnswer' } } },
+  } as const;
+  app.get<{ Params: { id: string } }>(reader.routePath('driverStatus'), statusRoute, async (request): Promise<StatusAnswer> => {
     // Another driver's id is refused before anything else, and does not use up a resume token.
     if (request.params.id !== request.driverId) throw app.httpErrors.forbidden(DRIVER_MESSAGES.notYourStatus);
     const token = request.token!;

@@ -178,6 +178,17 @@ export interface RejectBody {
 }
 /**
  * This interface was referenced by `Review`'s JSON-Schema
+ * via the `definition` "statusAnswer".
+ */
+export interface StatusAnswer {
+  data: DriverStatus;
+  driverId?: string;
+  email?: string;
+  phone?: string | null;
+  token?: string;
+}
+/**
+ * This interface was referenced by `Review`'s JSON-Schema
  * via the `definition` "fileAheadAnswer".
  */
 export interface FileAheadAnswer {
