@@ -32,6 +32,8 @@ export default defineConfig({
     execArgv: ['--liftoff-only'],
     testTimeout: 60_000,
     hookTimeout: 120_000,
+    // What a page or a server does in the background gets the time a busy two-core machine needs, not 1 s.
+    expect: { poll: { timeout: 15_000 } },
     sequence: { sequencer: ProjectSequencer },
     projects: [
       {
