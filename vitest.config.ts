@@ -43,14 +43,10 @@ export default defineConfig({
           include: ['tests/*.test.ts', 'tests/{shared,widgets,client,cli,docs,components}/**/*.test.{ts,tsx}'],
           isolate: false,
           setupFiles: ['tests/support/testingLibrary.ts'],
-          // React's packages, and paths inside them, resolve to Preact's as in the build (src/node/reactRuntime.ts);
-          // swr's hook shim is CommonJS, which Node would load with the real React: Preact has the hook itself.
-          alias: [
-            ...Object.entries(REACT_RUNTIME).map(([name, runtime]) => ({ find: new RegExp(`^${name}(/.*)?$`), replacement: `${runtime}$1` })),
-            { find: /^use-sync-external-store\/shim(\/index\.js)?$/, replacement: 'preact/compat' },
-          ],
-          // Transformed by Vitest, not loaded by Node, so that their imports of React follow the aliases.
-          server: { deps: { inline: [/@rjsf\//, /react-hot-toast/, /swr/, /wouter/] } },
+          // React's packages, and paths inside them, resolve to Preact's as in the build (src/node/reactRuntime.ts):
+          // in the files Vitest transforms by these aliases, in the packages Node loads by a resolve hook.
+          alias: Object.entries(REACT_RUNTIME).map(([name, runtime]) => ({ find: new RegExp(`^${name}(/.*)?$`), replacement: `${runtime}$1` })),
+          execArgv: ['--liftoff-only', '--import', './tests/support/preactRuntime.mjs'],
         },
       },
       { extends: true, test: { name: 'server', include: ['tests/server/**/*.test.ts'], isolate: false, globalSetup: services } },
