@@ -139,7 +139,11 @@ export async function sweepOrphanUploads(store: ObjectStore, scratch: ObjectStor
   return removed;
 }
 
-/** A file sent ahead of its step (routes/driver.ts) that no step took within this is removed. */
+/** SQL: the upload `u` is a file sent ahead of its step (routes/driver.ts) that the step's answers have not taken. */
+export const NOT_TAKEN_BY_ITS_STEP =
+  'NOT EXISTS (SELECT 1 FROM step_answers a WHERE a.driver_id = u.driver_id AND a.step = u.step AND a.files ->> u.field = u.id::text)';
+
+/** A file sent ahead of its step that no step took within this is removed. */
 const UNTAKEN_AGE_MS = 24 * 60 * 60 * 1000;
 /** How often each server looks for them. */
 const UNTAKEN_SWEEP_MS = 60 * 60 * 1000;
@@ -147,9 +151,7 @@ const UNTAKEN_SWEEP_MS = 60 * 60 * 1000;
 /** Removes the files sent ahead of a step that no step's answers took within a day: their rows, then their stored files. Returns how many went. */
 export async function sweepUntakenUploads(uploads: UploadStore, db: Db, now: Date): Promise<number> {
   const { rows } = await db.query<{ storage_name: string }>(
-    `DELETE FROM uploads u WHERE u.created_at < $1
-       AND NOT EXISTS (SELECT 1 FROM step_answers a WHERE a.driver_id = u.driver_id AND a.step = u.step AND a.files ->> u.field = u.id::text)
-     RETURNING storage_name`,
+    `DELETE FROM uploads u WHERE u.created_at < $1 AND ${NOT_TAKEN_BY_ITS_STEP} RETURNING storage_name`,
     [new Date(now.getTime() - UNTAKEN_AGE_MS)],
   );
   // One that can't be removed now is an orphan the start-up sweep removes.

@@ -18,6 +18,7 @@ import { keptSealedValue, maskedAnswers, openAnswers, saveStepAnswers, sealAnswe
 import type { CallValues, ContextName, KeptAnswers } from '../lib/callPayload.js';
 import { driverFromRow, returningDriver } from '../lib/driverStatus.js';
 import { findUpload, sendUpload } from '../lib/uploadFiles.js';
+import { NOT_TAKEN_BY_ITS_STEP } from '../plugins/uploads.js';
 import { AUTH_MESSAGES } from './auth.js';
 
 /** A route's path parts, declared: the route reads them, and the lint checks the flow's path names each (`{id}`). */
@@ -307,9 +308,7 @@ export async function driverRoutes(app: FastifyInstance) {
     const { id, replaced } = await app.db.transaction(async (tx) => {
       // The one sent ahead there before, unless a step's answers hold it.
       const removed = await tx.query<{ storage_name: string }>(
-        `DELETE FROM uploads u WHERE u.driver_id = $1 AND u.step = $2 AND u.field = $3
-           AND NOT EXISTS (SELECT 1 FROM step_answers a WHERE a.driver_id = u.driver_id AND a.step = u.step AND a.files ->> u.field = u.id::text)
-         RETURNING storage_name`,
+        `DELETE FROM uploads u WHERE u.driver_id = $1 AND u.step = $2 AND u.field = $3 AND ${NOT_TAKEN_BY_ITS_STEP} RETURNING storage_name`,
         [request.driverId, step, field],
       );
       const added = await tx.query<{ id: string }>(
