@@ -5,6 +5,7 @@ import { brotliDecompressSync, gunzipSync, gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { staticClosure, type Metafile } from '../src/node/build.js';
 import { PROJECT_ROOT } from '../src/node/projectFiles.js';
+import { HASHED_ASSET } from '../src/server/routes/static.js';
 
 const metafile = JSON.parse(readFileSync(join(PROJECT_ROOT, 'build', 'metafile.json'), 'utf8')) as Metafile;
 const outputs = Object.entries(metafile.outputs).filter(([file]) => file.endsWith('.js'));
@@ -92,6 +93,14 @@ describe('the delivery', () => {
       expect(brotliDecompressSync(readFileSync(join(dist, `${file}.br`))).equals(contents), file).toBe(true);
       expect(gunzipSync(readFileSync(join(dist, `${file}.gz`))).equals(contents), file).toBe(true);
     }
+  });
+
+  it('names every script and stylesheet so that the server lets browsers keep it for a year', () => {
+    const files = readdirSync(join(dist, 'assets'), { recursive: true })
+      .map(String)
+      .filter((file) => /\.(js|css)$/.test(file));
+    expect(files.filter((file) => file.includes('profile-social'))).toHaveLength(1);
+    expect(files.filter((file) => !HASHED_ASSET.test(`/assets/${file}`))).toEqual([]);
   });
 
   it('preloads the first page’s scripts with it, and names each step’s own scripts for its route', () => {
