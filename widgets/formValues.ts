@@ -12,6 +12,8 @@ export interface FormValues {
 }
 
 export interface FormValuesStore extends FormValues {
+  /** Every field's value: the object rjsf last reported, itself. */
+  all(): Record<string, unknown>;
   set(values: Record<string, unknown>): void;
 }
 
@@ -20,6 +22,7 @@ export function createFormValues(initial: Record<string, unknown> = {}): FormVal
   const listeners = new Set<() => void>();
   return {
     get: (field) => values[field],
+    all: () => values,
     subscribe(listener) {
       listeners.add(listener);
       return () => listeners.delete(listener);
@@ -37,4 +40,12 @@ const NO_VALUES: FormValues = { get: () => undefined, subscribe: () => () => und
 export function useFieldValue(values: FormValues | undefined, field: string): unknown {
   const store = values ?? NO_VALUES;
   return useSyncExternalStore(store.subscribe, () => store.get(field));
+}
+
+/** What `select` makes of all the values, re-rendering the caller only when that changes (compare it by value: a string). */
+export function useValuesSelection<Selected extends string | number | boolean | undefined>(
+  values: FormValuesStore,
+  select: (all: Record<string, unknown>) => Selected,
+): Selected {
+  return useSyncExternalStore(values.subscribe, () => select(values.all()));
 }

@@ -5,15 +5,18 @@
  */
 import { useState } from 'react';
 import toast from 'react-hot-toast';
+import type { FormValues } from '../../widgets/formValues.js';
 import type { FormStep } from '../shared/flow.js';
 import { flow } from './flow.js';
 
 /** Enough of an address to ask Firebase about; Firebase judges the rest. */
 const LOOKS_LIKE_EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
-export function PasswordReset({ copy, email }: { copy: NonNullable<FormStep['passwordReset']>; email: unknown }) {
+/** `values` are the sign-in form's: the email is read when the button is pressed. */
+export function PasswordReset({ copy, values }: { copy: NonNullable<FormStep['passwordReset']>; values: FormValues }) {
   const [busy, setBusy] = useState(false);
   const send = async () => {
+    const email = values.get('email');
     const address = typeof email === 'string' ? email.trim().toLowerCase() : '';
     if (!LOOKS_LIKE_EMAIL.test(address)) {
       toast.error(copy.emailNeeded, { id: copy.emailNeeded });

@@ -55,7 +55,6 @@ function SignInForm({ onSignedIn, onCancel }: SignInAgainProps) {
       <StepFormView
         form={form}
         titled={false}
-        formData={state.formData}
         formContext={state.formContext}
         onChange={state.onChange}
         onBlur={state.touch}

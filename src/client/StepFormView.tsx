@@ -35,9 +35,35 @@ export function loadStepForm(name: string): Promise<LoadedForm> {
 /** The schema's own messages, each on its field (src/shared/errors.ts). */
 export const transformErrors = (errors: RJSFValidationError[]) => expandErrors(errors);
 
+/**
+ * The validator, judging no field while it holds the value kept for it: a sensitive value's mask,
+ * which the schema can't judge and the server takes back as the value it stands for
+ * (lib/callPayload.ts). It filters what the validator found in the data it was given, so it holds
+ * for the data of this very key press.
+ */
+function withKeptValues(validator: LoadedForm['validator'], kept: Record<string, unknown>): LoadedForm['validator'] {
+  const fields = Object.keys(kept);
+  if (fields.length === 0) return validator;
+  const judged: LoadedForm['validator'] = Object.create(validator);
+  judged.validateFormData = (formData, ...rest) => {
+    const found = validator.validateFormData(formData, ...rest);
+    const holding = fields.filter((field) => formData?.[field] === kept[field]);
+    if (holding.length === 0) return found;
+    const errorSchema: ErrorSchema<FormData> = { ...found.errorSchema };
+    for (const field of holding) delete errorSchema[field];
+    return { errors: found.errors.filter((error) => !holding.includes(fieldOf(error.property))), errorSchema };
+  };
+  return judged;
+}
+
 interface StepFormViewProps {
   form: LoadedForm;
-  formData: FormData;
+  /**
+   * The values the form opens with. From then on the form keeps its own (rjsf's uncontrolled
+   * mode) and reports each change through `onChange`: a page that draws again for another reason
+   * (a field touched, the server's messages) never hands it values older than a change on its way.
+   */
+  initialData?: FormData;
   formContext: StepFormContext;
   onChange: (event: IChangeEvent<FormData>, id?: string) => void;
   onBlur?: (id: string) => void;
@@ -56,7 +82,7 @@ interface StepFormViewProps {
 
 export function StepFormView({
   form,
-  formData,
+  initialData,
   formContext,
   onChange,
   onBlur,
@@ -69,15 +95,11 @@ export function StepFormView({
   children,
 }: StepFormViewProps) {
   const formRef = useRef<Form<FormData>>(null);
-  const current = useRef(formData);
-  current.current = formData;
-  const transform = useMemo(() => {
-    const kept = Object.entries(keptValues ?? {});
-    if (kept.length === 0) return transformErrors;
-    // The server takes the mask back as the value it stands for (lib/callPayload.ts).
-    return (errors: RJSFValidationError[]) =>
-      transformErrors(errors).filter((error) => !kept.some(([field, value]) => fieldOf(error.property) === field && current.current[field] === value));
-  }, [keptValues]);
+  const opened = useRef(false);
+  useEffect(() => {
+    opened.current = true;
+  }, []);
+  const validator = useMemo(() => withKeptValues(form.validator, keptValues ?? {}), [form, keptValues]);
   useEffect(() => {
     if (validateAtOnce) formRef.current?.validateForm();
   }, [validateAtOnce]);
@@ -98,16 +120,16 @@ export function StepFormView({
       className="step-form"
       schema={form.schema}
       uiSchema={uiSchema}
-      validator={form.validator}
+      validator={validator}
       widgets={formWidgets}
       templates={templates}
-      formData={formData}
+      formData={opened.current ? undefined : (initialData ?? {})}
       formContext={formContext}
       onChange={onChange}
       onBlur={onBlur}
       onSubmit={onSubmit}
       onError={onError}
-      transformErrors={transform}
+      transformErrors={transformErrors}
       extraErrors={extraErrors}
       liveValidate="onChange"
       showErrorList={validateAtOnce ? false : 'top'}

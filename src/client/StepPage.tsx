@@ -10,6 +10,7 @@ import toast from 'react-hot-toast';
 import { useLocation } from 'wouter';
 import { buildPayload, stepSchemaName, type Completion, type FormStep, type StepAction } from '../shared/flow.js';
 import useSWR from 'swr';
+import { useValuesSelection, type FormValuesStore } from '../../widgets/formValues.js';
 import { clearPhoto, getPhoto, isKeptPhoto, setPhoto } from '../../widgets/photoStore.js';
 import { callApi } from './api.js';
 import { CompletionView } from './CompletionView.js';
@@ -79,6 +80,8 @@ function useDraft(stepId: string): { ready: boolean; values?: FormData } {
 function StepForm({ id, step, schemaName }: { id: string; step: FormStep; schemaName: string }) {
   const form = use(loadStepForm(schemaName));
   const sensitiveFields = useMemo(() => sensitiveFieldsOf(form.schema as { properties?: Record<string, unknown> }), [form]);
+  // The same object while the form stays: the draft's saving subscribes with it.
+  const keep = useMemo(() => draftFieldsOf(form, sensitiveFields), [form, sensitiveFields]);
   const stored = useStoredAnswers(id, sensitiveFields);
   const draft = useDraft(id);
   if (!stored.ready || !draft.ready) {
@@ -92,33 +95,37 @@ function StepForm({ id, step, schemaName }: { id: string; step: FormStep; schema
   }
   // The draft is newer than what was sent: what the driver typed since wins.
   const initial = draft.values ? { ...stored.formData, ...draft.values } : stored.formData;
-  return <FilledStepForm id={id} step={step} form={form} stored={stored} initial={initial} keep={draftFieldsOf(form, sensitiveFields)} />;
+  return <FilledStepForm id={id} step={step} form={form} stored={stored} initial={initial} keep={keep} />;
 }
 
 /**
  * Saves the answers as a draft a moment after the driver stops typing, once they typed anything
  * (a step only opened keeps nothing), until the step is sent: then `sent()` stops it.
  */
-function useDraftSaving(stepId: string, formData: FormData, keep: { values: string[]; photos: string[] }) {
+function useDraftSaving(stepId: string, values: FormValuesStore, keep: { values: string[]; photos: string[] }) {
   const isSent = useRef(false);
-  // The values the form opened with: the same object until the driver changes something.
-  const [opened] = useState(formData);
   useEffect(() => {
-    if (formData === opened) return;
-    const timer = setTimeout(() => {
-      if (isSent.current) return;
-      const values = Object.fromEntries(Object.entries(formData).filter(([field]) => keep.values.includes(field)));
-      // A photo sent before stays on the server; only a new one is kept here.
-      const photos = Object.fromEntries(
-        keep.photos.flatMap((field) => {
-          const photo = isKeptPhoto(field) ? undefined : getPhoto(field);
-          return photo ? [[field, photo]] : [];
-        }),
-      );
-      void saveDraft(getItem('driver_id'), stepId, { values, photos });
-    }, DRAFT_SAVE_DELAY_MS);
-    return () => clearTimeout(timer);
-  }, [stepId, opened, formData, keep]);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const unsubscribe = values.subscribe(() => {
+      clearTimeout(timer);
+      timer = setTimeout(() => {
+        if (isSent.current) return;
+        const kept = Object.fromEntries(Object.entries(values.all()).filter(([field]) => keep.values.includes(field)));
+        // A photo sent before stays on the server; only a new one is kept here.
+        const photos = Object.fromEntries(
+          keep.photos.flatMap((field) => {
+            const photo = isKeptPhoto(field) ? undefined : getPhoto(field);
+            return photo ? [[field, photo]] : [];
+          }),
+        );
+        void saveDraft(getItem('driver_id'), stepId, { values: kept, photos });
+      }, DRAFT_SAVE_DELAY_MS);
+    });
+    return () => {
+      unsubscribe();
+      clearTimeout(timer);
+    };
+  }, [stepId, values, keep]);
   return {
     sent: () => {
       isSent.current = true;
@@ -141,9 +148,9 @@ interface FilledStepFormProps {
 function FilledStepForm({ id, step, form, stored, initial, keep }: FilledStepFormProps) {
   const [, navigate] = useLocation();
   const state = useStepFormState(initial);
-  const draft = useDraftSaving(id, state.formData, keep);
+  const draft = useDraftSaving(id, state.values, keep);
   // Keyed by the fixes still to make, so the context (and the fields) change only when one is made.
-  const openFixes = JSON.stringify(stored.openFixes(state.formData));
+  const openFixes = useValuesSelection(state.values, (all) => JSON.stringify(stored.openFixes(all)));
   const formContext = useMemo(() => {
     const fixes = JSON.parse(openFixes) as { field: string; reason: string }[];
     return fixes.length > 0 ? { ...state.formContext, fixes: new Map(fixes.map(({ field, reason }) => [`root_${field}`, reason])) } : state.formContext;
@@ -190,7 +197,7 @@ function FilledStepForm({ id, step, form, stored, initial, keep }: FilledStepFor
     <Layout>
       <StepFormView
         form={form}
-        formData={state.formData}
+        initialData={initial}
         formContext={formContext}
         onChange={state.onChange}
         onBlur={state.touch}
@@ -207,7 +214,7 @@ function FilledStepForm({ id, step, form, stored, initial, keep }: FilledStepFor
           {submitTextOf(form)}
         </button>
       </StepFormView>
-      {step.passwordReset && <PasswordReset copy={step.passwordReset} email={state.formData.email} />}
+      {step.passwordReset && <PasswordReset copy={step.passwordReset} values={state.values} />}
       {step.actions?.map((action) => (
         <StepActionButton key={action.label} action={action} disabled={busy} />
       ))}

@@ -17,14 +17,13 @@ function toErrorSchema(errors: Record<string, string[]> | undefined): ErrorSchem
  * What a form on a page keeps between key presses: its values (from `initial`: the answers sent
  * before, on a step the driver comes back to), which fields were touched (an error shows once its
  * field was), how often it was submitted, and the server's field messages.
+ *
+ * The values live in a store, not in React state: a key press re-renders the form (rjsf keeps
+ * its own, StepFormView's `initialData`) and whatever subscribed to what changed (`useFieldValue`,
+ * `useValuesSelection`), never the page around it.
  */
 export function useStepFormState(initial: FormData = {}) {
-  const [formData, setFormData] = useState<FormData>(initial);
-  const [values] = useState(() => {
-    const created = createFormValues();
-    created.set(initial);
-    return created;
-  });
+  const [values] = useState(() => createFormValues(initial));
   const [touched, setTouched] = useState<ReadonlySet<string>>(() => new Set());
   const [submitCount, setSubmitCount] = useState(0);
   const [extraErrors, setExtraErrors] = useState<ErrorSchema>();
@@ -36,7 +35,6 @@ export function useStepFormState(initial: FormData = {}) {
 
   const onChange = useCallback(
     (event: IChangeEvent<FormData>, id?: string) => {
-      setFormData(event.formData ?? {});
       values.set(event.formData ?? {});
       setExtraErrors(undefined);
       touch(id);
@@ -48,7 +46,7 @@ export function useStepFormState(initial: FormData = {}) {
   // Stable between key presses, so rjsf re-renders only the fields whose own props changed.
   const formContext: StepFormContext = useMemo(() => ({ touched, submitCount, values }), [touched, submitCount, values]);
   return {
-    formData,
+    values,
     formContext,
     onChange,
     touch,

@@ -25,7 +25,7 @@ export async function renderStepForm(schemaName: string, initial: FormData = {})
     return (
       <StepFormView
         form={form}
-        formData={state.formData}
+        initialData={initial}
         formContext={state.formContext}
         onChange={state.onChange}
         onBlur={state.touch}
@@ -47,7 +47,7 @@ export async function renderStepForm(schemaName: string, initial: FormData = {})
     user,
     submitted,
     /** The form's values as the page holds them. */
-    values: () => state?.formData ?? {},
+    values: () => state?.values.all() ?? {},
     /** Shows the server's field messages (a 400's `errors`), as the step page does. */
     showServerErrors: (errors: Record<string, string[]>) => state?.showServerErrors(errors),
   };

@@ -38,7 +38,6 @@ export function StudioFrame() {
 
 function FramedStep({ shown }: { shown: ShowMessage }) {
   const form = use(loadStepForm(shown.schema));
-  const [formData, setFormData] = useState<FormData>(shown.data);
   const [values] = useState(() => createFormValues(shown.data));
   // No `touched`: every field shows its errors at once, as after a submit.
   const formContext: StepFormContext = useMemo(() => ({ values }), [values]);
@@ -46,7 +45,6 @@ function FramedStep({ shown }: { shown: ShowMessage }) {
   const onChange = useCallback(
     (event: IChangeEvent<FormData>) => {
       const data = event.formData ?? {};
-      setFormData(data);
       values.set(data);
       toStudio({ kind: 'data', key: shown.key, data });
     },
@@ -57,7 +55,7 @@ function FramedStep({ shown }: { shown: ShowMessage }) {
     // As drivers see the step: in its page frame, with its stage of the journey.
     <CurrentStep.Provider value={stepById(shown.step)}>
       <Layout>
-        <StepFormView form={form} formData={formData} formContext={formContext} onChange={onChange} validateAtOnce>
+        <StepFormView form={form} initialData={shown.data} formContext={formContext} onChange={onChange} validateAtOnce>
           <button type="submit" className="button button-primary">
             {submitTextOf(form)}
           </button>
