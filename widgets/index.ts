@@ -3,6 +3,7 @@ import type { WidgetName } from '../src/shared/registries';
 import CodeWidget from './CodeWidget';
 import ConsentWidget from './ConsentWidget';
 import DateLimitWidget from './DateLimitWidget';
+import { echoFirst } from './echoFirst';
 import PasswordWidget from './PasswordWidget';
 import PhotoSlotWidget from './PhotoSlotWidget';
 import SelectWidget from './SelectWidget';
@@ -16,10 +17,10 @@ export const widgets = {
   usState: UsStateWidget,
   usCity: UsCityWidget,
   dateLimit: DateLimitWidget,
-  usPhone: UsPhoneWidget,
-  password: PasswordWidget,
+  usPhone: echoFirst(UsPhoneWidget),
+  password: echoFirst(PasswordWidget),
   consent: ConsentWidget,
-  code: CodeWidget,
+  code: echoFirst(CodeWidget),
 } satisfies RegistryWidgetsType & Record<WidgetName, unknown>;
 
 /** What a form is given: the custom widgets, and rjsf's own select replaced, so every list of choices looks alike. */

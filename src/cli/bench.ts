@@ -97,19 +97,30 @@ async function browserFigures(baseUrl: string) {
   try {
     // The page's CSP has no blob: in connect-src; the bench reads the resized photo back through its object URL.
     const page = await browser.newPage({ viewport: { width: 390, height: 844 }, bypassCSP: true });
+    // Per key: until its input event was handled (what the typing waits for), and until the form
+    // took the value after the next paint (widgets/echoFirst.tsx), a frame's wait included.
     await page.addInitScript(() => {
-      const samples: number[] = [];
+      const keys = { shown: [] as number[], taken: [] as number[] };
       let down = 0;
-      (window as unknown as { keySamples: number[] }).keySamples = samples;
+      (window as unknown as { keySamples: typeof keys }).keySamples = keys;
       addEventListener('keydown', () => (down = performance.now()), true);
-      addEventListener('input', () => samples.push(performance.now() - down));
+      addEventListener('input', () => {
+        const pressed = down;
+        keys.shown.push(performance.now() - pressed);
+        requestAnimationFrame(() => setTimeout(() => keys.taken.push(performance.now() - pressed), 0));
+      });
     });
     await page.goto(`${baseUrl}/complete-profile`);
     await page.locator('#root_firstName').waitFor();
     const typed = async (field: string) => {
-      await page.evaluate(() => ((window as unknown as { keySamples: number[] }).keySamples.length = 0));
+      await page.evaluate(() => {
+        const keys = (window as unknown as { keySamples: { shown: number[]; taken: number[] } }).keySamples;
+        keys.shown.length = 0;
+        keys.taken.length = 0;
+      });
       await page.locator(field).pressSequentially('Alexandra Rivers Jr', { delay: 30 });
-      return page.evaluate(() => [...(window as unknown as { keySamples: number[] }).keySamples]);
+      await page.waitForTimeout(100);
+      return page.evaluate(() => ({ ...(window as unknown as { keySamples: { shown: number[]; taken: number[] } }).keySamples }));
     };
     const keys = await typed('#root_firstName');
     // The same on a slow phone's CPU (four times slower), in the next field.
@@ -147,7 +158,16 @@ async function browserFigures(baseUrl: string) {
       const src = document.querySelector<HTMLImageElement>('.w-photo__preview')?.src;
       return src ? (await (await fetch(src)).blob()).size : NaN;
     });
-    return { keyMedian: median(keys), slowKeyMedian: median(slowKeys), keys: keys.length, original: original.length, resized, resizeMs };
+    return {
+      keyMedian: median(keys.shown),
+      keyTakenMedian: median(keys.taken),
+      slowKeyMedian: median(slowKeys.shown),
+      slowKeyTakenMedian: median(slowKeys.taken),
+      keys: keys.shown.length,
+      original: original.length,
+      resized,
+      resizeMs,
+    };
   } finally {
     await browser.close();
   }
@@ -548,6 +568,9 @@ try {
   console.log('Browser (headless Chromium, 390×844)');
   console.log(`  keystroke on the profile step        ${browser.keyMedian.toFixed(2)} ms median of ${browser.keys}   budget ≤ 3 ms`);
   console.log(`  the same, CPU 4× slower              ${browser.slowKeyMedian.toFixed(2)} ms median of ${browser.keys}   budget ≤ 10 ms`);
+  console.log(
+    `  until the form took it, after the paint  ${browser.keyTakenMedian.toFixed(1)} ms, ${browser.slowKeyTakenMedian.toFixed(1)} ms at 4× (a frame's wait included)`,
+  );
   console.log(`  photo ${kb(browser.original)} → ${kb(browser.resized)} in ${browser.resizeMs} ms   budget ≤ 400 KB`);
 
   const phone = await slowPhoneFigures(baseUrl);

@@ -8,6 +8,7 @@ import { getDefaultRegistry } from '@rjsf/core';
 import { errorId, type ErrorListProps, type FieldErrorProps, type TemplatesType, type TitleFieldProps, type WidgetProps } from '@rjsf/utils';
 import { fieldOf } from '../shared/errors.js';
 import { flow } from './flow.js';
+import { echoFirst } from '../../widgets/echoFirst.js';
 import { errorsShown, hasErrors, type StepFormContext } from '../../widgets/widgetProps.js';
 
 export type { StepFormContext };
@@ -31,12 +32,13 @@ function FieldErrorTemplate({ errors = [], fieldPathId, registry }: FieldErrorPr
  */
 function ErrorListTemplate({ errors, schema, uiSchema, registry }: ErrorListProps) {
   const context = (registry.formContext ?? {}) as StepFormContext;
+  if (!context.submitCount) return null;
   // In the order the form shows its fields.
   const order = orderedFields(Object.keys(schema.properties ?? {}), uiSchema?.['ui:order'] as string[] | undefined);
   const fields = [...new Map(errors.map((error) => [fieldOf(error.property), error.message ?? ''])).entries()]
     .filter(([field]) => field !== '')
     .sort(([a], [b]) => order.indexOf(a) - order.indexOf(b));
-  if (!context.submitCount || fields.length === 0) return null;
+  if (fields.length === 0) return null;
   // A box has no title of its own (its text is its label): its message says enough.
   const labelOf = (field: string, message: string) => {
     const title = (uiSchema?.[field] as { 'ui:title'?: string } | undefined)?.['ui:title'];
@@ -90,4 +92,10 @@ function BaseInputTemplate(props: WidgetProps) {
   return <DefaultBaseInput {...props} maxLength={maxLength} inputMode={inputMode} aria-invalid={hasErrors(props) || undefined} />;
 }
 
-export const templates: Partial<TemplatesType> = { ErrorListTemplate, FieldErrorTemplate, BaseInputTemplate, TitleFieldTemplate };
+export const templates: Partial<TemplatesType> = {
+  ErrorListTemplate,
+  FieldErrorTemplate,
+  // Every text field rjsf draws itself (name, licence number, street…): typing shows before the form re-validates.
+  BaseInputTemplate: echoFirst(BaseInputTemplate),
+  TitleFieldTemplate,
+};

@@ -40,11 +40,12 @@ describe('email sign-up to awaiting approval, on a 390×844 phone', () => {
 
     await page.locator('#root_email').fill(email.toUpperCase());
     await page.locator('#root_phoneNo').fill('(202) 555-01');
-    await expect(fieldError('phoneNo').textContent()).resolves.toBe('Phone number must be valid.');
+    // Typing shows at once; the form judges it after the next paint (widgets/echoFirst.tsx).
+    await expect.poll(() => fieldError('phoneNo').textContent()).toBe('Phone number must be valid.');
     await page.locator('#root_phoneNo').fill(phoneDigits);
     await page.locator('#root_password').fill('Str0ng!Pass');
     await page.locator('#root_confirmPassword').fill('Str0ng!Pas');
-    await expect(fieldError('confirmPassword').textContent()).resolves.toBe('Passwords must match');
+    await expect.poll(() => fieldError('confirmPassword').textContent()).toBe('Passwords must match');
     await page.locator('#root_confirmPassword').fill('Str0ng!Pass');
     await page.locator('#root_accept').check();
     await page.locator('#root_twilioCheck').check();
