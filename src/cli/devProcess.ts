@@ -9,7 +9,7 @@ import { cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { PROJECT_ROOT } from '../node/projectFiles.js';
+import { CONTENT_FOLDERS, PROJECT_ROOT } from '../node/projectFiles.js';
 
 export interface DevServer {
   baseUrl: string;
@@ -25,8 +25,7 @@ export interface DevServer {
 /** `files`: more files for the copy, by path inside it (e.g. fixtures). */
 export async function startDevServer(files: Record<string, unknown> = {}): Promise<DevServer> {
   const root = await mkdtemp(join(tmpdir(), 'onramp-dev-'));
-  await cp(join(PROJECT_ROOT, 'schemas'), join(root, 'schemas'), { recursive: true });
-  await cp(join(PROJECT_ROOT, 'flows'), join(root, 'flows'), { recursive: true });
+  for (const folder of CONTENT_FOLDERS) await cp(join(PROJECT_ROOT, folder), join(root, folder), { recursive: true });
   for (const [path, content] of Object.entries(files)) {
     await mkdir(dirname(join(root, path)), { recursive: true });
     await writeFile(join(root, path), JSON.stringify(content, null, 2));

@@ -10,6 +10,7 @@ import { expandErrors, fieldOf, messagesByField } from '../shared/errors.js';
 import { FixtureProblem, parseFixture, schemaOfStep, type Fixture, type Messages } from '../shared/fixtureFiles.js';
 import { listFixtureFiles, loadSchema, loadUiSchema, ProjectFileError, readJsonFile, shownPath } from '../node/projectFiles.js';
 import { readPayload, splitSource, type Flow, type FormStep } from '../shared/flow.js';
+import { DEFAULT_LOCALE, LOCALE_NAMES, type Locale } from '../shared/locales.js';
 import type { JsonObject } from '../shared/schemaFiles.js';
 import { pointerOf } from '../shared/jsonPointer.js';
 import { createFormSchemas, type FormSchema } from '../server/lib/formSchemas.js';
@@ -24,6 +25,8 @@ export interface BarePayload {
   step: string;
   variant?: string;
   body?: boolean;
+  /** The language to check the values in. */
+  locale?: Locale;
 }
 
 export interface ResultLine {
@@ -56,26 +59,26 @@ function firstByPointer(byField: Record<string, string[]>): Messages {
 
 /** Where a fixture's forms are read: the project's files, or (for the lint) the files of the copy it checks. */
 export interface FormSource {
-  schema(name: string): JsonObject;
-  uiSchema(name: string): JsonObject;
-  /** The server's check of each form, compiled once per source. */
-  server: (name: string) => FormSchema;
+  schema(name: string, locale?: Locale): JsonObject;
+  uiSchema(name: string, locale?: Locale): JsonObject;
+  /** The server's check of each form, compiled once per source and language. */
+  server: (name: string, locale?: Locale) => FormSchema;
 }
 
 export const projectForms: FormSource = { schema: loadSchema, uiSchema: loadUiSchema, server: createFormSchemas() };
 
 /** What the server answers for these values: the first message of each field. */
-function serverMessages(forms: FormSource, schema: string, data: JsonObject): Messages {
-  return firstByPointer(messagesByField(forms.server(schema).errorsOf(data)));
+function serverMessages(forms: FormSource, schema: string, data: JsonObject, locale: Locale): Messages {
+  return firstByPointer(messagesByField(forms.server(schema, locale).errorsOf(data)));
 }
 
 /** The browser's validators by the text of their form, compiled once. */
 const browserForms = new Map<string, { schema: JsonObject; uiSchema: JsonObject; validator: ValidatorType }>();
 
 /** What the browser shows for these values: the first message under each field. */
-function browserMessages(forms: FormSource, schemaName: string, data: JsonObject): Messages {
-  const schema = forms.schema(schemaName);
-  const uiSchema = forms.uiSchema(schemaName);
+function browserMessages(forms: FormSource, schemaName: string, data: JsonObject, locale: Locale): Messages {
+  const schema = forms.schema(schemaName, locale);
+  const uiSchema = forms.uiSchema(schemaName, locale);
   const key = JSON.stringify([schema, uiSchema]);
   let form = browserForms.get(key);
   if (!form) {
@@ -112,7 +115,9 @@ export function checkFixture(path: string, flow: Flow, bare?: BarePayload, forms
   let fixture: Fixture;
   try {
     const json = readJsonFile(path);
-    fixture = bare ? { ...bare, schema: schemaOfStep(flow, bare.step, bare.variant), expect: 'valid', errors: {}, data: json } : parseFixture(json, flow);
+    fixture = bare
+      ? { ...bare, schema: schemaOfStep(flow, bare.step, bare.variant), locale: bare.locale ?? DEFAULT_LOCALE, expect: 'valid', errors: {}, data: json }
+      : parseFixture(json, flow);
   } catch (error) {
     const problems: unknown[] = error instanceof AggregateError ? error.errors : [error];
     if (!problems.every((p) => p instanceof FixtureProblem || p instanceof ProjectFileError)) throw error;
@@ -122,7 +127,8 @@ export function checkFixture(path: string, flow: Flow, bare?: BarePayload, forms
     }));
     return { file, target: '', passed: false, lines };
   }
-  const target = `${fixture.step}${fixture.variant ? `, variant ${fixture.variant}` : ''}${bare?.body ? ', a request body' : ''}`;
+  const language = fixture.locale === DEFAULT_LOCALE ? '' : `, in ${LOCALE_NAMES[fixture.locale]}`;
+  const target = `${fixture.step}${fixture.variant ? `, variant ${fixture.variant}` : ''}${bare?.body ? ', a request body' : ''}${language}`;
   let lines: ResultLine[];
   // A request body names each field by its key in the body ("zipcode" for the form's zipCode).
   let label = (field: string) => field;
@@ -139,7 +145,8 @@ export function checkFixture(path: string, flow: Flow, bare?: BarePayload, forms
     };
   }
   try {
-    lines = compareMessages(fixture.errors, browserMessages(forms, fixture.schema, fixture.data), serverMessages(forms, fixture.schema, fixture.data), label);
+    const { schema, data, locale } = fixture;
+    lines = compareMessages(fixture.errors, browserMessages(forms, schema, data, locale), serverMessages(forms, schema, data, locale), label);
   } catch (error) {
     // A broken schema file (an edit in progress): every fixture of its step says so.
     lines = [{ ok: false, text: `cannot be checked: ${(error as Error).message}` }];

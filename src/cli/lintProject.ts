@@ -20,6 +20,8 @@ import { closest, pointer, pointerKeys, Problems, suggestion, valueAt, type Prob
 import { checkCompiles, checkSchemaRules } from './lint/schemaChecks.js';
 import { SchemaChecker } from './lint/schemaProblems.js';
 import { checkServedCalls } from './lint/serverRoutes.js';
+import { checkJourneyLabels, checkTranslations, copySources, entriesOf } from './lint/translationChecks.js';
+import { DEFAULT_LOCALE, localize, translationFileOf, type Locale, type Translations } from '../shared/locales.js';
 import { checkUiSchema } from './lint/uiChecks.js';
 import { checkSchemaValues } from './lint/valueChecks.js';
 
@@ -54,7 +56,7 @@ class SchemaFolder {
   private readonly madeOf = new Map<string, Set<string>>();
 
   constructor(
-    root: string,
+    private readonly root: string,
     private readonly problems: Problems,
   ) {
     const names = readdirSync(join(root, 'schemas')).filter((name) => name.endsWith(SCHEMA_SUFFIX) || name.endsWith(UI_SUFFIX));
@@ -90,6 +92,21 @@ class SchemaFolder {
       this.bundled.set(name, result);
     }
     return this.bundled.get(name) ?? null;
+  }
+
+  /** The bundle with its texts in `locale` (locales/<locale>/ of the same root); null when a file is broken (reported). */
+  localizedBundle(name: string, locale: Locale): JsonObject | null {
+    if (!this.bundle(name)) return null;
+    return bundleSchema(name, (fileName) => {
+      const text = readProjectFile(this.root, translationFileOf(locale, fileName));
+      let translations: Translations | undefined;
+      try {
+        translations = text === undefined ? undefined : entriesOf(JSON.parse(text) as JsonObject);
+      } catch {
+        // Not JSON: reported by the translation checks; the English stands meanwhile.
+      }
+      return localize(this.sources.get(fileName) ?? {}, translations, locale);
+    });
   }
 
   /** How many files a bundle is made of. */
@@ -237,11 +254,27 @@ export async function lintProject(root: string, registry: Registry, options: { f
 
   // Last, the fixtures, once every file holds: what a driver would now read, against what each fixture says.
   if (options.fixtures !== false && flowJson && problems.list.length === 0) {
-    const bundled = (name: string) => folder.bundle(name) ?? {};
-    const schema = (name: string) => schemaWithRuleValues(bundled(`${name}${SCHEMA_SUFFIX}`));
-    const uiSchema = (name: string) => uiWithRuleValues(bundled(`${name}${UI_SUFFIX}`), bundled(`${name}${SCHEMA_SUFFIX}`));
+    const bundled = (name: string, locale: Locale) => (locale === DEFAULT_LOCALE ? folder.bundle(name) : folder.localizedBundle(name, locale)) ?? {};
+    const schema = (name: string, locale: Locale = DEFAULT_LOCALE) => schemaWithRuleValues(bundled(`${name}${SCHEMA_SUFFIX}`, locale));
+    const uiSchema = (name: string, locale: Locale = DEFAULT_LOCALE) =>
+      uiWithRuleValues(bundled(`${name}${UI_SUFFIX}`, locale), bundled(`${name}${SCHEMA_SUFFIX}`, locale));
     await checkFixtures(root, flowJson as Flow & JsonObject, { schema, uiSchema }, problems);
   }
+
+  // The translations of the texts, once the files they translate hold (after the fixtures, which
+  // run only while no file has a problem: a reworded text's fixtures are run, its translation stale).
+  const sourceOf = (file: string): JsonObject | undefined => {
+    if (problems.hasAny(file)) return undefined;
+    const text = readProjectFile(root, file);
+    try {
+      const value: unknown = text === undefined ? undefined : JSON.parse(text);
+      return isObject(value as JsonObject) ? (value as JsonObject) : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+  checkTranslations(root, copySources(root, EDITOR_SCHEMAS), sourceOf, problems);
+  if (flowJson && !problems.hasAny(FLOW_FILE)) checkJourneyLabels(root, flowJson, problems);
 
   problems.locate((file) => readProjectFile(root, file), locate);
   // By file, each file's problems in the order they were found.

@@ -7,10 +7,10 @@
 import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { PROJECT_ROOT } from '../node/projectFiles.js';
+import { CONTENT_FOLDERS, PROJECT_ROOT } from '../node/projectFiles.js';
 
 /** What a production machine needs of the project, once `npm run build` ran. */
-export const PRODUCTION_FILES = ['package.json', 'package-lock.json', 'build/server', 'dist', 'schemas', 'flows'];
+export const PRODUCTION_FILES = ['package.json', 'package-lock.json', 'build/server', 'dist', ...CONTENT_FOLDERS];
 
 export interface ProductionInstall {
   /** Packages in node_modules (each package.json under it, nested ones included). */

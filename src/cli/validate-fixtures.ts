@@ -1,26 +1,38 @@
-// `npm run validate [-- [--step NAME [--variant SCHEMA] [--body]] [--junit REPORT.xml] [FILE|FOLDER …]]`:
+// `npm run validate [-- [--locale es] [--step NAME [--variant SCHEMA] [--body]] [--junit REPORT.xml] [FILE|FOLDER …]]`:
 // runs each fixture (every one under tests/fixtures/ by default) through the browser's
 // validator and the server's, and prints per file what each field got. With --step, each file is
-// a form's values, or with --body the request body the step's call sends. For testers adding
-// cases and for ops staff who changed a rule or a message (docs/authoring.md).
+// a form's values, or with --body the request body the step's call sends. With --locale, only the
+// fixtures in that language run (a fixture names its own: "locale": "es"), and a payload is checked
+// in it. For testers adding cases and for ops staff who changed a rule or a message (docs/authoring.md).
 import { writeFileSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Flow } from '../shared/flow.js';
-import { loadFlow, ProjectFileError, shownPath } from '../node/projectFiles.js';
+import { loadFlow, ProjectFileError, readJsonFile, shownPath } from '../node/projectFiles.js';
 import { FixtureProblem, schemaOfStep } from '../shared/fixtureFiles.js';
+import { DEFAULT_LOCALE, isLocale, LOCALES, type Locale } from '../shared/locales.js';
 import { listFixtureFiles } from '../node/projectFiles.js';
 import { checkFixture, expandPaths, formatResult, type BarePayload } from './fixtures.js';
 import { junitReport } from './junit.js';
 
-const USAGE = `usage: npm run validate -- [--junit REPORT.xml] [FILE|FOLDER …]
-       npm run validate -- --step NAME [--variant SCHEMA] [--body] [--junit REPORT.xml] PAYLOAD.json …`;
+const USAGE = `usage: npm run validate -- [--locale ${Object.keys(LOCALES).join('|')}] [--junit REPORT.xml] [FILE|FOLDER …]
+       npm run validate -- [--locale ${Object.keys(LOCALES).join('|')}] --step NAME [--variant SCHEMA] [--body] [--junit REPORT.xml] PAYLOAD.json …`;
 
 /** Where the command prints, and the folder its paths are read from (the tester's, when npm runs it). */
 export interface CommandIo {
   out(line: string): void;
   err(line: string): void;
   cwd: string;
+}
+
+/** The language a fixture file names (English when it names none); undefined when the file cannot be read. */
+function readFixtureLocale(file: string): Locale | undefined {
+  try {
+    const { locale = DEFAULT_LOCALE } = readJsonFile(file);
+    return isLocale(locale) ? locale : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** A usage mistake: exit status 2, with the usage. */
@@ -46,14 +58,14 @@ export function runValidate(argv: string[], io: CommandIo): number {
 function validate(argv: string[], io: CommandIo): number {
   let args: ReturnType<
     typeof parseArgs<{
-      options: { step: { type: 'string' }; variant: { type: 'string' }; body: { type: 'boolean' }; junit: { type: 'string' } };
+      options: { step: { type: 'string' }; variant: { type: 'string' }; body: { type: 'boolean' }; junit: { type: 'string' }; locale: { type: 'string' } };
       allowPositionals: true;
     }>
   >;
   try {
     args = parseArgs({
       args: argv,
-      options: { step: { type: 'string' }, variant: { type: 'string' }, body: { type: 'boolean' }, junit: { type: 'string' } },
+      options: { step: { type: 'string' }, variant: { type: 'string' }, body: { type: 'boolean' }, junit: { type: 'string' }, locale: { type: 'string' } },
       allowPositionals: true,
     });
   } catch (error) {
@@ -62,11 +74,18 @@ function validate(argv: string[], io: CommandIo): number {
   const { values, positionals } = args;
   const fromCaller = (path: string) => resolve(io.cwd, path);
 
+  const { locale } = values;
+  if (locale !== undefined && !isLocale(locale)) throw new UsageError(`--locale ${locale}: Onramp speaks ${Object.keys(LOCALES).join(', ')}`);
   const flow: Flow = loadFlow();
   let bare: BarePayload | undefined;
   if (values.step !== undefined) {
     if (positionals.length === 0) throw new UsageError('--step names the step of the payload files that follow it: give at least one file');
-    bare = { step: values.step, ...(values.variant === undefined ? {} : { variant: values.variant }), ...(values.body ? { body: true } : {}) };
+    bare = {
+      step: values.step,
+      ...(values.variant === undefined ? {} : { variant: values.variant }),
+      ...(values.body ? { body: true } : {}),
+      ...(locale === undefined ? {} : { locale }),
+    };
     try {
       schemaOfStep(flow, bare.step, bare.variant);
     } catch (error) {
@@ -77,8 +96,10 @@ function validate(argv: string[], io: CommandIo): number {
     throw new UsageError(`--${values.body ? 'body' : 'variant'} goes with --step`);
   }
 
-  const files = positionals.length > 0 ? expandPaths(positionals.map(fromCaller)) : listFixtureFiles();
-  if (files.length === 0) throw new UsageError(`no fixture files in ${positionals.join(', ')}`);
+  const listed = positionals.length > 0 ? expandPaths(positionals.map(fromCaller)) : listFixtureFiles();
+  // A fixture in another language is left out; one that cannot be read is kept, to say why.
+  const files = bare || locale === undefined ? listed : listed.filter((file) => (readFixtureLocale(file) ?? locale) === locale);
+  if (files.length === 0) throw new UsageError(`no fixture files${locale ? ` in ${LOCALES[locale]}` : ''} in ${positionals.join(', ') || 'tests/fixtures/'}`);
   const results = files.map((file) => checkFixture(file, flow, bare));
   for (const result of results) io.out(formatResult(result));
   const failed = results.filter((r) => !r.passed).length;

@@ -4,12 +4,13 @@
  * that names the file and the place, for the operations staff who edit them.
  */
 import { readdirSync, readFileSync } from 'node:fs';
-import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
+import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { compileOnce } from '../shared/ajv.js';
 import { fromAjvErrors } from '../shared/errors.js';
 import type { Flow } from '../shared/flow.js';
 import type { Notices } from '../shared/generated/notices.js';
+import { DEFAULT_LOCALE, LOCALES_FOLDER, localize, translationFileOf, type Locale, type Translations } from '../shared/locales.js';
 import { schemaWithRuleValues, uiWithRuleValues } from '../shared/ruleValues.js';
 import { bundleSchema, schemaFileName, uiSchemaFileName, type JsonObject } from '../shared/schemaFiles.js';
 
@@ -27,6 +28,8 @@ export const FLOW_SCHEMA_FILE = join(FLOWS_DIR, 'flow.schema.json');
 export const NOTICES_FILE = join(FLOWS_DIR, 'notices.json');
 export const NOTICES_SCHEMA_FILE = join(FLOWS_DIR, 'notices.schema.json');
 export const FIXTURES_DIR = join(CONTENT_ROOT, 'tests', 'fixtures');
+/** The folders of data files the app is made of, which operations staff edit: a copy of the content is these. */
+export const CONTENT_FOLDERS = ['schemas', 'flows', LOCALES_FOLDER] as const;
 /** In the built client (dist/): for each step's route, the scripts its page loads on demand (build.ts writes it, the server preloads them). */
 export const ROUTE_PRELOADS = 'route-preloads.json';
 
@@ -72,16 +75,30 @@ export function readJsonFile(path: string): JsonObject {
   }
 }
 
-const readSchemaFile = (fileName: string) => readJsonFile(join(SCHEMAS_DIR, fileName));
-
-/** A step's schema, self-contained (shared definitions inlined), its messages showing its rules' values. */
-export function loadSchema(name: string): JsonObject {
-  return schemaWithRuleValues(bundleSchema(schemaFileName(name), readSchemaFile));
+/** A file's translations into `locale` (locales/<locale>/<file name>); none for English, or when the file has none. */
+export function readTranslations(locale: Locale, fileName: string): Translations | undefined {
+  if (locale === DEFAULT_LOCALE) return undefined;
+  try {
+    return readJsonFile(join(CONTENT_ROOT, translationFileOf(locale, fileName))) as unknown as Translations;
+  } catch {
+    // A text without its translation is shown in English; the lint reports the file missing.
+    return undefined;
+  }
 }
 
-/** A step's UI schema, self-contained, each field's texts showing its rules' values. */
-export function loadUiSchema(name: string): JsonObject {
-  return uiWithRuleValues(bundleSchema(uiSchemaFileName(name), readSchemaFile), bundleSchema(schemaFileName(name), readSchemaFile));
+/** A file of schemas/, its texts in `locale`. */
+const schemaFileReader = (locale: Locale) => (fileName: string) =>
+  localize(readJsonFile(join(SCHEMAS_DIR, fileName)), readTranslations(locale, fileName), locale);
+
+/** A step's schema, self-contained (shared definitions inlined), its messages showing its rules' values, in `locale`. */
+export function loadSchema(name: string, locale: Locale = DEFAULT_LOCALE): JsonObject {
+  return schemaWithRuleValues(bundleSchema(schemaFileName(name), schemaFileReader(locale)));
+}
+
+/** A step's UI schema, self-contained, each field's texts showing its rules' values, in `locale`. */
+export function loadUiSchema(name: string, locale: Locale = DEFAULT_LOCALE): JsonObject {
+  const read = schemaFileReader(locale);
+  return uiWithRuleValues(bundleSchema(uiSchemaFileName(name), read), bundleSchema(schemaFileName(name), read));
 }
 
 /**
@@ -90,9 +107,9 @@ export function loadUiSchema(name: string): JsonObject {
  */
 const shapeCheckOf = <T>(schemaPath: string) => compileOnce<T>(readJsonFile(schemaPath) as object, { strict: true });
 
-/** A data file, checked against the JSON Schema that states its shape: its type is the one generated from that schema. */
-function loadChecked<T>(path: string, schemaPath: string): T {
-  const data: unknown = readJsonFile(path);
+/** A data file, checked against the JSON Schema that states its shape: its type is the one generated from that schema; its texts in `locale`. */
+function loadChecked<T>(path: string, schemaPath: string, locale: Locale = DEFAULT_LOCALE): T {
+  const data: unknown = localize(readJsonFile(path), readTranslations(locale, basename(path)), locale);
   const validate = shapeCheckOf<T>(schemaPath);
   if (!validate(data)) {
     const problems = fromAjvErrors(validate.errors ?? [])
@@ -104,13 +121,13 @@ function loadChecked<T>(path: string, schemaPath: string): T {
 }
 
 /** The flow file, checked against flows/flow.schema.json. */
-export function loadFlow(path: string = FLOW_FILE): Flow {
-  return loadChecked<Flow>(path, FLOW_SCHEMA_FILE);
+export function loadFlow(path: string = FLOW_FILE, locale: Locale = DEFAULT_LOCALE): Flow {
+  return loadChecked<Flow>(path, FLOW_SCHEMA_FILE, locale);
 }
 
 /** What drivers are told by email and text message (flows/notices.json), checked against flows/notices.schema.json. */
-export function loadNotices(): Notices {
-  return loadChecked<Notices>(NOTICES_FILE, NOTICES_SCHEMA_FILE);
+export function loadNotices(locale: Locale = DEFAULT_LOCALE): Notices {
+  return loadChecked<Notices>(NOTICES_FILE, NOTICES_SCHEMA_FILE, locale);
 }
 
 /** Every schema name a flow renders (steps and their variants). */

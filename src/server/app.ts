@@ -15,7 +15,7 @@ import type { Db } from './db/db.js';
 import { answerFor, loggableError } from './errors.js';
 import { apiPathTest, loggableUrl } from './lib/apiPaths.js';
 import { resealLegacyAnswers } from './lib/answers.js';
-import { createCallReader } from './lib/callPayload.js';
+import { createCallReader, decorateLocale } from './lib/callPayload.js';
 import type { LiveEdits } from './liveEdits.js';
 import { adminAuthPlugin } from './plugins/adminAuth.js';
 import { clockPlugin } from './plugins/clock.js';
@@ -137,6 +137,7 @@ export async function buildApp(config: ServerConfig, options: AppOptions = {}): 
 
   const flow = options.flow ?? loadFlow();
   app.decorate('callReader', options.live?.callReader ?? createCallReader(flow));
+  decorateLocale(app);
 
   // Every route of the API as Fastify registers it (the static files and the page come last, and
   // are not in it): what answers JSON and is never cached, and what a fuzz test drives.
@@ -153,7 +154,7 @@ export async function buildApp(config: ServerConfig, options: AppOptions = {}): 
   let isApiPath: (url: string) => boolean = () => true;
 
   app.setErrorHandler((error, request, reply) => {
-    const answer = answerFor(error, app.callReader.flow.messages.requestFailed);
+    const answer = answerFor(error, app.callReader.flowIn(request.locale).messages.requestFailed);
     if (answer.statusCode === 503) request.log.warn({ error: loggableError(error) }, 'Request refused: a service it needs is unavailable');
     else if (answer.statusCode >= 500) request.log.error({ error: loggableError(error) }, 'Request failed');
     return reply.code(answer.statusCode).send(answer.body);

@@ -28,6 +28,7 @@ export class LiveEdits {
       get flow() {
         return live().flow;
       },
+      flowIn: (locale) => this.reader.flowIn(locale),
       call: (name) => this.reader.call(name),
       stepOf: (callName) => this.reader.stepOf(callName),
       routePath: (callName) => this.reader.routePath(callName),

@@ -31,8 +31,9 @@ export function extendAjv(ajv: Ajv): Ajv {
 export function createAjv({ strict = false }: { strict?: boolean } = {}): Ajv {
   const ajv = new Ajv({ ...AJV_OPTIONS, strict, allowUnionTypes: true });
   addFormats(ajv);
-  // rjsf reads ui:* keys and these annotations; strict mode must know them.
-  if (strict) ajv.addVocabulary(['enumNames']);
+  // rjsf reads ui:* keys and these annotations; strict mode must know them. `copy` marks, in the
+  // schemas that describe the files, the strings drivers read (src/shared/copy.ts).
+  if (strict) ajv.addVocabulary(['enumNames', 'copy']);
   return extendAjv(ajv);
 }
 

@@ -11,7 +11,8 @@
  *   }
  *
  * `step` is a form step of flows/onboarding.flow.json; a step's variant is named by its schema
- * ("step": "completeProfile", "variant": "profile-social"). `errors` holds, for each field that
+ * ("step": "completeProfile", "variant": "profile-social"). `"locale": "es"` says the messages
+ * are the Spanish ones (locales/es/); without it they are English. `errors` holds, for each field that
  * fails, its first message exactly as a driver reads it, keyed by the field's JSON pointer.
  * A date may be written relative to the day the fixture runs: "$today-18y" (18 years ago today),
  * "$today+6m-1d" (a day short of six months ahead), so a rule's edge stays tested as time passes.
@@ -19,6 +20,7 @@
  */
 import { isoDateOffset } from './dates.js';
 import type { Flow } from './flow.js';
+import { DEFAULT_LOCALE, isLocale, LOCALES, type Locale } from './locales.js';
 import type { JsonObject } from './schemaFiles.js';
 
 /** Field (as a JSON pointer, "/email") → message. */
@@ -30,6 +32,8 @@ export interface Fixture {
   /** The schema the step (or its variant) renders. */
   schema: string;
   expect: 'valid' | 'invalid';
+  /** The language of the messages (`"locale": "es"`); English when the fixture names none. */
+  locale: Locale;
   /** Empty for a valid fixture. */
   errors: Messages;
   data: JsonObject;
@@ -94,7 +98,7 @@ function resolveDates(value: unknown, place: string, now: Date, problems: Fixtur
   return value;
 }
 
-const FIXTURE_KEYS = ['description', 'step', 'variant', 'expect', 'errors', 'data'];
+const FIXTURE_KEYS = ['description', 'step', 'variant', 'locale', 'expect', 'errors', 'data'];
 
 /** A fixture file's contents, checked, its relative dates resolved for `now`; every mistake found is thrown at once. */
 export function parseFixture(json: JsonObject, flow: Flow, now: Date = new Date()): Fixture {
@@ -105,7 +109,16 @@ export function parseFixture(json: JsonObject, flow: Flow, now: Date = new Date(
   for (const key of Object.keys(json)) {
     if (!FIXTURE_KEYS.includes(key)) problems.push(new FixtureProblem(key, `unknown key — a fixture has ${FIXTURE_KEYS.join(', ')}`));
   }
-  const { step, variant, expect, errors = {}, data, description } = json;
+  const { step, variant, locale = DEFAULT_LOCALE, expect, errors = {}, data, description } = json;
+  if (!isLocale(locale))
+    problems.push(
+      new FixtureProblem(
+        'locale',
+        `must be one of ${Object.keys(LOCALES)
+          .map((l) => `"${l}"`)
+          .join(', ')}`,
+      ),
+    );
   let schema = '';
   if (typeof step !== 'string') {
     problems.push(new FixtureProblem('step', 'missing — name a form step of flows/onboarding.flow.json, e.g. "step": "signup"'));
@@ -147,6 +160,7 @@ export function parseFixture(json: JsonObject, flow: Flow, now: Date = new Date(
     step: step as string,
     ...(variant === undefined ? {} : { variant: variant as string }),
     schema,
+    locale: isLocale(locale) ? locale : DEFAULT_LOCALE,
     expect: expect as Fixture['expect'],
     errors: errors as Messages,
     data: values as JsonObject,

@@ -183,7 +183,7 @@ describe('npm run validate', () => {
     const wrong = write('by-hand.json', { step: 'signup', expect: 'invalid', errors: { email: 'Email must be valid.' }, date: {} });
     const { stdout } = await validate(wrong);
     expect(stdout.split('\n').slice(1, -2)).toEqual([
-      `    ✗ ${wrong}:/date: unknown key — a fixture has description, step, variant, expect, errors, data`,
+      `    ✗ ${wrong}:/date: unknown key — a fixture has description, step, variant, locale, expect, errors, data`,
       `    ✗ ${wrong}:/data: must be the form's values, e.g. "data": { "email": "driver@example.com" }`,
       `    ✗ ${wrong}:/errors/email: a field is written as a JSON pointer — write "/email"`,
     ]);

@@ -8,7 +8,7 @@ import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import { PROJECT_ROOT } from '../../src/node/projectFiles.js';
+import { CONTENT_FOLDERS, PROJECT_ROOT } from '../../src/node/projectFiles.js';
 import { applyGuideEdits, type GuideBlock, guideExamples } from '../support/guideExamples.js';
 
 const GUIDE = readFileSync(join(PROJECT_ROOT, 'docs', 'authoring.md'), 'utf8');
@@ -17,7 +17,7 @@ const examples = guideExamples(GUIDE);
 /** The content ops staff and testers edit, copied. */
 function copyContent(): string {
   const copy = mkdtempSync(join(tmpdir(), 'onramp-guide-'));
-  for (const path of ['schemas', 'flows', 'tests/fixtures']) cpSync(join(PROJECT_ROOT, path), join(copy, path), { recursive: true });
+  for (const path of [...CONTENT_FOLDERS, 'tests/fixtures']) cpSync(join(PROJECT_ROOT, path), join(copy, path), { recursive: true });
   return copy;
 }
 

@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { CONTENT_FOLDERS } from '../../src/node/projectFiles.js';
 import type { ReviewDriver, StepAnswersAnswer } from '../../src/shared/review.js';
 import { applyGuideEdits, guideExample } from '../support/guideExamples.js';
 import type { TestDriver, TestServer } from '../support/server.js';
@@ -77,7 +78,7 @@ const contentDirBefore = process.env.ONRAMP_CONTENT_DIR;
 
 beforeAll(async () => {
   content = mkdtempSync(join(tmpdir(), 'onramp-add-field-'));
-  for (const path of ['schemas', 'flows', 'tests/fixtures']) cpSync(join(PROJECT, path), join(content, path), { recursive: true });
+  for (const path of [...CONTENT_FOLDERS, 'tests/fixtures']) cpSync(join(PROJECT, path), join(content, path), { recursive: true });
   changed = applyGuideEdits(content, guideExample('add-field'));
   addSensitiveField(content);
   process.env.ONRAMP_CONTENT_DIR = content;

@@ -4,6 +4,7 @@
 // tests/fixtures.test.ts checks against the browser's validator.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseFixture, type Messages } from '../../src/shared/fixtureFiles.js';
+import { LOCALES, type Locale } from '../../src/shared/locales.js';
 import { listFixtureFiles } from '../../src/node/projectFiles.js';
 import { buildPayload, lookupIn, type FormStep } from '../../src/shared/flow.js';
 import { loadFlow, readJsonFile, shownPath } from '../../src/node/projectFiles.js';
@@ -53,7 +54,7 @@ function fileFor(contentType: unknown): Blob | undefined {
   return new Blob([new Uint8Array(bytes)], { type: contentType });
 }
 
-async function serverMessages(stepId: string, formData: Record<string, unknown>) {
+async function serverMessages(stepId: string, formData: Record<string, unknown>, locale: Locale) {
   const step = flow.steps[stepId] as FormStep;
   const sender = driverFor(stepId);
   const call = flow.calls[step.call]!;
@@ -71,7 +72,9 @@ async function serverMessages(stepId: string, formData: Record<string, unknown>)
       else if (value !== null && value !== undefined) body.append(key, String(value));
     }
   }
-  const response = await server.app.inject({ method: 'POST', url: call.path, headers: bearer(sender.token), payload: body as never });
+  // As a browser set to the fixture's language asks.
+  const headers = { ...bearer(sender.token), 'accept-language': `${locale};q=1, en;q=0.5` };
+  const response = await server.app.inject({ method: 'POST', url: call.path, headers, payload: body as never });
   const json = response.json() as { message?: string; errors?: Record<string, string[]> };
   const messages: Messages = {};
   for (const [field, [first]] of Object.entries(json.errors ?? {})) if (first !== undefined) messages[`/${field}`] = first;
@@ -84,14 +87,14 @@ const serverFixtures = listFixtureFiles()
   .filter((f) => f.expect === 'invalid' && f.variant === undefined && !(flow.steps[f.step] as FormStep).private);
 
 describe('bad fixture payloads sent to the server', () => {
-  it('cover every form step whose answers reach the server', () => {
+  it.each(Object.keys(LOCALES))('cover every form step whose answers reach the server, in %s', (locale) => {
     // A private step's answers stay in the browser (the sign-in's go to the identity provider only).
     const formSteps = Object.entries(flow.steps).flatMap(([id, step]) => (step.kind === 'form' && !step.private ? [id] : []));
-    expect(new Set(serverFixtures.map((f) => f.step))).toEqual(new Set(formSteps));
+    expect(new Set(serverFixtures.filter((f) => f.locale === locale).map((f) => f.step))).toEqual(new Set(formSteps));
   });
 
   it.each(serverFixtures.map((f) => [f.file, f] as const))('%s is refused with the same messages', async (_file, fixture) => {
-    const answer = await serverMessages(fixture.step, fixture.data);
+    const answer = await serverMessages(fixture.step, fixture.data, fixture.locale);
     expect(answer.status).toBe(400);
     expect(answer.messages).toEqual(fixture.errors);
     expect(Object.values(fixture.errors)).toContain(answer.message);

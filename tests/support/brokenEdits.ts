@@ -14,7 +14,7 @@
 import { cpSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PROJECT_ROOT } from '../../src/node/projectFiles.js';
+import { CONTENT_FOLDERS, PROJECT_ROOT } from '../../src/node/projectFiles.js';
 
 export const BROKEN_EDITS_DIR = join(PROJECT_ROOT, 'tests', 'fixtures', 'broken-edits');
 
@@ -37,7 +37,7 @@ export function listBrokenEdits(): BrokenEdit[] {
 /** A copy of the files the lint reads (schemas/, flows/, the fixtures); remove it when done. */
 export function copyProject(): string {
   const root = mkdtempSync(join(tmpdir(), 'onramp-broken-edit-'));
-  for (const dir of ['schemas', 'flows']) cpSync(join(PROJECT_ROOT, dir), join(root, dir), { recursive: true });
+  for (const dir of CONTENT_FOLDERS) cpSync(join(PROJECT_ROOT, dir), join(root, dir), { recursive: true });
   // The fixtures too, which the lint runs on the edited files (not this corpus).
   cpSync(join(PROJECT_ROOT, 'tests', 'fixtures'), join(root, 'tests', 'fixtures'), { recursive: true, filter: (source) => !source.includes('broken-edits') });
   return root;

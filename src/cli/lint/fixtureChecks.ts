@@ -15,6 +15,7 @@ import { PROJECT_ROOT, listFixtureFiles } from '../../node/projectFiles.js';
 import type { Flow } from '../../shared/flow.js';
 import { schemaOfStep } from '../../shared/fixtureFiles.js';
 import { pointerOf } from '../../shared/jsonPointer.js';
+import { isLocale, type Locale } from '../../shared/locales.js';
 import type { JsonObject } from '../../shared/schemaFiles.js';
 import type { FormSchema } from '../../server/lib/formSchemas.js';
 import { pointer, type Problems } from './problems.js';
@@ -23,8 +24,8 @@ const CACHE_FILE = join(PROJECT_ROOT, 'node_modules', '.cache', 'onramp', 'passe
 
 /** The fixtures' forms as the app reads them: bundled, their texts showing their rules' values. */
 export interface FixtureForms {
-  schema(name: string): JsonObject;
-  uiSchema(name: string): JsonObject;
+  schema(name: string, locale?: Locale): JsonObject;
+  uiSchema(name: string, locale?: Locale): JsonObject;
 }
 
 function readPassed(): Set<string> {
@@ -51,10 +52,11 @@ function writePassed(passed: Set<string>): void {
 function keyOf(text: string, flow: Flow, forms: FixtureForms): string {
   const hash = createHash('sha256').update(new Date().toDateString()).update(text);
   try {
-    const fixture = JSON.parse(text) as { step?: string; variant?: string };
+    const fixture = JSON.parse(text) as { step?: string; variant?: string; locale?: unknown };
     const name = schemaOfStep(flow, String(fixture.step), fixture.variant);
+    const locale = isLocale(fixture.locale) ? fixture.locale : undefined;
     const step = flow.steps[String(fixture.step)];
-    hash.update(JSON.stringify([forms.schema(name), forms.uiSchema(name), step, step?.kind === 'form' ? flow.calls[step.call] : null]));
+    hash.update(JSON.stringify([forms.schema(name, locale), forms.uiSchema(name, locale), step, step?.kind === 'form' ? flow.calls[step.call] : null]));
   } catch {
     // Not a fixture one can key: it is run, and says what is wrong with it.
   }
@@ -75,7 +77,7 @@ export async function checkFixtures(root: string, flow: Flow, forms: FixtureForm
     if (!run) {
       const [{ checkFixture }, { createFormSchemas }] = await Promise.all([import('../fixtures.js'), import('../../server/lib/formSchemas.js')]);
       // The server's check of each form (compiled once per text of the form: compileOnce).
-      const server = (name: string): FormSchema => createFormSchemas(() => forms.schema(name))(name);
+      const server = (name: string, locale?: Locale): FormSchema => createFormSchemas((_name, language) => forms.schema(name, language))(name, locale);
       run = (fixture) => checkFixture(fixture, flow, undefined, { ...forms, server });
     }
     const result = run(path);

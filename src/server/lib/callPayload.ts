@@ -16,6 +16,7 @@
  * the email lower-cased, the phone with +1), and the context.
  */
 import { createHash } from 'node:crypto';
+import { basename } from 'node:path';
 import type { MultipartFile, MultipartValue } from '@fastify/multipart';
 import { httpErrors } from '@fastify/sensible';
 import type { FastifyRequest } from 'fastify';
@@ -23,7 +24,8 @@ import { createAjv } from '../../shared/ajv.js';
 import type Ajv from 'ajv';
 import { expandErrors, fieldOf, fromAjvErrors, messagesByField, type ValidationErrorLike } from '../../shared/errors.js';
 import { buildPayload, lookupIn, readPayload, splitSource, stepSchemaName, type Call, type Flow, type FormStep } from '../../shared/flow.js';
-import { loadSchema, schemaNamesOf } from '../../node/projectFiles.js';
+import { FLOW_FILE, loadSchema, readTranslations, schemaNamesOf } from '../../node/projectFiles.js';
+import { DEFAULT_LOCALE, localize, preferredLocale, type Locale } from '../../shared/locales.js';
 import { KEPT_FILE_PREFIX } from '../../shared/review.js';
 import type { JsonObject } from '../../shared/schemaFiles.js';
 import { formError } from '../errors.js';
@@ -106,6 +108,19 @@ declare module 'fastify' {
   interface FastifyInstance {
     callReader: CallReader;
   }
+  interface FastifyRequest {
+    /** The language the answer is in: the first of the request's Accept-Language that Onramp speaks. */
+    readonly locale: Locale;
+  }
+}
+
+/** Gives each request its `locale` (read from its Accept-Language when first asked for). */
+export function decorateLocale(app: { decorateRequest(name: 'locale', value: { getter(this: FastifyRequest): Locale }): unknown }): void {
+  app.decorateRequest('locale', {
+    getter(this: FastifyRequest) {
+      return preferredLocale(this.headers['accept-language']);
+    },
+  });
 }
 
 export const UNREADABLE_FORM = 'The form could not be read: it was cut short or is not a multipart form. Please send it again.';
@@ -116,6 +131,8 @@ const MAX_FIELD_BYTES = 4 * 1024;
 export interface CallReader {
   /** The flow the reader reads calls by (the last good edit's, under `npm run dev`). */
   readonly flow: Flow;
+  /** The same flow with its texts (messages, toasts) in a language: a request's answers are in its own (`request.locale`). */
+  flowIn(locale: Locale): Flow;
   /** The call of the flow file by name; throws at start if the flow lacks it. */
   call(name: string): Call;
   /** The form step whose answers a call sends, or null. */
@@ -188,7 +205,6 @@ function readable(error: unknown): unknown {
 
 export function createCallReader(flow: Flow): CallReader {
   const schemaNamed = createFormSchemas();
-  const contextSchema = loadSchema('call-context');
   const versions = new Map<string, string>();
   const versionOf = (name: string) => {
     let version = versions.get(name);
@@ -211,9 +227,30 @@ export function createCallReader(flow: Flow): CallReader {
   // Every call's context check and every step schema compiled now: a broken file stops the start, not a driver's request.
   // One Ajv for the context checks: setting one up costs more than compiling a check.
   const contextAjv = createAjv();
-  const contextChecks = new Map(
-    Object.entries(flow.calls).map(([name, theCall]) => [name, contextCheckOf(contextAjv, contextSchema, [...new Set(contextNamesOf(theCall).values())])]),
-  );
+  const contextChecksIn = new Map<Locale, Map<string, (values: Record<string, unknown>) => string | null>>();
+  /** Each call's context check, with the context schema's messages in `locale` (compiled the first time one is asked for). */
+  const contextChecks = (locale: Locale) => {
+    let checks = contextChecksIn.get(locale);
+    if (!checks) {
+      const contextSchema = loadSchema('call-context', locale);
+      checks = new Map(
+        Object.entries(flow.calls).map(([name, theCall]) => [name, contextCheckOf(contextAjv, contextSchema, [...new Set(contextNamesOf(theCall).values())])]),
+      );
+      contextChecksIn.set(locale, checks);
+    }
+    return checks;
+  };
+  contextChecks(DEFAULT_LOCALE);
+  /** The flow with its texts in `locale`, made once per language. */
+  const flows = new Map<Locale, Flow>([[DEFAULT_LOCALE, flow]]);
+  const flowIn = (locale: Locale): Flow => {
+    let localized = flows.get(locale);
+    if (!localized) {
+      localized = localize(flow, readTranslations(locale, basename(FLOW_FILE)), locale);
+      flows.set(locale, localized);
+    }
+    return localized;
+  };
   for (const name of schemaNamesOf(flow)) schemaNamed(name);
 
   /** Payload key of a form field, for messages ("zipcode" for the form's zipCode). */
@@ -227,6 +264,7 @@ export function createCallReader(flow: Flow): CallReader {
     kept: Record<string, string>,
     options: ReadOptions<ContextName>,
     fromMultipart: boolean,
+    locale: Locale,
   ): CheckedCall {
     const theCall = call(callName);
     const mapped = new Set(contextNamesOf(theCall).values());
@@ -240,7 +278,7 @@ export function createCallReader(flow: Flow): CallReader {
 
     const context: Record<string, unknown> = {};
     for (const [key, name] of contextNamesOf(theCall)) if (Object.hasOwn(body, key)) context[name] = body[key];
-    const contextProblem = contextChecks.get(callName)!(context);
+    const contextProblem = contextChecks(locale).get(callName)!(context);
 
     /** Payload key by form field, for the files that came. */
     const filesByField: Record<string, string> = {};
@@ -266,7 +304,7 @@ export function createCallReader(flow: Flow): CallReader {
     // The variant the flow's own rule picks, from what the driver's browser keeps.
     const schemaName = formStep ? stepSchemaName(formStep.step, lookupIn({ storage: options.storage ?? {} })) : null;
     if (schemaName) {
-      const { errorsOf, properties } = schemaNamed(schemaName);
+      const { errorsOf, properties } = schemaNamed(schemaName, locale);
       for (const field of Object.keys(received.form)) {
         // A field the call can carry but this variant does not take (phoneNo in the password profile).
         if (!Object.hasOwn(properties, field)) throw httpErrors.badRequest(`Unknown field: ${payloadKeyOf(theCall, field)}`);
@@ -304,6 +342,7 @@ export function createCallReader(flow: Flow): CallReader {
 
   return {
     flow,
+    flowIn,
     call,
     stepOf: (callName) => formStepOf(flow, callName)?.id ?? null,
     routePath: (callName) => call(callName).path.replace(/\{(\w+)\}/g, ':$1'),
@@ -312,7 +351,7 @@ export function createCallReader(flow: Flow): CallReader {
       if (request.isMultipart()) throw httpErrors.unsupportedMediaType('This request must be sent as JSON.');
       const body: unknown = request.body ?? {};
       if (typeof body !== 'object' || body === null || Array.isArray(body)) throw httpErrors.badRequest('The request body must be a JSON object.');
-      return { ...typed<CallName, Names>(check(callName, body as Record<string, unknown>, {}, {}, options, false)), files: {} };
+      return { ...typed<CallName, Names>(check(callName, body as Record<string, unknown>, {}, {}, options, false, request.locale)), files: {} };
     },
 
     async multipart<CallName extends string, Names extends ContextName = never>(callName: CallName, request: FastifyRequest, options: ReadOptions<Names> = {}) {
@@ -373,7 +412,7 @@ export function createCallReader(flow: Flow): CallReader {
         }
         const body: Record<string, unknown> = { ...fields };
         for (const key of [...Object.keys(files), ...Object.keys(kept)]) body[key] = true;
-        const checked = check(callName, body, files, kept, options, true);
+        const checked = check(callName, body, files, kept, options, true, request.locale);
         // Only a valid form's images are decoded (the costly part), one at a time in the whole
         // server to bound memory. What is stored is the re-encoded image: no GPS or other EXIF
         // from the driver's phone in their identity documents, and no pixel bombs (reencodeImage.ts).
@@ -418,7 +457,7 @@ export function createCallReader(flow: Flow): CallReader {
           throw readable(error);
         }
         const form = received && received.size > 0 ? { [field]: received.mime } : {};
-        const problem = expandErrors(schemaNamed(schemaName).errorsOf(form)).find((error) => fieldOf(error.property) === field);
+        const problem = expandErrors(schemaNamed(schemaName, request.locale).errorsOf(form)).find((error) => fieldOf(error.property) === field);
         if (problem || !received) {
           const message = problem ? messageOf(problem, key) : 'The form is not valid.';
           throw formError(400, message, { [field]: [message] });

@@ -6,6 +6,7 @@
 import { compileOnce } from '../../shared/ajv.js';
 import { fromAjvErrors, type ValidationErrorLike } from '../../shared/errors.js';
 import { loadSchema } from '../../node/projectFiles.js';
+import { DEFAULT_LOCALE, type Locale } from '../../shared/locales.js';
 import type { JsonObject } from '../../shared/schemaFiles.js';
 
 export interface FormSchema {
@@ -16,13 +17,14 @@ export interface FormSchema {
   errorsOf(form: Record<string, unknown>): ValidationErrorLike[];
 }
 
-/** Step schemas by name, each read (from the project, or by `load`) and compiled once. */
-export function createFormSchemas(load: (name: string) => JsonObject = loadSchema): (name: string) => FormSchema {
+/** Step schemas by name and language (the messages differ), each read (from the project, or by `load`) and compiled once. */
+export function createFormSchemas(load: (name: string, locale: Locale) => JsonObject = loadSchema): (name: string, locale?: Locale) => FormSchema {
   const compiled = new Map<string, FormSchema>();
-  return (name) => {
-    let schema = compiled.get(name);
+  return (name, locale = DEFAULT_LOCALE) => {
+    const key = `${name}\n${locale}`;
+    let schema = compiled.get(key);
     if (!schema) {
-      const json = load(name);
+      const json = load(name, locale);
       const validate = compileOnce(json);
       const properties = (json.properties ?? {}) as Record<string, { type?: unknown; sensitive?: unknown }>;
       schema = {
@@ -30,7 +32,7 @@ export function createFormSchemas(load: (name: string) => JsonObject = loadSchem
         sensitive: Object.keys(properties).filter((field) => properties[field]?.sensitive === true),
         errorsOf: (form) => (validate(form) ? [] : fromAjvErrors(validate.errors ?? [])),
       };
-      compiled.set(name, schema);
+      compiled.set(key, schema);
     }
     return schema;
   };

@@ -174,7 +174,7 @@ export const sessionsPlugin = fp(
     app.decorateRequest('token', null);
     app.decorate('requireDriver', async (request: FastifyRequest) => {
       const token = bearerToken(request);
-      const { messages } = app.callReader.flow;
+      const { messages } = app.callReader.flowIn(request.locale);
       if (!token) throw signInAgain(401, messages.tokenMissing);
       const holder = await holderOf(token);
       const kinds = request.routeOptions.config.tokenKinds ?? ['session'];

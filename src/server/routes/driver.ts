@@ -268,7 +268,7 @@ export async function driverRoutes(app: FastifyInstance) {
       return session && driver ? { ...driver, token: session.token } : null;
     });
     // Used meanwhile (a second tab, a concurrent request) or expired since the preHandler looked.
-    if (!exchanged) throw signInAgain(401, reader.flow.messages.sessionExpired);
+    if (!exchanged) throw signInAgain(401, reader.flowIn(request.locale).messages.sessionExpired);
     return exchanged;
   });
 

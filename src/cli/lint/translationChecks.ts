@@ -1,0 +1,108 @@
+/**
+ * The translations (locales/<language>/<file>): every text of every file with copy translated,
+ * none made from English that has changed since, the same {placeholders} as the English's, and
+ * none of a text that is gone. A problem is reported in the translation file, at the text's
+ * pointer, so the fix is made where it is read.
+ */
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { copyPointers } from '../../shared/copy.js';
+import { type Locale, LOCALE_NAMES, localize, type Translations, TRANSLATED_LOCALES, translationFileOf, translationProblems } from '../../shared/locales.js';
+import { isObject, type JsonObject } from '../../shared/schemaFiles.js';
+import { parseJsonObject, readProjectFile } from './jsonFiles.js';
+import { pointer, type Problems } from './problems.js';
+
+/** A file with copy, and the JSON Schema whose `"copy": true` marks its texts. */
+export interface CopySource {
+  file: string;
+  schema: string;
+}
+
+/** The files operations staff write copy in: each step and UI schema, the flow and the notices. */
+export function copySources(root: string, describing: { step: string; ui: string; flow: string; notices: string }): CopySource[] {
+  const schemas = readdirSync(join(root, 'schemas'))
+    .filter((name) => name.endsWith('.schema.json') || name.endsWith('.ui.json'))
+    .sort()
+    .map((name) => ({ file: `schemas/${name}`, schema: name.endsWith('.ui.json') ? describing.ui : describing.step }));
+  return [...schemas, { file: 'flows/onboarding.flow.json', schema: describing.flow }, { file: 'flows/notices.json', schema: describing.notices }];
+}
+
+const fileNameOf = (path: string) => path.split('/').at(-1) ?? path;
+
+/** A source file's texts: its copy pointers, read with its describing schema. */
+export function copyOf(source: JsonObject, describing: JsonObject): string[] {
+  return copyPointers(source, describing);
+}
+
+/** A translation file's entries (its "$comment" left out). */
+export function entriesOf(file: JsonObject): Translations {
+  return Object.fromEntries(Object.entries(file).filter(([key, value]) => !key.startsWith('$') && isObject(value))) as Translations;
+}
+
+/**
+ * Checks the translations of each source, in each language. `read` gives a source file and its
+ * describing schema, parsed (undefined when it is broken: its own problem is reported already).
+ */
+export function checkTranslations(
+  root: string,
+  sources: CopySource[],
+  read: (file: string) => JsonObject | undefined,
+  problems: Problems,
+  locales: readonly Locale[] = TRANSLATED_LOCALES,
+): void {
+  for (const { file, schema } of sources) {
+    const source = read(file);
+    const describing = read(schema);
+    if (!source || !describing) continue;
+    const copy = copyOf(source, describing);
+    if (copy.length === 0) continue;
+    for (const locale of locales) {
+      const translationFile = translationFileOf(locale, fileNameOf(file));
+      const text = readProjectFile(root, translationFile);
+      if (text === undefined) {
+        problems.add(translationFile, '/', `file not found: ${file} has ${copy.length} texts to translate`, 'run npm run locales, then write each text');
+        continue;
+      }
+      const translations = parseJsonObject(translationFile, text, problems);
+      if (!translations) continue;
+      for (const problem of translationProblems(source, copy, entriesOf(translations), locale)) {
+        // At the entry's key that needs the fix; an entry that is missing altogether, at the file.
+        const at = Object.hasOwn(translations, problem.entry) ? pointer(problem.entry, ...(problem.key ? [problem.key] : [])) : '/';
+        problems.add(translationFile, at, problem.what, problem.fix);
+      }
+    }
+  }
+}
+
+/**
+ * A step names its stage of the journey by the stage's label, so in each language a step's label
+ * must be, word for word, the translation of one of the journey's: otherwise the strip would mark
+ * no stage on that step.
+ */
+export function checkJourneyLabels(root: string, flow: JsonObject, problems: Problems, locales: readonly Locale[] = TRANSLATED_LOCALES): void {
+  const file = 'flows/onboarding.flow.json';
+  for (const locale of locales) {
+    const translationFile = translationFileOf(locale, fileNameOf(file));
+    const text = readProjectFile(root, translationFile);
+    let translations: Translations;
+    try {
+      translations = text === undefined ? {} : entriesOf(JSON.parse(text) as JsonObject);
+    } catch {
+      continue;
+    }
+    const localized = localize(flow, translations, locale);
+    const labels = Array.isArray(localized.journey) ? localized.journey.filter((label): label is string => typeof label === 'string') : [];
+    const steps = isObject(localized.steps) ? localized.steps : {};
+    for (const [id, step] of Object.entries(steps)) {
+      const label = isObject(step) ? step.journey : undefined;
+      const entry = `/steps/${id}/journey`;
+      if (typeof label !== 'string' || labels.includes(label) || !Object.hasOwn(translations, entry)) continue;
+      problems.add(
+        translationFile,
+        pointer(entry, locale),
+        `"${label}" is none of the journey's ${LOCALE_NAMES[locale]} labels (${labels.map((each) => `"${each}"`).join(', ')})`,
+        `write it as its stage is written in /journey`,
+      );
+    }
+  }
+}
