@@ -99,7 +99,7 @@ describe('the delivery', () => {
     const files = readdirSync(join(dist, 'assets'), { recursive: true })
       .map(String)
       .filter((file) => /\.(js|css)$/.test(file));
-    expect(files.filter((file) => file.includes('profile-social'))).toHaveLength(1);
+    expect(files.filter((file) => /profile-social(\.es)?-/.test(file))).toHaveLength(2);
     expect(files.filter((file) => !HASHED_ASSET.test(`/assets/${file}`))).toEqual([]);
   });
 

@@ -2,7 +2,7 @@ import { useState } from 'react';
 import type { WidgetProps } from '@rjsf/utils';
 import { emptyToUndefined, onlyDigits } from './inputText';
 import { useCleanedInput } from './useCleanedInput';
-import { cx, hasErrors, inputStateProps, optionBoolean, optionNumber, optionString } from './widgetProps';
+import { cx, hasErrors, inputStateProps, optionBoolean, optionNumber, optionString, widgetText } from './widgetProps';
 
 function EyeIcon({ open }: { open: boolean }) {
   return (
@@ -37,8 +37,8 @@ export default function PasswordWidget(props: WidgetProps) {
   const maxLength = optionNumber(options, 'maxLength') ?? (typeof schema.maxLength === 'number' ? schema.maxLength : undefined);
   const inputMode = (optionString(options, 'inputMode') ?? (digitsOnly ? 'numeric' : undefined)) as 'numeric' | 'text' | 'decimal' | 'tel' | undefined;
   const autoComplete = optionString(options, 'autocomplete') ?? (digitsOnly ? 'off' : undefined);
-  const showText = optionString(options, 'showText') ?? 'Show password';
-  const hideText = optionString(options, 'hideText') ?? 'Hide password';
+  const showText = widgetText(props, 'showText', 'showPassword');
+  const hideText = widgetText(props, 'hideText', 'hidePassword');
   const invalid = hasErrors(props);
 
   const clean = (raw: string) => (digitsOnly ? onlyDigits(raw, maxLength) : raw);

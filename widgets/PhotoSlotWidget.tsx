@@ -2,7 +2,7 @@ import { useEffect, useRef, useState, useSyncExternalStore, type ChangeEvent } f
 import type { ErrorSchema, WidgetProps } from '@rjsf/utils';
 import { clearPhoto, getPhoto, photosVersion, photoUrl, sentShareOf, setPhoto, subscribePhotos } from './photoStore';
 import { DEFAULT_JPEG_QUALITY, DEFAULT_MAX_EDGE_PX, MAX_ORIGINAL_BYTES, isPreviewable, pickedFileType, resizeToJpeg } from './resizeImage';
-import { cx, describedBy, hasErrors, optionNumber, optionString } from './widgetProps';
+import { cx, describedBy, hasErrors, optionNumber, optionString, widgetText } from './widgetProps';
 
 type Capture = 'user' | 'environment' | undefined;
 
@@ -53,11 +53,11 @@ export default function PhotoSlotWidget(props: WidgetProps) {
   const title = label || name;
   const emptyLabel = optionString(options, 'emptyLabel') ?? title;
   const filledLabel = optionString(options, 'filledLabel') ?? title;
-  const processingLabel = optionString(options, 'processingLabel') ?? 'Processing…';
-  const removeLabel = optionString(options, 'removeLabel') ?? 'Remove';
-  const tooLargeMessage = optionString(options, 'tooLargeMessage') ?? 'This photo is too large. Please take a new one.';
-  const sendingLabel = optionString(options, 'sendingLabel') ?? 'Sending…';
-  const sentLabel = optionString(options, 'sentLabel') ?? 'Sent';
+  const processingLabel = widgetText(props, 'processingLabel', 'photoProcessing');
+  const removeLabel = widgetText(props, 'removeLabel', 'photoRemove');
+  const tooLargeMessage = widgetText(props, 'tooLargeMessage', 'photoTooLarge');
+  const sendingLabel = widgetText(props, 'sendingLabel', 'photoSending');
+  const sentLabel = widgetText(props, 'sentLabel', 'photoSent');
 
   useSyncExternalStore(subscribePhotos, photosVersion, photosVersion);
   const blob = getPhoto(name);

@@ -3,7 +3,7 @@ import type { WidgetProps } from '@rjsf/utils';
 import { ListStatus } from './ListStatus';
 import type { RemoteList } from './useRemoteList';
 import { ChoiceSelect } from './ChoiceSelect';
-import { hintId, optionString } from './widgetProps';
+import { hintId, optionString, widgetText, type WidgetTexts } from './widgetProps';
 
 interface RemoteSelectProps {
   /** The widget's own props: id, name, placeholder, flags, handlers and the ui:options read here. */
@@ -14,10 +14,10 @@ interface RemoteSelectProps {
   unknownValue: boolean;
   list: RemoteList<unknown>;
   retry: () => void;
-  /** Defaults of the ui:options autocomplete, loadingText and loadErrorText. */
+  /** Default of the ui:options autocomplete; the shared words (the flow's messages.widgets) that loadingText and loadErrorText default to. */
   defaultAutoComplete: string;
-  defaultLoadingText: string;
-  defaultErrorText: string;
+  loadingTextOf: keyof WidgetTexts;
+  errorTextOf: keyof WidgetTexts;
   /** Shown when there is nothing to load yet (no state chosen). */
   idleText?: string;
   /** The list's options. */
@@ -35,8 +35,8 @@ export function RemoteSelect({
   list,
   retry,
   defaultAutoComplete,
-  defaultLoadingText,
-  defaultErrorText,
+  loadingTextOf,
+  errorTextOf,
   idleText,
   children,
 }: RemoteSelectProps) {
@@ -63,9 +63,9 @@ export function RemoteSelect({
         list={list}
         retry={retry}
         idleText={idleText}
-        loadingText={optionString(options, 'loadingText') ?? defaultLoadingText}
-        errorText={optionString(options, 'loadErrorText') ?? defaultErrorText}
-        retryText={optionString(options, 'retryText') ?? 'Retry'}
+        loadingText={widgetText(widget, 'loadingText', loadingTextOf)}
+        errorText={widgetText(widget, 'loadErrorText', errorTextOf)}
+        retryText={widgetText(widget, 'retryText', 'listRetry')}
       />
     </div>
   );

@@ -4,7 +4,7 @@ import { cachedCities, cityAfterStateChange, loadCities, stateCodeOf } from './p
 import { RemoteSelect } from './RemoteSelect';
 import { useRemoteList } from './useRemoteList';
 import { useFieldValue } from './formValues';
-import { formContextOf, optionString } from './widgetProps';
+import { formContextOf, optionString, widgetText } from './widgetProps';
 
 /**
  * A select of the cities of the state chosen in another field of the same form
@@ -62,9 +62,9 @@ export default function UsCityWidget(props: WidgetProps) {
       list={list}
       retry={retry}
       defaultAutoComplete="address-level2"
-      defaultLoadingText="Loading cities…"
-      defaultErrorText="The list of cities could not be loaded."
-      idleText={optionString(options, 'noStateText') ?? 'Choose a state first.'}
+      loadingTextOf="citiesLoading"
+      errorTextOf="citiesLoadError"
+      idleText={widgetText(props, 'noStateText', 'noStateChosen')}
     >
       {optionElements}
     </RemoteSelect>

@@ -40,8 +40,8 @@ export default function UsStateWidget(props: WidgetProps) {
       list={list}
       retry={retry}
       defaultAutoComplete="address-level1"
-      defaultLoadingText="Loading states…"
-      defaultErrorText="The list of states could not be loaded."
+      loadingTextOf="statesLoading"
+      errorTextOf="statesLoadError"
     >
       {optionElements}
     </RemoteSelect>

@@ -1,6 +1,9 @@
 import type { InputHTMLAttributes } from 'react';
 import { errorId, helpId, type WidgetProps } from '@rjsf/utils';
+import type { Flow } from '../src/shared/flow';
 import type { FormValues } from './formValues';
+
+export type WidgetTexts = NonNullable<Flow['messages']['widgets']>;
 
 /**
  * Small readers shared by the widgets. `ui:options` values arrive untyped (ops staff write them
@@ -33,6 +36,8 @@ export function optionBoolean(options: Options, key: string): boolean | undefine
  */
 export interface StepFormContext {
   values?: FormValues;
+  /** What the widgets show when a field's ui:options say nothing else, in the page's language (the flow's messages.widgets). */
+  widgetTexts?: WidgetTexts;
   submitCount?: number;
   touched?: ReadonlySet<string>;
   /** The reviewer's reason for each field to fix (by id) that still holds what was sent: shown at once. */
@@ -98,4 +103,9 @@ export function cx(...names: Array<string | false | null | undefined>): string {
 /** The id of a widget's own hint line (not rjsf's help, which comes from `ui:help`). */
 export function hintId(id: string): string {
   return `${id}__hint`;
+}
+
+/** A text a widget shows: its field's ui:options `option`, else the words every widget of the page shares (`widgetTexts`). */
+export function widgetText(props: WidgetProps, option: string, shared: keyof WidgetTexts): string {
+  return optionString(props.options, option) ?? formContextOf(props).widgetTexts?.[shared] ?? '';
 }

@@ -3,6 +3,7 @@ import { Toaster } from 'react-hot-toast';
 import { Redirect, Route, Switch } from 'wouter';
 import { CurrentStep } from './currentStep.js';
 import { flow, routeOf } from './flow.js';
+import { useLocale } from './locale.js';
 import { RideRequestPanelProvider } from './rideRequestPanel.js';
 import { ScreenPage } from './ScreenPage.js';
 import { TOASTER_PROPS, useOneToastAtATime } from './toast.js';
@@ -31,6 +32,8 @@ function Loading() {
 /** Routes built from the flow file: one per step, plus the review page and the form studio. */
 export function App() {
   useOneToastAtATime();
+  // A new language draws every page again, with the flow's texts in it (locale.ts).
+  useLocale();
   return (
     <RideRequestPanelProvider>
       <Toaster {...TOASTER_PROPS} />

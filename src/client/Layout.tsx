@@ -6,6 +6,8 @@ import { callApi } from './api.js';
 import { useCurrentStep } from './currentStep.js';
 import { callByName, flow, routeOf } from './flow.js';
 import { JourneySteps } from './JourneySteps.js';
+import { chooseLocale, useLocale } from './locale.js';
+import { LOCALES, type Locale } from '../shared/locales.js';
 import { clearDriverStorage, holdsDriverToken, storageSnapshot } from './storage.js';
 
 /** The address the page's heading was last focused for: none at the first page, which the browser announces itself. */
@@ -37,33 +39,62 @@ function useHeadingFocusOnNavigation(): void {
  */
 export function Layout({ children }: { children: ReactNode }) {
   const [location] = useLocation();
+  const locale = useLocale();
   const stage = flow.journey.indexOf(useCurrentStep()?.journey ?? '');
   useHeadingFocusOnNavigation();
   return (
     <div className={stage >= 0 ? 'page has-aside' : 'page'}>
-      <PageHeader location={location} />
-      {stage >= 0 && <JourneyAside stage={stage} />}
+      <PageHeader location={location} locale={locale} />
+      {stage >= 0 && <JourneyAside stage={stage} locale={locale} />}
       <main className="page-main">{children}</main>
     </div>
   );
 }
 
 /**
- * The mark and the way to sign out, drawn again on each new page (signing in and out move to
- * one), not at each key typed in the page's form: reading the token cookie costs a key press time.
+ * The mark, the languages and the way to sign out, drawn again on each new page (signing in and
+ * out move to one) and in each language, not at each key typed in the page's form: reading the
+ * token cookie costs a key press time.
  */
-const PageHeader = memo(function PageHeader(_props: { location: string }) {
+const PageHeader = memo(function PageHeader({ locale }: { location: string; locale: Locale }) {
   return (
     <header className="page-header">
       <img src="/assets/logo.svg" alt="Onramp" width={120} height={32} />
-      {holdsDriverToken() && <SignOutButton />}
+      <div className="page-header-actions">
+        <LanguageSwitch current={locale} />
+        {holdsDriverToken() && <SignOutButton />}
+      </div>
     </header>
   );
 });
 
-const JourneyAside = memo(function JourneyAside({ stage }: { stage: number }) {
+/** A button for each other language, named in its own words and read out in its own voice (`lang`). */
+function LanguageSwitch({ current }: { current: Locale }) {
+  const [busy, setBusy] = useState(false);
+  return (Object.keys(LOCALES) as Locale[])
+    .filter((locale) => locale !== current)
+    .map((locale) => (
+      <button
+        key={locale}
+        type="button"
+        className="button button-link language-switch"
+        lang={locale}
+        disabled={busy}
+        onClick={() => {
+          setBusy(true);
+          chooseLocale(locale)
+            .catch(() => toast.error(flow.messages.requestFailed))
+            .finally(() => setBusy(false));
+        }}
+      >
+        {LOCALES[locale]}
+      </button>
+    ));
+}
+
+const JourneyAside = memo(function JourneyAside({ stage }: { stage: number; locale: Locale }) {
   return (
-    <nav className="page-aside" aria-label="Your onboarding steps">
+    <nav className="page-aside" aria-label={flow.messages.journeyNavigation}>
       <JourneySteps current={stage} />
     </nav>
   );

@@ -12,6 +12,7 @@ import { SocialSignIn } from './SocialSignIn.js';
 import { loadStepForm, StepFormView, submitTextOf } from './StepFormView.js';
 import { getItem } from './storage.js';
 import { followResume, sendStep, storeReturningDriver, type Navigation } from './stepRuntime.js';
+import { useLocale } from './locale.js';
 import { useStepFormState } from './useStepFormState.js';
 
 interface SignInAgainProps {
@@ -36,7 +37,7 @@ export function SignInAgainDialog(props: SignInAgainProps) {
 function SignInForm({ onSignedIn, onCancel }: SignInAgainProps) {
   const step = stepById(flow.account.signIn);
   if (!isFormStep(step)) throw new Error(`The flow's account.signIn must name a form step, not "${flow.account.signIn}"`);
-  const form = use(loadStepForm(step.schema));
+  const form = use(loadStepForm(step.schema, useLocale()));
   const state = useStepFormState();
   const [busy, setBusy] = useState(false);
 

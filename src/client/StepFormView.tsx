@@ -8,6 +8,8 @@ import type { ErrorSchema, RJSFSchema, RJSFValidationError, ValidatorType } from
 import { createPrecompiledValidator } from '@rjsf/validator-ajv8';
 import { useEffect, useMemo, useRef, type ReactNode } from 'react';
 import { loadForm, type FormModule } from 'virtual:forms';
+import { DEFAULT_LOCALE, type Locale } from '../shared/locales.js';
+import { prepareWith } from './locale.js';
 import { expandErrors, fieldOf } from '../shared/errors.js';
 import { interpolate } from '../shared/flow.js';
 import { formWidgets } from '../../widgets/index.js';
@@ -22,15 +24,32 @@ export interface LoadedForm extends FormModule {
 
 const loadedForms = new Map<string, Promise<LoadedForm>>();
 
-/** A form's module (its own chunk) with its validator, loaded once per schema name. */
-export function loadStepForm(name: string): Promise<LoadedForm> {
-  let loaded = loadedForms.get(name);
+/**
+ * A form's module (its own chunk, one per language) with its validator, loaded once per schema
+ * name and language. The promise says when it has settled (`status`), as React's `use` reads it:
+ * a form loaded ahead (a language being switched to) shows at once, without suspending the page.
+ */
+export function loadStepForm(name: string, locale: Locale = DEFAULT_LOCALE): Promise<LoadedForm> {
+  const key = `${name}\n${locale}`;
+  let loaded = loadedForms.get(key);
   if (!loaded) {
-    loaded = loadForm(name).then((module) => ({ ...module, validator: createPrecompiledValidator<FormData>(module.validateFns, module.schema) }));
-    loadedForms.set(name, loaded);
+    const loading = loadForm(name, locale).then((module) => ({
+      ...module,
+      validator: createPrecompiledValidator<FormData>(module.validateFns, module.schema),
+    }));
+    const tracked = Object.assign(loading, { status: 'pending' }) as typeof loading & { status: string; value?: LoadedForm };
+    loading.then(
+      (value) => Object.assign(tracked, { status: 'fulfilled', value }),
+      (reason: unknown) => Object.assign(tracked, { status: 'rejected', reason }),
+    );
+    loaded = tracked;
+    loadedForms.set(key, loaded);
   }
   return loaded;
 }
+
+// The forms already loaded, in a language the page switches to (locale.ts).
+prepareWith((locale) => Promise.all([...new Set([...loadedForms.keys()].map((key) => key.split('\n')[0]!))].map((name) => loadStepForm(name, locale))));
 
 /** The schema's own messages, each on its field (src/shared/errors.ts). */
 export const transformErrors = (errors: RJSFValidationError[]) => expandErrors(errors);

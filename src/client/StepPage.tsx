@@ -23,6 +23,7 @@ import { StepLinks } from './StepLinks.js';
 import { browserLookup, guardRedirect, submitStep, type Navigation } from './stepRuntime.js';
 import { Layout } from './Layout.js';
 import { loadStepForm, StepFormView, submitTextOf, type FormData, type LoadedForm } from './StepFormView.js';
+import { useLocale } from './locale.js';
 import { getItem } from './storage.js';
 import { useOpening } from './reads.js';
 import { useStepFormState } from './useStepFormState.js';
@@ -78,7 +79,7 @@ function useDraft(stepId: string): { ready: boolean; values?: FormData } {
 
 /** The step's form, once what the driver sent before (a reviewed step they come back to) and their draft are here to fill it. */
 function StepForm({ id, step, schemaName }: { id: string; step: FormStep; schemaName: string }) {
-  const form = use(loadStepForm(schemaName));
+  const form = use(loadStepForm(schemaName, useLocale()));
   const sensitiveFields = useMemo(() => sensitiveFieldsOf(form.schema as { properties?: Record<string, unknown> }), [form]);
   // The same object while the form stays: the draft's saving subscribes with it.
   const keep = useMemo(() => draftFieldsOf(form, sensitiveFields), [form, sensitiveFields]);

@@ -8,6 +8,7 @@
  * flow marks so; the admin page passes the admin token it was given; the payment sandbox (a card
  * provider's endpoint) and the public-IP lookup take none.
  */
+import { currentLocale } from './locale.js';
 import { SIGN_IN_AGAIN_REASON } from '../shared/apiAnswers.js';
 import type { Call } from '../shared/flow.js';
 import { UPLOADS_PATH, type FileAheadAnswer } from '../shared/review.js';
@@ -121,7 +122,8 @@ async function send<T>(
   { method = 'GET', bearer, body, timeoutMs = JSON_TIMEOUT_MS, onUploadProgress }: RequestOptions,
   reading: Reading,
 ): Promise<ApiResult<T>> {
-  const headers: Record<string, string> = { Accept: reading.accept };
+  // The page's language: the server answers its messages in it.
+  const headers: Record<string, string> = { Accept: reading.accept, 'Accept-Language': currentLocale() };
   if (bearer) headers.Authorization = `Bearer ${bearer}`;
   const json = body !== undefined && !(body instanceof FormData);
   if (json) headers['Content-Type'] = 'application/json';

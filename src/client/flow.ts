@@ -1,10 +1,19 @@
 /** The onboarding flow file for the browser, and its step routes. Code navigates by step id. */
 import flowFile from '../../flows/onboarding.flow.json';
 import type { Flow, FormStep, Step } from '../shared/flow.js';
+import { localize, type Locale, type Translations } from '../shared/locales.js';
 
 // `npm run lint` checks the file against flows/flow.schema.json, whose generated type this is; a
 // JSON import's own type only widens its words ("form" to string).
-export const flow: Flow = flowFile as Flow;
+const englishFlow = flowFile as Flow;
+
+/** The flow in the language the page shows (locale.ts switches it): its texts, and the same steps, calls and rules. */
+export let flow: Flow = englishFlow;
+
+/** Puts the flow's texts in `locale`, from their translations (none: English). */
+export function translateFlow(locale: Locale, translations?: Translations): void {
+  flow = localize(englishFlow, translations, locale);
+}
 
 export function stepById(id: string): Step {
   const step = flow.steps[id];

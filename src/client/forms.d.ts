@@ -7,6 +7,6 @@ declare module 'virtual:forms' {
     uiSchema: UiSchema;
     validateFns: ValidatorFunctions;
   }
-  /** Loads one form's module (its own chunk) by schema name. */
-  export function loadForm(name: string): Promise<FormModule>;
+  /** Loads one form's module (its own chunk) by schema name, in a language (English without one). */
+  export function loadForm(name: string, locale?: string): Promise<FormModule>;
 }

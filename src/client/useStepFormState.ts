@@ -2,6 +2,7 @@ import type { IChangeEvent } from '@rjsf/core';
 import type { ErrorSchema } from '@rjsf/utils';
 import { useCallback, useMemo, useState } from 'react';
 import { createFormValues } from '../../widgets/formValues.js';
+import { flow } from './flow.js';
 import type { FormData } from './StepFormView.js';
 import type { StepFormContext } from './templates.js';
 
@@ -43,8 +44,9 @@ export function useStepFormState(initial: FormData = {}) {
   );
 
   const countSubmit = useCallback(() => setSubmitCount((count) => count + 1), []);
-  // Stable between key presses, so rjsf re-renders only the fields whose own props changed.
-  const formContext: StepFormContext = useMemo(() => ({ touched, submitCount, values }), [touched, submitCount, values]);
+  // Stable between key presses, so rjsf re-renders only the fields whose own props changed; new in a new language.
+  const widgetTexts = flow.messages.widgets;
+  const formContext: StepFormContext = useMemo(() => ({ touched, submitCount, values, widgetTexts }), [touched, submitCount, values, widgetTexts]);
   return {
     values,
     formContext,

@@ -15,6 +15,7 @@ import { precompiledValidatorsCode } from './precompiledValidators.js';
 import { REACT_RUNTIME } from './reactRuntime.js';
 import { CONTENT_ROOT, FLOW_FILE, loadFlow, loadSchema, loadUiSchema, PROJECT_ROOT, ROUTE_PRELOADS, schemaNamesOf } from './projectFiles.js';
 import { writeUsPlaces } from './usPlaces.js';
+import { DEFAULT_LOCALE, LOCALES, type Locale } from '../shared/locales.js';
 
 /** Paths of the built entry script and stylesheet, under dist/. */
 export interface BuiltEntry {
@@ -45,29 +46,39 @@ export const METAFILE = join(CONTENT_ROOT, 'build', 'metafile.json');
 /** Each form's schema and UI schema as last generated: a rebuild compiles only the forms that changed. */
 const generatedFrom = new Map<string, string>();
 
-/** Writes build/generated/forms/<name>.js (schema + UI schema + validator) for each form. */
+/** Writes build/generated/forms/<name>[.<locale>].js (schema + UI schema + validator) for each form, in each language. */
 async function generateForms(names: string[]): Promise<string> {
   if (generatedFrom.size === 0) {
     await rm(GENERATED, { recursive: true, force: true });
     await mkdir(join(GENERATED, 'forms'), { recursive: true });
   }
+  const moduleOf = (name: string, locale: Locale) => (locale === DEFAULT_LOCALE ? name : `${name}.${locale}`);
   for (const name of names) {
-    const schema = loadSchema(name);
-    const uiSchema = loadUiSchema(name);
-    const source = JSON.stringify([schema, uiSchema]);
-    if (generatedFrom.get(name) === source) continue;
-    await writeFile(join(GENERATED, 'forms', `${name}.validators.cjs`), precompiledValidatorsCode(schema));
-    await writeFile(
-      join(GENERATED, 'forms', `${name}.js`),
-      `import validateFns from './${name}.validators.cjs';\n` +
-        `export const schema = ${JSON.stringify(schema)};\n` +
-        `export const uiSchema = ${JSON.stringify(uiSchema)};\n` +
-        `export { validateFns };\n`,
-    );
-    generatedFrom.set(name, source);
+    for (const locale of Object.keys(LOCALES) as Locale[]) {
+      const module = moduleOf(name, locale);
+      const schema = loadSchema(name, locale);
+      const uiSchema = loadUiSchema(name, locale);
+      const source = JSON.stringify([schema, uiSchema]);
+      if (generatedFrom.get(module) === source) continue;
+      await writeFile(join(GENERATED, 'forms', `${module}.validators.cjs`), precompiledValidatorsCode(schema));
+      await writeFile(
+        join(GENERATED, 'forms', `${module}.js`),
+        `import validateFns from './${module}.validators.cjs';\n` +
+          `export const schema = ${JSON.stringify(schema)};\n` +
+          `export const uiSchema = ${JSON.stringify(uiSchema)};\n` +
+          `export { validateFns };\n`,
+      );
+      generatedFrom.set(module, source);
+    }
   }
-  const cases = names.map((name) => `    case ${JSON.stringify(name)}: return import('./forms/${name}.js');`).join('\n');
-  return `export function loadForm(name) {\n  switch (name) {\n${cases}\n    default: return Promise.reject(new Error('No form "' + name + '"'));\n  }\n}\n`;
+  const cases = names
+    .flatMap((name) =>
+      (Object.keys(LOCALES) as Locale[]).map(
+        (locale) => `    case ${JSON.stringify(`${name}\n${locale}`)}: return import('./forms/${moduleOf(name, locale)}.js');`,
+      ),
+    )
+    .join('\n');
+  return `export function loadForm(name, locale = ${JSON.stringify(DEFAULT_LOCALE)}) {\n  switch (name + '\\n' + locale) {\n${cases}\n    default: return Promise.reject(new Error('No form "' + name + '" in "' + locale + '"'));\n  }\n}\n`;
 }
 
 /**
@@ -80,7 +91,9 @@ function projectPlugin(formsLoader: () => string): esbuild.Plugin {
     setup(build) {
       build.onResolve({ filter: /^virtual:forms$/ }, () => ({ path: 'forms', namespace: 'virtual' }));
       build.onLoad({ filter: /.*/, namespace: 'virtual' }, () => ({ contents: formsLoader(), resolveDir: GENERATED, loader: 'js' }));
-      build.onResolve({ filter: /\/onboarding\.flow\.json$/ }, () => ({ path: FLOW_FILE }));
+      build.onResolve({ filter: /\/flows\/onboarding\.flow\.json$/ }, () => ({ path: FLOW_FILE }));
+      // The translations of the content folder, as the flow file.
+      build.onResolve({ filter: /\/locales\/[\w-]+\/[\w.-]+\.json$/ }, ({ path }) => ({ path: join(CONTENT_ROOT, path.slice(path.lastIndexOf('locales/'))) }));
       build.onResolve({ filter: /^markdown-to-jsx(\/.*)?$/ }, () => ({ path: join(CLIENT, 'markdownStub.tsx') }));
     },
   };

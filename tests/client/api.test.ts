@@ -28,7 +28,7 @@ describe('request', () => {
     expect(sent()).toEqual({
       path: '/admin/drivers?status=pending',
       method: 'POST',
-      headers: { Accept: 'application/json', Authorization: 'Bearer admin-token', 'Content-Type': 'application/json' },
+      headers: { Accept: 'application/json', 'Accept-Language': 'en', Authorization: 'Bearer admin-token', 'Content-Type': 'application/json' },
       body: '{"reviewVersion":3}',
     });
   });
@@ -36,7 +36,7 @@ describe('request', () => {
   it('answers an empty object for a success without a body, and sends no bearer without a token', async () => {
     fetchMock.mockResolvedValue(new Response(null, { status: 204 }));
     await expect(request('/somewhere')).resolves.toEqual({ ok: true, status: 204, data: {} });
-    expect(sent().headers).toEqual({ Accept: 'application/json' });
+    expect(sent().headers).toEqual({ Accept: 'application/json', 'Accept-Language': 'en' });
   });
 
   it('reads the server’s message and field errors from a failure', async () => {
@@ -78,7 +78,7 @@ describe('callApi', () => {
     const call = { ...callByName('completeVehicle'), path: '/driver/{id}/vehicle' };
     await callApi(call, { vehicleMake: 'Toyota', seats: 4, plate: null, photo }, { id: 'a b' }, 'session-token');
     const { path, method, headers, body } = sent();
-    expect([path, method, headers]).toEqual(['/driver/a%20b/vehicle', 'POST', { Accept: 'application/json', Authorization: 'Bearer session-token' }]);
+    expect([path, method, headers]).toEqual(['/driver/a%20b/vehicle', 'POST', { Accept: 'application/json', 'Accept-Language': 'en', Authorization: 'Bearer session-token' }]);
     const form = body as FormData;
     expect([form.get('vehicleMake'), form.get('seats'), form.has('plate')]).toEqual(['Toyota', '4', false]);
     expect((form.get('photo') as File).name).toBe('photo.jpeg');

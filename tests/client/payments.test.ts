@@ -22,6 +22,11 @@ describe('paymentErrorMessage (spec §8 Payment)', () => {
 });
 
 describe('priceText', () => {
-  it('shows whole dollars without cents: $199/week', () => expect(priceText({ amountCents: 19_900, currency: 'usd', interval: 'week' })).toBe('$199/week'));
-  it('shows cents when there are some', () => expect(priceText({ amountCents: 19_950, currency: 'usd', interval: 'week' })).toBe('$199.50/week'));
+  it('shows whole dollars without cents: $199/week', () =>
+    expect(priceText({ amountCents: 19_900, currency: 'usd', interval: 'week' }, 'en')).toBe('$199/week'));
+  it('shows cents when there are some', () => expect(priceText({ amountCents: 19_950, currency: 'usd', interval: 'week' }, 'en')).toBe('$199.50/week'));
+  it('names the interval in Spanish, the amount written as in the US', () => {
+    expect(priceText({ amountCents: 19_900, currency: 'usd', interval: 'week' }, 'es')).toBe('$199/semana');
+    expect(priceText({ amountCents: 19_950, currency: 'usd', interval: 'week' }, 'es')).toBe('$199.50/semana');
+  });
 });

@@ -7,8 +7,10 @@ import type { RJSFSchema } from '@rjsf/utils';
 import type { FormModule } from 'virtual:forms';
 import { loadSchema, loadUiSchema } from '../../src/node/projectFiles.js';
 import { precompiledValidateFns } from '../../src/node/precompiledValidators.js';
+import { DEFAULT_LOCALE, isLocale } from '../../src/shared/locales.js';
 
-export async function loadForm(name: string): Promise<FormModule> {
-  const schema = loadSchema(name);
-  return { schema: schema as RJSFSchema, uiSchema: loadUiSchema(name), validateFns: precompiledValidateFns(schema) };
+export async function loadForm(name: string, locale: string = DEFAULT_LOCALE): Promise<FormModule> {
+  const language = isLocale(locale) ? locale : DEFAULT_LOCALE;
+  const schema = loadSchema(name, language);
+  return { schema: schema as RJSFSchema, uiSchema: loadUiSchema(name, language), validateFns: precompiledValidateFns(schema) };
 }

@@ -5,6 +5,7 @@
  * stored (the flow's `store`), since Stripe may leave the page for a 3-D Secure check and come
  * back to /success.
  */
+import { currentLocale } from '../locale.js';
 import { lazy, Suspense, useState } from 'react';
 import toast from 'react-hot-toast';
 import useSWR from 'swr';
@@ -99,7 +100,7 @@ export function AddCardScreen({ step }: { step: ScreenStep }) {
       <section className="card-screen">
         {step.content?.image && <img className="message-image" src={step.content.image} alt="" width={240} height={180} />}
         <h1>{step.content?.title}</h1>
-        <p className="card-price">{priceText(appConfig().subscriptionPlan)}</p>
+        <p className="card-price">{priceText(appConfig().subscriptionPlan, currentLocale())}</p>
         {isLoading && <CardSkeleton label={card.loading} />}
         {!isLoading && !answer && (
           <button type="button" className="button button-secondary" onClick={() => void mutate()}>

@@ -1,4 +1,5 @@
 /** The summary (/summary): what the subscription gives, its price from the server's configuration, and the way on. */
+import { currentLocale } from '../locale.js';
 import type { ScreenStep } from '../../shared/flow.js';
 import { appConfig } from '../config.js';
 import { Layout } from '../Layout.js';
@@ -25,7 +26,7 @@ export function SummaryScreen({ step }: { step: ScreenStep }) {
         ))}
         <p className="summary-price">
           {step.priceCaption && <span className="summary-price-caption">{step.priceCaption}</span>}
-          <strong>{priceText(appConfig().subscriptionPlan)}</strong>
+          <strong>{priceText(appConfig().subscriptionPlan, currentLocale())}</strong>
         </p>
         {action && <ScreenActionButton action={action} />}
       </section>

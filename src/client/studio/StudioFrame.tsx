@@ -6,7 +6,7 @@
 import type { IChangeEvent } from '@rjsf/core';
 import { Suspense, use, useCallback, useEffect, useMemo, useState } from 'react';
 import { createFormValues } from '../../../widgets/formValues.js';
-import { stepById } from '../flow.js';
+import { flow, stepById } from '../flow.js';
 import { CurrentStep } from '../currentStep.js';
 import { Layout } from '../Layout.js';
 import { loadStepForm, StepFormView, submitTextOf, type FormData } from '../StepFormView.js';
@@ -40,7 +40,7 @@ function FramedStep({ shown }: { shown: ShowMessage }) {
   const form = use(loadStepForm(shown.schema));
   const [values] = useState(() => createFormValues(shown.data));
   // No `touched`: every field shows its errors at once, as after a submit.
-  const formContext: StepFormContext = useMemo(() => ({ values }), [values]);
+  const formContext: StepFormContext = useMemo(() => ({ values, widgetTexts: flow.messages.widgets }), [values]);
 
   const onChange = useCallback(
     (event: IChangeEvent<FormData>) => {

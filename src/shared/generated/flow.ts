@@ -90,6 +90,22 @@ export interface Flow {
     signInFailed: string;
     sessionExpired: string;
     invalidPhone: string;
+    journeyNavigation?: string;
+    widgets?: {
+      showPassword?: string;
+      hidePassword?: string;
+      photoProcessing?: string;
+      photoRemove?: string;
+      photoTooLarge?: string;
+      photoSending?: string;
+      photoSent?: string;
+      listRetry?: string;
+      noStateChosen?: string;
+      statesLoading?: string;
+      statesLoadError?: string;
+      citiesLoading?: string;
+      citiesLoadError?: string;
+    };
     errorSummary: string;
   };
   review: {

@@ -1,0 +1,69 @@
+/**
+ * The language the page is in: the one chosen on this device (kept across sign-outs), else the
+ * first of the browser's that Onramp speaks (src/shared/locales.ts). English is built in; another
+ * language's texts load when it is first needed: the flow's translations here, each form's own
+ * with the form (StepFormView.tsx). Switching keeps the page and what was typed: the forms already
+ * shown are loaded in the new language before the page draws again.
+ */
+import { useSyncExternalStore } from 'react';
+import { isLocale, preferredLocale, type Locale, type Translations } from '../shared/locales.js';
+import { LOCALE_STORAGE_KEY } from '../shared/storageKeys.js';
+import { translateFlow } from './flow.js';
+
+/** Each translated language's flow texts, in a chunk of their own. */
+const FLOW_TRANSLATIONS: Partial<Record<Locale, () => Promise<{ default: unknown }>>> = {
+  es: () => import('../../locales/es/onboarding.flow.json'),
+};
+
+function chosenOnThisDevice(): Locale | undefined {
+  try {
+    const chosen = localStorage.getItem(LOCALE_STORAGE_KEY);
+    return isLocale(chosen) ? chosen : undefined;
+  } catch {
+    // Storage blocked: the browser's languages decide.
+    return undefined;
+  }
+}
+
+let current: Locale = chosenOnThisDevice() ?? preferredLocale(typeof navigator === 'undefined' ? [] : navigator.languages);
+const listeners = new Set<() => void>();
+/** What else a language needs loaded before the page shows it (the forms on the page: StepFormView.tsx). */
+const preparations = new Set<(locale: Locale) => Promise<unknown>>();
+
+/** Adds what a language needs loaded before the page switches to it. */
+export function prepareWith(preparation: (locale: Locale) => Promise<unknown>): void {
+  preparations.add(preparation);
+}
+
+export const currentLocale = (): Locale => current;
+
+/** The page's language, drawing the caller again when it changes. */
+export function useLocale(): Locale {
+  return useSyncExternalStore((listener) => {
+    listeners.add(listener);
+    return () => listeners.delete(listener);
+  }, currentLocale);
+}
+
+/** Loads what `locale` needs before the page shows it: the flow's texts and the forms already on the page. */
+async function prepare(locale: Locale): Promise<void> {
+  const translations = (await FLOW_TRANSLATIONS[locale]?.())?.default as Translations | undefined;
+  await Promise.all([...preparations].map((preparation) => preparation(locale)));
+  translateFlow(locale, translations);
+  document.documentElement.lang = locale;
+}
+
+/** Before the first page: the flow in the page's language. */
+export const prepareFirstPage = (): Promise<void> => prepare(current);
+
+/** Switches the page to `locale`, and keeps the choice on this device. */
+export async function chooseLocale(locale: Locale): Promise<void> {
+  try {
+    localStorage.setItem(LOCALE_STORAGE_KEY, locale);
+  } catch {
+    // Storage blocked: the choice holds for this page.
+  }
+  await prepare(locale);
+  current = locale;
+  for (const listener of listeners) listener();
+}
