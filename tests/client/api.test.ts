@@ -78,7 +78,11 @@ describe('callApi', () => {
     const call = { ...callByName('completeVehicle'), path: '/driver/{id}/vehicle' };
     await callApi(call, { vehicleMake: 'Toyota', seats: 4, plate: null, photo }, { id: 'a b' }, 'session-token');
     const { path, method, headers, body } = sent();
-    expect([path, method, headers]).toEqual(['/driver/a%20b/vehicle', 'POST', { Accept: 'application/json', 'Accept-Language': 'en', Authorization: 'Bearer session-token' }]);
+    expect([path, method, headers]).toEqual([
+      '/driver/a%20b/vehicle',
+      'POST',
+      { Accept: 'application/json', 'Accept-Language': 'en', Authorization: 'Bearer session-token' },
+    ]);
     const form = body as FormData;
     expect([form.get('vehicleMake'), form.get('seats'), form.has('plate')]).toEqual(['Toyota', '4', false]);
     expect((form.get('photo') as File).name).toBe('photo.jpeg');
