@@ -34,6 +34,18 @@ describe('the browser bundle', () => {
     expect(gzipped / 1024).toBeLessThanOrEqual(120);
   });
 
+  it('loads a second language on demand: no translation and no Spanish form in the first visit to /signup', () => {
+    const inputs = signupFiles().flatMap(inputsOf);
+    expect(inputs.filter((input) => input.includes('locales/') || /forms\/[\w-]+\.es\.js$/.test(input))).toEqual([]);
+    // Each is a chunk of its own, loaded when a page in Spanish needs it.
+    for (const chunk of ['locales/es/onboarding.flow.json', 'build/generated/forms/signup.es.js']) {
+      expect(
+        outputs.some(([, output]) => Object.keys(output.inputs).some((input) => input.endsWith(chunk))),
+        chunk,
+      ).toBe(true);
+    }
+  });
+
   it('runs on Preact’s React API: no copy of react-dom in the browser', () => {
     const react = outputs.flatMap(([file]) => inputsOf(file).filter((input) => /node_modules\/react(-dom)?\//.test(input)));
     expect(react).toEqual([]);

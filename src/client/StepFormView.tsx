@@ -9,7 +9,7 @@ import { createPrecompiledValidator } from '@rjsf/validator-ajv8';
 import { useEffect, useMemo, useRef, type ReactNode } from 'react';
 import { loadForm, type FormModule } from 'virtual:forms';
 import { DEFAULT_LOCALE, type Locale } from '../shared/locales.js';
-import { prepareWith } from './locale.js';
+import { loadOnce, prepareWith } from './locale.js';
 import { expandErrors, fieldOf } from '../shared/errors.js';
 import { interpolate } from '../shared/flow.js';
 import { formWidgets } from '../../widgets/index.js';
@@ -24,28 +24,11 @@ export interface LoadedForm extends FormModule {
 
 const loadedForms = new Map<string, Promise<LoadedForm>>();
 
-/**
- * A form's module (its own chunk, one per language) with its validator, loaded once per schema
- * name and language. The promise says when it has settled (`status`), as React's `use` reads it:
- * a form loaded ahead (a language being switched to) shows at once, without suspending the page.
- */
+/** A form's module (its own chunk, one per language) with its validator, loaded once per schema name and language. */
 export function loadStepForm(name: string, locale: Locale = DEFAULT_LOCALE): Promise<LoadedForm> {
-  const key = `${name}\n${locale}`;
-  let loaded = loadedForms.get(key);
-  if (!loaded) {
-    const loading = loadForm(name, locale).then((module) => ({
-      ...module,
-      validator: createPrecompiledValidator<FormData>(module.validateFns, module.schema),
-    }));
-    const tracked = Object.assign(loading, { status: 'pending' }) as typeof loading & { status: string; value?: LoadedForm };
-    loading.then(
-      (value) => Object.assign(tracked, { status: 'fulfilled', value }),
-      (reason: unknown) => Object.assign(tracked, { status: 'rejected', reason }),
-    );
-    loaded = tracked;
-    loadedForms.set(key, loaded);
-  }
-  return loaded;
+  return loadOnce(loadedForms, `${name}\n${locale}`, () =>
+    loadForm(name, locale).then((module) => ({ ...module, validator: createPrecompiledValidator<FormData>(module.validateFns, module.schema) })),
+  );
 }
 
 // The forms already loaded, in a language the page switches to (locale.ts).

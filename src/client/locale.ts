@@ -67,3 +67,23 @@ export async function chooseLocale(locale: Locale): Promise<void> {
   current = locale;
   for (const listener of listeners) listener();
 }
+
+/**
+ * A resource of a language (a form, a screen's words), loaded once per key. The promise says when
+ * it has settled (`status`), as React's `use` reads it: one loaded ahead (a language being switched
+ * to) shows at once, without suspending the page and losing what was typed.
+ */
+export function loadOnce<T>(cache: Map<string, Promise<T>>, key: string, load: () => Promise<T>): Promise<T> {
+  let loaded = cache.get(key);
+  if (!loaded) {
+    const loading = load();
+    const tracked = Object.assign(loading, { status: 'pending' });
+    loading.then(
+      (value) => Object.assign(tracked, { status: 'fulfilled', value }),
+      (reason: unknown) => Object.assign(tracked, { status: 'rejected', reason }),
+    );
+    loaded = tracked;
+    cache.set(key, loaded);
+  }
+  return loaded;
+}

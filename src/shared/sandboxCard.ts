@@ -16,6 +16,7 @@ export interface SandboxCard {
 export type { SandboxPayments, TestCard };
 
 // Checked against flows/sandbox-payments.schema.json (npm run lint), whose generated type this is.
+// In English: a page in another language passes its own words (translated, locales/).
 export const sandboxPayments: SandboxPayments = sandboxFile as SandboxPayments;
 
 export const digitsOf = (text: string) => text.replace(/\D/g, '');
@@ -38,9 +39,9 @@ export function passesLuhn(digits: string): boolean {
 const MIN_CARD_DIGITS = 13;
 export const MAX_CARD_DIGITS = 19;
 
-/** The first problem of each field, or none: a card that may be sent to the provider. */
-export function cardErrors(card: SandboxCard, today: Date): Partial<Record<CardField, string>> {
-  const { messages } = sandboxPayments;
+/** The first problem of each field, or none: a card that may be sent to the provider; in the language of `words`. */
+export function cardErrors(card: SandboxCard, today: Date, words: SandboxPayments = sandboxPayments): Partial<Record<CardField, string>> {
+  const { messages } = words;
   const errors: Partial<Record<CardField, string>> = {};
   const number = digitsOf(card.number);
   if (number.length < MIN_CARD_DIGITS) errors.number = messages.numberIncomplete;
@@ -61,7 +62,7 @@ export function cardErrors(card: SandboxCard, today: Date): Partial<Record<CardF
   return errors;
 }
 
-/** What the sandbox does with a card that passed `cardErrors`. */
-export function testCardOutcome(card: SandboxCard): TestCard {
-  return sandboxPayments.cards[digitsOf(card.number)] ?? { outcome: 'declined', code: 'card_declined', message: sandboxPayments.messages.notTestCard };
+/** What the sandbox does with a card that passed `cardErrors`, told in the language of `words`. */
+export function testCardOutcome(card: SandboxCard, words: SandboxPayments = sandboxPayments): TestCard {
+  return words.cards[digitsOf(card.number)] ?? { outcome: 'declined', code: 'card_declined', message: words.messages.notTestCard };
 }

@@ -18,13 +18,18 @@ export interface CopySource {
   schema: string;
 }
 
-/** The files operations staff write copy in: each step and UI schema, the flow and the notices. */
-export function copySources(root: string, describing: { step: string; ui: string; flow: string; notices: string }): CopySource[] {
+/** The files operations staff write copy in: each step and UI schema, the flow, the notices and the local card sandbox's words. */
+export function copySources(root: string, describing: { step: string; ui: string; flow: string; notices: string; sandboxPayments: string }): CopySource[] {
   const schemas = readdirSync(join(root, 'schemas'))
     .filter((name) => name.endsWith('.schema.json') || name.endsWith('.ui.json'))
     .sort()
     .map((name) => ({ file: `schemas/${name}`, schema: name.endsWith('.ui.json') ? describing.ui : describing.step }));
-  return [...schemas, { file: 'flows/onboarding.flow.json', schema: describing.flow }, { file: 'flows/notices.json', schema: describing.notices }];
+  return [
+    ...schemas,
+    { file: 'flows/onboarding.flow.json', schema: describing.flow },
+    { file: 'flows/notices.json', schema: describing.notices },
+    { file: 'flows/sandbox-payments.json', schema: describing.sandboxPayments },
+  ];
 }
 
 const fileNameOf = (path: string) => path.split('/').at(-1) ?? path;

@@ -4,9 +4,11 @@
  * shows a field's message once touched or after a submit, and confirms through the sandbox's
  * endpoint, which answers as Stripe.js's confirmPayment does.
  */
-import { useId, useState, type ChangeEvent, type FormEvent } from 'react';
-import { cardErrors, digitsOf, MAX_CARD_DIGITS, sandboxPayments, type CardField, type SandboxCard } from '../../shared/sandboxCard.js';
+import { use, useId, useState, type ChangeEvent, type FormEvent } from 'react';
+import { localize, type Locale, type Translations } from '../../shared/locales.js';
+import { cardErrors, digitsOf, MAX_CARD_DIGITS, sandboxPayments, type CardField, type SandboxCard, type SandboxPayments } from '../../shared/sandboxCard.js';
 import { request } from '../api.js';
+import { loadOnce, prepareWith, useLocale } from '../locale.js';
 import type { CardFormProps, PaymentOutcome } from './paymentOutcome.js';
 
 /** "4242424242424242" → "4242 4242 4242 4242". */
@@ -22,6 +24,16 @@ const FORMAT: Record<CardField, (typed: string) => string> = {
 const AUTOCOMPLETE: Record<CardField, string> = { number: 'cc-number', expiry: 'cc-exp', cvc: 'cc-csc' };
 const FIELDS: CardField[] = ['number', 'expiry', 'cvc'];
 
+/** Each translated language's words of the sandbox, in a chunk of their own. */
+const TRANSLATIONS: Partial<Record<Locale, () => Promise<{ default: unknown }>>> = {
+  es: () => import('../../../locales/es/sandbox-payments.json'),
+};
+const loadedWords = new Map<string, Promise<SandboxPayments>>();
+const wordsIn = (locale: Locale) =>
+  loadOnce(loadedWords, locale, async () => localize(sandboxPayments, (await TRANSLATIONS[locale]?.())?.default as Translations | undefined, locale));
+// On the card page, a language switched to brings the sandbox's words in it first.
+prepareWith(wordsIn);
+
 async function confirmWithSandbox(confirmUrl: string, clientSecret: string, card: SandboxCard): Promise<PaymentOutcome> {
   const result = await request(confirmUrl, { method: 'POST', body: { clientSecret, ...card } });
   if (result.ok) return { ok: true };
@@ -35,7 +47,8 @@ export function SandboxCardForm({ clientSecret, submitLabel, busy, onPay, confir
   const [card, setCard] = useState<SandboxCard>({ number: '', expiry: '', cvc: '' });
   const [touched, setTouched] = useState<ReadonlySet<CardField>>(new Set());
   const [submitted, setSubmitted] = useState(false);
-  const errors = cardErrors(card, new Date());
+  const words = use(wordsIn(useLocale()));
+  const errors = cardErrors(card, new Date(), words);
   const shown = (field: CardField) => (submitted || touched.has(field) ? errors[field] : undefined);
   const touch = (field: CardField) => setTouched((current) => (current.has(field) ? current : new Set(current).add(field)));
 
@@ -57,21 +70,21 @@ export function SandboxCardForm({ clientSecret, submitLabel, busy, onPay, confir
 
   return (
     <form className="step-form card-form" onSubmit={submit} noValidate>
-      <p className="card-form-notice">{sandboxPayments.notice}</p>
+      <p className="card-form-notice">{words.notice}</p>
       <div className="card-fields">
         {FIELDS.map((field) => {
           const inputId = `${id}-${field}`;
           const message = shown(field);
           return (
             <div key={field} className={`form-group card-field card-field-${field}`}>
-              <label htmlFor={inputId}>{sandboxPayments.labels[field]}</label>
+              <label htmlFor={inputId}>{words.labels[field]}</label>
               <input
                 id={inputId}
                 className="form-control"
                 type="text"
                 inputMode="numeric"
                 autoComplete={AUTOCOMPLETE[field]}
-                placeholder={sandboxPayments.placeholders[field]}
+                placeholder={words.placeholders[field]}
                 value={card[field]}
                 onChange={change(field)}
                 onBlur={() => touch(field)}

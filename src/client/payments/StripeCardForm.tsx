@@ -4,6 +4,7 @@
  * stays inside Stripe's iframes; `confirmPayment` returns here when no extra check is needed and
  * goes to `returnUrl` (/success) after one, such as 3-D Secure.
  */
+import { useLocale } from '../locale.js';
 import { Elements, PaymentElement, useElements, useStripe } from '@stripe/react-stripe-js';
 import { loadStripe } from '@stripe/stripe-js/pure';
 import { useState, type FormEvent } from 'react';
@@ -39,8 +40,10 @@ export default function StripeCardForm(props: CardFormProps & { publishableKey: 
       return null;
     }),
   );
+  // Stripe's form in the page's language: Elements takes its locale once, so a new language makes a new one.
+  const locale = useLocale();
   return (
-    <Elements stripe={stripe} options={{ clientSecret }}>
+    <Elements key={locale} stripe={stripe} options={{ clientSecret, locale }}>
       <PaymentForm {...props} />
     </Elements>
   );

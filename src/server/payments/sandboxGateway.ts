@@ -9,7 +9,7 @@
 import { randomBytes } from 'node:crypto';
 import type { SubscriptionPlan } from '../config.js';
 import type { Db } from '../db/db.js';
-import { cardErrors, sandboxPayments, testCardOutcome, type CardField, type SandboxCard } from '../../shared/sandboxCard.js';
+import { cardErrors, sandboxPayments, testCardOutcome, type CardField, type SandboxCard, type SandboxPayments } from '../../shared/sandboxCard.js';
 import { WebhookSignatureError, type PaymentGateway, type SubscriptionState } from './gateway.js';
 
 /** Like Stripe.js's `confirmPayment` answer. */
@@ -21,8 +21,8 @@ export type SandboxConfirmation =
 
 export interface SandboxGateway extends PaymentGateway {
   readonly kind: 'sandbox';
-  /** Stripe.js's confirmPayment, for the sandbox card form: authorised by the client secret alone. */
-  confirmPayment(clientSecret: string, card: SandboxCard): Promise<SandboxConfirmation>;
+  /** Stripe.js's confirmPayment, for the sandbox card form: authorised by the client secret alone; its messages in the language of `words`. */
+  confirmPayment(clientSecret: string, card: SandboxCard, words?: SandboxPayments): Promise<SandboxConfirmation>;
 }
 
 const randomId = (prefix: string) => `${prefix}_sandbox_${randomBytes(12).toString('hex')}`;
@@ -76,17 +76,17 @@ export function createSandboxGateway(db: Db, plan: SubscriptionPlan, now: () => 
       throw new WebhookSignatureError('Webhooks are not configured.');
     },
 
-    async confirmPayment(clientSecret, card) {
+    async confirmPayment(clientSecret, card, words = sandboxPayments) {
       const { rows } = await db.query<SandboxRow>('SELECT * FROM sandbox_subscriptions WHERE client_secret = $1', [clientSecret]);
       const row = rows[0];
-      if (!row) return { error: { type: 'invalid_request_error', message: sandboxPayments.messages.unknownPayment } };
+      if (!row) return { error: { type: 'invalid_request_error', message: words.messages.unknownPayment } };
       if (row.invoice_status === 'paid') return { paymentIntent: { id: row.payment_intent_id, status: 'succeeded' } };
-      const errors = cardErrors(card, now());
+      const errors = cardErrors(card, now(), words);
       const first = Object.values(errors)[0];
       if (first) return { error: { type: 'validation_error', message: first, errors } };
-      const outcome = testCardOutcome(card);
+      const outcome = testCardOutcome(card, words);
       if (outcome.outcome === 'declined') {
-        return { error: { type: 'card_error', code: outcome.code ?? 'card_declined', message: outcome.message ?? sandboxPayments.messages.notTestCard } };
+        return { error: { type: 'card_error', code: outcome.code ?? 'card_declined', message: outcome.message ?? words.messages.notTestCard } };
       }
       await db.query(`UPDATE sandbox_subscriptions SET status = 'active', invoice_status = 'paid' WHERE id = $1`, [row.id]);
       return { paymentIntent: { id: row.payment_intent_id, status: 'succeeded' } };

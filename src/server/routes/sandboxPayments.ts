@@ -4,6 +4,9 @@
  * answer shapes back. Registered only when the sandbox is the gateway (never with Stripe, and
  * never in production, which requires Stripe). Card numbers are never logged or stored.
  */
+import { readTranslations } from '../../node/projectFiles.js';
+import { localize, type Locale } from '../../shared/locales.js';
+import { sandboxPayments, type SandboxPayments } from '../../shared/sandboxCard.js';
 import { httpErrors } from '@fastify/sensible';
 import type { FastifyInstance } from 'fastify';
 import type { SandboxGateway } from '../payments/sandboxGateway.js';
@@ -18,6 +21,17 @@ const textOf = (body: Record<string, unknown>, key: string) => {
   return value;
 };
 
+/** The sandbox's words in each language, made once. */
+const localizedWords = new Map<Locale, SandboxPayments>();
+function wordsIn(locale: Locale): SandboxPayments {
+  let words = localizedWords.get(locale);
+  if (!words) {
+    words = localize(sandboxPayments, readTranslations(locale, 'sandbox-payments.json'), locale);
+    localizedWords.set(locale, words);
+  }
+  return words;
+}
+
 export async function sandboxPaymentRoutes(app: FastifyInstance, options: { gateway: SandboxGateway }) {
   app.post(SANDBOX_CONFIRM_PATH, async (request, reply) => {
     const body = request.body;
@@ -25,11 +39,8 @@ export async function sandboxPaymentRoutes(app: FastifyInstance, options: { gate
     const fields = body as Record<string, unknown>;
     const unknown = Object.keys(fields).find((key) => !['clientSecret', 'number', 'expiry', 'cvc'].includes(key));
     if (unknown !== undefined) throw httpErrors.badRequest(`Unknown field: ${unknown}`);
-    const result = await options.gateway.confirmPayment(textOf(fields, 'clientSecret'), {
-      number: textOf(fields, 'number'),
-      expiry: textOf(fields, 'expiry'),
-      cvc: textOf(fields, 'cvc'),
-    });
+    const card = { number: textOf(fields, 'number'), expiry: textOf(fields, 'expiry'), cvc: textOf(fields, 'cvc') };
+    const result = await options.gateway.confirmPayment(textOf(fields, 'clientSecret'), card, wordsIn(request.locale));
     if ('paymentIntent' in result) return result;
     // Stripe's statuses: 402 for a declined card, 400 for a card it could not take, 404 for an unknown payment.
     const status = result.error.type === 'card_error' ? 402 : result.error.type === 'validation_error' ? 400 : 404;
