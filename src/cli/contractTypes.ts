@@ -56,6 +56,11 @@ export const CONTRACTS = (): Contract[] => [
     schemas: [{ path: join(PROJECT_ROOT, 'flows', 'notices.schema.json'), type: 'Notices' }],
   },
   {
+    file: 'serverMessages.ts',
+    about: 'What the server answers a driver in',
+    schemas: [{ path: join(PROJECT_ROOT, 'flows', 'server-messages.schema.json'), type: 'ServerMessages' }],
+  },
+  {
     file: 'sandboxPayments.ts',
     about: "The payment sandbox's test cards and words",
     schemas: [{ path: join(PROJECT_ROOT, 'flows', 'sandbox-payments.schema.json'), type: 'SandboxPayments' }],

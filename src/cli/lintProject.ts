@@ -39,11 +39,14 @@ export const EDITOR_SCHEMAS = {
   ui: 'schemas/meta/ui-schema.json',
   flow: 'flows/flow.schema.json',
   notices: 'flows/notices.schema.json',
+  /** What the server answers drivers in (flows/server-messages.json). */
+  serverMessages: 'flows/server-messages.schema.json',
   /** The local payment sandbox's cards and words (flows/sandbox-payments.json). */
   sandboxPayments: 'flows/sandbox-payments.schema.json',
 };
 
 const SANDBOX_PAYMENTS_FILE = 'flows/sandbox-payments.json';
+const SERVER_MESSAGES_FILE = 'flows/server-messages.json';
 const SCHEMA_SUFFIX = '.schema.json';
 const UI_SUFFIX = '.ui.json';
 
@@ -244,6 +247,10 @@ export async function lintProject(root: string, registry: Registry, options: { f
   const sandboxChecker = checkerFor(root, EDITOR_SCHEMAS.sandboxPayments, 'key', problems);
   const sandboxPayments = readJson(root, SANDBOX_PAYMENTS_FILE, problems, 'restore it (git checkout)');
   if (sandboxPayments) sandboxChecker?.check(SANDBOX_PAYMENTS_FILE, sandboxPayments, problems);
+
+  const serverMessagesChecker = checkerFor(root, EDITOR_SCHEMAS.serverMessages, 'key', problems);
+  const serverMessages = readJson(root, SERVER_MESSAGES_FILE, problems, 'restore it (git checkout)');
+  if (serverMessages) serverMessagesChecker?.check(SERVER_MESSAGES_FILE, serverMessages, problems);
 
   const noticesChecker = checkerFor(root, EDITOR_SCHEMAS.notices, 'key', problems);
   const notices = readJson(root, NOTICES_FILE, problems, 'restore it (git checkout)');

@@ -10,6 +10,7 @@ import { compileOnce } from '../shared/ajv.js';
 import { fromAjvErrors } from '../shared/errors.js';
 import type { Flow } from '../shared/flow.js';
 import type { Notices } from '../shared/generated/notices.js';
+import type { ServerMessages } from '../shared/generated/serverMessages.js';
 import { DEFAULT_LOCALE, LOCALES_FOLDER, localize, translationFileOf, type Locale, type Translations } from '../shared/locales.js';
 import { schemaWithRuleValues, uiWithRuleValues } from '../shared/ruleValues.js';
 import { bundleSchema, schemaFileName, uiSchemaFileName, type JsonObject } from '../shared/schemaFiles.js';
@@ -27,6 +28,8 @@ export const FLOW_FILE = join(FLOWS_DIR, 'onboarding.flow.json');
 export const FLOW_SCHEMA_FILE = join(FLOWS_DIR, 'flow.schema.json');
 export const NOTICES_FILE = join(FLOWS_DIR, 'notices.json');
 export const NOTICES_SCHEMA_FILE = join(FLOWS_DIR, 'notices.schema.json');
+export const SERVER_MESSAGES_FILE = join(FLOWS_DIR, 'server-messages.json');
+export const SERVER_MESSAGES_SCHEMA_FILE = join(FLOWS_DIR, 'server-messages.schema.json');
 export const FIXTURES_DIR = join(CONTENT_ROOT, 'tests', 'fixtures');
 /** The folders of data files the app is made of, which operations staff edit: a copy of the content is these. */
 export const CONTENT_FOLDERS = ['schemas', 'flows', LOCALES_FOLDER] as const;
@@ -128,6 +131,11 @@ export function loadFlow(path: string = FLOW_FILE, locale: Locale = DEFAULT_LOCA
 /** What drivers are told by email and text message (flows/notices.json), checked against flows/notices.schema.json. */
 export function loadNotices(locale: Locale = DEFAULT_LOCALE): Notices {
   return loadChecked<Notices>(NOTICES_FILE, NOTICES_SCHEMA_FILE, locale);
+}
+
+/** What the server answers drivers in (flows/server-messages.json), checked against its schema; its texts in `locale`. */
+export function loadServerMessages(locale: Locale = DEFAULT_LOCALE): ServerMessages {
+  return loadChecked<ServerMessages>(SERVER_MESSAGES_FILE, SERVER_MESSAGES_SCHEMA_FILE, locale);
 }
 
 /** Every schema name a flow renders (steps and their variants). */

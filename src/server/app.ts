@@ -2,6 +2,7 @@
  * The Onramp API server (DESIGN §4), laid out as fastify/demo: third-party plugins, then our
  * services (plugins/), then the routes (routes/), with one error handler.
  */
+import { answerIn } from './serverMessages.js';
 import { IncomingMessage, type OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { Socket } from 'node:net';
 import multipart from '@fastify/multipart';
@@ -155,6 +156,8 @@ export async function buildApp(config: ServerConfig, options: AppOptions = {}): 
 
   app.setErrorHandler((error, request, reply) => {
     const answer = answerFor(error, app.callReader.flowIn(request.locale).messages.requestFailed);
+    // In the request's language: the code refuses in English, the driver reads their own.
+    answer.body.message = answerIn(request.locale, answer.body.message);
     if (answer.statusCode === 503) request.log.warn({ error: loggableError(error) }, 'Request refused: a service it needs is unavailable');
     else if (answer.statusCode >= 500) request.log.error({ error: loggableError(error) }, 'Request failed');
     return reply.code(answer.statusCode).send(answer.body);

@@ -1,10 +1,12 @@
 // The server answers in the request's language (Accept-Language), with the words of the same
-// files the browser shows: flows/onboarding.flow.json's messages and the step schemas', through
-// their translations in locales/. Each step's field messages are checked in Spanish by its
-// fixtures (fixtures.test.ts); these are the messages of the flow.
+// files the browser shows: flows/onboarding.flow.json's messages, flows/server-messages.json and
+// the step schemas', through their translations in locales/. Each step's field messages are
+// checked in Spanish by its fixtures (fixtures.test.ts). A driver's notices go out in the
+// language they last used the app in.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEmulatorUser } from '../support/identity.js';
-import { json, signUpPayload, startTestServer, type TestServer } from '../support/server.js';
+import { bearer, decide, json, outbox, sendVehicle, signUpPayload, startTestServer, verifiedDriver, type TestServer } from '../support/server.js';
+import { answerIn } from '../../src/server/serverMessages.js';
 
 let server: TestServer;
 beforeAll(async () => {
@@ -42,5 +44,54 @@ describe('the language of an answer', () => {
       message: 'El número de teléfono debe ser válido.',
       errors: { phoneNo: ['El número de teléfono debe ser válido.', 'El número de teléfono debe tener 10 dígitos'] },
     });
+  });
+});
+
+describe('the server’s own answers', () => {
+  it('are in the request’s language, a refusal as a confirmation', async () => {
+    const user = await createEmulatorUser();
+    const headers = { 'accept-language': 'es' };
+    const signedUp = await server.app.inject({ method: 'POST', url: '/auth/driverEmailSignUp', headers, payload: signUpPayload(user, '2025550188') });
+    expect(json(signedUp)).toMatchObject({ message: 'Enviamos un código de 4 dígitos a tu correo electrónico.' });
+    const code = (await outbox(server.app)).find((entry) => entry.to === user.email && 'code' in entry);
+    expect(code?.subject).toMatch(/^Tu código de Onramp es \d{4}$/);
+    const { token } = json<{ token: string }>(signedUp);
+    const wrong = await server.app.inject({
+      method: 'POST',
+      url: '/auth/validateOTP',
+      headers: { ...headers, ...bearer(token) },
+      payload: { code: '0000', email: user.email },
+    });
+    expect(wrong.statusCode).toBe(400);
+    expect(json(wrong)).toEqual({ message: 'El código que ingresaste es incorrecto.' });
+  });
+
+  it('keep the values of their placeholders in the translation', () => {
+    expect(answerIn('es', 'Too many wrong codes. For your security, code verification is locked for 24 hours.')).toBe(
+      'Demasiados códigos incorrectos. Por tu seguridad, la verificación de códigos está bloqueada durante 24 horas.',
+    );
+    expect(answerIn('es', 'A text no file holds.')).toBe('A text no file holds.');
+  });
+});
+
+describe('a driver’s notices', () => {
+  it('go out in the language of the driver’s last change sent from the app', async () => {
+    const driver = await verifiedDriver(server.app);
+    await sendVehicle(server.app, driver);
+    const languageOf = async () => (await server.db.query<{ locale: string }>('SELECT locale FROM drivers WHERE id = $1', [driver.driverId])).rows[0]?.locale;
+    expect(await languageOf()).toBe('en');
+    // The driver switched the app to Spanish, then signed out.
+    const signedOut = await server.app.inject({
+      method: 'POST',
+      url: '/auth/signOut',
+      headers: { ...bearer(driver.token), 'accept-language': 'es-MX' },
+      payload: {},
+    });
+    expect(json(signedOut)).toMatchObject({ message: 'Cerraste sesión.' });
+    expect(await languageOf()).toBe('es');
+    expect((await decide(server.app, server.config.adminToken, driver.driverId, 'approve')).statusCode).toBe(200);
+    await server.app.messaging.deliverDue();
+    const approval = (await outbox(server.app)).find((entry) => entry.to === driver.email && 'notice' in entry && entry.notice === 'approved');
+    expect(approval).toMatchObject({ subject: 'Te aprobamos para manejar con Onramp' });
   });
 });

@@ -18,8 +18,11 @@ export interface CopySource {
   schema: string;
 }
 
-/** The files operations staff write copy in: each step and UI schema, the flow, the notices and the local card sandbox's words. */
-export function copySources(root: string, describing: { step: string; ui: string; flow: string; notices: string; sandboxPayments: string }): CopySource[] {
+/** The files operations staff write copy in: each step and UI schema, the flow, the notices, the server's answers and the local card sandbox's words. */
+export function copySources(
+  root: string,
+  describing: { step: string; ui: string; flow: string; notices: string; serverMessages: string; sandboxPayments: string },
+): CopySource[] {
   const schemas = readdirSync(join(root, 'schemas'))
     .filter((name) => name.endsWith('.schema.json') || name.endsWith('.ui.json'))
     .sort()
@@ -28,6 +31,7 @@ export function copySources(root: string, describing: { step: string; ui: string
     ...schemas,
     { file: 'flows/onboarding.flow.json', schema: describing.flow },
     { file: 'flows/notices.json', schema: describing.notices },
+    { file: 'flows/server-messages.json', schema: describing.serverMessages },
     { file: 'flows/sandbox-payments.json', schema: describing.sandboxPayments },
   ];
 }

@@ -10,6 +10,9 @@
  *   server instance, retried with backoff for a day; one that can't be delivered stays recorded
  *   as failed and is logged as an error.
  */
+import { DEFAULT_LOCALE, isLocale, type Locale } from '../../shared/locales.js';
+import type { Notices } from '../../shared/generated/notices.js';
+import { SERVER_MESSAGES } from '../serverMessages.js';
 import { randomUUID } from 'node:crypto';
 import { loadNotices } from '../../node/projectFiles.js';
 import type { NoticeName, NoticeValues } from '../../shared/notices.js';
@@ -21,12 +24,7 @@ import { renderNotice } from '../messaging/render.js';
 import fp from 'fastify-plugin';
 
 /** Why a code was not sent; an invalid number in the flow's words (spec §8), which the browser shows too. */
-export const DELIVERY_MESSAGES: Readonly<Record<Exclude<Undeliverable, 'invalidPhone'> | 'notSent', string>> = {
-  optedOut: 'This number has turned off our text messages (it replied STOP). Text START to it, or use another number.',
-  smsRefused: 'We can’t send text messages to this number. Please use another one.',
-  emailRefused: 'We can’t deliver email to this address. Please check it, or sign up with another one.',
-  notSent: 'We could not send your code just now. Please tap Resend in a minute.',
-};
+export const DELIVERY_MESSAGES = SERVER_MESSAGES.delivery satisfies Readonly<Record<Exclude<Undeliverable, 'invalidPhone'> | 'notSent', string>>;
 
 /** Waits between the tries of a code while the driver waits: three tries in about 2.5 s. */
 export const CODE_RETRY_DELAYS_MS = [500, 2_000];
@@ -45,6 +43,8 @@ export interface CodeMessage {
   code: string;
   /** How long the code lasts, for the words. */
   minutes: number;
+  /** The language of the words: the request's. */
+  locale: Locale;
 }
 
 export interface Messaging {
@@ -92,7 +92,17 @@ interface ClaimedNotice {
 
 export const messagingPlugin = fp<{ config: MessagingConfig; signInUrl: string }>(
   async (app, options) => {
-    const words = loadNotices();
+    /** The notices' words in each language, read once. */
+    const wordsByLocale = new Map<Locale, Notices>();
+    const wordsIn = (locale: Locale): Notices => {
+      let words = wordsByLocale.get(locale);
+      if (!words) {
+        words = loadNotices(locale);
+        wordsByLocale.set(locale, words);
+      }
+      return words;
+    };
+    wordsIn(DEFAULT_LOCALE);
     const local = options.config.email.kind === 'local' || options.config.sms.kind === 'local';
     const outbox = local
       ? new LocalOutbox(app.now, (entry) =>
@@ -105,8 +115,8 @@ export const messagingPlugin = fp<{ config: MessagingConfig; signInUrl: string }
     const transports = await transportsOf(options.config, outbox);
     const sealContext = (id: string) => `notice:${id}`;
 
-    async function sendCode({ channel, to, code, minutes }: CodeMessage): Promise<void> {
-      const rendered = renderNotice(words[channel === 'email' ? 'emailCode' : 'phoneCode'], { code, minutes: String(minutes) });
+    async function sendCode({ channel, to, code, minutes, locale }: CodeMessage): Promise<void> {
+      const rendered = renderNotice(wordsIn(locale)[channel === 'email' ? 'emailCode' : 'phoneCode'], { code, minutes: String(minutes) });
       const about = { code };
       const message: OutgoingMessage =
         channel === 'email'
@@ -134,12 +144,14 @@ export const messagingPlugin = fp<{ config: MessagingConfig; signInUrl: string }
     }
 
     async function notify<N extends NoticeToDriver>(tx: Queryable, driverId: string, notice: N, values: Omit<NoticeValues<N>, 'signInUrl'>) {
-      const { rows } = await tx.query<{ email: string; phone: string | null }>(
-        'SELECT email, CASE WHEN phone_verified_at IS NOT NULL THEN phone END AS phone FROM drivers WHERE id = $1',
+      const { rows } = await tx.query<{ email: string; phone: string | null; locale: string }>(
+        'SELECT email, CASE WHEN phone_verified_at IS NOT NULL THEN phone END AS phone, locale FROM drivers WHERE id = $1',
         [driverId],
       );
       const driver = rows[0];
       if (!driver) return;
+      // In the language the driver last used the app in.
+      const words = wordsIn(isLocale(driver.locale) ? driver.locale : DEFAULT_LOCALE);
       const rendered = renderNotice(words[notice], { ...values, signInUrl: options.signInUrl });
       const messages: Omit<OutgoingMessage, 'about'>[] = [];
       if (rendered.email) messages.push({ channel: 'email', to: driver.email, ...rendered.email });

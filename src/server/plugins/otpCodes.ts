@@ -12,6 +12,9 @@
  *   (so a second account can't use up the first one's sends, but nobody can flood a phone).
  * Every counter lives in the database, so all server instances share it.
  */
+import type { Locale } from '../../shared/locales.js';
+import { fillPlaceholders } from '../../shared/placeholders.js';
+import { SERVER_MESSAGES } from '../serverMessages.js';
 import { randomInt } from 'node:crypto';
 import { type HttpError, httpErrors } from '@fastify/sensible';
 import type { Queryable } from '../db/db.js';
@@ -29,14 +32,7 @@ const HOUR_MS = 60 * 60 * 1000;
 /** What a code is for; only verification today, but a code for one purpose never serves another. */
 export type CodePurpose = 'verify';
 
-export const OTP_MESSAGES = {
-  tooManySends: 'Too many codes were requested. Please wait an hour and try again.',
-  noCode: 'There is no code waiting for you. Please tap Resend to get a new one.',
-  tooManyTries: 'Too many wrong codes. Please tap Resend to get a new code.',
-  expired: 'This code has expired. Please tap Resend to get a new one.',
-  wrong: 'The code you entered is incorrect.',
-  locked: `Too many wrong codes. For your security, code verification is locked for ${LOCKOUT_MS / HOUR_MS} hours.`,
-} as const;
+export const OTP_MESSAGES = { ...SERVER_MESSAGES.codes, locked: fillPlaceholders(SERVER_MESSAGES.codes.locked, { hours: LOCKOUT_MS / HOUR_MS }) };
 
 export interface CodeTarget {
   driverId: string;
@@ -47,8 +43,8 @@ export interface CodeTarget {
 }
 
 export interface OtpCodes {
-  /** Issues and delivers a code. `firstForDriver` is true when the driver never had one on this channel. */
-  send(target: CodeTarget): Promise<{ firstForDriver: boolean }>;
+  /** Issues and delivers a code, its words in `locale`. `firstForDriver` is true when the driver never had one on this channel. */
+  send(target: CodeTarget, locale: Locale): Promise<{ firstForDriver: boolean }>;
   /** Consumes the code or throws the 400/429 to answer. */
   verify(target: CodeTarget, code: string): Promise<void>;
 }
@@ -100,7 +96,7 @@ export const otpCodesPlugin = fp(
       app.cipher.codeHash([target.driverId, target.channel, target.destination, target.purpose, code].join(':'));
 
     const otpCodes: OtpCodes = {
-      async send(target) {
+      async send(target, locale) {
         const now = app.now();
         const code = String(randomInt(0, 10_000)).padStart(4, '0');
         const hourAgo = new Date(now.getTime() - HOUR_MS);
@@ -132,7 +128,7 @@ export const otpCodesPlugin = fp(
           return { firstForDriver: counts?.ever !== true };
         });
         try {
-          await app.messaging.sendCode({ channel: target.channel, to: target.destination, code, minutes: CODE_LIFETIME_MS / 60_000 });
+          await app.messaging.sendCode({ channel: target.channel, to: target.destination, code, minutes: CODE_LIFETIME_MS / 60_000, locale });
         } catch (error) {
           // A code the driver never got is withdrawn; the answer says why and what to do.
           await app.db

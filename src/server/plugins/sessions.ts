@@ -182,6 +182,10 @@ export const sessionsPlugin = fp(
       if (!holder || !kinds.includes(holder.kind)) throw signInAgain(401, messages.sessionExpired);
       request.driverId = holder.driverId;
       request.token = { value: token, holder };
+      // What the driver sends from the app is in the language they use it in now: their notices follow it (messaging.ts).
+      if (request.method !== 'GET') {
+        await app.db.query('UPDATE drivers SET locale = $2 WHERE id = $1 AND locale <> $2', [holder.driverId, request.locale]);
+      }
     });
   },
   { name: 'onramp-sessions', decorators: { fastify: ['callReader', 'db', 'now'] } },

@@ -10,6 +10,8 @@
  * - returning drivers sign in with Firebase (email and password, or a provider), and the server
  *   exchanges the verified ID token for a session (/auth/signIn).
  */
+import type { Locale } from '../../shared/locales.js';
+import { answerIn, SERVER_MESSAGES } from '../serverMessages.js';
 import rateLimit from '@fastify/rate-limit';
 import { httpErrors } from '@fastify/sensible';
 import type { FastifyInstance } from 'fastify';
@@ -20,23 +22,7 @@ import { sharedLimitStore } from '../plugins/rateLimitStore.js';
 import type { SignedInUser } from '../plugins/identity.js';
 import { bearerToken, type IssuedToken } from '../plugins/sessions.js';
 
-export const AUTH_MESSAGES = {
-  tooManyRequests: 'Too many requests. Please wait a minute and try again.',
-  emailTaken: 'An account with this email already exists. Please sign in the way you signed up before.',
-  emailMismatch: 'The signed-in account does not match this email. Please sign in again.',
-  useEmailSignUp: 'Please sign up with your email and password.',
-  emailCodeSent: 'We sent a 4-digit code to your email.',
-  emailCodeResent: 'We sent a new 4-digit code to your email.',
-  alreadyVerified: 'Your email is already verified. Please sign in.',
-  notYourSignUp: 'This email is not the one you signed up with. Please sign up again.',
-  noPhone: 'Your account has no phone number yet. Please complete your profile first.',
-  phoneMismatch: 'This phone number does not match your account. Please sign up again.',
-  phoneTaken: 'This phone number is already verified on another account. Please use another number.',
-  phoneCodeSent: 'We sent a 4-digit code to your phone.',
-  phoneVerified: 'Your phone number is verified.',
-  noAccount: 'There is no driver account for this sign-in yet. Please sign up first.',
-  signedOut: 'You are signed out.',
-} as const;
+export const AUTH_MESSAGES = SERVER_MESSAGES.auth;
 
 const isUniqueViolation = (error: unknown) => (error as { code?: unknown }).code === '23505';
 
@@ -107,9 +93,9 @@ export async function authRoutes(app: FastifyInstance, options: { max: number; w
     return { success: true, token: issued.token, ...driver };
   }
 
-  /** Sends a sign-up's email code and hands out the sign-up token that alone may check it. */
-  async function startEmailVerification(driverId: string, email: string, user: SignedInUser): Promise<IssuedToken> {
-    await app.otpCodes.send({ driverId, channel: 'email', destination: email, purpose: 'verify' });
+  /** Sends a sign-up's email code (in the driver's language) and hands out the sign-up token that alone may check it. */
+  async function startEmailVerification(driverId: string, email: string, user: SignedInUser, locale: Locale): Promise<IssuedToken> {
+    await app.otpCodes.send({ driverId, channel: 'email', destination: email, purpose: 'verify' }, locale);
     return app.sessions.startSignup(driverId, user.authTime);
   }
 
@@ -139,14 +125,14 @@ export async function authRoutes(app: FastifyInstance, options: { max: number; w
         return existing;
       }
       const created = await tx.query<DriverKey>(
-        `INSERT INTO drivers (email, firebase_uid, provider, phone, referral_code, terms_accepted_at, sms_consent_at, signup_ip, created_at, updated_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $6, $7, $6, $6) RETURNING id`,
-        [email, user.uid, user.provider, phone, referralCode, now, ip],
+        `INSERT INTO drivers (email, firebase_uid, provider, phone, referral_code, terms_accepted_at, sms_consent_at, signup_ip, locale, created_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $6, $7, $8, $6, $6) RETURNING id`,
+        [email, user.uid, user.provider, phone, referralCode, now, ip, request.locale],
       );
       return created.rows[0]!.id;
     });
-    const signUp = await startEmailVerification(driverId, email, user);
-    return { success: true, message: AUTH_MESSAGES.emailCodeSent, driverId, token: signUp.token };
+    const signUp = await startEmailVerification(driverId, email, user, request.locale);
+    return { success: true, message: answerIn(request.locale, AUTH_MESSAGES.emailCodeSent), driverId, token: signUp.token };
   });
 
   app.post(reader.routePath('driverSocialSignup'), async (request) => {
@@ -168,9 +154,9 @@ export async function authRoutes(app: FastifyInstance, options: { max: number; w
         return existing;
       }
       const created = await tx.query<DriverKey>(
-        `INSERT INTO drivers (email, firebase_uid, provider, signup_ip, email_verified_at, created_at, updated_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $6) RETURNING id`,
-        [email, user.uid, user.provider, ip, verifiedAt, now],
+        `INSERT INTO drivers (email, firebase_uid, provider, signup_ip, email_verified_at, locale, created_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $7) RETURNING id`,
+        [email, user.uid, user.provider, ip, verifiedAt, request.locale, now],
       );
       return created.rows[0]!.id;
     });
@@ -194,14 +180,16 @@ export async function authRoutes(app: FastifyInstance, options: { max: number; w
     const previous = bearerToken(request);
     if (previous) await app.sessions.end(previous);
     // A password sign-up that never proved its email goes back to its email code.
-    const issued = driver.email_verified ? await app.sessions.start(driver.id, user.authTime) : await startEmailVerification(driver.id, driver.email, user);
+    const issued = driver.email_verified
+      ? await app.sessions.start(driver.id, user.authTime)
+      : await startEmailVerification(driver.id, driver.email, user, request.locale);
     return answerFor(driver.id, issued);
   });
 
   app.post(reader.routePath('signOut'), { config: { tokenKinds: ['session', 'signup'] as const }, preHandler: app.requireDriver }, async (request) => {
     reader.json('signOut', request);
     await app.sessions.end(request.token!.value);
-    return { success: true, message: AUTH_MESSAGES.signedOut };
+    return { success: true, message: answerIn(request.locale, AUTH_MESSAGES.signedOut) };
   });
 
   /** The sign-up of this request's sign-up token, which must be for `email` and not finished yet. */
@@ -218,8 +206,8 @@ export async function authRoutes(app: FastifyInstance, options: { max: number; w
   app.post(reader.routePath('sendEmailCode'), signUpOnly, async (request, reply) => {
     const { email } = reader.json('sendEmailCode', request, { expects: ['email'] }).context;
     await pendingSignUp(request.driverId, email);
-    await app.otpCodes.send({ driverId: request.driverId, channel: 'email', destination: email, purpose: 'verify' });
-    return reply.code(201).send({ success: true, message: AUTH_MESSAGES.emailCodeResent });
+    await app.otpCodes.send({ driverId: request.driverId, channel: 'email', destination: email, purpose: 'verify' }, request.locale);
+    return reply.code(201).send({ success: true, message: answerIn(request.locale, AUTH_MESSAGES.emailCodeResent) });
   });
 
   app.post(reader.routePath('validateEmailCode'), signUpOnly, async (request) => {
@@ -256,9 +244,9 @@ export async function authRoutes(app: FastifyInstance, options: { max: number; w
     const { context } = reader.json('sendPhoneCode', request, { expects: ['phone'] });
     const phone = await driverPhone(request.driverId, context.phone);
     await refuseClaimedPhone(app.db, phone, request.driverId);
-    const { firstForDriver } = await app.otpCodes.send({ driverId: request.driverId, channel: 'sms', destination: phone, purpose: 'verify' });
+    const { firstForDriver } = await app.otpCodes.send({ driverId: request.driverId, channel: 'sms', destination: phone, purpose: 'verify' }, request.locale);
     // The client counts 201 as "resent" (spec §4); the first code after email verification is a 200.
-    return reply.code(firstForDriver ? 200 : 201).send({ success: true, message: AUTH_MESSAGES.phoneCodeSent });
+    return reply.code(firstForDriver ? 200 : 201).send({ success: true, message: answerIn(request.locale, AUTH_MESSAGES.phoneCodeSent) });
   });
 
   app.post(reader.routePath('validatePhoneCode'), sessionOnly, async (request) => {
@@ -273,6 +261,6 @@ export async function authRoutes(app: FastifyInstance, options: { max: number; w
       if (isUniqueViolation(error)) throw httpErrors.conflict(AUTH_MESSAGES.phoneTaken);
       throw error;
     }
-    return { success: true, message: AUTH_MESSAGES.phoneVerified };
+    return { success: true, message: answerIn(request.locale, AUTH_MESSAGES.phoneVerified) };
   });
 }

@@ -8,6 +8,7 @@
  * vehicle) can no longer be changed here (409), and every change before that moves the driver's
  * review version on, so a decision made on an older version is refused (routes/admin.ts).
  */
+import { answerIn, SERVER_MESSAGES } from '../serverMessages.js';
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { signInAgain } from '../errors.js';
@@ -28,17 +29,7 @@ const pathParams = (...names: string[]) => ({
   properties: Object.fromEntries(names.map((name) => [name, { type: 'string', minLength: 1 }])),
 });
 
-export const DRIVER_MESSAGES = {
-  profileSaved: 'Your personal profile is saved.',
-  profileFirst: 'Please complete your profile first.',
-  phoneFirst: 'Please verify your phone number first.',
-  vehicleSent: 'Your profile and vehicle were sent for approval.',
-  notYourVehicle: 'This vehicle does not belong to your account. Please upload your vehicle images again.',
-  notYourStatus: 'You can only see your own status.',
-  notYourFile: 'You can only see your own photos and documents.',
-  approvedLocked: 'Your profile and vehicle are approved, so they can no longer be changed here. Please contact support to change them.',
-  noSuchStep: 'There is no such step.',
-} as const;
+export const DRIVER_MESSAGES = SERVER_MESSAGES.driver;
 
 interface DriverRow {
   provider: string;
@@ -202,7 +193,7 @@ export async function driverRoutes(app: FastifyInstance) {
         );
       }
     });
-    return answerAfter(driverId, round, { success: true, message: DRIVER_MESSAGES.profileSaved });
+    return answerAfter(driverId, round, { success: true, message: answerIn(request.locale, DRIVER_MESSAGES.profileSaved) });
   });
 
   app.post(reader.routePath('completeVehicleDocs'), async (request) => {
@@ -246,7 +237,7 @@ export async function driverRoutes(app: FastifyInstance) {
         [driverId, now],
       );
     });
-    return answerAfter(driverId, round, { success: true, message: DRIVER_MESSAGES.vehicleSent });
+    return answerAfter(driverId, round, { success: true, message: answerIn(request.locale, DRIVER_MESSAGES.vehicleSent) });
   });
 
   // The one route that takes a resume link's token (plugins/sessions.ts): it answers the status

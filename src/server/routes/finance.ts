@@ -4,14 +4,12 @@
  * ever returned (DESIGN §5). Replacing an account is where a stolen session would send the money:
  * it needs a sign-in minutes old, and the driver is told by email.
  */
+import { SERVER_MESSAGES } from '../serverMessages.js';
 import type { FastifyInstance } from 'fastify';
 import { signInAgain } from '../errors.js';
 import { saveStepAnswers, sealAnswers } from '../lib/answers.js';
 
-export const FINANCE_MESSAGES = {
-  subscribeFirst: 'Please activate your subscription before adding a bank account.',
-  signInToReplace: 'For your security, please sign in again to change your bank account.',
-} as const;
+export const FINANCE_MESSAGES = SERVER_MESSAGES.finance;
 
 export async function financeRoutes(app: FastifyInstance) {
   const reader = app.callReader;

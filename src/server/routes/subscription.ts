@@ -11,17 +11,12 @@
  *   `invoice.paid` / `invoice.payment_failed` keep the paid flag in step with renewals, and
  *   `customer.subscription.deleted` ends it (a later createStripeSub makes a new subscription).
  */
+import { SERVER_MESSAGES } from '../serverMessages.js';
 import type { FastifyInstance } from 'fastify';
 import type { Queryable } from '../db/db.js';
 import { WebhookSignatureError, type CreatedSubscription, type SubscriptionState } from '../payments/gateway.js';
 
-export const SUBSCRIPTION_MESSAGES = {
-  notApproved: 'Your profile must be approved before you subscribe.',
-  alreadyActive: 'Your subscription is already active.',
-  notYours: 'This subscription does not belong to your account.',
-  busy: 'Your subscription is still being set up. Please try again in a moment.',
-  providerDown: 'The payment provider could not be reached. Please try again.',
-} as const;
+export const SUBSCRIPTION_MESSAGES = SERVER_MESSAGES.subscription;
 
 export const WEBHOOK_PATH = '/subscription/webhook';
 
