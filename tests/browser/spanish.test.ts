@@ -84,7 +84,7 @@ describe('the journey in Spanish, on a phone that reads Spanish', () => {
     await page.locator('#root_dateOfBirth').fill('2015-05-05');
     await expect.poll(() => fieldError('dateOfBirth').textContent()).toBe('Debes tener al menos 18 años para usar la app.');
     await page.locator('#root_dateOfBirth').fill('1990-03-08');
-    await page.locator('#root_gender').selectOption('Female');
+    await page.locator('#root_gender').selectOption({ label: 'Mujer' });
     await page.locator('#root_SSN').fill('345-67-8901');
     await page.locator('#root_driverLicenseNumber').fill('L2345678');
     await page.locator('#root_street').fill('12 Calle Sol');
