@@ -9,24 +9,29 @@ import { basename, dirname, join } from 'node:path';
 import { CONTENT_ROOT } from '../node/projectFiles.js';
 import { textAt, TRANSLATED_LOCALES, translationFileOf, LOCALES, type Translation } from '../shared/locales.js';
 import type { JsonObject } from '../shared/schemaFiles.js';
-import { copyOf, copySources, entriesOf } from './lint/translationChecks.js';
+import { RJSF_ENGLISH, RJSF_STRINGS_FILE } from '../shared/rjsfStrings.js';
+import { copyOf, copySources, entriesOf, rjsfCopy } from './lint/translationChecks.js';
 import { EDITOR_SCHEMAS } from './lintProject.js';
 
 const readJson = (path: string) => JSON.parse(readFileSync(path, 'utf8')) as JsonObject;
 
 /** Writes the translation files under `root`; answers a line per file it changed. */
 export function updateTranslationFiles(root: string): string[] {
-  const changed: string[] = [];
-  for (const { file, schema } of copySources(root, EDITOR_SCHEMAS)) {
+  const sources = copySources(root, EDITOR_SCHEMAS).map(({ file, schema }) => {
     const source = readJson(join(root, file));
-    const copy = copyOf(source, readJson(join(root, schema)));
+    return { about: file, fileName: basename(file), source, copy: copyOf(source, readJson(join(root, schema))) };
+  });
+  // rjsf's own strings, whose English is rjsf's.
+  sources.push({ about: "rjsf's strings", fileName: RJSF_STRINGS_FILE, source: RJSF_ENGLISH, copy: rjsfCopy() });
+  const changed: string[] = [];
+  for (const { about, fileName, source, copy } of sources) {
     if (copy.length === 0) continue;
     for (const locale of TRANSLATED_LOCALES) {
-      const path = join(root, translationFileOf(locale, basename(file)));
+      const path = join(root, translationFileOf(locale, fileName));
       const before = existsSync(path) ? readJson(path) : {};
       const entries = entriesOf(before);
       const next: Record<string, unknown> = {
-        $comment: `The ${LOCALES[locale]} (${locale}) of ${file}: by the JSON pointer of each text, the English it was translated from ("en") and its translation ("${locale}"). npm run locales adds new texts and removes gone ones; docs/authoring.md tells how to translate.`,
+        $comment: `The ${LOCALES[locale]} (${locale}) of ${about}: by the JSON pointer of each text, the English it was translated from ("en") and its translation ("${locale}"). npm run locales adds new texts and removes gone ones; docs/authoring.md tells how to translate.`,
       };
       for (const pointer of copy) {
         const english = textAt(source, pointer) ?? '';
@@ -38,7 +43,7 @@ export function updateTranslationFiles(root: string): string[] {
         writeFileSync(path, text);
         const added = copy.filter((pointer) => !entries[pointer]).length;
         const removed = Object.keys(entries).filter((pointer) => !copy.includes(pointer)).length;
-        changed.push(`${translationFileOf(locale, basename(file))}: ${added} new, ${removed} removed`);
+        changed.push(`${translationFileOf(locale, fileName)}: ${added} new, ${removed} removed`);
       }
     }
   }

@@ -8,7 +8,8 @@ import type { ErrorSchema, RJSFSchema, RJSFValidationError, ValidatorType } from
 import { createPrecompiledValidator } from '@rjsf/validator-ajv8';
 import { useEffect, useMemo, useRef, type ReactNode } from 'react';
 import { loadForm, type FormModule } from 'virtual:forms';
-import { DEFAULT_LOCALE, type Locale } from '../shared/locales.js';
+import { DEFAULT_LOCALE, type Locale, type Translations } from '../shared/locales.js';
+import { translatorFor } from '../shared/rjsfStrings.js';
 import { loadOnce, prepareWith } from './locale.js';
 import { expandErrors, fieldOf } from '../shared/errors.js';
 import { interpolate } from '../shared/flow.js';
@@ -20,15 +21,27 @@ export type FormData = Record<string, unknown>;
 
 export interface LoadedForm extends FormModule {
   validator: ValidatorType<FormData, RJSFSchema>;
+  /** rjsf's own strings in the form's language (src/shared/rjsfStrings.ts). */
+  translateString: ReturnType<typeof translatorFor>;
 }
+
+/** Each translated language's words of rjsf itself, in a chunk of their own. */
+const RJSF_TRANSLATIONS: Partial<Record<Locale, () => Promise<{ default: unknown }>>> = {
+  es: () => import('../../locales/es/rjsf.json'),
+};
 
 const loadedForms = new Map<string, Promise<LoadedForm>>();
 
 /** A form's module (its own chunk, one per language) with its validator, loaded once per schema name and language. */
 export function loadStepForm(name: string, locale: Locale = DEFAULT_LOCALE): Promise<LoadedForm> {
-  return loadOnce(loadedForms, `${name}\n${locale}`, () =>
-    loadForm(name, locale).then((module) => ({ ...module, validator: createPrecompiledValidator<FormData>(module.validateFns, module.schema) })),
-  );
+  return loadOnce(loadedForms, `${name}\n${locale}`, async () => {
+    const [module, rjsfStrings] = await Promise.all([loadForm(name, locale), RJSF_TRANSLATIONS[locale]?.()]);
+    return {
+      ...module,
+      validator: createPrecompiledValidator<FormData>(module.validateFns, module.schema),
+      translateString: translatorFor(locale, rjsfStrings?.default as Translations | undefined),
+    };
+  });
 }
 
 // The forms already loaded, in a language the page switches to (locale.ts).
@@ -125,6 +138,7 @@ export function StepFormView({
       validator={validator}
       widgets={formWidgets}
       templates={templates}
+      translateString={form.translateString}
       formData={opened.current ? undefined : (initialData ?? {})}
       formContext={formContext}
       onChange={onChange}

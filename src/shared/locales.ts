@@ -82,6 +82,9 @@ export function textAt(source: Json, pointer: string): string | undefined {
   return typeof node === 'string' ? node : undefined;
 }
 
+/** What a text's translation must keep: its {placeholders}, and rjsf's %1-style values (src/shared/rjsfStrings.ts). */
+const markersIn = (text: string): string[] => [...new Set([...placeholdersIn(text), ...(text.match(/%\d/g) ?? [])])].sort();
+
 export interface TranslationProblem {
   /** The entry's pointer (its key in the translation file). */
   entry: string;
@@ -118,10 +121,10 @@ export function translationProblems(source: Json, copy: readonly string[], trans
         fix: `translate the new English, then set "en" to ${JSON.stringify(english)}`,
       });
     }
-    const wanted = [...new Set(placeholdersIn(english))].sort();
-    const found = [...new Set(placeholdersIn(entry[locale]))].sort();
+    const wanted = markersIn(english);
+    const found = markersIn(entry[locale]);
     if (wanted.join() !== found.join()) {
-      const braces = (names: string[]) => (names.length ? names.map((name) => `{${name}}`).join(', ') : 'none');
+      const braces = (names: string[]) => (names.length ? names.map((name) => (name.startsWith('%') ? name : `{${name}}`)).join(', ') : 'none');
       problems.push({
         entry: pointer,
         key: locale,

@@ -1,6 +1,8 @@
+import { TranslatableString } from '@rjsf/utils';
 import { describe, expect, it } from 'vitest';
 import { copyPointers } from '../../src/shared/copy.js';
 import { localize, preferredLocale, translationProblems } from '../../src/shared/locales.js';
+import { translatorFor } from '../../src/shared/rjsfStrings.js';
 
 describe('the language a request or a browser asks for', () => {
   it('is the first of its preferences Onramp speaks, by its primary tag', () => {
@@ -67,5 +69,19 @@ describe('the translations of a file', () => {
       ['/items/1', undefined, 'no Spanish text for /items/1 ("Two")'],
       ['/gone', undefined, 'the source file has no text at /gone'],
     ]);
+  });
+});
+
+describe('rjsf’s own strings', () => {
+  const translations = {
+    '/RemoveButton': { en: 'Remove', es: 'Quitar' },
+    '/OptionPrefix': { en: 'Option %1', es: 'Opción %1' },
+  };
+
+  it('are said in the form’s language, with their values, and in rjsf’s English where none is translated', () => {
+    const translate = translatorFor('es', translations);
+    expect(translate(TranslatableString.RemoveButton)).toBe('Quitar');
+    expect(translate(TranslatableString.OptionPrefix, ['2'])).toBe('Opción 2');
+    expect(translate(TranslatableString.AddButton)).toBe('Add');
   });
 });

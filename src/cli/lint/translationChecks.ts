@@ -8,6 +8,7 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { copyPointers } from '../../shared/copy.js';
 import { type Locale, LOCALE_NAMES, localize, type Translations, TRANSLATED_LOCALES, translationFileOf, translationProblems } from '../../shared/locales.js';
+import { RJSF_ENGLISH, RJSF_STRINGS_FILE } from '../../shared/rjsfStrings.js';
 import { isObject, type JsonObject } from '../../shared/schemaFiles.js';
 import { parseJsonObject, readProjectFile } from './jsonFiles.js';
 import { pointer, type Problems } from './problems.js';
@@ -62,23 +63,38 @@ export function checkTranslations(
   for (const { file, schema } of sources) {
     const source = read(file);
     const describing = read(schema);
-    if (!source || !describing) continue;
-    const copy = copyOf(source, describing);
-    if (copy.length === 0) continue;
-    for (const locale of locales) {
-      const translationFile = translationFileOf(locale, fileNameOf(file));
-      const text = readProjectFile(root, translationFile);
-      if (text === undefined) {
-        problems.add(translationFile, '/', `file not found: ${file} has ${copy.length} texts to translate`, 'run npm run locales, then write each text');
-        continue;
-      }
-      const translations = parseJsonObject(translationFile, text, problems);
-      if (!translations) continue;
-      for (const problem of translationProblems(source, copy, entriesOf(translations), locale)) {
-        // At the entry's key that needs the fix; an entry that is missing altogether, at the file.
-        const at = Object.hasOwn(translations, problem.entry) ? pointer(problem.entry, ...(problem.key ? [problem.key] : [])) : '/';
-        problems.add(translationFile, at, problem.what, problem.fix);
-      }
+    if (source && describing) checkFileTranslations(root, { about: file, fileName: fileNameOf(file) }, source, copyOf(source, describing), problems, locales);
+  }
+  // rjsf's own strings: their English is rjsf's.
+  checkFileTranslations(root, { about: "rjsf's strings", fileName: RJSF_STRINGS_FILE }, RJSF_ENGLISH, rjsfCopy(), problems, locales);
+}
+
+/** rjsf's strings as copy: each by its key. */
+export const rjsfCopy = () => Object.keys(RJSF_ENGLISH).map((key) => pointer(key));
+
+/** One source's translations in each language: `about` names the source, `fileName` its translations' file, `copy` its texts. */
+function checkFileTranslations(
+  root: string,
+  { about, fileName }: { about: string; fileName: string },
+  source: JsonObject,
+  copy: string[],
+  problems: Problems,
+  locales: readonly Locale[],
+): void {
+  if (copy.length === 0) return;
+  for (const locale of locales) {
+    const translationFile = translationFileOf(locale, fileName);
+    const text = readProjectFile(root, translationFile);
+    if (text === undefined) {
+      problems.add(translationFile, '/', `file not found: ${about} has ${copy.length} texts to translate`, 'run npm run locales, then write each text');
+      continue;
+    }
+    const translations = parseJsonObject(translationFile, text, problems);
+    if (!translations) continue;
+    for (const problem of translationProblems(source, copy, entriesOf(translations), locale)) {
+      // At the entry's key that needs the fix; an entry that is missing altogether, at the file.
+      const at = Object.hasOwn(translations, problem.entry) ? pointer(problem.entry, ...(problem.key ? [problem.key] : [])) : '/';
+      problems.add(translationFile, at, problem.what, problem.fix);
     }
   }
 }
