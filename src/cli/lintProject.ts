@@ -55,6 +55,8 @@ class SchemaFolder {
   /** By file name ("signup.schema.json"): the parsed file, or null when it is not JSON. */
   readonly sources = new Map<string, JsonObject | null>();
   private readonly bundled = new Map<string, JsonObject | null>();
+  /** By file name and language: each bundle with its texts translated, made once. */
+  private readonly localized = new Map<string, JsonObject>();
   /** The files each bundle is made of, itself included. */
   private readonly madeOf = new Map<string, Set<string>>();
 
@@ -100,16 +102,22 @@ class SchemaFolder {
   /** The bundle with its texts in `locale` (locales/<locale>/ of the same root); null when a file is broken (reported). */
   localizedBundle(name: string, locale: Locale): JsonObject | null {
     if (!this.bundle(name)) return null;
-    return bundleSchema(name, (fileName) => {
-      const text = readProjectFile(this.root, translationFileOf(locale, fileName));
-      let translations: Translations | undefined;
-      try {
-        translations = text === undefined ? undefined : entriesOf(JSON.parse(text) as JsonObject);
-      } catch {
-        // Not JSON: reported by the translation checks; the English stands meanwhile.
-      }
-      return localize(this.sources.get(fileName) ?? {}, translations, locale);
-    });
+    const key = `${name}\n${locale}`;
+    let bundled = this.localized.get(key);
+    if (!bundled) {
+      bundled = bundleSchema(name, (fileName) => {
+        const text = readProjectFile(this.root, translationFileOf(locale, fileName));
+        let translations: Translations | undefined;
+        try {
+          translations = text === undefined ? undefined : entriesOf(JSON.parse(text) as JsonObject);
+        } catch {
+          // Not JSON: reported by the translation checks; the English stands meanwhile.
+        }
+        return localize(this.sources.get(fileName) ?? {}, translations, locale);
+      });
+      this.localized.set(key, bundled);
+    }
+    return bundled;
   }
 
   /** How many files a bundle is made of. */
@@ -262,9 +270,13 @@ export async function lintProject(root: string, registry: Registry, options: { f
   // Last, the fixtures, once every file holds: what a driver would now read, against what each fixture says.
   if (options.fixturesAndTranslations !== false && flowJson && problems.list.length === 0) {
     const bundled = (name: string, locale: Locale) => (locale === DEFAULT_LOCALE ? folder.bundle(name) : folder.localizedBundle(name, locale)) ?? {};
-    const schema = (name: string, locale: Locale = DEFAULT_LOCALE) => schemaWithRuleValues(bundled(`${name}${SCHEMA_SUFFIX}`, locale));
+    // Each form as the app reads it, made once per language: every fixture of a step asks for it.
+    const made = new Map<string, JsonObject>();
+    const once = (key: string, make: () => JsonObject) => made.get(key) ?? made.set(key, make()).get(key)!;
+    const schema = (name: string, locale: Locale = DEFAULT_LOCALE) =>
+      once(`schema ${name} ${locale}`, () => schemaWithRuleValues(bundled(`${name}${SCHEMA_SUFFIX}`, locale)));
     const uiSchema = (name: string, locale: Locale = DEFAULT_LOCALE) =>
-      uiWithRuleValues(bundled(`${name}${UI_SUFFIX}`, locale), bundled(`${name}${SCHEMA_SUFFIX}`, locale));
+      once(`ui ${name} ${locale}`, () => uiWithRuleValues(bundled(`${name}${UI_SUFFIX}`, locale), bundled(`${name}${SCHEMA_SUFFIX}`, locale)));
     await checkFixtures(root, flowJson as Flow & JsonObject, { schema, uiSchema }, problems);
   }
 
