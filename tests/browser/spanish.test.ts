@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decide } from '../support/server.js';
+import { decide, VEHICLE_IMAGE_FIELDS } from '../support/server.js';
 import { choosePhoto, expectToast, latestCode, PHONE_VIEWPORT, press, screenshot, startJourney, type Journey } from './support.js';
 
 let journey: Journey;
@@ -104,16 +104,7 @@ describe('the journey in Spanish, on a phone that reads Spanish', () => {
     await heading('Sube las fotos del vehículo');
     await press(page, 'Guardar');
     await expect(fieldError('vehicleImageFront').textContent()).resolves.toBe('Sube una foto del frente del vehículo');
-    for (const field of [
-      'vehicleImageFront',
-      'vehicleImageRear',
-      'vehicleImagePassengerSide',
-      'vehicleImageDriverSide',
-      'vehicleImageInteriorFront',
-      'vehicleImageInteriorBack',
-    ]) {
-      await choosePhoto(page, field);
-    }
+    for (const field of VEHICLE_IMAGE_FIELDS) await choosePhoto(page, field);
     await press(page, 'Guardar');
     await expectToast(page, 'Fotos del vehículo subidas correctamente.');
     await page.waitForURL('**/add-vehicle');
