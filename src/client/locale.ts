@@ -6,7 +6,7 @@
  * shown are loaded in the new language before the page draws again.
  */
 import { useSyncExternalStore } from 'react';
-import { isLocale, preferredLocale, type Locale, type Translations } from '../shared/locales.js';
+import { DEFAULT_LOCALE, isLocale, preferredLocale, type Locale, type Translations } from '../shared/locales.js';
 import { LOCALE_STORAGE_KEY } from '../shared/storageKeys.js';
 import { translateFlow } from './flow.js';
 
@@ -37,12 +37,14 @@ export function prepareWith(preparation: (locale: Locale) => Promise<unknown>): 
 
 export const currentLocale = (): Locale => current;
 
+function subscribe(listener: () => void): () => void {
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+}
+
 /** The page's language, drawing the caller again when it changes. */
 export function useLocale(): Locale {
-  return useSyncExternalStore((listener) => {
-    listeners.add(listener);
-    return () => listeners.delete(listener);
-  }, currentLocale);
+  return useSyncExternalStore(subscribe, currentLocale);
 }
 
 /** Loads what `locale` needs before the page shows it: the flow's texts and the forms already on the page. */
@@ -53,18 +55,25 @@ async function prepare(locale: Locale): Promise<void> {
   document.documentElement.lang = locale;
 }
 
-/** Before the first page: the flow in the page's language. */
-export const prepareFirstPage = (): Promise<void> => prepare(current);
+/** Before the first page: the flow in the page's language; in English when its texts could not be loaded (offline). */
+export async function prepareFirstPage(): Promise<void> {
+  try {
+    await prepare(current);
+  } catch {
+    current = DEFAULT_LOCALE;
+    await prepare(current);
+  }
+}
 
-/** Switches the page to `locale`, and keeps the choice on this device. */
+/** Switches the page to `locale` once what it needs is loaded, and keeps the choice on this device. */
 export async function chooseLocale(locale: Locale): Promise<void> {
+  await prepare(locale);
+  current = locale;
   try {
     localStorage.setItem(LOCALE_STORAGE_KEY, locale);
   } catch {
     // Storage blocked: the choice holds for this page.
   }
-  await prepare(locale);
-  current = locale;
   for (const listener of listeners) listener();
 }
 

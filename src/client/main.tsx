@@ -6,11 +6,11 @@ import { App } from './App.js';
 import { appConfig } from './config.js';
 import { prepareFirstPage } from './locale.js';
 
-// The flow's texts in the page's language before the first page shows (English needs nothing);
-// if they cannot be loaded (the network dropped), the page shows in English.
+// The flow's texts in the page's language before the first page shows (English needs nothing,
+// and stands in when they cannot be loaded); the page shows whatever happened.
 void prepareFirstPage()
   .catch(() => undefined)
-  .then(() => {
+  .finally(() => {
     const root = document.getElementById('root');
     if (root) {
       createRoot(root).render(
