@@ -47,6 +47,15 @@ export const EDITOR_SCHEMAS = {
 
 const SANDBOX_PAYMENTS_FILE = 'flows/sandbox-payments.json';
 const SERVER_MESSAGES_FILE = 'flows/server-messages.json';
+
+/** Every file with copy under `root`, each with the schema that marks its texts (`"copy": true`). */
+export const copySourcesAt = (root: string) =>
+  copySources(root, { stepSchema: EDITOR_SCHEMAS.step, uiSchema: EDITOR_SCHEMAS.ui }, [
+    { file: FLOW_FILE, schema: EDITOR_SCHEMAS.flow },
+    { file: NOTICES_FILE, schema: EDITOR_SCHEMAS.notices },
+    { file: SERVER_MESSAGES_FILE, schema: EDITOR_SCHEMAS.serverMessages },
+    { file: SANDBOX_PAYMENTS_FILE, schema: EDITOR_SCHEMAS.sandboxPayments },
+  ]);
 const SCHEMA_SUFFIX = '.schema.json';
 const UI_SUFFIX = '.ui.json';
 
@@ -293,7 +302,7 @@ export async function lintProject(root: string, registry: Registry, options: { f
     }
   };
   if (options.fixturesAndTranslations !== false) {
-    checkTranslations(root, copySources(root, EDITOR_SCHEMAS), sourceOf, problems);
+    checkTranslations(root, copySourcesAt(root), sourceOf, problems);
     if (flowJson && !problems.hasAny(FLOW_FILE)) checkJourneyLabels(root, flowJson, problems);
   }
 

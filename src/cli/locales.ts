@@ -10,16 +10,17 @@ import { CONTENT_ROOT } from '../node/projectFiles.js';
 import { textAt, TRANSLATED_LOCALES, translationFileOf, LOCALES, type Translation } from '../shared/locales.js';
 import type { JsonObject } from '../shared/schemaFiles.js';
 import { RJSF_ENGLISH, RJSF_STRINGS_FILE } from '../shared/rjsfStrings.js';
-import { copyOf, copySources, entriesOf, rjsfCopy } from './lint/translationChecks.js';
-import { EDITOR_SCHEMAS } from './lintProject.js';
+import { copyPointers } from '../shared/copy.js';
+import { entriesOf, rjsfCopy } from './lint/translationChecks.js';
+import { copySourcesAt } from './lintProject.js';
 
 const readJson = (path: string) => JSON.parse(readFileSync(path, 'utf8')) as JsonObject;
 
 /** Writes the translation files under `root`; answers a line per file it changed. */
 export function updateTranslationFiles(root: string): string[] {
-  const sources = copySources(root, EDITOR_SCHEMAS).map(({ file, schema }) => {
+  const sources = copySourcesAt(root).map(({ file, schema }) => {
     const source = readJson(join(root, file));
-    return { about: file, fileName: basename(file), source, copy: copyOf(source, readJson(join(root, schema))) };
+    return { about: file, fileName: basename(file), source, copy: copyPointers(source, readJson(join(root, schema))) };
   });
   // rjsf's own strings, whose English is rjsf's.
   sources.push({ about: "rjsf's strings", fileName: RJSF_STRINGS_FILE, source: RJSF_ENGLISH, copy: rjsfCopy() });

@@ -5,11 +5,12 @@
  * pointer, so the fix is made where it is read.
  */
 import { readdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { copyPointers } from '../../shared/copy.js';
 import { type Locale, LOCALE_NAMES, localize, type Translations, TRANSLATED_LOCALES, translationFileOf, translationProblems } from '../../shared/locales.js';
 import { RJSF_ENGLISH, RJSF_STRINGS_FILE } from '../../shared/rjsfStrings.js';
 import { isObject, type JsonObject } from '../../shared/schemaFiles.js';
+import { FLOW_FILE } from './flowChecks.js';
 import { parseJsonObject, readProjectFile } from './jsonFiles.js';
 import { pointer, type Problems } from './problems.js';
 
@@ -19,29 +20,16 @@ export interface CopySource {
   schema: string;
 }
 
-/** The files operations staff write copy in: each step and UI schema, the flow, the notices, the server's answers and the local card sandbox's words. */
-export function copySources(
-  root: string,
-  describing: { step: string; ui: string; flow: string; notices: string; serverMessages: string; sandboxPayments: string },
-): CopySource[] {
+/**
+ * The files operations staff write copy in: each step and UI schema of schemas/ (described by
+ * `stepSchema` and `uiSchema`), and the data files named with their own (the flow, the notices…).
+ */
+export function copySources(root: string, { stepSchema, uiSchema }: { stepSchema: string; uiSchema: string }, dataFiles: CopySource[]): CopySource[] {
   const schemas = readdirSync(join(root, 'schemas'))
     .filter((name) => name.endsWith('.schema.json') || name.endsWith('.ui.json'))
     .sort()
-    .map((name) => ({ file: `schemas/${name}`, schema: name.endsWith('.ui.json') ? describing.ui : describing.step }));
-  return [
-    ...schemas,
-    { file: 'flows/onboarding.flow.json', schema: describing.flow },
-    { file: 'flows/notices.json', schema: describing.notices },
-    { file: 'flows/server-messages.json', schema: describing.serverMessages },
-    { file: 'flows/sandbox-payments.json', schema: describing.sandboxPayments },
-  ];
-}
-
-const fileNameOf = (path: string) => path.split('/').at(-1) ?? path;
-
-/** A source file's texts: its copy pointers, read with its describing schema. */
-export function copyOf(source: JsonObject, describing: JsonObject): string[] {
-  return copyPointers(source, describing);
+    .map((name) => ({ file: `schemas/${name}`, schema: name.endsWith('.ui.json') ? uiSchema : stepSchema }));
+  return [...schemas, ...dataFiles];
 }
 
 /** A translation file's entries (its "$comment" left out). */
@@ -63,7 +51,8 @@ export function checkTranslations(
   for (const { file, schema } of sources) {
     const source = read(file);
     const describing = read(schema);
-    if (source && describing) checkFileTranslations(root, { about: file, fileName: fileNameOf(file) }, source, copyOf(source, describing), problems, locales);
+    if (source && describing)
+      checkFileTranslations(root, { about: file, fileName: basename(file) }, source, copyPointers(source, describing), problems, locales);
   }
   // rjsf's own strings: their English is rjsf's.
   checkFileTranslations(root, { about: "rjsf's strings", fileName: RJSF_STRINGS_FILE }, RJSF_ENGLISH, rjsfCopy(), problems, locales);
@@ -105,9 +94,8 @@ function checkFileTranslations(
  * no stage on that step.
  */
 export function checkJourneyLabels(root: string, flow: JsonObject, problems: Problems, locales: readonly Locale[] = TRANSLATED_LOCALES): void {
-  const file = 'flows/onboarding.flow.json';
   for (const locale of locales) {
-    const translationFile = translationFileOf(locale, fileNameOf(file));
+    const translationFile = translationFileOf(locale, basename(FLOW_FILE));
     const text = readProjectFile(root, translationFile);
     let translations: Translations;
     try {
