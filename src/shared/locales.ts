@@ -43,8 +43,13 @@ export function preferredLocale(preferences: string | readonly string[] | undefi
           .split(',')
           .map((part) => {
             const [tag = '', ...params] = part.trim().split(';');
-            const q = params.map((param) => /^\s*q=([\d.]+)\s*$/.exec(param)?.[1]).find(Boolean);
-            return { tag, q: q === undefined ? 1 : Number(q) };
+            // A weight that is no number from 0 to 1 ("q=abc", "q=-1") leaves the language out.
+            const weight = params
+              .find((param) => /^\s*q=/i.test(param))
+              ?.replace(/^\s*q=/i, '')
+              .trim();
+            const q = weight === undefined ? 1 : /^(0(\.\d{0,3})?|1(\.0{0,3})?)$/.test(weight) ? Number(weight) : 0;
+            return { tag, q };
           })
           .filter(({ q }) => q > 0)
           .sort((a, b) => b.q - a.q)

@@ -32,6 +32,18 @@ describe('the language of an answer', () => {
     }
   });
 
+  it('is English, never a fault, for a header that is junk', async () => {
+    for (const language of ['es;q=abc, ;;;', 'q=1', '\u0001es', `${'x-'.repeat(3000)}es`, 'es;q=-1', ',,,,']) {
+      const response = await status(language);
+      expect(response.statusCode).toBe(401);
+      expect(json(response)).toMatchObject({ message: expect.any(String) });
+    }
+    // A weight that is no number from 0 to 1 leaves its language out.
+    expect(json(await status('es;q=abc, en;q=0.5'))).toMatchObject({ message: 'Token not found' });
+    expect(json(await status('es;q=-1, en'))).toMatchObject({ message: 'Token not found' });
+    expect(json(await status('fr, es;q=0.5'))).toMatchObject({ message: 'No se encontró el token.' });
+  });
+
   it('carries a step’s field messages in the same language', async () => {
     const response = await server.app.inject({
       method: 'POST',
