@@ -3,13 +3,15 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { brotliDecompressSync, gunzipSync, gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { staticClosure, type Metafile } from '../src/node/build.js';
+import { staticClosure, type Metafile, type RouteScripts } from '../src/node/build.js';
 import { PROJECT_ROOT } from '../src/node/projectFiles.js';
 import { HASHED_ASSET } from '../src/server/routes/static.js';
 
 const metafile = JSON.parse(readFileSync(join(PROJECT_ROOT, 'build', 'metafile.json'), 'utf8')) as Metafile;
 const outputs = Object.entries(metafile.outputs).filter(([file]) => file.endsWith('.js'));
 const inputsOf = (file: string) => Object.keys(metafile.outputs[file]?.inputs ?? {});
+/** The inputs of a script by its URL ("/assets/chunks/…"). */
+const outputOf = (url: string) => inputsOf(`dist${url}`);
 
 /** The entry and every chunk it imports statically: what the first page loads. */
 function initialFiles(): string[] {
@@ -118,11 +120,22 @@ describe('the delivery', () => {
   it('preloads the first page’s scripts with it, and names each step’s own scripts for its route', () => {
     const html = readFileSync(join(dist, 'index.html'), 'utf8');
     for (const file of initialFiles().slice(1)) expect(html).toContain(`<link rel="modulepreload" href="/${file.replace(/^dist\//, '')}" />`);
-    const preloads = JSON.parse(readFileSync(join(dist, 'route-preloads.json'), 'utf8')) as Record<string, string[]>;
+    const preloads = JSON.parse(readFileSync(join(dist, 'route-preloads.json'), 'utf8')) as RouteScripts;
     const wanted = signupFiles()
       .filter((file) => !initialFiles().includes(file))
       .map((file) => `/${file.replace(/^dist\//, '')}`);
-    expect(preloads['/signup']?.sort()).toEqual(wanted.sort());
-    expect(preloads['/awaiting-approval']?.some((file) => file.includes('AwaitingApprovalScreen'))).toBe(true);
+    expect(preloads['/signup']?.en.sort()).toEqual(wanted.sort());
+    expect(preloads['/awaiting-approval']?.en.some((file) => file.includes('AwaitingApprovalScreen'))).toBe(true);
+  });
+
+  it('preloads a step’s form in each language with that language’s texts, and leaves a variant form to the page that picks it', () => {
+    const preloads = JSON.parse(readFileSync(join(dist, 'route-preloads.json'), 'utf8')) as RouteScripts;
+    const formsOf = (files: string[] = []) => files.map((file) => /\/(profile[\w.-]*)-[A-Z0-9]{8}\.js$/.exec(file)?.[1]).filter(Boolean);
+    expect(formsOf(preloads['/complete-profile']?.en)).toEqual(['profile']);
+    expect(formsOf(preloads['/complete-profile']?.es)).toEqual(['profile.es']);
+    const translations = (files: string[] = []) => files.filter((file) => outputOf(file).some((input) => input.includes('locales/es/')));
+    expect(translations(preloads['/complete-profile']?.en)).toEqual([]);
+    expect(translations(preloads['/complete-profile']?.es)).toHaveLength(2);
+    expect(translations(preloads['/awaiting-approval']?.es)).toHaveLength(1);
   });
 });

@@ -36,7 +36,7 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floo
 async function signupBundle() {
   const metafile = JSON.parse(await readFile(join(PROJECT_ROOT, 'build', 'metafile.json'), 'utf8')) as Metafile;
   const { shell, routes } = pageScripts(metafile);
-  const needed = [...shell, ...(routes['/signup'] ?? [])];
+  const needed = [...shell, ...(routes['/signup']?.en ?? [])];
   const gzip = async (files: Iterable<string>) => {
     let total = 0;
     for (const file of files) if (file.endsWith('.js')) total += gzipSync(await readFile(join(PROJECT_ROOT, file)), { level: 9 }).length;

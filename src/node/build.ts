@@ -7,7 +7,7 @@
  * keeps the browser build for fast rebuilds after each edit (src/cli/dev.ts).
  */
 import { cp, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { brotliCompress, constants as zlib, gzip } from 'node:zlib';
 import * as esbuild from 'esbuild';
@@ -15,7 +15,7 @@ import { precompiledValidatorsCode } from './precompiledValidators.js';
 import { REACT_RUNTIME } from './reactRuntime.js';
 import { CONTENT_ROOT, FLOW_FILE, loadFlow, loadSchema, loadUiSchema, PROJECT_ROOT, ROUTE_PRELOADS, schemaNamesOf } from './projectFiles.js';
 import { writeUsPlaces } from './usPlaces.js';
-import { DEFAULT_LOCALE, LOCALES, type Locale } from '../shared/locales.js';
+import { DEFAULT_LOCALE, LOCALES, translationFileOf, type Locale } from '../shared/locales.js';
 
 /** Paths of the built entry script and stylesheet, under dist/. */
 export interface BuiltEntry {
@@ -46,16 +46,18 @@ export const METAFILE = join(CONTENT_ROOT, 'build', 'metafile.json');
 /** Each form's schema and UI schema as last generated: a rebuild compiles only the forms that changed. */
 const generatedFrom = new Map<string, string>();
 
+/** A form's module in a language: "profile", "profile.es". */
+const formModuleOf = (name: string, locale: Locale) => (locale === DEFAULT_LOCALE ? name : `${name}.${locale}`);
+
 /** Writes build/generated/forms/<name>[.<locale>].js (schema + UI schema + validator) for each form, in each language. */
 async function generateForms(names: string[]): Promise<string> {
   if (generatedFrom.size === 0) {
     await rm(GENERATED, { recursive: true, force: true });
     await mkdir(join(GENERATED, 'forms'), { recursive: true });
   }
-  const moduleOf = (name: string, locale: Locale) => (locale === DEFAULT_LOCALE ? name : `${name}.${locale}`);
   for (const name of names) {
     for (const locale of Object.keys(LOCALES) as Locale[]) {
-      const module = moduleOf(name, locale);
+      const module = formModuleOf(name, locale);
       const schema = loadSchema(name, locale);
       const uiSchema = loadUiSchema(name, locale);
       const source = JSON.stringify([schema, uiSchema]);
@@ -74,7 +76,7 @@ async function generateForms(names: string[]): Promise<string> {
   const cases = names
     .flatMap((name) =>
       (Object.keys(LOCALES) as Locale[]).map(
-        (locale) => `    case ${JSON.stringify(`${name}\n${locale}`)}: return import('./forms/${moduleOf(name, locale)}.js');`,
+        (locale) => `    case ${JSON.stringify(`${name}\n${locale}`)}: return import('./forms/${formModuleOf(name, locale)}.js');`,
       ),
     )
     .join('\n');
@@ -137,12 +139,16 @@ async function writeWhole(path: string, text: string): Promise<void> {
   await rename(`${path}.new`, path);
 }
 
+/** Per route, per language: the scripts the route's page loads beyond the shell, paths under dist/ (route-preloads.json). */
+export type RouteScripts = Record<string, Record<Locale, string[]>>;
+
 /**
  * The scripts of each page: the entry and what it imports (the shell, which every page loads),
- * and for each step's route the scripts its page loads on demand (the form renderer and the
- * step's form, or the screen), paths under dist/.
+ * and for each step's route, in each language, the scripts its page loads on demand: the form
+ * renderer and the step's form in that language, or the screen; in a translated language, its
+ * texts too. A form's variants (profile-social) are left to the few drivers whose page picks one.
  */
-export function pageScripts(metafile: Metafile): { entry: string; css: string; shell: string[]; routes: Record<string, string[]> } {
+export function pageScripts(metafile: Metafile): { entry: string; css: string; shell: string[]; routes: RouteScripts } {
   const [entry, output] = Object.entries(metafile.outputs).find(([, o]) => o.entryPoint?.endsWith('src/client/main.tsx')) ?? [];
   if (!entry || !output?.cssBundle) throw new Error('The client bundle has no entry script or stylesheet');
   const shell = staticClosure(metafile, [entry]);
@@ -150,17 +156,21 @@ export function pageScripts(metafile: Metafile): { entry: string; css: string; s
     Object.keys(metafile.outputs).filter(
       (file) => file.endsWith('.js') && Object.keys(metafile.outputs[file]?.inputs ?? {}).some((each) => each.endsWith(input)),
     );
-  const routes: Record<string, string[]> = {};
+  const routes: RouteScripts = {};
   for (const step of Object.values(loadFlow().steps)) {
-    const inputs =
-      step.kind === 'form'
-        ? [
-            'src/client/StepPage.tsx',
-            ...[step.schema, ...(step.variants ?? []).map((variant) => variant.schema)].map((name) => `build/generated/forms/${name}.js`),
-          ]
-        : [`src/client/screens/${pascal(step.screen)}Screen.tsx`];
-    const files = staticClosure(metafile, inputs.flatMap(chunksOf)).filter((file) => !shell.includes(file));
-    if (files.length > 0) routes[step.route] = files;
+    const scriptsIn = (locale: Locale) => {
+      const page =
+        step.kind === 'form'
+          ? [
+              'src/client/StepPage.tsx',
+              `build/generated/forms/${formModuleOf(step.schema, locale)}.js`,
+              ...(locale === DEFAULT_LOCALE ? [] : [translationFileOf(locale, 'rjsf.json')]),
+            ]
+          : [`src/client/screens/${pascal(step.screen)}Screen.tsx`];
+      const texts = locale === DEFAULT_LOCALE ? [] : [translationFileOf(locale, basename(FLOW_FILE))];
+      return staticClosure(metafile, [...page, ...texts].flatMap(chunksOf)).filter((file) => !shell.includes(file));
+    };
+    routes[step.route] = Object.fromEntries((Object.keys(LOCALES) as Locale[]).map((locale) => [locale, scriptsIn(locale)])) as Record<Locale, string[]>;
   }
   return { entry, css: output.cssBundle, shell, routes };
 }
@@ -177,7 +187,12 @@ async function writeIndexHtml(metafile: Metafile): Promise<BuiltEntry> {
     .replace('%JS%', href(js))
     .replace('%CSS%', href(css))
     .replace('%PRELOAD%', preloadLinks(shell.filter((file) => file !== js)));
-  const preloads = Object.fromEntries(Object.entries(routes).map(([route, files]) => [route, files.map(href)]));
+  const preloads = Object.fromEntries(
+    Object.entries(routes).map(([route, byLocale]) => [
+      route,
+      Object.fromEntries(Object.entries(byLocale).map(([locale, files]) => [locale, files.map(href)])),
+    ]),
+  );
   await writeWhole(join(DIST, ROUTE_PRELOADS), JSON.stringify(preloads));
   await writeWhole(join(DIST, 'index.html'), page);
   return { js, css };

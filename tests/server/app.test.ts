@@ -101,8 +101,12 @@ describe('the web app (dist/)', () => {
         await writeFile(
           join(dist(), 'route-preloads.json'),
           JSON.stringify({
-            '/signup': ['/assets/chunks/StepPage-ABCD2345.js', '/assets/chunks/signup-WXYZ2345.js'],
-            '/:id/:token': ['/assets/chunks/ResumeScreen-QRST2345.js'],
+            '/signup': {
+              en: ['/assets/chunks/StepPage-ABCD2345.js', '/assets/chunks/signup-WXYZ2345.js'],
+              es: ['/assets/chunks/StepPage-ABCD2345.js', '/assets/chunks/signup.es-WXYZ6789.js', '/assets/chunks/onboarding.flow-EFGH2345.js'],
+            },
+            '/:id/:token': { en: ['/assets/chunks/ResumeScreen-QRST2345.js'], es: ['/assets/chunks/ResumeScreen-QRST2345.js'] },
+            '/verify-otp-email': { en: [], es: [] },
           }),
         );
         await writeFile(join(dist(), 'index.html'), '<!doctype html><html><head><!--app-config--><!--route-preload--></head><body></body></html>');
@@ -134,14 +138,49 @@ describe('the web app (dist/)', () => {
         expect((await page(app, '/signup')).headers['cache-control']).toBe('no-cache');
       });
 
+      it('compresses the page by what the browser accepts, and answers a revalidation of the same page 304 with no body', async () => {
+        const send = (headers: Record<string, string>) => app.inject({ method: 'GET', url: '/signup', headers: { accept: 'text/html', ...headers } });
+        const plain = await send({});
+        const br = await send({ 'accept-encoding': 'gzip, deflate, br' });
+        expect(br.headers['content-encoding']).toBe('br');
+        expect(brotliDecompressSync(br.rawPayload).toString()).toBe(plain.body);
+        const gz = await send({ 'accept-encoding': 'gzip' });
+        expect(gz.headers['content-encoding']).toBe('gzip');
+        expect(gunzipSync(gz.rawPayload).toString()).toBe(plain.body);
+        for (const response of [plain, br, gz]) expect(response.headers.vary).toContain('accept-encoding');
+
+        const etag = String(plain.headers.etag);
+        const again = await send({ 'if-none-match': etag, 'accept-encoding': 'br' });
+        expect(again.statusCode).toBe(304);
+        expect(again.body).toBe('');
+        expect(again.headers['cache-control']).toBe('no-cache');
+        expect((await send({ 'if-none-match': `W/"another", ${etag}` })).statusCode).toBe(304);
+        // Another page (its own preloads), or a page changed since: sent whole.
+        expect((await app.inject({ method: 'GET', url: '/verify-otp-email', headers: { accept: 'text/html', 'if-none-match': etag } })).statusCode).toBe(200);
+        expect((await send({ 'if-none-match': 'W/"an older page"' })).statusCode).toBe(200);
+      });
+
       it('preloads the scripts of the page’s own step with the page, so none waits for another', async () => {
         expect((await page(app, '/signup')).body).toContain(
           '<link rel="modulepreload" href="/assets/chunks/StepPage-ABCD2345.js" /><link rel="modulepreload" href="/assets/chunks/signup-WXYZ2345.js" />',
         );
         expect((await page(app, '/3f1c/some-token')).body).toContain('<link rel="modulepreload" href="/assets/chunks/ResumeScreen-QRST2345.js" />');
-        const other = (await page(app, '/verify-otp-email')).body;
-        expect(other).not.toContain('modulepreload');
-        expect(other).not.toContain('<!--route-preload-->');
+        for (const url of ['/verify-otp-email', '/not-a-step']) {
+          const other = (await page(app, url)).body;
+          expect(other).not.toContain('modulepreload');
+          expect(other).not.toContain('<!--route-preload-->');
+        }
+      });
+
+      it('preloads the step’s form and texts in the language the browser asks for', async () => {
+        const spanish = await app.inject({ method: 'GET', url: '/signup', headers: { accept: 'text/html', 'accept-language': 'es-MX,es;q=0.9,en;q=0.5' } });
+        expect(spanish.body).toContain(
+          '<link rel="modulepreload" href="/assets/chunks/signup.es-WXYZ6789.js" /><link rel="modulepreload" href="/assets/chunks/onboarding.flow-EFGH2345.js" />',
+        );
+        expect(spanish.body).not.toContain('signup-WXYZ2345.js');
+        expect(spanish.headers.vary).toContain('accept-language');
+        const unknown = await app.inject({ method: 'GET', url: '/signup', headers: { accept: 'text/html', 'accept-language': 'fr-FR' } });
+        expect(unknown.body).toContain('<link rel="modulepreload" href="/assets/chunks/signup-WXYZ2345.js" />');
       });
     });
 

@@ -3,14 +3,19 @@
  * gets dist/index.html with the runtime configuration filled in. API paths never fall back to
  * the page; they answer 404 { message }.
  */
+import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
+import { negotiate } from '@fastify/accept-negotiator';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ServerConfig } from '../config.js';
 import type { LiveEdits } from '../liveEdits.js';
+import type { RouteScripts } from '../../node/build.js';
 import { ROUTE_PRELOADS } from '../../node/projectFiles.js';
+import type { Locale } from '../../shared/locales.js';
 import fp from 'fastify-plugin';
 import { SANDBOX_CONFIRM_PATH } from './sandboxPayments.js';
 
@@ -61,14 +66,28 @@ const ROUTE_PRELOAD_PLACEHOLDER = '<!--route-preload-->';
 /** Whether a route of the flow ("/:id/:token") is this path's. */
 const routeMatches = (route: string, path: string) => new RegExp(`^${route.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:\w+/g, '[^/]+')}/?$`).test(path);
 
-/** The page's own scripts, preloaded: those of the step at this path (build.ts, route-preloads.json). */
-function routePreloads(preloads: Record<string, string[]>, url: string): string {
+/**
+ * The page's own scripts, preloaded: those of the step at this path, in the language the browser
+ * asks for, which is the one the page picks unless the driver chose another on this device
+ * (build.ts, route-preloads.json).
+ */
+function routePreloads(preloads: RouteScripts, url: string, locale: Locale): string {
   const path = url.split('?')[0] ?? '/';
-  const files = Object.entries(preloads).find(([route]) => routeMatches(route, path))?.[1] ?? [];
-  return files.map((file) => `<link rel="modulepreload" href="${file}" />`).join('');
+  const scripts = Object.entries(preloads).find(([route]) => routeMatches(route, path))?.[1];
+  return (scripts?.[locale] ?? []).map((file) => `<link rel="modulepreload" href="${file}" />`).join('');
 }
 
 const wantsHtml = (request: FastifyRequest) => (request.headers.accept ?? '').includes('text/html');
+
+/** Whether the browser's copy of the page (If-None-Match) is this one: a revalidation then costs no body. */
+const holdsPage = (request: FastifyRequest, etag: string) =>
+  (request.headers['if-none-match'] ?? '').split(',').some((tag) => tag.trim() === etag || tag.trim() === '*');
+
+/** The page in the best encoding the browser takes; Brotli at a middle quality, as the page is made for each request. */
+const PAGE_ENCODINGS = {
+  br: (page: string) => brotliCompressSync(page, { params: { [constants.BROTLI_PARAM_QUALITY]: 5 } }),
+  gzip: (page: string) => gzipSync(page),
+};
 
 /** GET /ip: the local stand-in for the public-IP lookup the sign-up makes. */
 export async function ipLookupRoutes(app: FastifyInstance) {
@@ -103,16 +122,22 @@ export const staticRoutes = fp<{ config: ServerConfig; isApiPath: (url: string) 
 
     async function sendPage(request: FastifyRequest, reply: FastifyReply) {
       let html: string;
-      let preloads: Record<string, string[]> = {};
+      let preloads: RouteScripts = {};
       try {
         // Read each time: they are small, and a rebuild should not need a restart.
         html = await readFile(indexFile, 'utf8');
-        preloads = JSON.parse(await readFile(join(config.staticDir, ROUTE_PRELOADS), 'utf8').catch(() => '{}')) as Record<string, string[]>;
+        preloads = JSON.parse(await readFile(join(config.staticDir, ROUTE_PRELOADS), 'utf8').catch(() => '{}')) as RouteScripts;
       } catch {
         return reply.code(503).send({ message: NOT_BUILT_MESSAGE });
       }
-      const page = html.replace(CONFIG_PLACEHOLDER, configScript).replace(ROUTE_PRELOAD_PLACEHOLDER, routePreloads(preloads, request.url));
-      return reply.code(200).header('cache-control', 'no-cache').type('text/html; charset=utf-8').send(page);
+      const page = html.replace(CONFIG_PLACEHOLDER, configScript).replace(ROUTE_PRELOAD_PLACEHOLDER, routePreloads(preloads, request.url, request.locale));
+      // Asked again on every visit (a new build must reach drivers at once), answered 304 while unchanged.
+      const etag = `W/"${createHash('sha256').update(page).digest('base64url')}"`;
+      reply.header('cache-control', 'no-cache').header('etag', etag).header('vary', 'accept-encoding, accept-language');
+      if (holdsPage(request, etag)) return reply.code(304).send();
+      const encoding = negotiate(request.headers['accept-encoding'] ?? '', Object.keys(PAGE_ENCODINGS)) as keyof typeof PAGE_ENCODINGS | null;
+      reply.code(200).type('text/html; charset=utf-8');
+      return encoding ? reply.header('content-encoding', encoding).send(PAGE_ENCODINGS[encoding](page)) : reply.send(page);
     }
 
     // With `index: false` the static handler refuses "/" (a directory); the start page is the app.
