@@ -14,7 +14,7 @@ import { useValuesSelection, type FormValuesStore } from '../../widgets/formValu
 import { clearPhoto, getPhoto, isKeptPhoto, setPhoto } from '../../widgets/photoStore.js';
 import { callApi } from './api.js';
 import { CompletionView } from './CompletionView.js';
-import { readDraft, removeDraft, saveDraft } from './drafts.js';
+import { readDraft, removeDraft, saveDraft, takeOpeningDraft, type Draft } from './drafts.js';
 import { callByName, flow, routeOf } from './flow.js';
 import { PasswordReset } from './PasswordReset.js';
 import { SignInAgainDialog } from './SignInAgainDialog.js';
@@ -23,7 +23,7 @@ import { StepLinks } from './StepLinks.js';
 import { browserLookup, guardRedirect, submitStep, type Navigation } from './stepRuntime.js';
 import { Layout } from './Layout.js';
 import { loadStepForm, StepFormView, submitTextOf, type FormData, type LoadedForm } from './StepFormView.js';
-import { useLocale } from './locale.js';
+import { currentLocale, useLocale } from './locale.js';
 import { getItem } from './storage.js';
 import { useOpening } from './reads.js';
 import { useStepFormState } from './useStepFormState.js';
@@ -43,6 +43,16 @@ export function StepPage({ id, step }: { id: string; step: FormStep }) {
   return <StepForm id={id} step={step} schemaName={stepSchemaName(step, browserLookup())} />;
 }
 
+/**
+ * Loads the form a step's page shows first (in the variant and the language the page picks),
+ * unless the page sends the driver elsewhere: for a page opened by its address, main.tsx waits
+ * for it before the first render.
+ */
+export function prepareStepPage(step: FormStep): Promise<unknown> {
+  if (guardRedirect(step.guards)) return Promise.resolve();
+  return loadStepForm(stepSchemaName(step, browserLookup()), currentLocale());
+}
+
 /** The fields a schema marks `"sensitive": true`. */
 const sensitiveFieldsOf = (schema: { properties?: Record<string, unknown> }) =>
   Object.entries(schema.properties ?? {})
@@ -56,24 +66,32 @@ function draftFieldsOf(form: LoadedForm, sensitive: readonly string[]): { values
   return { values: fields, photos: fields.filter((field) => widgetOf(field) === 'photo') };
 }
 
+/** Puts a draft's photos back in their slots; answers the values the form starts from (null: no draft). */
+function restoreDraft(draft: Draft | undefined): { values: FormData } | null {
+  if (!draft) return null;
+  const values = { ...draft.values };
+  for (const [field, photo] of Object.entries(draft.photos)) {
+    setPhoto(field, photo);
+    // A photo's value is its type: a draft saved between a photo and its value still brings back both.
+    values[field] ??= photo.type || undefined;
+  }
+  return { values };
+}
+
 /** The step's draft on this device, read once each time the step opens; its photos go back in their slots. */
 function useDraft(stepId: string): { ready: boolean; values?: FormData } {
   const opening = useOpening();
-  const { data, error } = useSWR(
-    ['draft', stepId, opening] as const,
-    async () => {
-      const draft = await readDraft(getItem('driver_id'), stepId);
-      if (!draft) return null;
-      const values = { ...draft.values };
-      for (const [field, photo] of Object.entries(draft.photos)) {
-        setPhoto(field, photo);
-        // A photo's value is its type: a draft saved between a photo and its value still brings back both.
-        values[field] ??= photo.type || undefined;
-      }
-      return { ...draft, values };
-    },
-    { revalidateOnFocus: false, revalidateIfStale: false },
-  );
+  // Read as the page opened (main.tsx): the form shows at its first draw, with no spinner before it.
+  const [opened] = useState(() => {
+    const taken = takeOpeningDraft(getItem('driver_id'), stepId);
+    return taken && restoreDraft(taken.draft);
+  });
+  const { data, error } = useSWR(['draft', stepId, opening] as const, async () => restoreDraft(await readDraft(getItem('driver_id'), stepId)), {
+    revalidateOnFocus: false,
+    revalidateIfStale: false,
+    fallbackData: opened,
+    revalidateOnMount: opened === undefined,
+  });
   return { ready: data !== undefined || error !== undefined, values: data?.values };
 }
 

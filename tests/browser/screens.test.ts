@@ -97,6 +97,26 @@ describe('a draft of the step on the device', () => {
     expect((await kept(page)).drafts).toBe(0);
   });
 
+  it('is in the form at its first draw when the step is opened by its address: no spinner before it', async () => {
+    const page = await (await contextForTest(journey)).newPage();
+    await page.goto(`${journey.baseUrl}/signup`);
+    await page.locator('#root_email').fill('robin@example.com');
+    await expect.poll(async () => (await kept(page)).drafts, { timeout: 5_000 }).toBe(1);
+    // What the page draws after the reload, as it draws it: any spinner of the step's own, and the
+    // email the first time its field is there.
+    await page.addInitScript(() => {
+      const drawn: { stepSpinner: boolean; email?: string } = { stepSpinner: false };
+      Object.assign(window, { drawn });
+      new MutationObserver(() => {
+        if (document.querySelector('.step-loading')) drawn.stepSpinner = true;
+        drawn.email ??= document.querySelector<HTMLInputElement>('#root_email')?.value;
+      }).observe(document, { childList: true, subtree: true });
+    });
+    await page.reload();
+    await page.locator('#root_email').waitFor();
+    expect(await page.evaluate(() => (window as unknown as { drawn: unknown }).drawn)).toEqual({ stepSpinner: false, email: 'robin@example.com' });
+  });
+
   it('is forgotten when the driver signs out: the next person on the phone finds nothing', async () => {
     const { page } = await atProfileStep();
     await page.locator('#root_firstName').fill('Robin');
