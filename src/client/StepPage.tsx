@@ -9,12 +9,11 @@ import { use, useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import toast from 'react-hot-toast';
 import { useLocation } from 'wouter';
 import { buildPayload, stepSchemaName, type Completion, type FormStep, type StepAction } from '../shared/flow.js';
-import useSWR from 'swr';
 import { useValuesSelection, type FormValuesStore } from '../../widgets/formValues.js';
 import { clearPhoto, getPhoto, isKeptPhoto, setPhoto } from '../../widgets/photoStore.js';
 import { callApi } from './api.js';
 import { CompletionView } from './CompletionView.js';
-import { readDraft, removeDraft, saveDraft, takeOpeningDraft, type Draft } from './drafts.js';
+import { removeDraft, saveDraft, type Draft } from './drafts.js';
 import { callByName, flow, routeOf } from './flow.js';
 import { PasswordReset } from './PasswordReset.js';
 import { SignInAgainDialog } from './SignInAgainDialog.js';
@@ -25,7 +24,8 @@ import { Layout } from './Layout.js';
 import { loadStepForm, StepFormView, submitTextOf, type FormData, type LoadedForm } from './StepFormView.js';
 import { currentLocale, useLocale } from './locale.js';
 import { getItem } from './storage.js';
-import { useOpening } from './reads.js';
+import { useOpeningRead } from './reads.js';
+import { draftRead } from './stepReads.js';
 import { useStepFormState } from './useStepFormState.js';
 import { useStoredAnswers, type StoredAnswers } from './useStoredAnswers.js';
 
@@ -43,15 +43,8 @@ export function StepPage({ id, step }: { id: string; step: FormStep }) {
   return <StepForm id={id} step={step} schemaName={stepSchemaName(step, browserLookup())} />;
 }
 
-/**
- * Loads the form a step's page shows first (in the variant and the language the page picks),
- * unless the page sends the driver elsewhere: for a page opened by its address, main.tsx waits
- * for it before the first render.
- */
-export function prepareStepPage(step: FormStep): Promise<unknown> {
-  if (guardRedirect(step.guards)) return Promise.resolve();
-  return loadStepForm(stepSchemaName(step, browserLookup()), currentLocale());
-}
+/** Loads the form a step's page shows (in the variant and the language the page picks): main.tsx waits for it before the first render. */
+export const prepareStepPage = (step: FormStep) => loadStepForm(stepSchemaName(step, browserLookup()), currentLocale());
 
 /** The fields a schema marks `"sensitive": true`. */
 const sensitiveFieldsOf = (schema: { properties?: Record<string, unknown> }) =>
@@ -78,21 +71,11 @@ function restoreDraft(draft: Draft | undefined): { values: FormData } | null {
   return { values };
 }
 
-/** The step's draft on this device, read once each time the step opens; its photos go back in their slots. */
+/** The step's draft on this device, read afresh each time the step opens; its photos go back in their slots. */
 function useDraft(stepId: string): { ready: boolean; values?: FormData } {
-  const opening = useOpening();
-  // Read as the page opened (main.tsx): the form shows at its first draw, with no spinner before it.
-  const [opened] = useState(() => {
-    const taken = takeOpeningDraft(getItem('driver_id'), stepId);
-    return taken && restoreDraft(taken.draft);
-  });
-  const { data, error } = useSWR(['draft', stepId, opening] as const, async () => restoreDraft(await readDraft(getItem('driver_id'), stepId)), {
-    revalidateOnFocus: false,
-    revalidateIfStale: false,
-    fallbackData: opened,
-    revalidateOnMount: opened === undefined,
-  });
-  return { ready: data !== undefined || error !== undefined, values: data?.values };
+  const [read] = useState(() => draftRead(stepId));
+  const { data, error } = useOpeningRead(read, restoreDraft);
+  return { ready: data !== undefined || error !== undefined, values: data?.values ?? undefined };
 }
 
 /** The step's form, once what the driver sent before (a reviewed step they come back to) and their draft are here to fill it. */

@@ -31,55 +31,20 @@ function draftStore(): UseStore | null {
 }
 
 /** Drafts are the driver's on this device: a step's draft is kept under the driver it belongs to. */
-const keyOf = (driver: string | undefined, step: string) => `${driver ?? 'new'}:${step}`;
+export const draftKey = (driver: string | undefined, step: string) => `${driver ?? 'new'}:${step}`;
 
-async function read(key: string): Promise<Draft | undefined> {
+export async function readDraft(driver: string | undefined, step: string): Promise<Draft | undefined> {
   const drafts = draftStore();
   if (!drafts) return undefined;
   try {
-    return await get<Draft>(key, drafts);
+    return await get<Draft>(draftKey(driver, step), drafts);
   } catch {
     return undefined;
   }
 }
 
-/** The read begun as the page opened (`beginReadingDraft`), until its step's form takes it; `read` once it ended. */
-let begun: { key: string; draft: Promise<Draft | undefined>; read?: { draft: Draft | undefined } } | undefined;
-
-/**
- * Starts reading the draft of the step the page opens on while the app's scripts still start
- * (main.tsx): opening IndexedDB takes a while on a slow phone, and the form then waits for its
- * scripts and its draft together, not for one after the other. Answers when it is read.
- */
-export function beginReadingDraft(driver: string | undefined, step: string): Promise<unknown> {
-  const key = keyOf(driver, step);
-  const reading: NonNullable<typeof begun> = { key, draft: read(key) };
-  begun = reading;
-  return reading.draft.then((draft) => {
-    reading.read = { draft };
-  });
-}
-
-/** The draft read as the page opened, if it is this step's and was read by now (taken once): the form shows with it at its first draw. */
-export function takeOpeningDraft(driver: string | undefined, step: string): { draft: Draft | undefined } | undefined {
-  if (begun?.key !== keyOf(driver, step) || !begun.read) return undefined;
-  const { read } = begun;
-  begun = undefined;
-  return read;
-}
-
-/** The step's draft: the read begun as the page opened if it is this one (taken once), else a new read. */
-export function readDraft(driver: string | undefined, step: string): Promise<Draft | undefined> {
-  const key = keyOf(driver, step);
-  if (begun?.key !== key) return read(key);
-  const { draft } = begun;
-  begun = undefined;
-  return draft;
-}
-
-/** Every write goes through here: after one, the read begun as the page opened is out of date. */
+/** A change to the drafts; one that fails leaves the page going on without a draft. */
 async function write(change: (drafts: UseStore) => Promise<void>): Promise<void> {
-  begun = undefined;
   const drafts = draftStore();
   if (!drafts) return;
   try {
@@ -89,9 +54,9 @@ async function write(change: (drafts: UseStore) => Promise<void>): Promise<void>
   }
 }
 
-export const saveDraft = (driver: string | undefined, step: string, draft: Draft) => write((drafts) => set(keyOf(driver, step), draft, drafts));
+export const saveDraft = (driver: string | undefined, step: string, draft: Draft) => write((drafts) => set(draftKey(driver, step), draft, drafts));
 
-export const removeDraft = (driver: string | undefined, step: string) => write((drafts) => del(keyOf(driver, step), drafts));
+export const removeDraft = (driver: string | undefined, step: string) => write((drafts) => del(draftKey(driver, step), drafts));
 
 /** Forgets every draft on this device (signing out). */
 export const removeAllDrafts = () => write(clear);

@@ -4,21 +4,31 @@ import '../../widgets/widgets.css';
 import './app.css';
 import { App } from './App.js';
 import { appConfig } from './config.js';
-import { beginReadingDraft } from './drafts.js';
 import { flow, isFormStep } from './flow.js';
 import { prepareFirstPage } from './locale.js';
-import { getItem } from './storage.js';
+import { beginOpeningRead, type KeyedRead } from './reads.js';
+import { draftRead, storedAnswersRead } from './stepReads.js';
+import { guardRedirect } from './stepRuntime.js';
 import type { FormStep } from '../shared/flow.js';
 
-// A form step opened by its address draws once, with its form filled: its page's scripts, its
-// form and its draft are loaded before the first render (index.html shows a spinner meanwhile),
-// not shown one after the other behind spinners of their own.
-const opened = Object.entries(flow.steps).find((entry): entry is [string, FormStep] => isFormStep(entry[1]) && entry[1].route === window.location.pathname);
-const openedStep = opened && [beginReadingDraft(getItem('driver_id'), opened[0]), import('./StepPage.js').then((page) => page.prepareStepPage(opened[1]))];
+/**
+ * A form step opened by its address draws once, complete: its page's scripts and form are loaded,
+ * and what it reads (its draft; what a signed-in driver sent of a reviewed step) is read, beside
+ * the app's scripts rather than after them, before the first render (index.html shows a spinner
+ * meanwhile), instead of a spinner page, then the step's spinner, then the form. Nothing to wait
+ * for when the address is no form step's, or the step's guard sends the driver elsewhere.
+ */
+function prepareOpenedStep(): Promise<unknown>[] {
+  const opened = Object.entries(flow.steps).find((entry): entry is [string, FormStep] => isFormStep(entry[1]) && entry[1].route === window.location.pathname);
+  if (!opened || guardRedirect(opened[1].guards)) return [];
+  const [id, step] = opened;
+  const reads = [draftRead(id), storedAnswersRead(id)].flatMap((read: KeyedRead<unknown> | null) => (read ? [beginOpeningRead(read)] : []));
+  return [...reads, import('./StepPage.js').then((page) => page.prepareStepPage(step))];
+}
 
 // The flow's texts in the page's language before the first page shows (English needs nothing,
 // and stands in when they cannot be loaded); the page shows whatever happened.
-void Promise.allSettled([prepareFirstPage(), ...(openedStep ?? [])]).finally(() => {
+void Promise.allSettled([prepareFirstPage(), ...prepareOpenedStep()]).finally(() => {
   const root = document.getElementById('root');
   if (root) {
     createRoot(root).render(

@@ -1,9 +1,10 @@
 /**
  * What a page shows of the server is read through swr, with fetchers built on api.ts: a failure
- * is thrown as a RequestError, whose message is the one to show.
+ * is thrown as a RequestError, whose message is the one to show. The reads of the page a driver
+ * opens by its address may begin before its scripts have run (useOpeningRead).
  */
 import { useState } from 'react';
-import type { SWRConfiguration } from 'swr';
+import useSWR, { type SWRConfiguration, type SWRResponse } from 'swr';
 import type { ApiFailure, ApiResult } from './api.js';
 import { flow } from './flow.js';
 
@@ -32,4 +33,50 @@ let openings = 0;
 export function useOpening(): number {
   const [opening] = useState(() => ++openings);
   return opening;
+}
+
+/** A read named by a key that holds all it depends on (the step, the driver). */
+export interface KeyedRead<T> {
+  key: string;
+  read: () => Promise<T>;
+}
+
+/** Reads begun as the page opened, each until the screen it is for takes it; `ended` once it did. */
+const openingReads = new Map<string, { read: Promise<unknown>; ended?: { value: unknown } }>();
+
+/**
+ * Begins a read the first screen needs as the page opens (main.tsx), beside the app's scripts
+ * rather than after them. Answers once it ended, however it ended.
+ */
+export function beginOpeningRead({ key, read }: KeyedRead<unknown>): Promise<void> {
+  const begun: { read: Promise<unknown>; ended?: { value: unknown } } = { read: read() };
+  openingReads.set(key, begun);
+  return begun.read.then(
+    (value) => {
+      begun.ended = { value };
+    },
+    () => undefined,
+  );
+}
+
+/**
+ * A screen's read through swr, read afresh each time the screen opens (none for null). The read
+ * begun as the page opened under the same key is taken instead (once), and what it read by the
+ * first draw shows at that draw, with no spinner before it. `shape` runs once on what was read
+ * (a draft's photos go back in their slots) and never answers undefined, swr's "nothing yet".
+ */
+export function useOpeningRead<T, Shown>(keyed: KeyedRead<T> | null, shape: (value: T) => Shown): SWRResponse<Shown> {
+  const opening = useOpening();
+  const [begun] = useState(() => {
+    const taken = keyed && openingReads.get(keyed.key);
+    if (!keyed || !taken) return undefined;
+    openingReads.delete(keyed.key);
+    return { read: taken.read as Promise<T>, shown: taken.ended && { value: shape(taken.ended.value as T) } };
+  });
+  return useSWR(keyed && ([keyed.key, opening] as const), async () => shape(await (begun?.read ?? (keyed as KeyedRead<T>).read())), {
+    revalidateOnFocus: false,
+    revalidateIfStale: false,
+    fallbackData: begun?.shown?.value,
+    revalidateOnMount: begun?.shown === undefined,
+  });
 }

@@ -4,27 +4,12 @@
  * photos are shown as already added (sent back as kept unless replaced), sensitive values show
  * their mask (kept unless retyped), and the fixes asked are shown on their fields.
  */
-import useSWR from 'swr';
-import { isKeptPhoto, keepPhoto } from '../../widgets/photoStore.js';
+import { useState } from 'react';
+import { isKeptPhoto } from '../../widgets/photoStore.js';
 import type { StepAnswersAnswer } from '../shared/review.js';
-import { callApi, getBlob } from './api.js';
-import { callByName, flow } from './flow.js';
-import { dataOf, useOpening } from './reads.js';
+import { useOpeningRead } from './reads.js';
 import type { FormData } from './StepFormView.js';
-import { getTokenCookie } from './storage.js';
-
-async function fetchStoredAnswers([callName, step]: [string, string]): Promise<StepAnswersAnswer> {
-  const stored = await dataOf(callApi<StepAnswersAnswer>(callByName(callName), {}, { step }));
-  const token = getTokenCookie();
-  // The photos before the form shows: a slot is either filled with the driver's photo or empty.
-  await Promise.all(
-    Object.entries(stored.files).map(async ([field, file]) => {
-      const photo = token ? await getBlob(file.url, token) : undefined;
-      if (photo?.ok) keepPhoto(field, photo.data, file.id);
-    }),
-  );
-  return stored;
-}
+import { storedAnswersRead } from './stepReads.js';
 
 export interface StoredAnswers {
   /** False while the answers (and their photos) load: the form waits, so nothing typed is overwritten. */
@@ -38,17 +23,9 @@ export interface StoredAnswers {
 }
 
 export function useStoredAnswers(stepId: string, sensitiveFields: readonly string[]): StoredAnswers {
-  const reviewed = flow.review.steps.includes(stepId) && Boolean(getTokenCookie());
   // Read afresh each time the step opens: what was sent may have changed since.
-  const opening = useOpening();
-  const { data, error } = useSWR(
-    reviewed ? ([flow.review.answersCall, stepId, opening] as const) : null,
-    ([callName, step]) => fetchStoredAnswers([callName, step]),
-    {
-      revalidateOnFocus: false,
-      revalidateIfStale: false,
-    },
-  );
+  const [read] = useState(() => storedAnswersRead(stepId));
+  const { data, error } = useOpeningRead(read, (answers) => answers);
   const answers = data?.answers ?? undefined;
   const formData = answers
     ? {
@@ -64,7 +41,7 @@ export function useStoredAnswers(stepId: string, sensitiveFields: readonly strin
   const fixes = data?.fixes ?? [];
   return {
     // A failed load leaves an empty form, as for a step never sent: the driver can still fill it.
-    ready: !reviewed || data !== undefined || error !== undefined,
+    ready: read === null || data !== undefined || error !== undefined,
     formData: formData as FormData | undefined,
     masked,
     openFixes: (current) => fixes.filter(({ field }) => (data?.files[field] ? isKeptPhoto(field) : current[field] === answers?.[field])),

@@ -27,6 +27,22 @@ async function atProfileStep() {
   return { driver, page };
 }
 
+/**
+ * Watches what the page draws from its next load on, as it draws it: whether the step's own
+ * spinner ever shows, and the value of `field` the first time it is there.
+ */
+async function watchFirstDraw(page: Page, field: string): Promise<() => Promise<unknown>> {
+  await page.addInitScript((selector) => {
+    const drawn: { stepSpinner: boolean; value?: string } = { stepSpinner: false };
+    Object.assign(window, { drawn });
+    new MutationObserver(() => {
+      if (document.querySelector('.step-loading')) drawn.stepSpinner = true;
+      drawn.value ??= document.querySelector<HTMLInputElement>(selector)?.value;
+    }).observe(document, { childList: true, subtree: true });
+  }, field);
+  return () => page.evaluate(() => (window as unknown as { drawn: unknown }).drawn);
+}
+
 describe('a draft of the step on the device', () => {
   /** Everything the page's origin keeps: each draft (photos as their type and size) and local storage, as text. */
   const kept = (page: Page) =>
@@ -75,8 +91,11 @@ describe('a draft of the step on the device', () => {
       db.close();
     });
 
+    const drawn = await watchFirstDraw(page, '#root_firstName');
     await page.reload();
     await page.getByRole('heading', { name: 'Update Personal Info' }).waitFor();
+    // Drawn once, complete: what the signed-in driver sent (nothing yet) and the draft were read as the page opened.
+    expect(await drawn()).toEqual({ stepSpinner: false, value: 'Robin' });
     expect(await page.locator('#root_firstName').inputValue()).toBe('Robin');
     expect(await page.locator('#root_dateOfBirth').inputValue()).toBe('1988-07-21');
     expect(await page.locator('#root_gender option:checked').textContent()).toBe('Male');
@@ -102,19 +121,10 @@ describe('a draft of the step on the device', () => {
     await page.goto(`${journey.baseUrl}/signup`);
     await page.locator('#root_email').fill('robin@example.com');
     await expect.poll(async () => (await kept(page)).drafts, { timeout: 5_000 }).toBe(1);
-    // What the page draws after the reload, as it draws it: any spinner of the step's own, and the
-    // email the first time its field is there.
-    await page.addInitScript(() => {
-      const drawn: { stepSpinner: boolean; email?: string } = { stepSpinner: false };
-      Object.assign(window, { drawn });
-      new MutationObserver(() => {
-        if (document.querySelector('.step-loading')) drawn.stepSpinner = true;
-        drawn.email ??= document.querySelector<HTMLInputElement>('#root_email')?.value;
-      }).observe(document, { childList: true, subtree: true });
-    });
+    const drawn = await watchFirstDraw(page, '#root_email');
     await page.reload();
     await page.locator('#root_email').waitFor();
-    expect(await page.evaluate(() => (window as unknown as { drawn: unknown }).drawn)).toEqual({ stepSpinner: false, email: 'robin@example.com' });
+    expect(await drawn()).toEqual({ stepSpinner: false, value: 'robin@example.com' });
   });
 
   it('is forgotten when the driver signs out: the next person on the phone finds nothing', async () => {
