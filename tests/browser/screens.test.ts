@@ -2,7 +2,7 @@
 // at a phone's and a desktop's width, and the draft a step keeps on the device through a reload.
 // The driver arrives by a resume link (a session, as after signing in) at the step to fill.
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { verifiedDriver, verifyPhone } from '../support/server.js';
 import { axeViolations, contextForTest, expectToast, fillProfileStep, openResumeLink, press, screenshot, startJourney, type Journey } from './support.js';
 
@@ -186,5 +186,16 @@ describe('every screen', () => {
     const refused = await axeViolations(page);
     if (refused.length > 0) found['/complete-profile refused'] = refused;
     expect(found).toEqual({});
+  });
+  it('asks a browser with JavaScript off to turn it on, with no spinner turning for ever above it', async () => {
+    const context = await journey.browser.newContext({ viewport: { width: 390, height: 844 }, javaScriptEnabled: false, baseURL: journey.baseUrl });
+    onTestFinished(() => context.close());
+    const page = await context.newPage();
+    await page.goto('/signup');
+    // Playwright's text queries pass over <noscript>: its element is read directly.
+    const message = page.locator('body > noscript');
+    expect(await message.innerText()).toBe('Onramp needs JavaScript to run. Please turn it on and reload the page.');
+    expect(await message.isVisible()).toBe(true);
+    expect(await page.getByRole('status').isVisible()).toBe(false);
   });
 });
