@@ -117,6 +117,13 @@ describe('the delivery', () => {
     expect(files.filter((file) => !HASHED_ASSET.test(`/assets/${file}`))).toEqual([]);
   });
 
+  it('starts every page with three scripts: the entry, the shell every page shares and esbuild’s helpers (src/client/shell.ts)', () => {
+    const [entry, ...chunks] = initialFiles();
+    expect(entry).toMatch(/\/main-[A-Z0-9]{8}\.js$/);
+    // More than these means a module the entry shares with a screen loaded later is missing from shell.ts.
+    expect(chunks).toHaveLength(2);
+  });
+
   it('preloads the first page’s scripts with it, and names each step’s own scripts for its route', () => {
     const html = readFileSync(join(dist, 'index.html'), 'utf8');
     for (const file of initialFiles().slice(1)) expect(html).toContain(`<link rel="modulepreload" href="/${file.replace(/^dist\//, '')}" />`);

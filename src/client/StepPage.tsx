@@ -28,6 +28,7 @@ import { useOpeningRead } from './reads.js';
 import { draftRead } from './stepReads.js';
 import { useStepFormState } from './useStepFormState.js';
 import { useStoredAnswers, type StoredAnswers } from './useStoredAnswers.js';
+import './shell.js';
 
 export function StepPage({ id, step }: { id: string; step: FormStep }) {
   const [, navigate] = useLocation();

@@ -21,6 +21,7 @@ import {
 } from 'firebase/auth';
 import type { SocialProvider } from '../shared/flow.js';
 import { appConfig } from './config.js';
+import './shell.js';
 
 let auth: Auth | undefined;
 

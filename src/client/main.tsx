@@ -10,6 +10,7 @@ import { beginOpeningRead, type KeyedRead } from './reads.js';
 import { draftRead, storedAnswersRead } from './stepReads.js';
 import { guardRedirect } from './stepRuntime.js';
 import type { FormStep } from '../shared/flow.js';
+import './shell.js';
 
 /**
  * A form step opened by its address draws once, complete: its page's scripts and form are loaded,

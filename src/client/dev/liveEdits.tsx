@@ -7,6 +7,7 @@
 import { useRef } from 'react';
 import { createRoot } from 'react-dom/client';
 import { Dialog } from '../Dialog.js';
+import '../shell.js';
 
 interface LiveState {
   version: number;

@@ -9,6 +9,7 @@ import { Elements, PaymentElement, useElements, useStripe } from '@stripe/react-
 import { loadStripe } from '@stripe/stripe-js/pure';
 import { useState, type FormEvent } from 'react';
 import type { CardFormProps } from './paymentOutcome.js';
+import '../shell.js';
 
 function PaymentForm({ submitLabel, busy, onPay, returnUrl }: CardFormProps) {
   const stripe = useStripe();

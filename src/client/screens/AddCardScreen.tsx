@@ -20,6 +20,7 @@ import { SandboxCardForm } from '../payments/SandboxCardForm.js';
 import { priceText } from '../price.js';
 import { dataOf, READ_ONCE, useOpening, type RequestError } from '../reads.js';
 import { applyStore } from '../storage.js';
+import '../shell.js';
 
 // Stripe.js and its React bindings: only for drivers who reach this screen with Stripe configured.
 const StripeCardForm = lazy(() => import('../payments/StripeCardForm.js'));

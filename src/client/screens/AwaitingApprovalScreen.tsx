@@ -17,6 +17,7 @@ import { dataOf, type RequestError } from '../reads.js';
 import { getItem } from '../storage.js';
 import { MessageScreen } from './MessageScreen.js';
 import { ScreenActionButton } from './parts.js';
+import '../shell.js';
 
 // An answer without data reads as a status not yet known.
 async function fetchStatus([callName, id]: [string, string]): Promise<Partial<DriverStatus>> {

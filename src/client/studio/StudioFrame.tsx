@@ -12,6 +12,7 @@ import { Layout } from '../Layout.js';
 import { loadStepForm, StepFormView, submitTextOf, type FormData } from '../StepFormView.js';
 import type { StepFormContext } from '../templates.js';
 import type { FrameMessage, ShowMessage } from './studioData.js';
+import '../shell.js';
 
 const toStudio = (message: FrameMessage) => window.parent.postMessage(message, window.location.origin);
 

@@ -20,6 +20,7 @@ import { clearAdminToken, getAdminToken, setAdminToken } from '../storage.js';
 import { loadStepForm, type FormData } from '../StepFormView.js';
 import { differencesFrom, FIXTURES_URL, messagesByPointer, type FrameMessage, type ShowMessage } from './studioData.js';
 import type { ListedFixture } from '../../shared/fixtureFiles.js';
+import '../shell.js';
 
 const PAGE_TITLE = 'Form studio · Onramp';
 const TOKEN_REFUSED = 'The admin token was not accepted.'; // only if the server gave no message
