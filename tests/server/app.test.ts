@@ -207,6 +207,28 @@ describe('the web app (dist/)', () => {
       expect(response.headers['cache-control']).toBe('no-store');
     });
 
+    it('gives the API’s answers the REST set of headers, not a page’s (OWASP REST Security Cheat Sheet)', async () => {
+      for (const [server, hsts] of [
+        [app, undefined],
+        [production, 'max-age=31536000; includeSubDomains'],
+      ] as const) {
+        const response = await server.inject({ method: 'GET', url: '/driver/status/3f1c2d4e-0000-4000-8000-00000000abcd' });
+        expect(response.statusCode).toBe(401);
+        expect(response.headers).toMatchObject({
+          'content-security-policy': "default-src 'none';frame-ancestors 'none'",
+          'x-frame-options': 'DENY',
+          'x-content-type-options': 'nosniff',
+          'cross-origin-resource-policy': 'same-origin',
+          'referrer-policy': 'no-referrer',
+          'cache-control': 'no-store',
+        });
+        expect(response.headers['strict-transport-security']).toBe(hsts);
+        for (const pageOnly of ['cross-origin-opener-policy', 'origin-agent-cluster', 'x-dns-prefetch-control', 'x-download-options', 'x-xss-protection']) {
+          expect(response.headers[pageOnly]).toBeUndefined();
+        }
+      }
+    });
+
     it('answers 404 JSON to a request that does not want HTML', async () => {
       const response = await app.inject({ method: 'GET', url: '/no-such-file.png', headers: { accept: 'image/png' } });
       expect(response.statusCode).toBe(404);

@@ -371,8 +371,12 @@ describe('migration 003 (resume tokens)', () => {
 
 describe('apiPathTest', () => {
   const isApi = apiPathTest(['/auth/sendOTP', '/driver/status/{id}', '/ip']);
-  it.each(['/auth/x', '/driver/status/1', '/ip', '/ip?x=1', '/dev/outbox'])('counts %s as the API', (url) => expect(isApi(url)).toBe(true));
-  it.each(['/', '/signup', '/ipsum', '/authority', '/assets/app.js'])('counts %s as a page', (url) => expect(isApi(url)).toBe(false));
+  it.each(['/auth/x', '/driver/status/1', '/ip', '/ip?x=1', '/dev/outbox', '/dev', '/auth?x=/y'])('counts %s as the API', (url) =>
+    expect(isApi(url)).toBe(true),
+  );
+  it.each(['/', '/signup', '/ipsum', '/authority', '/assets/app.js', '*', '/signup?next=/auth'])('counts %s as a page', (url) =>
+    expect(isApi(url)).toBe(false),
+  );
 
   const withAdmin = apiPathTest(['/auth/sendOTP', '/admin'], ['/admin']);
   it.each(['/admin/drivers', '/admin/drivers?status=pending', '/admin/uploads/x', '/admin/nothing'])('counts %s as the admin API', (url) =>

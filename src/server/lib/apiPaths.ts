@@ -9,9 +9,12 @@ export function apiPathTest(apiPaths: string[], pagePaths: string[] = []): (url:
   const roots = new Set(['dev', ...apiPaths.map((path) => path.split('/')[1] ?? '')]);
   roots.delete('');
   const pages = new Set(pagePaths.flatMap((path) => [path.replace(/\/+$/, ''), `${path.replace(/\/+$/, '')}/`]));
+  // Asked of every answer (app.ts), so it slices rather than splits.
   return (url) => {
-    const path = url.split('?')[0] ?? '';
-    return !pages.has(path) && roots.has(path.split('/')[1] ?? '');
+    const query = url.indexOf('?');
+    const path = query === -1 ? url : url.slice(0, query);
+    const slash = path.indexOf('/', 1);
+    return roots.has(path.slice(1, slash === -1 ? undefined : slash)) && !pages.has(path);
   };
 }
 
