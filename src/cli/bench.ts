@@ -17,7 +17,7 @@ import { LOCAL_AUTH_EMULATOR_HOST, readConfig } from '../server/config.js';
 import { queueSql } from '../server/routes/admin.js';
 import { PROJECT_ROOT } from '../node/projectFiles.js';
 import { postgresBinDir, runningPostgres } from '../node/postgres.js';
-import { HOLDER_QUERY, holderQueryParams } from '../server/plugins/sessions.js';
+import { HOLDER_QUERY, HOLDER_STATEMENT, holderQueryParams } from '../server/plugins/sessions.js';
 import { POOL_SIZE } from '../server/db/db.js';
 import { pageScripts, type Metafile } from '../node/build.js';
 import { startAuthEmulator } from './authEmulator.js';
@@ -251,29 +251,46 @@ async function load(url: string, headers: Record<string, string> = {}, seconds =
 }
 
 /**
- * A route and its floor loaded in turns, five times each after a warm-up of both (4 s a turn):
- * the median turn of each, and the median of the five ratios of a turn to the floor's turn right
- * after it. A shared host's slow moments last longer than a turn, so they hit both sides of a pair.
+ * A route and its floors loaded in turns, five rounds after a warm-up of each (4 s a turn): the
+ * median turn of each, and for each floor the median of the five ratios of the route's turn to
+ * that floor's turn in the same round. A shared host's slow moments last longer than a turn, so
+ * they hit both sides of a ratio.
  */
-async function againstFloor(route: [url: string, headers: Record<string, string>], floorUrl: string): Promise<{ route: Load; floor: Load; ratio: number }> {
+async function againstFloors<Floor extends string>(
+  route: [url: string, headers: Record<string, string>],
+  floors: Record<Floor, string>,
+): Promise<{ route: Load; floors: Record<Floor, { load: Load; ratio: number }> }> {
+  const floorUrls = Object.entries(floors) as [Floor, string][];
   await load(...route, 2);
-  await load(floorUrl, {}, 2);
-  const pairs: { route: Load; floor: Load }[] = [];
-  for (let turn = 0; turn < 5; turn++) pairs.push({ route: await load(...route, 4), floor: await load(floorUrl, {}, 4) });
+  for (const [, url] of floorUrls) await load(url, {}, 2);
+  const rounds: { route: Load; floors: Map<Floor, Load> }[] = [];
+  for (let round = 0; round < 5; round++) {
+    const routeTurn = await load(...route, 4);
+    const floorTurns = new Map<Floor, Load>();
+    for (const [name, url] of floorUrls) floorTurns.set(name, await load(url, {}, 4));
+    rounds.push({ route: routeTurn, floors: floorTurns });
+  }
   const middle = <T>(values: T[], by: (value: T) => number) => [...values].sort((a, b) => by(a) - by(b))[2]!;
   return {
     route: middle(
-      pairs.map((pair) => pair.route),
+      rounds.map((each) => each.route),
       (each) => each.rps,
     ),
-    floor: middle(
-      pairs.map((pair) => pair.floor),
-      (each) => each.rps,
-    ),
-    ratio: middle(
-      pairs.map((pair) => pair.route.rps / pair.floor.rps),
-      (each) => each,
-    ),
+    floors: Object.fromEntries(
+      floorUrls.map(([name]) => [
+        name,
+        {
+          load: middle(
+            rounds.map((each) => each.floors.get(name)!),
+            (each) => each.rps,
+          ),
+          ratio: middle(
+            rounds.map((each) => each.route.rps / each.floors.get(name)!.rps),
+            (each) => each,
+          ),
+        },
+      ]),
+    ) as Record<Floor, { load: Load; ratio: number }>,
   };
 }
 const AUTOCANNON = createRequire(import.meta.url).resolve('autocannon/autocannon.js');
@@ -281,10 +298,11 @@ const AUTOCANNON = createRequire(import.meta.url).resolve('autocannon/autocannon
 /**
  * GET /driver/status/{id} polled by a signed-in driver, on PostgreSQL, beside its floor: a bare
  * Fastify route running the route's one query (the session lookup, which reads the driver's
- * standing with the token) on the same database, through a pool of the same size. Null without
- * PostgreSQL.
+ * standing with the token) on the same database, through a pool of the same size. The route runs
+ * that query as a prepared statement; a second floor does too, for the app's own share of the
+ * time. Null without PostgreSQL.
  */
-async function statusPoll(): Promise<{ route: Load; floor: Load; ratio: number } | null> {
+async function statusPoll() {
   if (!postgresBinDir) return null;
   const postgres = await runningPostgres();
   const dataDir = await mkdtemp(join(tmpdir(), 'onramp-bench-pg-'));
@@ -304,8 +322,14 @@ async function statusPoll(): Promise<{ route: Load; floor: Load; ratio: number }
     ).json()) as { token: string };
 
     bare.get('/status', async () => ({ data: (await pool.query(HOLDER_QUERY, holderQueryParams(token, new Date()))).rows[0] }));
+    bare.get('/prepared', async () => ({
+      data: (await pool.query({ name: HOLDER_STATEMENT, text: HOLDER_QUERY, values: holderQueryParams(token, new Date()) })).rows[0],
+    }));
     const floorUrl = await bare.listen({ host: '127.0.0.1', port: 0 });
-    return await againstFloor([`${baseUrl}/driver/status/${signed.driverId}`, { authorization: `Bearer ${token}` }], `${floorUrl}/status`);
+    return await againstFloors([`${baseUrl}/driver/status/${signed.driverId}`, { authorization: `Bearer ${token}` }], {
+      plain: `${floorUrl}/status`,
+      prepared: `${floorUrl}/prepared`,
+    });
   } finally {
     await Promise.allSettled([app.close(), bare.close(), pool.end()]);
     postgres.remove();
@@ -583,12 +607,14 @@ try {
   }
 
   const poll = await statusPoll();
-  console.log('Status poll (PostgreSQL; autocannon in its own process, 50 connections; 5 turns of 4 s each, in turn with the floor)');
+  console.log('Status poll (PostgreSQL; autocannon in its own process, 50 connections; 5 rounds of 4 s turns, the route and its floors in turn)');
   if (!poll) console.log('  skipped: no PostgreSQL here (apt-get install postgresql)');
   else {
+    const { plain, prepared } = poll.floors;
     console.log(`  GET /driver/status/{id}              ${Math.round(poll.route.rps)} req/s, p99 ${poll.route.p99} ms, ${poll.route.errors} errors`);
-    console.log(`  floor: its one query on a bare route ${Math.round(poll.floor.rps)} req/s, p99 ${poll.floor.p99} ms`);
-    console.log(`  ratio (median of 5 turns' ratios)    ${poll.ratio.toFixed(2)}   budget ≥ 0.9`);
+    console.log(`  floor: its one query on a bare route ${Math.round(plain.load.rps)} req/s, p99 ${plain.load.p99} ms`);
+    console.log(`  ratio (median of 5 rounds' ratios)   ${plain.ratio.toFixed(2)}   budget ≥ 0.9`);
+    console.log(`  the floor with the query prepared, as the route runs it: ${Math.round(prepared.load.rps)} req/s, ratio ${prepared.ratio.toFixed(2)}`);
   }
 
   const seconds = await seedReviewQueue(app);

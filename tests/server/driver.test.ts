@@ -7,6 +7,7 @@ import sharp from 'sharp';
 import { isoDateOffset } from '../../src/shared/dates.js';
 import { createDataCipher } from '../../src/server/plugins/crypto.js';
 import { sweepUntakenUploads } from '../../src/server/plugins/uploads.js';
+import { HOLDER_STATEMENT } from '../../src/server/plugins/sessions.js';
 import { createSocialUser } from '../support/identity.js';
 import {
   bearer,
@@ -803,15 +804,19 @@ describe('GET /driver/status/:id', () => {
     expect(response.headers['cache-control']).toBe('no-store');
   });
 
-  it('costs one query: the status is read with the session', async () => {
+  it('costs one query, prepared: the status is read with the session', async () => {
     await status(profileDriver.driverId, bearer(profileDriver.token));
     const query = vi.spyOn(app.db, 'query');
+    const prepared = vi.spyOn(app.db, 'prepared');
     try {
       const response = await status(profileDriver.driverId, bearer(profileDriver.token));
       expect(json(response)).toEqual({ data: statusData({ status: 'pending', isSessionComplete: false }) });
-      expect(query).toHaveBeenCalledTimes(1);
+      expect(prepared).toHaveBeenCalledTimes(1);
+      expect(prepared.mock.calls[0]?.[0]).toBe(HOLDER_STATEMENT);
+      expect(query).not.toHaveBeenCalled();
     } finally {
       query.mockRestore();
+      prepared.mockRestore();
     }
   });
 

@@ -11,34 +11,17 @@ import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { PGlite } from '@electric-sql/pglite';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/server/app.js';
 import { readConfig, type ServerConfig } from '../../src/server/config.js';
-import { migrate, type Db, type Queryable } from '../../src/server/db/db.js';
+import { migrate, openPglite, type Db } from '../../src/server/db/db.js';
 import { openAnswers, type StoredAnswers } from '../../src/server/lib/answers.js';
 import { createDataCipher, type DataCipher } from '../../src/server/plugins/crypto.js';
 import type { QueuePage, ReviewDriver, ReviewedField, ReviewedStep } from '../../src/shared/review.js';
 import { bearer, JPEG_BYTES, json, PNG_BYTES } from '../support/server.js';
 
 const MIGRATIONS = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'src', 'server', 'db', 'migrations');
-
-/** The embedded database as the server's Db (db.ts opens it the same way), without applying the migrations. */
-async function openBareDb(): Promise<Db> {
-  const pglite = await PGlite.create();
-  const wrap = (runner: Pick<PGlite, 'query' | 'exec'>): Queryable => ({
-    async query<T>(sql: string, params: unknown[] = []) {
-      return { rows: (await runner.query<T>(sql, params)).rows };
-    },
-    exec: async (sql) => void (await runner.exec(sql)),
-  });
-  return {
-    ...wrap(pglite),
-    transaction: (work) => pglite.transaction((tx) => work(wrap(tx))),
-    close: () => pglite.close(),
-  };
-}
 
 /** The migration files of versions 1 to `last`, as "001.do.onboarding.sql". */
 async function migrationFiles(last: number): Promise<string[]> {
@@ -320,7 +303,7 @@ beforeAll(async () => {
   cipher = createDataCipher(config.dataKey);
 
   // The database as it was: migrations 001 to 006 only, run by the server's earlier runner.
-  db = await openBareDb();
+  db = await openPglite(null);
   await migrateAsBefore(db, 6);
 
   // Ada: an email sign-up, sent her vehicle, was rejected, sent another, then photos once more: pending.

@@ -6,6 +6,7 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDb } from '../../src/server/db/db.js';
+import { HOLDER_STATEMENT } from '../../src/server/plugins/sessions.js';
 import { PROJECT_ROOT } from '../../src/node/projectFiles.js';
 import { postgresBinDir, runningPostgres, type TestPostgres } from '../../src/node/postgres.js';
 import { bearer, completeProfile, json, verifiedDriver, startTestServer, statusData, verifyPhone, type TestServer } from '../support/server.js';
@@ -40,6 +41,17 @@ describe.skipIf(!postgresBinDir)('with DATABASE_URL (PostgreSQL)', () => {
     );
     expect(row.rows[0]?.masked).toBe('•••••6789');
     expect(row.rows[0]?.text).not.toContain('123456789');
+  });
+
+  it('looks a session up with a prepared statement, which PostgreSQL plans once per connection', async () => {
+    const driver = await verifiedDriver(server.app);
+    for (let poll = 0; poll < 2; poll++) {
+      const status = await server.app.inject({ method: 'GET', url: `/driver/status/${driver.driverId}`, headers: bearer(driver.token) });
+      expect(json<{ data: { isEmailVerified: boolean } }>(status).data.isEmailVerified).toBe(true);
+    }
+    // The pool hands out the connection it took back last: the one the poll's lookup ran on.
+    const { rows } = await server.db.query<{ name: string }>('SELECT name FROM pg_prepared_statements');
+    expect(rows.map((row) => row.name)).toContain(HOLDER_STATEMENT);
   });
 
   it('exchanges a resume link once, even for concurrent requests (the DELETE waits for the other transaction)', async () => {

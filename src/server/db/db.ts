@@ -21,19 +21,27 @@ export interface Queryable {
 }
 
 export interface Db extends Queryable {
+  /**
+   * `sql` as the prepared statement `name`: PostgreSQL parses and plans it once per connection
+   * instead of at every call. For the statement every signed-in request runs (the session lookup),
+   * whose planning costs more than its reading.
+   */
+  prepared<T = Record<string, unknown>>(name: string, sql: string, params: unknown[]): Promise<{ rows: T[] }>;
   /** Runs `work` in one transaction: committed when it resolves, rolled back when it throws. */
   transaction<R>(work: (tx: Queryable) => Promise<R>): Promise<R>;
   close(): Promise<void>;
 }
 
-async function openPglite(dir: string | null): Promise<Db> {
+/** The embedded database, as it is: openDb applies the migrations to it (a test applies them one by one). */
+export async function openPglite(dir: string | null): Promise<Db> {
   // The local default only: a production install (no dev dependencies) never loads it.
   const { PGlite } = await import('@electric-sql/pglite');
-  return PGlite.create(dir ?? undefined).then((pglite) => ({
-    async query<T>(sql: string, params: unknown[] = []) {
-      const result = await pglite.query<T>(sql, params);
-      return { rows: result.rows };
-    },
+  const pglite = await PGlite.create(dir ?? undefined);
+  const query = async <T>(sql: string, params: unknown[] = []) => ({ rows: (await pglite.query<T>(sql, params)).rows });
+  return {
+    query,
+    // One connection, in this process: naming a statement would save nothing.
+    prepared: (_name, sql, params) => query(sql, params),
     transaction<R>(work: (tx: Queryable) => Promise<R>) {
       return pglite.transaction((tx) =>
         work({
@@ -51,7 +59,7 @@ async function openPglite(dir: string | null): Promise<Db> {
       await pglite.exec(sql);
     },
     close: () => pglite.close(),
-  }));
+  };
 }
 
 /** The database could not be reached, or stopped answering: the request may be tried again later. */
@@ -155,13 +163,8 @@ function openPostgres(url: string, onPoolError: (error: Error) => void): Db {
     }
   };
   /** A statement outside a transaction: a stale pooled connection is replaced once (the pool destroys it). */
-  const runOnPool = async <T>(sql: string, params: unknown[]) => {
-    try {
-      return await onLiveConnection(async () => ({ rows: (await pool.query(sql, params)).rows as T[] }));
-    } catch (error) {
-      return unavailable(error);
-    }
-  };
+  const runOnPool = <T>(statement: pg.QueryConfig): Promise<{ rows: T[] }> =>
+    onLiveConnection(() => pool.query(statement)).then((result) => ({ rows: result.rows as T[] }), unavailable);
   /** A connection that answers: one from before a restart is dropped at its first word (BEGIN), and another taken. */
   const beginTransaction = () =>
     onLiveConnection(async () => {
@@ -175,7 +178,9 @@ function openPostgres(url: string, onPoolError: (error: Error) => void): Db {
       }
     }).catch(unavailable);
   return {
-    query: (sql, params = []) => runOnPool(sql, params),
+    query: (sql, params = []) => runOnPool({ text: sql, values: params }),
+    // node-postgres sends the statement's text once per connection, and the name alone after.
+    prepared: (name, sql, params) => runOnPool({ name, text: sql, values: params }),
     async transaction(work) {
       const client = await beginTransaction();
       let broken: Error | undefined;
@@ -194,7 +199,7 @@ function openPostgres(url: string, onPoolError: (error: Error) => void): Db {
       }
     },
     async exec(sql) {
-      await runOnPool(sql, []);
+      await runOnPool({ text: sql });
     },
     close: () => pool.end(),
   };

@@ -117,6 +117,8 @@ export const HOLDER_QUERY = `SELECT s.driver_id, s.kind, s.authenticated_at, s.l
        FROM sessions s JOIN drivers d ON d.id = s.driver_id
        WHERE s.token_hash = $1 AND s.expires_at > $2 AND (s.kind <> 'session' OR s.last_seen_at > $3)`;
 export const holderQueryParams = (token: string, now: Date) => [hashToken(token), now, new Date(now.getTime() - SESSION_IDLE_MS)];
+/** HOLDER_QUERY's name as a prepared statement: it runs for every signed-in request, and planning its join cost more than running it. */
+export const HOLDER_STATEMENT = 'session-holder';
 
 export const sessionsPlugin = fp(
   async (app) => {
@@ -135,7 +137,7 @@ export const sessionsPlugin = fp(
       if (!TOKEN_PATTERN.test(token)) return null;
       const now = app.now();
       const params = holderQueryParams(token, now);
-      const { rows } = await app.db.query<TokenRow>(HOLDER_QUERY, params);
+      const { rows } = await app.db.prepared<TokenRow>(HOLDER_STATEMENT, HOLDER_QUERY, params);
       const row = rows[0];
       if (!row) return null;
       if (row.kind === 'session' && now.getTime() - new Date(row.last_seen_at).getTime() > LAST_SEEN_GRANULARITY_MS) {
@@ -174,12 +176,13 @@ export const sessionsPlugin = fp(
     app.decorateRequest('token', null);
     app.decorate('requireDriver', async (request: FastifyRequest) => {
       const token = bearerToken(request);
-      const { messages } = app.callReader.flowIn(request.locale);
-      if (!token) throw signInAgain(401, messages.tokenMissing);
+      // In the request's language, read only for a refusal (the status poll passes here).
+      const messages = () => app.callReader.flowIn(request.locale).messages;
+      if (!token) throw signInAgain(401, messages().tokenMissing);
       const holder = await holderOf(token);
       const kinds = request.routeOptions.config.tokenKinds ?? ['session'];
       // A token of a kind the route does not take answers like an unknown one.
-      if (!holder || !kinds.includes(holder.kind)) throw signInAgain(401, messages.sessionExpired);
+      if (!holder || !kinds.includes(holder.kind)) throw signInAgain(401, messages().sessionExpired);
       request.driverId = holder.driverId;
       request.token = { value: token, holder };
       // What the driver sends from the app is in the language they use it in now: their notices follow it (messaging.ts).
