@@ -1,7 +1,7 @@
 /**
- * A throwaway PostgreSQL server, for the tests and for `npm run bench`: Debian's binaries
- * (.ci/run installs the postgresql package), a cluster in a temporary folder, one free port. The
- * tests can stop it, start it again and freeze it, as a failing database would.
+ * A throwaway PostgreSQL server, for the tests and for `npm run bench`: Debian's binaries (`npm
+ * test` installs the postgresql package where it can), a cluster in a temporary folder, one free
+ * port. The tests can stop it, start it again and freeze it, as a failing database would.
  */
 import { execFile, execFileSync } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -10,13 +10,23 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 
-const PG_ROOT = '/usr/lib/postgresql';
-/** The bin folder of the installed PostgreSQL, or undefined when there is none (the tests are then skipped). */
-export const postgresBinDir = existsSync(PG_ROOT)
-  ? readdirSync(PG_ROOT)
-      .map((version) => join(PG_ROOT, version, 'bin'))
-      .find((dir) => existsSync(join(dir, 'initdb')))
-  : undefined;
+/** Where Debian's postgresql package puts each version's programs: <root>/<version>/bin. */
+export const DEBIAN_POSTGRES_ROOT = '/usr/lib/postgresql';
+
+/**
+ * The bin folder of PostgreSQL: POSTGRES_BIN_DIR, or that of a version Debian installed; undefined
+ * when it holds no initdb (the tests that need PostgreSQL are then skipped: tests/support/prerequisites.ts).
+ */
+export function findPostgresBinDir(): string | undefined {
+  const candidates = process.env.POSTGRES_BIN_DIR
+    ? [process.env.POSTGRES_BIN_DIR]
+    : existsSync(DEBIAN_POSTGRES_ROOT)
+      ? readdirSync(DEBIAN_POSTGRES_ROOT).map((version) => join(DEBIAN_POSTGRES_ROOT, version, 'bin'))
+      : [];
+  return candidates.find((dir) => existsSync(join(dir, 'initdb')));
+}
+
+export const postgresBinDir = findPostgresBinDir();
 
 /** PostgreSQL refuses to run as root; as root, its tools run as the postgres user. */
 function pgCommand(tool: string, args: string[]): [string, string[]] {

@@ -1,13 +1,14 @@
 /**
- * A throwaway Redis server (Debian's redis-server; .ci/run installs it) on a free port, with
- * nothing written to disk, for the tests of counters kept in Redis.
+ * A throwaway Redis server (Debian's redis-server; `npm test` installs it where it can) on a free
+ * port, with nothing written to disk, for the tests of counters kept in Redis.
  */
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { freePort } from '../../src/node/postgres.js';
 
-export const REDIS_SERVER = '/usr/bin/redis-server';
-export const hasRedis = existsSync(REDIS_SERVER);
+/** Where Debian's redis-server package puts the server. */
+export const DEBIAN_REDIS_SERVER = '/usr/bin/redis-server';
+/** The server the tests start: REDIS_SERVER, or Debian's. */
+export const REDIS_SERVER = process.env.REDIS_SERVER ?? DEBIAN_REDIS_SERVER;
 
 export async function startRedis(): Promise<{ url: string; stop(): Promise<void> }> {
   const port = await freePort();
