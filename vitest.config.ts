@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 import { REACT_RUNTIME } from './src/node/reactRuntime.js';
+import { prerequisitesConfig } from './tests/support/prerequisites.js';
 import ProjectSequencer from './tests/sequencer.js';
 
 /**
@@ -16,6 +17,8 @@ import ProjectSequencer from './tests/sequencer.js';
  * that changes what a module reads at import (ONRAMP_CONTENT_DIR) resets the modules when it ends.
  * The server and browser projects start the Firebase Auth emulator (the tests verify real ID
  * tokens) and PostgreSQL (tests/globalSetup.ts).
+ * The tests that need Chromium, PostgreSQL or Redis carry its tag (`// @module-tag chromium` on
+ * a file): without the piece they are skipped, said above vitest's totals (tests/support/prerequisites.ts).
  */
 const services = 'tests/globalSetup.ts';
 
@@ -35,6 +38,7 @@ export default defineConfig({
     // What a page or a server does in the background gets the time a busy two-core machine needs, not 1 s.
     expect: { poll: { timeout: 15_000 } },
     sequence: { sequencer: ProjectSequencer },
+    ...prerequisitesConfig,
     projects: [
       {
         extends: true,

@@ -1,3 +1,4 @@
+// @module-tag chromium
 // Social sign-up through the Auth emulator up to the approval wait, an administrator approving
 // on /admin in a second page while the driver's screen moves on by itself, and the resume links
 // of spec §4, in headless Chromium at 390×844.

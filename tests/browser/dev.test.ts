@@ -1,3 +1,4 @@
+// @module-tag chromium
 // `npm run dev` on a copy of schemas/ and flows/, with fixtures of its own: the form studio
 // (/studio) shows a step with a fixture's data and its validation, at phone and desktop width;
 // then a saved edit reaches the open page, and a broken one is shown over the page while the page

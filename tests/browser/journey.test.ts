@@ -1,3 +1,4 @@
+// @module-tag chromium
 // A new driver signs up with email and password and walks every step up to the approval wait,
 // in headless Chromium on a phone-sized screen, reading the codes from the local outbox.
 import { randomUUID } from 'node:crypto';

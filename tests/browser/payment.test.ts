@@ -1,3 +1,4 @@
+// @module-tag chromium
 // An approved driver pays the weekly subscription with the local sandbox's test cards and adds
 // the payout bank account (spec §2 Summary, Add Card, Success, Add Bank; §4; §8 Payment), in
 // headless Chromium at 390×844.

@@ -1,3 +1,4 @@
+// @module-tag chromium
 // Per-field review in headless Chromium: a reviewer on /admin marks the licence photo and the last
 // name as needing a fix; the driver, on the approval wait, reads what to fix, lands on the profile
 // with every other answer prefilled, fixes the name, is sent on to the vehicle step (prefilled,

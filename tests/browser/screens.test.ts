@@ -1,3 +1,4 @@
+// @module-tag chromium
 // A driver's screens as a whole, in headless Chromium: every screen of the journey under axe-core
 // at a phone's and a desktop's width, and the draft a step keeps on the device through a reload.
 // The driver arrives by a resume link (a session, as after signing in) at the step to fill.

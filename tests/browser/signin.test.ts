@@ -1,3 +1,4 @@
+// @module-tag chromium
 // Returning drivers in headless Chromium at 390×844: signing in with a password or with Google
 // (through the Auth emulator), landing on the step the resume table names and finishing from
 // there; a forgotten password reset by Firebase's email; signing out; and signing in again in a

@@ -1,3 +1,4 @@
+// @module-tag chromium
 // Sign-up's identity step and the hand-over to the phone code, in headless Chromium at 390×844.
 import { randomUUID } from 'node:crypto';
 import type { Page } from 'playwright-core';

@@ -1,3 +1,4 @@
+// @module-tag chromium
 // A driver whose phone reads Spanish walks the whole journey in Spanish, from the sign-up to the
 // bank account, in headless Chromium on a 390×844 phone: every step's toast and at least one of
 // its validation messages in Spanish (the words of locales/es/), switching to English in the

@@ -1,3 +1,4 @@
+// @module-tag chromium
 // The form studio (/studio) without `npm run dev`: its data needs the admin token, which the page
 // asks for. The studio under `npm run dev` (steps, fixtures, live validation) is in dev.test.ts.
 import { join } from 'node:path';

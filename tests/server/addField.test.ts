@@ -181,7 +181,7 @@ describe('a field added as docs/authoring.md shows, and a sensitive one beside i
     expect(response.body).not.toContain(POLICY.slice(0, -4));
   });
 
-  it('is shown on the review page in Chromium, the sensitive one masked', async () => {
+  it('is shown on the review page in Chromium, the sensitive one masked', { tags: ['chromium'] }, async () => {
     const baseUrl = await server.app.listen({ host: '127.0.0.1', port: 0 });
     const { launchChromium } = await import('../../src/cli/chromium.js');
     const browser = await launchChromium();

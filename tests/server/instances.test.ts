@@ -9,8 +9,8 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeTwilio, type FakeTwilio } from '../support/fakeTwilio.js';
 import { createEmulatorUser } from '../support/identity.js';
-import { postgresBinDir, runningPostgres, type TestPostgres } from '../../src/node/postgres.js';
-import { hasRedis, startRedis } from '../support/redis.js';
+import { runningPostgres, type TestPostgres } from '../../src/node/postgres.js';
+import { startRedis } from '../support/redis.js';
 import { startS3, type LocalS3 } from '../support/s3.js';
 import { formData, profileValues, randomPhone, signUpPayload, vehicleImageValues, vehicleValues } from '../support/server.js';
 import { startServerProcess, type ServerProcess } from '../../src/cli/serverProcess.js';
@@ -19,7 +19,7 @@ import { startSmtpServer, type LocalSmtp } from '../support/smtp.js';
 
 const AUTH_LIMIT = 6;
 
-describe.skipIf(!postgresBinDir)('two server instances', () => {
+describe('two server instances', { tags: ['postgresql'] }, () => {
   let postgres: TestPostgres;
   let s3: LocalS3;
   let smtp: LocalSmtp;
@@ -132,7 +132,7 @@ describe.skipIf(!postgresBinDir)('two server instances', () => {
     expect(statuses).toEqual([...Array<number>(AUTH_LIMIT).fill(401), 429]);
   });
 
-  describe.skipIf(!hasRedis)('with REDIS_URL', () => {
+  describe('with REDIS_URL', { tags: ['redis'] }, () => {
     it('counts the /auth limit of a client across both in Redis', async () => {
       const redis = await startRedis();
       const [c, d] = await Promise.all([instance('c', { REDIS_URL: redis.url }), instance('d', { REDIS_URL: redis.url })]);

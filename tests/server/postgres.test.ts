@@ -8,13 +8,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDb } from '../../src/server/db/db.js';
 import { HOLDER_STATEMENT } from '../../src/server/plugins/sessions.js';
 import { PROJECT_ROOT } from '../../src/node/projectFiles.js';
-import { postgresBinDir, runningPostgres, type TestPostgres } from '../../src/node/postgres.js';
+import { runningPostgres, type TestPostgres } from '../../src/node/postgres.js';
 import { bearer, completeProfile, json, verifiedDriver, startTestServer, statusData, verifyPhone, type TestServer } from '../support/server.js';
 
 const MIGRATIONS = join(PROJECT_ROOT, 'src', 'server', 'db', 'migrations');
 const UNAVAILABLE = { message: 'We can’t reach our records right now. Please try again in a minute.' };
 
-describe.skipIf(!postgresBinDir)('with DATABASE_URL (PostgreSQL)', () => {
+describe('with DATABASE_URL (PostgreSQL)', { tags: ['postgresql'] }, () => {
   let postgres: TestPostgres;
   let server: TestServer;
 

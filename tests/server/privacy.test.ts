@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAdminArgs } from '../../src/cli/admin.js';
 import { extensionOf } from '../../src/server/routes/adminPrivacy.js';
 import { signInEmulatorUser } from '../support/identity.js';
-import { postgresBinDir, runningPostgres } from '../../src/node/postgres.js';
+import { runningPostgres } from '../../src/node/postgres.js';
 import { bearer, completeProfile, decide, json, sendVehicle, startTestServer, verifiedDriver, type TestDriver, type TestServer } from '../support/server.js';
 
 const run = promisify(execFile);
@@ -405,7 +405,7 @@ describe('npm run admin -- export | erase', () => {
   });
 });
 
-describe.skipIf(!postgresBinDir)('on PostgreSQL (DATABASE_URL)', () => {
+describe('on PostgreSQL (DATABASE_URL)', { tags: ['postgresql'] }, () => {
   it('erases in one transaction and rewrites the driver’s tables after it', async () => {
     const postgres = await runningPostgres();
     const pg = await startTestServer({ database: { kind: 'postgres', url: postgres.url } });

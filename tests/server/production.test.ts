@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../src/node/projectFiles.js';
 import { installProduction } from '../../src/cli/productionInstall.js';
-import { freePort, postgresBinDir, runningPostgres, type TestPostgres } from '../../src/node/postgres.js';
+import { freePort, runningPostgres, type TestPostgres } from '../../src/node/postgres.js';
 import { startServerProcess } from '../../src/cli/serverProcess.js';
 
 const SERVER = join(PROJECT_ROOT, 'build', 'server', 'main.mjs');
@@ -97,7 +97,7 @@ describe('npm run start:prod', () => {
     expect(run.out + run.err).not.toContain('s3cret');
   });
 
-  describe.skipIf(!postgresBinDir)('with PostgreSQL', () => {
+  describe('with PostgreSQL', { tags: ['postgresql'] }, () => {
     let postgres: TestPostgres;
     beforeAll(async () => {
       postgres = await runningPostgres();
