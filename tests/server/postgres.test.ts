@@ -1,7 +1,7 @@
 // The production database path: the same migrations and queries on a real PostgreSQL server
 // (DATABASE_URL), started here in a temporary folder, and what happens when that server goes away,
-// comes back, or stops answering under the running app. .ci/run installs Debian's postgresql;
-// where its binaries are missing the test says so and is skipped.
+// comes back, or stops answering under the running app. `npm test` installs Debian's postgresql
+// where it can; where it is missing the test is skipped, and the run says so (its `postgresql` tag).
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
