@@ -15,9 +15,9 @@ interface Run {
 
 const HIDDEN = '/nonexistent';
 const PIECES = [
-  { name: 'Chromium', setting: 'CHROMIUM_PATH', aptPackage: 'chromium', tests: 'the browser journeys' },
+  { name: 'Chromium', setting: 'CHROMIUM_PATH', aptPackage: 'chromium', tests: 'the tests in Chromium' },
   { name: 'PostgreSQL', setting: 'POSTGRES_BIN_DIR', aptPackage: 'postgresql', tests: 'the DATABASE_URL tests' },
-  { name: 'Redis', setting: 'REDIS_SERVER', aptPackage: 'redis-server', tests: 'the REDIS_URL test' },
+  { name: 'Redis', setting: 'REDIS_SERVER', aptPackage: 'redis-server', tests: 'the REDIS_URL tests' },
 ];
 type Piece = (typeof PIECES)[number];
 
@@ -76,9 +76,9 @@ describe('a test run with Chromium, PostgreSQL and Redis hidden', () => {
     const { status, stdout } = await testRun(hidden);
     const closing = lines(stdout).slice(-7);
     expect(closing.slice(0, 3)).toEqual([
-      `↓ Skipped the browser journeys (2 tests): ${missing(PIECES[0]!)}`,
+      `↓ Skipped the tests in Chromium (2 tests): ${missing(PIECES[0]!)}`,
       `↓ Skipped the DATABASE_URL tests (1 test): ${missing(PIECES[1]!)}`,
-      `↓ Skipped the REDIS_URL test (1 test): ${missing(PIECES[2]!)}`,
+      `↓ Skipped the REDIS_URL tests (1 test): ${missing(PIECES[2]!)}`,
     ]);
     expect(closing.slice(3).map((line) => line.trim())).toEqual([
       'Test Files  2 skipped (2)',

@@ -49,7 +49,7 @@ export const PREREQUISITES: readonly Prerequisite[] = [
     aptPackage: 'chromium',
     setting: 'CHROMIUM_PATH',
     debianLocation: DEBIAN_CHROMIUM,
-    tests: 'the browser journeys',
+    tests: 'the tests in Chromium',
     present: () => isExecutable(chromiumPath),
   },
   {
@@ -67,7 +67,7 @@ export const PREREQUISITES: readonly Prerequisite[] = [
     aptPackage: 'redis-server',
     setting: 'REDIS_SERVER',
     debianLocation: DEBIAN_REDIS_SERVER,
-    tests: 'the REDIS_URL test',
+    tests: 'the REDIS_URL tests',
     present: () => isExecutable(REDIS_SERVER),
   },
 ];
