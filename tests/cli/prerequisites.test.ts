@@ -70,7 +70,7 @@ describe("npm test's first step, with Chromium, PostgreSQL and Redis hidden and 
 
 describe('a test run with Chromium, PostgreSQL and Redis hidden', () => {
   // The project's tags and reporter, on a test that needs each piece and a file that launches Chromium before its test.
-  const testRun = (settings: Record<string, string>) => run([VITEST, 'run', '--root', join('tests', 'cli', 'prerequisites')], settings);
+  const testRun = (settings: Record<string, string>) => run([VITEST, 'run', '--config', join('tests', 'cli', 'prerequisites', 'vitest.config.ts')], settings);
 
   it('skips what needs them, ends green, and says what it skipped and why just above the totals', async () => {
     const { status, stdout } = await testRun(hidden);

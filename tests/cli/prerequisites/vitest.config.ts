@@ -3,4 +3,4 @@
 import { defineConfig } from 'vitest/config';
 import { prerequisitesConfig } from '../../support/prerequisites.js';
 
-export default defineConfig({ test: { include: ['*.sample.ts'], ...prerequisitesConfig } });
+export default defineConfig({ test: { include: ['tests/cli/prerequisites/*.sample.ts'], ...prerequisitesConfig } });
