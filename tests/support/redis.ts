@@ -8,7 +8,7 @@ import { freePort } from '../../src/node/postgres.js';
 /** Where Debian's redis-server package puts the server. */
 export const DEBIAN_REDIS_SERVER = '/usr/bin/redis-server';
 /** The server the tests start: REDIS_SERVER, or Debian's. */
-export const REDIS_SERVER = process.env.REDIS_SERVER ?? DEBIAN_REDIS_SERVER;
+export const REDIS_SERVER = process.env.REDIS_SERVER || DEBIAN_REDIS_SERVER;
 
 export async function startRedis(): Promise<{ url: string; stop(): Promise<void> }> {
   const port = await freePort();
