@@ -358,6 +358,66 @@ describe('POST /auth/driverSocialSignup', () => {
     });
   });
 
+  describe('when the provider did not verify the email (Facebook never does)', () => {
+    const statusWith = (driverId: unknown, token: unknown) =>
+      app.inject({ method: 'GET', url: `/driver/status/${String(driverId)}`, headers: bearer(String(token)) });
+    const sendCode = (token: unknown, email: string) =>
+      app.inject({ method: 'POST', url: '/auth/sendOTP', headers: bearer(String(token)), payload: { email } });
+    const checkCode = (token: unknown, email: string, code: string) =>
+      app.inject({ method: 'POST', url: '/auth/validateOTP', headers: bearer(String(token)), payload: { email, code } });
+
+    it.each(['facebook.com', 'google.com'])('%s: sends an email code and answers a sign-up token; the verified code answers the session', async (provider) => {
+      const social = await createSocialUser(provider, uniqueEmail('unverified'), { emailVerified: false });
+      const response = await socialSignUp(app, social.email, social.idToken);
+      expect(response.statusCode).toBe(200);
+      const body = json(response);
+      expect(body).toMatchObject({ success: true, email: social.email, data: { isEmailVerified: false, isSocial: true } });
+      expect((await driverRow(String(body.driverId))).email_verified_at).toBeNull();
+      // The sign-up token is good for the email code only, not for the driver's steps.
+      expect((await statusWith(body.driverId, body.token)).statusCode).toBe(401);
+      const code = await latestCode(app, social.email);
+
+      // Resend with the sign-up token; the first code is replaced by the new one.
+      expect((await sendCode(body.token, social.email)).statusCode).toBe(201);
+      const newCode = await latestCode(app, social.email);
+      const verified = await checkCode(body.token, social.email, newCode);
+      expect(verified.statusCode).toBe(200);
+      const session = json(verified);
+      expect(session).toEqual({ success: true, token: expect.any(String), driverId: body.driverId });
+      expect((await driverRow(String(body.driverId))).email_verified_at).toBeInstanceOf(Date);
+      const status = await statusWith(body.driverId, session.token);
+      expect(status.statusCode).toBe(200);
+      expect(json(status).data).toMatchObject({ isEmailVerified: true, isSocial: true, status: 'pending' });
+      // The spent sign-up token and the replaced code check nothing any more.
+      expect((await checkCode(body.token, social.email, code)).statusCode).toBe(401);
+    });
+
+    it('signing in again before the code is verified sends a new code and answers a sign-up token again', async () => {
+      const social = await createSocialUser('facebook.com', uniqueEmail('unverified'), { emailVerified: false });
+      const first = json(await socialSignUp(app, social.email, social.idToken));
+      const again = json(await socialSignUp(app, social.email, social.idToken));
+      expect(again.driverId).toBe(first.driverId);
+      expect((await outbox(app)).filter((entry) => entry.to === social.email)).toHaveLength(2);
+      expect((await statusWith(again.driverId, again.token)).statusCode).toBe(401);
+      expect((await checkCode(again.token, social.email, await latestCode(app, social.email))).statusCode).toBe(200);
+      // Once verified, a sign-in is a session at once, and no code is sent.
+      const later = json(await socialSignUp(app, social.email, social.idToken));
+      expect((await statusWith(later.driverId, later.token)).statusCode).toBe(200);
+      expect((await outbox(app)).filter((entry) => entry.to === social.email)).toHaveLength(2);
+    });
+
+    it('a code checks only the sign-up token of that driver, never another driver’s email', async () => {
+      const victim = await createSocialUser('facebook.com', uniqueEmail('victim'), { emailVerified: false });
+      const attacker = await createSocialUser('facebook.com', uniqueEmail('attacker'), { emailVerified: false });
+      json(await socialSignUp(app, victim.email, victim.idToken));
+      const attackerBody = json(await socialSignUp(app, attacker.email, attacker.idToken));
+      const victimCode = await latestCode(app, victim.email);
+      const response = await checkCode(attackerBody.token, victim.email, victimCode);
+      expect(response.statusCode).toBe(403);
+      expect(json(response)).toEqual({ message: 'This email is not the one you signed up with. Please sign up again.' });
+    });
+  });
+
   it('sends email and password accounts to the email sign-up', async () => {
     const created = await createEmulatorUser();
     const response = await app.inject({
