@@ -75,7 +75,7 @@ export async function passwordIdToken(email: string, password: string): Promise<
 /**
  * Asks Firebase to email a link for choosing a new password. Whether the email has an account is
  * not told (the caller shows the same words either way); a new password ends the driver's other
- * sessions at their next sign-in (the server compares Firebase's "valid since").
+ * sessions within a minute (the server compares Firebase's "valid since", plugins/sessions.ts).
  */
 export async function sendPasswordReset(email: string): Promise<void> {
   try {

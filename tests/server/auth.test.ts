@@ -808,6 +808,70 @@ describe('POST /auth/signIn (a returning driver)', () => {
 describe('sessions that end', () => {
   const status = (driver: TestDriver, token = driver.token) => app.inject({ method: 'GET', url: `/driver/status/${driver.driverId}`, headers: bearer(token) });
 
+  it('end within a minute of a new password set through Firebase’s reset email, with no new sign-in, on every instance', async () => {
+    const driver = await verifiedDriver(app);
+    const another = await server.buildAnother();
+    // Two live sessions from before the reset: the sign-up's, and a sign-in's on another device.
+    const phone = driver.token;
+    const laptop = json<{ token: string }>(
+      await app.inject({ method: 'POST', url: '/auth/signIn', payload: { idToken: await signInEmulatorUser(driver.email) } }),
+    ).token;
+    const statusOn = (target: FastifyInstance, token: string) =>
+      target.inject({ method: 'GET', url: `/driver/status/${driver.driverId}`, headers: bearer(token) });
+    expect((await status(driver, phone)).statusCode).toBe(200);
+    expect((await statusOn(another, laptop)).statusCode).toBe(200);
+
+    await new Promise((resolve) => setTimeout(resolve, 1100)); // Firebase counts "valid since" in whole seconds
+    await resetPasswordInEmulator(driver.email, 'N3w!Passw0rd');
+    // Firebase is asked again at most every VALID_SINCE_TTL_MS (30 s) per user: a poll every 5 s does not wait on it.
+    server.clock.advance(30_001);
+    const ended = await status(driver, phone);
+    expect(ended.statusCode).toBe(401);
+    expect(json(ended)).toEqual({ message: 'Session expired, Please relogin', reason: 'signInAgain' });
+    expect((await statusOn(another, laptop)).statusCode).toBe(401);
+    // Gone from the database, not just refused.
+    expect((await server.db.query('SELECT 1 FROM sessions WHERE driver_id = $1', [driver.driverId])).rows).toEqual([]);
+    // A sign-in with the new password is a session that lives.
+    const fresh = json<{ token: string }>(
+      await app.inject({ method: 'POST', url: '/auth/signIn', payload: { idToken: await signInEmulatorUser(driver.email, 'N3w!Passw0rd') } }),
+    ).token;
+    expect((await status(driver, fresh)).statusCode).toBe(200);
+  });
+
+  it('asks Firebase for a user’s “valid since” at most once per 30 s, whatever the number of requests', async () => {
+    const driver = await verifiedDriver(app);
+    const asked: string[] = [];
+    const original = app.identity.tokensValidSince;
+    app.identity.tokensValidSince = (uid) => {
+      asked.push(uid);
+      return original(uid);
+    };
+    try {
+      await Promise.all(Array.from({ length: 5 }, () => status(driver)));
+      for (let i = 0; i < 5; i++) expect((await status(driver)).statusCode).toBe(200);
+      expect(asked.length).toBeLessThanOrEqual(1);
+      server.clock.advance(30_001);
+      expect((await status(driver)).statusCode).toBe(200);
+      expect(asked.length).toBeLessThanOrEqual(2);
+      expect(asked.length).toBeGreaterThanOrEqual(1);
+    } finally {
+      app.identity.tokensValidSince = original;
+    }
+  });
+
+  it('keeps working when Firebase can’t be reached: the last time known is used', async () => {
+    const driver = await verifiedDriver(app);
+    expect((await status(driver)).statusCode).toBe(200);
+    const original = app.identity.tokensValidSince;
+    app.identity.tokensValidSince = () => Promise.reject(app.httpErrors.serviceUnavailable('unreachable'));
+    try {
+      server.clock.advance(30_001);
+      expect((await status(driver)).statusCode).toBe(200);
+    } finally {
+      app.identity.tokensValidSince = original;
+    }
+  });
+
   it('ends with POST /auth/signOut, on this server and every other', async () => {
     const driver = await verifiedDriver(app);
     const another = await server.buildAnother();
