@@ -200,6 +200,19 @@ describe('a social sign-up whose provider did not verify the email', () => {
 });
 
 describe('/awaiting-approval', () => {
+  it('says "Token Not Found" when the browser keeps no token for the status call, and sends no request', async () => {
+    const page = await freshPage();
+    const statusRequests: string[] = [];
+    page.on('request', (request) => {
+      if (new URL(request.url()).pathname.startsWith('/driver/status/')) statusRequests.push(request.url());
+    });
+    await page.goto('/signup');
+    await page.evaluate(() => localStorage.setItem('driver_id', '00000000-0000-4000-8000-000000000000'));
+    await page.goto('/awaiting-approval');
+    await expectToast(page, 'Token Not Found');
+    expect(statusRequests).toEqual([]);
+  });
+
   it('clears the social flag', async () => {
     const page = await freshPage();
     const driver = await verifiedDriver(journey.server.app);
