@@ -169,9 +169,7 @@ export async function authRoutes(app: FastifyInstance, options: { max: number; w
     // A provider's sign-in is a sign-in, but an email the provider did not verify (Facebook's
     // never are) is proved by our code first, as a password sign-up's is: until then the driver
     // holds a sign-up token, good only for that code, and the resume table sends them to it.
-    const issued = emailVerified
-      ? await app.sessions.start(driverId, user.authTime)
-      : await startEmailVerification(driverId, email, user, request.locale);
+    const issued = emailVerified ? await app.sessions.start(driverId, user.authTime) : await startEmailVerification(driverId, email, user, request.locale);
     return answerFor(driverId, issued);
   });
 
