@@ -383,7 +383,8 @@ describe('POST /auth/driverSocialSignup', () => {
       const verified = await checkCode(body.token, social.email, newCode);
       expect(verified.statusCode).toBe(200);
       const session = json(verified);
-      expect(session).toEqual({ success: true, token: expect.any(String), driverId: body.driverId });
+      // With the status, by which the flow goes on to the social profile.
+      expect(session).toMatchObject({ success: true, token: expect.any(String), driverId: body.driverId, data: { isEmailVerified: true, isSocial: true } });
       expect((await driverRow(String(body.driverId))).email_verified_at).toBeInstanceOf(Date);
       const status = await statusWith(body.driverId, session.token);
       expect(status.statusCode).toBe(200);
@@ -492,7 +493,14 @@ describe('POST /auth/validateOTP', () => {
     const driver = await signUp(app);
     const response = await validate(driver, await latestCode(app, driver.email));
     expect(response.statusCode).toBe(200);
-    expect(json(response)).toEqual({ success: true, token: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/), driverId: driver.driverId });
+    expect(json(response)).toEqual({
+      success: true,
+      token: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
+      driverId: driver.driverId,
+      email: driver.email,
+      phone: driver.phone,
+      data: statusData({ status: 'pending', isSessionComplete: false, isEmailVerified: true, isPhoneVerified: false, isProfileComplete: false, isSocial: false }),
+    });
     expect((await driverRow(driver.driverId)).email_verified_at).toBeInstanceOf(Date);
     const again = await app.inject({ method: 'POST', url: '/auth/sendOTP', headers: bearer(driver.signUpToken), payload: { email: driver.email } });
     expect(again.statusCode).toBe(401);

@@ -237,7 +237,8 @@ export async function authRoutes(app: FastifyInstance, options: { max: number; w
       await app.sessions.end(signUp.value, tx);
       return app.sessions.start(driverId, signUp.holder.authenticatedAt, tx);
     });
-    return { success: true, token: session.token, driverId };
+    // With the driver's status, which the flow goes on by (a social sign-up to its profile, not to a phone code).
+    return answerFor(driverId, session);
   });
 
   /** The signed-in driver's phone, which the client must have sent. */
