@@ -499,7 +499,7 @@ describe('POST /auth/validateOTP', () => {
       driverId: driver.driverId,
       email: driver.email,
       phone: driver.phone,
-      data: statusData({ status: 'pending', isSessionComplete: false, isEmailVerified: true, isPhoneVerified: false, isProfileComplete: false, isSocial: false }),
+      data: statusData({ status: 'pending', isSessionComplete: false, isPhoneVerified: false, isProfileComplete: false }),
     });
     expect((await driverRow(driver.driverId)).email_verified_at).toBeInstanceOf(Date);
     const again = await app.inject({ method: 'POST', url: '/auth/sendOTP', headers: bearer(driver.signUpToken), payload: { email: driver.email } });
