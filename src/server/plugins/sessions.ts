@@ -19,8 +19,8 @@
  * with no sign-in needed: Firebase moves the user's "valid since" (tokensValidAfterTime) when the
  * password changes or their tokens are revoked, and a token made before it counts as ended. That
  * time is asked of Firebase at most once per user per VALID_SINCE_TTL_MS on each instance (the
- * status poll must not wait on Firebase, nor add a query), and kept for the most recent
- * MAX_VALID_SINCE_USERS users.
+ * status poll, every few seconds, must neither ask Firebase each time nor add a query), and kept
+ * for the most recent MAX_VALID_SINCE_USERS users.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
