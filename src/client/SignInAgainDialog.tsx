@@ -16,6 +16,8 @@ import { useLocale } from './locale.js';
 import { useStepFormState } from './useStepFormState.js';
 
 interface SignInAgainProps {
+  /** Why the sign-in is asked for, in the words of the answer that asked ("Session expired, Please relogin", "Token Not Found"). */
+  reason: string;
   /** Signed in: as the driver of this page (`sameDriver`), or as someone else, who goes to their own step. */
   onSignedIn: (sameDriver: boolean, navigation: Navigation) => void;
   onCancel: () => void;
@@ -26,6 +28,7 @@ export function SignInAgainDialog(props: SignInAgainProps) {
   return (
     <Dialog labelledBy="sign-in-again-title" onCancel={props.onCancel}>
       <h2 id="sign-in-again-title">{copy.title}</h2>
+      <p className="sign-in-again-reason">{props.reason}</p>
       <p>{copy.message}</p>
       <Suspense fallback={<span className="spinner" aria-hidden="true" />}>
         <SignInForm {...props} />

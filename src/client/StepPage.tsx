@@ -160,8 +160,8 @@ function FilledStepForm({ id, step, form, stored, initial, keep }: FilledStepFor
   }, [state.formContext, openFixes]);
   const [busy, setBusy] = useState(false);
   const [completion, setCompletion] = useState<Completion>();
-  /** The answers waiting to be sent again once the driver signed in again. */
-  const [waiting, setWaiting] = useState<FormData>();
+  /** The answers waiting to be sent again once the driver signed in again, and why the sign-in is asked for. */
+  const [waiting, setWaiting] = useState<{ answers: FormData; reason: string }>();
 
   const go = useCallback((navigation: Navigation) => navigate(navigation.to, { state: navigation.state }), [navigate]);
 
@@ -182,7 +182,7 @@ function FilledStepForm({ id, step, form, stored, initial, keep }: FilledStepFor
         if ('completion' in outcome) setCompletion(outcome.completion);
         else go(outcome.navigation);
       } else if (outcome.signInAgain) {
-        setWaiting(submitted);
+        setWaiting({ answers: submitted, reason: outcome.message });
       } else {
         toast.error(outcome.message);
         state.showServerErrors(outcome.fieldErrors);
@@ -225,8 +225,9 @@ function FilledStepForm({ id, step, form, stored, initial, keep }: FilledStepFor
       <StepLinks links={step.links} />
       {waiting && (
         <SignInAgainDialog
+          reason={waiting.reason}
           onSignedIn={(sameDriver, navigation) => {
-            const answers = waiting;
+            const { answers } = waiting;
             setWaiting(undefined);
             // Another account signed in on this page: its own step, not this driver's answers.
             if (sameDriver) void send(answers);

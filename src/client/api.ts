@@ -6,7 +6,9 @@
  *
  * Flow calls take their bearer from the token cookie, or from local storage for the calls the
  * flow marks so; the admin page passes the admin token it was given; the payment sandbox (a card
- * provider's endpoint) and the public-IP lookup take none.
+ * provider's endpoint) and the public-IP lookup take none. A flow call the browser has no token
+ * for is not sent (unless the flow marks it `tokenOptional`): it answers as the server would, in
+ * the browser's own words (`messages.tokenNotFound`).
  */
 import { currentLocale } from './locale.js';
 import { SIGN_IN_AGAIN_REASON } from '../shared/apiAnswers.js';
@@ -162,6 +164,12 @@ function bearerFor(call: Call): string | undefined {
   return call.auth === 'storage' ? getItem('token') : getTokenCookie();
 }
 
+/** What a call the browser keeps no token for answers without being sent: the server's 401 for it, asking for a sign-in. */
+function tokenNotFound<T>(): Promise<ApiResult<T>> {
+  const message = flow.messages.tokenNotFound;
+  return Promise.resolve({ ok: false, status: 401, message, data: { message, reason: SIGN_IN_AGAIN_REASON } });
+}
+
 function multipartOf(payload: Record<string, unknown>): FormData {
   const form = new FormData();
   for (const [key, value] of Object.entries(payload)) {
@@ -180,9 +188,11 @@ export function sendFileAhead(
   file: Blob,
   onProgress: (share: number) => void,
 ): Promise<ApiResult<FileAheadAnswer>> {
+  const bearer = bearerFor(call);
+  if (!bearer && !call.tokenOptional) return tokenNotFound();
   return request<FileAheadAnswer>(`${UPLOADS_PATH}/${encodeURIComponent(step)}/${encodeURIComponent(field)}`, {
     method: 'POST',
-    bearer: bearerFor(call),
+    bearer,
     body: multipartOf({ [key]: file }),
     timeoutMs: PHOTO_TIMEOUT_MS,
     onUploadProgress: (sent) => onProgress(sent[key] ?? 0),
@@ -199,11 +209,12 @@ export function callApi<T = Record<string, unknown>>(
   call: Call,
   payload: Record<string, unknown> = {},
   pathParams: Record<string, string> = {},
-  bearer?: string,
+  bearer: string | undefined = bearerFor(call),
 ): Promise<ApiResult<T>> {
+  if (!bearer && !call.tokenOptional) return tokenNotFound();
   return request<T>(pathWith(call.path, pathParams), {
     method: call.method,
-    bearer: bearer ?? bearerFor(call),
+    bearer,
     body: call.method === 'GET' ? undefined : call.encoding === 'json' ? payload : multipartOf(payload),
     timeoutMs: call.encoding === 'multipart' ? UPLOAD_TIMEOUT_MS : JSON_TIMEOUT_MS,
   });

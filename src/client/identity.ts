@@ -75,7 +75,7 @@ export async function passwordIdToken(email: string, password: string): Promise<
 /**
  * Asks Firebase to email a link for choosing a new password. Whether the email has an account is
  * not told (the caller shows the same words either way); a new password ends the driver's other
- * sessions at their next sign-in (the server compares Firebase's "valid since").
+ * sessions within a minute (the server compares Firebase's "valid since", plugins/sessions.ts).
  */
 export async function sendPasswordReset(email: string): Promise<void> {
   try {
@@ -114,11 +114,13 @@ const base64url = (value: object) => btoa(JSON.stringify(value)).replace(/\+/g, 
 
 /**
  * The emulator's stand-in for a provider's sign-in: it accepts an unsigned ID token from the
- * provider, so the rest of the path (Firebase user, ID token, our server) is the real one.
+ * provider, so the rest of the path (Firebase user, ID token, our server) is the real one. As in
+ * production, Facebook does not vouch for the email (Firebase marks it not verified), so a local
+ * Facebook sign-up proves it by the email code; the others do.
  */
 function testCredential(id: SocialProvider['id'], email: string) {
   const now = Math.floor(Date.now() / 1000);
-  const claims = { sub: `test-${email}`, email, email_verified: true, iat: now, exp: now + 3600, aud: 'onramp-local' };
+  const claims = { sub: `test-${email}`, email, email_verified: id !== 'facebook.com', iat: now, exp: now + 3600, aud: 'onramp-local' };
   const idToken = `${base64url({ alg: 'none', typ: 'JWT' })}.${base64url(claims)}.`;
   return id === 'google.com' ? GoogleAuthProvider.credential(idToken) : new OAuthProvider(id).credential({ idToken });
 }

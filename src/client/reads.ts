@@ -4,7 +4,7 @@
  * opens by its address may begin before its scripts have run (useOpeningRead).
  */
 import { useState } from 'react';
-import useSWR, { type SWRConfiguration, type SWRResponse } from 'swr';
+import useSWR, { mutate, type SWRConfiguration, type SWRResponse } from 'swr';
 import type { ApiFailure, ApiResult } from './api.js';
 import { flow } from './flow.js';
 
@@ -26,6 +26,20 @@ export async function dataOf<T>(result: Promise<ApiResult<T>>, fallback: string 
 
 /** Read when shown, and again when asked; not on focus, reconnection or failure. */
 export const READ_ONCE: SWRConfiguration = { revalidateOnFocus: false, revalidateOnReconnect: false, shouldRetryOnError: false };
+
+/** The first part of every key the driver's status is read under. */
+const DRIVER_STATUS = 'driverStatus';
+
+/** The key a screen reads the driver's status under with the flow's `call`. */
+export const driverStatusKey = (call: string, driverId: string): [typeof DRIVER_STATUS, string, string] => [DRIVER_STATUS, call, driverId];
+
+/**
+ * Drops every read of the driver's status: a step just sent changed it (a fix sent is no longer
+ * asked for), so no screen may show the one read before; each reads it afresh.
+ */
+export async function forgetDriverStatus(): Promise<void> {
+  await mutate((key) => Array.isArray(key) && key[0] === DRIVER_STATUS, undefined, { revalidate: true });
+}
 
 let openings = 0;
 

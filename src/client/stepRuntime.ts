@@ -25,6 +25,7 @@ import { keepSentPhoto, photoPayload, setSentShares } from '../../widgets/photoS
 import { callApi, isSignInAgain, sendFileAhead, type ApiFailure, type ApiResult } from './api.js';
 import { callByName, flow, routeOf } from './flow.js';
 import { PrepareError, runPrepare } from './prepare.js';
+import { forgetDriverStatus } from './reads.js';
 import { applyStore, clearTarget, getTokenCookie, storageSnapshot } from './storage.js';
 
 /** The flow's sources over the browser's current state, plus values of this submit. */
@@ -139,6 +140,8 @@ export async function submitStep(stepId: string, step: FormStep, form: Record<st
   if (!result.ok) {
     return { ok: false, message: result.message ?? flow.messages.requestFailed, fieldErrors: result.errors, signInAgain: isSignInAgain(result) };
   }
+  // What was sent changed the driver's status: the next screen reads it afresh (a fix sent no longer shows as asked for).
+  await forgetDriverStatus();
 
   const afterCall = browserLookup({ form, context, payload, response: result.data });
   applyStore(step.store, afterCall);

@@ -212,13 +212,14 @@ export async function buildApp(config: ServerConfig, options: AppOptions = {}): 
     const resealed = await resealLegacyAnswers(app.db, app.cipher);
     if (resealed > 0) app.log.info({ steps: resealed }, 'Sealed moved answers field by field');
   });
+  // Before the sessions: a session made before the user's Firebase "valid since" has ended.
+  await app.register(identityPlugin, { projectId: config.firebaseProjectId, emulatorHost: config.firebaseAuthEmulatorHost });
   await app.register(sessionsPlugin);
   // Notices link to the sign-in step, at the address drivers open.
   const signInUrl = `${config.publicUrl ?? `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`}${flow.steps[flow.account.signIn]?.route ?? '/'}`;
   await app.register(messagingPlugin, { config: config.messaging, signInUrl });
   await app.register(otpCodesPlugin);
   await app.register(uploadsPlugin, { dataDir: config.dataDir, storage: config.storage });
-  await app.register(identityPlugin, { projectId: config.firebaseProjectId, emulatorHost: config.firebaseAuthEmulatorHost });
   await app.register(adminAuthPlugin, { adminToken: config.adminToken });
   await app.register(paymentsPlugin, { payments: config.payments, plan: config.subscriptionPlan });
   // Per-route limits (exact file count) are set where each form is read (lib/callPayload.ts).

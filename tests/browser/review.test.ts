@@ -85,12 +85,23 @@ describe('a reviewer asks for two fixes, and only those are sent again', () => {
     await expect(page().locator('#root_driverLicenseCardFront__error').textContent()).resolves.toBe('The licence photo is blurry.');
   });
 
-  it('replaces only the licence photo and is pending again', async () => {
+  it('replaces only the licence photo and is pending again: the waiting page never shows the fixes just sent', async () => {
+    // Every heading the waiting page shows, from its first draw (the page read the rejection before).
+    await page().evaluate(() => {
+      const shown: string[] = [];
+      (window as unknown as { waitingHeadings: string[] }).waitingHeadings = shown;
+      new MutationObserver(() => {
+        const heading = document.querySelector('h1')?.textContent;
+        if (location.pathname === '/awaiting-approval' && heading && shown.at(-1) !== heading) shown.push(heading);
+      }).observe(document.body, { subtree: true, childList: true, characterData: true });
+    });
     await choosePhoto(page(), 'driverLicenseCardFront', 'Sharp licence');
     await press(page(), 'Confirm & Send for Approval');
     await expectToast(page(), 'Profile & Vehicle sent for approval.');
     await page().waitForURL('**/awaiting-approval');
     await page().getByRole('heading', { name: 'Awaiting Approval' }).waitFor();
+    await expect(page().getByText('The reviewer asked you to fix:').count()).resolves.toBe(0);
+    expect(await page().evaluate(() => (window as unknown as { waitingHeadings: string[] }).waitingHeadings)).toEqual(['Awaiting Approval']);
     const { rows } = await journey.server.db.query<{ status: string }>('SELECT status FROM drivers WHERE id = $1', [driver.driverId]);
     expect(rows[0]?.status).toBe('pending');
   });

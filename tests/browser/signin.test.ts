@@ -152,7 +152,7 @@ describe('signing in again without leaving the page', () => {
     await fillProfileStep(page);
     await press(page, 'Next');
     const dialog = page.getByRole('dialog', { name: 'Please sign in again' });
-    await dialog.waitFor();
+    await dialog.getByText('Session expired, Please relogin').waitFor();
     await screenshot(page, '32-sign-in-again');
     await dialog.locator('#root_email').fill(driver.email);
     await dialog.locator('#root_password').fill(TEST_PASSWORD);
@@ -164,6 +164,32 @@ describe('signing in again without leaving the page', () => {
       [driver.driverId],
     );
     expect(rows[0]?.first_name).toBe('Robin');
+  });
+
+  it('says "Token Not Found" and asks in a dialog when the browser keeps no token, without sending the step', async () => {
+    const driver = await verifiedDriver(app());
+    await verifyPhone(app(), driver);
+    const page = await newPage();
+    await signInWithPassword(page, driver.email, TEST_PASSWORD);
+    await page.waitForURL('**/complete-profile');
+    // The token is gone from this browser (cleared by the driver, or by a privacy setting).
+    await page.context().clearCookies();
+    await page.evaluate(() => localStorage.removeItem('token'));
+    const sent: string[] = [];
+    page.on('request', (request) => {
+      if (request.method() === 'POST') sent.push(new URL(request.url()).pathname);
+    });
+    await fillProfileStep(page);
+    await press(page, 'Next');
+    const dialog = page.getByRole('dialog', { name: 'Please sign in again' });
+    await dialog.getByText('Token Not Found').waitFor();
+    await screenshot(page, '32-sign-in-again-token-not-found');
+    expect(sent).toEqual([]);
+    await dialog.locator('#root_email').fill(driver.email);
+    await dialog.locator('#root_password').fill(TEST_PASSWORD);
+    await dialog.getByRole('button', { name: 'Sign In', exact: true }).click();
+    await expectToast(page, 'Personal Profile Completed Successfully.');
+    await page.waitForURL('**/upload-vehicle-images');
   });
 
   it('asks for a recent sign-in before the payout account is replaced', async () => {

@@ -3,7 +3,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { verifiedDriver } from '../support/server.js';
+import { createSocialUser } from '../support/identity.js';
+import { bearer, json, verifiedDriver } from '../support/server.js';
 import { expectToast, latestCode, PHONE_VIEWPORT, screenshot, startJourney, type Journey } from './support.js';
 
 let journey: Journey;
@@ -149,7 +150,70 @@ describe('after the email code', () => {
   });
 });
 
+describe('a social sign-up whose provider did not verify the email', () => {
+  /** Signs up with the provider's button (locally: the emulator's test account), as `email`. */
+  async function socialSignUp(page: Page, button: string, email: string) {
+    await page.goto('/signup');
+    await page.getByRole('button', { name: button }).click();
+    const dialog = page.getByRole('dialog', { name: 'Sign in with a test account' });
+    await dialog.getByLabel('Email').fill(email);
+    await dialog.getByRole('button', { name: 'Continue' }).click();
+  }
+
+  /** On the email code page a code was sent on arrival; Resend sends another, and Continue verifies it and goes on to the social profile. */
+  async function verifyEmailByCode(page: Page, email: string) {
+    await page.waitForURL('**/verify-otp-email');
+    await page.getByText(email).waitFor();
+    const first = await latestCode(journey.baseUrl, 'email', email);
+    await page.getByRole('button', { name: 'Resend' }).click();
+    await expectToast(page, 'Email Resent Sent Successfully.');
+    const second = await latestCode(journey.baseUrl, 'email', email);
+    expect(second).toMatch(/^\d{4}$/);
+    expect(first).toMatch(/^\d{4}$/);
+    await page.locator('#root_otp').fill(second);
+    await page.getByRole('button', { name: 'Continue', exact: true }).click();
+    await expectToast(page, 'Email OTP Verified Successfully.');
+    await page.waitForURL('**/complete-profile');
+    // The social variant: the profile asks for the phone, which is verified after it.
+    await page.locator('#root_phoneNo').waitFor();
+    const stored = await page.evaluate(() => ({ token: localStorage.getItem('token') ?? '', driverId: localStorage.getItem('driver_id') ?? '' }));
+    const status = await journey.server.app.inject({ method: 'GET', url: `/driver/status/${stored.driverId}`, headers: bearer(stored.token) });
+    expect(status.statusCode).toBe(200);
+    expect(json(status).data).toMatchObject({ isEmailVerified: true, isSocial: true });
+  }
+
+  it('Facebook (which never verifies an email): the email code, then /complete-profile', async () => {
+    const email = `facebook-${randomUUID().slice(0, 8)}@example.com`;
+    const page = await freshPage();
+    await socialSignUp(page, 'Sign in with Facebook', email);
+    await verifyEmailByCode(page, email);
+    await screenshot(page, '04-profile-social-after-email-code');
+  });
+
+  it('Google, for an account whose email Google did not verify: the email code, then /complete-profile', async () => {
+    const email = `google-${randomUUID().slice(0, 8)}@example.com`;
+    // The account as Google gave it, not verified (the browser's test sign-in finds it by the same provider id).
+    await createSocialUser('google.com', email, { emailVerified: false, subject: `test-${email}` });
+    const page = await freshPage();
+    await socialSignUp(page, 'Continue with Google', email);
+    await verifyEmailByCode(page, email);
+  });
+});
+
 describe('/awaiting-approval', () => {
+  it('says "Token Not Found" when the browser keeps no token for the status call, and sends no request', async () => {
+    const page = await freshPage();
+    const statusRequests: string[] = [];
+    page.on('request', (request) => {
+      if (new URL(request.url()).pathname.startsWith('/driver/status/')) statusRequests.push(request.url());
+    });
+    await page.goto('/signup');
+    await page.evaluate(() => localStorage.setItem('driver_id', '00000000-0000-4000-8000-000000000000'));
+    await page.goto('/awaiting-approval');
+    await expectToast(page, 'Token Not Found');
+    expect(statusRequests).toEqual([]);
+  });
+
   it('clears the social flag', async () => {
     const page = await freshPage();
     const driver = await verifiedDriver(journey.server.app);

@@ -89,6 +89,32 @@ describe('callApi', () => {
   });
 });
 
+describe('a flow call the browser keeps no token for', () => {
+  it('is not sent, and answers spec §8’s "Token Not Found" as the server would, asking for a sign-in', async () => {
+    // No browser storage here: neither the token cookie nor local storage holds a token.
+    for (const name of ['completeVehicle', 'completeVehicleDocs', 'sendPhoneCode', 'driverStatus']) {
+      await expect(callApi(callByName(name), {}, { id: 'driver' })).resolves.toEqual({
+        ok: false,
+        status: 401,
+        message: 'Token Not Found',
+        data: { message: 'Token Not Found', reason: 'signInAgain' },
+      });
+    }
+    expect(fetchMock).not.toHaveBeenCalled();
+    // The server's own answer to a request without a token keeps the other spelling.
+    expect(flow.messages.tokenMissing).toBe('Token not found');
+  });
+
+  it('is sent without a bearer when the flow marks it tokenOptional (a sign-up, a sign-in)', async () => {
+    fetchMock.mockResolvedValue(jsonAnswer(200, { success: true }));
+    for (const name of ['driverEmailSignUp', 'driverSocialSignup', 'signIn']) {
+      fetchMock.mockClear();
+      await expect(callApi(callByName(name), {})).resolves.toMatchObject({ ok: true });
+      expect(sent().headers.Authorization).toBeUndefined();
+    }
+  });
+});
+
 describe('getBlob', () => {
   it('answers the bytes, read with the bearer', async () => {
     fetchMock.mockResolvedValue(new Response(new Blob(['png bytes'], { type: 'image/png' })));

@@ -358,6 +358,67 @@ describe('POST /auth/driverSocialSignup', () => {
     });
   });
 
+  describe('when the provider did not verify the email (Facebook never does)', () => {
+    const statusWith = (driverId: unknown, token: unknown) =>
+      app.inject({ method: 'GET', url: `/driver/status/${String(driverId)}`, headers: bearer(String(token)) });
+    const sendCode = (token: unknown, email: string) =>
+      app.inject({ method: 'POST', url: '/auth/sendOTP', headers: bearer(String(token)), payload: { email } });
+    const checkCode = (token: unknown, email: string, code: string) =>
+      app.inject({ method: 'POST', url: '/auth/validateOTP', headers: bearer(String(token)), payload: { email, code } });
+
+    it.each(['facebook.com', 'google.com'])('%s: sends an email code and answers a sign-up token; the verified code answers the session', async (provider) => {
+      const social = await createSocialUser(provider, uniqueEmail('unverified'), { emailVerified: false });
+      const response = await socialSignUp(app, social.email, social.idToken);
+      expect(response.statusCode).toBe(200);
+      const body = json(response);
+      expect(body).toMatchObject({ success: true, email: social.email, data: { isEmailVerified: false, isSocial: true } });
+      expect((await driverRow(String(body.driverId))).email_verified_at).toBeNull();
+      // The sign-up token is good for the email code only, not for the driver's steps.
+      expect((await statusWith(body.driverId, body.token)).statusCode).toBe(401);
+      const code = await latestCode(app, social.email);
+
+      // Resend with the sign-up token; the first code is replaced by the new one.
+      expect((await sendCode(body.token, social.email)).statusCode).toBe(201);
+      const newCode = await latestCode(app, social.email);
+      const verified = await checkCode(body.token, social.email, newCode);
+      expect(verified.statusCode).toBe(200);
+      const session = json(verified);
+      // With the status, by which the flow goes on to the social profile.
+      expect(session).toMatchObject({ success: true, token: expect.any(String), driverId: body.driverId, data: { isEmailVerified: true, isSocial: true } });
+      expect((await driverRow(String(body.driverId))).email_verified_at).toBeInstanceOf(Date);
+      const status = await statusWith(body.driverId, session.token);
+      expect(status.statusCode).toBe(200);
+      expect(json(status).data).toMatchObject({ isEmailVerified: true, isSocial: true, status: 'pending' });
+      // The spent sign-up token and the replaced code check nothing any more.
+      expect((await checkCode(body.token, social.email, code)).statusCode).toBe(401);
+    });
+
+    it('signing in again before the code is verified sends a new code and answers a sign-up token again', async () => {
+      const social = await createSocialUser('facebook.com', uniqueEmail('unverified'), { emailVerified: false });
+      const first = json(await socialSignUp(app, social.email, social.idToken));
+      const again = json(await socialSignUp(app, social.email, social.idToken));
+      expect(again.driverId).toBe(first.driverId);
+      expect((await outbox(app)).filter((entry) => entry.to === social.email)).toHaveLength(2);
+      expect((await statusWith(again.driverId, again.token)).statusCode).toBe(401);
+      expect((await checkCode(again.token, social.email, await latestCode(app, social.email))).statusCode).toBe(200);
+      // Once verified, a sign-in is a session at once, and no code is sent.
+      const later = json(await socialSignUp(app, social.email, social.idToken));
+      expect((await statusWith(later.driverId, later.token)).statusCode).toBe(200);
+      expect((await outbox(app)).filter((entry) => entry.to === social.email)).toHaveLength(2);
+    });
+
+    it('a code checks only the sign-up token of that driver, never another driver’s email', async () => {
+      const victim = await createSocialUser('facebook.com', uniqueEmail('victim'), { emailVerified: false });
+      const attacker = await createSocialUser('facebook.com', uniqueEmail('attacker'), { emailVerified: false });
+      json(await socialSignUp(app, victim.email, victim.idToken));
+      const attackerBody = json(await socialSignUp(app, attacker.email, attacker.idToken));
+      const victimCode = await latestCode(app, victim.email);
+      const response = await checkCode(attackerBody.token, victim.email, victimCode);
+      expect(response.statusCode).toBe(403);
+      expect(json(response)).toEqual({ message: 'This email is not the one you signed up with. Please sign up again.' });
+    });
+  });
+
   it('sends email and password accounts to the email sign-up', async () => {
     const created = await createEmulatorUser();
     const response = await app.inject({
@@ -432,7 +493,14 @@ describe('POST /auth/validateOTP', () => {
     const driver = await signUp(app);
     const response = await validate(driver, await latestCode(app, driver.email));
     expect(response.statusCode).toBe(200);
-    expect(json(response)).toEqual({ success: true, token: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/), driverId: driver.driverId });
+    expect(json(response)).toEqual({
+      success: true,
+      token: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
+      driverId: driver.driverId,
+      email: driver.email,
+      phone: driver.phone,
+      data: statusData({ status: 'pending', isSessionComplete: false, isPhoneVerified: false, isProfileComplete: false }),
+    });
     expect((await driverRow(driver.driverId)).email_verified_at).toBeInstanceOf(Date);
     const again = await app.inject({ method: 'POST', url: '/auth/sendOTP', headers: bearer(driver.signUpToken), payload: { email: driver.email } });
     expect(again.statusCode).toBe(401);
@@ -747,6 +815,70 @@ describe('POST /auth/signIn (a returning driver)', () => {
 
 describe('sessions that end', () => {
   const status = (driver: TestDriver, token = driver.token) => app.inject({ method: 'GET', url: `/driver/status/${driver.driverId}`, headers: bearer(token) });
+
+  it('end within a minute of a new password set through Firebase’s reset email, with no new sign-in, on every instance', async () => {
+    const driver = await verifiedDriver(app);
+    const another = await server.buildAnother();
+    // Two live sessions from before the reset: the sign-up's, and a sign-in's on another device.
+    const phone = driver.token;
+    const laptop = json<{ token: string }>(
+      await app.inject({ method: 'POST', url: '/auth/signIn', payload: { idToken: await signInEmulatorUser(driver.email) } }),
+    ).token;
+    const statusOn = (target: FastifyInstance, token: string) =>
+      target.inject({ method: 'GET', url: `/driver/status/${driver.driverId}`, headers: bearer(token) });
+    expect((await status(driver, phone)).statusCode).toBe(200);
+    expect((await statusOn(another, laptop)).statusCode).toBe(200);
+
+    await new Promise((resolve) => setTimeout(resolve, 1100)); // Firebase counts "valid since" in whole seconds
+    await resetPasswordInEmulator(driver.email, 'N3w!Passw0rd');
+    // Firebase is asked again at most every VALID_SINCE_TTL_MS (30 s) per user: a poll every 5 s does not wait on it.
+    server.clock.advance(30_001);
+    const ended = await status(driver, phone);
+    expect(ended.statusCode).toBe(401);
+    expect(json(ended)).toEqual({ message: 'Session expired, Please relogin', reason: 'signInAgain' });
+    expect((await statusOn(another, laptop)).statusCode).toBe(401);
+    // Gone from the database, not just refused.
+    expect((await server.db.query('SELECT 1 FROM sessions WHERE driver_id = $1', [driver.driverId])).rows).toEqual([]);
+    // A sign-in with the new password is a session that lives.
+    const fresh = json<{ token: string }>(
+      await app.inject({ method: 'POST', url: '/auth/signIn', payload: { idToken: await signInEmulatorUser(driver.email, 'N3w!Passw0rd') } }),
+    ).token;
+    expect((await status(driver, fresh)).statusCode).toBe(200);
+  });
+
+  it('asks Firebase for a user’s “valid since” at most once per 30 s, whatever the number of requests', async () => {
+    const driver = await verifiedDriver(app);
+    const asked: string[] = [];
+    const original = app.identity.tokensValidSince;
+    app.identity.tokensValidSince = (uid) => {
+      asked.push(uid);
+      return original(uid);
+    };
+    try {
+      await Promise.all(Array.from({ length: 5 }, () => status(driver)));
+      for (let i = 0; i < 5; i++) expect((await status(driver)).statusCode).toBe(200);
+      expect(asked.length).toBeLessThanOrEqual(1);
+      server.clock.advance(30_001);
+      expect((await status(driver)).statusCode).toBe(200);
+      expect(asked.length).toBeLessThanOrEqual(2);
+      expect(asked.length).toBeGreaterThanOrEqual(1);
+    } finally {
+      app.identity.tokensValidSince = original;
+    }
+  });
+
+  it('keeps working when Firebase can’t be reached: the last time known is used', async () => {
+    const driver = await verifiedDriver(app);
+    expect((await status(driver)).statusCode).toBe(200);
+    const original = app.identity.tokensValidSince;
+    app.identity.tokensValidSince = () => Promise.reject(app.httpErrors.serviceUnavailable('unreachable'));
+    try {
+      server.clock.advance(30_001);
+      expect((await status(driver)).statusCode).toBe(200);
+    } finally {
+      app.identity.tokensValidSince = original;
+    }
+  });
 
   it('ends with POST /auth/signOut, on this server and every other', async () => {
     const driver = await verifiedDriver(app);

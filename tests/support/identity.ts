@@ -62,14 +62,20 @@ const base64url = (value: unknown) => Buffer.from(JSON.stringify(value)).toStrin
 
 /**
  * A social (Google, Apple, Facebook) account: the emulator accepts an unsigned provider
- * id_token through signInWithIdp, as the browser does locally.
+ * id_token through signInWithIdp, as the browser does locally. `emailVerified`: whether the
+ * provider vouches for the email (Facebook never does); `subject`: the provider's id of the user,
+ * for an account the browser's test sign-in (src/client/identity.ts) then finds.
  */
-export async function createSocialUser(provider = 'google.com', email = uniqueEmail('social')): Promise<EmulatorUser> {
+export async function createSocialUser(
+  provider = 'google.com',
+  email = uniqueEmail('social'),
+  { emailVerified = true, subject = randomBytes(8).toString('hex') }: { emailVerified?: boolean; subject?: string } = {},
+): Promise<EmulatorUser> {
   const now = Math.floor(Date.now() / 1000);
   const providerToken = `${base64url({ alg: 'none', typ: 'JWT' })}.${base64url({
-    sub: randomBytes(8).toString('hex'),
+    sub: subject,
     email,
-    email_verified: true,
+    email_verified: emailVerified,
     iss: 'https://accounts.google.com',
     aud: 'onramp-tests',
     iat: now,

@@ -13,14 +13,14 @@ import { callApi } from '../api.js';
 import { followResume } from '../stepRuntime.js';
 import { callByName, flow, routeOf } from '../flow.js';
 import { Layout } from '../Layout.js';
-import { dataOf, type RequestError } from '../reads.js';
+import { dataOf, driverStatusKey, type RequestError } from '../reads.js';
 import { getItem } from '../storage.js';
 import { MessageScreen } from './MessageScreen.js';
 import { ScreenActionButton } from './parts.js';
 import '../shell.js';
 
 // An answer without data reads as a status not yet known.
-async function fetchStatus([callName, id]: [string, string]): Promise<Partial<DriverStatus>> {
+async function fetchStatus([, callName, id]: ReturnType<typeof driverStatusKey>): Promise<Partial<DriverStatus>> {
   const answer = await dataOf(callApi<{ data?: DriverStatus }>(callByName(callName), {}, { id }), flow.messages.statusFailed);
   return answer.data ?? {};
 }
@@ -29,7 +29,7 @@ export function AwaitingApprovalScreen({ step }: { step: ScreenStep }) {
   const [, navigate] = useLocation();
   const driverId = getItem('driver_id');
   const poll = step.poll;
-  const { data } = useSWR<Partial<DriverStatus>, RequestError>(poll && driverId ? ([poll.call, driverId] as [string, string]) : null, fetchStatus, {
+  const { data } = useSWR<Partial<DriverStatus>, RequestError>(poll && driverId ? driverStatusKey(poll.call, driverId) : null, fetchStatus, {
     refreshInterval: poll?.everyMs,
     revalidateOnFocus: true,
     // One toast per message, however often the poll fails.

@@ -28,7 +28,8 @@ export interface Identity {
   verify(idToken: string): Promise<SignedInUser>;
   /**
    * Since when the user's tokens count (Firebase moves it on a new password or a revocation);
-   * null when Firebase keeps no such time.
+   * null when Firebase keeps no such time, and now when the user is gone from Firebase (deleted in
+   * its console: none of their tokens counts any more). Throws a 503 when Firebase can't be reached.
    */
   tokensValidSince(uid: string): Promise<Date | null>;
   /**
@@ -110,7 +111,9 @@ export const identityPlugin = fp<{ projectId: string; emulatorHost: string | nul
           const since = (await auth.getUser(uid)).tokensValidAfterTime;
           return since ? new Date(since) : null;
         } catch (error) {
-          app.log.error({ code: String((error as { code?: unknown }).code ?? '') }, 'Firebase Authentication could not be reached');
+          const code = String((error as { code?: unknown }).code ?? '');
+          if (code === 'auth/user-not-found') return app.now();
+          app.log.error({ code }, 'Firebase Authentication could not be reached');
           throw app.httpErrors.serviceUnavailable(SIGN_IN_UNAVAILABLE);
         }
       },
@@ -127,5 +130,5 @@ export const identityPlugin = fp<{ projectId: string; emulatorHost: string | nul
       },
     });
   },
-  { name: 'onramp-identity', decorators: { fastify: ['httpErrors'] } },
+  { name: 'onramp-identity', decorators: { fastify: ['httpErrors', 'now'] } },
 );

@@ -13,7 +13,14 @@
  *   at once for a session (`exchangeResume`) in the same transaction that deletes it.
  *
  * A route takes sessions only unless its config names other kinds; any other token answers as an
- * unknown one. Nothing is cached in the process: ending a session ends it on every instance.
+ * unknown one. Ending a session ends it on every instance: the tokens are read from the database.
+ *
+ * A new password ends the driver's other sessions and sign-up tokens within VALID_SINCE_TTL_MS,
+ * with no sign-in needed: Firebase moves the user's "valid since" (tokensValidAfterTime) when the
+ * password changes or their tokens are revoked, and a token made before it counts as ended. That
+ * time is asked of Firebase at most once per user per VALID_SINCE_TTL_MS on each instance (the
+ * status poll, every few seconds, must neither ask Firebase each time nor add a query), and kept
+ * for the most recent MAX_VALID_SINCE_USERS users.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
@@ -31,6 +38,10 @@ export const SIGNUP_TOKEN_LIFETIME_MS = 60 * 60 * 1000;
 export const FRESH_SIGN_IN_MS = 5 * 60 * 1000;
 /** last_seen_at is written at most this often per session: a status poll every few seconds must not write every time. */
 const LAST_SEEN_GRANULARITY_MS = 60 * 1000;
+/** How long a user's Firebase "valid since" is used before it is asked again: a new password ends other sessions within it. */
+export const VALID_SINCE_TTL_MS = 30 * 1000;
+/** The users whose "valid since" an instance keeps (about 100 bytes each); the least recently asked go first. */
+const MAX_VALID_SINCE_USERS = 20_000;
 
 export type TokenKind = 'session' | 'resume' | 'signup';
 
@@ -107,13 +118,15 @@ interface TokenRow extends StatusRow {
   kind: TokenKind;
   authenticated_at: Date | null;
   last_seen_at: Date;
+  created_at: Date;
+  firebase_uid: string;
 }
 
 /**
  * A live token's holder and where they stand, in one query (the status poll's only one): $1 the
  * token's hash, $2 now, $3 the idle cut-off (holderQueryParams).
  */
-export const HOLDER_QUERY = `SELECT s.driver_id, s.kind, s.authenticated_at, s.last_seen_at, ${STATUS_COLUMNS}
+export const HOLDER_QUERY = `SELECT s.driver_id, s.kind, s.authenticated_at, s.last_seen_at, s.created_at, d.firebase_uid, ${STATUS_COLUMNS}
        FROM sessions s JOIN drivers d ON d.id = s.driver_id
        WHERE s.token_hash = $1 AND s.expires_at > $2 AND (s.kind <> 'session' OR s.last_seen_at > $3)`;
 export const holderQueryParams = (token: string, now: Date) => [hashToken(token), now, new Date(now.getTime() - SESSION_IDLE_MS)];
@@ -133,6 +146,20 @@ export const sessionsPlugin = fp(
       return { token, expiresAt };
     };
 
+    /** Each user's Firebase "valid since", as last asked, until `until`; a lookup under way is shared. */
+    const validSince = new Map<string, { since: Promise<Date | null>; until: number }>();
+    const validSinceOf = (uid: string): Promise<Date | null> => {
+      const now = app.now().getTime();
+      const kept = validSince.get(uid);
+      if (kept && kept.until > now) return kept.since;
+      // Firebase unreachable (identity logs it): the last time known, or none, until asked again.
+      const since = app.identity.tokensValidSince(uid).catch(() => kept?.since ?? null);
+      validSince.delete(uid);
+      validSince.set(uid, { since, until: now + VALID_SINCE_TTL_MS });
+      if (validSince.size > MAX_VALID_SINCE_USERS) validSince.delete(validSince.keys().next().value!);
+      return since;
+    };
+
     const holderOf: Sessions['holderOf'] = async (token) => {
       if (!TOKEN_PATTERN.test(token)) return null;
       const now = app.now();
@@ -140,10 +167,17 @@ export const sessionsPlugin = fp(
       const { rows } = await app.db.prepared<TokenRow>(HOLDER_STATEMENT, HOLDER_QUERY, params);
       const row = rows[0];
       if (!row) return null;
+      if (row.kind !== 'resume') {
+        const since = await validSinceOf(row.firebase_uid);
+        if (since && new Date(row.created_at).getTime() < since.getTime()) {
+          await sessions.endOlderThan(row.driver_id, since);
+          return null;
+        }
+      }
       if (row.kind === 'session' && now.getTime() - new Date(row.last_seen_at).getTime() > LAST_SEEN_GRANULARITY_MS) {
         await app.db.query('UPDATE sessions SET last_seen_at = $2 WHERE token_hash = $1', [params[0], now]);
       }
-      const { driver_id, kind, authenticated_at, last_seen_at: _seen, ...standing } = row;
+      const { driver_id, kind, authenticated_at, last_seen_at: _seen, created_at: _created, firebase_uid: _uid, ...standing } = row;
       return { driverId: driver_id, kind, authenticatedAt: authenticated_at ? new Date(authenticated_at) : null, standing };
     };
 
@@ -191,5 +225,5 @@ export const sessionsPlugin = fp(
       }
     });
   },
-  { name: 'onramp-sessions', decorators: { fastify: ['callReader', 'db', 'now'] } },
+  { name: 'onramp-sessions', decorators: { fastify: ['callReader', 'db', 'identity', 'now'] } },
 );

@@ -6,6 +6,8 @@
  * A code proves an address for the sign-up that asked for it; it never signs anyone in:
  * - the email sign-up (a Firebase ID token of that very account) answers a sign-up token, and
  *   only that token can resend or check the sign-up's email code; a verified email takes no code;
+ * - a social sign-up whose provider did not verify the email is treated the same way: a code is
+ *   sent and a sign-up token answered, and the session comes only with the verified code;
  * - phone codes need the driver's session and go to the driver's own phone;
  * - returning drivers sign in with Firebase (email and password, or a provider), and the server
  *   exchanges the verified ID token for a session (/auth/signIn).
@@ -144,13 +146,16 @@ export async function authRoutes(app: FastifyInstance, options: { max: number; w
     const email = emailOf(user, context.email);
     const now = app.now();
     const verifiedAt = user.emailVerified ? now : null;
+    let emailVerified = false;
     const driverId = await upsertDriver(app, user, email, async (tx, existing) => {
       if (existing) {
-        await tx.query(
+        const updated = await tx.query<{ email_verified: boolean }>(
           `UPDATE drivers SET email = $2, signup_ip = COALESCE($3, signup_ip),
-             email_verified_at = COALESCE(email_verified_at, $4), updated_at = $5 WHERE id = $1`,
+             email_verified_at = COALESCE(email_verified_at, $4), updated_at = $5 WHERE id = $1
+           RETURNING email_verified_at IS NOT NULL AS email_verified`,
           [existing, email, ip, verifiedAt, now],
         );
+        emailVerified = updated.rows[0]!.email_verified;
         return existing;
       }
       const created = await tx.query<DriverKey>(
@@ -158,10 +163,14 @@ export async function authRoutes(app: FastifyInstance, options: { max: number; w
          VALUES ($1, $2, $3, $4, $5, $6, $7, $7) RETURNING id`,
         [email, user.uid, user.provider, ip, verifiedAt, request.locale, now],
       );
+      emailVerified = verifiedAt !== null;
       return created.rows[0]!.id;
     });
-    // A provider's sign-in is a sign-in: the driver gets a session at once.
-    return answerFor(driverId, await app.sessions.start(driverId, user.authTime));
+    // A provider's sign-in is a sign-in, but an email the provider did not verify (Facebook's
+    // never are) is proved by our code first, as a password sign-up's is: until then the driver
+    // holds a sign-up token, good only for that code, and the resume table sends them to it.
+    const issued = emailVerified ? await app.sessions.start(driverId, user.authTime) : await startEmailVerification(driverId, email, user, request.locale);
+    return answerFor(driverId, issued);
   });
 
   app.post(reader.routePath('signIn'), async (request) => {
@@ -228,7 +237,8 @@ export async function authRoutes(app: FastifyInstance, options: { max: number; w
       await app.sessions.end(signUp.value, tx);
       return app.sessions.start(driverId, signUp.holder.authenticatedAt, tx);
     });
-    return { success: true, token: session.token, driverId };
+    // With the driver's status, which the flow goes on by (a social sign-up to its profile, not to a phone code).
+    return answerFor(driverId, session);
   });
 
   /** The signed-in driver's phone, which the client must have sent. */

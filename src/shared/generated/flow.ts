@@ -84,7 +84,9 @@ export interface Flow {
     timedOut: string;
     connectionLost: string;
     identityFailed: string;
+    $comment?: string;
     tokenMissing: string;
+    tokenNotFound: string;
     requestFailed: string;
     statusFailed: string;
     signInFailed: string;
@@ -189,6 +191,7 @@ export interface Call {
   path: string;
   encoding: 'json' | 'multipart';
   auth: 'cookie' | 'storage';
+  tokenOptional?: boolean;
   payload?: {
     [k: string]: {
       from: Source;
