@@ -13,7 +13,7 @@ import Fastify from 'fastify';
 import pg from 'pg';
 import sharp from 'sharp';
 import { buildApp } from '../server/app.js';
-import { LOCAL_AUTH_EMULATOR_HOST, readConfig } from '../server/config.js';
+import { readConfig } from '../server/config.js';
 import { queueSql } from '../server/routes/admin.js';
 import { PROJECT_ROOT } from '../node/projectFiles.js';
 import { postgresBinDir, runningPostgres } from '../node/postgres.js';
@@ -21,9 +21,11 @@ import { HOLDER_QUERY, HOLDER_STATEMENT, holderQueryParams } from '../server/plu
 import { POOL_SIZE } from '../server/db/db.js';
 import { pageScripts, type Metafile } from '../node/build.js';
 import { startAuthEmulator } from './authEmulator.js';
+import { emulatorIdToken, signUpBody } from './emulatorSignUp.js';
 import { launchChromium } from './chromium.js';
 import { msUntilReloadedPageShows, startDevServer } from './devProcess.js';
 import { installProduction } from './productionInstall.js';
+import { CHECK_INTERVAL_MS, HAPROXY, rollingRestart, type RollingRestartResult } from './rollingRestart.js';
 import { startServerProcess } from './serverProcess.js';
 import { slowPhoneVisits, startAnchor } from './slowPhone.js';
 
@@ -201,31 +203,6 @@ async function liveEditLatency() {
     await dev.close();
   }
 }
-
-const BENCH_PASSWORD = 'Str0ng!Pass';
-
-/** A new account in the Auth emulator, and its ID token. */
-async function emulatorIdToken(email: string): Promise<string> {
-  const response = await fetch(`http://${LOCAL_AUTH_EMULATOR_HOST}/identitytoolkit.googleapis.com/v1/accounts:signUp?key=bench`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ email, password: BENCH_PASSWORD, returnSecureToken: true }),
-  });
-  return ((await response.json()) as { idToken: string }).idToken;
-}
-
-/** The email sign-up's payload, as the sign-up form sends it. */
-const signUpBody = (email: string, phoneNo: string, idToken: string) => ({
-  email,
-  phoneNo,
-  password: BENCH_PASSWORD,
-  confirmPassword: BENCH_PASSWORD,
-  referalCode: null,
-  accept: true,
-  twilioCheck: true,
-  ip: null,
-  idToken,
-});
 
 interface Load {
   rps: number;
@@ -638,6 +615,20 @@ try {
   console.log(
     `  6 drivers × 6 photos of ${mb(uploads.photo)} at once: memory +${mb(uploads.growth)} over ${mb(uploads.before)}${uploads.failed ? `, ${uploads.failed} refused` : ''}   budget ≤ 200 MB`,
   );
+
+  console.log(
+    `Rolling restart (two built servers on PostgreSQL behind haproxy, GET /readyz checked every ${CHECK_INTERVAL_MS} ms; status polls, sign-ups and photo uploads; each server restarted in turn with SIGTERM)`,
+  );
+  if (!postgresBinDir || !HAPROXY) console.log('  skipped: needs PostgreSQL and haproxy here (apt-get install postgresql haproxy)');
+  else {
+    const restartFigure = (result: RollingRestartResult) => {
+      const requests = result.requests.polls + result.requests.signUps + result.requests.uploads;
+      const lost = result.lostUploads.length + result.leftovers.length + Math.abs(result.signUpMismatch);
+      return `${result.failed.length} failed of ${requests.toLocaleString('en-US')} requests in ${result.seconds.toFixed(1)} s${lost ? `, ${lost} uploads or sign-ups lost or left behind` : ''}`;
+    };
+    console.log(`  without balancer retries (retries 0)        ${restartFigure(await rollingRestart({ retries: false }))}   budget 0 failed`);
+    console.log(`  with retries 3 and option redispatch        ${restartFigure(await rollingRestart({ retries: true }))}`);
+  }
 
   const install = await installSizes();
   console.log('Production install (npm ci --omit=dev)');
