@@ -132,8 +132,10 @@ export async function rollingRestart({ retries }: { retries: boolean }): Promise
   let haproxy: ChildProcess | undefined;
   const db = new pg.Client(postgres.url);
   try {
-    // One after the other: the first runs the migrations.
-    for (const index of names.keys()) servers.push(await start(index));
+    // At once: the migrations take turns.
+    const first = await Promise.allSettled(names.map((_, index) => start(index)));
+    for (const each of first) if (each.status === 'fulfilled') servers.push(each.value);
+    for (const each of first) if (each.status === 'rejected') throw each.reason;
     const socket = join(folder, 'haproxy.sock');
     const configFile = join(folder, 'haproxy.cfg');
     const ports = names.map((name, index) => ({ name, port: serverPorts[index]! }));

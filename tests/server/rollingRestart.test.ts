@@ -28,5 +28,5 @@ describe.skipIf(missing.length > 0)('a rolling restart of two servers behind hap
     expect(result.lostUploads, context).toEqual([]);
     expect(result.leftovers, context).toEqual([]);
     expect(result.signUpMismatch, context).toBe(0);
-  }, 120_000);
+  }, 180_000);
 });
