@@ -444,7 +444,8 @@ async function rssOf(pid: number): Promise<number> {
  */
 async function uploadMemory() {
   const folder = await mkdtemp(join(tmpdir(), 'onramp-bench-uploads-'));
-  const server = await startServerProcess({ DATA_DIR: folder, AUTH_RATE_LIMIT_MAX: '100000', LOG_LEVEL: 'warn' });
+  // A new embedded database takes longer than the default 30 s to open on a busy machine.
+  const server = await startServerProcess({ DATA_DIR: folder, AUTH_RATE_LIMIT_MAX: '100000', LOG_LEVEL: 'warn' }, 90_000);
   try {
     const call = async (method: string, path: string, token?: string, body?: unknown) => {
       const headers: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};

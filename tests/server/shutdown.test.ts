@@ -2,14 +2,13 @@
 // serving for the grace period, then no new connections while the requests in flight (an upload
 // half sent) finish, within a bound. Through a listening app, and through the built server's
 // signals. The rolling restart behind haproxy is tests/server/rollingRestart.test.ts.
-import { randomBytes } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServerProcess } from '../../src/cli/serverProcess.js';
+import { startServerProcess, type ServerProcess } from '../../src/cli/serverProcess.js';
 import { STOPPING_MESSAGE } from '../../src/server/routes/health.js';
 import { stopServing } from '../../src/server/shutdown.js';
 import { bearer, file, formData, JPEG_BYTES, startTestServer, verifiedDriver, type TestDriver, type TestServer } from '../support/server.js';
@@ -114,23 +113,22 @@ describe('stopping a listening server', () => {
 
 describe('the built server on SIGTERM', () => {
   let folder: string;
+  let servers: Promise<ServerProcess>[];
   beforeAll(() => {
     folder = mkdtempSync(join(tmpdir(), 'onramp-shutdown-'));
-  });
-  afterAll(() => rmSync(folder, { recursive: true, force: true }));
-
-  const start = (graceMs: number) =>
-    startServerProcess(
-      {
-        DATA_DIR: join(folder, randomBytes(4).toString('hex')),
-        STATIC_DIR: join(folder, 'no-web-app'),
-        SHUTDOWN_GRACE_MS: String(graceMs),
-      },
-      60_000,
+    // Both at once: each opens an embedded database of its own, which takes seconds.
+    servers = [1_500, 60_000].map((graceMs) =>
+      startServerProcess({ DATA_DIR: join(folder, String(graceMs)), STATIC_DIR: join(folder, 'no-web-app'), SHUTDOWN_GRACE_MS: String(graceMs) }, 90_000),
     );
+    for (const server of servers) server.catch(() => undefined);
+  });
+  afterAll(async () => {
+    await Promise.allSettled(servers.map(async (server) => (await server).stop()));
+    rmSync(folder, { recursive: true, force: true });
+  });
 
   it('answers /readyz 503 and /healthz 200 through the grace, then exits with 0', async () => {
-    const server = await start(1_500);
+    const server = await servers[0]!;
     expect((await fetch(`${server.url}/readyz`)).status).toBe(200);
     const started = Date.now();
     const exited = server.stop();
@@ -138,15 +136,15 @@ describe('the built server on SIGTERM', () => {
     expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
     expect(await exited).toBe(0);
     expect(Date.now() - started).toBeGreaterThanOrEqual(1_500);
-  }, 90_000);
+  }, 120_000);
 
   it('exits at once on a second SIGTERM', async () => {
-    const server = await start(60_000);
+    const server = await servers[1]!;
     const started = Date.now();
     const exited = server.stop();
     await expect.poll(async () => (await fetch(`${server.url}/readyz`)).status, { timeout: 1_000, interval: 20 }).toBe(503);
     void server.stop();
     expect(await exited).toBe(1);
     expect(Date.now() - started).toBeLessThan(10_000);
-  }, 90_000);
+  }, 120_000);
 });
