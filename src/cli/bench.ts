@@ -629,6 +629,7 @@ try {
     };
     console.log(`  without balancer retries (retries 0)        ${restartFigure(await rollingRestart({ retries: false }))}   budget 0 failed`);
     console.log(`  with retries 3 and option redispatch        ${restartFigure(await rollingRestart({ retries: true }))}`);
+    console.log(`  anchor: no grace on SIGTERM, retries 0      ${restartFigure(await rollingRestart({ retries: false, graceMs: 0 }))}`);
   }
 
   const install = await installSizes();

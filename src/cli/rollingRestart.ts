@@ -109,8 +109,11 @@ ${servers.map((server) => `  server ${server.name} 127.0.0.1:${server.port}`).jo
 /** A valid US number (area code and exchange 2–9). */
 const randomPhone = () => `+1${randomInt(2, 10)}${randomInt(10, 100)}${randomInt(2, 10)}${String(randomInt(0, 1_000_000)).padStart(6, '0')}`;
 
-/** `retries`: haproxy's `retries 3` and `option redispatch`; without, `retries 0`. */
-export async function rollingRestart({ retries }: { retries: boolean }): Promise<RollingRestartResult> {
+/**
+ * `retries`: haproxy's `retries 3` and `option redispatch`; without, `retries 0`. `graceMs`: the
+ * servers' SHUTDOWN_GRACE_MS (0 stops as soon as SIGTERM comes, for the bench's anchor).
+ */
+export async function rollingRestart({ retries, graceMs = GRACE_MS }: { retries: boolean; graceMs?: number }): Promise<RollingRestartResult> {
   if (!HAPROXY) throw new Error('haproxy is not installed (apt-get install haproxy).');
   const postgres = await runningPostgres();
   const folder = await mkdtemp(join(tmpdir(), 'onramp-rolling-'));
@@ -123,7 +126,7 @@ export async function rollingRestart({ retries }: { retries: boolean }): Promise
     ADMIN_TOKEN: randomBytes(32).toString('base64url'),
     STATIC_DIR: join(folder, 'no-web-app'),
     AUTH_RATE_LIMIT_MAX: '1000000',
-    SHUTDOWN_GRACE_MS: String(GRACE_MS),
+    SHUTDOWN_GRACE_MS: String(graceMs),
   };
   const names = ['a', 'b'];
   const start = (index: number) => startServerProcess({ ...env, PORT: String(serverPorts[index]) }, 60_000);
