@@ -3,6 +3,7 @@
 import { execFile, execFileSync } from 'node:child_process';
 import { promisify } from 'node:util';
 import { createRequire } from 'node:module';
+import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,7 +14,7 @@ import Fastify from 'fastify';
 import pg from 'pg';
 import sharp from 'sharp';
 import { buildApp } from '../server/app.js';
-import { LOCAL_AUTH_EMULATOR_HOST, readConfig } from '../server/config.js';
+import { readConfig } from '../server/config.js';
 import { queueSql } from '../server/routes/admin.js';
 import { PROJECT_ROOT } from '../node/projectFiles.js';
 import { postgresBinDir, runningPostgres } from '../node/postgres.js';
@@ -21,9 +22,11 @@ import { HOLDER_QUERY, HOLDER_STATEMENT, holderQueryParams } from '../server/plu
 import { POOL_SIZE } from '../server/db/db.js';
 import { pageScripts, type Metafile } from '../node/build.js';
 import { startAuthEmulator } from './authEmulator.js';
+import { emulatorIdToken, signUpBody } from './emulatorSignUp.js';
 import { launchChromium } from './chromium.js';
 import { msUntilReloadedPageShows, startDevServer } from './devProcess.js';
 import { installProduction } from './productionInstall.js';
+import { CHECK_INTERVAL_MS, HAPROXY, rollingRestart, type RollingRestartResult } from './rollingRestart.js';
 import { startServerProcess } from './serverProcess.js';
 import { slowPhoneVisits, startAnchor } from './slowPhone.js';
 
@@ -201,31 +204,6 @@ async function liveEditLatency() {
     await dev.close();
   }
 }
-
-const BENCH_PASSWORD = 'Str0ng!Pass';
-
-/** A new account in the Auth emulator, and its ID token. */
-async function emulatorIdToken(email: string): Promise<string> {
-  const response = await fetch(`http://${LOCAL_AUTH_EMULATOR_HOST}/identitytoolkit.googleapis.com/v1/accounts:signUp?key=bench`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ email, password: BENCH_PASSWORD, returnSecureToken: true }),
-  });
-  return ((await response.json()) as { idToken: string }).idToken;
-}
-
-/** The email sign-up's payload, as the sign-up form sends it. */
-const signUpBody = (email: string, phoneNo: string, idToken: string) => ({
-  email,
-  phoneNo,
-  password: BENCH_PASSWORD,
-  confirmPassword: BENCH_PASSWORD,
-  referalCode: null,
-  accept: true,
-  twilioCheck: true,
-  ip: null,
-  idToken,
-});
 
 interface Load {
   rps: number;
@@ -467,7 +445,8 @@ async function rssOf(pid: number): Promise<number> {
  */
 async function uploadMemory() {
   const folder = await mkdtemp(join(tmpdir(), 'onramp-bench-uploads-'));
-  const server = await startServerProcess({ DATA_DIR: folder, AUTH_RATE_LIMIT_MAX: '100000', LOG_LEVEL: 'warn' });
+  // A new embedded database takes longer than the default 30 s to open on a busy machine.
+  const server = await startServerProcess({ DATA_DIR: folder, AUTH_RATE_LIMIT_MAX: '100000', LOG_LEVEL: 'warn' }, 90_000);
   try {
     const call = async (method: string, path: string, token?: string, body?: unknown) => {
       const headers: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
@@ -638,6 +617,21 @@ try {
   console.log(
     `  6 drivers × 6 photos of ${mb(uploads.photo)} at once: memory +${mb(uploads.growth)} over ${mb(uploads.before)}${uploads.failed ? `, ${uploads.failed} refused` : ''}   budget ≤ 200 MB`,
   );
+
+  console.log(
+    `Rolling restart (two built servers on PostgreSQL behind haproxy, GET /readyz checked every ${CHECK_INTERVAL_MS} ms; status polls, sign-ups and photo uploads; each server restarted in turn with SIGTERM)`,
+  );
+  if (!postgresBinDir || !existsSync(HAPROXY)) console.log('  skipped: needs PostgreSQL and haproxy here (apt-get install postgresql haproxy)');
+  else {
+    const restartFigure = (result: RollingRestartResult) => {
+      const requests = result.requests.polls + result.requests.signUps + result.requests.uploads;
+      const lost = result.lostUploads.length + result.leftovers.length + Math.abs(result.signUpMismatch);
+      return `${result.failed.length} failed of ${requests.toLocaleString('en-US')} requests in ${result.seconds.toFixed(1)} s${lost ? `, ${lost} uploads or sign-ups lost or left behind` : ''}`;
+    };
+    console.log(`  without balancer retries (retries 0)        ${restartFigure(await rollingRestart({ retries: false }))}   budget 0 failed`);
+    console.log(`  with retries 3 and option redispatch        ${restartFigure(await rollingRestart({ retries: true }))}`);
+    console.log(`  anchor: no grace on SIGTERM, retries 0      ${restartFigure(await rollingRestart({ retries: false, graceMs: 0 }))}`);
+  }
 
   const install = await installSizes();
   console.log('Production install (npm ci --omit=dev)');

@@ -25,7 +25,8 @@ export function startServerProcess(env: Record<string, string>, timeoutMs = 30_0
     cwd: root,
     // MALLOC_ARENA_MAX as `npm run start:prod` sets it: glibc's per-thread arenas would otherwise
     // keep what libvips freed after decoding photos (sharp's and imgproxy's advice).
-    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'warn', MALLOC_ARENA_MAX: '2', ...env },
+    // No grace on SIGTERM unless asked for: there is no balancer to wait for (shutdown.ts).
+    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'warn', MALLOC_ARENA_MAX: '2', SHUTDOWN_GRACE_MS: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

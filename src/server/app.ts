@@ -191,8 +191,13 @@ export async function buildApp(config: ServerConfig, options: AppOptions = {}): 
     xPermittedCrossDomainPolicies: false,
     xXssProtection: false,
   });
+  // Until a stop begins (shutdown.ts); /readyz reads it.
+  app.decorate('draining', false);
   // One hook for every answer (the status poll's cost is in its hooks): a callback, not a promise.
   app.addHook('onSend', (request, reply, payload, done) => {
+    // While stopping, each connection ends with its answer: none is left idle for the close to cut
+    // while a client (or a balancer) sends on it.
+    if (app.draining) reply.header('connection', 'close');
     if (!isApiPath(request.url)) {
       reply.headers(pageHeaders);
     } else {

@@ -50,7 +50,25 @@ export interface ServerConfig {
   storage: StorageConfig;
   /** The counters every server instance shares (request limits): the database, or Redis. */
   sharedCounters: { kind: 'database' } | { kind: 'redis'; url: string };
+  shutdown: ShutdownConfig;
 }
+
+/** A stop on SIGTERM, in the order load balancers expect (shutdown.ts). */
+export interface ShutdownConfig {
+  /** How long /readyz says "not ready" while the server still serves, for the balancer to notice. */
+  graceMs: number;
+  /** How long requests in flight (uploads included) may take after that, before their connections are cut. */
+  drainMs: number;
+}
+
+/**
+ * 10 s: haproxy's default checks (every 2 s, down after 3 failures) notice within 6 s, a
+ * readinessProbe of `periodSeconds: 2, failureThreshold: 3` the same; the rest is margin for a
+ * check that was under way and for the balancer's own reload.
+ */
+export const DEFAULT_SHUTDOWN_GRACE_MS = 10_000;
+/** 30 s: six photos of about 330 KB from a phone on a slow connection (400 kbit/s) take about 40 s to send whole; most are sent one by one, each well within this. */
+export const DEFAULT_SHUTDOWN_DRAIN_MS = 30_000;
 
 /** How codes and notices reach drivers: SMTP and Twilio, or the local outbox (GET /dev/outbox). */
 export interface MessagingConfig {
@@ -405,5 +423,9 @@ export function readConfig(env: Env = process.env): ServerConfig {
     messaging: readMessaging(env, production),
     storage: readStorage(env),
     sharedCounters: env.REDIS_URL ? { kind: 'redis', url: readRedisUrl(env.REDIS_URL) } : { kind: 'database' },
+    shutdown: {
+      graceMs: readInteger(env, 'SHUTDOWN_GRACE_MS', DEFAULT_SHUTDOWN_GRACE_MS, 0),
+      drainMs: readInteger(env, 'SHUTDOWN_DRAIN_MS', DEFAULT_SHUTDOWN_DRAIN_MS, 0),
+    },
   };
 }

@@ -12,9 +12,10 @@ import { buildApp, type AppOptions } from './app.js';
 import { ConfigError, readConfig, shownDatabaseUrl, type ServerConfig } from './config.js';
 import { DatabaseUnavailable } from './db/db.js';
 import { loggableError } from './errors.js';
+import { stopServing } from './shutdown.js';
 
-/** How long a stopping server lets requests in flight finish. */
-const SHUTDOWN_GRACE_MS = 10_000;
+/** What closing the database and the other services may take once the requests are done. */
+const CLOSE_MS = 5_000;
 
 /** Why the server could not start, in one line for whoever started it. */
 function startFailure(error: unknown, config: ServerConfig | null): string {
@@ -51,11 +52,14 @@ export async function startServer(options: AppOptions = {}, env = process.env): 
   } catch (error) {
     exitWith(error, config);
   }
-  // SIGINT/SIGTERM, or a fault nothing caught: requests in flight finish (10 s at most), the
-  // database and the delivery loop close; a second signal stops at once.
-  closeWithGrace({ delay: SHUTDOWN_GRACE_MS }, async ({ err }) => {
+  // SIGTERM (what orchestrators and balancers' deploys send) stops in the order balancers expect
+  // (shutdown.ts): not ready, still serving for the grace period, then requests in flight finish.
+  // SIGINT (Ctrl-C at a terminal) and a fault nothing caught skip the grace. Past all of it, or on
+  // a second signal, the process exits at once.
+  const { shutdown } = config;
+  closeWithGrace({ delay: shutdown.graceMs + shutdown.drainMs + CLOSE_MS }, async ({ err, signal }) => {
     if (err) app.log.error({ error: loggableError(err) }, 'Stopping after a fault nothing caught');
-    await app.close();
+    await stopServing(app, { ...shutdown, graceMs: signal === 'SIGTERM' ? shutdown.graceMs : 0 });
   });
   try {
     await app.listen({ host: config.host, port: config.port });

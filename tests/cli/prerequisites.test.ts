@@ -1,4 +1,4 @@
-// What `npm test` does when Chromium, PostgreSQL or Redis is missing, each hidden by its setting
+// What `npm test` does when Chromium, PostgreSQL, Redis or haproxy is missing, each hidden by its setting
 // (nothing is uninstalled, and ONRAMP_TEST_INSTALL=never keeps apt-get away): its first step says
 // so in one line and the run goes on, or, under CI=true, fails; a run skips the tests that need
 // the piece and says so again just above vitest's totals (tests/support/prerequisites.ts).
@@ -18,6 +18,7 @@ const PIECES = [
   { name: 'Chromium', setting: 'CHROMIUM_PATH', aptPackage: 'chromium', tests: 'the tests in Chromium' },
   { name: 'PostgreSQL', setting: 'POSTGRES_BIN_DIR', aptPackage: 'postgresql', tests: 'the DATABASE_URL tests' },
   { name: 'Redis', setting: 'REDIS_SERVER', aptPackage: 'redis-server', tests: 'the REDIS_URL tests' },
+  { name: 'haproxy', setting: 'HAPROXY', aptPackage: 'haproxy', tests: 'the rolling restart behind a load balancer' },
 ];
 type Piece = (typeof PIECES)[number];
 
@@ -46,7 +47,7 @@ const lines = (text: string) => text.split('\n').filter(Boolean);
 
 const hidden = Object.fromEntries(PIECES.map((piece) => [piece.setting, HIDDEN]));
 
-describe("npm test's first step, with Chromium, PostgreSQL and Redis hidden and installing forbidden", () => {
+describe("npm test's first step, with Chromium, PostgreSQL, Redis and haproxy hidden and installing forbidden", () => {
   it('says in one line each what is skipped, what is missing and how to install it, and goes on', async () => {
     const { status, stdout, stderr } = await ensurePrerequisites(hidden);
     expect(lines(stdout)).toEqual(PIECES.map((piece) => `↓ Skipping ${piece.tests}: ${missing(piece)}`));
@@ -68,21 +69,22 @@ describe("npm test's first step, with Chromium, PostgreSQL and Redis hidden and 
   });
 });
 
-describe('a test run with Chromium, PostgreSQL and Redis hidden', () => {
+describe('a test run with Chromium, PostgreSQL, Redis and haproxy hidden', () => {
   // The project's tags and reporter, on a test that needs each piece and a file that launches Chromium before its test.
   const testRun = (settings: Record<string, string>) => run([VITEST, 'run', '--config', join('tests', 'cli', 'prerequisites', 'vitest.config.ts')], settings);
 
   it('skips what needs them, ends green, and says what it skipped and why just above the totals', async () => {
     const { status, stdout } = await testRun(hidden);
-    const closing = lines(stdout).slice(-7);
-    expect(closing.slice(0, 3)).toEqual([
+    const closing = lines(stdout).slice(-8);
+    expect(closing.slice(0, 4)).toEqual([
       `↓ Skipped the tests in Chromium (2 tests): ${missing(PIECES[0]!)}`,
       `↓ Skipped the DATABASE_URL tests (1 test): ${missing(PIECES[1]!)}`,
       `↓ Skipped the REDIS_URL tests (1 test): ${missing(PIECES[2]!)}`,
+      `↓ Skipped the rolling restart behind a load balancer (1 test): ${missing(PIECES[3]!)}`,
     ]);
-    expect(closing.slice(3).map((line) => line.trim())).toEqual([
+    expect(closing.slice(4).map((line) => line.trim())).toEqual([
       'Test Files  2 skipped (2)',
-      'Tests  4 skipped (4)',
+      'Tests  5 skipped (5)',
       expect.stringMatching(/^Start at /),
       expect.stringMatching(/^Duration /),
     ]);
@@ -92,7 +94,7 @@ describe('a test run with Chromium, PostgreSQL and Redis hidden', () => {
   it('fails under CI=true, naming each missing piece', async () => {
     const { status, stdout } = await testRun({ ...hidden, CI: 'true' });
     for (const piece of PIECES) expect(lines(stdout)).toContain(`✗ CI=true needs ${piece.tests}: ${missing(piece)}`);
-    expect(lines(stdout).at(-3)?.trim()).toBe('Tests  3 failed | 1 skipped (4)');
+    expect(lines(stdout).at(-3)?.trim()).toBe('Tests  4 failed | 1 skipped (5)');
     expect(status).toBe(1);
   });
 });

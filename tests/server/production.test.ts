@@ -33,6 +33,8 @@ const productionEnv = (dataDir: string): Record<string, string> => ({
   TWILIO_AUTH_TOKEN: 'twilio-auth-token',
   TWILIO_FROM: '+12025550100',
   PORT: '0',
+  // No balancer to wait for on SIGTERM (src/server/shutdown.ts).
+  SHUTDOWN_GRACE_MS: '0',
 });
 
 interface Run {

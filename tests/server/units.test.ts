@@ -275,6 +275,13 @@ describe('readConfig', () => {
     expect(readConfig({ DATA_DIR: scratch, AUTH_RATE_LIMIT_MAX: '5', AUTH_RATE_LIMIT_WINDOW_MS: '1000' }).authRateLimit).toEqual({ max: 5, windowMs: 1000 });
     expect(() => readConfig({ DATA_DIR: scratch, PORT: 'eighty' })).toThrow(/PORT must be a whole number/);
   });
+
+  it('waits 10 s for the balancer and 30 s for requests in flight on SIGTERM unless told otherwise, and refuses nonsense', () => {
+    expect(readConfig({ DATA_DIR: scratch }).shutdown).toEqual({ graceMs: 10_000, drainMs: 30_000 });
+    expect(readConfig({ DATA_DIR: scratch, SHUTDOWN_GRACE_MS: '0', SHUTDOWN_DRAIN_MS: '5000' }).shutdown).toEqual({ graceMs: 0, drainMs: 5000 });
+    expect(() => readConfig({ DATA_DIR: scratch, SHUTDOWN_GRACE_MS: '10s' })).toThrow('SHUTDOWN_GRACE_MS must be a whole number of at least 0, got "10s".');
+    expect(() => readConfig({ DATA_DIR: scratch, SHUTDOWN_DRAIN_MS: '-1' })).toThrow('SHUTDOWN_DRAIN_MS must be a whole number of at least 0, got "-1".');
+  });
 });
 
 /** An AVIF, and the same AV1-coded image under the generic "mif1" brand: HEIF as sharp decodes it. */

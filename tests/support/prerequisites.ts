@@ -1,6 +1,6 @@
 /**
  * What the tests need besides npm's packages, each a vitest tag on the tests that need it:
- * Debian's Chromium (`chromium`), PostgreSQL (`postgresql`) and Redis (`redis`). A piece that is
+ * Debian's Chromium (`chromium`), PostgreSQL (`postgresql`), Redis (`redis`) and haproxy (`haproxy`). A piece that is
  * missing skips its tests, said in one line just above vitest's totals; under CI=true its tests
  * run, and fail. `npm test` installs the missing ones first where it can (ensurePrerequisites.ts).
  * A setting names each piece elsewhere, and hides it when it names nothing (CHROMIUM_PATH=/nonexistent).
@@ -10,9 +10,10 @@ import type { TestTagDefinition } from 'vitest/config';
 import type { Reporter, TestModule, Vitest } from 'vitest/node';
 import { chromiumPath, DEBIAN_CHROMIUM } from '../../src/cli/chromium.js';
 import { DEBIAN_POSTGRES_ROOT, findPostgresBinDir } from '../../src/node/postgres.js';
+import { DEBIAN_HAPROXY, HAPROXY } from '../../src/cli/rollingRestart.js';
 import { DEBIAN_REDIS_SERVER, REDIS_SERVER } from './redis.js';
 
-export type PrerequisiteTag = 'chromium' | 'postgresql' | 'redis';
+export type PrerequisiteTag = 'chromium' | 'postgresql' | 'redis' | 'haproxy';
 
 declare module 'vitest' {
   interface TestTags {
@@ -69,6 +70,15 @@ export const PREREQUISITES: readonly Prerequisite[] = [
     debianLocation: DEBIAN_REDIS_SERVER,
     tests: 'the REDIS_URL tests',
     present: () => isExecutable(REDIS_SERVER),
+  },
+  {
+    tag: 'haproxy',
+    name: 'haproxy',
+    aptPackage: 'haproxy',
+    setting: 'HAPROXY',
+    debianLocation: DEBIAN_HAPROXY,
+    tests: 'the rolling restart behind a load balancer',
+    present: () => isExecutable(HAPROXY),
   },
 ];
 

@@ -1,12 +1,23 @@
 /**
  * For load balancers and orchestrators: /healthz says the process is up and answering (restart it
- * if not); /readyz says it can serve drivers, i.e. the database answers (send no traffic if not).
+ * if not); /readyz says it can serve drivers, i.e. the database answers and it is not stopping
+ * (send no new traffic if not).
  */
 import type { FastifyInstance } from 'fastify';
 import { UNAVAILABLE_MESSAGE } from '../errors.js';
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Set once a stop has begun (shutdown.ts): the server still serves, but asks for no new traffic. */
+    draining: boolean;
+  }
+}
+
 export const LIVENESS_PATH = '/healthz';
 export const READINESS_PATH = '/readyz';
+
+/** What /readyz answers a balancer once the server is stopping. */
+export const STOPPING_MESSAGE = 'This server is stopping: send requests to another one.';
 
 /** A readiness probe that waits longer than its caller's timeout tells it nothing. */
 const READINESS_TIMEOUT_MS = 2_000;
@@ -15,6 +26,7 @@ export async function healthRoutes(app: FastifyInstance) {
   app.get(LIVENESS_PATH, async () => ({ status: 'ok' }));
 
   app.get(READINESS_PATH, async (request, reply) => {
+    if (app.draining) return reply.code(503).send({ message: STOPPING_MESSAGE });
     let timer: NodeJS.Timeout | undefined;
     const timedOut = new Promise<never>((_resolve, reject) => {
       timer = setTimeout(() => reject(new Error(`no answer within ${READINESS_TIMEOUT_MS} ms`)), READINESS_TIMEOUT_MS);
