@@ -277,7 +277,7 @@ export async function lintProject(root: string, registry: Registry, options: { f
   }
 
   // Last, the fixtures, once every file holds: what a driver would now read, against what each fixture says.
-  if (options.fixturesAndTranslations !== false && flowJson && problems.list.length === 0) {
+  if (options.fixturesAndTranslations !== false && flowJson && !problems.failed) {
     const bundled = (name: string, locale: Locale) => (locale === DEFAULT_LOCALE ? folder.bundle(name) : folder.localizedBundle(name, locale)) ?? {};
     // Each form as the app reads it, made once per language: every fixture of a step asks for it.
     const made = new Map<string, JsonObject>();

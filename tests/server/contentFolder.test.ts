@@ -6,7 +6,7 @@
 // The build and the server read their content folder once, when src/node/projectFiles.ts is first
 // imported: this file imports nothing of them statically, and loads them once the variable names
 // the copy.
-import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,14 +16,23 @@ const PROJECT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const contentDirBefore = process.env.ONRAMP_CONTENT_DIR;
 const copies: string[] = [];
 
-/** A copy of the content without locales/, or with locales/ less the files named; built as `npm start` builds it, and served. */
-async function buildAndServe(withoutTranslations: string[] | 'all') {
+/**
+ * A copy of the content without locales/, or with locales/ less the files named, and with the
+ * English edits given; built as `npm start` builds it, and served.
+ */
+async function buildAndServe(withoutTranslations: string[] | 'all', edits: { file: string; replace: string; with: string }[] = []) {
   const content = mkdtempSync(join(tmpdir(), 'onramp-content-'));
   copies.push(content);
   for (const path of ['schemas', 'flows', 'tests/fixtures']) cpSync(join(PROJECT, path), join(content, path), { recursive: true });
   if (withoutTranslations !== 'all') {
     cpSync(join(PROJECT, 'locales'), join(content, 'locales'), { recursive: true });
     for (const file of withoutTranslations) rmSync(join(content, 'locales', 'es', file));
+  }
+  for (const edit of edits) {
+    const path = join(content, edit.file);
+    const text = readFileSync(path, 'utf8');
+    expect(text).toContain(edit.replace);
+    writeFileSync(path, text.replace(edit.replace, edit.with));
   }
   process.env.ONRAMP_CONTENT_DIR = content;
   vi.resetModules();
@@ -40,12 +49,21 @@ async function buildAndServe(withoutTranslations: string[] | 'all') {
   return { content, warnings, server, support };
 }
 
-/** The scripts the Spanish /signup page preloads (the step page, the Spanish sign-up form), as one text. */
-function spanishSignupScripts(content: string): string {
+/**
+ * Whether the scripts the Spanish /signup page preloads (the step page, the Spanish sign-up form)
+ * hold each text, as a driver reads it (the minified scripts write "ú" as "\\xFA").
+ */
+function spanishSignupHolds(content: string, texts: string[]): Record<string, boolean> {
   const preloads = JSON.parse(readFileSync(join(content, 'dist', 'route-preloads.json'), 'utf8')) as Record<string, Record<string, string[]>>;
   const scripts = preloads['/signup']?.es ?? [];
   expect(scripts.length).toBeGreaterThan(0);
-  return scripts.map((script) => readFileSync(join(content, 'dist', script), 'utf8')).join('\n');
+  const code = scripts
+    .map((script) => readFileSync(join(content, 'dist', script), 'utf8'))
+    .join('\n')
+    .replace(/\\(?:x([0-9a-fA-F]{2})|u([0-9a-fA-F]{4}))/g, (_escape, byte: string | undefined, unit: string | undefined) =>
+      String.fromCharCode(Number.parseInt(byte ?? unit ?? '', 16)),
+    );
+  return Object.fromEntries(texts.map((text) => [text, code.includes(text)]));
 }
 
 afterAll(() => {
@@ -65,9 +83,10 @@ describe('a content folder without locales/', () => {
       ]);
       const page = await server.app.inject({ method: 'GET', url: '/signup', headers: { accept: 'text/html', 'accept-language': 'es' } });
       expect(page.statusCode).toBe(200);
-      const scripts = spanishSignupScripts(content);
-      expect(scripts).toContain('Password must contain at least one uppercase letter, one lowercase letter, one number, and one special character');
-      expect(scripts).not.toContain('La contraseña debe tener al menos una letra mayúscula');
+      expect(spanishSignupHolds(content, ['Password must contain at least one uppercase letter', 'La contraseña debe tener al menos una letra mayúscula'])).toEqual({
+        'Password must contain at least one uppercase letter': true,
+        'La contraseña debe tener al menos una letra mayúscula': false,
+      });
       // The server's answers too.
       const missing = await server.app.inject({ method: 'GET', url: '/driver/nothing', headers: { 'accept-language': 'es' } });
       expect(support.json(missing)).toEqual({ message: 'Not found.' });
@@ -84,14 +103,57 @@ describe('a content folder with some translation files missing', () => {
       expect(warnings).toEqual([
         "warning: locales/es/ has no rjsf.json, server-messages.json, signup.schema.json: drivers reading Spanish see those texts in English — run npm run locales, then write each text's translation",
       ]);
-      const scripts = spanishSignupScripts(content);
-      expect(scripts).toContain('Password must contain at least one uppercase letter');
       // The sign-up's UI schema still has its Spanish.
       const uiSpanish = JSON.parse(readFileSync(join(PROJECT, 'locales', 'es', 'signup.ui.json'), 'utf8')) as Record<string, { es?: string }>;
       const someSpanish = Object.values(uiSpanish).find((entry) => typeof entry.es === 'string' && entry.es.length > 8)!.es!;
-      expect(scripts).toContain(someSpanish);
+      expect(spanishSignupHolds(content, ['Password must contain at least one uppercase letter', 'La contraseña debe tener al menos una letra mayúscula', someSpanish])).toEqual({
+        'Password must contain at least one uppercase letter': true,
+        'La contraseña debe tener al menos una letra mayúscula': false,
+        [someSpanish]: true,
+      });
       const missing = await server.app.inject({ method: 'GET', url: '/driver/nothing', headers: { 'accept-language': 'es' } });
       expect(support.json(missing)).toEqual({ message: 'Not found.' });
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('an English reword whose Spanish is not written yet', () => {
+  it('shows Spanish readers the new English of that text, never the stale translation, and the Spanish of the others', async () => {
+    const { content, warnings, server, support } = await buildAndServe(
+      [],
+      [
+        { file: 'schemas/signup.schema.json', replace: '"pattern": "Phone number must be valid."', with: '"pattern": "Please enter a valid US phone number."' },
+        { file: 'flows/server-messages.json', replace: '"notFound": "Not found."', with: '"notFound": "There is nothing at this address."' },
+      ],
+    );
+    try {
+      expect(warnings).toEqual([]);
+      // The page: the Spanish sign-up form holds the new English, not the Spanish made from the old.
+      expect(
+        spanishSignupHolds(content, ['Please enter a valid US phone number.', 'El número de teléfono debe ser válido.', 'El número de teléfono debe tener 10 dígitos']),
+      ).toEqual({
+        'Please enter a valid US phone number.': true,
+        'El número de teléfono debe ser válido.': false,
+        'El número de teléfono debe tener 10 dígitos': true,
+      });
+      // The server checks the same form in Spanish: the reworded message in English, the other in Spanish.
+      const { createEmulatorUser } = await import('../support/identity.js');
+      const response = await server.app.inject({
+        method: 'POST',
+        url: '/auth/driverEmailSignUp',
+        headers: { 'accept-language': 'es' },
+        payload: support.signUpPayload(await createEmulatorUser(), '12'),
+      });
+      expect(response.statusCode).toBe(400);
+      expect(support.json(response)).toMatchObject({
+        message: 'Please enter a valid US phone number.',
+        errors: { phoneNo: ['Please enter a valid US phone number.', 'El número de teléfono debe tener 10 dígitos'] },
+      });
+      // And the server's own answers.
+      const missing = await server.app.inject({ method: 'GET', url: '/driver/nothing', headers: { 'accept-language': 'es' } });
+      expect(support.json(missing)).toEqual({ message: 'There is nothing at this address.' });
     } finally {
       await server.close();
     }
