@@ -11,7 +11,16 @@ import { fromAjvErrors } from '../shared/errors.js';
 import type { Flow } from '../shared/flow.js';
 import type { Notices } from '../shared/generated/notices.js';
 import type { ServerMessages } from '../shared/generated/serverMessages.js';
-import { DEFAULT_LOCALE, LOCALE_NAMES, LOCALES_FOLDER, localize, TRANSLATED_LOCALES, translationFileOf, type Locale, type Translations } from '../shared/locales.js';
+import {
+  DEFAULT_LOCALE,
+  LOCALE_NAMES,
+  LOCALES_FOLDER,
+  localize,
+  TRANSLATED_LOCALES,
+  translationFileOf,
+  type Locale,
+  type Translations,
+} from '../shared/locales.js';
 import { schemaWithRuleValues, uiWithRuleValues } from '../shared/ruleValues.js';
 import { bundleSchema, schemaFileName, uiSchemaFileName, type JsonObject } from '../shared/schemaFiles.js';
 

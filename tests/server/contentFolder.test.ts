@@ -83,7 +83,9 @@ describe('a content folder without locales/', () => {
       ]);
       const page = await server.app.inject({ method: 'GET', url: '/signup', headers: { accept: 'text/html', 'accept-language': 'es' } });
       expect(page.statusCode).toBe(200);
-      expect(spanishSignupHolds(content, ['Password must contain at least one uppercase letter', 'La contraseña debe tener al menos una letra mayúscula'])).toEqual({
+      expect(
+        spanishSignupHolds(content, ['Password must contain at least one uppercase letter', 'La contraseña debe tener al menos una letra mayúscula']),
+      ).toEqual({
         'Password must contain at least one uppercase letter': true,
         'La contraseña debe tener al menos una letra mayúscula': false,
       });
@@ -106,7 +108,13 @@ describe('a content folder with some translation files missing', () => {
       // The sign-up's UI schema still has its Spanish.
       const uiSpanish = JSON.parse(readFileSync(join(PROJECT, 'locales', 'es', 'signup.ui.json'), 'utf8')) as Record<string, { es?: string }>;
       const someSpanish = Object.values(uiSpanish).find((entry) => typeof entry.es === 'string' && entry.es.length > 8)!.es!;
-      expect(spanishSignupHolds(content, ['Password must contain at least one uppercase letter', 'La contraseña debe tener al menos una letra mayúscula', someSpanish])).toEqual({
+      expect(
+        spanishSignupHolds(content, [
+          'Password must contain at least one uppercase letter',
+          'La contraseña debe tener al menos una letra mayúscula',
+          someSpanish,
+        ]),
+      ).toEqual({
         'Password must contain at least one uppercase letter': true,
         'La contraseña debe tener al menos una letra mayúscula': false,
         [someSpanish]: true,
@@ -132,7 +140,11 @@ describe('an English reword whose Spanish is not written yet', () => {
       expect(warnings).toEqual([]);
       // The page: the Spanish sign-up form holds the new English, not the Spanish made from the old.
       expect(
-        spanishSignupHolds(content, ['Please enter a valid US phone number.', 'El número de teléfono debe ser válido.', 'El número de teléfono debe tener 10 dígitos']),
+        spanishSignupHolds(content, [
+          'Please enter a valid US phone number.',
+          'El número de teléfono debe ser válido.',
+          'El número de teléfono debe tener 10 dígitos',
+        ]),
       ).toEqual({
         'Please enter a valid US phone number.': true,
         'El número de teléfono debe ser válido.': false,

@@ -194,15 +194,19 @@ describe('every API route, driven with junk', () => {
     for (const { method, url } of routes) {
       await fc.assert(
         // Without the names JSON parsing refuses on their own ("__proto__": not valid JSON).
-        fc.asyncProperty(illFormedBody(fieldsOf(url).filter((field) => field !== '__proto__' && field !== 'constructor')), fc.constantFrom(...tokens), async (payload, token) => {
-          const path = url.replace(/:(\w+)/g, () => ids[0]!);
-          const response = await app.inject({ method, url: path, headers: { ...bearer(token), 'content-type': 'application/json' }, payload });
-          // A caller the route does not take is turned away first (the admin API checks its token on arrival); anyone else is told about the text.
-          const refusedCaller = response.statusCode === 401 || response.statusCode === 403;
-          expect(refusedCaller ? 400 : response.statusCode, `${method} ${url}: ${response.body.slice(0, 200)}`).toBe(400);
-          if (refusedCaller) expect(typeof response.json().message).toBe('string');
-          else expect(response.json(), `${method} ${url}`).toEqual({ message: ILL_FORMED_MESSAGE });
-        }),
+        fc.asyncProperty(
+          illFormedBody(fieldsOf(url).filter((field) => field !== '__proto__' && field !== 'constructor')),
+          fc.constantFrom(...tokens),
+          async (payload, token) => {
+            const path = url.replace(/:(\w+)/g, () => ids[0]!);
+            const response = await app.inject({ method, url: path, headers: { ...bearer(token), 'content-type': 'application/json' }, payload });
+            // A caller the route does not take is turned away first (the admin API checks its token on arrival); anyone else is told about the text.
+            const refusedCaller = response.statusCode === 401 || response.statusCode === 403;
+            expect(refusedCaller ? 400 : response.statusCode, `${method} ${url}: ${response.body.slice(0, 200)}`).toBe(400);
+            if (refusedCaller) expect(typeof response.json().message).toBe('string');
+            else expect(response.json(), `${method} ${url}`).toEqual({ message: ILL_FORMED_MESSAGE });
+          },
+        ),
         { numRuns: Math.ceil(RUNS_PER_ROUTE / 4) },
       );
     }

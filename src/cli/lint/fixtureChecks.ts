@@ -81,7 +81,13 @@ function untranslatedTexts(flow: Flow, forms: FixtureForms, fixture: { step?: un
 
 /** Every string in a JSON value. */
 const stringsIn = (value: unknown): string[] =>
-  typeof value === 'string' ? [value] : Array.isArray(value) ? value.flatMap(stringsIn) : value && typeof value === 'object' ? Object.values(value).flatMap(stringsIn) : [];
+  typeof value === 'string'
+    ? [value]
+    : Array.isArray(value)
+      ? value.flatMap(stringsIn)
+      : value && typeof value === 'object'
+        ? Object.values(value).flatMap(stringsIn)
+        : [];
 
 export async function checkFixtures(root: string, flow: Flow, forms: FixtureForms, problems: Problems): Promise<void> {
   const dir = join(root, 'tests', 'fixtures');
@@ -107,7 +113,14 @@ export async function checkFixtures(root: string, flow: Flow, forms: FixtureForm
       continue;
     }
     const file = relative(root, path);
-    const fixture = JSON.parse(text) as { description?: string; errors?: Record<string, string>; data?: Record<string, unknown>; step?: unknown; variant?: unknown; locale?: unknown };
+    const fixture = JSON.parse(text) as {
+      description?: string;
+      errors?: Record<string, string>;
+      data?: Record<string, unknown>;
+      step?: unknown;
+      variant?: unknown;
+      locale?: unknown;
+    };
     const name = fixture.description ? `"${fixture.description}"` : 'this fixture';
     const untranslated = untranslatedTexts(flow, forms, fixture);
     for (const line of result.lines.filter((each) => !each.ok)) {
