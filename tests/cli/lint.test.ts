@@ -50,6 +50,29 @@ describe('npm run lint:schemas', () => {
   });
 });
 
+describe('a message the server answers with, deleted', () => {
+  it('is one problem line, not a stack trace from loading the server’s code, when the lint runs on that content', async () => {
+    const edit = listBrokenEdits().find((e) => e.name === 'server-message-deleted')!;
+    const root = copyProject();
+    makeEdit(root, edit);
+    try {
+      // The server's code reads its content folder's messages as it loads: that folder is the edited copy.
+      const failure = await run(join(PROJECT_ROOT, 'node_modules', '.bin', 'tsx'), ['src/cli/lint.ts', root], {
+        cwd: PROJECT_ROOT,
+        env: { ...process.env, ONRAMP_CONTENT_DIR: root },
+      }).then(
+        () => null,
+        (error: { code: number; stdout: string; stderr: string }) => error,
+      );
+      expect(failure?.code).toBe(1);
+      expect(failure?.stderr).not.toMatch(/\n\s+at /);
+      expect(failure?.stdout.trimEnd().split('\n').slice(0, -1)).toEqual(edit.expect);
+    } finally {
+      rmSync(root, { recursive: true });
+    }
+  });
+});
+
 describe('an English edit whose translation is still to write', () => {
   it('passes (exit 0), with a warning that names the entry to write', async () => {
     const edit = listBrokenEdits().find((e) => e.name === 'translation-stale-english-fixed')!;
