@@ -20,7 +20,11 @@ import fp from 'fastify-plugin';
 import { SANDBOX_CONFIRM_PATH } from './sandboxPayments.js';
 import { answerIn, SERVER_MESSAGES } from '../serverMessages.js';
 
-/** The local stand-in for a public-IP lookup service (spec §7), named in the page's configuration. */
+/**
+ * The public-IP lookup the sign-up makes (spec §7), answered by the app itself, named in the
+ * page's configuration: a departure on purpose (README), as a third-party service would learn
+ * every driver's address and add a failure the sign-up can't control.
+ */
 export const IP_LOOKUP_PATH = '/ip';
 
 export const CONFIG_PLACEHOLDER = '<!--app-config-->';
