@@ -178,7 +178,17 @@ function checkerFor(root: string, file: string, noun: string, problems: Problems
   const key = `${file}\n${JSON.stringify(schema)}`;
   let checker = checkers.get(key);
   if (!checker) {
-    checker = new SchemaChecker(schema, file, noun);
+    try {
+      checker = new SchemaChecker(schema, file, noun);
+    } catch (error) {
+      problems.add(
+        file,
+        '/',
+        `this file no longer describes the files it checks (${(error as Error).message.split('\n')[0]})`,
+        'restore it (git checkout) — editors and the lint need it',
+      );
+      return undefined;
+    }
     checkers.set(key, checker);
   }
   return checker;
