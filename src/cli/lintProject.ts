@@ -242,7 +242,9 @@ const ruleInUiOptions =
 const routeForStep =
   (flow: JsonObject) =>
   (error: ErrorObject): Explanation | undefined => {
-    if (error.keyword !== 'pattern' || typeof error.data !== 'string' || !error.data.startsWith('/')) return undefined;
+    // Where the flow schema wants a step's name (#/$defs/stepId), not any other text.
+    if (error.keyword !== 'pattern' || !error.schemaPath.endsWith('/stepId/pattern')) return undefined;
+    if (typeof error.data !== 'string' || !error.data.startsWith('/')) return undefined;
     const steps = isObject(flow.steps) ? flow.steps : {};
     const ids = Object.keys(steps);
     const id = ids.find((each) => {
