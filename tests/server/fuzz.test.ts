@@ -212,6 +212,23 @@ describe('every API route, driven with junk', () => {
     }
   }, 120_000);
 
+  it('refuses it in a form field sent as UTF-16, whose bytes can hold a lone surrogate', async () => {
+    const lone = Buffer.from([0x41, 0x00, 0x00, 0xd8]); // "A" then a lone high surrogate, UTF-16LE
+    const payload = Buffer.concat([
+      Buffer.from('--xYz\r\nContent-Disposition: form-data; name="firstName"\r\nContent-Type: text/plain; charset=utf-16le\r\n\r\n'),
+      lone,
+      Buffer.from('\r\n--xYz--\r\n'),
+    ]);
+    const response = await app.inject({
+      method: 'POST',
+      url: '/driver/completeProfile',
+      headers: { ...bearer(tokens[1]!), 'content-type': 'multipart/form-data; boundary=xYz' },
+      payload,
+    });
+    expect(response.statusCode).toBe(400);
+    expect(response.json()).toEqual({ message: ILL_FORMED_MESSAGE });
+  });
+
   it('refuses it in Spanish to a Spanish reader, and in a bank account’s holder name, which PostgreSQL would refuse to store', async () => {
     const paid = tokens[2]!;
     const response = await app.inject({
