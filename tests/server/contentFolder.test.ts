@@ -1,7 +1,9 @@
 // A content folder (ONRAMP_CONTENT_DIR) as the README describes it: schemas/, flows/ and
 // tests/fixtures/, its translations (locales/) optional. Without them, or with some of their files
 // missing, the app builds and serves in English for what is missing, and the build says so in one
-// line, never with esbuild's stack trace ("Cannot read file: …/locales/es/rjsf.json").
+// line, never with esbuild's stack trace ("Cannot read file: …/locales/es/rjsf.json"). And a text
+// reworded in English, its Spanish not written again yet: Spanish readers see the new English of
+// that text (the built form, the server's answers, the page in Chromium), never the stale Spanish.
 //
 // The build and the server read their content folder once, when src/node/projectFiles.ts is first
 // imported: this file imports nothing of them statically, and loads them once the variable names
@@ -166,6 +168,24 @@ describe('an English reword whose Spanish is not written yet', () => {
       // And the server's own answers.
       const missing = await server.app.inject({ method: 'GET', url: '/driver/nothing', headers: { 'accept-language': 'es' } });
       expect(support.json(missing)).toEqual({ message: 'There is nothing at this address.' });
+
+      // What a driver whose phone reads Spanish sees, in Chromium.
+      const baseURL = await server.app.listen({ host: '127.0.0.1', port: 0 });
+      const { launchChromium } = await import('../../src/cli/chromium.js');
+      const browser = await launchChromium();
+      try {
+        const page = await browser.newPage({ baseURL, locale: 'es-MX', viewport: { width: 390, height: 844 } });
+        await page.goto('/signup');
+        await page.getByRole('heading', { name: 'Registrarse', exact: true }).waitFor();
+        await page.locator('#root_phoneNo').fill('12');
+        await page.getByRole('button', { name: 'Registrarse' }).click();
+        await expect(page.locator('#root_email__error').textContent()).resolves.toBe('Ingresa tu correo electrónico');
+        const phoneError = await page.locator('#root_phoneNo__error').textContent();
+        expect(phoneError).toContain('Please enter a valid US phone number.');
+        expect(phoneError).not.toContain('El número de teléfono debe ser válido.');
+      } finally {
+        await browser.close();
+      }
     } finally {
       await server.close();
     }
