@@ -213,6 +213,9 @@ describe('every API route, driven with junk', () => {
   }, 120_000);
 
   it('refuses it in a form field sent as UTF-16, whose bytes can hold a lone surrogate', async () => {
+    // A driver of its own: the junk above may have signed the shared ones out.
+    const driver = await verifiedDriver(app);
+    await verifyPhone(app, driver);
     const lone = Buffer.from([0x41, 0x00, 0x00, 0xd8]); // "A" then a lone high surrogate, UTF-16LE
     const payload = Buffer.concat([
       Buffer.from('--xYz\r\nContent-Disposition: form-data; name="firstName"\r\nContent-Type: text/plain; charset=utf-16le\r\n\r\n'),
@@ -222,7 +225,7 @@ describe('every API route, driven with junk', () => {
     const response = await app.inject({
       method: 'POST',
       url: '/driver/completeProfile',
-      headers: { ...bearer(tokens[1]!), 'content-type': 'multipart/form-data; boundary=xYz' },
+      headers: { ...bearer(driver.token), 'content-type': 'multipart/form-data; boundary=xYz' },
       payload,
     });
     expect(response.statusCode).toBe(400);
