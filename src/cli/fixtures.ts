@@ -34,6 +34,8 @@ export interface ResultLine {
   text: string;
   /** The field it is about, as a JSON pointer ("/email", "" for the form), if it is about one. */
   field?: string;
+  /** The message both validators gave, when they agree. */
+  got?: string;
 }
 
 export interface FixtureResult {
@@ -105,7 +107,12 @@ export function compareMessages(expected: Messages, browser: Messages, server: M
       return { ok: false, field, text: `${name}: the browser says ${said(browser[field])} but the server says ${said(server[field])}${expectedToo}` };
     }
     const got = browser[field];
-    return { ok: got === want, field, text: got === want ? `${name}: ${said(got)}` : `${name}: expected ${said(want)}, got ${said(got)}` };
+    return {
+      ok: got === want,
+      field,
+      ...(got === undefined ? {} : { got }),
+      text: got === want ? `${name}: ${said(got)}` : `${name}: expected ${said(want)}, got ${said(got)}`,
+    };
   });
 }
 

@@ -21,7 +21,7 @@ import { checkCompiles, checkSchemaRules } from './lint/schemaChecks.js';
 import { SchemaChecker } from './lint/schemaProblems.js';
 import { checkServedCalls } from './lint/serverRoutes.js';
 import { checkJourneyLabels, checkTranslations, copySources, entriesOf } from './lint/translationChecks.js';
-import { DEFAULT_LOCALE, localize, translationFileOf, type Locale, type Translations } from '../shared/locales.js';
+import { DEFAULT_LOCALE, LOCALES_FOLDER, localize, translationFileOf, type Locale, type Translations } from '../shared/locales.js';
 import { checkUiSchema } from './lint/uiChecks.js';
 import { checkSchemaValues } from './lint/valueChecks.js';
 
@@ -178,11 +178,92 @@ function checkerFor(root: string, file: string, noun: string, problems: Problems
   const key = `${file}\n${JSON.stringify(schema)}`;
   let checker = checkers.get(key);
   if (!checker) {
-    checker = new SchemaChecker(schema, file, noun);
+    try {
+      checker = new SchemaChecker(schema, file, noun);
+    } catch (error) {
+      problems.add(
+        file,
+        '/',
+        `this file no longer describes the files it checks (${(error as Error).message.split('\n')[0]})`,
+        'restore it (git checkout) — editors and the lint need it',
+      );
+      return undefined;
+    }
     checkers.set(key, checker);
   }
   return checker;
 }
+
+/**
+ * A check that fails in a way nobody foresaw says so as one problem of the file it was checking,
+ * never as a stack trace: no edit of the data files makes the lint crash.
+ */
+async function guarded(file: string, problems: Problems, check: () => unknown): Promise<void> {
+  try {
+    await check();
+  } catch (error) {
+    const message = error instanceof Error ? (error.message.split('\n')[0] ?? error.name) : String(error);
+    problems.add(file, '/', `the lint could not finish checking this file (${message})`, 'undo the last edit here, or ask a developer');
+  }
+}
+
+/** What a specific message explains better than the describing schema's: one problem for the place. */
+interface Explanation {
+  at: string;
+  what: string;
+  fix: string;
+}
+
+/** A `leaveOut` for SchemaChecker.check: an error `explain` knows is reported in its words instead. */
+const explainedBetter =
+  (file: string, problems: Problems, explain: (error: ErrorObject) => Explanation | undefined) =>
+  (error: ErrorObject): boolean => {
+    const better = explain(error);
+    if (better) problems.add(file, better.at, better.what, better.fix);
+    return better !== undefined;
+  };
+
+/** A rule (a step schema's keyword) written in a field's "ui:options", which only sets how the input looks. */
+const ruleInUiOptions =
+  (schemaFile: string, keywords: Set<string>) =>
+  (error: ErrorObject): Explanation | undefined => {
+    const keys = pointerKeys(error.instancePath);
+    const rule = error.params.additionalProperty;
+    if (error.keyword !== 'additionalProperties' || keys.at(-1) !== 'ui:options' || typeof rule !== 'string' || !keywords.has(rule)) return undefined;
+    const field = pointer('properties', ...keys.slice(0, -1).filter((key) => !key.startsWith('ui:')));
+    return {
+      at: pointer(...keys, rule),
+      what: `"${rule}" is a rule, and "ui:options" only sets how the input looks: here it checks nothing`,
+      fix: `a rule belongs in the schema, beside the field's other rules: move it to ${schemaFile} at ${field}`,
+    };
+  };
+
+/** A step named by its address ("/add-vehicle") where the flow names a step ("addVehicle"). */
+const routeForStep =
+  (flow: JsonObject) =>
+  (error: ErrorObject): Explanation | undefined => {
+    // Where the flow schema wants a step's name (#/$defs/stepId), not any other text.
+    if (error.keyword !== 'pattern' || !error.schemaPath.endsWith('/stepId/pattern')) return undefined;
+    if (typeof error.data !== 'string' || !error.data.startsWith('/')) return undefined;
+    const steps = isObject(flow.steps) ? flow.steps : {};
+    const ids = Object.keys(steps);
+    const id = ids.find((each) => {
+      const step = steps[each];
+      return isObject(step) && step.route === error.data;
+    });
+    return {
+      at: error.instancePath || '/',
+      what: id
+        ? `"${error.data}" is the address of step "${id}": the flow names steps, not addresses`
+        : `"${error.data}" is an address: the flow names steps, not addresses`,
+      fix: id
+        ? `name the step ("${id}"), not its address`
+        : `name a step: ${suggestion(
+            error.data.replace(/^\//, '').replace(/-(\w)/g, (_, c: string) => c.toUpperCase()),
+            ids,
+          )}`,
+    };
+  };
 
 /** A form step missing "next" gets the flow check's own message (it may end the journey instead). */
 const isMissingNext = (flow: JsonObject) => (error: ErrorObject) => {
@@ -215,24 +296,32 @@ export async function lintProject(root: string, registry: Registry, options: { f
     const file = `schemas/${name}`;
     const source = folder.sources.get(name);
     if (!source) continue;
-    const schema = folder.bundle(name);
-    if (schema) {
-      checkSchemaRules(file, source, schema, keywords, problems);
-      checkSchemaValues(file, source, schema, problems);
-    }
-    stepChecker?.check(file, source, problems);
+    await guarded(file, problems, () => {
+      const schema = folder.bundle(name);
+      if (schema) {
+        checkSchemaRules(file, source, schema, keywords, problems);
+        checkSchemaValues(file, source, schema, problems);
+      }
+      stepChecker?.check(file, source, problems);
+    });
   }
   // Last, what Ajv still refuses of a schema whose files all hold: a problem in a file another builds on is reported once, in its own file.
   // Files that others build on first (profile before the social profile made from it).
   const byParts = folder.names(SCHEMA_SUFFIX).sort((a, b) => folder.partsOf(a) - folder.partsOf(b));
   for (const name of byParts) {
-    const schema = folder.bundle(name);
-    if (schema && folder.isSound(name)) checkCompiles(`schemas/${name}`, schema, problems);
+    await guarded(`schemas/${name}`, problems, () => {
+      const schema = folder.bundle(name);
+      if (schema && folder.isSound(name)) checkCompiles(`schemas/${name}`, schema, problems);
+    });
   }
   for (const name of folder.names(UI_SUFFIX)) {
     const file = `schemas/${name}`;
     const source = folder.sources.get(name);
     if (!source) continue;
+    await guarded(file, problems, () => lintUiFile(name, file, source));
+  }
+
+  function lintUiFile(name: string, file: string, source: JsonObject): void {
     const schemaName = name.replace(UI_SUFFIX, SCHEMA_SUFFIX);
     if (!folder.sources.has(schemaName)) {
       const near = closest(
@@ -250,34 +339,40 @@ export async function lintProject(root: string, registry: Registry, options: { f
       if (ui && schema)
         checkUiSchema(file, `schemas/${schemaName}`, source, ui, schema, { widgetNames: registry.widgets, judgeInputs: folder.isSound(schemaName) }, problems);
     }
-    uiChecker?.check(file, source, problems);
+    uiChecker?.check(file, source, problems, explainedBetter(file, problems, ruleInUiOptions(`schemas/${schemaName}`, keywords)));
   }
 
-  const flowJson = readJson(root, FLOW_FILE, problems, 'restore it (git checkout)');
-  if (flowJson) {
-    // The references are read from the flow's shape: only once it has it.
-    if (flowChecker?.check<Flow>(FLOW_FILE, flowJson, problems, isMissingNext(flowJson)) && !problems.hasAny(FLOW_FILE)) {
-      await lintFlow(flowJson, folder, registry, problems);
-    }
-  }
-
+  // The data files the server reads as its code loads, before the flow: the flow's last check builds the server.
   const sandboxChecker = checkerFor(root, EDITOR_SCHEMAS.sandboxPayments, 'key', problems);
   const sandboxPayments = readJson(root, SANDBOX_PAYMENTS_FILE, problems, 'restore it (git checkout)');
-  if (sandboxPayments) sandboxChecker?.check(SANDBOX_PAYMENTS_FILE, sandboxPayments, problems);
+  if (sandboxPayments) await guarded(SANDBOX_PAYMENTS_FILE, problems, () => sandboxChecker?.check(SANDBOX_PAYMENTS_FILE, sandboxPayments, problems));
 
   const serverMessagesChecker = checkerFor(root, EDITOR_SCHEMAS.serverMessages, 'key', problems);
   const serverMessages = readJson(root, SERVER_MESSAGES_FILE, problems, 'restore it (git checkout)');
-  if (serverMessages) serverMessagesChecker?.check(SERVER_MESSAGES_FILE, serverMessages, problems);
+  if (serverMessages) await guarded(SERVER_MESSAGES_FILE, problems, () => serverMessagesChecker?.check(SERVER_MESSAGES_FILE, serverMessages, problems));
 
   const noticesChecker = checkerFor(root, EDITOR_SCHEMAS.notices, 'key', problems);
   const notices = readJson(root, NOTICES_FILE, problems, 'restore it (git checkout)');
   if (notices) {
-    noticesChecker?.check(NOTICES_FILE, notices, problems);
-    if (!problems.hasAny(NOTICES_FILE)) checkNotices(notices, problems);
+    await guarded(NOTICES_FILE, problems, () => {
+      noticesChecker?.check(NOTICES_FILE, notices, problems);
+      if (!problems.hasAny(NOTICES_FILE)) checkNotices(notices, problems);
+    });
+  }
+
+  const flowJson = readJson(root, FLOW_FILE, problems, 'restore it (git checkout)');
+  if (flowJson) {
+    await guarded(FLOW_FILE, problems, async () => {
+      // The references are read from the flow's shape: only once it has it.
+      const leaveOut = (error: ErrorObject) => isMissingNext(flowJson)(error) || explainedBetter(FLOW_FILE, problems, routeForStep(flowJson))(error);
+      if (flowChecker?.check<Flow>(FLOW_FILE, flowJson, problems, leaveOut) && !problems.hasAny(FLOW_FILE)) {
+        await lintFlow(flowJson, folder, registry, problems);
+      }
+    });
   }
 
   // Last, the fixtures, once every file holds: what a driver would now read, against what each fixture says.
-  if (options.fixturesAndTranslations !== false && flowJson && problems.list.length === 0) {
+  if (options.fixturesAndTranslations !== false && flowJson && !problems.failed) {
     const bundled = (name: string, locale: Locale) => (locale === DEFAULT_LOCALE ? folder.bundle(name) : folder.localizedBundle(name, locale)) ?? {};
     // Each form as the app reads it, made once per language: every fixture of a step asks for it.
     const made = new Map<string, JsonObject>();
@@ -286,7 +381,7 @@ export async function lintProject(root: string, registry: Registry, options: { f
       once(`schema ${name} ${locale}`, () => schemaWithRuleValues(bundled(`${name}${SCHEMA_SUFFIX}`, locale)));
     const uiSchema = (name: string, locale: Locale = DEFAULT_LOCALE) =>
       once(`ui ${name} ${locale}`, () => uiWithRuleValues(bundled(`${name}${UI_SUFFIX}`, locale), bundled(`${name}${SCHEMA_SUFFIX}`, locale)));
-    await checkFixtures(root, flowJson as Flow & JsonObject, { schema, uiSchema }, problems);
+    await guarded('tests/fixtures', problems, () => checkFixtures(root, flowJson as Flow & JsonObject, { schema, uiSchema }, problems));
   }
 
   // The translations of the texts, once the files they translate hold (after the fixtures, which
@@ -302,8 +397,10 @@ export async function lintProject(root: string, registry: Registry, options: { f
     }
   };
   if (options.fixturesAndTranslations !== false) {
-    checkTranslations(root, copySourcesAt(root), sourceOf, problems);
-    if (flowJson && !problems.hasAny(FLOW_FILE)) checkJourneyLabels(root, flowJson, problems);
+    await guarded(LOCALES_FOLDER, problems, () => {
+      checkTranslations(root, copySourcesAt(root), sourceOf, problems);
+      if (flowJson && !problems.hasAny(FLOW_FILE)) checkJourneyLabels(root, flowJson, problems);
+    });
   }
 
   problems.locate((file) => readProjectFile(root, file), locate);
@@ -332,7 +429,8 @@ async function lintFlow(flow: Flow & JsonObject, folder: SchemaFolder, registry:
       );
     }
   }
-  // The server is built from the flow and compiles the step schemas: only once all of them hold,
-  // or it would report again, as a start failure, a problem already named in its own file.
-  if (problems.list.length === 0) await checkServedCalls(flow, problems);
+  // The server is built from the flow and compiles the step schemas, and its code reads the
+  // server's messages and the notices: only once all of them hold, or it would report again, as a
+  // start failure, a problem already named in its own file.
+  if (!problems.failed) await checkServedCalls(flow, problems);
 }

@@ -8,11 +8,11 @@
 import { SCREEN_NAMES, WIDGET_NAMES } from '../shared/registries.js';
 import { parentPort } from 'node:worker_threads';
 import { CONTENT_ROOT } from '../node/projectFiles.js';
-import { formatProblem } from './lint/problems.js';
+import { errorsIn, formatProblem } from './lint/problems.js';
 import { lintProject } from './lintProject.js';
 
 const registry = { widgets: [...WIDGET_NAMES], screens: [...SCREEN_NAMES] };
 
 parentPort?.on('message', async () =>
-  parentPort?.postMessage((await lintProject(CONTENT_ROOT, registry, { fixturesAndTranslations: false })).map(formatProblem)),
+  parentPort?.postMessage(errorsIn(await lintProject(CONTENT_ROOT, registry, { fixturesAndTranslations: false })).map(formatProblem)),
 );

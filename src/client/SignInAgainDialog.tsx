@@ -16,7 +16,7 @@ import { useLocale } from './locale.js';
 import { useStepFormState } from './useStepFormState.js';
 
 interface SignInAgainProps {
-  /** Why the sign-in is asked for, in the words of the answer that asked ("Session expired, Please relogin", "Token Not Found"). */
+  /** Why the sign-in is asked for, in the words of the answer that asked (the flow's `messages.sessionExpired`, or `messages.tokenNotFound`). */
   reason: string;
   /** Signed in: as the driver of this page (`sameDriver`), or as someone else, who goes to their own step. */
   onSignedIn: (sameDriver: boolean, navigation: Navigation) => void;

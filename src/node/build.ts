@@ -6,6 +6,7 @@
  * migrations are copied beside it). `npm run build` runs both (src/cli/build.ts); `npm run dev`
  * keeps the browser build for fast rebuilds after each edit (src/cli/dev.ts).
  */
+import { existsSync } from 'node:fs';
 import { cp, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { promisify } from 'node:util';
@@ -13,7 +14,18 @@ import { brotliCompress, constants as zlib, gzip } from 'node:zlib';
 import * as esbuild from 'esbuild';
 import { precompiledValidatorsCode } from './precompiledValidators.js';
 import { REACT_RUNTIME } from './reactRuntime.js';
-import { CONTENT_ROOT, FLOW_FILE, loadFlow, loadSchema, loadUiSchema, PROJECT_ROOT, ROUTE_PRELOADS, schemaNamesOf } from './projectFiles.js';
+import {
+  CONTENT_ROOT,
+  FLOW_FILE,
+  loadFlow,
+  loadSchema,
+  loadUiSchema,
+  missingTranslationsWarning,
+  noteMissingTranslation,
+  PROJECT_ROOT,
+  ROUTE_PRELOADS,
+  schemaNamesOf,
+} from './projectFiles.js';
 import { writeUsPlaces } from './usPlaces.js';
 import { DEFAULT_LOCALE, LOCALES, translationFileOf, type Locale } from '../shared/locales.js';
 
@@ -87,6 +99,9 @@ async function generateForms(names: string[]): Promise<string> {
  * `virtual:forms` is the generated loader (read at each build: an edit may add a form); the flow
  * file is the content folder's; markdown-to-jsx is replaced by a plain-text stub.
  */
+/** The namespace of a translation file the content folder does not have. */
+const NO_TRANSLATIONS = 'no-translations';
+
 function projectPlugin(formsLoader: () => string): esbuild.Plugin {
   return {
     name: 'onramp',
@@ -94,8 +109,14 @@ function projectPlugin(formsLoader: () => string): esbuild.Plugin {
       build.onResolve({ filter: /^virtual:forms$/ }, () => ({ path: 'forms', namespace: 'virtual' }));
       build.onLoad({ filter: /.*/, namespace: 'virtual' }, () => ({ contents: formsLoader(), resolveDir: GENERATED, loader: 'js' }));
       build.onResolve({ filter: /\/flows\/onboarding\.flow\.json$/ }, () => ({ path: FLOW_FILE }));
-      // The translations of the content folder, as the flow file.
-      build.onResolve({ filter: /\/locales\/[\w-]+\/[\w.-]+\.json$/ }, ({ path }) => ({ path: join(CONTENT_ROOT, path.slice(path.lastIndexOf('locales/'))) }));
+      // The translations of the content folder, as the flow file; one it does not have is none (its texts stay English).
+      build.onResolve({ filter: /\/locales\/[\w-]+\/[\w.-]+\.json$/ }, ({ path }) => {
+        const file = path.slice(path.lastIndexOf('locales/'));
+        if (existsSync(join(CONTENT_ROOT, file))) return { path: join(CONTENT_ROOT, file) };
+        noteMissingTranslation(file);
+        return { path: file, namespace: NO_TRANSLATIONS };
+      });
+      build.onLoad({ filter: /.*/, namespace: NO_TRANSLATIONS }, () => ({ contents: '{}', loader: 'json' }));
       build.onResolve({ filter: /^markdown-to-jsx(\/.*)?$/ }, () => ({ path: join(CLIENT, 'markdownStub.tsx') }));
     },
   };
@@ -230,6 +251,9 @@ export async function buildDist(): Promise<DistBuild> {
   };
   await rm(DIST, { recursive: true, force: true });
   const entry = await (await bundle()).write();
+  // Translations are optional content: what a content folder lacks is built in English, and said once.
+  const warning = missingTranslationsWarning();
+  if (warning) console.warn(warning);
   await cp(join(CLIENT, 'public'), DIST, { recursive: true });
   await writeUsPlaces(join(DIST, 'data'));
   await precompress(DIST);

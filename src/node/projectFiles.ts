@@ -3,7 +3,7 @@
  * through the build). Reads `schemas/` and `flows/`, and turns a broken edit into an error
  * that names the file and the place, for the operations staff who edit them.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { compileOnce } from '../shared/ajv.js';
@@ -11,13 +11,22 @@ import { fromAjvErrors } from '../shared/errors.js';
 import type { Flow } from '../shared/flow.js';
 import type { Notices } from '../shared/generated/notices.js';
 import type { ServerMessages } from '../shared/generated/serverMessages.js';
-import { DEFAULT_LOCALE, LOCALES_FOLDER, localize, translationFileOf, type Locale, type Translations } from '../shared/locales.js';
+import {
+  DEFAULT_LOCALE,
+  LOCALE_NAMES,
+  LOCALES_FOLDER,
+  localize,
+  TRANSLATED_LOCALES,
+  translationFileOf,
+  type Locale,
+  type Translations,
+} from '../shared/locales.js';
 import { schemaWithRuleValues, uiWithRuleValues } from '../shared/ruleValues.js';
 import { bundleSchema, schemaFileName, uiSchemaFileName, type JsonObject } from '../shared/schemaFiles.js';
 
 export const PROJECT_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 /**
- * The folder whose schemas/, flows/ and tests/fixtures/ the app is made of, and where it is built
+ * The folder whose schemas/, flows/, locales/ (optional) and tests/fixtures/ the app is made of, and where it is built
  * (dist/, build/): the project itself, or a copy named by ONRAMP_CONTENT_DIR, so a test of
  * `npm run dev` can edit files without touching the project's own.
  */
@@ -78,15 +87,49 @@ export function readJsonFile(path: string): JsonObject {
   }
 }
 
+/**
+ * Translation files the app asked for that the content folder does not have: translations are
+ * optional content, and a text without one is shown in English. The build says so in one line
+ * (missingTranslationsWarning).
+ */
+const missingTranslationFiles = new Set<string>();
+
+/** Notes a translation file that is not there (`readTranslations`, and the browser build's imports of them). */
+export function noteMissingTranslation(file: string): void {
+  missingTranslationFiles.add(file);
+}
+
 /** A file's translations into `locale` (locales/<locale>/<file name>); none for English, or when the file has none. */
 export function readTranslations(locale: Locale, fileName: string): Translations | undefined {
   if (locale === DEFAULT_LOCALE) return undefined;
-  try {
-    return readJsonFile(join(CONTENT_ROOT, translationFileOf(locale, fileName))) as unknown as Translations;
-  } catch {
-    // A text without its translation is shown in English; the lint reports the file missing.
+  const file = translationFileOf(locale, fileName);
+  const path = join(CONTENT_ROOT, file);
+  if (!existsSync(path)) {
+    noteMissingTranslation(file);
     return undefined;
   }
+  try {
+    return readJsonFile(path) as unknown as Translations;
+  } catch {
+    // A text without its translation is shown in English; the lint reports the broken file.
+    return undefined;
+  }
+}
+
+/** One line on the translation files asked for and missing, by language; none when nothing is missing. */
+export function missingTranslationsWarning(): string | undefined {
+  // The server reads its own (its answers, the notices) when first asked: asked for here, so the line names them too.
+  for (const locale of TRANSLATED_LOCALES) for (const path of [NOTICES_FILE, SERVER_MESSAGES_FILE]) readTranslations(locale, basename(path));
+  const parts = TRANSLATED_LOCALES.flatMap((locale) => {
+    const folder = `${LOCALES_FOLDER}/${locale}/`;
+    const missing = [...missingTranslationFiles].filter((file) => file.startsWith(folder)).map((file) => file.slice(folder.length));
+    if (missing.length === 0) return [];
+    const readers = `drivers reading ${LOCALE_NAMES[locale]}`;
+    return existsSync(join(CONTENT_ROOT, folder))
+      ? [`${folder} has no ${missing.sort().join(', ')}: ${readers} see those texts in English`]
+      : [`there is no ${folder}: ${readers} see Onramp in English`];
+  });
+  return parts.length === 0 ? undefined : `warning: ${parts.join('; ')} — run npm run locales, then write each text's translation`;
 }
 
 /** A file of schemas/, its texts in `locale`. */

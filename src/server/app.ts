@@ -2,7 +2,7 @@
  * The Onramp API server (DESIGN §4), laid out as fastify/demo: third-party plugins, then our
  * services (plugins/), then the routes (routes/), with one error handler.
  */
-import { answerIn } from './serverMessages.js';
+import { answerIn, SERVER_MESSAGES } from './serverMessages.js';
 import { IncomingMessage, type OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { Socket } from 'node:net';
 import multipart from '@fastify/multipart';
@@ -15,6 +15,7 @@ import type { ServerConfig } from './config.js';
 import type { Db } from './db/db.js';
 import { answerFor, loggableError } from './errors.js';
 import { apiPathTest, loggableUrl } from './lib/apiPaths.js';
+import { isWellFormedJson } from './lib/wellFormedText.js';
 import { resealLegacyAnswers } from './lib/answers.js';
 import { createCallReader, decorateLocale } from './lib/callPayload.js';
 import type { LiveEdits } from './liveEdits.js';
@@ -67,6 +68,8 @@ export interface AppOptions {
   /** Under `npm run dev`: validators swapped after each edit, and the pages told (liveEdits.ts). */
   live?: LiveEdits;
 }
+
+const STATIC_FORBIDDEN_PATH = 'FST_STATIC_FORBIDDEN_PATH';
 
 /** JSON bodies are small (the largest is the sign-up with its ID token); multipart has its own limits. */
 const JSON_BODY_LIMIT = 64 * 1024;
@@ -155,6 +158,10 @@ export async function buildApp(config: ServerConfig, options: AppOptions = {}): 
   let isApiPath: (url: string) => boolean = () => true;
 
   app.setErrorHandler((error, request, reply) => {
+    // @fastify/static refuses a path it can't check against the disk (a name longer than the file
+    // system takes, as a 4,000-character API path has once no route matches it): there is no file
+    // there, so it is not found, the same as before dist/ is built.
+    if ((error as { code?: unknown }).code === STATIC_FORBIDDEN_PATH) return reply.callNotFound();
     const answer = answerFor(error, app.callReader.flowIn(request.locale).messages.requestFailed);
     // In the request's language: the code refuses in English, the driver reads their own.
     answer.body.message = answerIn(request.locale, answer.body.message);
@@ -165,6 +172,11 @@ export async function buildApp(config: ServerConfig, options: AppOptions = {}): 
 
   // httpErrors (app.httpErrors): the refusals the routes throw, answered by the handler above.
   await app.register(sensible);
+  // Every text a JSON body carries is Unicode, checked once here for every route (multipart fields
+  // where they are read: lib/callPayload.ts): a lone surrogate is refused before anything stores it.
+  app.addHook('preValidation', (request, _reply, done) => {
+    done(isWellFormedJson(request.body) ? undefined : app.httpErrors.badRequest(SERVER_MESSAGES.request.illFormedText));
+  });
   // The security headers of every answer, helmet's, computed once. A page and its assets get our
   // CSP, no referrer, and HSTS in production.
   const strictTransportSecurity = config.production ? { maxAge: 31_536_000, includeSubDomains: true } : false;

@@ -9,14 +9,14 @@
  * {placeholders} filled is recognised by its template.
  */
 import { basename } from 'node:path';
-import { FLOW_FILE, loadServerMessages, readTranslations, SERVER_MESSAGES_FILE } from '../node/projectFiles.js';
-import { DEFAULT_LOCALE, type Locale } from '../shared/locales.js';
+import { FLOW_FILE, loadServerMessages, readJsonFile, readTranslations, SERVER_MESSAGES_FILE } from '../node/projectFiles.js';
+import { DEFAULT_LOCALE, textAt, type Locale } from '../shared/locales.js';
 import { fillPlaceholders, placeholdersIn } from '../shared/placeholders.js';
 
 export const SERVER_MESSAGES = loadServerMessages();
 
 /** The files whose translations answers are looked up in: the server's messages and the flow's (its messages, toasts). */
-const ANSWER_FILES = [SERVER_MESSAGES_FILE, FLOW_FILE].map((path) => basename(path));
+const ANSWER_FILES = [SERVER_MESSAGES_FILE, FLOW_FILE];
 
 interface Lookup {
   exact: Map<string, string>;
@@ -29,10 +29,13 @@ function lookupFor(locale: Locale): Lookup {
   let lookup = lookups.get(locale);
   if (!lookup) {
     lookup = { exact: new Map(), templates: [] };
-    for (const file of ANSWER_FILES) {
-      for (const entry of Object.values(readTranslations(locale, file) ?? {})) {
+    for (const path of ANSWER_FILES) {
+      const english = readJsonFile(path);
+      for (const [pointer, entry] of Object.entries(readTranslations(locale, basename(path)) ?? {})) {
         const translated = entry[locale];
         if (typeof entry.en !== 'string' || typeof translated !== 'string' || translated === '') continue;
+        // Made from English that has changed since (stale): the answer stays in today's English.
+        if (textAt(english, pointer) !== entry.en) continue;
         lookup.exact.set(entry.en, translated);
         const names = placeholdersIn(entry.en);
         if (names.length === 0) continue;

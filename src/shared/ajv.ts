@@ -31,6 +31,16 @@ export function extendAjv(ajv: Ajv): Ajv {
 export function createAjv({ strict = false }: { strict?: boolean } = {}): Ajv {
   const ajv = new Ajv({ ...AJV_OPTIONS, strict, allowUnionTypes: true });
   addFormats(ajv);
+  // A "pattern" is compiled with the u flag (Ajv's unicodeRegExp), which refuses what a plain
+  // RegExp lets pass ("\-" outside brackets): a text is a regular expression as it will be compiled.
+  ajv.addFormat('regex', (text: string) => {
+    try {
+      new RegExp(text, 'u');
+      return true;
+    } catch {
+      return false;
+    }
+  });
   // rjsf reads ui:* keys and these annotations; strict mode must know them. `copy` marks, in the
   // schemas that describe the files, the strings drivers read (src/shared/copy.ts).
   if (strict) ajv.addVocabulary(['enumNames', 'copy']);

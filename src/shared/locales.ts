@@ -3,7 +3,8 @@
  * each other language has, for each file with copy, a file of its translations beside it
  * (locales/es/signup.schema.json for schemas/signup.schema.json), keyed by the JSON pointer of
  * each text (src/shared/copy.ts says which strings are copy). Each entry keeps the English it was
- * translated from, so the lint knows when the English changed after the translation.
+ * translated from, so the lint knows when the English changed after the translation, and the
+ * reader is shown the English until the translation is made again (localize).
  */
 import { placeholdersIn } from './placeholders.js';
 import { pointerKeys } from './jsonPointer.js';
@@ -62,7 +63,11 @@ export function preferredLocale(preferences: string | readonly string[] | undefi
   return DEFAULT_LOCALE;
 }
 
-/** The source file with each translated text in `locale` in place of its English; texts without one stay English. */
+/**
+ * The source file with each translated text in `locale` in place of its English; texts without
+ * one stay English, and so does a text whose English changed since it was translated (stale): a
+ * reader is never shown words that may no longer mean what the English now says.
+ */
 export function localize<T>(source: T, translations: Translations | undefined, locale: Locale): T {
   if (locale === DEFAULT_LOCALE || !translations) return source;
   const copy = structuredClone(source) as Json;
@@ -74,8 +79,8 @@ export function localize<T>(source: T, translations: Translations | undefined, l
     let parent: Json | undefined = copy;
     for (const key of keys) parent = Array.isArray(parent) ? parent[Number(key)] : isObject(parent) ? parent[key] : undefined;
     if (last === undefined) continue;
-    if (Array.isArray(parent) && typeof parent[Number(last)] === 'string') parent[Number(last)] = text;
-    else if (isObject(parent) && typeof parent[last] === 'string') parent[last] = text;
+    if (Array.isArray(parent) && parent[Number(last)] === entry.en) parent[Number(last)] = text;
+    else if (isObject(parent) && Object.hasOwn(parent, last) && parent[last] === entry.en) parent[last] = text;
   }
   return copy as T;
 }
@@ -93,6 +98,11 @@ const markersIn = (text: string): string[] => [...new Set([...placeholdersIn(tex
 export interface TranslationProblem {
   /** The entry's pointer (its key in the translation file). */
   entry: string;
+  /**
+   * A translation not written yet (missing, or made from English since changed): the text is shown
+   * in English meanwhile, so it blocks no English edit. Anything else would show a driver wrong words.
+   */
+  toWrite?: true;
   /** The key of the entry the problem is in ("en", the language's); none when the entry is missing or all wrong. */
   key?: string;
   what: string;
@@ -102,7 +112,8 @@ export interface TranslationProblem {
 /**
  * What is wrong with a file's translations into `locale`: a text of the source with none, a
  * translation of a text that is no longer there, one made from English that has changed since
- * (stale), and one whose {placeholders} differ from the English's.
+ * (stale), and one whose {placeholders} differ from the English's. The first and the third are
+ * translations still to write (`toWrite`); the others would show drivers wrong words.
  */
 export function translationProblems(source: Json, copy: readonly string[], translations: Translations, locale: Locale): TranslationProblem[] {
   const problems: TranslationProblem[] = [];
@@ -112,8 +123,9 @@ export function translationProblems(source: Json, copy: readonly string[], trans
     if (!entry || typeof entry[locale] !== 'string' || entry[locale] === '') {
       problems.push({
         entry: pointer,
+        toWrite: true,
         ...(entry ? { key: locale } : {}),
-        what: `no ${LOCALE_NAMES[locale]} text for ${pointer} ("${english}")`,
+        what: `no ${LOCALE_NAMES[locale]} text for ${pointer} ("${english}"): ${LOCALE_NAMES[locale]} readers see the English meanwhile`,
         fix: entry ? `write its ${LOCALE_NAMES[locale]}` : `add "${pointer}": { "en": ${JSON.stringify(english)}, "${locale}": "…" } (npm run locales adds it)`,
       });
       continue;
@@ -121,10 +133,13 @@ export function translationProblems(source: Json, copy: readonly string[], trans
     if (entry.en !== english) {
       problems.push({
         entry: pointer,
+        toWrite: true,
         key: 'en',
-        what: `the English changed since this was translated: it was "${entry.en}", it is now "${english}"`,
+        what: `the English changed since this was translated: it was "${entry.en}", it is now "${english}"; ${LOCALE_NAMES[locale]} readers see the new English meanwhile`,
         fix: `translate the new English, then set "en" to ${JSON.stringify(english)}`,
       });
+      // Never shown while stale (localize), so its placeholders can't fail a driver: the new English's are checked once it is written.
+      continue;
     }
     const wanted = markersIn(english);
     const found = markersIn(entry[locale]);

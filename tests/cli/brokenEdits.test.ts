@@ -1,4 +1,6 @@
-import { rmSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { formatProblem } from '../../src/cli/lint/problems.js';
 import { lintProject } from '../../src/cli/lintProject.js';
@@ -33,4 +35,62 @@ describe('npm run lint:schemas on the edits of tests/fixtures/broken-edits/', ()
       undo();
     }
   });
+});
+
+/** The data files operations staff edit, by their path in a copy of the content. */
+const dataFiles = (root: string) =>
+  ['schemas', 'flows', 'locales/es'].flatMap((folder) =>
+    readdirSync(join(root, folder))
+      .filter((name) => name.endsWith('.json'))
+      .map((name) => `${folder}/${name}`),
+  );
+
+/** Every place in a JSON value: the keys that lead to it. */
+function placesIn(value: unknown, keys: string[] = [], found: string[][] = []): string[][] {
+  found.push(keys);
+  if (Array.isArray(value)) value.forEach((each, i) => placesIn(each, [...keys, String(i)], found));
+  else if (value !== null && typeof value === 'object') for (const [key, each] of Object.entries(value)) placesIn(each, [...keys, key], found);
+  return found;
+}
+
+describe('any edit of the data files', () => {
+  const root = copyProject();
+  afterAll(() => rmSync(root, { recursive: true }));
+  const files = dataFiles(root);
+
+  it('gives problem lines, each naming its file, and never makes the lint throw', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom(...files),
+        fc.nat(),
+        fc.oneof(
+          fc.constant(undefined),
+          fc.jsonValue({ maxDepth: 2 }),
+          fc.string({ maxLength: 12 }),
+          fc.constantFrom('true', '/add-vehicle', '^(', '\\-', 1e309),
+        ),
+        async (file, pick, replacement) => {
+          const path = join(root, file);
+          const original = readFileSync(path, 'utf8');
+          const json = JSON.parse(original) as unknown;
+          const places = placesIn(json).filter((keys) => keys.length > 0);
+          const keys = places[pick % places.length]!;
+          let parent = json as Record<string, unknown>;
+          for (const key of keys.slice(0, -1)) parent = parent[key] as Record<string, unknown>;
+          const last = keys.at(-1)!;
+          // Deleted, or replaced with any value: what a slip of the keyboard or a wrong paste makes.
+          if (replacement === undefined && !Array.isArray(parent)) delete parent[last];
+          else parent[last] = replacement ?? null;
+          writeFileSync(path, JSON.stringify(json, null, 2));
+          try {
+            const problems = await lintProject(root, registry);
+            for (const problem of problems) expect(problem.file).toMatch(/^(schemas|flows|locales|tests)\b/);
+          } finally {
+            writeFileSync(path, original);
+          }
+        },
+      ),
+      { numRuns: Number(process.env.LINT_FUZZ_RUNS ?? 15) },
+    );
+  }, 240_000);
 });

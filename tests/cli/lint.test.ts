@@ -40,7 +40,50 @@ describe('npm run lint:schemas', () => {
       expect(failure?.code).toBe(1);
       const lines = failure?.stdout.trimEnd().split('\n') ?? [];
       expect(lines.slice(0, -1)).toEqual(edit.expect);
-      expect(lines.at(-1)).toMatch(new RegExp(`^schemas and flow: ${edit.expect.length} problems \\(checked in \\d+ ms, \\d+ ms in all\\)$`));
+      const warnings = edit.expect.filter((line) => line.includes(': warning: ')).length;
+      expect(lines.at(-1)).toMatch(
+        new RegExp(`^schemas and flow: ${edit.expect.length - warnings} problems, ${warnings} warnings \\(checked in \\d+ ms, \\d+ ms in all\\)$`),
+      );
+    } finally {
+      rmSync(root, { recursive: true });
+    }
+  });
+});
+
+describe('a message the server answers with, deleted', () => {
+  it('is one problem line, not a stack trace from loading the server’s code, when the lint runs on that content', async () => {
+    const edit = listBrokenEdits().find((e) => e.name === 'server-message-deleted')!;
+    const root = copyProject();
+    makeEdit(root, edit);
+    try {
+      // The server's code reads its content folder's messages as it loads: that folder is the edited copy.
+      const failure = await run(join(PROJECT_ROOT, 'node_modules', '.bin', 'tsx'), ['src/cli/lint.ts', root], {
+        cwd: PROJECT_ROOT,
+        env: { ...process.env, ONRAMP_CONTENT_DIR: root },
+      }).then(
+        () => null,
+        (error: { code: number; stdout: string; stderr: string }) => error,
+      );
+      expect(failure?.code).toBe(1);
+      expect(failure?.stderr).not.toMatch(/\n\s+at /);
+      expect(failure?.stdout.trimEnd().split('\n').slice(0, -1)).toEqual(edit.expect);
+    } finally {
+      rmSync(root, { recursive: true });
+    }
+  });
+});
+
+describe('an English edit whose translation is still to write', () => {
+  it('passes (exit 0), with a warning that names the entry to write', async () => {
+    const edit = listBrokenEdits().find((e) => e.name === 'translation-stale-english-fixed')!;
+    const root = copyProject();
+    makeEdit(root, edit);
+    try {
+      const { stdout } = await lintCommand(root);
+      const lines = stdout.trimEnd().split('\n');
+      expect(lines.slice(0, -1)).toEqual(edit.expect);
+      expect(lines[0]).toContain(': warning: the English changed since this was translated');
+      expect(lines.at(-1)).toMatch(/^schemas and flow: 0 problems, 1 warning \(checked in \d+ ms, \d+ ms in all\)$/);
     } finally {
       rmSync(root, { recursive: true });
     }

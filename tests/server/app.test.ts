@@ -21,6 +21,22 @@ const LOCAL_CSP =
   "default-src 'self';script-src 'self';style-src 'self' 'unsafe-inline';img-src 'self' blob: data:;" +
   "connect-src 'self' http://127.0.0.1:9099;frame-ancestors 'self';object-src 'none';base-uri 'none'";
 
+/** Paths past what a route's parameter or a file's name can hold, under API prefixes and not. */
+const LONG_PATHS = [`/driver/status/${'a'.repeat(4100)}`, `/driver/${'a/'.repeat(2100)}`, `/admin/drivers/${'9'.repeat(300)}`, `/auth/${'x'.repeat(5000)}`];
+
+async function expectLongPathsNotFound(): Promise<void> {
+  for (const url of LONG_PATHS) {
+    for (const [language, message] of [
+      ['en', 'Not found.'],
+      ['es', 'No encontrado.'],
+    ]) {
+      const response = await app.inject({ method: 'GET', url, headers: { 'accept-language': language!, 'accept-encoding': 'br, gzip' } });
+      expect(response.statusCode, url.slice(0, 30)).toBe(404);
+      expect(json(response)).toEqual({ message });
+    }
+  }
+}
+
 const page = (target: FastifyInstance, url: string) => target.inject({ method: 'GET', url, headers: { accept: 'text/html,application/xhtml+xml' } });
 
 describe('the web app (dist/)', () => {
@@ -31,6 +47,10 @@ describe('the web app (dist/)', () => {
     const response = await page(app, '/signup');
     expect(response.statusCode).toBe(503);
     expect(json(response).message).toContain('npm run build');
+  });
+
+  it('answers a path of over 4,000 characters under an API prefix 404 with a message, as it does once built', async () => {
+    await expectLongPathsNotFound();
   });
 
   describe('once built', () => {
@@ -227,6 +247,12 @@ describe('the web app (dist/)', () => {
           expect(response.headers[pageOnly]).toBeUndefined();
         }
       }
+    });
+
+    it('answers a path of over 4,000 characters under an API prefix 404 with a message, as before it was built', async () => {
+      // Past find-my-way's longest path parameter no API route matches, and the static files' handler
+      // refused such a path with 403 "The request could not be read.".
+      await expectLongPathsNotFound();
     });
 
     it('answers 404 JSON to a request that does not want HTML', async () => {

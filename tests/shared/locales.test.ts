@@ -33,6 +33,11 @@ describe('a file localized', () => {
     expect(source.title).toBe('Sign up');
   });
 
+  it('keeps the English of a text whose English changed since it was translated: never a stale translation', () => {
+    const translations = { '/title': { en: 'Sign up now', es: 'Regístrate ya' }, '/fields/0/label': { en: 'Email', es: 'Correo' } };
+    expect(localize(source, translations, 'es')).toEqual({ ...source, fields: [{ label: 'Correo' }, { label: 'Phone' }] });
+  });
+
   it('keeps the English of a text with an empty translation, and never writes where the source has no text', () => {
     const translations = { '/title': { en: 'Sign up', es: '' }, '/missing': { en: 'x', es: 'y' }, '/fields': { en: 'x', es: 'y' } };
     expect(localize(source, translations, 'es')).toEqual(source);
@@ -63,11 +68,11 @@ describe('the translations of a file', () => {
       },
       'es',
     );
-    expect(problems.map(({ entry, key, what }) => [entry, key, what])).toEqual([
-      ['/title', 'es', "the placeholders differ from the English's: {codigo} here, {code} in English"],
-      ['/items/0', 'en', 'the English changed since this was translated: it was "Uno", it is now "One"'],
-      ['/items/1', undefined, 'no Spanish text for /items/1 ("Two")'],
-      ['/gone', undefined, 'the source file has no text at /gone'],
+    expect(problems.map(({ entry, key, what, toWrite }) => [entry, key, what, toWrite ?? false])).toEqual([
+      ['/title', 'es', "the placeholders differ from the English's: {codigo} here, {code} in English", false],
+      ['/items/0', 'en', 'the English changed since this was translated: it was "Uno", it is now "One"; Spanish readers see the new English meanwhile', true],
+      ['/items/1', undefined, 'no Spanish text for /items/1 ("Two"): Spanish readers see the English meanwhile', true],
+      ['/gone', undefined, 'the source file has no text at /gone', false],
     ]);
   });
 });

@@ -15,7 +15,7 @@ import { PROJECT_ROOT, listFixtureFiles } from '../../node/projectFiles.js';
 import type { Flow } from '../../shared/flow.js';
 import { schemaOfStep } from '../../shared/fixtureFiles.js';
 import { pointerOf } from '../../shared/jsonPointer.js';
-import { isLocale, type Locale } from '../../shared/locales.js';
+import { DEFAULT_LOCALE, isLocale, type Locale } from '../../shared/locales.js';
 import type { JsonObject } from '../../shared/schemaFiles.js';
 import type { FormSchema } from '../../server/lib/formSchemas.js';
 import { pointer, type Problems } from './problems.js';
@@ -63,6 +63,32 @@ function keyOf(text: string, flow: Flow, forms: FixtureForms): string {
   return hash.digest('base64url');
 }
 
+/**
+ * For a fixture in a translated language: the English texts its form shows in that language too
+ * (a translation missing, or made from English since changed: src/shared/locales.ts localize).
+ */
+function untranslatedTexts(flow: Flow, forms: FixtureForms, fixture: { step?: unknown; variant?: unknown; locale?: unknown }): Set<string> {
+  if (!isLocale(fixture.locale) || fixture.locale === DEFAULT_LOCALE) return new Set();
+  try {
+    const name = schemaOfStep(flow, String(fixture.step), typeof fixture.variant === 'string' ? fixture.variant : undefined);
+    const textsOf = (locale: Locale) => new Set([forms.schema(name, locale), forms.uiSchema(name, locale)].flatMap(stringsIn));
+    const translated = textsOf(fixture.locale);
+    return new Set([...textsOf(DEFAULT_LOCALE)].filter((text) => translated.has(text)));
+  } catch {
+    return new Set();
+  }
+}
+
+/** Every string in a JSON value. */
+const stringsIn = (value: unknown): string[] =>
+  typeof value === 'string'
+    ? [value]
+    : Array.isArray(value)
+      ? value.flatMap(stringsIn)
+      : value && typeof value === 'object'
+        ? Object.values(value).flatMap(stringsIn)
+        : [];
+
 export async function checkFixtures(root: string, flow: Flow, forms: FixtureForms, problems: Problems): Promise<void> {
   const dir = join(root, 'tests', 'fixtures');
   if (!existsSync(dir)) return;
@@ -87,8 +113,16 @@ export async function checkFixtures(root: string, flow: Flow, forms: FixtureForm
       continue;
     }
     const file = relative(root, path);
-    const fixture = JSON.parse(text) as { description?: string; errors?: Record<string, string>; data?: Record<string, unknown> };
+    const fixture = JSON.parse(text) as {
+      description?: string;
+      errors?: Record<string, string>;
+      data?: Record<string, unknown>;
+      step?: unknown;
+      variant?: unknown;
+      locale?: unknown;
+    };
     const name = fixture.description ? `"${fixture.description}"` : 'this fixture';
+    const untranslated = untranslatedTexts(flow, forms, fixture);
     for (const line of result.lines.filter((each) => !each.ok)) {
       const field = line.field ?? '';
       const at =
@@ -97,6 +131,9 @@ export async function checkFixtures(root: string, flow: Flow, forms: FixtureForm
           : field !== '' && fixture.data && field.slice(1) in fixture.data
             ? pointerOf(['data', field.slice(1)])
             : '/';
+      // A translation still to write, whose readers see the English meanwhile: its own warning names it,
+      // and the fixture is judged again once it is written.
+      if (line.got !== undefined && untranslated.has(line.got)) continue;
       problems.add(
         file,
         at,

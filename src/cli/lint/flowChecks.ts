@@ -118,6 +118,7 @@ export function checkFlow(flow: Flow & JsonObject, { schemas, screenNames }: Flo
   checkReview(flow, schemas, problems);
   checkReachable(flow, problems);
   checkStatusConditions(flow, problems);
+  checkKeptConditions(flow, problems);
   checkRuleLists(flow, problems);
   checkGuardLoops(flow, problems);
 }
@@ -250,6 +251,48 @@ function checkStatusConditions(flow: Flow & JsonObject, problems: Problems): voi
 }
 
 /**
+ * Each condition on a value the flow itself keeps (a way on's `state`, a `store` of a fixed text:
+ * "const.yes") compares it with a value it is set to, of the same type: `true` is not the text
+ * "true", so a condition written so never holds, and its drivers take another way for ever (a
+ * social driver sent round the phone code). Values kept from an answer or a call are not known
+ * here, and not judged.
+ */
+function checkKeptConditions(flow: Flow & JsonObject, problems: Problems): void {
+  const setters = new Map<string, { value: Json | undefined; at: string[] }[]>();
+  const set = (source: string, value: Json | undefined, at: string[]) => setters.set(source, [...(setters.get(source) ?? []), { value, at }]);
+  const conditions: { source: string; equals: Json; keys: string[] }[] = [];
+  const walk = (node: Json, keys: string[]) => {
+    if (Array.isArray(node)) node.forEach((each, i) => walk(each, [...keys, String(i)]));
+    if (!isObject(node)) return;
+    if (isObject(node.state) && typeof node.to === 'string')
+      for (const [key, value] of Object.entries(node.state)) set(`state.${key}`, value, [...keys, 'state', key]);
+    if (isObject(node.store))
+      for (const [target, from] of Object.entries(node.store)) {
+        // A fixed text is known; anything read from an answer or a call is not (undefined).
+        set(target, typeof from === 'string' && from.startsWith('const.') ? from.slice('const.'.length) : undefined, [...keys, 'store', target]);
+      }
+    if (typeof node.source === 'string' && 'equals' in node) conditions.push({ source: node.source, equals: node.equals as Json, keys });
+    for (const [key, value] of Object.entries(node)) if (key !== 'state' && key !== 'store') walk(value, [...keys, key]);
+  };
+  walk(flow, []);
+  for (const { source, equals, keys } of conditions) {
+    const known = setters.get(source);
+    if (!known || known.some(({ value }) => value === undefined || value === equals)) continue;
+    const first = known[0]!;
+    const shown = JSON.stringify(first.value);
+    const sameWords = known.find(({ value }) => String(value) === String(equals));
+    problems.add(
+      FLOW_FILE,
+      pointer(...keys, 'equals'),
+      `"${source}" is set to ${[...new Set(known.map(({ value }) => JSON.stringify(value)))].join(' or ')} (${pointer(...first.at)}), so ${JSON.stringify(equals)} never matches`,
+      sameWords
+        ? `write it as it is set, ${typeof sameWords.value === 'string' ? 'in quotes' : 'without quotes'}: ${JSON.stringify(sameWords.value)}`
+        : `compare with ${shown}`,
+    );
+  }
+}
+
+/**
  * The review block names form steps whose answers reach the server, a name step among them whose
  * schema has the name fields, and a GET call with {step}; a sensitive field is never copied to
  * the browser's storage.
@@ -368,14 +411,24 @@ function checkFormSchemas(flow: Flow, id: string, step: FormStep, schemas: Map<s
   }
 }
 
-/** Where a step leads on: each "to" in it but its guards' and its errors', and the resume table's rows for `"resume": true`. */
-function waysOn(flow: Flow, step: Json): string[] {
+/** The condition a way on has when it is taken only by a driver sending a fix a reviewer asked for. */
+const FIX_SOURCE = 'response.fixing';
+const onlyForFixes = (rule: JsonObject) =>
+  Array.isArray(rule.when) && rule.when.some((condition) => isObject(condition) && condition.source === FIX_SOURCE && condition.equals === true);
+
+/**
+ * Where a step leads on: each "to" in it but its guards' and its errors', and the resume table's
+ * rows for `"resume": true`; for a driver sending it the first time (`firstTime`), not the ways
+ * only a fix takes.
+ */
+function waysOn(flow: Flow, step: Json, firstTime = false): string[] {
   const ways: string[] = [];
   const walk = (node: Json, key: string) => {
     // A guard turns a driver back and an error sends them round again: neither is a way on.
     if (key === 'guards' || key === 'onError') return;
     if (Array.isArray(node)) node.forEach((each) => walk(each, ''));
     else if (isObject(node)) {
+      if (firstTime && onlyForFixes(node)) return;
       if (typeof node.to === 'string') ways.push(node.to);
       if (node.resume === true) ways.push(...flow.resume.map((row) => row.to));
       for (const [k, value] of Object.entries(node)) walk(value, k);
@@ -391,26 +444,64 @@ function waysOn(flow: Flow, step: Json): string[] {
  * the driver; they are reported once, at the first of them.
  */
 function checkEnds(flow: Flow, steps: JsonObject, reached: Set<string>, problems: Problems): void {
-  const ways = new Map(Object.entries(steps).map(([id, step]) => [id, waysOn(flow, step)]));
-  const ending = new Set([...ways].filter(([id, to]) => to.length === 0 || (isObject(steps[id]) && 'completion' in steps[id])).map(([id]) => id));
-  for (let grew = true; grew; ) {
-    grew = false;
-    for (const [id, to] of ways) {
-      if (!ending.has(id) && to.some((next) => ending.has(next))) {
-        ending.add(id);
-        grew = true;
+  const waysFor = (firstTime: boolean) => new Map(Object.entries(steps).map(([id, step]) => [id, waysOn(flow, step, firstTime)]));
+  const trappedBy = (firstTime: boolean) => {
+    const ways = waysFor(firstTime);
+    const ending = new Set(
+      Object.entries(steps)
+        .filter(([id, step]) => waysOn(flow, step).length === 0 || (isObject(steps[id]) && 'completion' in steps[id]))
+        .map(([id]) => id),
+    );
+    for (let grew = true; grew; ) {
+      grew = false;
+      for (const [id, to] of ways) {
+        if (!ending.has(id) && to.some((next) => ending.has(next))) {
+          ending.add(id);
+          grew = true;
+        }
       }
     }
-  }
-  const trapped = Object.keys(steps).filter((id) => reached.has(id) && !ending.has(id));
-  if (trapped.length === 0) return;
-  const names = trapped.map((id) => `"${id}"`);
-  problems.add(
-    FLOW_FILE,
-    pointer('steps', trapped[0]!),
-    `${names.length === 1 ? `step ${names[0]} leads` : `steps ${names.join(', ')} lead`} only round among ${names.length === 1 ? 'itself' : 'themselves'}: a driver there never reaches the end of the journey`,
-    'lead one of them on to a step that ends the journey (one with "completion"), or to the resume table ("resume": true)',
-  );
+    return Object.keys(steps).filter((id) => reached.has(id) && !ending.has(id));
+  };
+  const trapped = trappedBy(false);
+  // A driver who never had a fix asked for doesn't take the ways only a fix takes ("response.fixing"):
+  // named are the steps that go round, not those on the way to them.
+  const firstTime = trapped.length > 0 ? [] : roundsAmong(trappedBy(true), waysFor(true));
+  const looping = trapped.length > 0 ? trapped : firstTime;
+  if (looping.length === 0) return;
+  const names = looping.map((id) => `"${id}"`);
+  const round = `${names.length === 1 ? `step ${names[0]} leads` : `steps ${names.join(', ')} lead`} only round among ${names.length === 1 ? 'itself' : 'themselves'}`;
+  if (trapped.length > 0)
+    problems.add(
+      FLOW_FILE,
+      pointer('steps', looping[0]!),
+      `${round}: a driver there never reaches the end of the journey`,
+      'lead one of them on to a step that ends the journey (one with "completion"), or to the resume table ("resume": true)',
+    );
+  else
+    problems.add(
+      FLOW_FILE,
+      pointer('steps', looping[0]!),
+      `${round} for a driver sending them the first time: their only way out holds for a reviewer's fix ("${FIX_SOURCE}"), so that driver goes round for ever`,
+      'end one of their "next" lists with a rule without "when" that leads on towards the end of the journey (where a first-time driver goes)',
+    );
+}
+
+/** Of the trapped steps, those that go round: each one every step it leads to leads back to. */
+function roundsAmong(trapped: string[], ways: Map<string, string[]>): string[] {
+  const reach = (from: string) => {
+    const seen = new Set<string>();
+    const queue = [from];
+    for (let id = queue.shift(); id !== undefined; id = queue.shift())
+      for (const next of ways.get(id) ?? [])
+        if (!seen.has(next)) {
+          seen.add(next);
+          queue.push(next);
+        }
+    return seen;
+  };
+  const reaches = new Map(trapped.map((id) => [id, reach(id)]));
+  return trapped.filter((id) => [...reaches.get(id)!].every((other) => reaches.get(other)?.has(id) ?? false));
 }
 
 /**

@@ -17,13 +17,18 @@ export interface Problem {
   column?: number;
   /** "what is wrong — how to fix it". */
   message: string;
+  /** Something to do that breaks nothing meanwhile (a translation still to write): said, and the lint still passes. */
+  warning?: true;
 }
 
-export function formatProblem({ file, at, line, column, message }: Problem): string {
+export function formatProblem({ file, at, line, column, message, warning }: Problem): string {
   const position = line === undefined ? '' : `:${line}:${column}`;
   const place = at === '' || (at === '/' && position === '') ? '' : ` ${at}`;
-  return `${file}${position}${place}: ${message}`;
+  return `${file}${position}${place}: ${warning ? 'warning: ' : ''}${message}`;
 }
+
+/** The problems that fail the lint: all but the warnings. */
+export const errorsIn = (problems: readonly Problem[]) => problems.filter((problem) => !problem.warning);
 
 /** Where a problem is, as a JSON pointer of its keys; the whole file is "/", as the lint writes it. */
 export const pointer = (...keys: (string | number)[]): string => (keys.length === 0 ? '/' : pointerOf(keys));
@@ -86,8 +91,21 @@ export class Problems {
 
   /** Adds a problem, once: a shared file's problem is met again through each file that uses it. */
   add(file: string, at: string, what: string, fix: string, position?: { line: number; column: number }): void {
-    const message = `${what} — ${fix}`;
-    if (!this.list.some((p) => p.file === file && p.at === at && p.message === message)) this.list.push({ file, at, ...position, message });
+    this.push({ file, at, ...position, message: `${what} — ${fix}` });
+  }
+
+  /** Adds a warning (Problem.warning), once. */
+  warn(file: string, at: string, what: string, fix: string): void {
+    this.push({ file, at, message: `${what} — ${fix}`, warning: true });
+  }
+
+  private push(problem: Problem): void {
+    if (!this.list.some((p) => p.file === problem.file && p.at === problem.at && p.message === problem.message)) this.list.push(problem);
+  }
+
+  /** Whether anything but a warning was found. */
+  get failed(): boolean {
+    return this.list.some((problem) => !problem.warning);
   }
 
   /** Gives each problem found by its pointer the line and column of that place, from the file's text (`textOf`). */

@@ -188,12 +188,18 @@ export class SchemaChecker {
           fix: fallback,
         };
       case 'format':
-        if (params.format === 'regex')
+        if (params.format === 'regex') {
+          const problem = regexProblem(String(error.propertyName ?? data));
           return {
             at,
-            what: `${show(error.propertyName ?? data)} is not a regular expression: ${regexProblem(String(error.propertyName ?? data))}`,
-            fix: fallback,
+            what: `${show(error.propertyName ?? data)} is not a regular expression: ${problem}`,
+            // The u flag takes a backslash only before a character that has a meaning of its own.
+            fix:
+              problem === 'invalid escape'
+                ? 'keep a backslash only before a character it gives a meaning to ("\\\\d", "\\\\.", "\\\\(" as the file writes them): write "-", "_" or a letter without one'
+                : fallback,
           };
+        }
         return { at, what: `${show(data)} is not a valid ${String(params.format)}`, fix: fallback };
       case 'severalMatch':
         return { at, what: 'this matches more than one of the shapes allowed here', fix: fallback };

@@ -9,8 +9,6 @@ import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../../server/app.js';
-import { readConfig } from '../../server/config.js';
 import type { Db } from '../../server/db/db.js';
 import type { Flow } from '../../shared/flow.js';
 import { pointer, type Problems } from './problems.js';
@@ -22,7 +20,7 @@ const noDatabase = async (): Promise<never> => {
 const NO_DATABASE: Db = { query: noDatabase, prepared: noDatabase, transaction: noDatabase, exec: noDatabase, close: async () => {} };
 
 /** A local configuration of its own: no data key or admin token is generated in the project. */
-const lintConfig = () =>
+const lintConfig = (readConfig: typeof import('../../server/config.js').readConfig) =>
   readConfig({
     DATA_DIR: join(tmpdir(), 'onramp-lint'),
     DATA_KEY: randomBytes(32).toString('base64'),
@@ -33,7 +31,10 @@ const lintConfig = () =>
 export async function checkServedCalls(flow: Flow, problems: Problems): Promise<void> {
   let app: FastifyInstance;
   try {
-    app = await buildApp(lintConfig(), { db: NO_DATABASE, flow });
+    // The server's code reads the content's data files as it loads: loaded here, once they have
+    // passed their own checks (lintProject), so a broken one is a problem line, not a crash on import.
+    const [{ buildApp }, { readConfig }] = await Promise.all([import('../../server/app.js'), import('../../server/config.js')]);
+    app = await buildApp(lintConfig(readConfig), { db: NO_DATABASE, flow });
   } catch (error) {
     const message = (error as Error).message;
     const needed = /has no call "(\w+)"/.exec(message)?.[1];

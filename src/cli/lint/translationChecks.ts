@@ -2,7 +2,9 @@
  * The translations (locales/<language>/<file>): every text of every file with copy translated,
  * none made from English that has changed since, the same {placeholders} as the English's, and
  * none of a text that is gone. A problem is reported in the translation file, at the text's
- * pointer, so the fix is made where it is read.
+ * pointer, so the fix is made where it is read. A translation still to write (missing, or made
+ * from English since changed) is a warning: drivers read that text in English until it is
+ * written, so an urgent English edit never waits for a translator.
  */
 import { readdirSync } from 'node:fs';
 import { basename, join } from 'node:path';
@@ -75,7 +77,13 @@ function checkFileTranslations(
     const translationFile = translationFileOf(locale, fileName);
     const text = readProjectFile(root, translationFile);
     if (text === undefined) {
-      problems.add(translationFile, '/', `file not found: ${about} has ${copy.length} texts to translate`, 'run npm run locales, then write each text');
+      // Translations are optional content: without the file its texts are shown in English.
+      problems.warn(
+        translationFile,
+        '/',
+        `file not found: ${about} has ${copy.length} texts to translate, shown in English meanwhile`,
+        'run npm run locales, then write each text',
+      );
       continue;
     }
     const translations = parseJsonObject(translationFile, text, problems);
@@ -83,7 +91,9 @@ function checkFileTranslations(
     for (const problem of translationProblems(source, copy, entriesOf(translations), locale)) {
       // At the entry's key that needs the fix; an entry that is missing altogether, at the file.
       const at = Object.hasOwn(translations, problem.entry) ? pointer(problem.entry, ...(problem.key ? [problem.key] : [])) : '/';
-      problems.add(translationFile, at, problem.what, problem.fix);
+      // One still to write blocks no English edit: the text is shown in English until it is written.
+      if (problem.toWrite) problems.warn(translationFile, at, problem.what, problem.fix);
+      else problems.add(translationFile, at, problem.what, problem.fix);
     }
   }
 }

@@ -175,5 +175,21 @@ function checkInput(node: JsonObject, fieldSchema: JsonObject, keys: string[], a
       `${names.length} label${names.length === 1 ? '' : 's'} for ${values.length} value${values.length === 1 ? '' : 's'} of "enum": a choice would show another's label`,
       'give one label per value of "enum", in the same order',
     );
+  } else if (Array.isArray(names) && Array.isArray(values)) {
+    // Labels pair with values by their place: a label that is another value's own name is in the wrong place.
+    const nameOf = (value: Json) => String(value).trim().toLowerCase();
+    const misplaced = names.findIndex((name, i) => {
+      const owner = values.findIndex((value) => nameOf(value) === nameOf(name));
+      return owner !== -1 && owner !== i;
+    });
+    if (misplaced !== -1) {
+      const label = String(names[misplaced]);
+      const inOrder = values.map((value) => names.find((name) => nameOf(name) === nameOf(value)) ?? names[values.indexOf(value)]);
+      add(
+        [...keys, 'ui:enumNames'],
+        `the labels are in another order than "enum": "${label}" is shown for ${JSON.stringify(values[misplaced])}, so a driver who picks "${label}" is sent as ${JSON.stringify(values[misplaced])}`,
+        `write them in the order of "enum": [${inOrder.map((name) => JSON.stringify(name)).join(', ')}]`,
+      );
+    }
   }
 }

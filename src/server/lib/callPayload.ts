@@ -31,6 +31,8 @@ import type { JsonObject } from '../../shared/schemaFiles.js';
 import { formError } from '../errors.js';
 import { MAX_FILE_BYTES, type ReceivedFile, type StoredFile } from '../plugins/uploads.js';
 import { createFormSchemas } from './formSchemas.js';
+import { isWellFormedText } from './wellFormedText.js';
+import { SERVER_MESSAGES } from '../serverMessages.js';
 import type { CallContext } from '../../shared/generated/callContext.js';
 import type { CallForms } from '../../shared/generated/forms.js';
 
@@ -404,6 +406,7 @@ export function createCallReader(flow: Flow): CallReader {
               }
               if (field.valueTruncated) throw httpErrors.badRequest(`${name} is too long.`);
               if (typeof field.value !== 'string') throw httpErrors.badRequest(`${name} must be text.`);
+              if (!isWellFormedText(field.value)) throw httpErrors.badRequest(SERVER_MESSAGES.request.illFormedText);
               fields[name] = field.value;
             }
           }

@@ -18,8 +18,13 @@ import { ROUTE_PRELOADS } from '../../node/projectFiles.js';
 import type { Locale } from '../../shared/locales.js';
 import fp from 'fastify-plugin';
 import { SANDBOX_CONFIRM_PATH } from './sandboxPayments.js';
+import { answerIn, SERVER_MESSAGES } from '../serverMessages.js';
 
-/** The local stand-in for a public-IP lookup service (spec §7), named in the page's configuration. */
+/**
+ * The public-IP lookup the sign-up makes (spec §7), answered by the app itself, named in the
+ * page's configuration: a departure on purpose (README), as a third-party service would learn
+ * every driver's address and add a failure the sign-up can't control.
+ */
 export const IP_LOOKUP_PATH = '/ip';
 
 export const CONFIG_PLACEHOLDER = '<!--app-config-->';
@@ -145,7 +150,7 @@ export const staticRoutes = fp<{ config: ServerConfig; isApiPath: (url: string) 
 
     app.setNotFoundHandler(async (request, reply) => {
       if ((request.method === 'GET' || request.method === 'HEAD') && !isApiPath(request.url) && wantsHtml(request)) return sendPage(request, reply);
-      return reply.code(404).send({ message: 'Not found.' });
+      return reply.code(404).send({ message: answerIn(request.locale, SERVER_MESSAGES.request.notFound) });
     });
   },
   { name: 'onramp-static' },

@@ -9,6 +9,10 @@ export type Text = string;
 export interface ServerMessages {
   $schema?: string;
   $comment?: string;
+  request: {
+    notFound: Text;
+    illFormedText: Text;
+  };
   auth: {
     tooManyRequests: Text;
     emailTaken: Text;
