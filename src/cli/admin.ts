@@ -1,12 +1,19 @@
-// `npm run admin -- list [pending|approved|rejected] [--search text] [--after cursor] | approve <driverId> | reject <driverId> <reason…> | resume-link <driverId>`
+// `npm run admin -- list [pending|approved|rejected] [--search text] [--after cursor] | approve <driverId> | reject <driverId> <reason…> | resume-link <driverId> | whoami | staff add <email> --role <role>…`
 //
-// The admin API from a terminal. It talks HTTP to the running server (ONRAMP_URL, default
-// http://127.0.0.1:3000), so it works the same against a local or a deployed server and never
-// touches the database itself. The admin token is ADMIN_TOKEN, or locally the one the server
-// generated into DATA_DIR/admin-token (found the way the server finds it: config.ts).
+// The admin API from a terminal, as a named staff member: it sends their key (ONRAMP_STAFF_KEY,
+// made on the admin page or printed once by `staff add`), and the server acts, and writes the
+// audit record, as that person with their roles. It talks HTTP to the running server
+// (ONRAMP_URL, default http://127.0.0.1:3000), so it works the same against a local or a deployed
+// server. One command alone opens the database itself: `staff add`, the bootstrap that makes the
+// first owner before anyone can sign in (audited as the terminal's user).
+import { userInfo } from 'node:os';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { dataDirOf, adminTokenFileOf, readLocalAdminToken } from '../server/config.js';
+import { buildApp } from '../server/app.js';
+import { readConfig } from '../server/config.js';
+import { addStaff, staffEmailOf, staffRolesOf } from '../server/lib/staffMembers.js';
+import { STAFF_KEY_PREFIX, STAFF_ROLES } from '../server/plugins/staffAuth.js';
+import type { StaffRole, StaffSession } from '../shared/review.js';
 import { AdminApiError, adminRequest, type AdminIo, type AdminSettings } from './adminApi.js';
 import { REVIEW_STATUSES, type QueueDriver, type QueuePage, type ReviewStatus } from '../shared/review.js';
 import { PRIVACY_USAGE, parsePrivacyArgs, runPrivacyCommand, type PrivacyCommand } from './adminPrivacy.js';
@@ -24,8 +31,14 @@ export const USAGE = `Usage: npm run admin -- <command>
   reject <driverId> <reason…>        reject with a reason the driver is shown (1-500 characters)
   resume-link <driverId>             a link that takes the driver back to their step (valid 15 minutes)
 ${PRIVACY_USAGE}
+  whoami                             the staff member ONRAMP_STAFF_KEY acts as, and their roles
+  staff add <email> --role <role> [--role <role>…]
+                                     add a staff member straight into the database (the first
+                                     owner's bootstrap; roles: ${STAFF_ROLES.join(', ')}) and print a
+                                     key of theirs, once
 
-Environment: ONRAMP_URL (default ${DEFAULT_ONRAMP_URL}), ADMIN_TOKEN (default: DATA_DIR/admin-token, DATA_DIR default .data)`;
+Environment: ONRAMP_URL (default ${DEFAULT_ONRAMP_URL}); ONRAMP_STAFF_KEY, the key of the staff member the
+command acts as; \`staff add\` reads the server's own settings (DATABASE_URL or DATA_DIR, …)`;
 
 export type AdminCommand =
   | { kind: 'help' }
@@ -33,6 +46,8 @@ export type AdminCommand =
   | { kind: 'approve'; driverId: string }
   | { kind: 'reject'; driverId: string; reason: string }
   | { kind: 'resume-link'; driverId: string }
+  | { kind: 'whoami' }
+  | { kind: 'staff-add'; email: string; roles: StaffRole[] }
   | PrivacyCommand;
 
 export type Parsed = AdminCommand | { kind: 'usage-error'; message: string };
@@ -83,8 +98,70 @@ export function parseAdminArgs(args: readonly string[]): Parsed {
     case 'export':
     case 'erase':
       return parsePrivacyArgs(name, rest);
+    case 'whoami':
+      return rest.length === 0 ? { kind: 'whoami' } : error('whoami takes nothing more.');
+    case 'staff':
+      return parseStaffArgs(rest);
     default:
       return error(`Unknown command "${name}".`);
+  }
+}
+
+/** `staff add <email> --role <role>…`, or what is wrong with it. */
+function parseStaffArgs(rest: readonly string[]): Parsed {
+  const error = (message: string): Parsed => ({ kind: 'usage-error', message });
+  const [action, ...words] = rest;
+  if (action !== 'add') return error('staff takes: add <email> --role <role> [--role <role>…]');
+  const positional: string[] = [];
+  const roles: string[] = [];
+  for (let index = 0; index < words.length; index += 1) {
+    const word = words[index]!;
+    if (word === '--role') {
+      const role = words[index + 1];
+      if (!role) return error('--role needs a role.');
+      roles.push(role);
+      index += 1;
+    } else if (word.startsWith('--')) return error(`Unknown option "${word}" for staff add.`);
+    else positional.push(word);
+  }
+  if (positional.length !== 1) return error('staff add takes one email.');
+  try {
+    return { kind: 'staff-add', email: staffEmailOf(positional[0]), roles: staffRolesOf(roles) };
+  } catch (refusal) {
+    return error((refusal as Error).message);
+  }
+}
+
+/**
+ * The bootstrap: adds the person straight into the database the server's settings name, as the
+ * terminal's user, and prints a key of theirs once. The server's own code does it (its app, built
+ * and closed here), so the person, their Firebase account and the audit record are as an owner's
+ * addition would make them. The embedded database can be open in one process only: stop
+ * `npm start` first, or use DATABASE_URL.
+ */
+export async function addStaffFromTerminal(
+  command: { email: string; roles: StaffRole[] },
+  io: Pick<AdminIo, 'out' | 'err'>,
+  env: Record<string, string | undefined> = process.env,
+): Promise<number> {
+  const terminal = { staffId: null, actor: `terminal:${userInfo().username}`, ip: null };
+  let app: Awaited<ReturnType<typeof buildApp>> | undefined;
+  try {
+    app = await buildApp(readConfig(env));
+    await app.ready();
+    const id = await addStaff(app, command, terminal);
+    const { key, id: keyId } = await app.staffAuth.createKey(id, 'staff add (terminal)');
+    await app.audit.recordAs(terminal, { action: 'staff.key-create', details: { keyId, of: command.email } });
+    io.out(`Added ${command.email} as ${command.roles.join(', ')}.`);
+    io.out(`Their key for this command (shown once; revoke it on the admin page): ${key}`);
+    io.out(`  export ONRAMP_STAFF_KEY=${key}`);
+    io.out('They sign in on the admin page (/admin) with this email: "Forgot password?" there sets their password.');
+    return 0;
+  } catch (error) {
+    io.err(`Error: ${(error as Error).message}`);
+    return 1;
+  } finally {
+    await app?.close();
   }
 }
 
@@ -109,7 +186,7 @@ export function formatDriverTable(drivers: readonly QueueDriver[], status: Revie
   return [line(header), line(widths.map((width) => '-'.repeat(width))), ...rows.map(line)].join('\n');
 }
 
-/** ONRAMP_URL and the admin token from the environment (or the local token file); throws a readable Error. */
+/** ONRAMP_URL and the staff key from the environment; throws a readable Error. */
 export function adminSettings(env: Record<string, string | undefined> = process.env): AdminSettings {
   const raw = env.ONRAMP_URL || DEFAULT_ONRAMP_URL;
   let url: URL;
@@ -120,13 +197,14 @@ export function adminSettings(env: Record<string, string | undefined> = process.
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`ONRAMP_URL must be an http(s) address, got "${raw}".`);
   const baseUrl = `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
-  if (env.ADMIN_TOKEN) return { baseUrl, token: env.ADMIN_TOKEN };
-  const dataDir = dataDirOf(env);
-  const token = readLocalAdminToken(dataDir);
-  if (!token) {
-    throw new Error(`No admin token: set ADMIN_TOKEN, or start the server once with \`npm start\` (it writes ${adminTokenFileOf(dataDir)}).`);
+  const key = env.ONRAMP_STAFF_KEY?.trim();
+  if (!key) {
+    throw new Error(
+      'No staff key: set ONRAMP_STAFF_KEY to your key (the admin page makes one: "Keys for the command line"; the first owner\'s is printed by `npm run admin -- staff add`).',
+    );
   }
-  return { baseUrl, token };
+  if (!key.startsWith(STAFF_KEY_PREFIX)) throw new Error(`ONRAMP_STAFF_KEY must be a staff key (${STAFF_KEY_PREFIX}…).`);
+  return { baseUrl, token: key };
 }
 
 /** A JSON answer of the admin API (adminApi.ts says how a failure reads). */
@@ -169,6 +247,13 @@ export async function runAdminCommand(command: AdminCommand, settings: AdminSett
         io.out(command.kind === 'approve' ? `Approved driver ${command.driverId}.` : `Rejected driver ${command.driverId}: ${command.reason}`);
         break;
       }
+      case 'staff-add':
+        return await addStaffFromTerminal(command, io);
+      case 'whoami': {
+        const me = await callApi<StaffSession>(settings, io, 'GET', '/admin/session');
+        io.out(`${me.email} (${me.roles.join(', ')}), with a key`);
+        break;
+      }
       case 'resume-link': {
         const { url, expiresAt } = await callApi<{ url: string; expiresAt: string }>(settings, io, 'POST', driverPath(command.driverId, 'resume-link'));
         io.out(`Resume link for ${command.driverId} (valid until ${formatTime(expiresAt)}): ${url}`);
@@ -191,6 +276,7 @@ async function main(): Promise<number> {
     return 1;
   }
   if (command.kind === 'help') return runAdminCommand(command, { baseUrl: '', token: '' }, io);
+  if (command.kind === 'staff-add') return addStaffFromTerminal(command, io);
   let settings: AdminSettings;
   try {
     settings = adminSettings();

@@ -12,6 +12,7 @@ import { buildApp, type AppOptions } from './app.js';
 import { ConfigError, readConfig, shownDatabaseUrl, type ServerConfig } from './config.js';
 import { DatabaseUnavailable } from './db/db.js';
 import { loggableError } from './errors.js';
+import { ensureLocalOwner } from './lib/staffMembers.js';
 
 /** How long a stopping server lets requests in flight finish. */
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -66,8 +67,16 @@ export async function startServer(options: AppOptions = {}, env = process.env): 
   const shownHost = config.host.includes(':') ? `[${config.host}]` : config.host;
   const port = (app.server.address() as { port?: number } | null)?.port ?? config.port;
   console.log(`Onramp is running at http://${shownHost}:${port}`);
-  // Only the locally generated token is shown: one set by ADMIN_TOKEN is already known to whoever set it.
-  if (config.adminTokenFile) console.log(`Admin token: ${config.adminToken} (open http://${shownHost}:${port}/admin)`);
+  if (config.localOwner) {
+    const { email, password } = config.localOwner;
+    try {
+      if (await ensureLocalOwner(app, config.localOwner)) {
+        console.log(`Staff: sign in at http://${shownHost}:${port}/admin as ${email}, password ${password} (a local owner with every role).`);
+      }
+    } catch (error) {
+      console.log(`Staff: the local owner ${email} could not be made (${(error as Error).message}); see the README's "Staff".`);
+    }
+  }
 
   return {
     config,

@@ -38,7 +38,7 @@ let adminToken: string;
 beforeAll(async () => {
   server = await startTestServer();
   app = server.app;
-  adminToken = server.config.adminToken;
+  adminToken = server.reviewerKey;
 });
 afterAll(() => server.close());
 afterEach(() => server.clock.reset());

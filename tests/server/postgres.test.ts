@@ -60,7 +60,7 @@ describe.skipIf(!postgresBinDir)('with DATABASE_URL (PostgreSQL)', () => {
       const link = await server.app.inject({
         method: 'POST',
         url: `/admin/drivers/${driver.driverId}/resume-link`,
-        headers: bearer(server.config.adminToken),
+        headers: bearer(server.reviewerKey),
       });
       expect(link.statusCode, link.body).toBe(200);
       const token = decodeURIComponent(json<{ url: string }>(link).url.split('/').pop()!);

@@ -30,7 +30,7 @@ beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'onramp-privacy-'));
   server = await startTestServer({ dataDir, database: { kind: 'pglite', dir: join(dataDir, 'pglite') } });
   app = server.app;
-  adminToken = server.config.adminToken;
+  adminToken = server.reviewerKey;
 });
 afterAll(async () => {
   await server?.close();

@@ -36,6 +36,11 @@ export interface Identity {
    * already gone counts as deleted. Throws a 503 when Firebase can't be reached.
    */
   deleteUser(uid: string): Promise<void>;
+  /**
+   * The Firebase account of this email, created (without a password, or with `password`) when
+   * there is none: `created` says which. Adding a staff member makes their account this way.
+   */
+  ensureAccount(email: string, options?: { password?: string; emailVerified?: boolean }): Promise<{ uid: string; created: boolean }>;
 }
 
 declare module 'fastify' {
@@ -122,6 +127,23 @@ export const identityPlugin = fp<{ projectId: string; emulatorHost: string | nul
           // Deleted before (an erasure tried again, or by hand in the Firebase console): done.
           if (code === 'auth/user-not-found') return;
           app.log.error({ code }, 'Firebase Authentication could not delete a user');
+          throw app.httpErrors.serviceUnavailable(IDENTITY_UNAVAILABLE);
+        }
+      },
+      async ensureAccount(email: string, options: { password?: string; emailVerified?: boolean } = {}) {
+        try {
+          return { uid: (await auth.getUserByEmail(email)).uid, created: false };
+        } catch (error) {
+          const code = String((error as { code?: unknown }).code ?? '');
+          if (code !== 'auth/user-not-found') {
+            app.log.error({ code }, 'Firebase Authentication could not be reached');
+            throw app.httpErrors.serviceUnavailable(IDENTITY_UNAVAILABLE);
+          }
+        }
+        try {
+          return { uid: (await auth.createUser({ email, ...options })).uid, created: true };
+        } catch (error) {
+          app.log.error({ code: String((error as { code?: unknown }).code ?? '') }, 'Firebase Authentication could not create a user');
           throw app.httpErrors.serviceUnavailable(IDENTITY_UNAVAILABLE);
         }
       },
