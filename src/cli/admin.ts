@@ -1,8 +1,9 @@
 // `npm run admin -- list [pending|approved|rejected] [--search text] [--after cursor] | approve <driverId> | reject <driverId> <reason…> | resume-link <driverId> | whoami | staff add <email> --role <role>…`
 //
-// The admin API from a terminal, as a named staff member: it sends their key (ONRAMP_STAFF_KEY,
-// made on the admin page or printed once by `staff add`), and the server acts, and writes the
-// audit record, as that person with their roles. It talks HTTP to the running server
+// The admin API from a terminal, as a named staff member: it sends ONRAMP_STAFF_TOKEN, their key
+// (made on the admin page, or printed once by `staff add`) or a session `sign-in` printed, and the
+// server acts, and writes the audit record, as that person with their roles. Export and erase
+// need a sign-in at most 5 minutes old, which a key never is: `sign-in` first. It talks HTTP to the running server
 // (ONRAMP_URL, default http://127.0.0.1:3000), so it works the same against a local or a deployed
 // server. One command alone opens the database itself: `staff add`, the bootstrap that makes the
 // first owner before anyone can sign in (audited as the terminal's user).
@@ -10,7 +11,7 @@ import { userInfo } from 'node:os';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { buildApp } from '../server/app.js';
-import { readConfig } from '../server/config.js';
+import { LOCAL_AUTH_EMULATOR_HOST, readConfig } from '../server/config.js';
 import { addStaff, staffEmailOf, staffRolesOf } from '../server/lib/staffMembers.js';
 import { STAFF_KEY_PREFIX, STAFF_ROLES } from '../server/plugins/staffAuth.js';
 import type { StaffRole, StaffSession } from '../shared/review.js';
@@ -31,14 +32,19 @@ export const USAGE = `Usage: npm run admin -- <command>
   reject <driverId> <reason…>        reject with a reason the driver is shown (1-500 characters)
   resume-link <driverId>             a link that takes the driver back to their step (valid 15 minutes)
 ${PRIVACY_USAGE}
-  whoami                             the staff member ONRAMP_STAFF_KEY acts as, and their roles
+  whoami                             the staff member ONRAMP_STAFF_TOKEN acts as, and their roles
+  sign-in <email>                    sign in with your password (from ONRAMP_STAFF_PASSWORD, or asked
+                                     for) and print a session token for ONRAMP_STAFF_TOKEN: export
+                                     and erase need one at most 5 minutes old
   staff add <email> --role <role> [--role <role>…]
                                      add a staff member straight into the database (the first
                                      owner's bootstrap; roles: ${STAFF_ROLES.join(', ')}) and print a
                                      key of theirs, once
 
-Environment: ONRAMP_URL (default ${DEFAULT_ONRAMP_URL}); ONRAMP_STAFF_KEY, the key of the staff member the
-command acts as; \`staff add\` reads the server's own settings (DATABASE_URL or DATA_DIR, …)`;
+Environment: ONRAMP_URL (default ${DEFAULT_ONRAMP_URL}); ONRAMP_STAFF_TOKEN, the key or session token of
+the staff member the command acts as; for sign-in, FIREBASE_API_KEY (production) or
+FIREBASE_AUTH_EMULATOR_HOST (default ${LOCAL_AUTH_EMULATOR_HOST}, the local emulator); \`staff add\` reads the
+server's own settings (DATABASE_URL or DATA_DIR, …)`;
 
 export type AdminCommand =
   | { kind: 'help' }
@@ -47,6 +53,7 @@ export type AdminCommand =
   | { kind: 'reject'; driverId: string; reason: string }
   | { kind: 'resume-link'; driverId: string }
   | { kind: 'whoami' }
+  | { kind: 'sign-in'; email: string }
   | { kind: 'staff-add'; email: string; roles: StaffRole[] }
   | PrivacyCommand;
 
@@ -100,6 +107,8 @@ export function parseAdminArgs(args: readonly string[]): Parsed {
       return parsePrivacyArgs(name, rest);
     case 'whoami':
       return rest.length === 0 ? { kind: 'whoami' } : error('whoami takes nothing more.');
+    case 'sign-in':
+      return rest.length === 1 && rest[0] ? { kind: 'sign-in', email: rest[0] } : error('sign-in takes your email.');
     case 'staff':
       return parseStaffArgs(rest);
     default:
@@ -197,14 +206,55 @@ export function adminSettings(env: Record<string, string | undefined> = process.
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`ONRAMP_URL must be an http(s) address, got "${raw}".`);
   const baseUrl = `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
-  const key = env.ONRAMP_STAFF_KEY?.trim();
-  if (!key) {
+  const token = env.ONRAMP_STAFF_TOKEN?.trim() ?? '';
+  if (!token) {
     throw new Error(
-      'No staff key: set ONRAMP_STAFF_KEY to your key (the admin page makes one: "Keys for the command line"; the first owner\'s is printed by `npm run admin -- staff add`).',
+      `No staff credential: set ONRAMP_STAFF_TOKEN to your key (${STAFF_KEY_PREFIX}…: the admin page makes one; the first owner's is printed by \`npm run admin -- staff add\`) or to the token \`npm run admin -- sign-in <email>\` prints.`,
     );
   }
-  if (!key.startsWith(STAFF_KEY_PREFIX)) throw new Error(`ONRAMP_STAFF_KEY must be a staff key (${STAFF_KEY_PREFIX}…).`);
-  return { baseUrl, token: key };
+  return { baseUrl, token };
+}
+
+/**
+ * A Firebase ID token for the person's email and password, as the admin page gets one: from the
+ * Auth emulator locally, from Firebase with FIREBASE_API_KEY.
+ */
+async function firebaseIdToken(email: string, password: string, env: Record<string, string | undefined>, io: AdminIo): Promise<string> {
+  const emulator = env.FIREBASE_AUTH_EMULATOR_HOST || (env.FIREBASE_API_KEY ? null : LOCAL_AUTH_EMULATOR_HOST);
+  const base = emulator ? `http://${emulator}/identitytoolkit.googleapis.com` : 'https://identitytoolkit.googleapis.com';
+  let response: Response;
+  try {
+    response = await io.fetch(`${base}/v1/accounts:signInWithPassword?key=${encodeURIComponent(env.FIREBASE_API_KEY || 'demo-api-key')}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email, password, returnSecureToken: true }),
+      signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+    });
+  } catch {
+    throw new AdminApiError(`Cannot reach Firebase Authentication at ${base}.`);
+  }
+  const answer = (await response.json().catch(() => null)) as { idToken?: unknown } | null;
+  // Firebase tells a wrong email from a wrong password; we don't.
+  if (!response.ok || typeof answer?.idToken !== 'string') throw new AdminApiError('The email or password is not right.');
+  return answer.idToken;
+}
+
+/** The password from ONRAMP_STAFF_PASSWORD, or typed at the terminal (not echoed: read from a hidden prompt). */
+async function passwordOf(env: Record<string, string | undefined>): Promise<string> {
+  if (env.ONRAMP_STAFF_PASSWORD) return env.ONRAMP_STAFF_PASSWORD;
+  if (!process.stdin.isTTY) throw new AdminApiError('Set ONRAMP_STAFF_PASSWORD, or run sign-in at a terminal to type it.');
+  const { createInterface } = await import('node:readline/promises');
+  const terminal = createInterface({ input: process.stdin, output: process.stdout, terminal: true });
+  // Nothing typed is shown: readline writes through this, which drops the echo.
+  (terminal as unknown as { _writeToOutput: (text: string) => void })._writeToOutput = (text: string) => {
+    if (text.startsWith('Password')) process.stdout.write(text);
+  };
+  try {
+    return await terminal.question('Password: ');
+  } finally {
+    terminal.close();
+    process.stdout.write('\n');
+  }
 }
 
 /** A JSON answer of the admin API (adminApi.ts says how a failure reads). */
@@ -218,7 +268,12 @@ async function callApi<T>(settings: AdminSettings, io: AdminIo, method: 'GET' | 
 }
 
 /** Runs one command against the server; returns the exit code (0, or 1 on any error). */
-export async function runAdminCommand(command: AdminCommand, settings: AdminSettings, io: AdminIo): Promise<number> {
+export async function runAdminCommand(
+  command: AdminCommand,
+  settings: AdminSettings,
+  io: AdminIo,
+  env: Record<string, string | undefined> = process.env,
+): Promise<number> {
   const driverPath = (driverId: string, action: string) => `/admin/drivers/${encodeURIComponent(driverId)}/${action}`;
   try {
     switch (command.kind) {
@@ -251,7 +306,14 @@ export async function runAdminCommand(command: AdminCommand, settings: AdminSett
         return await addStaffFromTerminal(command, io);
       case 'whoami': {
         const me = await callApi<StaffSession>(settings, io, 'GET', '/admin/session');
-        io.out(`${me.email} (${me.roles.join(', ')}), with a key`);
+        io.out(`${me.email} (${me.roles.join(', ')}), ${me.via === 'key' ? 'with a key' : `signed in until ${formatTime(me.expiresAt)} at the latest`}`);
+        break;
+      }
+      case 'sign-in': {
+        const idToken = await firebaseIdToken(command.email, await passwordOf(env), env, io);
+        const session = await callApi<StaffSession>(settings, io, 'POST', '/admin/session', { idToken });
+        io.out(`Signed in as ${session.email} (${session.roles.join(', ')}). Export and erase take this for 5 minutes; it ends after 15 idle minutes:`);
+        io.out(`  export ONRAMP_STAFF_TOKEN=${session.token}`);
         break;
       }
       case 'resume-link': {
@@ -279,7 +341,8 @@ async function main(): Promise<number> {
   if (command.kind === 'staff-add') return addStaffFromTerminal(command, io);
   let settings: AdminSettings;
   try {
-    settings = adminSettings();
+    // Signing in is what makes a token: it needs none.
+    settings = command.kind === 'sign-in' ? { ...adminSettings({ ...process.env, ONRAMP_STAFF_TOKEN: 'none' }), token: '' } : adminSettings();
   } catch (error) {
     io.err(`Error: ${(error as Error).message}`);
     return 1;

@@ -104,7 +104,7 @@ describe('a Google sign-up, approved by an administrator', () => {
   it('moves to /profile-approved by itself when an administrator approves on /admin', async () => {
     const admin = await journey.browser.newPage({ baseURL: journey.baseUrl, viewport: { width: 1280, height: 900 } });
     await admin.goto('/admin');
-    await admin.getByLabel('Admin token').fill(journey.server.reviewerKey);
+    await admin.getByLabel('Admin token').fill(journey.server.reviewer.key);
     await admin.getByRole('button', { name: 'Open review' }).click();
     const approve = admin.getByRole('button', { name: /^Approve Sam Okafor/ });
     await admin.getByText(socialEmail).first().waitFor();
@@ -131,7 +131,7 @@ describe('a rejected driver on /awaiting-approval', () => {
     const driver = await verifiedDriver(app);
     await verifyPhone(app, driver);
     await sendVehicle(app, driver);
-    await decide(app, journey.server.reviewerKey, driver.driverId, 'reject', 'The insurance card photo is blurry.');
+    await decide(app, journey.server.reviewer.key, driver.driverId, 'reject', 'The insurance card photo is blurry.');
     const page = await newPage();
     await page.context().addCookies([{ name: 'token', value: encodeURIComponent(driver.token), url: journey.baseUrl }]);
     await page.goto('/signup');
@@ -148,7 +148,7 @@ describe('a rejected driver on /awaiting-approval', () => {
 describe('resume links (/:id/:token)', () => {
   const app = () => journey.server.app;
   async function resumeLink(driverId: string): Promise<string> {
-    const response = await app().inject({ method: 'POST', url: `/admin/drivers/${driverId}/resume-link`, headers: bearer(journey.server.reviewerKey) });
+    const response = await app().inject({ method: 'POST', url: `/admin/drivers/${driverId}/resume-link`, headers: bearer(journey.server.reviewer.key) });
     return new URL(json<{ url: string }>(response).url).pathname;
   }
   async function open(link: string) {
@@ -211,7 +211,7 @@ describe('resume links (/:id/:token)', () => {
     const driver = await verifiedDriver(app());
     await verifyPhone(app(), driver);
     await sendVehicle(app(), driver);
-    await decide(app(), journey.server.reviewerKey, driver.driverId, 'approve');
+    await decide(app(), journey.server.reviewer.key, driver.driverId, 'approve');
     const page = await open(await resumeLink(driver.driverId));
     await page.waitForURL('**/add-card');
     await page.getByRole('button', { name: 'Confirm & Continue' }).waitFor();
@@ -222,7 +222,7 @@ describe('resume links (/:id/:token)', () => {
     const driver = await verifiedDriver(app());
     await verifyPhone(app(), driver);
     await sendVehicle(app(), driver);
-    await decide(app(), journey.server.reviewerKey, driver.driverId, 'reject', 'The plate is unreadable.');
+    await decide(app(), journey.server.reviewer.key, driver.driverId, 'reject', 'The plate is unreadable.');
     const page = await open(await resumeLink(driver.driverId));
     await page.waitForURL('**/awaiting-approval');
     await page.getByText('The plate is unreadable.').waitFor();

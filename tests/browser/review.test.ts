@@ -19,7 +19,7 @@ beforeAll(async () => {
   await sendVehicle(journey.server.app, driver);
   admin = await journey.browser.newPage({ baseURL: journey.baseUrl, viewport: { width: 1280, height: 900 } });
   await admin.goto('/admin');
-  await admin.getByLabel('Admin token').fill(journey.server.reviewerKey);
+  await admin.getByLabel('Admin token').fill(journey.server.reviewer.key);
   await admin.getByRole('button', { name: 'Open review' }).click();
 });
 afterAll(async () => {
@@ -56,7 +56,7 @@ describe('a reviewer asks for two fixes, and only those are sent again', () => {
     const link = await journey.server.app.inject({
       method: 'POST',
       url: `/admin/drivers/${driver.driverId}/resume-link`,
-      headers: bearer(journey.server.reviewerKey),
+      headers: bearer(journey.server.reviewer.key),
     });
     await page().goto(new URL(json<{ url: string }>(link).url).pathname);
     await page().waitForURL('**/awaiting-approval');

@@ -24,7 +24,7 @@ describe('the form studio without npm run dev', () => {
     const without = await server.app.inject({ method: 'GET', url: '/admin/fixtures' });
     expect(without.statusCode).toBe(401);
     expect(without.json()).toEqual({ message: ADMIN_AUTH_MESSAGES.tokenRequired });
-    const withToken = await server.app.inject({ method: 'GET', url: '/admin/fixtures', headers: bearer(server.reviewerKey) });
+    const withToken = await server.app.inject({ method: 'GET', url: '/admin/fixtures', headers: bearer(server.reviewer.key) });
     expect(withToken.statusCode).toBe(200);
     expect(Array.isArray(withToken.json<{ fixtures: unknown[] }>().fixtures)).toBe(true);
   });
@@ -42,7 +42,7 @@ describe('the form studio without npm run dev', () => {
       expect(await tokenPage.getByRole('alert').textContent()).toBe(ADMIN_AUTH_MESSAGES.tokenRequired);
     }
 
-    await tokenPage.getByLabel('Admin token').fill(server.reviewerKey);
+    await tokenPage.getByLabel('Admin token').fill(server.reviewer.key);
     await tokenPage.getByRole('button', { name: 'Open the studio' }).click();
     await tokenPage.getByRole('navigation', { name: 'Form steps' }).waitFor();
     await tokenPage.close();

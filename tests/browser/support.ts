@@ -80,7 +80,7 @@ export async function openResumeLink(journey: Journey, page: Page, driverId: str
   const response = await journey.server.app.inject({
     method: 'POST',
     url: `/admin/drivers/${driverId}/resume-link`,
-    headers: { authorization: `Bearer ${journey.server.reviewerKey}` },
+    headers: { authorization: `Bearer ${journey.server.reviewer.key}` },
   });
   await page.goto(new URL((response.json() as { url: string }).url).pathname);
 }

@@ -38,7 +38,7 @@ let adminToken: string;
 beforeAll(async () => {
   server = await startTestServer();
   app = server.app;
-  adminToken = server.reviewerKey;
+  adminToken = server.reviewer.key;
 });
 afterAll(() => server.close());
 afterEach(() => server.clock.reset());

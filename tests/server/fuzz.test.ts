@@ -28,7 +28,7 @@ beforeAll(async () => {
   const paid = await approvedDriver(server);
   await server.db.query('UPDATE drivers SET is_subscription_paid = true WHERE id = $1', [paid.driverId]);
   const { rows } = await server.db.query<{ id: string }>('SELECT id FROM uploads WHERE driver_id = $1 LIMIT 1', [driver.driverId]);
-  tokens = [signingUp.signUpToken, driver.token, paid.token, server.reviewerKey, 'A'.repeat(43)];
+  tokens = [signingUp.signUpToken, driver.token, paid.token, server.reviewer.key, 'A'.repeat(43)];
   ids = [driver.driverId, paid.driverId, vehicleId, rows[0]!.id];
 });
 afterAll(() => server?.close());

@@ -116,7 +116,7 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-const asAdmin = () => bearer(server.reviewerKey);
+const asAdmin = () => bearer(server.reviewer.key);
 
 function queue(query: Record<string, string> | string = {}, headers: Record<string, string> = asAdmin()) {
   const search = typeof query === 'string' ? query : new URLSearchParams(query).toString();
@@ -273,7 +273,7 @@ describe('paging', () => {
   });
 
   it('answers 401 without a staff member’s credential', async () => {
-    for (const headers of [{}, { authorization: server.reviewerKey }]) {
+    for (const headers of [{}, { authorization: server.reviewer.key }] as Record<string, string>[]) {
       const response = await queue({}, headers);
       expect(response.statusCode).toBe(401);
       expect(json(response)).toEqual({ message: 'Please sign in as a staff member.', reason: 'signInAgain' });

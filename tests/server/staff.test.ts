@@ -111,7 +111,7 @@ describe('staff and driver credentials are kept apart', () => {
   it('answers a staff session or key on a driver’s route 401: it never acts as a driver', async () => {
     const driver = await verifiedDriver(app());
     const staff = await staffSession(app(), ['reviewer', 'privacy-officer', 'owner']);
-    for (const token of [staff.token, server.reviewerKey]) {
+    for (const token of [staff.token, server.reviewer.key]) {
       const status = await call('GET', `/driver/status/${driver.driverId}`, token);
       expect(status.statusCode).toBe(401);
     }

@@ -37,8 +37,8 @@ export interface TestServer {
   config: ServerConfig;
   db: Db;
   clock: TestClock;
-  /** A key of a staff member with the reviewer role (reviewer@staff.test), as a script acts with (staffKey). */
-  reviewerKey: string;
+  /** A staff member with the reviewer role and their key, as a script acts (staffKey). */
+  reviewer: TestStaff & { key: string };
   /** Every log line the app wrote (JSON). */
   logs: string[];
   /** Another app on the same database (e.g. a production one); closed with this server. */
@@ -156,7 +156,7 @@ export async function startTestServer(overrides: Partial<ServerConfig> = {}, opt
     config,
     db,
     clock,
-    reviewerKey: (await staffKey(app, ['reviewer'])).key,
+    reviewer: await staffKey(app, ['reviewer']),
     logs,
     buildAnother: build,
     async close() {
@@ -375,7 +375,7 @@ export async function decide(app: FastifyInstance, adminToken: string, driverId:
 export async function approvedDriver(server: TestServer): Promise<TestDriver> {
   const driver = await verifiedDriver(server.app);
   await sendVehicle(server.app, driver);
-  const response = await decide(server.app, server.reviewerKey, driver.driverId, 'approve');
+  const response = await decide(server.app, server.reviewer.key, driver.driverId, 'approve');
   if (response.statusCode !== 200) throw new Error(`approval failed: ${response.statusCode} ${response.body}`);
   return driver;
 }
