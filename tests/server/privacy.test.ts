@@ -309,12 +309,14 @@ describe('POST /admin/drivers/:id/erase', () => {
     // Erased once: a second request finds nobody.
     expect((await admin('POST', `/admin/drivers/${id}/erase`, { confirm: person.email })).statusCode).toBe(404);
 
-    // No row names the driver but the log.
+    // No row names the driver but the logs, by id alone: the privacy requests and the audit record.
     const left = await rowsByTable(id);
     expect(Object.keys(left)).toEqual(
-      expect.arrayContaining(['drivers', 'sessions', 'otp_codes', 'uploads', 'step_answers', 'subscriptions', 'outgoing_notices', 'privacy_requests']),
+      expect.arrayContaining(['drivers', 'sessions', 'otp_codes', 'uploads', 'step_answers', 'subscriptions', 'outgoing_notices', 'privacy_requests', 'audit_events']),
     );
-    expect(Object.entries(left).filter(([table, n]) => n > 0 && table !== 'privacy_requests')).toEqual([]);
+    expect(Object.entries(left).filter(([table, n]) => n > 0 && table !== 'privacy_requests' && table !== 'audit_events')).toEqual([]);
+    const { rows: audit } = await server.db.query<{ action: string }>('SELECT action FROM audit_events WHERE driver_id = $1 ORDER BY id', [id]);
+    expect(audit.map((row) => row.action)).toEqual(['driver.approve', 'driver.erase']);
     const { rows: lockouts } = await server.db.query<{ subject: string }>('SELECT subject FROM code_lockouts');
     expect(lockouts.filter(({ subject }) => subject.includes(id) || subject.includes(person.email) || subject.includes(person.phone))).toEqual([]);
 
