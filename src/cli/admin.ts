@@ -163,7 +163,7 @@ export async function addStaffFromTerminal(
     await app.audit.recordAs(terminal, { action: 'staff.key-create', details: { keyId, of: command.email } });
     io.out(`Added ${command.email} as ${command.roles.join(', ')}.`);
     io.out(`Their key for this command (shown once; revoke it on the admin page): ${key}`);
-    io.out(`  export ONRAMP_STAFF_KEY=${key}`);
+    io.out(`  export ONRAMP_STAFF_TOKEN=${key}`);
     io.out('They sign in on the admin page (/admin) with this email: "Forgot password?" there sets their password.');
     return 0;
   } catch (error) {
