@@ -126,7 +126,7 @@ describe('who may use the admin API', () => {
 
   it('answers 401 "Please sign in as a staff member." without an Authorization header, or with a non-Bearer one', async () => {
     for (const [name, method, url, payload] of endpoints()) {
-      for (const headers of [{}, { authorization: `Basic ${adminToken}` }]) {
+      for (const headers of [{}, { authorization: `Basic ${adminToken}` }] as Record<string, string>[]) {
         const response = await admin(method, url, payload, headers);
         expect(response.statusCode, name).toBe(401);
         expect(json(response), name).toEqual(SIGN_IN_REQUIRED);
