@@ -200,7 +200,12 @@ describe('GET /admin/drivers', () => {
     // The profile, the photos and the vehicle, as their forms ask them, in the flow's order.
     const driver = await detail(first.driverId);
     // Opening a waiting driver claims them for the reviewer (tests/server/staff.test.ts).
-    expect(driver).toEqual({ ...listed, claim: { by: server.reviewer.email, byMe: true, expiresAt: expect.any(String) }, steps: expect.any(Array), decisions: [] });
+    expect(driver).toEqual({
+      ...listed,
+      claim: { by: server.reviewer.email, byMe: true, expiresAt: expect.any(String) },
+      steps: expect.any(Array),
+      decisions: [],
+    });
     expect(driver.steps.map((step) => [step.step, step.title, step.schema.name, step.reviewed])).toEqual([
       ['completeProfile', 'Update Personal Info', 'profile', true],
       ['uploadVehicleImages', 'Upload vehicle images', 'vehicle-images', true],
@@ -1175,7 +1180,11 @@ describe('npm run admin (through the same requests)', () => {
 
   it('prints the server’s message on one line and exits 1', async () => {
     expect(await run({ kind: 'approve', driverId: randomUUID() })).toEqual({ code: 1, out: '', err: 'Error: There is no driver with this id. (HTTP 404)' });
-    expect(await run({ kind: 'list', status: 'pending' }, 'wrong-token')).toEqual({ code: 1, out: '', err: 'Error: Your staff session has ended. Please sign in again. (HTTP 401)' });
+    expect(await run({ kind: 'list', status: 'pending' }, 'wrong-token')).toEqual({
+      code: 1,
+      out: '',
+      err: 'Error: Your staff session has ended. Please sign in again. (HTTP 401)',
+    });
   });
 
   it('says so when the server cannot be reached', async () => {

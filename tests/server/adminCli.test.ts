@@ -26,7 +26,10 @@ describe('parseAdminArgs', () => {
     [['whoami'], { kind: 'whoami' }],
     [['sign-in', 'ada@example.com'], { kind: 'sign-in', email: 'ada@example.com' }],
     [['staff', 'add', 'Ada@Example.com', '--role', 'owner'], { kind: 'staff-add', email: 'ada@example.com', roles: ['owner'] }],
-    [['staff', 'add', '--role', 'owner', 'ada@example.com', '--role', 'reviewer'], { kind: 'staff-add', email: 'ada@example.com', roles: ['reviewer', 'owner'] }],
+    [
+      ['staff', 'add', '--role', 'owner', 'ada@example.com', '--role', 'reviewer'],
+      { kind: 'staff-add', email: 'ada@example.com', roles: ['reviewer', 'owner'] },
+    ],
     [['--help'], { kind: 'help' }],
   ])('reads %j', (args, command) => {
     expect(parseAdminArgs(args)).toEqual(command);

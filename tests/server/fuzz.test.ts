@@ -154,7 +154,9 @@ const requestFor = (method: string, url: string) =>
       query: fc.oneof(
         fc.constant(''),
         fc
-          .dictionary(fc.constantFrom('status', 'x', '__proto__', 'q', 'limit', 'action', 'actor', 'driver', 'from', 'to', 'before', 'format'), junkText, { maxKeys: 3 })
+          .dictionary(fc.constantFrom('status', 'x', '__proto__', 'q', 'limit', 'action', 'actor', 'driver', 'from', 'to', 'before', 'format'), junkText, {
+            maxKeys: 3,
+          })
           .map((q) => `?${new URLSearchParams(q as Record<string, string>)}`),
       ),
       token: fc.oneof(fc.constant(undefined), { arbitrary: fc.constantFrom(...tokens), weight: 6 }, junkText),

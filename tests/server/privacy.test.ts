@@ -312,7 +312,17 @@ describe('POST /admin/drivers/:id/erase', () => {
     // No row names the driver but the logs, by id alone: the privacy requests and the audit record.
     const left = await rowsByTable(id);
     expect(Object.keys(left)).toEqual(
-      expect.arrayContaining(['drivers', 'sessions', 'otp_codes', 'uploads', 'step_answers', 'subscriptions', 'outgoing_notices', 'privacy_requests', 'audit_events']),
+      expect.arrayContaining([
+        'drivers',
+        'sessions',
+        'otp_codes',
+        'uploads',
+        'step_answers',
+        'subscriptions',
+        'outgoing_notices',
+        'privacy_requests',
+        'audit_events',
+      ]),
     );
     expect(Object.entries(left).filter(([table, n]) => n > 0 && table !== 'privacy_requests' && table !== 'audit_events')).toEqual([]);
     const { rows: audit } = await server.db.query<{ action: string }>('SELECT action FROM audit_events WHERE driver_id = $1 ORDER BY id', [id]);

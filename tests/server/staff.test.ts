@@ -38,10 +38,14 @@ const roleNeeded = (roles: string) => ({ message: `Your role does not allow this
 
 /** The audit rows since `since` (an id), oldest first. */
 async function auditSince(since: number) {
-  const { rows } = await server.db.query<{ id: string; actor: string | null; action: string; driver_id: string | null; ip: string | null; details: Record<string, unknown> }>(
-    'SELECT id, actor, action, driver_id, ip, details FROM audit_events WHERE id > $1 ORDER BY id',
-    [since],
-  );
+  const { rows } = await server.db.query<{
+    id: string;
+    actor: string | null;
+    action: string;
+    driver_id: string | null;
+    ip: string | null;
+    details: Record<string, unknown>;
+  }>('SELECT id, actor, action, driver_id, ip, details FROM audit_events WHERE id > $1 ORDER BY id', [since]);
   return rows;
 }
 const lastAuditId = async () => Number((await server.db.query<{ id: string | null }>('SELECT max(id)::text AS id FROM audit_events')).rows[0]?.id ?? 0);
@@ -251,7 +255,9 @@ describe('a queue a team can share', () => {
     expect(json<ReviewDriver>(await call('GET', `/admin/drivers/${driver.driverId}`, second.token)).claim).toMatchObject({ by: first.email, byMe: false });
     const refused = await decide(app(), second.token, driver.driverId, 'reject', 'Blurry plate');
     expect(refused.statusCode).toBe(409);
-    expect(json(refused).message).toMatch(new RegExp(`^This driver is being reviewed by ${first.email.replace(/[.]/g, '\\.')} until \\d{2}:\\d{2} UTC\\. Try again once they are done\\.$`));
+    expect(json(refused).message).toMatch(
+      new RegExp(`^This driver is being reviewed by ${first.email.replace(/[.]/g, '\\.')} until \\d{2}:\\d{2} UTC\\. Try again once they are done\\.$`),
+    );
 
     expect((await call('POST', `/admin/drivers/${driver.driverId}/release`, first.token)).statusCode).toBe(200);
     expect(json<ReviewDriver>(await call('GET', `/admin/drivers/${driver.driverId}`, second.token)).claim).toMatchObject({ by: second.email, byMe: true });
@@ -263,7 +269,9 @@ describe('a queue a team can share', () => {
     // Decided: the claim is gone, and the decision names who made it.
     const decided = json<ReviewDriver>(await call('GET', `/admin/drivers/${driver.driverId}`, first.token));
     expect(decided.claim).toBeUndefined();
-    expect(decided.decisions).toEqual([{ decision: 'rejected', reason: 'Last Name: Spelled differently on the licence', by: second.email, at: expect.any(String) }]);
+    expect(decided.decisions).toEqual([
+      { decision: 'rejected', reason: 'Last Name: Spelled differently on the licence', by: second.email, at: expect.any(String) },
+    ]);
   });
 
   it('lets a claim lapse after 15 minutes', async () => {
@@ -292,7 +300,14 @@ describe('staff management', () => {
     const again = await call('POST', '/admin/staff', owner.token, { email, roles: ['owner'] });
     expect(again.statusCode).toBe(409);
     const list = json<StaffList>(await call('GET', '/admin/staff', owner.token));
-    expect(list.staff.find((member) => member.id === id)).toEqual({ id, email, roles: ['reviewer'], addedBy: owner.email, addedAt: expect.any(String), keys: [] });
+    expect(list.staff.find((member) => member.id === id)).toEqual({
+      id,
+      email,
+      roles: ['reviewer'],
+      addedBy: owner.email,
+      addedAt: expect.any(String),
+      keys: [],
+    });
 
     for (const body of [{}, { roles: [] }, { roles: ['admin'] }, { roles: ['owner'], extra: 1 }]) {
       expect((await call('POST', `/admin/staff/${id}/roles`, owner.token, body)).statusCode).toBe(400);
@@ -300,7 +315,9 @@ describe('staff management', () => {
     expect((await call('POST', '/admin/staff', owner.token, { email: 'not an email', roles: ['reviewer'] })).statusCode).toBe(400);
 
     // Every other owner is removed first, so this one is the last.
-    const { rows: others } = await server.db.query<{ id: string }>("SELECT id FROM staff WHERE 'owner' = ANY (roles) AND removed_at IS NULL AND id <> $1", [owner.id]);
+    const { rows: others } = await server.db.query<{ id: string }>("SELECT id FROM staff WHERE 'owner' = ANY (roles) AND removed_at IS NULL AND id <> $1", [
+      owner.id,
+    ]);
     for (const other of others) expect((await call('POST', `/admin/staff/${other.id}/remove`, owner.token)).statusCode).toBe(200);
     const lastOwner = await call('POST', `/admin/staff/${owner.id}/roles`, owner.token, { roles: ['reviewer'] });
     expect(lastOwner.statusCode).toBe(409);
@@ -383,7 +400,9 @@ describe('the audit record', () => {
     const next = json<AuditPage>(await call('GET', `/admin/audit?driver=${driver.driverId}&limit=1&before=${page.next}`, owner.token));
     expect(next.events).toHaveLength(1);
     expect(next.next).toBeNull();
-    const byActor = json<AuditPage>(await call('GET', `/admin/audit?actor=${encodeURIComponent(reviewer.email.slice(0, 12).toUpperCase())}&action=driver.open`, owner.token));
+    const byActor = json<AuditPage>(
+      await call('GET', `/admin/audit?actor=${encodeURIComponent(reviewer.email.slice(0, 12).toUpperCase())}&action=driver.open`, owner.token),
+    );
     expect(byActor.events.every((event) => event.actor === reviewer.email && event.action === 'driver.open')).toBe(true);
     for (const query of ['action=nothing', 'driver=x', 'from=yesterday', 'before=-1', 'limit=0', 'colour=red']) {
       expect((await call('GET', `/admin/audit?${query}`, owner.token)).statusCode, query).toBe(400);
@@ -399,7 +418,12 @@ describe('the audit record', () => {
       [reviewer.email, 'driver.open', driver.driverId, '127.0.0.1'],
     ]);
     const jsonl = await call('GET', `/admin/audit/download?format=jsonl&driver=${driver.driverId}`, owner.token);
-    expect(jsonl.body.trimEnd().split('\n').map((line) => JSON.parse(line).action)).toEqual(['driver.open', 'driver.open']);
+    expect(
+      jsonl.body
+        .trimEnd()
+        .split('\n')
+        .map((line) => JSON.parse(line).action),
+    ).toEqual(['driver.open', 'driver.open']);
     expect((await call('GET', '/admin/audit/download?format=xml', owner.token)).statusCode).toBe(400);
   });
 

@@ -113,7 +113,13 @@ describe('readConfig', () => {
   });
 
   it('needs no admin token in production: staff sign in as themselves, and ADMIN_TOKEN opens nothing', () => {
-    const env = { NODE_ENV: 'production', DATA_DIR: join(scratch, 'prod-admin'), DATA_KEY: randomBytes(32).toString('base64'), ...PRODUCTION_STRIPE, ...PRODUCTION_SERVICES };
+    const env = {
+      NODE_ENV: 'production',
+      DATA_DIR: join(scratch, 'prod-admin'),
+      DATA_KEY: randomBytes(32).toString('base64'),
+      ...PRODUCTION_STRIPE,
+      ...PRODUCTION_SERVICES,
+    };
     expect(readConfig(env)).not.toHaveProperty('adminToken');
     expect(readConfig({ ...env, ADMIN_TOKEN: PRODUCTION_ADMIN_TOKEN })).not.toHaveProperty('adminToken');
     // No emulator there, so no ready-made owner.

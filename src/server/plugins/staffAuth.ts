@@ -157,10 +157,12 @@ export const staffAuthPlugin = fp(
       },
       async createKey(staffId, label, db = app.db) {
         const key = `${STAFF_KEY_PREFIX}${randomBytes(32).toString('base64url')}`;
-        const { rows } = await db.query<{ id: string }>(
-          'INSERT INTO staff_keys (key_hash, staff_id, label, created_at) VALUES ($1, $2, $3, $4) RETURNING id',
-          [hashSecret(key), staffId, label, app.now()],
-        );
+        const { rows } = await db.query<{ id: string }>('INSERT INTO staff_keys (key_hash, staff_id, label, created_at) VALUES ($1, $2, $3, $4) RETURNING id', [
+          hashSecret(key),
+          staffId,
+          label,
+          app.now(),
+        ]);
         return { id: rows[0]!.id, key };
       },
       holderOf,

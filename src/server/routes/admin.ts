@@ -398,21 +398,25 @@ export async function adminRoutes(app: FastifyInstance, options: { config: Serve
    * One driver with every step they sent, drawn from its schema, their documents and the past
    * decisions (the admin command reads the review version here). A waiting driver is claimed.
    */
-  app.get<DriverParams>('/drivers/:id', { ...reviewers, schema: { response: { 200: { $ref: 'review#/$defs/reviewDriver' } } } }, async (request): Promise<ReviewDriver> => {
-    const found = await queuedDriver(request.params.id, request);
-    const waiting = found.status === 'pending' && found.isSessionComplete;
-    if (waiting) await claim(found.id, request.staff!.id);
-    await app.audit.record(request, { action: 'driver.open', driverId: found.id });
-    const { isEmailVerified: _verified, ...driver } = waiting ? await queuedDriver(found.id, request) : found;
-    const stored = await answersOf(app.db, driver.id);
-    const { rows: uploads } = await app.db.query<{ id: string; mime: string }>('SELECT id, mime FROM uploads WHERE driver_id = $1', [driver.id]);
-    const mimes = new Map(uploads.map((upload) => [upload.id, upload.mime]));
-    const steps = reviewedSteps(flow(), stored, await fixesOf(driver.id), {
-      url: (uploadId) => `${ADMIN_PREFIX}/uploads/${uploadId}`,
-      mime: (uploadId) => mimes.get(uploadId) ?? 'application/octet-stream',
-    });
-    return { ...driver, steps, decisions: await decisionsOf(driver.id) };
-  });
+  app.get<DriverParams>(
+    '/drivers/:id',
+    { ...reviewers, schema: { response: { 200: { $ref: 'review#/$defs/reviewDriver' } } } },
+    async (request): Promise<ReviewDriver> => {
+      const found = await queuedDriver(request.params.id, request);
+      const waiting = found.status === 'pending' && found.isSessionComplete;
+      if (waiting) await claim(found.id, request.staff!.id);
+      await app.audit.record(request, { action: 'driver.open', driverId: found.id });
+      const { isEmailVerified: _verified, ...driver } = waiting ? await queuedDriver(found.id, request) : found;
+      const stored = await answersOf(app.db, driver.id);
+      const { rows: uploads } = await app.db.query<{ id: string; mime: string }>('SELECT id, mime FROM uploads WHERE driver_id = $1', [driver.id]);
+      const mimes = new Map(uploads.map((upload) => [upload.id, upload.mime]));
+      const steps = reviewedSteps(flow(), stored, await fixesOf(driver.id), {
+        url: (uploadId) => `${ADMIN_PREFIX}/uploads/${uploadId}`,
+        mime: (uploadId) => mimes.get(uploadId) ?? 'application/octet-stream',
+      });
+      return { ...driver, steps, decisions: await decisionsOf(driver.id) };
+    },
+  );
 
   app.post<DriverParams>('/drivers/:id/approve', reviewers, async (request) => decide(request, 'approved'));
 

@@ -218,7 +218,11 @@ export async function staffRoutes(app: FastifyInstance, options: { rateLimit: { 
 
   const asStaff = (request: FastifyRequest) => ({ staffId: request.staff!.id, actor: request.staff!.email, ip: request.ip });
 
-  app.get('/staff', { ...owners, schema: { response: { 200: { $ref: 'review#/$defs/staffList' } } } }, async (): Promise<StaffList> => ({ staff: await staffList() }));
+  app.get(
+    '/staff',
+    { ...owners, schema: { response: { 200: { $ref: 'review#/$defs/staffList' } } } },
+    async (): Promise<StaffList> => ({ staff: await staffList() }),
+  );
 
   app.post('/staff', owners, async (request, reply) => {
     const body = bodyOf(request.body, ['email', 'roles']);
@@ -252,7 +256,11 @@ export async function staffRoutes(app: FastifyInstance, options: { rateLimit: { 
         // Their sessions, keys and claims end with them; the row stays, as the audit record names it.
         await tx.query('UPDATE staff SET removed_at = $2 WHERE id = $1', [id, app.now()]);
         await tx.query('DELETE FROM staff_sessions WHERE staff_id = $1', [id]);
-        await tx.query('UPDATE staff_keys SET revoked_at = $2, revoked_by = $3 WHERE staff_id = $1 AND revoked_at IS NULL', [id, app.now(), request.staff!.email]);
+        await tx.query('UPDATE staff_keys SET revoked_at = $2, revoked_by = $3 WHERE staff_id = $1 AND revoked_at IS NULL', [
+          id,
+          app.now(),
+          request.staff!.email,
+        ]);
         await tx.query('DELETE FROM queue_claims WHERE staff_id = $1', [id]);
         await app.audit.record(request, { action: 'staff.remove', details: { email: person.email } }, tx);
       }
