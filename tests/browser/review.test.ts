@@ -5,8 +5,8 @@
 // exactly those two answers marked as changed, and approves.
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, json, sendVehicle, verifiedDriver, type TestDriver } from '../support/server.js';
-import { choosePhoto, expectToast, press, screenshot, startJourney, type Journey } from './support.js';
+import { bearer, json, sendVehicle, staffAccount, verifiedDriver, type TestDriver } from '../support/server.js';
+import { choosePhoto, expectToast, press, screenshot, signInAsStaff, startJourney, type Journey } from './support.js';
 
 let journey: Journey;
 let driver: TestDriver;
@@ -17,10 +17,10 @@ beforeAll(async () => {
   journey = await startJourney();
   driver = await verifiedDriver(journey.server.app);
   await sendVehicle(journey.server.app, driver);
+  const reviewer = await staffAccount(journey.server.app, ['reviewer']);
   admin = await journey.browser.newPage({ baseURL: journey.baseUrl, viewport: { width: 1280, height: 900 } });
   await admin.goto('/admin');
-  await admin.getByLabel('Admin token').fill(journey.server.reviewer.key);
-  await admin.getByRole('button', { name: 'Open review' }).click();
+  await signInAsStaff(admin, reviewer.user);
 });
 afterAll(async () => {
   await journey?.close();

@@ -85,6 +85,13 @@ export async function openResumeLink(journey: Journey, page: Page, driverId: str
   await page.goto(new URL((response.json() as { url: string }).url).pathname);
 }
 
+/** Signs a staff member in on /admin (or the studio) with their email and password, as they would. */
+export async function signInAsStaff(page: Page, staff: { email: string; password: string }): Promise<void> {
+  await page.getByLabel('Email').fill(staff.email);
+  await page.getByLabel('Password').fill(staff.password);
+  await page.getByRole('button', { name: /^(Sign in|Open the studio)$/ }).click();
+}
+
 /** The newest code sent to `to` on a channel, as the driver would read it. */
 export async function latestCode(baseUrl: string, channel: 'email' | 'sms', to: string): Promise<string> {
   const response = await fetch(`${baseUrl}/dev/outbox`);

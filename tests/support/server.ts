@@ -402,14 +402,20 @@ export async function staffKey(app: FastifyInstance, roles: StaffRole[], email =
   return { id, email, roles, key };
 }
 
-/**
- * A staff member with `roles` signed in as the page does: their Firebase account (the emulator),
- * its ID token exchanged at POST /admin/session for a staff session. The sign-in is fresh (export, erase).
- */
-export async function staffSession(app: FastifyInstance, roles: StaffRole[]): Promise<TestStaff & { token: string; user: EmulatorUser }> {
+/** A staff member with `roles` and their Firebase account (the emulator; password TEST_PASSWORD), as an owner adds one: who signs in on the page. */
+export async function staffAccount(app: FastifyInstance, roles: StaffRole[]): Promise<TestStaff & { user: EmulatorUser }> {
   const user = await createEmulatorUser(uniqueEmail(roles.join('-')));
   const id = await addStaff(app, { email: user.email, roles, firebaseUid: user.uid }, TEST_TERMINAL);
-  const response = await app.inject({ method: 'POST', url: '/admin/session', payload: { idToken: user.idToken } });
+  return { id, email: user.email, roles, user };
+}
+
+/**
+ * A staff member with `roles` signed in as the page does: their Firebase account's ID token
+ * exchanged at POST /admin/session for a staff session. The sign-in is fresh (export, erase).
+ */
+export async function staffSession(app: FastifyInstance, roles: StaffRole[]): Promise<TestStaff & { token: string; user: EmulatorUser }> {
+  const staff = await staffAccount(app, roles);
+  const response = await app.inject({ method: 'POST', url: '/admin/session', payload: { idToken: staff.user.idToken } });
   if (response.statusCode !== 200) throw new Error(`staff sign-in failed: ${response.statusCode} ${response.body}`);
-  return { id, email: user.email, roles, token: String(json(response).token), user };
+  return { ...staff, token: String(json(response).token) };
 }
