@@ -4,8 +4,8 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uniqueEmail } from '../support/identity.js';
-import { bearer, decide, json, sendVehicle, VEHICLE_IMAGE_FIELDS, verifiedDriver, verifyPhone } from '../support/server.js';
-import { choosePhoto, contextForTest, expectToast, latestCode, press, screenshot, startJourney, type Journey } from './support.js';
+import { bearer, decide, json, sendVehicle, staffAccount, VEHICLE_IMAGE_FIELDS, verifiedDriver, verifyPhone } from '../support/server.js';
+import { choosePhoto, contextForTest, expectToast, latestCode, press, screenshot, signInAsStaff, startJourney, type Journey } from './support.js';
 
 let journey: Journey;
 let driverPage: Page;
@@ -104,14 +104,13 @@ describe('a Google sign-up, approved by an administrator', () => {
   it('moves to /profile-approved by itself when an administrator approves on /admin', async () => {
     const admin = await journey.browser.newPage({ baseURL: journey.baseUrl, viewport: { width: 1280, height: 900 } });
     await admin.goto('/admin');
-    await admin.getByLabel('Admin token').fill(journey.server.reviewer.key);
-    await admin.getByRole('button', { name: 'Open review' }).click();
+    await signInAsStaff(admin, (await staffAccount(journey.server.app, ['reviewer'])).user);
     const approve = admin.getByRole('button', { name: /^Approve Sam Okafor/ });
     await admin.getByText(socialEmail).first().waitFor();
     await admin.getByRole('button', { name: 'Sam Okafor', exact: true }).click();
     await approve.waitFor();
     await expect(admin.getByText('•••••4321').first().isVisible()).resolves.toBe(true);
-    // Each thumbnail is fetched with the admin token and shown once it arrives.
+    // Each thumbnail is fetched with the reviewer's session and shown once it arrives.
     await expect.poll(() => admin.locator('img').count()).toBeGreaterThanOrEqual(13);
     await screenshot(admin, '12-admin-review');
     await approve.click();

@@ -188,8 +188,10 @@ describe('a field added as docs/authoring.md shows, and a sensitive one beside i
     try {
       const admin = await browser.newPage({ baseURL: baseUrl, viewport: { width: 1280, height: 900 } });
       await admin.goto('/admin');
-      await admin.getByLabel('Admin token').fill(server.reviewer.key);
-      await admin.getByRole('button', { name: 'Open review' }).click();
+      const reviewer = await support.staffAccount(server.app, ['reviewer']);
+      await admin.getByLabel('Email').fill(reviewer.email);
+      await admin.getByLabel('Password').fill(reviewer.user.password);
+      await admin.getByRole('button', { name: 'Sign in' }).click();
       await admin.getByRole('button', { name: 'Ada Lovelace', exact: true }).click();
       const vehicle = admin.locator('section.admin-step', { has: admin.getByRole('heading', { name: 'Add Vehicle' }) });
       await vehicle.getByText(COLOR).waitFor();

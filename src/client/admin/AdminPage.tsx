@@ -300,6 +300,8 @@ export function AdminPage() {
 
   const { data: me, mutate: setMe } = useSWR<StaffSession, RequestError>(token ? ['/admin/session', token] : null, readMe, {
     ...READ_ONCE,
+    // Signed in again: the page stays as it was while the new token's answer comes.
+    keepPreviousData: true,
     // A token from an earlier visit that no longer works: back to the sign-in form, without a dialog.
     onError: (failed) => {
       if (!needsSignIn(failed.failure)) return;
