@@ -38,7 +38,8 @@ export interface Identity {
   deleteUser(uid: string): Promise<void>;
   /**
    * The Firebase account of this email, created (without a password, or with `password`) when
-   * there is none: `created` says which. Adding a staff member makes their account this way.
+   * there is none: `created` says which. Adding a staff member makes their account this way. Given
+   * `password`, an existing account is given it too (the local ready-made owner's, main.ts).
    */
   ensureAccount(email: string, options?: { password?: string; emailVerified?: boolean }): Promise<{ uid: string; created: boolean }>;
 }
@@ -132,7 +133,9 @@ export const identityPlugin = fp<{ projectId: string; emulatorHost: string | nul
       },
       async ensureAccount(email: string, options: { password?: string; emailVerified?: boolean } = {}) {
         try {
-          return { uid: (await auth.getUserByEmail(email)).uid, created: false };
+          const { uid } = await auth.getUserByEmail(email);
+          if (options.password) await auth.updateUser(uid, options);
+          return { uid, created: false };
         } catch (error) {
           const code = String((error as { code?: unknown }).code ?? '');
           if (code !== 'auth/user-not-found') {
