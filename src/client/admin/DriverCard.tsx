@@ -348,7 +348,7 @@ function DriverDetails({
                   field={field}
                   session={session}
                   today={today}
-                  fix={waiting && step.reviewed ? drafts.get(fixKey(step.step, field.field)) : null}
+                  fix={waiting && !claimedByOther && step.reviewed ? drafts.get(fixKey(step.step, field.field)) : null}
                   onFix={(reason) => setFix(step.step, field.field, reason)}
                 />
               ))}

@@ -74,7 +74,7 @@ export function StaffSignInForm({ onSignedIn, email: fixedEmail, notice, submitT
       {info && <p role="status">{info}</p>}
       {fixedEmail ? (
         <p>
-          Signed in as <strong>{fixedEmail}</strong>
+          As <strong>{fixedEmail}</strong>
         </p>
       ) : (
         <>
