@@ -33,6 +33,7 @@ import {
 
 let server: TestServer;
 let app: FastifyInstance;
+/** A reviewer's key (the test server's reviewer), as a script acts. */
 let adminToken: string;
 
 beforeAll(async () => {
@@ -155,7 +156,7 @@ describe('who may use the admin API', () => {
     expect(json(await status(driver)).data).toMatchObject({ status: 'pending' });
   });
 
-  it('ignores the admin token in a cookie', async () => {
+  it('ignores a staff key in a cookie', async () => {
     const response = await admin('GET', '/admin/drivers', undefined, { cookie: `token=${adminToken}` });
     expect(response.statusCode).toBe(401);
   });
