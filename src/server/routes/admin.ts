@@ -91,16 +91,16 @@ interface QueueRow {
   claim_expires_at: Date | null;
 }
 
+/** A driver's live claim and who holds it ($n: now), joined to a driver row `d`. */
+const CLAIM_COLUMNS = 'cs.email AS claimed_by, qc.staff_id AS claim_staff_id, qc.expires_at AS claim_expires_at';
+const CLAIM_JOIN = (now: string) => `LEFT JOIN queue_claims qc ON qc.driver_id = d.id AND qc.expires_at > ${now} LEFT JOIN staff cs ON cs.id = qc.staff_id`;
+
 /**
  * A page of drivers in one review state, by submission time: the queue ("pending": those who
  * sent everything, oldest first), or the decided ones, latest first. Keyset paging on
  * (submitted_at, id) reads one index range (drivers_review_queue_idx), whatever the page. A
  * search matches the email or the name (any part, any case) or the phone's digits.
  */
-/** A driver's live claim and who holds it ($n: now), joined to a driver row `d`. */
-const CLAIM_COLUMNS = 'cs.email AS claimed_by, qc.staff_id AS claim_staff_id, qc.expires_at AS claim_expires_at';
-const CLAIM_JOIN = (now: string) => `LEFT JOIN queue_claims qc ON qc.driver_id = d.id AND qc.expires_at > ${now} LEFT JOIN staff cs ON cs.id = qc.staff_id`;
-
 export const queueSql = (ascending: boolean) => `
   SELECT d.id, d.email, d.phone, d.provider, d.status, d.rejection_reason, d.review_version, d.is_session_complete,
     d.is_subscription_paid, d.created_at, d.submitted_at, d.review_name AS name,
