@@ -59,8 +59,6 @@ export interface StaffAuth {
   endSession(token: string): Promise<void>;
   /** A new key for the person: the key itself is answered once and never kept. */
   createKey(staffId: string, label: string, db?: Queryable): Promise<{ id: string; key: string }>;
-  /** The staff member a bearer token names, or null (unknown, expired, revoked, removed). */
-  holderOf(token: string): Promise<StaffHolder | null>;
 }
 
 declare module 'fastify' {
@@ -81,7 +79,7 @@ declare module 'fastify' {
   }
 }
 
-export const hashSecret = (secret: string) => createHash('sha256').update(secret).digest('hex');
+const hashSecret = (secret: string) => createHash('sha256').update(secret).digest('hex');
 
 interface HolderRow {
   id: string;
@@ -135,7 +133,8 @@ export const staffAuthPlugin = fp(
       return { id: row.id, email: row.email, roles: row.roles, via: 'key', authenticatedAt: null, expiresAt: null };
     };
 
-    const holderOf: StaffAuth['holderOf'] = async (token) => {
+    /** The staff member a bearer token names, or null (unknown, expired, revoked, removed). */
+    const holderOf = async (token: string): Promise<StaffHolder | null> => {
       if (KEY_PATTERN.test(token)) return keyHolder(token);
       if (SESSION_PATTERN.test(token)) return sessionHolder(token);
       return null;
@@ -165,7 +164,6 @@ export const staffAuthPlugin = fp(
         ]);
         return { id: rows[0]!.id, key };
       },
-      holderOf,
     };
     app.decorate('staffAuth', staffAuth);
     app.decorateRequest('staff', null);
