@@ -36,6 +36,8 @@ ${PRIVACY_USAGE}
   sign-in <email>                    sign in with your password (from ONRAMP_STAFF_PASSWORD, or asked
                                      for) and print a session token for ONRAMP_STAFF_TOKEN: export
                                      and erase need one at most 5 minutes old
+  key create <label…>                a key of the signed-in person (ONRAMP_STAFF_TOKEN must be a
+                                     session from sign-in), printed once; owners revoke keys on /admin
   staff add <email> --role <role> [--role <role>…]
                                      add a staff member straight into the database (the first
                                      owner's bootstrap; roles: ${STAFF_ROLES.join(', ')}) and print a
@@ -54,6 +56,7 @@ export type AdminCommand =
   | { kind: 'resume-link'; driverId: string }
   | { kind: 'whoami' }
   | { kind: 'sign-in'; email: string }
+  | { kind: 'key-create'; label: string }
   | { kind: 'staff-add'; email: string; roles: StaffRole[] }
   | PrivacyCommand;
 
@@ -111,6 +114,12 @@ export function parseAdminArgs(args: readonly string[]): Parsed {
       return rest.length === 1 && rest[0] ? { kind: 'sign-in', email: rest[0] } : error('sign-in takes your email.');
     case 'staff':
       return parseStaffArgs(rest);
+    case 'key': {
+      const [action, ...words] = rest;
+      const label = words.join(' ').trim();
+      if (action !== 'create' || !label) return error('key takes: create <label>, e.g.: key create laptop');
+      return { kind: 'key-create', label };
+    }
     default:
       return error(`Unknown command "${name}".`);
   }
@@ -307,6 +316,12 @@ export async function runAdminCommand(
       case 'whoami': {
         const me = await callApi<StaffSession>(settings, io, 'GET', '/admin/session');
         io.out(`${me.email} (${me.roles.join(', ')}), ${me.via === 'key' ? 'with a key' : `signed in until ${formatTime(me.expiresAt)} at the latest`}`);
+        break;
+      }
+      case 'key-create': {
+        const { key } = await callApi<{ key: string }>(settings, io, 'POST', '/admin/keys', { label: command.label });
+        io.out(`Your key "${command.label}" (shown once; revoke it on the admin page):`);
+        io.out(`  export ONRAMP_STAFF_TOKEN=${key}`);
         break;
       }
       case 'sign-in': {

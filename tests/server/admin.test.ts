@@ -22,6 +22,7 @@ import {
   profileValues,
   reviewVersion,
   sendVehicle,
+  staffSession,
   verifiedDriver,
   startTestServer,
   statusData,
@@ -1177,6 +1178,20 @@ describe('npm run admin (through the same requests)', () => {
     const link = await run({ kind: 'resume-link', driverId: b.driverId });
     expect(link.code).toBe(0);
     expect(link.out).toMatch(new RegExp(`^Resume link for ${b.driverId} \\(valid until .+ UTC\\): http://localhost(:80)?/${b.driverId}/\\S+$`));
+  });
+
+  it('acts as a named person: whoami, and a key made from a session (never from a key)', async () => {
+    expect(await run({ kind: 'whoami' })).toEqual({ code: 0, out: `${server.reviewer.email} (reviewer), with a key`, err: '' });
+    const person = await staffSession(app, ['reviewer']);
+    const made = await run({ kind: 'key-create', label: 'laptop' }, person.token);
+    expect(made.code).toBe(0);
+    const key = /ONRAMP_STAFF_TOKEN=(\S+)/.exec(made.out)?.[1] ?? '';
+    expect(await run({ kind: 'whoami' }, key)).toEqual({ code: 0, out: `${person.email} (reviewer), with a key`, err: '' });
+    expect(await run({ kind: 'key-create', label: 'another' }, key)).toEqual({
+      code: 1,
+      out: '',
+      err: 'Error: A key is made by a person signed in (the admin page, or npm run admin -- sign-in), not with another key. (HTTP 403)',
+    });
   });
 
   it('prints the server’s message on one line and exits 1', async () => {

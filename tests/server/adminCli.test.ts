@@ -24,6 +24,7 @@ describe('parseAdminArgs', () => {
     [['reject', ID, 'The', 'licence', 'photo', 'is', 'blurry'], { kind: 'reject', driverId: ID, reason: 'The licence photo is blurry' }],
     [['help'], { kind: 'help' }],
     [['whoami'], { kind: 'whoami' }],
+    [['key', 'create', 'my', 'laptop'], { kind: 'key-create', label: 'my laptop' }],
     [['sign-in', 'ada@example.com'], { kind: 'sign-in', email: 'ada@example.com' }],
     [['staff', 'add', 'Ada@Example.com', '--role', 'owner'], { kind: 'staff-add', email: 'ada@example.com', roles: ['owner'] }],
     [
@@ -48,6 +49,8 @@ describe('parseAdminArgs', () => {
     [['reject', ID, '  '], 'reject needs a reason, e.g.: reject <driverId> The licence photo is blurry'],
     [['whoami', 'me'], 'whoami takes nothing more.'],
     [['sign-in'], 'sign-in takes your email.'],
+    [['key', 'create'], 'key takes: create <label>, e.g.: key create laptop'],
+    [['key', 'list', 'x'], 'key takes: create <label>, e.g.: key create laptop'],
     [['staff'], 'staff takes: add <email> --role <role> [--role <role>…]'],
     [['staff', 'add', 'ada@example.com'], 'roles must list one or more of: reviewer, privacy-officer, owner.'],
     [['staff', 'add', 'ada@example.com', '--role', 'admin'], 'roles must list one or more of: reviewer, privacy-officer, owner.'],

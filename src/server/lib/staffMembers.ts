@@ -24,7 +24,7 @@ export const STAFF_MESSAGES = {
   unknownStaff: 'There is no staff member with this id.',
   lastOwner: 'Onramp must keep at least one owner: give another person the owner role first.',
   labelRequired: 'label must be text of 1 to 100 characters.',
-  keyNeedsSession: 'A key is made by a person signed in on the admin page, not with another key.',
+  keyNeedsSession: 'A key is made by a person signed in (the admin page, or npm run admin -- sign-in), not with another key.',
   unknownKey: 'There is no such key, or it was revoked already.',
   notYourKey: 'Only the key’s own person or an owner can revoke it.',
 } as const;
