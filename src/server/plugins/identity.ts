@@ -10,6 +10,7 @@ import fp from 'fastify-plugin';
 
 export const SIGN_IN_NOT_VERIFIED = 'Your sign-in could not be verified. Please try again.';
 export const SIGN_IN_UNAVAILABLE = 'Sign-in is unavailable right now. Please try again in a moment.';
+export const EMAIL_REFUSED = 'Firebase Authentication does not take this email address.';
 export const IDENTITY_UNAVAILABLE = 'Firebase Authentication could not be reached. Please try again in a moment.';
 
 export interface SignedInUser {
@@ -146,6 +147,7 @@ export const identityPlugin = fp<{ projectId: string; emulatorHost: string | nul
         try {
           return { uid: (await auth.createUser({ email, ...options })).uid, created: true };
         } catch (error) {
+          if ((error as { code?: unknown }).code === 'auth/invalid-email') throw app.httpErrors.badRequest(EMAIL_REFUSED);
           app.log.error({ code: String((error as { code?: unknown }).code ?? '') }, 'Firebase Authentication could not create a user');
           throw app.httpErrors.serviceUnavailable(IDENTITY_UNAVAILABLE);
         }
