@@ -139,6 +139,7 @@ export const identityPlugin = fp<{ projectId: string; emulatorHost: string | nul
           return { uid, created: false };
         } catch (error) {
           const code = String((error as { code?: unknown }).code ?? '');
+          if (code === 'auth/invalid-email') throw app.httpErrors.badRequest(EMAIL_REFUSED);
           if (code !== 'auth/user-not-found') {
             app.log.error({ code }, 'Firebase Authentication could not be reached');
             throw app.httpErrors.serviceUnavailable(IDENTITY_UNAVAILABLE);
