@@ -438,7 +438,8 @@ describe('npm run admin -- export | erase', () => {
     } finally {
       await rm(out, { force: true });
     }
-  });
+    // Seven commands, each a process of its own that loads tsx: a busy machine takes seconds each.
+  }, 180_000);
 });
 
 describe.skipIf(!postgresBinDir)('on PostgreSQL (DATABASE_URL)', () => {
