@@ -277,11 +277,14 @@ export function AuditSection({ session }: { session: AdminSession }) {
             <tbody>
               {events.map((event) => (
                 <tr key={event.id}>
-                  <td>{formatTime(event.at)}</td>
-                  <td>{event.actor ?? '—'}</td>
-                  <td>{event.action}</td>
-                  <td className="admin-audit-id">{event.driverId ?? '—'}</td>
-                  <td>{event.ip ?? '—'}</td>
+                  {/* data-label: a phone shows each row as a card, each value under its column's name (app.css). */}
+                  <td data-label="When">{formatTime(event.at)}</td>
+                  <td data-label="Who">{event.actor ?? '—'}</td>
+                  <td data-label="What">{event.action}</td>
+                  <td data-label="Driver" className="admin-audit-id">
+                    {event.driverId ?? '—'}
+                  </td>
+                  <td data-label="From">{event.ip ?? '—'}</td>
                 </tr>
               ))}
             </tbody>
