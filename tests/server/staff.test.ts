@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AuditPage, QueuePage, ReviewDriver, StaffList, StaffRole } from '../../src/shared/review.js';
 import { STAFF_ROLES, STAFF_SESSION_IDLE_MS, STAFF_SESSION_LIFETIME_MS } from '../../src/server/plugins/staffAuth.js';
-import { SIGN_IN_MESSAGES } from '../../src/server/routes/staff.js';
+import { csvField, SIGN_IN_MESSAGES } from '../../src/server/routes/staff.js';
 import { createEmulatorUser, signInEmulatorUser } from '../support/identity.js';
 import {
   bearer,
@@ -425,6 +425,14 @@ describe('the audit record', () => {
         .map((line) => JSON.parse(line).action),
     ).toEqual(['driver.open', 'driver.open']);
     expect((await call('GET', '/admin/audit/download?format=xml', owner.token)).statusCode).toBe(400);
+  });
+
+  it('writes CSV a spreadsheet reads as text: quoted where needed, never a formula', () => {
+    expect(csvField(null)).toBe('');
+    expect(csvField('ada@example.com')).toBe('ada@example.com');
+    expect(csvField('a,b "c"')).toBe('"a,b ""c"""');
+    expect(csvField('line\nbreak')).toBe('"line\nbreak"');
+    for (const formula of ['=HYPERLINK("x")', '+1', '-1', '@SUM(A1)']) expect(csvField(formula).replace(/^"/, '')).toMatch(/^'/);
   });
 
   it('cannot be changed or deleted through the database role the server uses', async () => {

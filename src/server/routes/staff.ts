@@ -118,7 +118,7 @@ const auditEvent = (row: AuditRow): AuditEvent => ({
 });
 
 /** A CSV field: quoted when it must be, and never read as a formula by a spreadsheet (OWASP CSV injection). */
-function csvField(value: string | null): string {
+export function csvField(value: string | null): string {
   if (value === null) return '';
   const safe = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
   return /[",\n\r]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
