@@ -1,12 +1,20 @@
-// `npm run admin -- list [pending|approved|rejected] [--search text] [--after cursor] | approve <driverId> | reject <driverId> <reason…> | resume-link <driverId>`
+// `npm run admin -- list [pending|approved|rejected] [--search text] [--after cursor] | approve <driverId> | reject <driverId> <reason…> | resume-link <driverId> | whoami | staff add <email> --role <role>…`
 //
-// The admin API from a terminal. It talks HTTP to the running server (ONRAMP_URL, default
-// http://127.0.0.1:3000), so it works the same against a local or a deployed server and never
-// touches the database itself. The admin token is ADMIN_TOKEN, or locally the one the server
-// generated into DATA_DIR/admin-token (found the way the server finds it: config.ts).
+// The admin API from a terminal, as a named staff member: it sends ONRAMP_STAFF_TOKEN, their key
+// (made on the admin page, or printed once by `staff add`) or a session `sign-in` printed, and the
+// server acts, and writes the audit record, as that person with their roles. Export and erase
+// need a sign-in at most 5 minutes old, which a key never is: `sign-in` first. It talks HTTP to the running server
+// (ONRAMP_URL, default http://127.0.0.1:3000), so it works the same against a local or a deployed
+// server. One command alone opens the database itself: `staff add`, the bootstrap that makes the
+// first owner before anyone can sign in (audited as the terminal's user).
+import { userInfo } from 'node:os';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { dataDirOf, adminTokenFileOf, readLocalAdminToken } from '../server/config.js';
+import { buildApp } from '../server/app.js';
+import { LOCAL_AUTH_EMULATOR_HOST, readConfig } from '../server/config.js';
+import { addStaff, staffEmailOf, staffRolesOf } from '../server/lib/staffMembers.js';
+import { STAFF_KEY_PREFIX, STAFF_ROLES } from '../server/plugins/staffAuth.js';
+import type { StaffRole, StaffSession } from '../shared/review.js';
 import { AdminApiError, adminRequest, type AdminIo, type AdminSettings } from './adminApi.js';
 import { REVIEW_STATUSES, type QueueDriver, type QueuePage, type ReviewStatus } from '../shared/review.js';
 import { PRIVACY_USAGE, parsePrivacyArgs, runPrivacyCommand, type PrivacyCommand } from './adminPrivacy.js';
@@ -24,8 +32,21 @@ export const USAGE = `Usage: npm run admin -- <command>
   reject <driverId> <reason…>        reject with a reason the driver is shown (1-500 characters)
   resume-link <driverId>             a link that takes the driver back to their step (valid 15 minutes)
 ${PRIVACY_USAGE}
+  whoami                             the staff member ONRAMP_STAFF_TOKEN acts as, and their roles
+  sign-in <email>                    sign in with your password (from ONRAMP_STAFF_PASSWORD, or asked
+                                     for) and print a session token for ONRAMP_STAFF_TOKEN: export
+                                     and erase need one at most 5 minutes old
+  key create <label…>                a key of the signed-in person (ONRAMP_STAFF_TOKEN must be a
+                                     session from sign-in), printed once; owners revoke keys on /admin
+  staff add <email> --role <role> [--role <role>…]
+                                     add a staff member straight into the database (the first
+                                     owner's bootstrap; roles: ${STAFF_ROLES.join(', ')}) and print a
+                                     key of theirs, once
 
-Environment: ONRAMP_URL (default ${DEFAULT_ONRAMP_URL}), ADMIN_TOKEN (default: DATA_DIR/admin-token, DATA_DIR default .data)`;
+Environment: ONRAMP_URL (default ${DEFAULT_ONRAMP_URL}); ONRAMP_STAFF_TOKEN, the key or session token of
+the staff member the command acts as; for sign-in, FIREBASE_API_KEY (production) or
+FIREBASE_AUTH_EMULATOR_HOST (default ${LOCAL_AUTH_EMULATOR_HOST}, the local emulator); \`staff add\` reads the
+server's own settings (DATABASE_URL or DATA_DIR, …)`;
 
 export type AdminCommand =
   | { kind: 'help' }
@@ -33,6 +54,10 @@ export type AdminCommand =
   | { kind: 'approve'; driverId: string }
   | { kind: 'reject'; driverId: string; reason: string }
   | { kind: 'resume-link'; driverId: string }
+  | { kind: 'whoami' }
+  | { kind: 'sign-in'; email: string }
+  | { kind: 'key-create'; label: string }
+  | { kind: 'staff-add'; email: string; roles: StaffRole[] }
   | PrivacyCommand;
 
 export type Parsed = AdminCommand | { kind: 'usage-error'; message: string };
@@ -83,8 +108,78 @@ export function parseAdminArgs(args: readonly string[]): Parsed {
     case 'export':
     case 'erase':
       return parsePrivacyArgs(name, rest);
+    case 'whoami':
+      return rest.length === 0 ? { kind: 'whoami' } : error('whoami takes nothing more.');
+    case 'sign-in':
+      return rest.length === 1 && rest[0] ? { kind: 'sign-in', email: rest[0] } : error('sign-in takes your email.');
+    case 'staff':
+      return parseStaffArgs(rest);
+    case 'key': {
+      const [action, ...words] = rest;
+      const label = words.join(' ').trim();
+      if (action !== 'create' || !label) return error('key takes: create <label>, e.g.: key create laptop');
+      return { kind: 'key-create', label };
+    }
     default:
       return error(`Unknown command "${name}".`);
+  }
+}
+
+/** `staff add <email> --role <role>…`, or what is wrong with it. */
+function parseStaffArgs(rest: readonly string[]): Parsed {
+  const error = (message: string): Parsed => ({ kind: 'usage-error', message });
+  const [action, ...words] = rest;
+  if (action !== 'add') return error('staff takes: add <email> --role <role> [--role <role>…]');
+  const positional: string[] = [];
+  const roles: string[] = [];
+  for (let index = 0; index < words.length; index += 1) {
+    const word = words[index]!;
+    if (word === '--role') {
+      const role = words[index + 1];
+      if (!role) return error('--role needs a role.');
+      roles.push(role);
+      index += 1;
+    } else if (word.startsWith('--')) return error(`Unknown option "${word}" for staff add.`);
+    else positional.push(word);
+  }
+  if (positional.length !== 1) return error('staff add takes one email.');
+  try {
+    return { kind: 'staff-add', email: staffEmailOf(positional[0]), roles: staffRolesOf(roles) };
+  } catch (refusal) {
+    return error((refusal as Error).message);
+  }
+}
+
+/**
+ * The bootstrap: adds the person straight into the database the server's settings name, as the
+ * terminal's user, and prints a key of theirs once. The server's own code does it (its app, built
+ * and closed here), so the person, their Firebase account and the audit record are as an owner's
+ * addition would make them. The embedded database can be open in one process only: stop
+ * `npm start` first, or use DATABASE_URL.
+ */
+export async function addStaffFromTerminal(
+  command: { email: string; roles: StaffRole[] },
+  io: Pick<AdminIo, 'out' | 'err'>,
+  env: Record<string, string | undefined> = process.env,
+): Promise<number> {
+  const terminal = { staffId: null, actor: `terminal:${userInfo().username}`, ip: null };
+  let app: Awaited<ReturnType<typeof buildApp>> | undefined;
+  try {
+    app = await buildApp(readConfig(env));
+    await app.ready();
+    const id = await addStaff(app, command, terminal);
+    const { key, id: keyId } = await app.staffAuth.createKey(id, 'staff add (terminal)');
+    await app.audit.recordAs(terminal, { action: 'staff.key-create', details: { keyId, of: command.email } });
+    io.out(`Added ${command.email} as ${command.roles.join(', ')}.`);
+    io.out(`Their key for this command (shown once; revoke it on the admin page): ${key}`);
+    io.out(`  export ONRAMP_STAFF_TOKEN=${key}`);
+    io.out('They sign in on the admin page (/admin) with this email: "Forgot password?" there sets their password.');
+    return 0;
+  } catch (error) {
+    io.err(`Error: ${(error as Error).message}`);
+    return 1;
+  } finally {
+    await app?.close();
   }
 }
 
@@ -109,7 +204,7 @@ export function formatDriverTable(drivers: readonly QueueDriver[], status: Revie
   return [line(header), line(widths.map((width) => '-'.repeat(width))), ...rows.map(line)].join('\n');
 }
 
-/** ONRAMP_URL and the admin token from the environment (or the local token file); throws a readable Error. */
+/** ONRAMP_URL and the staff key from the environment; throws a readable Error. */
 export function adminSettings(env: Record<string, string | undefined> = process.env): AdminSettings {
   const raw = env.ONRAMP_URL || DEFAULT_ONRAMP_URL;
   let url: URL;
@@ -120,13 +215,55 @@ export function adminSettings(env: Record<string, string | undefined> = process.
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`ONRAMP_URL must be an http(s) address, got "${raw}".`);
   const baseUrl = `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
-  if (env.ADMIN_TOKEN) return { baseUrl, token: env.ADMIN_TOKEN };
-  const dataDir = dataDirOf(env);
-  const token = readLocalAdminToken(dataDir);
+  const token = env.ONRAMP_STAFF_TOKEN?.trim() ?? '';
   if (!token) {
-    throw new Error(`No admin token: set ADMIN_TOKEN, or start the server once with \`npm start\` (it writes ${adminTokenFileOf(dataDir)}).`);
+    throw new Error(
+      `No staff credential: set ONRAMP_STAFF_TOKEN to your key (${STAFF_KEY_PREFIX}…: the admin page makes one; the first owner's is printed by \`npm run admin -- staff add\`) or to the token \`npm run admin -- sign-in <email>\` prints.`,
+    );
   }
   return { baseUrl, token };
+}
+
+/**
+ * A Firebase ID token for the person's email and password, as the admin page gets one: from the
+ * Auth emulator locally, from Firebase with FIREBASE_API_KEY.
+ */
+async function firebaseIdToken(email: string, password: string, env: Record<string, string | undefined>, io: AdminIo): Promise<string> {
+  const emulator = env.FIREBASE_AUTH_EMULATOR_HOST || (env.FIREBASE_API_KEY ? null : LOCAL_AUTH_EMULATOR_HOST);
+  const base = emulator ? `http://${emulator}/identitytoolkit.googleapis.com` : 'https://identitytoolkit.googleapis.com';
+  let response: Response;
+  try {
+    response = await io.fetch(`${base}/v1/accounts:signInWithPassword?key=${encodeURIComponent(env.FIREBASE_API_KEY || 'demo-api-key')}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email, password, returnSecureToken: true }),
+      signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+    });
+  } catch {
+    throw new AdminApiError(`Cannot reach Firebase Authentication at ${base}.`);
+  }
+  const answer = (await response.json().catch(() => null)) as { idToken?: unknown } | null;
+  // Firebase tells a wrong email from a wrong password; we don't.
+  if (!response.ok || typeof answer?.idToken !== 'string') throw new AdminApiError('The email or password is not right.');
+  return answer.idToken;
+}
+
+/** The password from ONRAMP_STAFF_PASSWORD, or typed at the terminal (not echoed: read from a hidden prompt). */
+async function passwordOf(env: Record<string, string | undefined>): Promise<string> {
+  if (env.ONRAMP_STAFF_PASSWORD) return env.ONRAMP_STAFF_PASSWORD;
+  if (!process.stdin.isTTY) throw new AdminApiError('Set ONRAMP_STAFF_PASSWORD, or run sign-in at a terminal to type it.');
+  const { createInterface } = await import('node:readline/promises');
+  const terminal = createInterface({ input: process.stdin, output: process.stdout, terminal: true });
+  // Nothing typed is shown: readline writes through this, which drops the echo.
+  (terminal as unknown as { _writeToOutput: (text: string) => void })._writeToOutput = (text: string) => {
+    if (text.startsWith('Password')) process.stdout.write(text);
+  };
+  try {
+    return await terminal.question('Password: ');
+  } finally {
+    terminal.close();
+    process.stdout.write('\n');
+  }
 }
 
 /** A JSON answer of the admin API (adminApi.ts says how a failure reads). */
@@ -140,7 +277,12 @@ async function callApi<T>(settings: AdminSettings, io: AdminIo, method: 'GET' | 
 }
 
 /** Runs one command against the server; returns the exit code (0, or 1 on any error). */
-export async function runAdminCommand(command: AdminCommand, settings: AdminSettings, io: AdminIo): Promise<number> {
+export async function runAdminCommand(
+  command: AdminCommand,
+  settings: AdminSettings,
+  io: AdminIo,
+  env: Record<string, string | undefined> = process.env,
+): Promise<number> {
   const driverPath = (driverId: string, action: string) => `/admin/drivers/${encodeURIComponent(driverId)}/${action}`;
   try {
     switch (command.kind) {
@@ -169,6 +311,26 @@ export async function runAdminCommand(command: AdminCommand, settings: AdminSett
         io.out(command.kind === 'approve' ? `Approved driver ${command.driverId}.` : `Rejected driver ${command.driverId}: ${command.reason}`);
         break;
       }
+      case 'staff-add':
+        return await addStaffFromTerminal(command, io);
+      case 'whoami': {
+        const me = await callApi<StaffSession>(settings, io, 'GET', '/admin/session');
+        io.out(`${me.email} (${me.roles.join(', ')}), ${me.via === 'key' ? 'with a key' : `signed in until ${formatTime(me.expiresAt)} at the latest`}`);
+        break;
+      }
+      case 'key-create': {
+        const { key } = await callApi<{ key: string }>(settings, io, 'POST', '/admin/keys', { label: command.label });
+        io.out(`Your key "${command.label}" (shown once; revoke it on the admin page):`);
+        io.out(`  export ONRAMP_STAFF_TOKEN=${key}`);
+        break;
+      }
+      case 'sign-in': {
+        const idToken = await firebaseIdToken(command.email, await passwordOf(env), env, io);
+        const session = await callApi<StaffSession>(settings, io, 'POST', '/admin/session', { idToken });
+        io.out(`Signed in as ${session.email} (${session.roles.join(', ')}). Export and erase take this for 5 minutes; it ends after 15 idle minutes:`);
+        io.out(`  export ONRAMP_STAFF_TOKEN=${session.token}`);
+        break;
+      }
       case 'resume-link': {
         const { url, expiresAt } = await callApi<{ url: string; expiresAt: string }>(settings, io, 'POST', driverPath(command.driverId, 'resume-link'));
         io.out(`Resume link for ${command.driverId} (valid until ${formatTime(expiresAt)}): ${url}`);
@@ -191,9 +353,11 @@ async function main(): Promise<number> {
     return 1;
   }
   if (command.kind === 'help') return runAdminCommand(command, { baseUrl: '', token: '' }, io);
+  if (command.kind === 'staff-add') return addStaffFromTerminal(command, io);
   let settings: AdminSettings;
   try {
-    settings = adminSettings();
+    // Signing in is what makes a token: it needs none.
+    settings = command.kind === 'sign-in' ? { ...adminSettings({ ...process.env, ONRAMP_STAFF_TOKEN: 'none' }), token: '' } : adminSettings();
   } catch (error) {
     io.err(`Error: ${(error as Error).message}`);
     return 1;

@@ -1,6 +1,6 @@
 /**
  * The admin commands' one HTTP call to the running server (src/cli/admin.ts, adminPrivacy.ts):
- * the admin bearer, a time limit, and a failure told in one line (the server's `message`, or
+ * the staff member's bearer (a key or a session), a time limit, and a failure told in one line (the server's `message`, or
  * why the server could not be reached) as an AdminApiError.
  */
 

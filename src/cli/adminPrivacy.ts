@@ -1,8 +1,9 @@
 // `npm run admin -- export <driverId> [--out file.zip]` and `npm run admin -- erase <driverId> --confirm <email>`
 //
 // Data-access requests and erasure from a terminal (the API is src/server/routes/adminPrivacy.ts),
-// dispatched by src/cli/admin.ts with the same ONRAMP_URL and ADMIN_TOKEN. The export holds the
-// driver's SSN and documents in clear: it is written only to a new file, readable by its owner alone.
+// dispatched by src/cli/admin.ts with the same ONRAMP_URL and ONRAMP_STAFF_TOKEN: a privacy
+// officer's session from `sign-in`, at most 5 minutes old. The export holds the driver's SSN and
+// documents in clear: it is written only to a new file, readable by its owner alone.
 import { writeFile } from 'node:fs/promises';
 import { AdminApiError, adminRequest, type AdminIo, type AdminSettings } from './adminApi.js';
 

@@ -125,7 +125,6 @@ export async function rollingRestart({ retries, graceMs = GRACE_MS }: { retries:
     DATABASE_URL: postgres.url,
     DATA_DIR: dataDir,
     DATA_KEY: randomBytes(32).toString('base64'),
-    ADMIN_TOKEN: randomBytes(32).toString('base64url'),
     STATIC_DIR: join(folder, 'no-web-app'),
     AUTH_RATE_LIMIT_MAX: '1000000',
     SHUTDOWN_GRACE_MS: String(graceMs),

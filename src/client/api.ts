@@ -5,7 +5,7 @@
  * `{ message, errors }`, so the caller picks the fallback when the server gave no message.
  *
  * Flow calls take their bearer from the token cookie, or from local storage for the calls the
- * flow marks so; the admin page passes the admin token it was given; the payment sandbox (a card
+ * flow marks so; the admin page passes the staff member's session token; the payment sandbox (a card
  * provider's endpoint) and the public-IP lookup take none. A flow call the browser has no token
  * for is not sent (unless the flow marks it `tokenOptional`): it answers as the server would, in
  * the browser's own words (`messages.tokenNotFound`).

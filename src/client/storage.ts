@@ -95,31 +95,31 @@ export function clearTarget(target: string): void {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Admin review page (/admin). Not one of the spec's keys (§3 lists the driver's only, and the
-// flow may name only those): the administrator's token. It lives in sessionStorage, so it goes
-// when the tab closes and is never mixed up with a driver's `token` in local storage.
+// Admin review page (/admin) and the form studio. Not one of the spec's keys (§3 lists the
+// driver's only, and the flow may name only those): the staff member's session token. It lives in
+// sessionStorage, so it goes when the tab closes and is never mixed up with a driver's `token`.
 
-const ADMIN_TOKEN_KEY = 'onrampAdminToken';
+const STAFF_TOKEN_KEY = 'onrampStaffSession';
 
-export function getAdminToken(): string | undefined {
+export function getStaffToken(): string | undefined {
   try {
-    return window.sessionStorage.getItem(ADMIN_TOKEN_KEY) || undefined;
+    return window.sessionStorage.getItem(STAFF_TOKEN_KEY) || undefined;
   } catch {
     return undefined;
   }
 }
 
-export function setAdminToken(token: string): void {
+export function setStaffToken(token: string): void {
   try {
-    window.sessionStorage.setItem(ADMIN_TOKEN_KEY, token);
+    window.sessionStorage.setItem(STAFF_TOKEN_KEY, token);
   } catch {
     // Storage unavailable: the page keeps the token in memory for this view.
   }
 }
 
-export function clearAdminToken(): void {
+export function clearStaffToken(): void {
   try {
-    window.sessionStorage.removeItem(ADMIN_TOKEN_KEY);
+    window.sessionStorage.removeItem(STAFF_TOKEN_KEY);
   } catch {
     // Nothing stored, nothing to remove.
   }

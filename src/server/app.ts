@@ -19,7 +19,7 @@ import { isWellFormedJson } from './lib/wellFormedText.js';
 import { resealLegacyAnswers } from './lib/answers.js';
 import { createCallReader, decorateLocale } from './lib/callPayload.js';
 import type { LiveEdits } from './liveEdits.js';
-import { adminAuthPlugin } from './plugins/adminAuth.js';
+import { auditPlugin } from './plugins/audit.js';
 import { clockPlugin } from './plugins/clock.js';
 import { cryptoPlugin } from './plugins/crypto.js';
 import { dbPlugin } from './plugins/db.js';
@@ -28,6 +28,7 @@ import { otpCodesPlugin } from './plugins/otpCodes.js';
 import { messagingPlugin } from './plugins/messaging.js';
 import { paymentsPlugin } from './plugins/payments.js';
 import { sessionsPlugin } from './plugins/sessions.js';
+import { staffAuthPlugin } from './plugins/staffAuth.js';
 import { MAX_FILE_BYTES, uploadsPlugin } from './plugins/uploads.js';
 import { ADMIN_PREFIX, adminRoutes } from './routes/admin.js';
 import { adminPrivacyRoutes } from './routes/adminPrivacy.js';
@@ -37,6 +38,7 @@ import { driverRoutes } from './routes/driver.js';
 import { healthRoutes } from './routes/health.js';
 import { financeRoutes } from './routes/finance.js';
 import { ipLookupRoutes, staticRoutes } from './routes/static.js';
+import { staffRoutes } from './routes/staff.js';
 import { subscriptionRoutes } from './routes/subscription.js';
 import { studioRoutes } from './routes/studio.js';
 import reviewSchema from '../shared/review.schema.json';
@@ -237,7 +239,8 @@ export async function buildApp(config: ServerConfig, options: AppOptions = {}): 
   await app.register(messagingPlugin, { config: config.messaging, signInUrl });
   await app.register(otpCodesPlugin);
   await app.register(uploadsPlugin, { dataDir: config.dataDir, storage: config.storage });
-  await app.register(adminAuthPlugin, { adminToken: config.adminToken });
+  await app.register(staffAuthPlugin);
+  await app.register(auditPlugin);
   await app.register(paymentsPlugin, { payments: config.payments, plan: config.subscriptionPlan });
   // Per-route limits (exact file count) are set where each form is read (lib/callPayload.ts).
   await app.register(multipart, { limits: { fileSize: MAX_FILE_BYTES } });
@@ -251,7 +254,8 @@ export async function buildApp(config: ServerConfig, options: AppOptions = {}): 
   await app.register(financeRoutes);
   await app.register(adminRoutes, { prefix: ADMIN_PREFIX, config });
   await app.register(adminPrivacyRoutes, { prefix: ADMIN_PREFIX, embeddedDatabase: config.database.kind === 'pglite' });
-  // The form studio's data: open under `npm run dev`, otherwise for the admin token.
+  await app.register(staffRoutes, { prefix: ADMIN_PREFIX, rateLimit: config.authRateLimit, counters: config.sharedCounters });
+  // The form studio's data: open under `npm run dev`, otherwise for staff.
   await app.register(studioRoutes, { prefix: ADMIN_PREFIX, open: options.live !== undefined });
   if (!config.production) await app.register(devRoutes, { live: options.live });
   await app.register(ipLookupRoutes);

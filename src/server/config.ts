@@ -37,10 +37,11 @@ export interface ServerConfig {
   logLevel: string;
   /** Per-IP limit on /auth/*: at most `max` requests per `windowMs`. */
   authRateLimit: { max: number; windowMs: number };
-  /** The bearer token of the admin API (/admin/*). */
-  adminToken: string;
-  /** Where the local admin token was generated (main.ts prints it); null when ADMIN_TOKEN set it. */
-  adminTokenFile: string | null;
+  /**
+   * The ready-made owner `npm start` signs in with (main.ts): an account in the Auth emulator and a
+   * staff member with every role, made on a first start. Null in production (no emulator there).
+   */
+  localOwner: { email: string; password: string } | null;
   /** The address drivers open (for resume links), e.g. https://onramp.example.com; null: the request's own origin. */
   publicUrl: string | null;
   payments: PaymentsConfig;
@@ -146,40 +147,24 @@ function localDataKey(dataDir: string): Buffer {
   return key;
 }
 
-/** Where the server keeps its local state; the admin command finds the local admin token the same way. */
+/** Where the server keeps its local state. */
 export const dataDirOf = (env: Env = process.env) => resolve(env.DATA_DIR || '.data');
 
-/** The file the local admin token is generated into. */
-export const adminTokenFileOf = (dataDir: string) => join(dataDir, 'admin-token');
+/** The local ready-made owner's address (an address of no real domain: `.local`). */
+export const LOCAL_OWNER_EMAIL = 'owner@onramp.local';
 
-/** Long enough that guessing is hopeless (a generated token is 43 characters). */
-export const MIN_ADMIN_TOKEN_LENGTH = 32;
-
-/** Printable ASCII without spaces: it travels in an Authorization header. */
-function checkAdminToken(token: string, from: string): string {
-  if (token.length < MIN_ADMIN_TOKEN_LENGTH || !/^[\x21-\x7e]+$/.test(token)) {
-    throw new ConfigError(`${from} must be at least ${MIN_ADMIN_TOKEN_LENGTH} characters without spaces (make one with: openssl rand -base64 32).`);
-  }
-  return token;
-}
-
-/** The local admin token if one was generated, without generating one (the admin command reads it). */
-export function readLocalAdminToken(dataDir: string): string | null {
-  const file = adminTokenFileOf(dataDir);
-  if (!existsSync(file)) return null;
-  return checkAdminToken(readFileSync(file, 'utf8').trim(), file);
-}
-
-/** Like the data key: outside production a missing ADMIN_TOKEN is generated once and reused. */
-function localAdminToken(dataDir: string): string {
-  const existing = readLocalAdminToken(dataDir);
-  if (existing) return existing;
+/**
+ * The local ready-made owner's password, generated once into DATA_DIR/local-owner-password and
+ * reused (the emulator forgets its accounts when it stops; main.ts makes the account again).
+ */
+function localOwnerPassword(dataDir: string): string {
+  const file = join(dataDir, 'local-owner-password');
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  const token = randomBytes(32).toString('base64url');
-  const file = adminTokenFileOf(dataDir);
-  writeFileSync(file, `${token}\n`, { mode: 0o600, flag: 'wx' });
+  const password = randomBytes(12).toString('base64url');
+  writeFileSync(file, `${password}\n`, { mode: 0o600, flag: 'wx' });
   chmodSync(file, 0o600);
-  return token;
+  return password;
 }
 
 /**
@@ -364,19 +349,6 @@ export function readConfig(env: Env = process.env): ServerConfig {
     firebaseAuthEmulatorHost = env.FIREBASE_AUTH_EMULATOR_HOST || LOCAL_AUTH_EMULATOR_HOST;
   }
 
-  let adminToken: string;
-  let adminTokenFile: string | null = null;
-  if (env.ADMIN_TOKEN) adminToken = checkAdminToken(env.ADMIN_TOKEN, 'ADMIN_TOKEN');
-  else if (production) {
-    throw new ConfigError(
-      `ADMIN_TOKEN is required in production: set it to a secret of at least ${MIN_ADMIN_TOKEN_LENGTH} characters (openssl rand -base64 32). ` +
-        'It authorises the admin API, which approves drivers and shows their documents.',
-    );
-  } else {
-    adminToken = localAdminToken(dataDir);
-    adminTokenFile = adminTokenFileOf(dataDir);
-  }
-
   if (production && !env.DATABASE_URL) {
     throw new ConfigError(
       'DATABASE_URL is required in production: set it to a PostgreSQL connection string (postgres://user:password@host:5432/onramp). ' +
@@ -414,8 +386,7 @@ export function readConfig(env: Env = process.env): ServerConfig {
       max: readInteger(env, 'AUTH_RATE_LIMIT_MAX', 30, 1),
       windowMs: readInteger(env, 'AUTH_RATE_LIMIT_WINDOW_MS', 60_000, 1),
     },
-    adminToken,
-    adminTokenFile,
+    localOwner: firebaseAuthEmulatorHost ? { email: LOCAL_OWNER_EMAIL, password: localOwnerPassword(dataDir) } : null,
     publicUrl: readPublicUrl(env),
     payments: readPayments(env, production),
     // Spec §9: $199 per week. With Stripe the price object charges; this is what drivers are shown.

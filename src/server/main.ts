@@ -13,6 +13,7 @@ import { ConfigError, readConfig, shownDatabaseUrl, type ServerConfig } from './
 import { DatabaseUnavailable } from './db/db.js';
 import { loggableError } from './errors.js';
 import { stopServing } from './shutdown.js';
+import { ensureLocalOwner } from './lib/staffMembers.js';
 
 /** What closing the database and the other services may take once the requests are done. */
 const CLOSE_MS = 5_000;
@@ -70,8 +71,16 @@ export async function startServer(options: AppOptions = {}, env = process.env): 
   const shownHost = config.host.includes(':') ? `[${config.host}]` : config.host;
   const port = (app.server.address() as { port?: number } | null)?.port ?? config.port;
   console.log(`Onramp is running at http://${shownHost}:${port}`);
-  // Only the locally generated token is shown: one set by ADMIN_TOKEN is already known to whoever set it.
-  if (config.adminTokenFile) console.log(`Admin token: ${config.adminToken} (open http://${shownHost}:${port}/admin)`);
+  if (config.localOwner) {
+    const { email, password } = config.localOwner;
+    try {
+      if (await ensureLocalOwner(app, config.localOwner)) {
+        console.log(`Staff: sign in at http://${shownHost}:${port}/admin as ${email}, password ${password} (a local owner with every role).`);
+      }
+    } catch (error) {
+      console.log(`Staff: the local owner ${email} could not be made (${(error as Error).message}); see the README's "Staff".`);
+    }
+  }
 
   return {
     config,

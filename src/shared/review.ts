@@ -7,9 +7,13 @@
 import type { ReviewStatus } from './generated/review.js';
 
 export type {
+  AuditEvent,
+  AuditPage,
+  Claim,
   DriverStatus,
   FileAheadAnswer,
   FixRequest,
+  PastDecision,
   QueueDriver,
   QueuePage,
   RejectBody,
@@ -17,6 +21,10 @@ export type {
   ReviewedField,
   ReviewedStep,
   ReviewStatus,
+  StaffList,
+  StaffMember,
+  StaffRole,
+  StaffSession,
   StatusAnswer,
   StepAnswersAnswer,
 } from './generated/review.js';

@@ -5,8 +5,8 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uniqueEmail } from '../support/identity.js';
-import { bearer, decide, json, sendVehicle, VEHICLE_IMAGE_FIELDS, verifiedDriver, verifyPhone } from '../support/server.js';
-import { choosePhoto, contextForTest, expectToast, latestCode, press, screenshot, startJourney, type Journey } from './support.js';
+import { bearer, decide, json, sendVehicle, staffAccount, VEHICLE_IMAGE_FIELDS, verifiedDriver, verifyPhone } from '../support/server.js';
+import { choosePhoto, contextForTest, expectToast, latestCode, press, screenshot, signInAsStaff, startJourney, type Journey } from './support.js';
 
 let journey: Journey;
 let driverPage: Page;
@@ -105,14 +105,13 @@ describe('a Google sign-up, approved by an administrator', () => {
   it('moves to /profile-approved by itself when an administrator approves on /admin', async () => {
     const admin = await journey.browser.newPage({ baseURL: journey.baseUrl, viewport: { width: 1280, height: 900 } });
     await admin.goto('/admin');
-    await admin.getByLabel('Admin token').fill(journey.server.config.adminToken);
-    await admin.getByRole('button', { name: 'Open review' }).click();
+    await signInAsStaff(admin, (await staffAccount(journey.server.app, ['reviewer'])).user);
     const approve = admin.getByRole('button', { name: /^Approve Sam Okafor/ });
     await admin.getByText(socialEmail).first().waitFor();
     await admin.getByRole('button', { name: 'Sam Okafor', exact: true }).click();
     await approve.waitFor();
     await expect(admin.getByText('•••••4321').first().isVisible()).resolves.toBe(true);
-    // Each thumbnail is fetched with the admin token and shown once it arrives.
+    // Each thumbnail is fetched with the reviewer's session and shown once it arrives.
     await expect.poll(() => admin.locator('img').count()).toBeGreaterThanOrEqual(13);
     await screenshot(admin, '12-admin-review');
     await approve.click();
@@ -132,7 +131,7 @@ describe('a rejected driver on /awaiting-approval', () => {
     const driver = await verifiedDriver(app);
     await verifyPhone(app, driver);
     await sendVehicle(app, driver);
-    await decide(app, journey.server.config.adminToken, driver.driverId, 'reject', 'The insurance card photo is blurry.');
+    await decide(app, journey.server.reviewer.key, driver.driverId, 'reject', 'The insurance card photo is blurry.');
     const page = await newPage();
     await page.context().addCookies([{ name: 'token', value: encodeURIComponent(driver.token), url: journey.baseUrl }]);
     await page.goto('/signup');
@@ -149,7 +148,7 @@ describe('a rejected driver on /awaiting-approval', () => {
 describe('resume links (/:id/:token)', () => {
   const app = () => journey.server.app;
   async function resumeLink(driverId: string): Promise<string> {
-    const response = await app().inject({ method: 'POST', url: `/admin/drivers/${driverId}/resume-link`, headers: bearer(journey.server.config.adminToken) });
+    const response = await app().inject({ method: 'POST', url: `/admin/drivers/${driverId}/resume-link`, headers: bearer(journey.server.reviewer.key) });
     return new URL(json<{ url: string }>(response).url).pathname;
   }
   async function open(link: string) {
@@ -212,7 +211,7 @@ describe('resume links (/:id/:token)', () => {
     const driver = await verifiedDriver(app());
     await verifyPhone(app(), driver);
     await sendVehicle(app(), driver);
-    await decide(app(), journey.server.config.adminToken, driver.driverId, 'approve');
+    await decide(app(), journey.server.reviewer.key, driver.driverId, 'approve');
     const page = await open(await resumeLink(driver.driverId));
     await page.waitForURL('**/add-card');
     await page.getByRole('button', { name: 'Confirm & Continue' }).waitFor();
@@ -223,7 +222,7 @@ describe('resume links (/:id/:token)', () => {
     const driver = await verifiedDriver(app());
     await verifyPhone(app(), driver);
     await sendVehicle(app(), driver);
-    await decide(app(), journey.server.config.adminToken, driver.driverId, 'reject', 'The plate is unreadable.');
+    await decide(app(), journey.server.reviewer.key, driver.driverId, 'reject', 'The plate is unreadable.');
     const page = await open(await resumeLink(driver.driverId));
     await page.waitForURL('**/awaiting-approval');
     await page.getByText('The plate is unreadable.').waitFor();

@@ -6,8 +6,8 @@
 // exactly those two answers marked as changed, and approves.
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, json, sendVehicle, verifiedDriver, type TestDriver } from '../support/server.js';
-import { choosePhoto, expectToast, press, screenshot, startJourney, type Journey } from './support.js';
+import { bearer, json, sendVehicle, staffAccount, verifiedDriver, type TestDriver } from '../support/server.js';
+import { choosePhoto, expectToast, press, screenshot, signInAsStaff, startJourney, type Journey } from './support.js';
 
 let journey: Journey;
 let driver: TestDriver;
@@ -18,10 +18,10 @@ beforeAll(async () => {
   journey = await startJourney();
   driver = await verifiedDriver(journey.server.app);
   await sendVehicle(journey.server.app, driver);
+  const reviewer = await staffAccount(journey.server.app, ['reviewer']);
   admin = await journey.browser.newPage({ baseURL: journey.baseUrl, viewport: { width: 1280, height: 900 } });
   await admin.goto('/admin');
-  await admin.getByLabel('Admin token').fill(journey.server.config.adminToken);
-  await admin.getByRole('button', { name: 'Open review' }).click();
+  await signInAsStaff(admin, reviewer.user);
 });
 afterAll(async () => {
   await journey?.close();
@@ -57,7 +57,7 @@ describe('a reviewer asks for two fixes, and only those are sent again', () => {
     const link = await journey.server.app.inject({
       method: 'POST',
       url: `/admin/drivers/${driver.driverId}/resume-link`,
-      headers: bearer(journey.server.config.adminToken),
+      headers: bearer(journey.server.reviewer.key),
     });
     await page().goto(new URL(json<{ url: string }>(link).url).pathname);
     await page().waitForURL('**/awaiting-approval');

@@ -195,7 +195,7 @@ describe('signing in again without leaving the page', () => {
   it('asks for a recent sign-in before the payout account is replaced', async () => {
     const driver = await verifiedDriver(app());
     await sendVehicle(app(), driver);
-    await decide(app(), journey.server.config.adminToken, driver.driverId, 'approve');
+    await decide(app(), journey.server.reviewer.key, driver.driverId, 'approve');
     await journey.server.db.query('UPDATE drivers SET is_subscription_paid = true WHERE id = $1', [driver.driverId]);
     await app().inject({
       method: 'POST',

@@ -145,7 +145,7 @@ describe('the journey in Spanish, on a phone that reads Spanish', () => {
 
   it('is approved, pays in Spanish and adds the bank account', async () => {
     const driverId = await page.evaluate(() => localStorage.getItem('driver_id'));
-    expect((await decide(journey.server.app, journey.server.config.adminToken, driverId ?? '', 'approve')).statusCode).toBe(200);
+    expect((await decide(journey.server.app, journey.server.reviewer.key, driverId ?? '', 'approve')).statusCode).toBe(200);
     await page.waitForURL('**/profile-approved', { timeout: 30_000 });
     await heading('¡Felicidades! Tu perfil fue aprobado.');
     await press(page, 'Continuar');

@@ -80,9 +80,16 @@ export async function openResumeLink(journey: Journey, page: Page, driverId: str
   const response = await journey.server.app.inject({
     method: 'POST',
     url: `/admin/drivers/${driverId}/resume-link`,
-    headers: { authorization: `Bearer ${journey.server.config.adminToken}` },
+    headers: { authorization: `Bearer ${journey.server.reviewer.key}` },
   });
   await page.goto(new URL((response.json() as { url: string }).url).pathname);
+}
+
+/** Signs a staff member in on /admin (or the studio) with their email and password, as they would. */
+export async function signInAsStaff(page: Page, staff: { email: string; password: string }): Promise<void> {
+  await page.getByLabel('Email').fill(staff.email);
+  await page.getByLabel('Password').fill(staff.password);
+  await page.getByRole('button', { name: /^(Sign in|Open the studio)$/ }).click();
 }
 
 /** The newest code sent to `to` on a channel, as the driver would read it. */

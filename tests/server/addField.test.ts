@@ -146,7 +146,7 @@ describe('a field added as docs/authoring.md shows, and a sensitive one beside i
   });
 
   it('is shown to reviewers under its step, with the UI schema’s title and in its order, the sensitive one masked', async () => {
-    const response = await server.app.inject({ method: 'GET', url: `/admin/drivers/${driver.driverId}`, headers: support.bearer(server.config.adminToken) });
+    const response = await server.app.inject({ method: 'GET', url: `/admin/drivers/${driver.driverId}`, headers: support.bearer(server.reviewer.key) });
     expect(response.statusCode).toBe(200);
     expect(response.body).not.toContain(POLICY.slice(0, -4));
     const step = support.json<ReviewDriver>(response).steps.find((each) => each.step === 'addVehicle')!;
@@ -188,8 +188,10 @@ describe('a field added as docs/authoring.md shows, and a sensitive one beside i
     try {
       const admin = await browser.newPage({ baseURL: baseUrl, viewport: { width: 1280, height: 900 } });
       await admin.goto('/admin');
-      await admin.getByLabel('Admin token').fill(server.config.adminToken);
-      await admin.getByRole('button', { name: 'Open review' }).click();
+      const reviewer = await support.staffAccount(server.app, ['reviewer']);
+      await admin.getByLabel('Email').fill(reviewer.email);
+      await admin.getByLabel('Password').fill(reviewer.user.password);
+      await admin.getByRole('button', { name: 'Sign in' }).click();
       await admin.getByRole('button', { name: 'Ada Lovelace', exact: true }).click();
       const vehicle = admin.locator('section.admin-step', { has: admin.getByRole('heading', { name: 'Add Vehicle' }) });
       await vehicle.getByText(COLOR).waitFor();

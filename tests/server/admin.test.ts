@@ -22,6 +22,7 @@ import {
   profileValues,
   reviewVersion,
   sendVehicle,
+  staffSession,
   verifiedDriver,
   startTestServer,
   statusData,
@@ -33,19 +34,21 @@ import {
 
 let server: TestServer;
 let app: FastifyInstance;
+/** A reviewer's key (the test server's reviewer), as a script acts. */
 let adminToken: string;
 
 beforeAll(async () => {
   server = await startTestServer();
   app = server.app;
-  adminToken = server.config.adminToken;
+  adminToken = server.reviewer.key;
 });
 afterAll(() => server.close());
 afterEach(() => server.clock.reset());
 
 const MINUTE = 60_000;
 const FULL_SSN = '123456789'; // profileValues' SSN
-const ADMIN_TOKEN_REQUIRED = { message: 'Admin token required.' };
+const SIGN_IN_REQUIRED = { message: 'Please sign in as a staff member.', reason: 'signInAgain' };
+const SESSION_ENDED = { message: 'Your staff session has ended. Please sign in again.', reason: 'signInAgain' };
 const DRIVERS_CANNOT = { message: 'Drivers cannot use the admin API.' };
 const UNKNOWN_DRIVER = { message: 'There is no driver with this id.' };
 
@@ -123,21 +126,23 @@ describe('who may use the admin API', () => {
     ['an upload', 'GET', `/admin/uploads/${randomUUID()}`],
   ];
 
-  it('answers 401 "Admin token required." without an Authorization header', async () => {
+  it('answers 401 "Please sign in as a staff member." without an Authorization header, or with a non-Bearer one', async () => {
     for (const [name, method, url, payload] of endpoints()) {
-      const response = await admin(method, url, payload, {});
-      expect(response.statusCode, name).toBe(401);
-      expect(json(response), name).toEqual(ADMIN_TOKEN_REQUIRED);
+      for (const headers of [{}, { authorization: `Basic ${adminToken}` }] as Record<string, string>[]) {
+        const response = await admin(method, url, payload, headers);
+        expect(response.statusCode, name).toBe(401);
+        expect(json(response), name).toEqual(SIGN_IN_REQUIRED);
+      }
     }
   });
 
-  it('answers 401 to a wrong admin token, a token of the right length, and a non-Bearer header', async () => {
-    const wrong = [bearer('not-the-admin-token'), bearer(`${adminToken.slice(0, -1)}x`), { authorization: `Basic ${adminToken}` }];
+  it('answers 401 to a wrong key, and a key of the right length', async () => {
+    const wrong = [bearer('not-a-staff-key'), bearer(`${adminToken.slice(0, -1)}${adminToken.endsWith('x') ? 'y' : 'x'}`)];
     for (const [name, method, url, payload] of endpoints()) {
       for (const headers of wrong) {
         const response = await admin(method, url, payload, headers);
         expect(response.statusCode, name).toBe(401);
-        expect(json(response), name).toEqual(ADMIN_TOKEN_REQUIRED);
+        expect(json(response), name).toEqual(SESSION_ENDED);
       }
     }
   });
@@ -152,7 +157,7 @@ describe('who may use the admin API', () => {
     expect(json(await status(driver)).data).toMatchObject({ status: 'pending' });
   });
 
-  it('ignores the admin token in a cookie', async () => {
+  it('ignores a staff key in a cookie', async () => {
     const response = await admin('GET', '/admin/drivers', undefined, { cookie: `token=${adminToken}` });
     expect(response.statusCode).toBe(401);
   });
@@ -196,7 +201,13 @@ describe('GET /admin/drivers', () => {
     });
     // The profile, the photos and the vehicle, as their forms ask them, in the flow's order.
     const driver = await detail(first.driverId);
-    expect(driver).toEqual({ ...listed, steps: expect.any(Array) });
+    // Opening a waiting driver claims them for the reviewer (tests/server/staff.test.ts).
+    expect(driver).toEqual({
+      ...listed,
+      claim: { by: server.reviewer.email, byMe: true, expiresAt: expect.any(String) },
+      steps: expect.any(Array),
+      decisions: [],
+    });
     expect(driver.steps.map((step) => [step.step, step.title, step.schema.name, step.reviewed])).toEqual([
       ['completeProfile', 'Update Personal Info', 'profile', true],
       ['uploadVehicleImages', 'Upload vehicle images', 'vehicle-images', true],
@@ -321,17 +332,19 @@ describe('POST /admin/drivers/:id/approve and /reject', () => {
     expect((await list('approved')).find((each) => each.id === driver.driverId)).toMatchObject({ status: 'approved', rejectionReason: null });
   });
 
-  it('records when and with which admin token, never the token itself', async () => {
+  it('records when and which staff member decided, and the review page shows it', async () => {
     const driver = await waitingDriver();
     await decide(app, adminToken, driver.driverId, 'approve');
     const { rows } = await server.db.query<{ reviewed_at: Date; reviewed_by: string }>('SELECT reviewed_at, reviewed_by FROM drivers WHERE id = $1', [
       driver.driverId,
     ]);
     expect(rows[0]!.reviewed_at).toBeInstanceOf(Date);
-    expect(rows[0]!.reviewed_by).toMatch(/^admin-token:[0-9a-f]{12}$/);
-    expect(rows[0]!.reviewed_by).not.toContain(adminToken);
-    const history = await server.db.query('SELECT decision, reason FROM driver_reviews WHERE driver_id = $1', [driver.driverId]);
-    expect(history.rows).toEqual([{ decision: 'approved', reason: null }]);
+    expect(rows[0]!.reviewed_by).toBe(server.reviewer.email);
+    const history = await server.db.query('SELECT decision, reason, reviewed_by FROM driver_reviews WHERE driver_id = $1', [driver.driverId]);
+    expect(history.rows).toEqual([{ decision: 'approved', reason: null, reviewed_by: server.reviewer.email }]);
+    expect((await detail(driver.driverId)).decisions).toEqual([
+      { decision: 'approved', reason: null, by: server.reviewer.email, at: rows[0]!.reviewed_at.toISOString() },
+    ]);
   });
 
   it('rejects with a reason: GET /driver/status says rejected and gives the reason', async () => {
@@ -427,9 +440,13 @@ describe('POST /admin/drivers/:id/approve and /reject', () => {
       const driver = await waitingDriver();
       const one = await admin('GET', `/admin/drivers/${driver.driverId}`);
       expect(one.statusCode).toBe(200);
-      expect(json(one)).toEqual({ ...(await list('pending')).find((each) => each.id === driver.driverId), steps: expect.any(Array) });
+      expect(json(one)).toEqual({ ...(await list('pending')).find((each) => each.id === driver.driverId), steps: expect.any(Array), decisions: [] });
       await decide(app, adminToken, driver.driverId, 'reject', 'Blurry');
-      expect(await detail(driver.driverId)).toEqual({ ...(await list('rejected')).find((each) => each.id === driver.driverId), steps: expect.any(Array) });
+      expect(await detail(driver.driverId)).toEqual({
+        ...(await list('rejected')).find((each) => each.id === driver.driverId),
+        steps: expect.any(Array),
+        decisions: [{ decision: 'rejected', reason: 'Blurry', by: server.reviewer.email, at: expect.any(String) }],
+      });
       const early = await verifiedDriver(app);
       expect(await detail(early.driverId)).toMatchObject({ id: early.driverId, name: null, submittedAt: null, isSessionComplete: false, steps: [] });
       expect((await admin('GET', `/admin/drivers/${randomUUID()}`)).statusCode).toBe(404);
@@ -970,10 +987,10 @@ describe('POST /admin/drivers/:id/resume-link', () => {
       expect(response.statusCode, response.body).toBe(401);
       expect(json(response)).toEqual(SESSION_EXPIRED);
     }
-    // Nor is it an admin's token (nor a driver session, which would be told 403).
+    // Nor is it a staff member's (nor a driver session, which would be told 403).
     const asAdmin = await admin('GET', '/admin/drivers', undefined, bearer(link));
     expect(asAdmin.statusCode).toBe(401);
-    expect(json(asAdmin)).toEqual(ADMIN_TOKEN_REQUIRED);
+    expect(json(asAdmin)).toEqual(SESSION_ENDED);
     // Still good for the one route that takes it.
     expect((await status(driver, link)).statusCode).toBe(200);
   });
@@ -1102,7 +1119,7 @@ describe('the /admin page and the API below it', () => {
   it('answers the API, never the page, below /admin/ even for a browser', async () => {
     const api = await page('/admin/drivers');
     expect(api.statusCode).toBe(401);
-    expect(json(api)).toEqual(ADMIN_TOKEN_REQUIRED);
+    expect(json(api)).toEqual(SIGN_IN_REQUIRED);
     const missing = await page('/admin/nothing');
     expect(missing.statusCode).toBe(404);
     expect(json(missing)).toEqual({ message: 'Not found.' });
@@ -1163,9 +1180,27 @@ describe('npm run admin (through the same requests)', () => {
     expect(link.out).toMatch(new RegExp(`^Resume link for ${b.driverId} \\(valid until .+ UTC\\): http://localhost(:80)?/${b.driverId}/\\S+$`));
   });
 
+  it('acts as a named person: whoami, and a key made from a session (never from a key)', async () => {
+    expect(await run({ kind: 'whoami' })).toEqual({ code: 0, out: `${server.reviewer.email} (reviewer), with a key`, err: '' });
+    const person = await staffSession(app, ['reviewer']);
+    const made = await run({ kind: 'key-create', label: 'laptop' }, person.token);
+    expect(made.code).toBe(0);
+    const key = /ONRAMP_STAFF_TOKEN=(\S+)/.exec(made.out)?.[1] ?? '';
+    expect(await run({ kind: 'whoami' }, key)).toEqual({ code: 0, out: `${person.email} (reviewer), with a key`, err: '' });
+    expect(await run({ kind: 'key-create', label: 'another' }, key)).toEqual({
+      code: 1,
+      out: '',
+      err: 'Error: A key is made by a person signed in (the admin page, or npm run admin -- sign-in), not with another key. (HTTP 403)',
+    });
+  });
+
   it('prints the server’s message on one line and exits 1', async () => {
     expect(await run({ kind: 'approve', driverId: randomUUID() })).toEqual({ code: 1, out: '', err: 'Error: There is no driver with this id. (HTTP 404)' });
-    expect(await run({ kind: 'list', status: 'pending' }, 'wrong-token')).toEqual({ code: 1, out: '', err: 'Error: Admin token required. (HTTP 401)' });
+    expect(await run({ kind: 'list', status: 'pending' }, 'wrong-token')).toEqual({
+      code: 1,
+      out: '',
+      err: 'Error: Your staff session has ended. Please sign in again. (HTTP 401)',
+    });
   });
 
   it('says so when the server cannot be reached', async () => {

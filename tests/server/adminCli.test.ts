@@ -1,8 +1,11 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { userInfo } from 'node:os';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { adminSettings, formatDriverTable, formatTime, parseAdminArgs } from '../../src/cli/admin.js';
+import { addStaffFromTerminal, adminSettings, formatDriverTable, formatTime, parseAdminArgs } from '../../src/cli/admin.js';
+import { bearer, json, startTestServer } from '../support/server.js';
 import type { QueueDriver } from '../../src/shared/review.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'onramp-admin-cli-'));
@@ -20,6 +23,14 @@ describe('parseAdminArgs', () => {
     [['reject', ID, 'The licence photo is blurry'], { kind: 'reject', driverId: ID, reason: 'The licence photo is blurry' }],
     [['reject', ID, 'The', 'licence', 'photo', 'is', 'blurry'], { kind: 'reject', driverId: ID, reason: 'The licence photo is blurry' }],
     [['help'], { kind: 'help' }],
+    [['whoami'], { kind: 'whoami' }],
+    [['key', 'create', 'my', 'laptop'], { kind: 'key-create', label: 'my laptop' }],
+    [['sign-in', 'ada@example.com'], { kind: 'sign-in', email: 'ada@example.com' }],
+    [['staff', 'add', 'Ada@Example.com', '--role', 'owner'], { kind: 'staff-add', email: 'ada@example.com', roles: ['owner'] }],
+    [
+      ['staff', 'add', '--role', 'owner', 'ada@example.com', '--role', 'reviewer'],
+      { kind: 'staff-add', email: 'ada@example.com', roles: ['reviewer', 'owner'] },
+    ],
     [['--help'], { kind: 'help' }],
   ])('reads %j', (args, command) => {
     expect(parseAdminArgs(args)).toEqual(command);
@@ -36,6 +47,16 @@ describe('parseAdminArgs', () => {
     [['reject'], 'reject takes a driver id and a reason.'],
     [['reject', ID], 'reject needs a reason, e.g.: reject <driverId> The licence photo is blurry'],
     [['reject', ID, '  '], 'reject needs a reason, e.g.: reject <driverId> The licence photo is blurry'],
+    [['whoami', 'me'], 'whoami takes nothing more.'],
+    [['sign-in'], 'sign-in takes your email.'],
+    [['key', 'create'], 'key takes: create <label>, e.g.: key create laptop'],
+    [['key', 'list', 'x'], 'key takes: create <label>, e.g.: key create laptop'],
+    [['staff'], 'staff takes: add <email> --role <role> [--role <role>…]'],
+    [['staff', 'add', 'ada@example.com'], 'roles must list one or more of: reviewer, privacy-officer, owner.'],
+    [['staff', 'add', 'ada@example.com', '--role', 'admin'], 'roles must list one or more of: reviewer, privacy-officer, owner.'],
+    [['staff', 'add', 'ada@example.com', '--role'], '--role needs a role.'],
+    [['staff', 'add', 'not-an-email', '--role', 'owner'], 'email must be an email address.'],
+    [['staff', 'add', '--role', 'owner'], 'staff add takes one email.'],
   ])('refuses %j with a usage message', (args, message) => {
     expect(parseAdminArgs(args)).toEqual({ kind: 'usage-error', message });
   });
@@ -82,24 +103,53 @@ describe('formatDriverTable', () => {
 });
 
 describe('adminSettings', () => {
-  it('defaults to the local server and the token the server generated in DATA_DIR', () => {
-    const dataDir = join(scratch, 'data');
-    expect(() => adminSettings({ DATA_DIR: dataDir })).toThrow(/No admin token: set ADMIN_TOKEN, or start the server once/);
-    const token = 'local-admin-token-0123456789abcdefghijk';
-    mkdirSync(dataDir);
-    writeFileSync(join(dataDir, 'admin-token'), `${token}\n`);
-    expect(adminSettings({ DATA_DIR: dataDir })).toEqual({ baseUrl: 'http://127.0.0.1:3000', token });
+  it('defaults to the local server, and needs a staff member’s key or session token', () => {
+    expect(() => adminSettings({})).toThrow(/^No staff credential: set ONRAMP_STAFF_TOKEN to your key/);
+    expect(adminSettings({ ONRAMP_STAFF_TOKEN: ' onramp-key-x ' })).toEqual({ baseUrl: 'http://127.0.0.1:3000', token: 'onramp-key-x' });
+    // ADMIN_TOKEN opens nothing any more.
+    expect(() => adminSettings({ ADMIN_TOKEN: 'an-old-shared-token-0123456789abcdef' })).toThrow(/No staff credential/);
   });
 
-  it('takes ONRAMP_URL (without a trailing slash) and ADMIN_TOKEN from the environment', () => {
-    expect(adminSettings({ ONRAMP_URL: 'https://onramp.example.com/', ADMIN_TOKEN: 'from-env', DATA_DIR: join(scratch, 'none') })).toEqual({
+  it('takes ONRAMP_URL (without a trailing slash) and ONRAMP_STAFF_TOKEN from the environment', () => {
+    expect(adminSettings({ ONRAMP_URL: 'https://onramp.example.com/', ONRAMP_STAFF_TOKEN: 'from-env' })).toEqual({
       baseUrl: 'https://onramp.example.com',
       token: 'from-env',
     });
   });
 
   it('refuses an ONRAMP_URL that is not an http(s) address', () => {
-    expect(() => adminSettings({ ONRAMP_URL: 'localhost:3000', ADMIN_TOKEN: 'x' })).toThrow(/ONRAMP_URL must be an http\(s\) address/);
-    expect(() => adminSettings({ ONRAMP_URL: 'not a url', ADMIN_TOKEN: 'x' })).toThrow(/ONRAMP_URL must be an address/);
+    expect(() => adminSettings({ ONRAMP_URL: 'localhost:3000', ONRAMP_STAFF_TOKEN: 'x' })).toThrow(/ONRAMP_URL must be an http\(s\) address/);
+    expect(() => adminSettings({ ONRAMP_URL: 'not a url', ONRAMP_STAFF_TOKEN: 'x' })).toThrow(/ONRAMP_URL must be an address/);
   });
+});
+
+describe('staff add (the first owner, from a terminal)', () => {
+  it('adds the person straight into the database, prints their key once, and is recorded as the terminal’s user', async () => {
+    const dataDir = join(scratch, 'bootstrap');
+    const env = { DATA_DIR: dataDir, DATA_KEY: randomBytes(32).toString('base64'), LOG_LEVEL: 'warn' };
+    const lines: string[] = [];
+    const io = { out: (line: string) => void lines.push(line), err: (line: string) => void lines.push(`ERR ${line}`) };
+    const email = `owner-${randomBytes(4).toString('hex')}@example.com`;
+    expect(await addStaffFromTerminal({ email, roles: ['owner'] }, io, env)).toBe(0);
+    expect(lines[0]).toBe(`Added ${email} as owner.`);
+    const key = /ONRAMP_STAFF_TOKEN=(\S+)/.exec(lines.join('\n'))?.[1] ?? '';
+    expect(key).toMatch(/^onramp-key-/);
+    // A second time is refused: they are staff already.
+    expect(await addStaffFromTerminal({ email, roles: ['owner'] }, io, env)).toBe(1);
+    expect(lines.at(-1)).toBe('ERR Error: This person is a staff member already: change their roles instead.');
+
+    // The server on that database knows the key as that owner.
+    const server = await startTestServer({ dataDir, database: { kind: 'pglite', dir: join(dataDir, 'pglite') } });
+    try {
+      const me = await server.app.inject({ method: 'GET', url: '/admin/session', headers: bearer(key) });
+      expect(json(me)).toEqual({ email, roles: ['owner'], via: 'key', expiresAt: null });
+      const { rows } = await server.db.query<{ actor: string; action: string }>('SELECT actor, action FROM audit_events ORDER BY id LIMIT 2');
+      expect(rows).toEqual([
+        { actor: `terminal:${userInfo().username}`, action: 'staff.add' },
+        { actor: `terminal:${userInfo().username}`, action: 'staff.key-create' },
+      ]);
+    } finally {
+      await server.close();
+    }
+  }, 60_000);
 });

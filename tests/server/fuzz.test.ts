@@ -6,7 +6,18 @@ import fc from 'fast-check';
 import type { FastifyInstance, InjectOptions } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadFlow } from '../../src/node/projectFiles.js';
-import { approvedDriver, bearer, signUp, startTestServer, uploadVehicleImages, verifiedDriver, verifyPhone, type TestServer } from '../support/server.js';
+import {
+  approvedDriver,
+  bearer,
+  signUp,
+  staffKey,
+  staffSession,
+  startTestServer,
+  uploadVehicleImages,
+  verifiedDriver,
+  verifyPhone,
+  type TestServer,
+} from '../support/server.js';
 
 const flow = loadFlow();
 /** Requests per route: enough to reach every refusal of a route, few enough for a quick `npm test`. */
@@ -28,8 +39,13 @@ beforeAll(async () => {
   const paid = await approvedDriver(server);
   await server.db.query('UPDATE drivers SET is_subscription_paid = true WHERE id = $1', [paid.driverId]);
   const { rows } = await server.db.query<{ id: string }>('SELECT id FROM uploads WHERE driver_id = $1 LIMIT 1', [driver.driverId]);
-  tokens = [signingUp.signUpToken, driver.token, paid.token, server.config.adminToken, 'A'.repeat(43)];
-  ids = [driver.driverId, paid.driverId, vehicleId, rows[0]!.id];
+  // Staff of every role, by key and by a fresh session, so junk reaches the checks of every staff route.
+  const everyRole = await staffKey(app, ['reviewer', 'privacy-officer', 'owner']);
+  const officer = await staffSession(app, ['privacy-officer', 'owner']);
+  const other = await staffKey(app, ['reviewer']);
+  const { rows: keys } = await server.db.query<{ id: string }>('SELECT id FROM staff_keys WHERE staff_id = $1', [other.id]);
+  tokens = [signingUp.signUpToken, driver.token, paid.token, server.reviewer.key, everyRole.key, officer.token, 'A'.repeat(43), 'onramp-key-'];
+  ids = [driver.driverId, paid.driverId, vehicleId, rows[0]!.id, other.id, keys[0]!.id];
 });
 afterAll(() => server?.close());
 
@@ -71,7 +87,12 @@ const junkValue: fc.Arbitrary<unknown> = fc.oneof(
 /** The field names a route's call takes (so junk reaches its checks), and a few it must refuse. */
 function fieldsOf(url: string): string[] {
   const call = Object.values(flow.calls).find((each) => each.path.replace(/\{(\w+)\}/g, ':$1') === url);
-  return [...Object.keys(call?.payload ?? {}), 'reason', 'reviewVersion', 'clientSecret', 'number', '__proto__', 'constructor', 'status'];
+  return [
+    ...Object.keys(call?.payload ?? {}),
+    ...['reason', 'reviewVersion', 'fixes', 'clientSecret', 'number', '__proto__', 'constructor', 'status'],
+    // The staff routes' bodies.
+    ...['idToken', 'email', 'roles', 'label', 'confirm'],
+  ];
 }
 
 /** A multipart body by hand, so it can be wrong in every way a parser meets: boundaries, headers, bytes. */
@@ -132,7 +153,11 @@ const requestFor = (method: string, url: string) =>
       params: fc.array(fc.oneof({ arbitrary: fc.constantFrom(...ids), weight: 3 }, fc.constantFrom(...RAW_ESCAPES), junkText), { minLength: 3, maxLength: 3 }),
       query: fc.oneof(
         fc.constant(''),
-        fc.dictionary(fc.constantFrom('status', 'x', '__proto__'), junkText, { maxKeys: 2 }).map((q) => `?${new URLSearchParams(q as Record<string, string>)}`),
+        fc
+          .dictionary(fc.constantFrom('status', 'x', '__proto__', 'q', 'limit', 'action', 'actor', 'driver', 'from', 'to', 'before', 'format'), junkText, {
+            maxKeys: 3,
+          })
+          .map((q) => `?${new URLSearchParams(q as Record<string, string>)}`),
       ),
       token: fc.oneof(fc.constant(undefined), { arbitrary: fc.constantFrom(...tokens), weight: 6 }, junkText),
       body: method === 'GET' || method === 'HEAD' ? fc.constant(undefined) : bodyFor(fieldsOf(url)),

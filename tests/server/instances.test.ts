@@ -12,7 +12,7 @@ import { createEmulatorUser } from '../support/identity.js';
 import { runningPostgres, type TestPostgres } from '../../src/node/postgres.js';
 import { startRedis } from '../support/redis.js';
 import { startS3, type LocalS3 } from '../support/s3.js';
-import { formData, profileValues, randomPhone, signUpPayload, vehicleImageValues, vehicleValues } from '../support/server.js';
+import { formData, profileValues, randomPhone, signUpPayload, startTestServer, vehicleImageValues, vehicleValues } from '../support/server.js';
 import { startServerProcess, type ServerProcess } from '../../src/cli/serverProcess.js';
 import type { QueuePage, ReviewDriver } from '../../src/shared/review.js';
 import { startSmtpServer, type LocalSmtp } from '../support/smtp.js';
@@ -28,6 +28,7 @@ describe('two server instances', { tags: ['postgresql'] }, () => {
   let shared: Record<string, string>;
   let a: ServerProcess;
   let b: ServerProcess;
+  let reviewerKey: string;
 
   /** What both instances share; each has its own DATA_DIR, as two machines would. */
   const instance = (name: string, extra: Record<string, string> = {}) => startServerProcess({ ...shared, DATA_DIR: join(folder, name), ...extra });
@@ -38,7 +39,6 @@ describe('two server instances', { tags: ['postgresql'] }, () => {
     shared = {
       DATABASE_URL: postgres.url,
       DATA_KEY: randomBytes(32).toString('base64'),
-      ADMIN_TOKEN: randomBytes(32).toString('base64url'),
       SMTP_URL: smtp.url,
       MAIL_FROM: 'Onramp <no-reply@onramp.example>',
       TWILIO_ACCOUNT_SID: twilio.accountSid,
@@ -54,6 +54,10 @@ describe('two server instances', { tags: ['postgresql'] }, () => {
     // One at a time: both would run the migrations (they take turns, but the log is clearer).
     a = await instance('a');
     b = await instance('b');
+    // A reviewer with a key, added to the shared database as a script would be (README "Staff").
+    const keeper = await startTestServer({ database: { kind: 'postgres', url: postgres.url } });
+    reviewerKey = keeper.reviewer.key;
+    await keeper.close();
   }, 120_000);
 
   afterAll(async () => {
@@ -111,13 +115,13 @@ describe('two server instances', { tags: ['postgresql'] }, () => {
     });
 
     for (const reviewer of [a, b]) {
-      const listed = await call<QueuePage>(reviewer, 'GET', `/admin/drivers?q=${encodeURIComponent(user.email)}`, { token: shared.ADMIN_TOKEN });
+      const listed = await call<QueuePage>(reviewer, 'GET', `/admin/drivers?q=${encodeURIComponent(user.email)}`, { token: reviewerKey });
       expect(listed.body.drivers.map((each) => each.id)).toEqual([signUp.body.driverId]);
-      const shown = await call<ReviewDriver>(reviewer, 'GET', `/admin/drivers/${signUp.body.driverId}`, { token: shared.ADMIN_TOKEN });
+      const shown = await call<ReviewDriver>(reviewer, 'GET', `/admin/drivers/${signUp.body.driverId}`, { token: reviewerKey });
       const documents = shown.body.steps.flatMap((step) => step.fields.flatMap((field) => (field.file ? [field.file] : [])));
       expect(documents).toHaveLength(13);
       for (const document of documents) {
-        const image = await fetch(`${reviewer.url}${document.url}`, { headers: { authorization: `Bearer ${shared.ADMIN_TOKEN}` } });
+        const image = await fetch(`${reviewer.url}${document.url}`, { headers: { authorization: `Bearer ${reviewerKey}` } });
         expect(image.status, document.url).toBe(200);
         expect(image.headers.get('content-type')).toMatch(/^image\//);
       }

@@ -101,7 +101,7 @@ describe('a driver’s notices', () => {
     });
     expect(json(signedOut)).toMatchObject({ message: 'Cerraste sesión.' });
     expect(await languageOf()).toBe('es');
-    expect((await decide(server.app, server.config.adminToken, driver.driverId, 'approve')).statusCode).toBe(200);
+    expect((await decide(server.app, server.reviewer.key, driver.driverId, 'approve')).statusCode).toBe(200);
     await server.app.messaging.deliverDue();
     const approval = (await outbox(server.app)).find((entry) => entry.to === driver.email && 'notice' in entry && entry.notice === 'approved');
     expect(approval).toMatchObject({ subject: 'Te aprobamos para manejar con Onramp' });

@@ -192,7 +192,7 @@ describe('notices', () => {
 
   it('tells an approved driver by email and text message, with the sign-in link', async () => {
     const driver = await waitingDriver();
-    expect((await decide(app, server.config.adminToken, driver.driverId, 'approve')).statusCode).toBe(200);
+    expect((await decide(app, server.reviewer.key, driver.driverId, 'approve')).statusCode).toBe(200);
     await app.messaging.deliverDue();
     const mail = mailTo(driver.email).at(-1)!;
     expect(mail.subject).toBe("You're approved to drive with Onramp");
@@ -209,7 +209,7 @@ describe('notices', () => {
   it('tells a rejected driver the reason and what to fix; the reason is text in the HTML part, never markup', async () => {
     const driver = await waitingDriver();
     const reason = 'The <b>insurance</b> card is blurry & cut off.';
-    await decide(app, server.config.adminToken, driver.driverId, 'reject', reason);
+    await decide(app, server.reviewer.key, driver.driverId, 'reject', reason);
     await app.messaging.deliverDue();
     const mail = mailTo(driver.email).at(-1)!;
     expect(mail.subject).toBe('Your Onramp profile needs a change');
@@ -222,7 +222,7 @@ describe('notices', () => {
     const driver = await waitingDriver();
     await smtp.stop();
     try {
-      await decide(app, server.config.adminToken, driver.driverId, 'approve');
+      await decide(app, server.reviewer.key, driver.driverId, 'approve');
       await app.messaging.deliverDue();
       const { rows } = await server.db.query<{ status: string; attempts: number; last_error: string }>(
         "SELECT status, attempts, last_error FROM outgoing_notices WHERE driver_id = $1 AND channel = 'email'",
@@ -244,7 +244,7 @@ describe('notices', () => {
     const driver = await waitingDriver();
     await smtp.stop();
     try {
-      await decide(app, server.config.adminToken, driver.driverId, 'approve');
+      await decide(app, server.reviewer.key, driver.driverId, 'approve');
       for (let pass = 0; pass < 40; pass++) {
         await app.messaging.deliverDue();
         server.clock.advance(60 * MINUTE);
@@ -261,7 +261,7 @@ describe('notices', () => {
 
   it('keeps the address and words of a notice encrypted in the database', async () => {
     const driver = await waitingDriver();
-    await decide(app, server.config.adminToken, driver.driverId, 'reject', 'Secret reason 9731');
+    await decide(app, server.reviewer.key, driver.driverId, 'reject', 'Secret reason 9731');
     const { rows } = await server.db.query<{ text: string }>('SELECT row_to_json(n)::text AS text FROM outgoing_notices n WHERE driver_id = $1', [
       driver.driverId,
     ]);

@@ -19,7 +19,7 @@ import { migrate, openPglite, type Db } from '../../src/server/db/db.js';
 import { openAnswers, type StoredAnswers } from '../../src/server/lib/answers.js';
 import { createDataCipher, type DataCipher } from '../../src/server/plugins/crypto.js';
 import type { QueuePage, ReviewDriver, ReviewedField, ReviewedStep } from '../../src/shared/review.js';
-import { bearer, JPEG_BYTES, json, PNG_BYTES } from '../support/server.js';
+import { bearer, JPEG_BYTES, json, PNG_BYTES, staffKey } from '../support/server.js';
 
 const MIGRATIONS = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'src', 'server', 'db', 'migrations');
 
@@ -77,6 +77,8 @@ let cipher: DataCipher;
 let db: Db;
 let app: FastifyInstance;
 let appliedLater: string[];
+/** A reviewer's key: the old rows are read as a reviewer reads them. */
+let reviewerKey: string;
 /** Another server start on the same database. */
 let buildAnother: () => Promise<FastifyInstance>;
 const logs: string[] = [];
@@ -363,6 +365,7 @@ beforeAll(async () => {
   };
   app = await build();
   buildAnother = build;
+  reviewerKey = (await staffKey(app, ['reviewer'])).key;
 }, 120_000);
 
 afterAll(async () => {
@@ -395,7 +398,7 @@ const sealedShape = (value: unknown) => {
   return value as { $sealed: string; $masked: string; $fingerprint: string };
 };
 
-const admin = (url: string) => app.inject({ method: 'GET', url, headers: bearer(config.adminToken) });
+const admin = (url: string) => app.inject({ method: 'GET', url, headers: bearer(reviewerKey) });
 
 const fieldsOf = (step: ReviewedStep | undefined) => new Map((step?.fields ?? []).map((field) => [field.field, field]));
 
@@ -404,7 +407,7 @@ describe('migration 007 on the rows the old code wrote', () => {
     const all = (await readdir(MIGRATIONS)).sort();
     expect(appliedLater).toEqual(all.slice(6));
     expect(appliedLater[0]).toBe('007.do.answers_as_data.sql');
-    const { rows } = await db.query<{ version: string }>('SELECT version::text FROM schemaversion WHERE version > 0 ORDER BY version');
+    const { rows } = await db.query<{ version: string }>('SELECT version::text FROM schemaversion WHERE version > 0 ORDER BY schemaversion.version');
     expect(rows.map((row) => Number(row.version))).toEqual(all.map((_, index) => index + 1));
     // A server starting again finds nothing left to run.
     expect(await migrate(db)).toEqual([]);

@@ -3,13 +3,14 @@
 // comes back, or stops answering under the running app. `npm test` installs Debian's postgresql
 // where it can; where it is missing the test is skipped, and the run says so (its `postgresql` tag).
 import { readdirSync } from 'node:fs';
+import pg from 'pg';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDb } from '../../src/server/db/db.js';
 import { HOLDER_STATEMENT } from '../../src/server/plugins/sessions.js';
 import { PROJECT_ROOT } from '../../src/node/projectFiles.js';
 import { runningPostgres, type TestPostgres } from '../../src/node/postgres.js';
-import { bearer, completeProfile, json, verifiedDriver, startTestServer, statusData, verifyPhone, type TestServer } from '../support/server.js';
+import { bearer, completeProfile, json, staffKey, verifiedDriver, startTestServer, statusData, verifyPhone, type TestServer } from '../support/server.js';
 
 const MIGRATIONS = join(PROJECT_ROOT, 'src', 'server', 'db', 'migrations');
 const UNAVAILABLE = { message: 'We can’t reach our records right now. Please try again in a minute.' };
@@ -60,7 +61,7 @@ describe('with DATABASE_URL (PostgreSQL)', { tags: ['postgresql'] }, () => {
       const link = await server.app.inject({
         method: 'POST',
         url: `/admin/drivers/${driver.driverId}/resume-link`,
-        headers: bearer(server.config.adminToken),
+        headers: bearer(server.reviewer.key),
       });
       expect(link.statusCode, link.body).toBe(200);
       const token = decodeURIComponent(json<{ url: string }>(link).url.split('/').pop()!);
@@ -82,11 +83,49 @@ describe('with DATABASE_URL (PostgreSQL)', { tags: ['postgresql'] }, () => {
     const database = { kind: 'postgres', url: postgres.url.replace(/\/postgres$/, '/two_servers') } as const;
     const [first, second] = await Promise.all([openDb(database), openDb(database)]);
     try {
-      const { rows } = await first.query<{ version: string }>('SELECT version::text FROM schemaversion WHERE version > 0 ORDER BY version');
+      const { rows } = await first.query<{ version: string }>('SELECT version::text FROM schemaversion WHERE version > 0 ORDER BY schemaversion.version');
       expect(rows.map((row) => Number(row.version))).toEqual(readdirSync(MIGRATIONS).map((_, index) => index + 1));
     } finally {
       await Promise.all([first.close(), second.close()]);
     }
+  });
+
+  it('lets the server’s database role only insert into the audit record and read it, when it is not the owner', async () => {
+    // As production runs (README "Staff"): the migrations as the owner, the server as a role given
+    // every privilege on the tables by default, which migration 010 takes back on the audit record.
+    await server.db.query('CREATE DATABASE least_privilege');
+    await server.db.query('CREATE ROLE onramp_server LOGIN');
+    const ownerUrl = postgres.url.replace(/\/postgres$/, '/least_privilege');
+    const owner = new pg.Client(ownerUrl);
+    await owner.connect();
+    try {
+      await owner.query('GRANT USAGE ON SCHEMA public TO onramp_server');
+      await owner.query('ALTER DEFAULT PRIVILEGES GRANT SELECT, INSERT, UPDATE, DELETE, TRUNCATE ON TABLES TO onramp_server');
+      await owner.query('ALTER DEFAULT PRIVILEGES GRANT USAGE, SELECT ON SEQUENCES TO onramp_server');
+    } finally {
+      await owner.end();
+    }
+    await (await openDb({ kind: 'postgres', url: ownerUrl })).close();
+
+    const limited = await startTestServer({ database: { kind: 'postgres', url: ownerUrl.replace('postgres://onramp@', 'postgres://onramp_server@') } });
+    try {
+      const reviewer = await staffKey(limited.app, ['reviewer']);
+      const driver = await verifiedDriver(limited.app);
+      const opened = await limited.app.inject({ method: 'GET', url: `/admin/drivers/${driver.driverId}`, headers: bearer(reviewer.key) });
+      expect(opened.statusCode).toBe(200);
+      const { rows } = await limited.db.query<{ action: string }>('SELECT action FROM audit_events ORDER BY id');
+      // The reviewer startTestServer adds, the one added here, and the opening.
+      expect(rows.map((row) => row.action)).toEqual(['staff.add', 'staff.add', 'driver.open']);
+      for (const sql of ['UPDATE audit_events SET actor = NULL', 'DELETE FROM audit_events', 'TRUNCATE audit_events']) {
+        await expect(limited.db.query(sql), sql).rejects.toThrow(/permission denied for table audit_events/);
+      }
+      // Everything else stays the server's to change.
+      await limited.db.query('UPDATE drivers SET locale = locale');
+    } finally {
+      await limited.close();
+    }
+    // The owner itself is stopped by the trigger.
+    await expect(server.db.query('DELETE FROM audit_events')).rejects.toThrow(/audit_events is append-only/);
   });
 
   const get = (url: string) => server.app.inject({ method: 'GET', url });

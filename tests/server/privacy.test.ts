@@ -15,13 +15,26 @@ import { parseAdminArgs } from '../../src/cli/admin.js';
 import { extensionOf } from '../../src/server/routes/adminPrivacy.js';
 import { signInEmulatorUser } from '../support/identity.js';
 import { runningPostgres } from '../../src/node/postgres.js';
-import { bearer, completeProfile, decide, json, sendVehicle, startTestServer, verifiedDriver, type TestDriver, type TestServer } from '../support/server.js';
+import {
+  bearer,
+  completeProfile,
+  decide,
+  json,
+  sendVehicle,
+  staffKey,
+  staffSession,
+  startTestServer,
+  verifiedDriver,
+  type TestDriver,
+  type TestServer,
+} from '../support/server.js';
 
 const run = promisify(execFile);
 
 let server: TestServer;
 let app: FastifyInstance;
-let adminToken: string;
+/** A privacy officer, signed in (fresh) as the admin page signs in: export and erase are theirs. */
+let officer: Awaited<ReturnType<typeof staffSession>>;
 let dataDir: string;
 
 beforeAll(async () => {
@@ -30,7 +43,7 @@ beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'onramp-privacy-'));
   server = await startTestServer({ dataDir, database: { kind: 'pglite', dir: join(dataDir, 'pglite') } });
   app = server.app;
-  adminToken = server.config.adminToken;
+  officer = await staffSession(app, ['privacy-officer']);
 });
 afterAll(async () => {
   await server?.close();
@@ -39,7 +52,7 @@ afterAll(async () => {
 
 const UNKNOWN_DRIVER = { message: 'There is no driver with this id.' };
 
-function admin(method: 'GET' | 'POST', url: string, payload?: InjectOptions['payload'], headers: Record<string, string> = bearer(adminToken)) {
+function admin(method: 'GET' | 'POST', url: string, payload?: InjectOptions['payload'], headers: Record<string, string> = bearer(officer.token)) {
   return app.inject({ method, url, headers, ...(payload === undefined ? {} : { payload }) });
 }
 
@@ -61,7 +74,7 @@ async function subscribedPerson(): Promise<Person> {
   const person = { ...driver, firstName: randomWord('Zen'), lastName: randomWord('Quill'), ssn: `7${String(randomInt(0, 100_000_000)).padStart(8, '0')}` };
   await completeProfile(app, driver, { firstName: person.firstName, lastName: person.lastName, SSN: person.ssn });
   await sendVehicle(app, driver);
-  const approved = await decide(app, adminToken, driver.driverId, 'approve');
+  const approved = await decide(app, server.reviewer.key, driver.driverId, 'approve');
   expect(approved.statusCode, approved.body).toBe(200);
   const subscribed = await app.inject({ method: 'GET', url: '/subscription/createStripeSub', headers: bearer(driver.token) });
   expect(subscribed.statusCode, subscribed.body).toBe(200);
@@ -179,7 +192,7 @@ describe('GET /admin/drivers/:id/export', () => {
     }
     expect(Object.keys(zip).filter((path) => path.startsWith('files/'))).toHaveLength(13);
 
-    expect(jsonOf('reviews.json')).toMatchObject({ decisions: [{ decision: 'approved', reason: null, reviewedBy: app.adminReviewer }], fixesAsked: [] });
+    expect(jsonOf('reviews.json')).toMatchObject({ decisions: [{ decision: 'approved', reason: null, reviewedBy: server.reviewer.email }], fixesAsked: [] });
     const { rows: subscriptions } = await server.db.query<{ customer_id: string; subscription_id: string }>(
       'SELECT customer_id, subscription_id FROM subscriptions WHERE driver_id = $1',
       [person.driverId],
@@ -193,7 +206,7 @@ describe('GET /admin/drivers/:id/export', () => {
       'SELECT action, done_by, details FROM privacy_requests WHERE driver_id = $1',
       [person.driverId],
     );
-    expect(log).toEqual([{ action: 'export', done_by: app.adminReviewer, details: { answers: 3, files: 13, missingFiles: 0 } }]);
+    expect(log).toEqual([{ action: 'export', done_by: officer.email, details: { answers: 3, files: 13, missingFiles: 0 } }]);
   });
 });
 
@@ -287,20 +300,33 @@ describe('POST /admin/drivers/:id/erase', () => {
     expect(json(response)).toEqual({ success: true, erased: { answers: 3, files: 13, sessions: sessions[0]!.n } });
 
     // Gone for the admin API, the driver's session and Firebase.
-    expect(json(await admin('GET', `/admin/drivers/${id}`))).toEqual(UNKNOWN_DRIVER);
-    expect((await admin('GET', `/admin/drivers/${id}`)).statusCode).toBe(404);
+    const asReviewer = await admin('GET', `/admin/drivers/${id}`, undefined, bearer(server.reviewer.key));
+    expect(asReviewer.statusCode).toBe(404);
+    expect(json(asReviewer)).toEqual(UNKNOWN_DRIVER);
     expect((await admin('GET', `/admin/drivers/${id}/export`)).statusCode).toBe(404);
     expect((await app.inject({ method: 'GET', url: `/driver/status/${id}`, headers: bearer(person.token) })).statusCode).toBe(401);
     await expect(signInEmulatorUser(person.email)).rejects.toThrow(/EMAIL_NOT_FOUND|USER_NOT_FOUND|INVALID_LOGIN_CREDENTIALS/);
     // Erased once: a second request finds nobody.
     expect((await admin('POST', `/admin/drivers/${id}/erase`, { confirm: person.email })).statusCode).toBe(404);
 
-    // No row names the driver but the log.
+    // No row names the driver but the logs, by id alone: the privacy requests and the audit record.
     const left = await rowsByTable(id);
     expect(Object.keys(left)).toEqual(
-      expect.arrayContaining(['drivers', 'sessions', 'otp_codes', 'uploads', 'step_answers', 'subscriptions', 'outgoing_notices', 'privacy_requests']),
+      expect.arrayContaining([
+        'drivers',
+        'sessions',
+        'otp_codes',
+        'uploads',
+        'step_answers',
+        'subscriptions',
+        'outgoing_notices',
+        'privacy_requests',
+        'audit_events',
+      ]),
     );
-    expect(Object.entries(left).filter(([table, n]) => n > 0 && table !== 'privacy_requests')).toEqual([]);
+    expect(Object.entries(left).filter(([table, n]) => n > 0 && table !== 'privacy_requests' && table !== 'audit_events')).toEqual([]);
+    const { rows: audit } = await server.db.query<{ action: string }>('SELECT action FROM audit_events WHERE driver_id = $1 ORDER BY id', [id]);
+    expect(audit.map((row) => row.action)).toEqual(['driver.approve', 'driver.erase']);
     const { rows: lockouts } = await server.db.query<{ subject: string }>('SELECT subject FROM code_lockouts');
     expect(lockouts.filter(({ subject }) => subject.includes(id) || subject.includes(person.email) || subject.includes(person.phone))).toEqual([]);
 
@@ -317,7 +343,7 @@ describe('POST /admin/drivers/:id/erase', () => {
     expect(log).toEqual([
       {
         action: 'erase',
-        done_by: app.adminReviewer,
+        done_by: officer.email,
         details: {
           answers: 3,
           files: 13,
@@ -373,14 +399,24 @@ describe('npm run admin -- export | erase', () => {
   const cli = (baseUrl: string, ...args: string[]) =>
     run(process.execPath, ['--import', 'tsx', 'src/cli/admin.ts', ...args], {
       cwd: process.cwd(),
-      env: { ...process.env, ONRAMP_URL: baseUrl, ADMIN_TOKEN: adminToken },
+      env: { ...process.env, ONRAMP_URL: baseUrl, ONRAMP_STAFF_TOKEN: token, ONRAMP_STAFF_PASSWORD: officer.user.password },
     });
+  let token = '';
 
   it('exports to a file and erases, against a running server', async () => {
     const person = await subscribedPerson();
     const baseUrl = await app.listen({ host: '127.0.0.1', port: 0 });
     const out = join(dataDir, '..', `onramp-privacy-cli-${randomBytes(4).toString('hex')}.zip`);
     try {
+      // A key acts as its person, but is never a fresh sign-in.
+      token = (await staffKey(app, ['privacy-officer'])).key;
+      await expect(cli(baseUrl, 'export', person.driverId, '--out', out)).rejects.toMatchObject({
+        code: 1,
+        stderr: expect.stringContaining('Error: Exporting or erasing a driver needs a sign-in in the last 5 minutes. Please sign in again. (HTTP 403)'),
+      });
+      const signedIn = await cli(baseUrl, 'sign-in', officer.email);
+      expect(signedIn.stdout).toContain(`Signed in as ${officer.email} (privacy-officer).`);
+      token = /ONRAMP_STAFF_TOKEN=(\S+)/.exec(signedIn.stdout)![1]!;
       const exported = await cli(baseUrl, 'export', person.driverId, '--out', out);
       expect(exported.stdout).toContain(`Exported driver ${person.driverId} to ${out}`);
       expect((await stat(out)).mode & 0o777).toBe(0o600);
@@ -402,7 +438,8 @@ describe('npm run admin -- export | erase', () => {
     } finally {
       await rm(out, { force: true });
     }
-  });
+    // Seven commands, each a process of its own that loads tsx: a busy machine takes seconds each.
+  }, 180_000);
 });
 
 describe('on PostgreSQL (DATABASE_URL)', { tags: ['postgresql'] }, () => {
@@ -413,7 +450,8 @@ describe('on PostgreSQL (DATABASE_URL)', { tags: ['postgresql'] }, () => {
       const driver = await verifiedDriver(pg.app);
       await sendVehicle(pg.app, driver);
       const files = (await pg.db.query<{ storage_name: string }>('SELECT storage_name FROM uploads WHERE driver_id = $1', [driver.driverId])).rows;
-      const exported = await pg.app.inject({ method: 'GET', url: `/admin/drivers/${driver.driverId}/export`, headers: bearer(pg.config.adminToken) });
+      const pgOfficer = await staffSession(pg.app, ['privacy-officer']);
+      const exported = await pg.app.inject({ method: 'GET', url: `/admin/drivers/${driver.driverId}/export`, headers: bearer(pgOfficer.token) });
       expect(exported.statusCode, exported.body).toBe(200);
       expect(JSON.parse(strFromU8(unzipSync(new Uint8Array(exported.rawPayload))['answers/completeProfile.json']!)).answers).toMatchObject({
         SSN: '123456789',
@@ -421,7 +459,7 @@ describe('on PostgreSQL (DATABASE_URL)', { tags: ['postgresql'] }, () => {
       const erased = await pg.app.inject({
         method: 'POST',
         url: `/admin/drivers/${driver.driverId}/erase`,
-        headers: bearer(pg.config.adminToken),
+        headers: bearer(pgOfficer.token),
         payload: { confirm: driver.email },
       });
       expect(erased.statusCode, erased.body).toBe(200);
@@ -438,7 +476,7 @@ describe('on PostgreSQL (DATABASE_URL)', { tags: ['postgresql'] }, () => {
       // The log says who did it and counts, nothing of the person.
       const lines = pg.logs.filter((line) => /"msg":"(Driver erased|Driver data exported)"/.test(line));
       expect(lines).toHaveLength(2);
-      for (const line of lines) expect(JSON.parse(line)).toMatchObject({ driverId: driver.driverId, doneBy: pg.app.adminReviewer });
+      for (const line of lines) expect(JSON.parse(line)).toMatchObject({ driverId: driver.driverId, doneBy: pgOfficer.id });
       expect(lines.join('\n')).not.toContain(driver.email);
     } finally {
       await pg.close();

@@ -20,7 +20,6 @@ const productionEnv = (dataDir: string): Record<string, string> => ({
   NODE_ENV: 'production',
   DATA_DIR: dataDir,
   DATA_KEY: randomBytes(32).toString('base64'),
-  ADMIN_TOKEN: randomBytes(32).toString('base64url'),
   FIREBASE_PROJECT_ID: 'onramp-production-test',
   FIREBASE_API_KEY: 'AIzaTestKey',
   STRIPE_SECRET_KEY: 'sk_test_production',
@@ -122,8 +121,8 @@ describe('npm run start:prod', () => {
       // Its folders for documents and for uploads on their way, and no generated secret:
       // production's come from the environment.
       expect(readdirSync(home).sort()).toEqual(['scratch', 'uploads']);
-      // No admin token printed: the operator set it.
-      expect(run.out).not.toContain('Admin token');
+      // No ready-made owner in production: staff are added with `npm run admin -- staff add`.
+      expect(run.out).not.toContain('Staff:');
     });
 
     it('runs from an install without dev dependencies, and answers /readyz', async () => {

@@ -116,7 +116,7 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-const asAdmin = () => bearer(server.config.adminToken);
+const asAdmin = () => bearer(server.reviewer.key);
 
 function queue(query: Record<string, string> | string = {}, headers: Record<string, string> = asAdmin()) {
   const search = typeof query === 'string' ? query : new URLSearchParams(query).toString();
@@ -272,12 +272,15 @@ describe('paging', () => {
     expect(json(response)).toEqual({ message: ADMIN_MESSAGES.badStatus });
   });
 
-  it('answers 401 without the admin token', async () => {
-    for (const headers of [{}, bearer('not-the-admin-token'), { authorization: server.config.adminToken }]) {
+  it('answers 401 without a staff member’s credential', async () => {
+    for (const headers of [{}, { authorization: server.reviewer.key }] as Record<string, string>[]) {
       const response = await queue({}, headers);
       expect(response.statusCode).toBe(401);
-      expect(json(response)).toEqual({ message: 'Admin token required.' });
+      expect(json(response)).toEqual({ message: 'Please sign in as a staff member.', reason: 'signInAgain' });
     }
+    const unknown = await queue({}, bearer('not-a-staff-key'));
+    expect(unknown.statusCode).toBe(401);
+    expect(json(unknown)).toEqual({ message: 'Your staff session has ended. Please sign in again.', reason: 'signInAgain' });
   });
 });
 

@@ -71,7 +71,7 @@ describe('documents in S3-compatible storage', () => {
     const own = await app.inject({ method: 'GET', url: `/driver/uploads/${row!.id}`, headers: bearer(driver.token) });
     expect(own.statusCode).toBe(200);
     expect((await sharp(own.rawPayload).metadata()).format).toBe('png');
-    const admin = await app.inject({ method: 'GET', url: `/admin/uploads/${row!.id}`, headers: bearer(server.config.adminToken) });
+    const admin = await app.inject({ method: 'GET', url: `/admin/uploads/${row!.id}`, headers: bearer(server.reviewer.key) });
     expect(admin.rawPayload.equals(own.rawPayload)).toBe(true);
     const stranger = await verifiedDriver(app);
     expect((await app.inject({ method: 'GET', url: `/driver/uploads/${row!.id}`, headers: bearer(stranger.token) })).statusCode).toBe(403);

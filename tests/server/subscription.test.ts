@@ -371,7 +371,7 @@ describe('POST /finance/banks', () => {
     expect(Buffer.from(rows[0]!.answers.accountNumber.$sealed, 'base64').includes(Buffer.from(ACCOUNT))).toBe(false);
     expect(server.logs.join('\n')).not.toContain(ACCOUNT);
     // Administrators see whose account it is, masked: shown with the driver, not judged.
-    const shown = await app.inject({ method: 'GET', url: `/admin/drivers/${driver.driverId}`, headers: bearer(server.config.adminToken) });
+    const shown = await app.inject({ method: 'GET', url: `/admin/drivers/${driver.driverId}`, headers: bearer(server.reviewer.key) });
     expect(shown.statusCode).toBe(200);
     expect(shown.body).not.toContain(ACCOUNT);
     const account = json<ReviewDriver>(shown).steps.find((step) => step.step === 'addBank');

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ConfigError, dataDirOf, readConfig, readLocalAdminToken } from '../../src/server/config.js';
+import { ConfigError, readConfig } from '../../src/server/config.js';
 import { migrate, openDb } from '../../src/server/db/db.js';
 import { answerFor } from '../../src/server/errors.js';
 import { apiPathTest, loggableUrl } from '../../src/server/lib/apiPaths.js';
@@ -14,6 +14,7 @@ import { JPEG_BYTES, PNG_BYTES, solidImage, TEXT_BYTES } from '../support/server
 const scratch = mkdtempSync(join(tmpdir(), 'onramp-config-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
+/** What ADMIN_TOKEN was set to before staff accounts: it opens nothing now. */
 const PRODUCTION_ADMIN_TOKEN = 'prod-admin-token-0123456789abcdefghij';
 /** What production needs besides its secrets: the database and the Firebase project. */
 const PRODUCTION_SERVICES = {
@@ -73,7 +74,6 @@ describe('readConfig', () => {
 
   // The same refusals as the built server prints them (tests/server/production.test.ts runs one as a process).
   it.each([
-    ['ADMIN_TOKEN', /^ADMIN_TOKEN is required in production/],
     ['STRIPE_SECRET_KEY', /^STRIPE_SECRET_KEY is required in production/],
     ['FIREBASE_PROJECT_ID', /^FIREBASE_PROJECT_ID is required in production/],
     ['DATABASE_URL', /^DATABASE_URL is required in production/],
@@ -84,7 +84,6 @@ describe('readConfig', () => {
       NODE_ENV: 'production',
       DATA_DIR: join(scratch, `prod-without-${missing}`),
       DATA_KEY: randomBytes(32).toString('base64'),
-      ADMIN_TOKEN: PRODUCTION_ADMIN_TOKEN,
       ...PRODUCTION_STRIPE,
       ...PRODUCTION_SERVICES,
     };
@@ -106,7 +105,6 @@ describe('readConfig', () => {
       NODE_ENV: 'production',
       DATA_DIR: join(scratch, 'prod'),
       DATA_KEY: randomBytes(32).toString('base64'),
-      ADMIN_TOKEN: PRODUCTION_ADMIN_TOKEN,
       ...PRODUCTION_STRIPE,
       ...PRODUCTION_SERVICES,
     };
@@ -114,7 +112,7 @@ describe('readConfig', () => {
     expect(() => readConfig({ ...env, FIREBASE_AUTH_EMULATOR_HOST: '127.0.0.1:9099' })).toThrow(/must not be set in production/);
   });
 
-  it('refuses to start in production without ADMIN_TOKEN, or with a short one, and generates none there', () => {
+  it('needs no admin token in production: staff sign in as themselves, and ADMIN_TOKEN opens nothing', () => {
     const env = {
       NODE_ENV: 'production',
       DATA_DIR: join(scratch, 'prod-admin'),
@@ -122,11 +120,10 @@ describe('readConfig', () => {
       ...PRODUCTION_STRIPE,
       ...PRODUCTION_SERVICES,
     };
-    expect(() => readConfig(env)).toThrow(/ADMIN_TOKEN is required in production/);
-    expect(() => readConfig({ ...env, ADMIN_TOKEN: 'x'.repeat(31) })).toThrow(/ADMIN_TOKEN must be at least 32 characters/);
-    expect(() => readConfig({ ...env, ADMIN_TOKEN: `${'x'.repeat(31)} y` })).toThrow(/without spaces/);
-    expect(readConfig({ ...env, ADMIN_TOKEN: PRODUCTION_ADMIN_TOKEN })).toMatchObject({ adminToken: PRODUCTION_ADMIN_TOKEN, adminTokenFile: null });
-    expect(existsSync(join(scratch, 'prod-admin', 'admin-token'))).toBe(false);
+    expect(readConfig(env)).not.toHaveProperty('adminToken');
+    expect(readConfig({ ...env, ADMIN_TOKEN: PRODUCTION_ADMIN_TOKEN })).not.toHaveProperty('adminToken');
+    // No emulator there, so no ready-made owner.
+    expect(readConfig(env).localOwner).toBeNull();
   });
 
   it('refuses to start in production without PostgreSQL or a real Firebase project, saying what to set', () => {
@@ -134,7 +131,6 @@ describe('readConfig', () => {
       NODE_ENV: 'production',
       DATA_DIR: join(scratch, 'prod-services'),
       DATA_KEY: randomBytes(32).toString('base64'),
-      ADMIN_TOKEN: PRODUCTION_ADMIN_TOKEN,
       ...PRODUCTION_STRIPE,
       ...PRODUCTION_SERVICES,
     };
@@ -218,7 +214,6 @@ describe('readConfig', () => {
       NODE_ENV: 'production',
       DATA_DIR: join(scratch, 'prod-pay'),
       DATA_KEY: randomBytes(32).toString('base64'),
-      ADMIN_TOKEN: PRODUCTION_ADMIN_TOKEN,
       ...PRODUCTION_SERVICES,
     };
     expect(() => readConfig(env)).toThrow('STRIPE_SECRET_KEY is required in production: without it subscriptions would be paid with test cards.');
@@ -228,25 +223,14 @@ describe('readConfig', () => {
     expect(readConfig({ ...env, ...PRODUCTION_STRIPE }).payments.kind).toBe('stripe');
   });
 
-  it('generates the local admin token once, readable only by its owner, and says where it is', () => {
-    const dataDir = join(scratch, 'admin');
+  it('generates the local owner’s password once, readable only by its owner', () => {
+    const dataDir = join(scratch, 'owner');
     const first = readConfig({ DATA_DIR: dataDir });
-    const tokenFile = join(dataDir, 'admin-token');
-    expect(first.adminTokenFile).toBe(tokenFile);
-    expect(first.adminToken).toMatch(/^[A-Za-z0-9_-]{43}$/);
-    expect(statSync(tokenFile).mode & 0o077).toBe(0);
-    expect(readFileSync(tokenFile, 'utf8').trim()).toBe(first.adminToken);
-    expect(readConfig({ DATA_DIR: dataDir }).adminToken).toBe(first.adminToken);
-    // The admin command finds it the same way, without generating one where there is none.
-    expect(readLocalAdminToken(dataDirOf({ DATA_DIR: dataDir }))).toBe(first.adminToken);
-    expect(readLocalAdminToken(join(scratch, 'nothing-here'))).toBeNull();
-    expect(existsSync(join(scratch, 'nothing-here'))).toBe(false);
-  });
-
-  it('uses ADMIN_TOKEN locally when set, and then writes no file', () => {
-    const dataDir = join(scratch, 'admin-env');
-    expect(readConfig({ DATA_DIR: dataDir, ADMIN_TOKEN: PRODUCTION_ADMIN_TOKEN })).toMatchObject({ adminToken: PRODUCTION_ADMIN_TOKEN, adminTokenFile: null });
-    expect(existsSync(join(dataDir, 'admin-token'))).toBe(false);
+    const file = join(dataDir, 'local-owner-password');
+    expect(first.localOwner).toEqual({ email: 'owner@onramp.local', password: expect.stringMatching(/^[A-Za-z0-9_-]{16}$/) });
+    expect(statSync(file).mode & 0o077).toBe(0);
+    expect(readFileSync(file, 'utf8').trim()).toBe(first.localOwner?.password);
+    expect(readConfig({ DATA_DIR: dataDir }).localOwner).toEqual(first.localOwner);
   });
 
   it('reads PUBLIC_URL without its trailing slash, and refuses what is not an http(s) address', () => {

@@ -16,7 +16,9 @@ import { readConfig, type ServerConfig } from '../../src/server/config.js';
 import { isConnectionFailure, openDb, type Db } from '../../src/server/db/db.js';
 import type { OutboxEntry } from '../../src/server/messaging/localOutbox.js';
 import { isoDateOffset } from '../../src/shared/dates.js';
-import { authEmulatorReady, createEmulatorUser, type EmulatorUser } from './identity.js';
+import { addStaff } from '../../src/server/lib/staffMembers.js';
+import type { StaffRole } from '../../src/shared/review.js';
+import { authEmulatorReady, createEmulatorUser, uniqueEmail, type EmulatorUser } from './identity.js';
 
 /** "Now" for the server, moved by tests instead of sleeping. */
 export class TestClock {
@@ -35,6 +37,8 @@ export interface TestServer {
   config: ServerConfig;
   db: Db;
   clock: TestClock;
+  /** A staff member with the reviewer role and their key, as a script acts (staffKey). */
+  reviewer: TestStaff & { key: string };
   /** Every log line the app wrote (JSON). */
   logs: string[];
   /** Another app on the same database (e.g. a production one); closed with this server. */
@@ -100,7 +104,10 @@ async function openWorkerDatabase(): Promise<Db> {
     const { rows } = await db.query<{ name: string }>(
       "SELECT format('%I', tablename) AS name FROM pg_tables WHERE schemaname = 'public' AND tablename <> 'schema_migrations'",
     );
-    await db.exec(`TRUNCATE ${rows.map((row) => row.name).join(', ')} RESTART IDENTITY CASCADE`);
+    // As a superuser with triggers off: the audit record refuses TRUNCATE otherwise (migration 010).
+    await db.exec(
+      `SET session_replication_role = replica; TRUNCATE ${rows.map((row) => row.name).join(', ')} RESTART IDENTITY CASCADE; SET session_replication_role = DEFAULT`,
+    );
   }
   serversOnWorkerDatabase++;
   return db;
@@ -149,6 +156,7 @@ export async function startTestServer(overrides: Partial<ServerConfig> = {}, opt
     config,
     db,
     clock,
+    reviewer: await staffKey(app, ['reviewer']),
     logs,
     buildAnother: build,
     async close() {
@@ -367,7 +375,47 @@ export async function decide(app: FastifyInstance, adminToken: string, driverId:
 export async function approvedDriver(server: TestServer): Promise<TestDriver> {
   const driver = await verifiedDriver(server.app);
   await sendVehicle(server.app, driver);
-  const response = await decide(server.app, server.config.adminToken, driver.driverId, 'approve');
+  const response = await decide(server.app, server.reviewer.key, driver.driverId, 'approve');
   if (response.statusCode !== 200) throw new Error(`approval failed: ${response.statusCode} ${response.body}`);
   return driver;
+}
+
+// ---- staff ----
+
+/** Who a test acts as on the admin side: a named staff member with roles, as the audit record names them. */
+export interface TestStaff {
+  id: string;
+  email: string;
+  roles: StaffRole[];
+}
+
+/** The terminal, as `npm run admin -- staff add` names itself in the audit record. */
+const TEST_TERMINAL = { staffId: null, actor: 'terminal:tests', ip: null };
+
+/**
+ * A staff member with `roles` and a key of theirs, as a script acts (README "Staff"): the key never
+ * idles out, so a test may move the clock. No Firebase account: a key needs none.
+ */
+export async function staffKey(app: FastifyInstance, roles: StaffRole[], email = uniqueEmail(roles.join('-'))): Promise<TestStaff & { key: string }> {
+  const id = await addStaff(app, { email, roles, firebaseUid: `test-${randomBytes(8).toString('hex')}` }, TEST_TERMINAL);
+  const { key } = await app.staffAuth.createKey(id, 'tests');
+  return { id, email, roles, key };
+}
+
+/** A staff member with `roles` and their Firebase account (the emulator; password TEST_PASSWORD), as an owner adds one: who signs in on the page. */
+export async function staffAccount(app: FastifyInstance, roles: StaffRole[]): Promise<TestStaff & { user: EmulatorUser }> {
+  const user = await createEmulatorUser(uniqueEmail(roles.join('-')));
+  const id = await addStaff(app, { email: user.email, roles, firebaseUid: user.uid }, TEST_TERMINAL);
+  return { id, email: user.email, roles, user };
+}
+
+/**
+ * A staff member with `roles` signed in as the page does: their Firebase account's ID token
+ * exchanged at POST /admin/session for a staff session. The sign-in is fresh (export, erase).
+ */
+export async function staffSession(app: FastifyInstance, roles: StaffRole[]): Promise<TestStaff & { token: string; user: EmulatorUser }> {
+  const staff = await staffAccount(app, roles);
+  const response = await app.inject({ method: 'POST', url: '/admin/session', payload: { idToken: staff.user.idToken } });
+  if (response.statusCode !== 200) throw new Error(`staff sign-in failed: ${response.statusCode} ${response.body}`);
+  return { ...staff, token: String(json(response).token) };
 }

@@ -24,7 +24,6 @@ const lintConfig = (readConfig: typeof import('../../server/config.js').readConf
   readConfig({
     DATA_DIR: join(tmpdir(), 'onramp-lint'),
     DATA_KEY: randomBytes(32).toString('base64'),
-    ADMIN_TOKEN: randomBytes(32).toString('base64url'),
     LOG_LEVEL: 'silent',
   });
 

@@ -1,20 +1,28 @@
 /**
- * The administrator's review page (/admin): the review queue a page at a time, searchable by
- * name, email or phone; each driver opens into everything they sent, and the approve/reject
- * decision. Loaded as its own chunk, so drivers never download it.
+ * The operator's page (/admin): staff sign in as themselves (Firebase, as drivers do) and see the
+ * sections their roles allow: the review queue a page at a time, searchable by name, email or
+ * phone, each driver opening into everything they sent and the decision (reviewers); data requests
+ * (privacy officers); staff and the audit record (owners); a key for the command line (everyone).
+ * Loaded as its own chunk, so drivers never download it.
  *
- * The admin token is asked for once per tab and kept in sessionStorage (storage.ts); any 401/403
- * forgets it and shows the server's message on the token form again.
+ * The session token is kept in sessionStorage (storage.ts). When the server ends the session (15
+ * idle minutes, 8 hours, a removal) or an action needs a fresh sign-in, the page asks for one in a
+ * dialog over itself, so nothing typed is lost; a role not given is told in a toast.
  */
 import { useCallback, useEffect, useMemo, useRef, useState, type FormEvent, type KeyboardEvent } from 'react';
+import toast from 'react-hot-toast';
+import useSWR from 'swr';
 import useSWRInfinite, { type SWRInfiniteConfiguration } from 'swr/infinite';
-import type { QueuePage, ReviewStatus } from '../../shared/review.js';
+import type { QueuePage, ReviewStatus, StaffRole, StaffSession } from '../../shared/review.js';
+import { request, type ApiFailure } from '../api.js';
+import { flow } from '../flow.js';
 import { READ_ONCE, type RequestError } from '../reads.js';
-import { clearAdminToken, getAdminToken, setAdminToken } from '../storage.js';
-import { checkRefusal, queuePath, readAdmin, type AdminKey, type AdminSession } from './adminApi.js';
+import { clearStaffToken, getStaffToken, setStaffToken } from '../storage.js';
+import { checkRefusal, needsSignIn, queuePath, readAdmin, type AdminKey, type AdminSession } from './adminApi.js';
 import { formatTime, localToday, REVIEW_TABS } from './adminData.js';
 import { DriverCard } from './DriverCard.js';
-import { TokenForm } from './TokenForm.js';
+import { StaffSignInAgain, StaffSignInForm } from './StaffSignIn.js';
+import { AuditSection, KeySection, PrivacySection, ROLE_LABELS, StaffSection } from './StaffSections.js';
 import '../shell.js';
 
 /** New drivers show up without a reload while a reviewer keeps the Waiting tab open and in view. */
@@ -29,7 +37,7 @@ const WAITING_REFRESH: SWRInfiniteConfiguration = {
 };
 
 const PAGE_TITLE = 'Driver review · Onramp';
-const TOKEN_REFUSED = 'The admin token was not accepted.'; // only if the server gave no message
+const SESSION_ENDED = 'Your staff session has ended. Please sign in again.'; // only if the server gave no message
 
 const LIST_HEADINGS: Record<ReviewStatus, string> = {
   pending: 'Drivers waiting for review',
@@ -235,10 +243,52 @@ function ReviewBoard({ session }: { session: AdminSession }) {
   );
 }
 
+/** The page's sections, each for the roles that may use it (null: everyone signed in). */
+const SECTIONS: readonly { id: string; label: string; roles: readonly StaffRole[] | null }[] = [
+  { id: 'review', label: 'Review', roles: ['reviewer'] },
+  { id: 'privacy', label: 'Data requests', roles: ['privacy-officer'] },
+  { id: 'staff', label: 'Staff', roles: ['owner'] },
+  { id: 'audit', label: 'Audit record', roles: ['owner'] },
+  { id: 'key', label: 'Command line', roles: null },
+];
+
+function Sections({ session }: { session: AdminSession }) {
+  const allowed = SECTIONS.filter((section) => !section.roles || section.roles.some((role) => session.me.roles.includes(role)));
+  const [chosen, setChosen] = useState(allowed[0]!.id);
+  const section = allowed.find((each) => each.id === chosen) ?? allowed[0]!;
+  return (
+    <>
+      <nav className="admin-nav" aria-label="Sections">
+        {allowed.map((each) => (
+          <button
+            key={each.id}
+            type="button"
+            className="admin-tab"
+            aria-current={each.id === section.id ? 'page' : undefined}
+            onClick={() => setChosen(each.id)}
+          >
+            {each.label}
+          </button>
+        ))}
+      </nav>
+      {section.id === 'review' && <ReviewBoard session={session} />}
+      {section.id === 'privacy' && <PrivacySection session={session} />}
+      {section.id === 'staff' && <StaffSection session={session} />}
+      {section.id === 'audit' && <AuditSection session={session} />}
+      {section.id === 'key' && <KeySection session={session} />}
+    </>
+  );
+}
+
+/** Who a session token belongs to, read once per token (GET /admin/session). */
+const readMe = ([path, bearer]: AdminKey) => readAdmin<StaffSession>([path, bearer]);
+
 export function AdminPage() {
   // Held in state too, so the page still works for this view when sessionStorage is unavailable.
-  const [token, setToken] = useState(() => getAdminToken());
-  const [refusal, setRefusal] = useState<string>();
+  const [token, setToken] = useState(() => getStaffToken());
+  /** Why the page asks for a sign-in over itself; undefined when it doesn't. */
+  const [asking, setAsking] = useState<string>();
+  const [signedOut, setSignedOut] = useState<string>();
 
   useEffect(() => {
     const previous = document.title;
@@ -248,24 +298,42 @@ export function AdminPage() {
     };
   }, []);
 
-  const refused = useCallback((message?: string) => {
-    clearAdminToken();
-    setToken(undefined);
-    setRefusal(message ?? TOKEN_REFUSED);
+  const { data: me, mutate: setMe } = useSWR<StaffSession, RequestError>(token ? ['/admin/session', token] : null, readMe, {
+    ...READ_ONCE,
+    // Signed in again: the page stays as it was while the new token's answer comes.
+    keepPreviousData: true,
+    // A token from an earlier visit that no longer works: back to the sign-in form, without a dialog.
+    onError: (failed) => {
+      if (!needsSignIn(failed.failure)) return;
+      clearStaffToken();
+      setToken(undefined);
+    },
+  });
+
+  const refused = useCallback((failure: ApiFailure) => {
+    if (needsSignIn(failure)) setAsking(failure.message ?? SESSION_ENDED);
+    else toast.error(failure.message ?? flow.messages.requestFailed);
   }, []);
 
-  const session = useMemo<AdminSession | undefined>(() => (token ? { bearer: token, refused } : undefined), [token, refused]);
+  const session = useMemo<AdminSession | undefined>(() => (token && me ? { bearer: token, me, refused } : undefined), [token, me, refused]);
 
-  function open(newToken: string) {
-    setAdminToken(newToken);
-    setRefusal(undefined);
+  function signedIn(answer: StaffSession & { token: string }) {
+    const { token: newToken, ...who } = answer;
+    // Someone else signing in over the page starts it afresh: what the last person was doing is theirs.
+    if (me && who.email !== me.email) window.location.reload();
+    setStaffToken(newToken);
+    setAsking(undefined);
+    setSignedOut(undefined);
+    void setMe(who, { revalidate: false });
     setToken(newToken);
   }
 
-  function signOut() {
-    clearAdminToken();
-    setRefusal(undefined);
+  async function signOut() {
+    if (token) await request('/admin/session/end', { method: 'POST', bearer: token });
+    clearStaffToken();
     setToken(undefined);
+    setAsking(undefined);
+    setSignedOut('You are signed out.');
   }
 
   return (
@@ -274,18 +342,33 @@ export function AdminPage() {
         <img src="/assets/logo.svg" alt="Onramp" width={120} height={32} />
         <h1 className="admin-title">Driver review</h1>
         {session && (
-          <button type="button" className="admin-link-button admin-sign-out" onClick={signOut}>
+          <p className="admin-who admin-muted">
+            {session.me.email} · {session.me.roles.map((role) => ROLE_LABELS[role]).join(', ')}
+          </p>
+        )}
+        {session && (
+          <button type="button" className="admin-link-button admin-sign-out" onClick={() => void signOut()}>
             Sign out
           </button>
         )}
       </header>
       <main className="admin-main">
         {session ? (
-          <ReviewBoard session={session} />
+          <Sections session={session} />
+        ) : token ? (
+          <div className="page-loading" role="status" aria-live="polite">
+            <span className="spinner spinner-large" aria-hidden="true" />
+          </div>
         ) : (
-          <TokenForm heading="Sign in to review drivers" submitText="Open review" refusal={refusal} onOpen={open} />
+          <>
+            <h2>Staff sign-in</h2>
+            <StaffSignInForm notice={signedOut} onSignedIn={signedIn} />
+          </>
         )}
       </main>
+      {session && asking !== undefined && (
+        <StaffSignInAgain email={session.me.email} notice={asking} onSignedIn={signedIn} onCancel={() => setAsking(undefined)} />
+      )}
     </div>
   );
 }

@@ -2,13 +2,24 @@
  * One driver in the review list: a summary line that opens into everything the driver sent,
  * loaded then (GET /admin/drivers/:id) and drawn from the steps' schemas: each step's answers with
  * their titles, documents as thumbnails, sensitive values masked, and what changed since the last
- * review. While the driver waits, the reviewer approves, or rejects with a reason and fixes asked
- * field by field, each with its own reason.
+ * review, and who made each past decision. While the driver waits, the reviewer approves, or
+ * rejects with a reason and fixes asked field by field, each with its own reason. Opening a
+ * waiting driver claims them for this reviewer (the server does): the others see who has them,
+ * and decide once the claim is released or lapses.
  */
 import { useRef, useState, type FormEvent, type ReactNode } from 'react';
 import toast from 'react-hot-toast';
 import useSWR from 'swr';
-import { MAX_REASON_LENGTH, type FixRequest, type QueueDriver, type ReviewDriver, type ReviewedField, type ReviewedStep } from '../../shared/review.js';
+import {
+  MAX_REASON_LENGTH,
+  type Claim,
+  type FixRequest,
+  type QueueDriver,
+  type ReviewDriver,
+  type ReviewedField,
+  type ReviewedStep,
+} from '../../shared/review.js';
+import { request } from '../api.js';
 import type { RequestError } from '../reads.js';
 import { flow } from '../flow.js';
 import { approveDriver, checkRefusal, driverPath, isRefusal, readAdmin, rejectDriver, type AdminSession } from './adminApi.js';
@@ -127,7 +138,7 @@ function Decision({
         toast.success(done);
         onDecided(driver.id);
       } else if (isRefusal(result.status)) {
-        session.refused(result.message);
+        session.refused(result);
       } else {
         toast.error(result.message ?? flow.messages.requestFailed);
       }
@@ -225,6 +236,16 @@ function Decision({
   );
 }
 
+/** Who has a waiting driver: "You are reviewing …" or "Being reviewed by …", until when. */
+function ClaimNote({ claim }: { claim: Claim }) {
+  const until = formatTime(claim.expiresAt);
+  return (
+    <span className={claim.byMe ? 'admin-claim is-mine' : 'admin-claim'}>
+      {claim.byMe ? `You are reviewing this driver (until ${until})` : `Being reviewed by ${claim.by} (until ${until})`}
+    </span>
+  );
+}
+
 /** Everything the driver sent, loaded when the card opens. */
 function DriverDetails({
   summary,
@@ -233,7 +254,11 @@ function DriverDetails({
   today,
   panelId,
 }: Omit<DriverCardProps, 'driver' | 'expanded' | 'onToggle'> & { summary: QueueDriver; panelId: string }) {
-  const { data: driver, error } = useSWR<ReviewDriver, RequestError>([driverPath(summary.id), session.bearer], readAdmin<ReviewDriver>, {
+  const {
+    data: driver,
+    error,
+    mutate,
+  } = useSWR<ReviewDriver, RequestError>([driverPath(summary.id), session.bearer], readAdmin<ReviewDriver>, {
     revalidateOnFocus: false,
     onError: (failed) => checkRefusal(session, failed),
   });
@@ -248,6 +273,16 @@ function DriverDetails({
   if (!driver) return <p className="admin-muted">Loading…</p>;
   const name = driverName(driver);
   const waiting = driver.status === 'pending' && driver.isSessionComplete;
+  const claimedByOther = driver.claim && !driver.claim.byMe;
+
+  async function release() {
+    const result = await request(driverPath(driver!.id, 'release'), { method: 'POST', bearer: session.bearer });
+    if (!result.ok) session.refused(result);
+    else {
+      toast.success('Released: another reviewer can take this driver.');
+      void mutate({ ...driver!, claim: undefined }, { revalidate: false });
+    }
+  }
   const fixes: FixRequest[] = [...drafts].map(([key, reason]) => {
     const [step = '', field = ''] = key.split('/');
     return { step, field, reason };
@@ -267,6 +302,29 @@ function DriverDetails({
         <p className="admin-note">
           <strong>Rejected:</strong> {driver.rejectionReason}
         </p>
+      )}
+      {driver.claim && (
+        <p className="admin-note">
+          <ClaimNote claim={driver.claim} />
+          {driver.claim.byMe && (
+            <button type="button" className="admin-link-button" onClick={() => void release()}>
+              Release
+            </button>
+          )}
+        </p>
+      )}
+      {driver.decisions.length > 0 && (
+        <section className="admin-history" aria-labelledby={`${panelId}-history`}>
+          <h4 id={`${panelId}-history`}>Decisions</h4>
+          <ul>
+            {driver.decisions.map((decision) => (
+              <li key={`${decision.at}-${decision.decision}`}>
+                {decision.decision === 'approved' ? 'Approved' : 'Rejected'} by {decision.by} on {formatTime(decision.at)}
+                {decision.reason && `: ${decision.reason}`}
+              </li>
+            ))}
+          </ul>
+        </section>
       )}
       <div className="admin-sections">
         <section className="admin-section" aria-labelledby={`${panelId}-account`}>
@@ -290,7 +348,7 @@ function DriverDetails({
                   field={field}
                   session={session}
                   today={today}
-                  fix={waiting && step.reviewed ? drafts.get(fixKey(step.step, field.field)) : null}
+                  fix={waiting && !claimedByOther && step.reviewed ? drafts.get(fixKey(step.step, field.field)) : null}
                   onFix={(reason) => setFix(step.step, field.field, reason)}
                 />
               ))}
@@ -298,7 +356,8 @@ function DriverDetails({
           </section>
         ))}
       </div>
-      {waiting && <Decision driver={driver} name={name} fixes={fixes} session={session} onDecided={onDecided} />}
+      {waiting && !claimedByOther && <Decision driver={driver} name={name} fixes={fixes} session={session} onDecided={onDecided} />}
+      {waiting && claimedByOther && <p className="admin-muted">You can decide on this driver once they are released or the claim lapses.</p>}
     </div>
   );
 }
@@ -323,6 +382,7 @@ export function DriverCard({ driver, session, expanded, onToggle, onDecided, tod
           <span>
             {submitted.label} <time dateTime={submitted.iso}>{formatTime(submitted.iso)}</time>
           </span>
+          {driver.claim && <ClaimNote claim={driver.claim} />}
         </p>
       </div>
       {expanded && <DriverDetails summary={driver} session={session} onDecided={onDecided} today={today} panelId={panelId} />}

@@ -1,9 +1,10 @@
-/** The admin API's calls, each with the admin token the page was given (answers: src/shared/review.ts). */
-import type { FixRequest, QueueDriver, ReviewStatus } from '../../shared/review.js';
-import { request, type ApiResult } from '../api.js';
+/** The admin API's calls, each with the staff member's session token (answers: src/shared/review.ts). */
+import type { FixRequest, QueueDriver, ReviewStatus, StaffSession } from '../../shared/review.js';
+import { getBlob, isSignInAgain, request, type ApiFailure, type ApiResult } from '../api.js';
 import { dataOf, type RequestError } from '../reads.js';
 
-export const driverPath = (id: string, action?: 'approve' | 'reject') => `/admin/drivers/${encodeURIComponent(id)}${action ? `/${action}` : ''}`;
+export const driverPath = (id: string, action?: 'approve' | 'reject' | 'release' | 'export' | 'erase') =>
+  `/admin/drivers/${encodeURIComponent(id)}${action ? `/${action}` : ''}`;
 
 /** A page of the queue: `after` is the `next` of the page before; `search` matches name, email or phone. */
 export function queuePath(status: ReviewStatus, options: { search: string; after?: string }): string {
@@ -13,7 +14,7 @@ export function queuePath(status: ReviewStatus, options: { search: string; after
   return `/admin/drivers?${query}`;
 }
 
-/** swr's key of an admin read: the path, and the admin token it is read with. */
+/** swr's key of an admin read: the path, and the staff session token it is read with. */
 export type AdminKey = readonly [path: string, bearer: string];
 
 /** swr's fetcher of the admin API; `T` is the answer's type (src/shared/review.ts). */
@@ -35,17 +36,53 @@ export const rejectDriver = (driver: QueueDriver, rejection: { reason: string; f
     },
   });
 
-/** 401 (no or wrong admin token) and 403 (a driver's token) both mean: this token can't review. */
+/** 401 (no or an ended session) and 403 (a role not given, a driver's token, a sign-in too old): the call is not this person's to make now. */
 export const isRefusal = (status: number): boolean => status === 401 || status === 403;
 
-/** What every part of the review page needs to call the admin API. */
+/** The session ended (401), or the action needs a fresh sign-in: the page asks for one over itself. */
+export const needsSignIn = (failure: ApiFailure): boolean => failure.status === 401 || isSignInAgain(failure);
+
+/** What every part of the admin page needs to call the admin API. */
 export interface AdminSession {
   bearer: string;
-  /** The server refused the admin token (401/403): forget it and show why. */
-  refused: (message?: string) => void;
+  /** Who is signed in, and their roles: the page shows what they allow. */
+  me: StaffSession;
+  /** The server refused a call (401/403): ask for a sign-in over the page, or say why. */
+  refused: (failure: ApiFailure) => void;
 }
 
-/** swr's `onError` of an admin read: a refused token is forgotten, and the page asks for one again. */
+/** swr's `onError` of an admin read: a refusal is handed to the page. */
 export function checkRefusal(session: AdminSession, error: RequestError): void {
-  if (isRefusal(error.failure.status)) session.refused(error.failure.message);
+  if (isRefusal(error.failure.status)) session.refused(error.failure);
+}
+
+/**
+ * Signs a staff member in as drivers sign in: their email and password checked by Firebase (loaded
+ * only now), and its fresh ID token exchanged for a staff session. A wrong email or password is
+ * `wrongCredentials`, told apart from the server's refusal (not a staff member).
+ */
+export async function signInStaff(email: string, password: string): Promise<ApiResult<StaffSession> | { ok: false; wrongCredentials: true }> {
+  const { passwordIdToken, WrongCredentialsError } = await import('../identity.js');
+  let idToken: string;
+  try {
+    idToken = await passwordIdToken(email, password);
+  } catch (error) {
+    if (error instanceof WrongCredentialsError) return { ok: false, wrongCredentials: true };
+    throw error;
+  }
+  return request<StaffSession>('/admin/session', { method: 'POST', body: { idToken } });
+}
+
+/** Saves what an admin path answers as a file the browser downloads (an export, the audit record). */
+export async function download(path: string, bearer: string, filename: string): Promise<ApiResult<Blob>> {
+  const result = await getBlob(path, bearer);
+  if (result.ok) {
+    const url = URL.createObjectURL(result.data);
+    const link = document.createElement('a');
+    link.href = url;
+    link.download = filename;
+    link.click();
+    setTimeout(() => URL.revokeObjectURL(url), 60_000);
+  }
+  return result;
 }

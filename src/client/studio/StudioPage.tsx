@@ -5,25 +5,25 @@
  * nothing is sent and no guard runs. The form itself is drawn in a frame (StudioFrame.tsx), so
  * the page's own width rules apply as on a phone.
  *
- * Open under `npm run dev`; otherwise the server asks for the admin token, entered here as on
+ * Open under `npm run dev`; otherwise for staff, who sign in here as on
  * the review page. Loaded as its own chunk, so drivers never download it.
  */
 import { Fragment, Suspense, use, useEffect, useMemo, useRef, useState } from 'react';
 import useSWR from 'swr';
 import type { FormStep } from '../../shared/flow.js';
-import { TokenForm } from '../admin/TokenForm.js';
+import { StaffSignInForm } from '../admin/StaffSignIn.js';
 import { isRefusal } from '../admin/adminApi.js';
 import { request } from '../api.js';
 import { flow, isFormStep } from '../flow.js';
 import { dataOf, READ_ONCE, type RequestError } from '../reads.js';
-import { clearAdminToken, getAdminToken, setAdminToken } from '../storage.js';
+import { clearStaffToken, getStaffToken, setStaffToken } from '../storage.js';
 import { loadStepForm, type FormData } from '../StepFormView.js';
 import { differencesFrom, FIXTURES_URL, messagesByPointer, type FrameMessage, type ShowMessage } from './studioData.js';
 import type { ListedFixture } from '../../shared/fixtureFiles.js';
 import '../shell.js';
 
 const PAGE_TITLE = 'Form studio · Onramp';
-const TOKEN_REFUSED = 'The admin token was not accepted.'; // only if the server gave no message
+const SESSION_ENDED = 'Your staff session has ended. Please sign in again.'; // only if the server gave no message
 
 /** The preview's sizes: the phone the tests use, and a desktop past the page's 900 px breakpoint. */
 const WIDTHS = {
@@ -79,7 +79,7 @@ const readFixtures = ([url, token]: readonly [string, string | undefined]): Prom
   dataOf(request<{ fixtures: ListedFixture[] }>(url, { bearer: token })).then((answer) => answer.fixtures);
 
 export function StudioPage() {
-  const [token, setToken] = useState(getAdminToken);
+  const [token, setToken] = useState(getStaffToken);
   const {
     data: fixtures,
     error,
@@ -88,7 +88,7 @@ export function StudioPage() {
   } = useSWR<ListedFixture[], RequestError>([FIXTURES_URL, token], readFixtures, {
     ...READ_ONCE,
     onError: (failed) => {
-      if (isRefusal(failed.failure.status)) clearAdminToken();
+      if (isRefusal(failed.failure.status)) clearStaffToken();
     },
   });
   const refused = error && isRefusal(error.failure.status);
@@ -102,9 +102,9 @@ export function StudioPage() {
   }, []);
 
   function open(newToken: string) {
-    setAdminToken(newToken);
+    setStaffToken(newToken);
     setToken(newToken);
-    // The same token entered again is tried again: its key is unchanged, so it is read afresh.
+    // The same token again is tried again: its key is unchanged, so it is read afresh.
     if (newToken === token) void mutate();
   }
 
@@ -122,11 +122,11 @@ export function StudioPage() {
       )}
       {!isLoading && refused && (
         <main className="studio-panel">
-          <TokenForm
-            heading="Sign in to preview the forms"
+          <h2>Sign in to preview the forms</h2>
+          <StaffSignInForm
             submitText="Open the studio"
-            refusal={token ? (error.failure.message ?? TOKEN_REFUSED) : undefined}
-            onOpen={open}
+            notice={token ? (error.failure.message ?? SESSION_ENDED) : undefined}
+            onSignedIn={(session) => open(session.token)}
           />
         </main>
       )}

@@ -10,6 +10,7 @@ import fp from 'fastify-plugin';
 
 export const SIGN_IN_NOT_VERIFIED = 'Your sign-in could not be verified. Please try again.';
 export const SIGN_IN_UNAVAILABLE = 'Sign-in is unavailable right now. Please try again in a moment.';
+export const EMAIL_REFUSED = 'Firebase Authentication does not take this email address.';
 export const IDENTITY_UNAVAILABLE = 'Firebase Authentication could not be reached. Please try again in a moment.';
 
 export interface SignedInUser {
@@ -37,6 +38,12 @@ export interface Identity {
    * already gone counts as deleted. Throws a 503 when Firebase can't be reached.
    */
   deleteUser(uid: string): Promise<void>;
+  /**
+   * The Firebase account of this email, created (without a password, or with `password`) when
+   * there is none: `created` says which. Adding a staff member makes their account this way. Given
+   * `password`, an existing account is given it too (the local ready-made owner's, main.ts).
+   */
+  ensureAccount(email: string, options?: { password?: string; emailVerified?: boolean }): Promise<{ uid: string; created: boolean }>;
 }
 
 declare module 'fastify' {
@@ -125,6 +132,27 @@ export const identityPlugin = fp<{ projectId: string; emulatorHost: string | nul
           // Deleted before (an erasure tried again, or by hand in the Firebase console): done.
           if (code === 'auth/user-not-found') return;
           app.log.error({ code }, 'Firebase Authentication could not delete a user');
+          throw app.httpErrors.serviceUnavailable(IDENTITY_UNAVAILABLE);
+        }
+      },
+      async ensureAccount(email: string, options: { password?: string; emailVerified?: boolean } = {}) {
+        try {
+          const { uid } = await auth.getUserByEmail(email);
+          if (options.password) await auth.updateUser(uid, options);
+          return { uid, created: false };
+        } catch (error) {
+          const code = String((error as { code?: unknown }).code ?? '');
+          if (code === 'auth/invalid-email') throw app.httpErrors.badRequest(EMAIL_REFUSED);
+          if (code !== 'auth/user-not-found') {
+            app.log.error({ code }, 'Firebase Authentication could not be reached');
+            throw app.httpErrors.serviceUnavailable(IDENTITY_UNAVAILABLE);
+          }
+        }
+        try {
+          return { uid: (await auth.createUser({ email, ...options })).uid, created: true };
+        } catch (error) {
+          if ((error as { code?: unknown }).code === 'auth/invalid-email') throw app.httpErrors.badRequest(EMAIL_REFUSED);
+          app.log.error({ code: String((error as { code?: unknown }).code ?? '') }, 'Firebase Authentication could not create a user');
           throw app.httpErrors.serviceUnavailable(IDENTITY_UNAVAILABLE);
         }
       },

@@ -2,8 +2,14 @@
  * The admin API (issue 3; the spec leaves approval out, but without it nobody gets past the
  * wait): the review queue, paged and searchable; each driver's answers drawn from the steps'
  * schemas (lib/reviewView.ts) with their documents; approve; reject with a reason and fixes
- * field by field; and a resume link. Everything here needs ADMIN_TOKEN (plugins/adminAuth.ts).
- * The answers' contract is src/shared/review.ts.
+ * field by field; and a resume link. Everything here is for staff with the reviewer role
+ * (plugins/staffAuth.ts), and each opening of a driver or a document, each decision and each
+ * resume link is written to the audit record (plugins/audit.ts). The answers' contract is
+ * src/shared/review.ts.
+ *
+ * A team shares the queue: opening a waiting driver claims them for that reviewer for
+ * CLAIM_LIFETIME_MS (opening again renews it). While the claim lasts the others see who has them
+ * and can't decide on them (409); a decision or POST /drivers/:id/release ends it.
  *
  * Sensitive answers (SSN, account number) leave the server masked, as everywhere (DESIGN §5).
  */
@@ -15,6 +21,7 @@ import {
   type FixRequest,
   type QueueDriver,
   type QueuePage,
+  type PastDecision,
   type ReviewDriver,
   type ReviewStatus,
 } from '../../shared/review.js';
@@ -33,6 +40,9 @@ export const ADMIN_PREFIX = '/admin';
  * session (plugins/sessions.ts).
  */
 export const RESUME_LINK_LIFETIME_MS = 15 * 60 * 1000;
+
+/** How long opening a waiting driver keeps them for the reviewer: long enough to look at every document. */
+export const CLAIM_LIFETIME_MS = 15 * 60 * 1000;
 
 /** The queue's page size unless asked otherwise, and the most a page may hold. */
 export const DEFAULT_PAGE_SIZE = 50;
@@ -60,6 +70,7 @@ export const ADMIN_MESSAGES = {
   emailNotVerified: 'This driver has not verified their email yet: they can finish signing up, or sign in, at the sign-up page.',
   changedSince: 'This driver changed their details after you opened them. Reload the list to review what they sent.',
   noHost: 'The request has no usable Host header: set PUBLIC_URL so resume links have an address.',
+  claimedBy: 'This driver is being reviewed by {email} until {time} UTC. Try again once they are done.',
 } as const;
 
 interface QueueRow {
@@ -75,7 +86,14 @@ interface QueueRow {
   is_subscription_paid: boolean;
   created_at: Date;
   submitted_at: Date | null;
+  claimed_by: string | null;
+  claim_staff_id: string | null;
+  claim_expires_at: Date | null;
 }
+
+/** A driver's live claim and who holds it ($n: now), joined to a driver row `d`. */
+const CLAIM_COLUMNS = 'cs.email AS claimed_by, qc.staff_id AS claim_staff_id, qc.expires_at AS claim_expires_at';
+const CLAIM_JOIN = (now: string) => `LEFT JOIN queue_claims qc ON qc.driver_id = d.id AND qc.expires_at > ${now} LEFT JOIN staff cs ON cs.id = qc.staff_id`;
 
 /**
  * A page of drivers in one review state, by submission time: the queue ("pending": those who
@@ -86,8 +104,9 @@ interface QueueRow {
 export const queueSql = (ascending: boolean) => `
   SELECT d.id, d.email, d.phone, d.provider, d.status, d.rejection_reason, d.review_version, d.is_session_complete,
     d.is_subscription_paid, d.created_at, d.submitted_at, d.review_name AS name,
-    to_char(d.submitted_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS submitted_key
-  FROM drivers d
+    to_char(d.submitted_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS submitted_key,
+    ${CLAIM_COLUMNS}
+  FROM drivers d ${CLAIM_JOIN('$7')}
   WHERE d.status = $1 AND d.submitted_at IS NOT NULL
     AND ($3::timestamptz IS NULL OR (d.submitted_at, d.id) ${ascending ? '>' : '<'} ($3::timestamptz, $4::uuid))
     AND ($5::text IS NULL OR d.email ILIKE $5 OR d.review_name ILIKE $5 OR ($6::text <> '' AND d.phone LIKE $6))
@@ -96,10 +115,11 @@ export const queueSql = (ascending: boolean) => `
 
 const ONE_DRIVER_SQL = `
   SELECT d.id, d.email, d.phone, d.provider, d.status, d.rejection_reason, d.review_version, d.is_session_complete,
-    d.is_subscription_paid, d.created_at, d.submitted_at, d.email_verified_at IS NOT NULL AS email_verified, d.review_name AS name
-  FROM drivers d WHERE d.id = $1`;
+    d.is_subscription_paid, d.created_at, d.submitted_at, d.email_verified_at IS NOT NULL AS email_verified, d.review_name AS name,
+    ${CLAIM_COLUMNS}
+  FROM drivers d ${CLAIM_JOIN('$2')} WHERE d.id = $1`;
 
-const queueDriver = (row: QueueRow): QueueDriver => ({
+const queueDriver = (row: QueueRow, staffId: string): QueueDriver => ({
   id: row.id,
   email: row.email,
   phone: row.phone,
@@ -113,6 +133,10 @@ const queueDriver = (row: QueueRow): QueueDriver => ({
   isSubscriptionPaid: row.is_subscription_paid,
   createdAt: row.created_at.toISOString(),
   submittedAt: row.submitted_at?.toISOString() ?? null,
+  ...(row.claimed_by &&
+    row.claim_expires_at && {
+      claim: { by: row.claimed_by, byMe: row.claim_staff_id === staffId, expiresAt: new Date(row.claim_expires_at).toISOString() },
+    }),
 });
 
 /**
@@ -229,16 +253,40 @@ function publicOriginOf(config: ServerConfig, request: FastifyRequest): string {
 type DriverParams = { Params: { id: string } };
 
 export async function adminRoutes(app: FastifyInstance, options: { config: ServerConfig }) {
-  app.addHook('onRequest', app.requireAdmin);
+  app.addHook('onRequest', app.requireStaff);
+  const reviewers = { config: { staffRoles: ['reviewer'] as const } };
   const flow = () => app.callReader.flow;
 
-  /** The driver as the queue lists them, or a 404 for an id that names nobody. */
-  async function queuedDriver(id: string): Promise<QueueDriver & { isEmailVerified: boolean }> {
+  /** The driver as the queue lists them (their claim as `request`'s reviewer sees it), or a 404 for an id that names nobody. */
+  async function queuedDriver(id: string, request: FastifyRequest): Promise<QueueDriver & { isEmailVerified: boolean }> {
     if (!isUuid(id)) throw httpErrors.notFound(ADMIN_MESSAGES.unknownDriver);
-    const { rows } = await app.db.query<QueueRow & { email_verified: boolean }>(ONE_DRIVER_SQL, [id]);
+    const { rows } = await app.db.query<QueueRow & { email_verified: boolean }>(ONE_DRIVER_SQL, [id, app.now()]);
     const row = rows[0];
     if (!row) throw httpErrors.notFound(ADMIN_MESSAGES.unknownDriver);
-    return { ...queueDriver(row), isEmailVerified: row.email_verified };
+    return { ...queueDriver(row, request.staff!.id), isEmailVerified: row.email_verified };
+  }
+
+  /**
+   * Claims a waiting driver for the reviewer, or renews their own claim; another reviewer's live
+   * claim stays. One statement, so two reviewers opening one driver at once can't both have it.
+   */
+  async function claim(driverId: string, staffId: string): Promise<void> {
+    const now = app.now();
+    await app.db.query(
+      `INSERT INTO queue_claims (driver_id, staff_id, claimed_at, expires_at) VALUES ($1, $2, $3, $4)
+       ON CONFLICT (driver_id) DO UPDATE SET staff_id = EXCLUDED.staff_id, claimed_at = EXCLUDED.claimed_at, expires_at = EXCLUDED.expires_at
+       WHERE queue_claims.staff_id = EXCLUDED.staff_id OR queue_claims.expires_at <= EXCLUDED.claimed_at`,
+      [driverId, staffId, now, new Date(now.getTime() + CLAIM_LIFETIME_MS)],
+    );
+  }
+
+  /** Every past decision on the driver, with who made it. */
+  async function decisionsOf(driverId: string): Promise<PastDecision[]> {
+    const { rows } = await app.db.query<{ decision: PastDecision['decision']; reason: string | null; reviewed_by: string; reviewed_at: Date }>(
+      'SELECT decision, reason, reviewed_by, reviewed_at FROM driver_reviews WHERE driver_id = $1 ORDER BY reviewed_at, id',
+      [driverId],
+    );
+    return rows.map((row) => ({ decision: row.decision, reason: row.reason, by: row.reviewed_by, at: new Date(row.reviewed_at).toISOString() }));
   }
 
   /** The fixes asked of the driver and not yet sent. */
@@ -264,10 +312,11 @@ export async function adminRoutes(app: FastifyInstance, options: { config: Serve
    * driver's data is still the version the reviewer saw. What the reviewer saw is kept, so the
    * next review shows what changed since.
    */
-  async function decide(id: string, decision: 'approved' | 'rejected', body: unknown) {
+  async function decide(request: FastifyRequest<DriverParams>, decision: 'approved' | 'rejected') {
     // The body is checked first: a bad request is a bad request whoever it names.
-    const { reviewVersion, reason, fixes } = decisionBodyOf(body, decision);
-    const driver = await queuedDriver(id);
+    const { reviewVersion, reason, fixes } = decisionBodyOf(request.body, decision);
+    const staff = request.staff!;
+    const driver = await queuedDriver(request.params.id, request);
     // Nothing to judge before the vehicle and its documents were sent.
     if (!driver.isSessionComplete) throw httpErrors.conflict(ADMIN_MESSAGES.notSubmitted);
     const fixesTold = await checkFixes(driver.id, fixes);
@@ -276,19 +325,41 @@ export async function adminRoutes(app: FastifyInstance, options: { config: Serve
     // field by its title. The status keeps the reason alone: the fixes are listed beside it.
     const told = [reason, ...fixesTold].filter(Boolean).join('\n');
     await app.db.transaction(async (tx) => {
+      // Another reviewer's live claim: theirs to decide (locked, so a claim can't be taken meanwhile).
+      const { rows: claims } = await tx.query<{ staff_id: string; email: string; expires_at: Date }>(
+        `SELECT qc.staff_id, st.email, qc.expires_at FROM queue_claims qc JOIN staff st ON st.id = qc.staff_id
+         WHERE qc.driver_id = $1 AND qc.expires_at > $2 FOR UPDATE OF qc`,
+        [driver.id, now],
+      );
+      const held = claims[0];
+      if (held && held.staff_id !== staff.id) {
+        throw httpErrors.conflict(
+          ADMIN_MESSAGES.claimedBy.replace('{email}', held.email).replace('{time}', new Date(held.expires_at).toISOString().slice(11, 16)),
+        );
+      }
       const decided = await tx.query(
         `UPDATE drivers SET status = $2, rejection_reason = $3, reviewed_at = $4, reviewed_by = $5, updated_at = $4
          WHERE id = $1 AND review_version = $6 RETURNING id`,
-        [driver.id, decision, reason, now, app.adminReviewer, reviewVersion],
+        [driver.id, decision, reason, now, staff.email, reviewVersion],
       );
       if (decided.rows.length === 0) throw httpErrors.conflict(ADMIN_MESSAGES.changedSince);
       await tx.query('INSERT INTO driver_reviews (driver_id, decision, reason, reviewed_by, reviewed_at) VALUES ($1, $2, $3, $4, $5)', [
         driver.id,
         decision,
         decision === 'rejected' ? told : null,
-        app.adminReviewer,
+        staff.email,
         now,
       ]);
+      await tx.query('DELETE FROM queue_claims WHERE driver_id = $1', [driver.id]);
+      await app.audit.record(
+        request,
+        {
+          action: decision === 'approved' ? 'driver.approve' : 'driver.reject',
+          driverId: driver.id,
+          details: { reviewVersion, ...(decision === 'rejected' && { reason, fixes: fixes.map((fix) => `${fix.step}.${fix.field}`) }) },
+        },
+        tx,
+      );
       await tx.query("UPDATE step_answers SET reviewed = jsonb_build_object('answers', answers, 'files', files) WHERE driver_id = $1", [driver.id]);
       await tx.query('DELETE FROM review_fixes WHERE driver_id = $1', [driver.id]);
       for (const fix of fixes) {
@@ -306,7 +377,7 @@ export async function adminRoutes(app: FastifyInstance, options: { config: Serve
     return { success: true, status: decision };
   }
 
-  app.get('/drivers', { schema: { response: { 200: { $ref: 'review#/$defs/queuePage' } } } }, async (request): Promise<QueuePage> => {
+  app.get('/drivers', { ...reviewers, schema: { response: { 200: { $ref: 'review#/$defs/queuePage' } } } }, async (request): Promise<QueuePage> => {
     const query = queueQueryOf(request.query);
     const [textPattern, digitsPattern] = searchPatterns(query.search);
     // One more than the page: whether there is a next page, without counting.
@@ -317,40 +388,62 @@ export async function adminRoutes(app: FastifyInstance, options: { config: Serve
       query.after?.id ?? null,
       textPattern,
       digitsPattern,
+      app.now(),
     ]);
     const page = rows.slice(0, query.limit);
-    return { drivers: page.map(queueDriver), next: rows.length > query.limit ? cursorOf(page[page.length - 1]!) : null };
+    return { drivers: page.map((row) => queueDriver(row, request.staff!.id)), next: rows.length > query.limit ? cursorOf(page[page.length - 1]!) : null };
   });
 
-  /** One driver with every step they sent, drawn from its schema, and their documents (the admin command reads the review version here). */
-  app.get<DriverParams>('/drivers/:id', { schema: { response: { 200: { $ref: 'review#/$defs/reviewDriver' } } } }, async (request): Promise<ReviewDriver> => {
-    const { isEmailVerified: _verified, ...driver } = await queuedDriver(request.params.id);
-    const stored = await answersOf(app.db, driver.id);
-    const { rows: uploads } = await app.db.query<{ id: string; mime: string }>('SELECT id, mime FROM uploads WHERE driver_id = $1', [driver.id]);
-    const mimes = new Map(uploads.map((upload) => [upload.id, upload.mime]));
-    const steps = reviewedSteps(flow(), stored, await fixesOf(driver.id), {
-      url: (uploadId) => `${ADMIN_PREFIX}/uploads/${uploadId}`,
-      mime: (uploadId) => mimes.get(uploadId) ?? 'application/octet-stream',
-    });
-    return { ...driver, steps };
+  /**
+   * One driver with every step they sent, drawn from its schema, their documents and the past
+   * decisions (the admin command reads the review version here). A waiting driver is claimed.
+   */
+  app.get<DriverParams>(
+    '/drivers/:id',
+    { ...reviewers, schema: { response: { 200: { $ref: 'review#/$defs/reviewDriver' } } } },
+    async (request): Promise<ReviewDriver> => {
+      const found = await queuedDriver(request.params.id, request);
+      const waiting = found.status === 'pending' && found.isSessionComplete;
+      if (waiting) await claim(found.id, request.staff!.id);
+      await app.audit.record(request, { action: 'driver.open', driverId: found.id });
+      const { isEmailVerified: _verified, ...driver } = waiting ? await queuedDriver(found.id, request) : found;
+      const stored = await answersOf(app.db, driver.id);
+      const { rows: uploads } = await app.db.query<{ id: string; mime: string }>('SELECT id, mime FROM uploads WHERE driver_id = $1', [driver.id]);
+      const mimes = new Map(uploads.map((upload) => [upload.id, upload.mime]));
+      const steps = reviewedSteps(flow(), stored, await fixesOf(driver.id), {
+        url: (uploadId) => `${ADMIN_PREFIX}/uploads/${uploadId}`,
+        mime: (uploadId) => mimes.get(uploadId) ?? 'application/octet-stream',
+      });
+      return { ...driver, steps, decisions: await decisionsOf(driver.id) };
+    },
+  );
+
+  app.post<DriverParams>('/drivers/:id/approve', reviewers, async (request) => decide(request, 'approved'));
+
+  app.post<DriverParams>('/drivers/:id/reject', reviewers, async (request) => decide(request, 'rejected'));
+
+  /** The reviewer lets a driver they opened go back to the team. */
+  app.post<DriverParams>('/drivers/:id/release', reviewers, async (request) => {
+    const driver = await queuedDriver(request.params.id, request);
+    const { rows } = await app.db.query('DELETE FROM queue_claims WHERE driver_id = $1 AND staff_id = $2 RETURNING driver_id', [driver.id, request.staff!.id]);
+    if (rows.length > 0) await app.audit.record(request, { action: 'driver.release', driverId: driver.id });
+    return { success: true };
   });
 
-  app.post<DriverParams>('/drivers/:id/approve', async (request) => decide(request.params.id, 'approved', request.body));
-
-  app.post<DriverParams>('/drivers/:id/reject', async (request) => decide(request.params.id, 'rejected', request.body));
-
-  app.post<DriverParams>('/drivers/:id/resume-link', async (request) => {
-    const driver = await queuedDriver(request.params.id);
+  app.post<DriverParams>('/drivers/:id/resume-link', reviewers, async (request) => {
+    const driver = await queuedDriver(request.params.id, request);
     // A link gives a session, and a session is what a verified email code gives: never before it.
     if (!driver.isEmailVerified) throw httpErrors.conflict(ADMIN_MESSAGES.emailNotVerified);
     const origin = publicOriginOf(options.config, request);
     const { token, expiresAt } = await app.sessions.issueResume(driver.id, RESUME_LINK_LIFETIME_MS);
+    await app.audit.record(request, { action: 'driver.resume-link', driverId: driver.id, details: { expiresAt: expiresAt.toISOString() } });
     // The resume screen's route, /:id/:token (spec §2): the token URL-encoded.
     return { url: `${origin}/${driver.id}/${encodeURIComponent(token)}`, expiresAt: expiresAt.toISOString() };
   });
 
-  app.get<{ Params: { uploadId: string } }>('/uploads/:uploadId', async (request, reply) => {
+  app.get<{ Params: { uploadId: string } }>('/uploads/:uploadId', reviewers, async (request, reply) => {
     const upload = await findUpload(app, request.params.uploadId);
+    await app.audit.record(request, { action: 'document.open', driverId: upload.driverId, details: { uploadId: upload.id } });
     return sendUpload(app, reply, upload);
   });
 }

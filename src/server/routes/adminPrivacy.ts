@@ -1,6 +1,6 @@
 /**
- * Data-access requests and erasure (issue 11, point 6), for administrators (ADMIN_TOKEN, as the
- * rest of the admin API):
+ * Data-access requests and erasure (issue 11, point 6), for staff with the privacy-officer role
+ * who signed in at most 5 minutes ago (plugins/staffAuth.ts; a key never is fresh):
  *
  * - GET /admin/drivers/:id/export: everything the server keeps of one driver, as a zip for the
  *   driver: their account, their answers in clear (sensitive ones opened: it is their own data),
@@ -10,11 +10,11 @@
  *   are kept, detached from the person (retained_payment_records, migration 008), as tax and
  *   accounting rules require.
  *
- * Both are recorded in privacy_requests with who did it (the admin token's fingerprint) and
- * counts, never anything of the person.
+ * Both are recorded in privacy_requests and the audit record with who did it (the staff member)
+ * and counts, never anything of the person.
  */
 import { HttpError, httpErrors } from '@fastify/sensible';
-import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify';
 import { strToU8, zipSync, type Zippable } from 'fflate';
 import { isUuid, type Queryable } from '../db/db.js';
 import { answersOf, openAnswers, type StoredAnswers } from '../lib/answers.js';
@@ -161,18 +161,21 @@ async function recordsOf(tx: Queryable, driverId: string) {
 const jsonFile = (value: unknown): [Uint8Array, { level: 6 }] => [strToU8(`${JSON.stringify(value, null, 2)}\n`), { level: 6 }];
 
 export async function adminPrivacyRoutes(app: FastifyInstance, options: { embeddedDatabase: boolean }) {
-  app.addHook('onRequest', app.requireAdmin);
+  app.addHook('onRequest', app.requireStaff);
+  const privacyOfficers = { config: { staffRoles: ['privacy-officer'] as const, freshSignIn: true } };
 
-  const record = (db: Queryable, driverId: string, action: 'export' | 'erase', details: Record<string, number>) =>
-    db.query('INSERT INTO privacy_requests (driver_id, action, done_by, done_at, details) VALUES ($1, $2, $3, $4, $5)', [
+  const record = async (request: FastifyRequest, db: Queryable, driverId: string, action: 'export' | 'erase', details: Record<string, number>) => {
+    await db.query('INSERT INTO privacy_requests (driver_id, action, done_by, done_at, details) VALUES ($1, $2, $3, $4, $5)', [
       driverId,
       action,
-      app.adminReviewer,
+      request.staff!.email,
       app.now(),
       JSON.stringify(details),
     ]);
+    await app.audit.record(request, { action: action === 'export' ? 'driver.export' : 'driver.erase', driverId, details }, db);
+  };
 
-  app.get<{ Params: { id: string } }>('/drivers/:id/export', async (request, reply) => {
+  app.get<{ Params: { id: string } }>('/drivers/:id/export', privacyOfficers, async (request, reply) => {
     const driverId = request.params.id;
     if (!isUuid(driverId)) throw httpErrors.notFound(PRIVACY_MESSAGES.unknownDriver);
     // One consistent snapshot of the rows; the files are read after it (the store may be slow,
@@ -285,8 +288,8 @@ export async function adminPrivacyRoutes(app: FastifyInstance, options: { embedd
     const bytes = zipSync(zip, { mtime: exportedAt });
 
     const details = { answers: records.answers.length, files: pathOfUpload.size, missingFiles: missingFiles.length };
-    await record(app.db, id, 'export', details);
-    request.log.info({ driverId: id, doneBy: app.adminReviewer, ...details }, 'Driver data exported');
+    await record(request, app.db, id, 'export', details);
+    request.log.info({ driverId: id, doneBy: request.staff!.id, ...details }, 'Driver data exported');
     return reply
       .header('content-type', 'application/zip')
       .header('content-disposition', `attachment; filename="onramp-driver-${id}.zip"`)
@@ -294,7 +297,7 @@ export async function adminPrivacyRoutes(app: FastifyInstance, options: { embedd
       .send(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
   });
 
-  app.post<{ Params: { id: string } }>('/drivers/:id/erase', async (request) => {
+  app.post<{ Params: { id: string } }>('/drivers/:id/erase', privacyOfficers, async (request) => {
     // The body is checked first: a bad request is a bad request whoever it names.
     const confirm = confirmOf(request.body);
     const driverId = request.params.id;
@@ -358,7 +361,7 @@ export async function adminPrivacyRoutes(app: FastifyInstance, options: { embedd
         [id, now],
       );
       const details = { ...counts, files: storageNames.length, lockouts: lockouts.rows.length, paymentRecordsKept: kept.rows.length };
-      await record(tx, id, 'erase', details);
+      await record(request, tx, id, 'erase', details);
       // Everything else of the driver goes with the row (ON DELETE CASCADE, migrations 001-007).
       await tx.query('DELETE FROM drivers WHERE id = $1', [id]);
       return { storageNames, details };
@@ -371,7 +374,7 @@ export async function adminPrivacyRoutes(app: FastifyInstance, options: { embedd
     if (notRemoved > 0)
       request.log.warn({ driverId, notRemoved }, 'Files of an erased driver could not be removed now: the sweep at the next start removes them');
     await purgeDeletedRows(app, request.log, options.embeddedDatabase);
-    request.log.info({ driverId, doneBy: app.adminReviewer, ...details }, 'Driver erased');
+    request.log.info({ driverId, doneBy: request.staff!.id, ...details }, 'Driver erased');
     return { success: true, erased: { answers: details.answers, files: details.files, sessions: details.sessions } };
   });
 }

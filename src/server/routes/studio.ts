@@ -1,7 +1,7 @@
 /**
  * What the form studio (/studio, src/client/studio/) needs of the server: the testers' fixtures
  * under tests/fixtures/, in their format (src/shared/fixtureFiles.ts). Registered under the
- * admin prefix: it needs the admin token, except under `npm run dev`.
+ * admin prefix: any staff member may read it (no driver data in it), and anyone under `npm run dev`.
  */
 import { relative } from 'node:path';
 import type { FastifyInstance } from 'fastify';
@@ -31,7 +31,7 @@ export function readFixtures(): ListedFixture[] {
 }
 
 export async function studioRoutes(app: FastifyInstance, options: { open: boolean }) {
-  if (!options.open) app.addHook('onRequest', app.requireAdmin);
+  if (!options.open) app.addHook('onRequest', app.requireStaff);
   /** Read at each request: a tester adds fixtures while the server runs. */
   app.get(FIXTURES_PATH, async () => ({ fixtures: readFixtures() }));
 }

@@ -16,7 +16,16 @@ export type JsonValue = unknown;
  */
 export type ReviewDriver = QueueDriver & {
   steps: ReviewedStep[];
+  /**
+   * Every past decision on the driver, oldest first, with who made it.
+   */
+  decisions: PastDecision[];
 };
+/**
+ * This interface was referenced by `Review`'s JSON-Schema
+ * via the `definition` "staffRole".
+ */
+export type StaffRole = 'reviewer' | 'privacy-officer' | 'owner';
 
 /**
  * This interface was referenced by `Review`'s JSON-Schema
@@ -84,6 +93,22 @@ export interface QueueDriver {
    * When the driver last sent everything for review: the queue's order.
    */
   submittedAt: string | null;
+  claim?: Claim;
+}
+/**
+ * This interface was referenced by `Review`'s JSON-Schema
+ * via the `definition` "claim".
+ */
+export interface Claim {
+  /**
+   * The reviewer's email.
+   */
+  by: string;
+  /**
+   * Claimed by whoever asks.
+   */
+  byMe: boolean;
+  expiresAt: string;
 }
 /**
  * This interface was referenced by `Review`'s JSON-Schema
@@ -144,6 +169,19 @@ export interface ReviewedStep {
    */
   reviewed: boolean;
   fields: ReviewedField[];
+}
+/**
+ * This interface was referenced by `Review`'s JSON-Schema
+ * via the `definition` "pastDecision".
+ */
+export interface PastDecision {
+  decision: 'approved' | 'rejected';
+  reason: string | null;
+  /**
+   * Who decided: a staff member's email (decisions made before staff accounts name the admin token's fingerprint).
+   */
+  by: string;
+  at: string;
 }
 /**
  * This interface was referenced by `Review`'s JSON-Schema
@@ -222,4 +260,89 @@ export interface StepAnswersAnswer {
     field: string;
     reason: string;
   }[];
+}
+/**
+ * This interface was referenced by `Review`'s JSON-Schema
+ * via the `definition` "staffKey".
+ */
+export interface StaffKey {
+  id: string;
+  label: string;
+  createdAt: string;
+  lastUsedAt: string | null;
+}
+/**
+ * This interface was referenced by `Review`'s JSON-Schema
+ * via the `definition` "staffMember".
+ */
+export interface StaffMember {
+  id: string;
+  email: string;
+  roles: StaffRole[];
+  addedBy: string;
+  addedAt: string;
+  /**
+   * Their command-line keys that are not revoked.
+   */
+  keys: StaffKey[];
+}
+/**
+ * This interface was referenced by `Review`'s JSON-Schema
+ * via the `definition` "staffList".
+ */
+export interface StaffList {
+  staff: StaffMember[];
+}
+/**
+ * This interface was referenced by `Review`'s JSON-Schema
+ * via the `definition` "staffBody".
+ */
+export interface StaffBody {
+  email?: string;
+  /**
+   * @minItems 1
+   * @maxItems 3
+   */
+  roles: StaffRole[];
+}
+/**
+ * This interface was referenced by `Review`'s JSON-Schema
+ * via the `definition` "staffSession".
+ */
+export interface StaffSession {
+  token?: string;
+  email: string;
+  roles: StaffRole[];
+  via: 'session' | 'key';
+  /**
+   * When the session ends at the latest (8 hours after sign-in); null for a key.
+   */
+  expiresAt: string | null;
+}
+/**
+ * This interface was referenced by `Review`'s JSON-Schema
+ * via the `definition` "auditEvent".
+ */
+export interface AuditEvent {
+  id: string;
+  at: string;
+  /**
+   * The staff member's email, `terminal:<user>` for the command line's bootstrap, or the email a failed sign-in gave.
+   */
+  actor: string | null;
+  action: string;
+  driverId: string | null;
+  ip: string | null;
+  details: {};
+}
+/**
+ * This interface was referenced by `Review`'s JSON-Schema
+ * via the `definition` "auditPage".
+ */
+export interface AuditPage {
+  events: AuditEvent[];
+  /**
+   * The `before` of the next page, older events; null on the last.
+   */
+  next: string | null;
 }

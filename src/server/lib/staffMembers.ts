@@ -1,0 +1,86 @@
+/**
+ * Adding a staff member: what an owner does on the admin page (routes/staff.ts), what
+ * `npm run admin -- staff add` does from a terminal as the first owner's bootstrap (src/cli/admin.ts),
+ * and what `npm start` does for the local ready-made owner (main.ts). One path for all three.
+ *
+ * The person's Firebase account is made if there is none, without a password: they choose one with
+ * "Forgot password?" on the admin page, which only whoever reads the mailbox can follow. Such an
+ * account is bound to the staff row at once. An account that existed before is bound at its first
+ * sign-in, and only if Firebase has verified its email: otherwise anyone could have made an account
+ * with a staff member's address and signed in as them (routes/staff.ts).
+ */
+import { httpErrors } from '@fastify/sensible';
+import type { FastifyInstance } from 'fastify';
+import type { StaffRole } from '../../shared/review.js';
+import type { AuditActor } from '../plugins/audit.js';
+import { STAFF_ROLES } from '../plugins/staffAuth.js';
+
+export const STAFF_MESSAGES = {
+  bodyNotObject: 'The request body must be a JSON object.',
+  unknownField: 'Unknown field: ',
+  emailRequired: 'email must be an email address.',
+  rolesRequired: `roles must list one or more of: ${STAFF_ROLES.join(', ')}.`,
+  alreadyStaff: 'This person is a staff member already: change their roles instead.',
+  unknownStaff: 'There is no staff member with this id.',
+  lastOwner: 'Onramp must keep at least one owner: give another person the owner role first.',
+  labelRequired: 'label must be text of 1 to 100 characters.',
+  keyNeedsSession: 'A key is made by a person signed in (the admin page, or npm run admin -- sign-in), not with another key.',
+  unknownKey: 'There is no such key, or it was revoked already.',
+  notYourKey: 'Only the key’s own person or an owner can revoke it.',
+} as const;
+
+/** What an email must look like to be a staff member's (Firebase checks it again). */
+const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+export function staffEmailOf(value: unknown): string {
+  if (typeof value !== 'string' || value.length > 254 || !EMAIL_PATTERN.test(value.trim())) throw httpErrors.badRequest(STAFF_MESSAGES.emailRequired);
+  return value.trim().toLowerCase();
+}
+
+export function staffRolesOf(value: unknown): StaffRole[] {
+  if (!Array.isArray(value) || value.length === 0) throw httpErrors.badRequest(STAFF_MESSAGES.rolesRequired);
+  if (value.some((role) => !(STAFF_ROLES as readonly unknown[]).includes(role))) throw httpErrors.badRequest(STAFF_MESSAGES.rolesRequired);
+  // In one order whatever was sent, each once.
+  return STAFF_ROLES.filter((role) => value.includes(role));
+}
+
+const isUniqueViolation = (error: unknown) => (error as { code?: unknown }).code === '23505';
+
+/** Adds a person with roles, as `by` (recorded as who added them, and in the audit record). Answers their id. */
+export async function addStaff(
+  app: FastifyInstance,
+  person: { email: string; roles: StaffRole[]; firebaseUid?: string },
+  by: AuditActor & { actor: string },
+): Promise<string> {
+  const uid = person.firebaseUid ?? (await app.identity.ensureAccount(person.email).then((account) => (account.created ? account.uid : null)));
+  try {
+    return await app.db.transaction(async (tx) => {
+      const { rows } = await tx.query<{ id: string }>(
+        'INSERT INTO staff (email, firebase_uid, roles, added_by, added_at) VALUES ($1, $2, $3, $4, $5) RETURNING id',
+        [person.email, uid, person.roles, by.actor, app.now()],
+      );
+      await app.audit.recordAs(by, { action: 'staff.add', details: { email: person.email, roles: person.roles } }, tx);
+      return rows[0]!.id;
+    });
+  } catch (error) {
+    if (isUniqueViolation(error)) throw httpErrors.conflict(STAFF_MESSAGES.alreadyStaff);
+    throw error;
+  }
+}
+
+/**
+ * The local ready-made owner (`npm start`, never production): their emulator account, made again
+ * whenever the emulator forgot it, and on the first start (no staff yet) a staff member with every
+ * role. Answers whether they are a staff member now (an owner may have removed them since).
+ */
+export async function ensureLocalOwner(app: FastifyInstance, owner: { email: string; password: string }): Promise<boolean> {
+  const account = await app.identity.ensureAccount(owner.email, { password: owner.password, emailVerified: true });
+  const { rows } = await app.db.query<{ staff: number }>('SELECT count(*)::int AS staff FROM staff');
+  if (rows[0]!.staff === 0) {
+    await addStaff(app, { email: owner.email, roles: [...STAFF_ROLES], firebaseUid: account.uid }, { staffId: null, actor: 'npm start', ip: null });
+    return true;
+  }
+  // A restarted emulator gives the account a new id.
+  const bound = await app.db.query('UPDATE staff SET firebase_uid = $2 WHERE email = $1 AND removed_at IS NULL RETURNING id', [owner.email, account.uid]);
+  return bound.rows.length > 0;
+}

@@ -1,0 +1,191 @@
+/**
+ * Who may use the admin API: a staff member, as themselves (DESIGN §7). Two credentials, both
+ * sent as `Authorization: Bearer` and both stored only as a SHA-256:
+ *
+ * - a staff session: made by POST /admin/session from a fresh Firebase ID token (routes/staff.ts).
+ *   It ends after 15 idle minutes, 8 hours after the sign-in, at sign-out, and when the person is
+ *   removed. Apart from drivers' sessions (plugins/sessions.ts): neither opens the other's routes.
+ * - a staff key (`onramp-key-…`): what the command line and scripts act with, for one person,
+ *   made by that person signed in (or by `npm run admin -- staff add`) and revocable by an owner.
+ *
+ * Every request reads the person and their roles afresh: a removal or a role taken away holds from
+ * the next request, on every instance. A route says which roles may call it in its config
+ * (`staffRoles`; any staff member when absent) and whether it needs a sign-in at most 5 minutes old
+ * (`freshSignIn`, which a key never is). What staff do is written to the audit record (plugins/audit.ts).
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import type { FastifyRequest } from 'fastify';
+import type { StaffRole } from '../../shared/review.js';
+import type { Queryable } from '../db/db.js';
+import { signInAgain } from '../errors.js';
+import { bearerToken, FRESH_SIGN_IN_MS } from './sessions.js';
+import fp from 'fastify-plugin';
+
+export const STAFF_ROLES = ['reviewer', 'privacy-officer', 'owner'] as const satisfies readonly StaffRole[];
+
+/** ASVS 3.3.2 (L3 for staff): re-authenticate after 15 idle minutes, and after 8 hours whatever happens. */
+export const STAFF_SESSION_IDLE_MS = 15 * 60 * 1000;
+export const STAFF_SESSION_LIFETIME_MS = 8 * 60 * 60 * 1000;
+/** last_seen_at / last_used_at are written at most this often per credential. */
+const LAST_SEEN_GRANULARITY_MS = 60 * 1000;
+
+export const STAFF_KEY_PREFIX = 'onramp-key-';
+const SESSION_PATTERN = /^[A-Za-z0-9_-]{43}$/;
+const KEY_PATTERN = new RegExp(`^${STAFF_KEY_PREFIX}[A-Za-z0-9_-]{43}$`);
+
+export const STAFF_AUTH_MESSAGES = {
+  signInRequired: 'Please sign in as a staff member.',
+  sessionEnded: 'Your staff session has ended. Please sign in again.',
+  driversCannot: 'Drivers cannot use the admin API.',
+  roleNeeded: 'Your role does not allow this. It needs the role: ',
+  freshSignIn: 'Exporting or erasing a driver needs a sign-in in the last 5 minutes. Please sign in again.',
+} as const;
+
+/** A signed-in staff member, as read for this request. */
+export interface StaffHolder {
+  id: string;
+  email: string;
+  roles: StaffRole[];
+  via: 'session' | 'key';
+  /** When they typed their password (a session); null for a key. */
+  authenticatedAt: Date | null;
+  /** A session's end at the latest; null for a key. */
+  expiresAt: Date | null;
+}
+
+export interface StaffAuth {
+  /** A new staff session for the person, who signed in with Firebase at `authenticatedAt`. */
+  startSession(staffId: string, authenticatedAt: Date): Promise<{ token: string; expiresAt: Date }>;
+  endSession(token: string): Promise<void>;
+  /** A new key for the person: the key itself is answered once and never kept. */
+  createKey(staffId: string, label: string, db?: Queryable): Promise<{ id: string; key: string }>;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    staffAuth: StaffAuth;
+    /** onRequest hook of the admin API: 401 (no, ended or unknown credential), 403 (a driver's session, a role not given, not fresh). */
+    requireStaff: (request: FastifyRequest) => Promise<void>;
+  }
+  interface FastifyRequest {
+    /** The staff member of an admin request (set by requireStaff). */
+    staff: StaffHolder | null;
+  }
+  interface FastifyContextConfig {
+    /** The roles any one of which may call the admin route; any staff member when absent. */
+    staffRoles?: readonly StaffRole[];
+    /** The route needs a sign-in at most FRESH_SIGN_IN_MS old (export, erase). */
+    freshSignIn?: boolean;
+  }
+}
+
+const hashSecret = (secret: string) => createHash('sha256').update(secret).digest('hex');
+
+interface HolderRow {
+  id: string;
+  email: string;
+  roles: StaffRole[];
+  authenticated_at: Date | null;
+  expires_at: Date | null;
+  seen: Date | null;
+}
+
+export const staffAuthPlugin = fp(
+  async (app) => {
+    const sessionHolder = async (token: string): Promise<StaffHolder | null> => {
+      const now = app.now();
+      const hash = hashSecret(token);
+      const { rows } = await app.db.query<HolderRow>(
+        `SELECT st.id, st.email, st.roles, ss.authenticated_at, ss.expires_at, ss.last_seen_at AS seen
+         FROM staff_sessions ss JOIN staff st ON st.id = ss.staff_id
+         WHERE ss.token_hash = $1 AND ss.expires_at > $2 AND ss.last_seen_at > $3 AND st.removed_at IS NULL`,
+        [hash, now, new Date(now.getTime() - STAFF_SESSION_IDLE_MS)],
+      );
+      const row = rows[0];
+      if (!row) return null;
+      if (now.getTime() - new Date(row.seen!).getTime() > LAST_SEEN_GRANULARITY_MS) {
+        await app.db.query('UPDATE staff_sessions SET last_seen_at = $2 WHERE token_hash = $1', [hash, now]);
+      }
+      return {
+        id: row.id,
+        email: row.email,
+        roles: row.roles,
+        via: 'session',
+        authenticatedAt: new Date(row.authenticated_at!),
+        expiresAt: new Date(row.expires_at!),
+      };
+    };
+
+    const keyHolder = async (key: string): Promise<StaffHolder | null> => {
+      const now = app.now();
+      const hash = hashSecret(key);
+      const { rows } = await app.db.query<HolderRow>(
+        `SELECT st.id, st.email, st.roles, k.last_used_at AS seen
+         FROM staff_keys k JOIN staff st ON st.id = k.staff_id
+         WHERE k.key_hash = $1 AND k.revoked_at IS NULL AND st.removed_at IS NULL`,
+        [hash],
+      );
+      const row = rows[0];
+      if (!row) return null;
+      if (!row.seen || now.getTime() - new Date(row.seen).getTime() > LAST_SEEN_GRANULARITY_MS) {
+        await app.db.query('UPDATE staff_keys SET last_used_at = $2 WHERE key_hash = $1', [hash, now]);
+      }
+      return { id: row.id, email: row.email, roles: row.roles, via: 'key', authenticatedAt: null, expiresAt: null };
+    };
+
+    /** The staff member a bearer token names, or null (unknown, expired, revoked, removed). */
+    const holderOf = async (token: string): Promise<StaffHolder | null> => {
+      if (KEY_PATTERN.test(token)) return keyHolder(token);
+      if (SESSION_PATTERN.test(token)) return sessionHolder(token);
+      return null;
+    };
+
+    const staffAuth: StaffAuth = {
+      async startSession(staffId, authenticatedAt) {
+        const token = randomBytes(32).toString('base64url');
+        const now = app.now();
+        const expiresAt = new Date(now.getTime() + STAFF_SESSION_LIFETIME_MS);
+        await app.db.query(
+          'INSERT INTO staff_sessions (token_hash, staff_id, created_at, last_seen_at, expires_at, authenticated_at) VALUES ($1, $2, $3, $3, $4, $5)',
+          [hashSecret(token), staffId, now, expiresAt, authenticatedAt],
+        );
+        return { token, expiresAt };
+      },
+      async endSession(token) {
+        if (SESSION_PATTERN.test(token)) await app.db.query('DELETE FROM staff_sessions WHERE token_hash = $1', [hashSecret(token)]);
+      },
+      async createKey(staffId, label, db = app.db) {
+        const key = `${STAFF_KEY_PREFIX}${randomBytes(32).toString('base64url')}`;
+        const { rows } = await db.query<{ id: string }>('INSERT INTO staff_keys (key_hash, staff_id, label, created_at) VALUES ($1, $2, $3, $4) RETURNING id', [
+          hashSecret(key),
+          staffId,
+          label,
+          app.now(),
+        ]);
+        return { id: rows[0]!.id, key };
+      },
+    };
+    app.decorate('staffAuth', staffAuth);
+    app.decorateRequest('staff', null);
+
+    app.decorate('requireStaff', async (request: FastifyRequest) => {
+      const token = bearerToken(request);
+      if (!token) throw signInAgain(401, STAFF_AUTH_MESSAGES.signInRequired);
+      const staff = await holderOf(token);
+      if (!staff) {
+        // A driver who found the admin page is told why, rather than "sign in".
+        if ((await app.sessions.holderOf(token))?.kind === 'session') throw app.httpErrors.forbidden(STAFF_AUTH_MESSAGES.driversCannot);
+        throw signInAgain(401, STAFF_AUTH_MESSAGES.sessionEnded);
+      }
+      request.staff = staff;
+      const { staffRoles, freshSignIn } = request.routeOptions.config;
+      if (staffRoles && !staffRoles.some((role) => staff.roles.includes(role))) {
+        throw app.httpErrors.forbidden(`${STAFF_AUTH_MESSAGES.roleNeeded}${staffRoles.join(' or ')}.`);
+      }
+      if (freshSignIn && !(staff.authenticatedAt && app.now().getTime() - staff.authenticatedAt.getTime() <= FRESH_SIGN_IN_MS)) {
+        throw signInAgain(403, STAFF_AUTH_MESSAGES.freshSignIn);
+      }
+    });
+  },
+  { name: 'onramp-staff-auth', decorators: { fastify: ['httpErrors', 'sessions', 'db', 'now'] } },
+);

@@ -1,0 +1,352 @@
+/**
+ * The operator's own side of the admin API (issue 28): staff sign in and out, the people and their
+ * roles (owners), per-person keys for the command line, and the audit record (owners). Contracts:
+ * src/shared/review.schema.json (staff*, audit*).
+ *
+ * - POST /admin/session `{ idToken }`: a Firebase ID token of a staff member's account exchanged for
+ *   a staff session (plugins/staffAuth.ts). Rate limited per address like the drivers' sign-in; a
+ *   refusal is written to the audit record with the address it came from.
+ * - GET /admin/session: who is signed in, with their roles (the page shows what they allow).
+ * - POST /admin/session/end: sign-out.
+ * - GET/POST /admin/staff, POST /admin/staff/:id/roles, POST /admin/staff/:id/remove (owners).
+ * - POST /admin/keys `{ label }`: a key for the signed-in person, answered once; POST
+ *   /admin/keys/:id/revoke (the key's person, or an owner).
+ * - GET /admin/audit (a page, filtered) and GET /admin/audit/download?format=csv|jsonl (owners).
+ */
+import rateLimit from '@fastify/rate-limit';
+import { httpErrors } from '@fastify/sensible';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { AuditEvent, AuditPage, StaffList, StaffMember, StaffSession } from '../../shared/review.js';
+import type { ServerConfig } from '../config.js';
+import { isUuid } from '../db/db.js';
+import { addStaff, STAFF_MESSAGES, staffEmailOf, staffRolesOf } from '../lib/staffMembers.js';
+import { AUDIT_ACTIONS } from '../plugins/audit.js';
+import { sharedLimitStore } from '../plugins/rateLimitStore.js';
+import { bearerToken } from '../plugins/sessions.js';
+import { SERVER_MESSAGES } from '../serverMessages.js';
+
+export const SIGN_IN_MESSAGES = {
+  idTokenRequired: 'Send { "idToken": "<a Firebase ID token>" }.',
+  notStaff: 'This account is not a staff member of Onramp. Ask an owner to add you.',
+  emailNotVerified: 'Verify your email with Firebase first, or ask an owner to add you again.',
+} as const;
+
+export const AUDIT_MESSAGES = {
+  unknownQuery: 'Unknown query parameter: ',
+  badAction: `action must be one of: ${AUDIT_ACTIONS.join(', ')}.`,
+  badDriver: 'driver must be a driver id.',
+  badActor: 'actor must be text of at most 254 characters.',
+  badTime: 'from and to must be ISO 8601 times, e.g. 2026-01-31T00:00:00Z.',
+  badBefore: 'before must be the "next" of an earlier page.',
+  badLimit: 'limit must be a whole number from 1 to 200.',
+  badFormat: 'format must be csv or jsonl.',
+} as const;
+
+const AUDIT_PAGE_SIZE = 50;
+const MAX_AUDIT_PAGE_SIZE = 200;
+
+/** Only the listed fields, each once; anything else is a 400. */
+function bodyOf(body: unknown, allowed: readonly string[]): Record<string, unknown> {
+  const payload = body ?? {};
+  if (typeof payload !== 'object' || Array.isArray(payload)) throw httpErrors.badRequest(STAFF_MESSAGES.bodyNotObject);
+  const unknown = Object.keys(payload).find((key) => !allowed.includes(key));
+  if (unknown !== undefined) throw httpErrors.badRequest(`${STAFF_MESSAGES.unknownField}${unknown}`);
+  return payload as Record<string, unknown>;
+}
+
+interface AuditFilter {
+  action: string | null;
+  actor: string | null;
+  driver: string | null;
+  from: Date | null;
+  to: Date | null;
+}
+
+const ISO_TIME = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,6})?)?(?:Z|[+-]\d{2}:\d{2})?)?$/;
+
+function timeOf(value: unknown): Date | null {
+  if (value === undefined || value === '') return null;
+  if (typeof value !== 'string' || !ISO_TIME.test(value) || Number.isNaN(Date.parse(value))) throw httpErrors.badRequest(AUDIT_MESSAGES.badTime);
+  return new Date(value);
+}
+
+function auditFilterOf(query: Record<string, unknown>, extra: readonly string[]): AuditFilter {
+  const unknown = Object.keys(query).find((key) => !['action', 'actor', 'driver', 'from', 'to', ...extra].includes(key));
+  if (unknown !== undefined) throw httpErrors.badRequest(`${AUDIT_MESSAGES.unknownQuery}${unknown}`);
+  const { action, actor, driver } = query;
+  if (action !== undefined && action !== '' && !(AUDIT_ACTIONS as readonly unknown[]).includes(action)) throw httpErrors.badRequest(AUDIT_MESSAGES.badAction);
+  if (driver !== undefined && driver !== '' && (typeof driver !== 'string' || !isUuid(driver))) throw httpErrors.badRequest(AUDIT_MESSAGES.badDriver);
+  if (actor !== undefined && (typeof actor !== 'string' || actor.length > 254)) throw httpErrors.badRequest(AUDIT_MESSAGES.badActor);
+  return {
+    action: (action as string) || null,
+    actor: (actor as string | undefined)?.trim().toLowerCase() || null,
+    driver: (driver as string) || null,
+    from: timeOf(query.from),
+    to: timeOf(query.to),
+  };
+}
+
+interface AuditRow {
+  id: string;
+  at: Date;
+  actor: string | null;
+  action: string;
+  driver_id: string | null;
+  ip: string | null;
+  details: Record<string, unknown>;
+}
+
+/** $1-$5 the filter; the actor matches any part of the name, as typed (its wildcards taken literally). */
+const AUDIT_WHERE = `($1::text IS NULL OR action = $1) AND ($2::text IS NULL OR lower(actor) LIKE $2)
+  AND ($3::uuid IS NULL OR driver_id = $3) AND ($4::timestamptz IS NULL OR at >= $4) AND ($5::timestamptz IS NULL OR at < $5)`;
+const filterParams = (filter: AuditFilter) => [
+  filter.action,
+  filter.actor ? `%${filter.actor.replace(/[\\%_]/g, (character) => `\\${character}`)}%` : null,
+  filter.driver,
+  filter.from,
+  filter.to,
+];
+
+const auditEvent = (row: AuditRow): AuditEvent => ({
+  id: String(row.id),
+  at: new Date(row.at).toISOString(),
+  actor: row.actor,
+  action: row.action,
+  driverId: row.driver_id,
+  ip: row.ip,
+  details: row.details,
+});
+
+/** A CSV field: quoted when it must be, and never read as a formula by a spreadsheet (OWASP CSV injection). */
+export function csvField(value: string | null): string {
+  if (value === null) return '';
+  const safe = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
+  return /[",\n\r]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
+}
+
+const AUDIT_CSV_HEADER = 'id,at,actor,action,driverId,ip,details';
+
+export async function staffRoutes(app: FastifyInstance, options: { rateLimit: { max: number; windowMs: number }; counters: ServerConfig['sharedCounters'] }) {
+  const owners = { config: { staffRoles: ['owner'] as const }, onRequest: app.requireStaff };
+  const anyStaff = { onRequest: app.requireStaff };
+
+  // The sign-in, limited per address like the drivers' (routes/auth.ts), in its own count.
+  await app.register(async (signIn) => {
+    await signIn.register(rateLimit, {
+      max: options.rateLimit.max,
+      timeWindow: options.rateLimit.windowMs,
+      ...(await sharedLimitStore(signIn, options.counters)),
+      keyGenerator: (request) => `staff-sign-in:${request.ip}`,
+      errorResponseBuilder: () => httpErrors.tooManyRequests(SERVER_MESSAGES.auth.tooManyRequests),
+    });
+
+    signIn.post('/session', { schema: { response: { 200: { $ref: 'review#/$defs/staffSession' } } } }, async (request): Promise<StaffSession> => {
+      const { idToken } = bodyOf(request.body, ['idToken']);
+      if (typeof idToken !== 'string' || idToken === '' || idToken.length > 8192) throw httpErrors.badRequest(SIGN_IN_MESSAGES.idTokenRequired);
+      const failed = (actor: string | null, reason: string) =>
+        app.audit.recordAs({ staffId: null, actor, ip: request.ip }, { action: 'staff.sign-in-failed', details: { reason } });
+      let user: Awaited<ReturnType<typeof app.identity.verify>>;
+      try {
+        user = await app.identity.verify(idToken);
+      } catch (error) {
+        if ((error as { statusCode?: number }).statusCode === 401) await failed(null, 'token not verified');
+        throw error;
+      }
+      const { rows } = await app.db.query<{ id: string; email: string; firebase_uid: string | null; roles: StaffSession['roles'] }>(
+        'SELECT id, email, firebase_uid, roles FROM staff WHERE email = $1 AND removed_at IS NULL',
+        [user.email ?? ''],
+      );
+      const staff = rows[0];
+      if (!staff || (staff.firebase_uid !== null && staff.firebase_uid !== user.uid)) {
+        await failed(user.email, staff ? 'another account with this email' : 'not a staff member');
+        throw httpErrors.forbidden(SIGN_IN_MESSAGES.notStaff);
+      }
+      if (staff.firebase_uid === null) {
+        if (!user.emailVerified) {
+          await failed(user.email, 'email not verified');
+          throw httpErrors.forbidden(SIGN_IN_MESSAGES.emailNotVerified);
+        }
+        await app.db.query('UPDATE staff SET firebase_uid = $2 WHERE id = $1 AND firebase_uid IS NULL', [staff.id, user.uid]);
+      }
+      const session = await app.staffAuth.startSession(staff.id, user.authTime);
+      await app.audit.recordAs({ staffId: staff.id, actor: staff.email, ip: request.ip }, { action: 'staff.sign-in' });
+      return { token: session.token, email: staff.email, roles: staff.roles, via: 'session', expiresAt: session.expiresAt.toISOString() };
+    });
+  });
+
+  app.get('/session', { ...anyStaff, schema: { response: { 200: { $ref: 'review#/$defs/staffSession' } } } }, async (request): Promise<StaffSession> => {
+    const staff = request.staff!;
+    return { email: staff.email, roles: staff.roles, via: staff.via, expiresAt: staff.expiresAt?.toISOString() ?? null };
+  });
+
+  app.post('/session/end', anyStaff, async (request) => {
+    await app.staffAuth.endSession(bearerToken(request)!);
+    await app.audit.record(request, { action: 'staff.sign-out' });
+    return { success: true };
+  });
+
+  // ---- people and roles (owners) ----
+
+  async function staffList(): Promise<StaffMember[]> {
+    const { rows } = await app.db.query<{
+      id: string;
+      email: string;
+      roles: StaffMember['roles'];
+      added_by: string;
+      added_at: Date;
+      keys: { id: string; label: string; created_at: string; last_used_at: string | null }[] | null;
+    }>(
+      `SELECT st.id, st.email, st.roles, st.added_by, st.added_at,
+         (SELECT json_agg(json_build_object('id', k.id, 'label', k.label, 'created_at', k.created_at, 'last_used_at', k.last_used_at) ORDER BY k.created_at)
+          FROM staff_keys k WHERE k.staff_id = st.id AND k.revoked_at IS NULL) AS keys
+       FROM staff st WHERE st.removed_at IS NULL ORDER BY st.email`,
+    );
+    return rows.map((row) => ({
+      id: row.id,
+      email: row.email,
+      roles: row.roles,
+      addedBy: row.added_by,
+      addedAt: new Date(row.added_at).toISOString(),
+      keys: (row.keys ?? []).map((key) => ({
+        id: key.id,
+        label: key.label,
+        createdAt: new Date(key.created_at).toISOString(),
+        lastUsedAt: key.last_used_at ? new Date(key.last_used_at).toISOString() : null,
+      })),
+    }));
+  }
+
+  const asStaff = (request: FastifyRequest) => ({ staffId: request.staff!.id, actor: request.staff!.email, ip: request.ip });
+
+  app.get(
+    '/staff',
+    { ...owners, schema: { response: { 200: { $ref: 'review#/$defs/staffList' } } } },
+    async (): Promise<StaffList> => ({ staff: await staffList() }),
+  );
+
+  app.post('/staff', owners, async (request, reply) => {
+    const body = bodyOf(request.body, ['email', 'roles']);
+    const email = staffEmailOf(body.email);
+    const roles = staffRolesOf(body.roles);
+    const id = await addStaff(app, { email, roles }, asStaff(request));
+    return reply.code(201).send({ success: true, id });
+  });
+
+  type StaffParams = { Params: { id: string } };
+
+  /**
+   * Changes a person's roles or removes them, in one transaction that keeps at least one owner
+   * (the staff rows are locked, so two owners removing each other can't both succeed).
+   */
+  async function changeStaff(request: FastifyRequest<StaffParams>, roles: StaffMember['roles'] | null) {
+    const id = request.params.id;
+    if (!isUuid(id)) throw httpErrors.notFound(STAFF_MESSAGES.unknownStaff);
+    await app.db.transaction(async (tx) => {
+      const { rows } = await tx.query<{ id: string; email: string; roles: StaffMember['roles'] }>(
+        'SELECT id, email, roles FROM staff WHERE removed_at IS NULL ORDER BY id FOR UPDATE',
+      );
+      const person = rows.find((row) => row.id === id);
+      if (!person) throw httpErrors.notFound(STAFF_MESSAGES.unknownStaff);
+      const ownersAfter = rows.filter((row) => (row.id === id ? roles?.includes('owner') : row.roles.includes('owner'))).length;
+      if (ownersAfter === 0) throw httpErrors.conflict(STAFF_MESSAGES.lastOwner);
+      if (roles) {
+        await tx.query('UPDATE staff SET roles = $2 WHERE id = $1', [id, roles]);
+        await app.audit.record(request, { action: 'staff.roles', details: { email: person.email, from: person.roles, to: roles } }, tx);
+      } else {
+        // Their sessions, keys and claims end with them; the row stays, as the audit record names it.
+        await tx.query('UPDATE staff SET removed_at = $2 WHERE id = $1', [id, app.now()]);
+        await tx.query('DELETE FROM staff_sessions WHERE staff_id = $1', [id]);
+        await tx.query('UPDATE staff_keys SET revoked_at = $2, revoked_by = $3 WHERE staff_id = $1 AND revoked_at IS NULL', [
+          id,
+          app.now(),
+          request.staff!.email,
+        ]);
+        await tx.query('DELETE FROM queue_claims WHERE staff_id = $1', [id]);
+        await app.audit.record(request, { action: 'staff.remove', details: { email: person.email } }, tx);
+      }
+    });
+    return { success: true };
+  }
+
+  app.post<StaffParams>('/staff/:id/roles', owners, async (request) => {
+    const roles = staffRolesOf(bodyOf(request.body, ['roles']).roles);
+    return changeStaff(request, roles);
+  });
+
+  app.post<StaffParams>('/staff/:id/remove', owners, async (request) => changeStaff(request, null));
+
+  // ---- keys for the command line and scripts ----
+
+  app.post('/keys', anyStaff, async (request, reply) => {
+    const { label } = bodyOf(request.body, ['label']);
+    if (typeof label !== 'string' || label.trim() === '' || [...label.trim()].length > 100 || /[\u0000-\u001f\u007f]/.test(label))
+      throw httpErrors.badRequest(STAFF_MESSAGES.labelRequired);
+    // A key must trace back to a person who signed in, not to another key.
+    if (request.staff!.via !== 'session') throw httpErrors.forbidden(STAFF_MESSAGES.keyNeedsSession);
+    const created = await app.db.transaction(async (tx) => {
+      const key = await app.staffAuth.createKey(request.staff!.id, label.trim(), tx);
+      await app.audit.record(request, { action: 'staff.key-create', details: { keyId: key.id, label: label.trim() } }, tx);
+      return key;
+    });
+    return reply.code(201).send({ id: created.id, key: created.key, label: label.trim() });
+  });
+
+  app.post<{ Params: { id: string } }>('/keys/:id/revoke', anyStaff, async (request) => {
+    const id = request.params.id;
+    const staff = request.staff!;
+    const key = isUuid(id)
+      ? (
+          await app.db.query<{ staff_id: string; email: string }>(
+            'SELECT k.staff_id, st.email FROM staff_keys k JOIN staff st ON st.id = k.staff_id WHERE k.id = $1 AND k.revoked_at IS NULL',
+            [id],
+          )
+        ).rows[0]
+      : undefined;
+    if (!key) throw httpErrors.notFound(STAFF_MESSAGES.unknownKey);
+    if (key.staff_id !== staff.id && !staff.roles.includes('owner')) throw httpErrors.forbidden(STAFF_MESSAGES.notYourKey);
+    await app.db.transaction(async (tx) => {
+      await tx.query('UPDATE staff_keys SET revoked_at = $2, revoked_by = $3 WHERE id = $1', [id, app.now(), staff.email]);
+      await app.audit.record(request, { action: 'staff.key-revoke', details: { keyId: id, of: key.email } }, tx);
+    });
+    return { success: true };
+  });
+
+  // ---- the audit record (owners) ----
+
+  app.get('/audit', { ...owners, schema: { response: { 200: { $ref: 'review#/$defs/auditPage' } } } }, async (request): Promise<AuditPage> => {
+    const query = (request.query ?? {}) as Record<string, unknown>;
+    const filter = auditFilterOf(query, ['before', 'limit']);
+    const limit = query.limit === undefined ? AUDIT_PAGE_SIZE : Number(query.limit);
+    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_AUDIT_PAGE_SIZE) throw httpErrors.badRequest(AUDIT_MESSAGES.badLimit);
+    const before = query.before;
+    if (before !== undefined && (typeof before !== 'string' || !/^[1-9]\d{0,17}$/.test(before))) throw httpErrors.badRequest(AUDIT_MESSAGES.badBefore);
+    const { rows } = await app.db.query<AuditRow>(
+      `SELECT id, at, actor, action, driver_id, ip, details FROM audit_events
+       WHERE ${AUDIT_WHERE} AND ($6::bigint IS NULL OR id < $6) ORDER BY id DESC LIMIT $7`,
+      [...filterParams(filter), before ?? null, limit + 1],
+    );
+    const page = rows.slice(0, limit);
+    return { events: page.map(auditEvent), next: rows.length > limit ? String(page.at(-1)!.id) : null };
+  });
+
+  app.get('/audit/download', owners, async (request, reply) => {
+    const query = (request.query ?? {}) as Record<string, unknown>;
+    const filter = auditFilterOf(query, ['format']);
+    const format = query.format ?? 'csv';
+    if (format !== 'csv' && format !== 'jsonl') throw httpErrors.badRequest(AUDIT_MESSAGES.badFormat);
+    const { rows } = await app.db.query<AuditRow>(
+      `SELECT id, at, actor, action, driver_id, ip, details FROM audit_events WHERE ${AUDIT_WHERE} ORDER BY id`,
+      filterParams(filter),
+    );
+    await app.audit.record(request, { action: 'audit.download', details: { format, events: rows.length, ...filter } });
+    const events = rows.map(auditEvent);
+    const body =
+      format === 'jsonl'
+        ? events.map((event) => `${JSON.stringify(event)}\n`).join('')
+        : `${[AUDIT_CSV_HEADER, ...events.map((event) => [event.id, event.at, event.actor, event.action, event.driverId, event.ip, JSON.stringify(event.details)].map(csvField).join(','))].join('\r\n')}\r\n`;
+    return reply
+      .header('content-type', format === 'jsonl' ? 'application/jsonl; charset=utf-8' : 'text/csv; charset=utf-8')
+      .header('content-disposition', `attachment; filename="onramp-audit.${format}"`)
+      .send(body);
+  });
+}
