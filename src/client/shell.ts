@@ -7,7 +7,7 @@
  * module, so whatever it imports is shared by all of them alike and lands in one chunk
  * (tests/build.test.ts counts the first page's scripts).
  */
-import 'preact/compat/client';
+import 'react-dom/client';
 import 'react-hot-toast';
 import 'swr';
 import 'wouter';

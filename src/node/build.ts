@@ -12,7 +12,6 @@ import { promisify } from 'node:util';
 import { brotliCompress, constants as zlib, gzip } from 'node:zlib';
 import * as esbuild from 'esbuild';
 import { precompiledValidatorsCode } from './precompiledValidators.js';
-import { REACT_RUNTIME } from './reactRuntime.js';
 import { CONTENT_ROOT, FLOW_FILE, loadFlow, loadSchema, loadUiSchema, PROJECT_ROOT, ROUTE_PRELOADS, schemaNamesOf } from './projectFiles.js';
 import { writeUsPlaces } from './usPlaces.js';
 import { DEFAULT_LOCALE, LOCALES, translationFileOf, type Locale } from '../shared/locales.js';
@@ -120,7 +119,6 @@ function clientContext(formsLoader: () => string) {
     chunkNames: 'chunks/[name]-[hash]',
     assetNames: '[name]-[hash]',
     define: { 'process.env.NODE_ENV': '"production"' },
-    alias: REACT_RUNTIME,
     legalComments: 'none',
     logLevel: 'warning',
     // The generated forms may sit in a copy of the project (ONRAMP_CONTENT_DIR) with no node_modules.
