@@ -3,7 +3,7 @@
  * is thrown as a RequestError, whose message is the one to show. The reads of the page a driver
  * opens by its address may begin before its scripts have run (useOpeningRead).
  */
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import useSWR, { type SWRConfiguration, type SWRResponse } from 'swr';
 import type { ApiFailure, ApiResult } from './api.js';
 import { flow } from './flow.js';
@@ -70,9 +70,14 @@ export function useOpeningRead<T, Shown>(keyed: KeyedRead<T> | null, shape: (val
   const [begun] = useState(() => {
     const taken = keyed && openingReads.get(keyed.key);
     if (!keyed || !taken) return undefined;
-    openingReads.delete(keyed.key);
     return { read: taken.read as Promise<T>, shown: taken.ended && { value: shape(taken.ended.value as T) } };
   });
+  // Taken once the screen is on the page: a first draw React sets aside (a part of the page still
+  // loading) and draws again takes it again.
+  const takenKey = begun && keyed?.key;
+  useEffect(() => {
+    if (takenKey) openingReads.delete(takenKey);
+  }, [takenKey]);
   return useSWR(keyed && ([keyed.key, opening] as const), async () => shape(await (begun?.read ?? (keyed as KeyedRead<T>).read())), {
     revalidateOnFocus: false,
     revalidateIfStale: false,
