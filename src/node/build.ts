@@ -3,13 +3,13 @@
  * validator, so no Ajv compiler and no eval reach the browser; the client code split by route;
  * index.html, static assets and the US places data) and the server into build/server/ (plain
  * JavaScript that `npm run start:prod` runs with node; its packages stay in node_modules, its
- * migrations are copied beside it). `npm run build` runs both (src/cli/build.ts); `npm run dev`
+ * migrations are copied beside it). `npm run build` runs both (build.mjs, buildAll); `npm run dev`
  * keeps the browser build for fast rebuilds after each edit (src/cli/dev.ts).
  */
 import { cp, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { promisify } from 'node:util';
-import { brotliCompress, constants as zlib, gzip } from 'node:zlib';
+import { brotliCompress, constants as zlib, gzip, gzipSync } from 'node:zlib';
 import * as esbuild from 'esbuild';
 import { precompiledValidatorsCode } from './precompiledValidators.js';
 import { CONTENT_ROOT, FLOW_FILE, loadFlow, loadSchema, loadUiSchema, PROJECT_ROOT, ROUTE_PRELOADS, schemaNamesOf } from './projectFiles.js';
@@ -294,4 +294,15 @@ export function staticClosure(metafile: Metafile, roots: string[]): string[] {
   };
   roots.forEach(visit);
   return [...files];
+}
+
+/** Both builds (`node build.mjs`): answers the first page's entry and its weight with what it imports, gzipped. */
+export async function buildAll(): Promise<{ entry: string; firstPageGzip: number }> {
+  const build = await buildDist();
+  await build.dispose();
+  await buildServer();
+  const metafile: Metafile = JSON.parse(await readFile(METAFILE, 'utf8'));
+  let firstPageGzip = 0;
+  for (const file of staticClosure(metafile, [build.entry.js])) firstPageGzip += gzipSync(await readFile(join(CONTENT_ROOT, file)), { level: 9 }).length;
+  return { entry: build.entry.js, firstPageGzip };
 }
