@@ -18,7 +18,7 @@ afterEach(() => {
 describe('a text field', () => {
   it('hands what was typed to the form before it loses the focus', async () => {
     const { values } = await renderStepForm('profile');
-    // No pause between the keys and the Tab: no paint comes between them.
+    // No pause between the keys and the Tab.
     const user = userEvent.setup({ delay: null });
     await user.type(screen.getByLabelText(/^First Name/), 'Alexandra');
     await user.tab();
@@ -34,7 +34,7 @@ describe('a text field', () => {
     expect(submitted).toHaveBeenCalledWith({ email: 'driver@example.com', password: 'Str0ng!Pass' });
   });
 
-  it('shows each key typed at once, and the form takes the text after the next paint', async () => {
+  it('shows each key typed at once, and the form takes the text in a transition', async () => {
     const { user, values } = await renderStepForm('profile');
     const name = screen.getByLabelText(/^Last Name/);
     await user.type(name, 'Rivers');
@@ -52,7 +52,7 @@ describe('the code field', () => {
     await user.click(code);
     await user.paste('Your code is 1234. It expires in 10 minutes.');
     expect(code).toHaveProperty('value', '1234');
-    // The form takes what was typed after the next paint (widgets/echoFirst.tsx).
+    // The form takes what was typed in a transition (widgets/echoFirst.tsx).
     await waitFor(() => expect(values()).toEqual({ otp: '1234' }));
   });
 
