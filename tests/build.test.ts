@@ -15,14 +15,14 @@ const outputOf = (url: string) => inputsOf(`dist${url}`);
 
 /** The entry and every chunk it imports statically: what the first page loads. */
 function initialFiles(): string[] {
-  const entry = outputs.find(([, output]) => output.entryPoint?.endsWith('src/client/main.tsx'))?.[0];
+  const entry = outputs.find(([, output]) => output.entryPoint?.endsWith('src/client/app/main.tsx'))?.[0];
   return staticClosure(metafile, entry ? [entry] : []);
 }
 
 /** What a driver's first visit to /signup loads: the first page, the step page and the sign-up form. */
 function signupFiles(): string[] {
   const owning = (input: string) => outputs.filter(([file]) => inputsOf(file).some((each) => each.endsWith(input))).map(([file]) => file);
-  return staticClosure(metafile, [...initialFiles(), ...owning('src/client/StepPage.tsx'), ...owning('build/generated/forms/signup.js')]);
+  return staticClosure(metafile, [...initialFiles(), ...owning('src/client/form/StepPage.tsx'), ...owning('build/generated/forms/signup.js')]);
 }
 
 describe('the browser bundle', () => {
@@ -80,7 +80,7 @@ describe('the browser bundle', () => {
     const cardScreen = outputs.find(([file]) => inputsOf(file).some((input) => input.endsWith('src/client/screens/AddCardScreen.tsx')))?.[0];
     expect(cardScreen).toBeDefined();
     expect(inputsOf(cardScreen!).filter(isStripe)).toEqual([]);
-    const stripeChunk = outputs.find(([file]) => inputsOf(file).some((input) => input.endsWith('src/client/payments/StripeCardForm.tsx')))?.[0];
+    const stripeChunk = outputs.find(([file]) => inputsOf(file).some((input) => input.endsWith('src/client/screens/addCard/StripeCardForm.tsx')))?.[0];
     expect(inputsOf(stripeChunk!).some((input) => input.includes('node_modules/@stripe/stripe-js/'))).toBe(true);
   });
 
@@ -91,7 +91,7 @@ describe('the browser bundle', () => {
 
   it("keeps the form studio and the live-edit client out of a driver's download of /signup", () => {
     const files = signupFiles();
-    expect(files.some((file) => inputsOf(file).some((input) => input.endsWith('src/client/StepPage.tsx')))).toBe(true);
+    expect(files.some((file) => inputsOf(file).some((input) => input.endsWith('src/client/form/StepPage.tsx')))).toBe(true);
     const tools = files.flatMap((file) => inputsOf(file).filter((input) => /src\/client\/(studio|dev)\//.test(input)));
     expect(tools).toEqual([]);
     expect(outputs.some(([file]) => inputsOf(file).some((input) => input.endsWith('src/client/studio/StudioPage.tsx')))).toBe(true);
@@ -121,7 +121,7 @@ describe('the delivery', () => {
     expect(files.filter((file) => !HASHED_ASSET.test(`/assets/${file}`))).toEqual([]);
   });
 
-  it('starts every page with three scripts: the entry, the shell every page shares and esbuild’s helpers (src/client/shell.ts)', () => {
+  it('starts every page with three scripts: the entry, the shell every page shares and esbuild’s helpers (src/client/app/sharedChunk.ts)', () => {
     const [entry, ...chunks] = initialFiles();
     expect(entry).toMatch(/\/main-[A-Z0-9]{8}\.js$/);
     // More than these means a module the entry shares with a screen loaded later is missing from shell.ts.

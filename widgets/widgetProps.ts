@@ -30,7 +30,7 @@ export function optionBoolean(options: Options, key: string): boolean | undefine
 
 /**
  * What the step page shares with every widget through rjsf's `formContext`
- * (src/client/templates.tsx): the form's current values as a store (a city list depends on the
+ * (src/client/form/templates.tsx): the form's current values as a store (a city list depends on the
  * chosen state), how many times submit was attempted, and which fields the driver touched. All
  * optional here, so a widget also works in a form that shares none of it.
  */

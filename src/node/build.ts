@@ -95,14 +95,14 @@ function projectPlugin(formsLoader: () => string): esbuild.Plugin {
       build.onResolve({ filter: /\/flows\/onboarding\.flow\.json$/ }, () => ({ path: FLOW_FILE }));
       // The translations of the content folder, as the flow file.
       build.onResolve({ filter: /\/locales\/[\w-]+\/[\w.-]+\.json$/ }, ({ path }) => ({ path: join(CONTENT_ROOT, path.slice(path.lastIndexOf('locales/'))) }));
-      build.onResolve({ filter: /^markdown-to-jsx(\/.*)?$/ }, () => ({ path: join(CLIENT, 'markdownStub.tsx') }));
+      build.onResolve({ filter: /^markdown-to-jsx(\/.*)?$/ }, () => ({ path: join(CLIENT, 'app', 'markdownStub.tsx') }));
     },
   };
 }
 
 function clientContext(formsLoader: () => string) {
   return esbuild.context({
-    entryPoints: { main: join(CLIENT, 'main.tsx') },
+    entryPoints: { main: join(CLIENT, 'app', 'main.tsx') },
     bundle: true,
     splitting: true,
     format: 'esm',
@@ -147,7 +147,7 @@ export type RouteScripts = Record<string, Record<Locale, string[]>>;
  * texts too. A form's variants (profile-social) are left to the few drivers whose page picks one.
  */
 export function pageScripts(metafile: Metafile): { entry: string; css: string; shell: string[]; routes: RouteScripts } {
-  const [entry, output] = Object.entries(metafile.outputs).find(([, o]) => o.entryPoint?.endsWith('src/client/main.tsx')) ?? [];
+  const [entry, output] = Object.entries(metafile.outputs).find(([, o]) => o.entryPoint?.endsWith('src/client/app/main.tsx')) ?? [];
   if (!entry || !output?.cssBundle) throw new Error('The client bundle has no entry script or stylesheet');
   const shell = staticClosure(metafile, [entry]);
   const chunksOf = (input: string) =>
@@ -160,7 +160,7 @@ export function pageScripts(metafile: Metafile): { entry: string; css: string; s
       const page =
         step.kind === 'form'
           ? [
-              'src/client/StepPage.tsx',
+              'src/client/form/StepPage.tsx',
               `build/generated/forms/${formModuleOf(step.schema, locale)}.js`,
               ...(locale === DEFAULT_LOCALE ? [] : [translationFileOf(locale, 'rjsf.json')]),
             ]
@@ -180,7 +180,7 @@ export function pageScripts(metafile: Metafile): { entry: string; css: string; s
  */
 async function writeIndexHtml(metafile: Metafile): Promise<BuiltEntry> {
   const { entry: js, css, shell, routes } = pageScripts(metafile);
-  const template = await readFile(join(CLIENT, 'index.html'), 'utf8');
+  const template = await readFile(join(CLIENT, 'app', 'index.html'), 'utf8');
   const page = template
     .replace('%JS%', href(js))
     .replace('%CSS%', href(css))
@@ -228,7 +228,7 @@ export async function buildDist(): Promise<DistBuild> {
   };
   await rm(DIST, { recursive: true, force: true });
   const entry = await (await bundle()).write();
-  await cp(join(CLIENT, 'public'), DIST, { recursive: true });
+  await cp(join(CLIENT, 'app', 'public'), DIST, { recursive: true });
   await writeUsPlaces(join(DIST, 'data'));
   await precompress(DIST);
   return { entry, bundle, dispose: () => context.dispose() };

@@ -9,13 +9,13 @@
 import { useCallback, useEffect, useMemo, useRef, useState, type FormEvent, type KeyboardEvent } from 'react';
 import useSWRInfinite, { type SWRInfiniteConfiguration } from 'swr/infinite';
 import type { QueuePage, ReviewStatus } from '../../shared/review.js';
-import { READ_ONCE, type RequestError } from '../reads.js';
-import { clearAdminToken, getAdminToken, setAdminToken } from '../storage.js';
+import { READ_ONCE, type RequestError } from '../runtime/reads.js';
+import { clearAdminToken, getAdminToken, setAdminToken } from '../runtime/storage.js';
 import { checkRefusal, queuePath, readAdmin, type AdminKey, type AdminSession } from './adminApi.js';
 import { formatTime, localToday, REVIEW_TABS } from './adminData.js';
 import { DriverCard } from './DriverCard.js';
 import { TokenForm } from './TokenForm.js';
-import '../shell.js';
+import '../app/sharedChunk.js';
 
 /** New drivers show up without a reload while a reviewer keeps the Waiting tab open and in view. */
 const WAITING_REFRESH_MS = 15_000;

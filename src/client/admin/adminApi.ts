@@ -1,7 +1,7 @@
 /** The admin API's calls, each with the admin token the page was given (answers: src/shared/review.ts). */
 import type { FixRequest, QueueDriver, ReviewStatus } from '../../shared/review.js';
-import { request, type ApiResult } from '../api.js';
-import { dataOf, type RequestError } from '../reads.js';
+import { request, type ApiResult } from '../runtime/api.js';
+import { dataOf, type RequestError } from '../runtime/reads.js';
 
 export const driverPath = (id: string, action?: 'approve' | 'reject') => `/admin/drivers/${encodeURIComponent(id)}${action ? `/${action}` : ''}`;
 

@@ -6,8 +6,8 @@
  */
 import { useRef } from 'react';
 import { createRoot } from 'react-dom/client';
-import { Dialog } from '../Dialog.js';
-import '../shell.js';
+import { Dialog } from '../ui/Dialog.js';
+import '../app/sharedChunk.js';
 
 interface LiveState {
   version: number;

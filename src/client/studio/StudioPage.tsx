@@ -13,14 +13,14 @@ import useSWR from 'swr';
 import type { FormStep } from '../../shared/flow.js';
 import { TokenForm } from '../admin/TokenForm.js';
 import { isRefusal } from '../admin/adminApi.js';
-import { request } from '../api.js';
-import { flow, isFormStep } from '../flow.js';
-import { dataOf, READ_ONCE, type RequestError } from '../reads.js';
-import { clearAdminToken, getAdminToken, setAdminToken } from '../storage.js';
-import { loadStepForm, type FormData } from '../StepFormView.js';
+import { request } from '../runtime/api.js';
+import { flow, isFormStep } from '../runtime/flow.js';
+import { dataOf, READ_ONCE, type RequestError } from '../runtime/reads.js';
+import { clearAdminToken, getAdminToken, setAdminToken } from '../runtime/storage.js';
+import { loadStepForm, type FormData } from '../form/StepFormView.js';
 import { differencesFrom, FIXTURES_URL, messagesByPointer, type FrameMessage, type ShowMessage } from './studioData.js';
 import type { ListedFixture } from '../../shared/fixtureFiles.js';
-import '../shell.js';
+import '../app/sharedChunk.js';
 
 const PAGE_TITLE = 'Form studio · Onramp';
 const TOKEN_REFUSED = 'The admin token was not accepted.'; // only if the server gave no message

@@ -6,13 +6,13 @@
  * shown are loaded in the new language before the page draws again.
  */
 import { useSyncExternalStore } from 'react';
-import { DEFAULT_LOCALE, isLocale, preferredLocale, type Locale, type Translations } from '../shared/locales.js';
-import { LOCALE_STORAGE_KEY } from '../shared/storageKeys.js';
+import { DEFAULT_LOCALE, isLocale, preferredLocale, type Locale, type Translations } from '../../shared/locales.js';
+import { LOCALE_STORAGE_KEY } from '../../shared/storageKeys.js';
 import { translateFlow } from './flow.js';
 
 /** Each translated language's flow texts, in a chunk of their own. */
 const FLOW_TRANSLATIONS: Partial<Record<Locale, () => Promise<{ default: unknown }>>> = {
-  es: () => import('../../locales/es/onboarding.flow.json'),
+  es: () => import('../../../locales/es/onboarding.flow.json'),
 };
 
 function chosenOnThisDevice(): Locale | undefined {

@@ -20,8 +20,8 @@ import {
   type ResumeRule,
   type Call,
   type SourceKind,
-} from '../shared/flow.js';
-import { keepSentPhoto, photoPayload, setSentShares } from '../../widgets/photoStore.js';
+} from '../../shared/flow.js';
+import { keepSentPhoto, photoPayload, setSentShares } from '../../../widgets/photoStore.js';
 import { callApi, isSignInAgain, sendFileAhead, type ApiFailure, type ApiResult } from './api.js';
 import { callByName, flow, routeOf } from './flow.js';
 import { PrepareError, runPrepare } from './prepare.js';

@@ -6,13 +6,13 @@
  */
 import { Suspense, use, useState } from 'react';
 import toast from 'react-hot-toast';
-import { Dialog } from './Dialog.js';
-import { flow, isFormStep, stepById } from './flow.js';
+import { Dialog } from '../ui/Dialog.js';
+import { flow, isFormStep, stepById } from '../runtime/flow.js';
 import { SocialSignIn } from './SocialSignIn.js';
 import { loadStepForm, StepFormView, submitTextOf } from './StepFormView.js';
-import { getItem } from './storage.js';
-import { followResume, sendStep, storeReturningDriver, type Navigation } from './stepRuntime.js';
-import { useLocale } from './locale.js';
+import { getItem } from '../runtime/storage.js';
+import { followResume, sendStep, storeReturningDriver, type Navigation } from '../runtime/stepFlow.js';
+import { useLocale } from '../runtime/locale.js';
 import { useStepFormState } from './useStepFormState.js';
 
 interface SignInAgainProps {

@@ -1,7 +1,7 @@
 /** The flow's links under a step or screen: "Already signed up? Sign in". */
 import { Link } from 'wouter';
-import type { StepLink } from '../shared/flow.js';
-import { routeOf } from './flow.js';
+import type { StepLink } from '../../shared/flow.js';
+import { routeOf } from '../runtime/flow.js';
 
 export function StepLinks({ links }: { links: StepLink[] | undefined }) {
   if (!links?.length) return null;

@@ -4,8 +4,8 @@
  * Each is named by a key holding the step and the driver, so that a read begun as the page opened
  * (main.tsx) is taken only by the form it was begun for (reads.ts, useOpeningRead).
  */
-import { keepPhoto } from '../../widgets/photoStore.js';
-import type { StepAnswersAnswer } from '../shared/review.js';
+import { keepPhoto } from '../../../widgets/photoStore.js';
+import type { StepAnswersAnswer } from '../../shared/review.js';
 import { callApi, getBlob } from './api.js';
 import { draftKey, readDraft, type Draft } from './drafts.js';
 import { callByName, flow } from './flow.js';

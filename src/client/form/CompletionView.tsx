@@ -5,8 +5,8 @@
  * (which injects `window.ReactNativeWebView`) gets the same message as text.
  */
 import { useEffect } from 'react';
-import type { Completion } from '../shared/flow.js';
-import { Layout } from './Layout.js';
+import type { Completion } from '../../shared/flow.js';
+import { Layout } from '../ui/Layout.js';
 
 declare global {
   interface Window {

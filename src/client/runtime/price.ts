@@ -1,4 +1,4 @@
-import type { Locale } from '../shared/locales.js';
+import type { Locale } from '../../shared/locales.js';
 import type { AppConfig } from './config.js';
 
 /**

@@ -6,10 +6,10 @@
  */
 import { getDefaultRegistry } from '@rjsf/core';
 import { errorId, type ErrorListProps, type FieldErrorProps, type TemplatesType, type TitleFieldProps, type WidgetProps } from '@rjsf/utils';
-import { fieldOf } from '../shared/errors.js';
-import { flow } from './flow.js';
-import { echoFirst } from '../../widgets/echoFirst.js';
-import { errorsShown, hasErrors, type StepFormContext } from '../../widgets/widgetProps.js';
+import { fieldOf } from '../../shared/errors.js';
+import { flow } from '../runtime/flow.js';
+import { echoFirst } from '../../../widgets/echoFirst.js';
+import { errorsShown, hasErrors, type StepFormContext } from '../../../widgets/widgetProps.js';
 
 export type { StepFormContext };
 

@@ -5,9 +5,9 @@
  */
 import { useState } from 'react';
 import toast from 'react-hot-toast';
-import type { FormValues } from '../../widgets/formValues.js';
-import type { FormStep } from '../shared/flow.js';
-import { flow } from './flow.js';
+import type { FormValues } from '../../../widgets/formValues.js';
+import type { FormStep } from '../../shared/flow.js';
+import { flow } from '../runtime/flow.js';
 
 /** Enough of an address to ask Firebase about; Firebase judges the rest. */
 const LOOKS_LIKE_EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
@@ -24,7 +24,7 @@ export function PasswordReset({ copy, values }: { copy: NonNullable<FormStep['pa
     }
     setBusy(true);
     try {
-      const { sendPasswordReset } = await import('./identity.js');
+      const { sendPasswordReset } = await import('../runtime/identity.js');
       await sendPasswordReset(address);
       toast.success(copy.sent, { id: copy.sent });
     } catch {

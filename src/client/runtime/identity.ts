@@ -19,9 +19,9 @@ import {
   type AuthProvider,
   type User,
 } from 'firebase/auth';
-import type { SocialProvider } from '../shared/flow.js';
+import type { SocialProvider } from '../../shared/flow.js';
 import { appConfig } from './config.js';
-import './shell.js';
+import '../app/sharedChunk.js';
 
 let auth: Auth | undefined;
 

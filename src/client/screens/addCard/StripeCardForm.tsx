@@ -4,12 +4,12 @@
  * stays inside Stripe's iframes; `confirmPayment` returns here when no extra check is needed and
  * goes to `returnUrl` (/success) after one, such as 3-D Secure.
  */
-import { useLocale } from '../locale.js';
+import { useLocale } from '../../runtime/locale.js';
 import { Elements, PaymentElement, useElements, useStripe } from '@stripe/react-stripe-js';
 import { loadStripe } from '@stripe/stripe-js/pure';
 import { useState, type FormEvent } from 'react';
 import type { CardFormProps } from './paymentOutcome.js';
-import '../shell.js';
+import '../../app/sharedChunk.js';
 
 function PaymentForm({ submitLabel, busy, onPay, returnUrl }: CardFormProps) {
   const stripe = useStripe();

@@ -5,10 +5,10 @@
  * endpoint, which answers as Stripe.js's confirmPayment does.
  */
 import { use, useId, useState, type ChangeEvent, type FormEvent } from 'react';
-import { localize, type Locale, type Translations } from '../../shared/locales.js';
-import { cardErrors, digitsOf, MAX_CARD_DIGITS, sandboxPayments, type CardField, type SandboxCard, type SandboxPayments } from '../../shared/sandboxCard.js';
-import { request } from '../api.js';
-import { loadOnce, prepareWith, useLocale } from '../locale.js';
+import { localize, type Locale, type Translations } from '../../../shared/locales.js';
+import { cardErrors, digitsOf, MAX_CARD_DIGITS, sandboxPayments, type CardField, type SandboxCard, type SandboxPayments } from '../../../shared/sandboxCard.js';
+import { request } from '../../runtime/api.js';
+import { loadOnce, prepareWith, useLocale } from '../../runtime/locale.js';
 import type { CardFormProps, PaymentOutcome } from './paymentOutcome.js';
 
 /** "4242424242424242" → "4242 4242 4242 4242". */
@@ -26,7 +26,7 @@ const FIELDS: CardField[] = ['number', 'expiry', 'cvc'];
 
 /** Each translated language's words of the sandbox, in a chunk of their own. */
 const TRANSLATIONS: Partial<Record<Locale, () => Promise<{ default: unknown }>>> = {
-  es: () => import('../../../locales/es/sandbox-payments.json'),
+  es: () => import('../../../../locales/es/sandbox-payments.json'),
 };
 const loadedWords = new Map<string, Promise<SandboxPayments>>();
 const wordsIn = (locale: Locale) =>

@@ -1,7 +1,7 @@
 /** The onboarding flow file for the browser, and its step routes. Code navigates by step id. */
-import flowFile from '../../flows/onboarding.flow.json';
-import type { Flow, FormStep, Step } from '../shared/flow.js';
-import { localize, type Locale, type Translations } from '../shared/locales.js';
+import flowFile from '../../../flows/onboarding.flow.json';
+import type { Flow, FormStep, Step } from '../../shared/flow.js';
+import { localize, type Locale, type Translations } from '../../shared/locales.js';
 
 // `npm run lint` checks the file against flows/flow.schema.json, whose generated type this is; a
 // JSON import's own type only widens its words ("form" to string).

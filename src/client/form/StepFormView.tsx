@@ -8,13 +8,13 @@ import type { ErrorSchema, RJSFSchema, RJSFValidationError, ValidatorType } from
 import { createPrecompiledValidator } from '@rjsf/validator-ajv8';
 import { useEffect, useMemo, useRef, type ReactNode } from 'react';
 import { loadForm, type FormModule } from 'virtual:forms';
-import { DEFAULT_LOCALE, type Locale, type Translations } from '../shared/locales.js';
-import { translatorFor } from '../shared/rjsfStrings.js';
-import { loadOnce, prepareWith } from './locale.js';
-import { expandErrors, fieldOf } from '../shared/errors.js';
-import { interpolate } from '../shared/flow.js';
-import { formWidgets } from '../../widgets/index.js';
-import { browserLookup } from './stepRuntime.js';
+import { DEFAULT_LOCALE, type Locale, type Translations } from '../../shared/locales.js';
+import { translatorFor } from '../../shared/rjsfStrings.js';
+import { loadOnce, prepareWith } from '../runtime/locale.js';
+import { expandErrors, fieldOf } from '../../shared/errors.js';
+import { interpolate } from '../../shared/flow.js';
+import { formWidgets } from '../../../widgets/index.js';
+import { browserLookup } from '../runtime/stepFlow.js';
 import { templates, type StepFormContext } from './templates.js';
 
 export type FormData = Record<string, unknown>;
@@ -27,7 +27,7 @@ export interface LoadedForm extends FormModule {
 
 /** Each translated language's words of rjsf itself, in a chunk of their own. */
 const RJSF_TRANSLATIONS: Partial<Record<Locale, () => Promise<{ default: unknown }>>> = {
-  es: () => import('../../locales/es/rjsf.json'),
+  es: () => import('../../../locales/es/rjsf.json'),
 };
 
 const loadedForms = new Map<string, Promise<LoadedForm>>();

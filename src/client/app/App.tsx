@@ -1,19 +1,19 @@
 import { lazy, Suspense } from 'react';
 import { Toaster } from 'react-hot-toast';
 import { Redirect, Route, Switch } from 'wouter';
-import { CurrentStep } from './currentStep.js';
-import { flow, routeOf } from './flow.js';
-import { useLocale } from './locale.js';
-import { RideRequestPanelProvider } from './rideRequestPanel.js';
-import { ScreenPage } from './ScreenPage.js';
-import { TOASTER_PROPS, useOneToastAtATime } from './toast.js';
+import { CurrentStep } from '../ui/currentStep.js';
+import { flow, routeOf } from '../runtime/flow.js';
+import { useLocale } from '../runtime/locale.js';
+import { RideRequestPanelProvider } from '../ui/rideRequestPanel.js';
+import { ScreenPage } from '../screens/ScreenPage.js';
+import { TOASTER_PROPS, useOneToastAtATime } from '../ui/toast.js';
 
 // The form renderer (rjsf) is the heaviest part; screens that are not forms don't load it.
-const StepPage = lazy(() => import('./StepPage.js').then((module) => ({ default: module.StepPage })));
+const StepPage = lazy(() => import('../form/StepPage.js').then((module) => ({ default: module.StepPage })));
 // Administrators and schema editors only: never part of a driver's download.
-const AdminPage = lazy(() => import('./admin/AdminPage.js').then((module) => ({ default: module.AdminPage })));
-const StudioPage = lazy(() => import('./studio/StudioPage.js').then((module) => ({ default: module.StudioPage })));
-const StudioFrame = lazy(() => import('./studio/StudioFrame.js').then((module) => ({ default: module.StudioFrame })));
+const AdminPage = lazy(() => import('../admin/AdminPage.js').then((module) => ({ default: module.AdminPage })));
+const StudioPage = lazy(() => import('../studio/StudioPage.js').then((module) => ({ default: module.StudioPage })));
+const StudioFrame = lazy(() => import('../studio/StudioFrame.js').then((module) => ({ default: module.StudioFrame })));
 
 /** Where the administrators' review page lives; not a step of the drivers' flow. */
 const ADMIN_ROUTE = '/admin';

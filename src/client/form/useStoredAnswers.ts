@@ -5,11 +5,11 @@
  * their mask (kept unless retyped), and the fixes asked are shown on their fields.
  */
 import { useState } from 'react';
-import { isKeptPhoto } from '../../widgets/photoStore.js';
-import type { StepAnswersAnswer } from '../shared/review.js';
-import { useOpeningRead } from './reads.js';
+import { isKeptPhoto } from '../../../widgets/photoStore.js';
+import type { StepAnswersAnswer } from '../../shared/review.js';
+import { useOpeningRead } from '../runtime/reads.js';
 import type { FormData } from './StepFormView.js';
-import { storedAnswersRead } from './stepReads.js';
+import { storedAnswersRead } from '../runtime/stepReads.js';
 
 export interface StoredAnswers {
   /** False while the answers (and their photos) load: the form waits, so nothing typed is overwritten. */

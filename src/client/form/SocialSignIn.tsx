@@ -7,13 +7,13 @@
 import { useRef, useState, type FormEvent } from 'react';
 import toast from 'react-hot-toast';
 import { useLocation } from 'wouter';
-import { buildPayload, lookupIn, type SocialProvider, type SocialSignIn as Social } from '../shared/flow.js';
-import { callApi } from './api.js';
-import { appConfig } from './config.js';
-import { Dialog } from './Dialog.js';
-import { callByName, flow } from './flow.js';
-import { prepareActions } from './prepare.js';
-import { nextNavigation } from './stepRuntime.js';
+import { buildPayload, lookupIn, type SocialProvider, type SocialSignIn as Social } from '../../shared/flow.js';
+import { callApi } from '../runtime/api.js';
+import { appConfig } from '../runtime/config.js';
+import { Dialog } from '../ui/Dialog.js';
+import { callByName, flow } from '../runtime/flow.js';
+import { prepareActions } from '../runtime/prepare.js';
+import { nextNavigation } from '../runtime/stepFlow.js';
 
 interface SocialSignInProps {
   social: Social;
@@ -29,7 +29,7 @@ export function SocialSignIn({ social, onSignedIn }: SocialSignInProps) {
   async function signIn(provider: SocialProvider, testEmail?: string) {
     setBusy(provider.id);
     try {
-      const identity = await import('./identity.js');
+      const identity = await import('../runtime/identity.js');
       let signedIn: { idToken: string; email: string };
       try {
         signedIn = await identity.socialSignIn(provider.id, testEmail);

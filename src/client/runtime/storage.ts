@@ -3,7 +3,7 @@
  * IndexedDB): the spec's local storage keys and the `token` cookie (path /). Every access is guarded, because storage can throw (private mode, a web view
  * with storage disabled, a full quota) and a driver must never see a crash for it.
  */
-import { STORAGE_KEYS, TOKEN_COOKIE, type StorageKey } from '../shared/storageKeys.js';
+import { STORAGE_KEYS, TOKEN_COOKIE, type StorageKey } from '../../shared/storageKeys.js';
 import { removeAllDrafts } from './drafts.js';
 
 const COOKIE_MAX_AGE_SECONDS = 24 * 60 * 60; // as long as a server session lives

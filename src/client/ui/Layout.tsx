@@ -1,14 +1,14 @@
 import { memo, useEffect, useState, type ReactNode } from 'react';
 import toast from 'react-hot-toast';
 import { useLocation } from 'wouter';
-import { buildPayload, lookupIn } from '../shared/flow.js';
-import { callApi } from './api.js';
+import { buildPayload, lookupIn } from '../../shared/flow.js';
+import { callApi } from '../runtime/api.js';
 import { useCurrentStep } from './currentStep.js';
-import { callByName, flow, routeOf } from './flow.js';
+import { callByName, flow, routeOf } from '../runtime/flow.js';
 import { JourneySteps } from './JourneySteps.js';
-import { chooseLocale, useLocale } from './locale.js';
-import { LOCALES, type Locale } from '../shared/locales.js';
-import { clearDriverStorage, holdsDriverToken, storageSnapshot } from './storage.js';
+import { chooseLocale, useLocale } from '../runtime/locale.js';
+import { LOCALES, type Locale } from '../../shared/locales.js';
+import { clearDriverStorage, holdsDriverToken, storageSnapshot } from '../runtime/storage.js';
 
 /** The address the page's heading was last focused for: none at the first page, which the browser announces itself. */
 let focusedFor: string | undefined;
@@ -115,7 +115,7 @@ function SignOutButton() {
     const call = callByName(signOut.call);
     await callApi(call, buildPayload(call, lookupIn({ storage: storageSnapshot() })));
     await clearDriverStorage();
-    await import('./identity.js').then((identity) => identity.signOutOfFirebase()).catch(() => undefined);
+    await import('../runtime/identity.js').then((identity) => identity.signOutOfFirebase()).catch(() => undefined);
     toast.success(signOut.toast, { id: signOut.toast });
     navigate(routeOf(signOut.to), { replace: true });
   };

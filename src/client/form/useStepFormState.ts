@@ -1,8 +1,8 @@
 import type { IChangeEvent } from '@rjsf/core';
 import type { ErrorSchema } from '@rjsf/utils';
 import { useCallback, useMemo, useState } from 'react';
-import { createFormValues } from '../../widgets/formValues.js';
-import { flow } from './flow.js';
+import { createFormValues } from '../../../widgets/formValues.js';
+import { flow } from '../runtime/flow.js';
 import type { FormData } from './StepFormView.js';
 import type { StepFormContext } from './templates.js';
 

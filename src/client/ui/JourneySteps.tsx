@@ -1,4 +1,4 @@
-import { flow } from './flow.js';
+import { flow } from '../runtime/flow.js';
 
 /**
  * The stages of the journey (spec §1, the flow's `journey`), the current one marked: on a phone a

@@ -3,7 +3,7 @@
  * provides it for each step's route, so a screen or a form needs no prop to say which it is.
  */
 import { createContext, useContext } from 'react';
-import type { Step } from '../shared/flow.js';
+import type { Step } from '../../shared/flow.js';
 
 export const CurrentStep = createContext<Step | undefined>(undefined);
 

@@ -1,12 +1,12 @@
 import { useEffect, useMemo } from 'react';
 import toast from 'react-hot-toast';
 import { useLocation } from 'wouter';
-import type { ScreenStep } from '../shared/flow.js';
-import { routeOf } from './flow.js';
-import { isScreenName } from '../shared/registries.js';
-import { screens } from './screens/index.js';
-import { clearTarget } from './storage.js';
-import { guardRedirect } from './stepRuntime.js';
+import type { ScreenStep } from '../../shared/flow.js';
+import { routeOf } from '../runtime/flow.js';
+import { isScreenName } from '../../shared/registries.js';
+import { screens } from './index.js';
+import { clearTarget } from '../runtime/storage.js';
+import { guardRedirect } from '../runtime/stepFlow.js';
 
 /** Renders a screen step: its guards, what it clears on entering, then its registered screen. */
 export function ScreenPage({ step }: { step: ScreenStep }) {

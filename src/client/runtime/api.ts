@@ -9,9 +9,9 @@
  * provider's endpoint) and the public-IP lookup take none.
  */
 import { currentLocale } from './locale.js';
-import { SIGN_IN_AGAIN_REASON } from '../shared/apiAnswers.js';
-import type { Call } from '../shared/flow.js';
-import { UPLOADS_PATH, type FileAheadAnswer } from '../shared/review.js';
+import { SIGN_IN_AGAIN_REASON } from '../../shared/apiAnswers.js';
+import type { Call } from '../../shared/flow.js';
+import { UPLOADS_PATH, type FileAheadAnswer } from '../../shared/review.js';
 import { flow } from './flow.js';
 import { getItem, getTokenCookie } from './storage.js';
 

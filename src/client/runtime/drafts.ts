@@ -10,7 +10,7 @@
  * without drafts.
  */
 import { clear, createStore, del, get, set, type UseStore } from 'idb-keyval';
-import type { FormData } from './StepFormView.js';
+import type { FormData } from '../form/StepFormView.js';
 
 export interface Draft {
   values: FormData;

@@ -1,16 +1,16 @@
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
-import '../../widgets/widgets.css';
+import '../../../widgets/widgets.css';
 import './app.css';
 import { App } from './App.js';
-import { appConfig } from './config.js';
-import { flow, isFormStep } from './flow.js';
-import { prepareFirstPage } from './locale.js';
-import { beginOpeningRead, type KeyedRead } from './reads.js';
-import { draftRead, storedAnswersRead } from './stepReads.js';
-import { guardRedirect } from './stepRuntime.js';
-import type { FormStep } from '../shared/flow.js';
-import './shell.js';
+import { appConfig } from '../runtime/config.js';
+import { flow, isFormStep } from '../runtime/flow.js';
+import { prepareFirstPage } from '../runtime/locale.js';
+import { beginOpeningRead, type KeyedRead } from '../runtime/reads.js';
+import { draftRead, storedAnswersRead } from '../runtime/stepReads.js';
+import { guardRedirect } from '../runtime/stepFlow.js';
+import type { FormStep } from '../../shared/flow.js';
+import './sharedChunk.js';
 
 /**
  * A form step opened by its address draws once, complete: its page's scripts and form are loaded,
@@ -24,7 +24,7 @@ function prepareOpenedStep(): Promise<unknown>[] {
   if (!opened || guardRedirect(opened[1].guards)) return [];
   const [id, step] = opened;
   const reads = [draftRead(id), storedAnswersRead(id)].flatMap((read: KeyedRead<unknown> | null) => (read ? [beginOpeningRead(read)] : []));
-  return [...reads, import('./StepPage.js').then((page) => page.prepareStepPage(step))];
+  return [...reads, import('../form/StepPage.js').then((page) => page.prepareStepPage(step))];
 }
 
 // The flow's texts in the page's language before the first page shows (English needs nothing,
@@ -42,4 +42,4 @@ void Promise.allSettled([prepareFirstPage(), ...prepareOpenedStep()]).finally(()
 
 // Under `npm run dev` only: its own chunk, which no other page loads.
 const { dev } = appConfig();
-if (dev) void import('./dev/liveEdits.js').then((module) => module.followLiveEdits(dev.version));
+if (dev) void import('../dev/liveEdits.js').then((module) => module.followLiveEdits(dev.version));
