@@ -100,6 +100,38 @@ function projectPlugin(formsLoader: () => string): esbuild.Plugin {
   };
 }
 
+/** What every page loads with the entry (src/client/app/sharedChunk.ts): a manifest for the build, imported by no product module. */
+const SHARED_CHUNK = join(CLIENT, 'app', 'sharedChunk.ts');
+
+/**
+ * The entry and every client module loaded by import() (a lazy page, a screen, Firebase's sign-in)
+ * import the shared-chunk manifest too, here rather than in their code: esbuild puts code shared by
+ * entry points into one chunk per set of entry points sharing it, so what the manifest names,
+ * shared by all of them alike, lands in one chunk, where it came out in many small ones (a request
+ * each, a round trip each on a slow phone). Each such module is reached through a wrapper that
+ * imports the manifest and re-exports the module; the module itself stays one module, also when
+ * another imports it statically.
+ */
+function sharedChunkPlugin(): esbuild.Plugin {
+  const namespace = 'with-shared-chunk';
+  return {
+    name: 'shared-chunk',
+    setup(build) {
+      build.onResolve({ filter: /.*/ }, async ({ path, kind, importer, resolveDir, pluginData }) => {
+        if ((kind !== 'dynamic-import' && kind !== 'entry-point') || pluginData === namespace) return undefined;
+        const resolved = await build.resolve(path, { kind, importer, resolveDir, pluginData: namespace });
+        if (resolved.errors.length > 0 || !resolved.path.startsWith(`${CLIENT}/`) || !/\.tsx?$/.test(resolved.path)) return resolved;
+        return { path: resolved.path, namespace };
+      });
+      build.onLoad({ filter: /.*/, namespace }, ({ path }) => ({
+        contents: `import ${JSON.stringify(SHARED_CHUNK)};\nexport * from ${JSON.stringify(path)};\n`,
+        resolveDir: dirname(path),
+        loader: 'js',
+      }));
+    },
+  };
+}
+
 function clientContext(formsLoader: () => string) {
   return esbuild.context({
     entryPoints: { main: join(CLIENT, 'app', 'main.tsx') },
@@ -123,7 +155,7 @@ function clientContext(formsLoader: () => string) {
     logLevel: 'warning',
     // The generated forms may sit in a copy of the project (ONRAMP_CONTENT_DIR) with no node_modules.
     nodePaths: [join(PROJECT_ROOT, 'node_modules')],
-    plugins: [projectPlugin(formsLoader)],
+    plugins: [sharedChunkPlugin(), projectPlugin(formsLoader)],
   });
 }
 

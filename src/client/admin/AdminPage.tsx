@@ -15,7 +15,6 @@ import { checkRefusal, queuePath, readAdmin, type AdminKey, type AdminSession } 
 import { formatTime, localToday, REVIEW_TABS } from './adminData.js';
 import { DriverCard } from './DriverCard.js';
 import { TokenForm } from './TokenForm.js';
-import '../app/sharedChunk.js';
 
 /** New drivers show up without a reload while a reviewer keeps the Waiting tab open and in view. */
 const WAITING_REFRESH_MS = 15_000;

@@ -10,7 +10,6 @@ import { beginOpeningRead, type KeyedRead } from '../runtime/reads.js';
 import { draftRead, storedAnswersRead } from '../runtime/stepReads.js';
 import { guardRedirect } from '../runtime/stepFlow.js';
 import type { FormStep } from '../../shared/flow.js';
-import './sharedChunk.js';
 
 /**
  * A form step opened by its address draws once, complete: its page's scripts and form are loaded,

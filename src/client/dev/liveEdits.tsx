@@ -7,7 +7,6 @@
 import { useRef } from 'react';
 import { createRoot } from 'react-dom/client';
 import { Dialog } from '../ui/Dialog.js';
-import '../app/sharedChunk.js';
 
 interface LiveState {
   version: number;

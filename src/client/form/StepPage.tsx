@@ -28,7 +28,6 @@ import { useOpeningRead } from '../runtime/reads.js';
 import { draftRead } from '../runtime/stepReads.js';
 import { useStepFormState } from './useStepFormState.js';
 import { useStoredAnswers, type StoredAnswers } from './useStoredAnswers.js';
-import '../app/sharedChunk.js';
 
 export function StepPage({ id, step }: { id: string; step: FormStep }) {
   const [, navigate] = useLocation();

@@ -21,7 +21,6 @@ import {
 } from 'firebase/auth';
 import type { SocialProvider } from '../../shared/flow.js';
 import { appConfig } from './config.js';
-import '../app/sharedChunk.js';
 
 let auth: Auth | undefined;
 

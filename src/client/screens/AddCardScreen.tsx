@@ -20,10 +20,9 @@ import { SandboxCardForm } from './addCard/SandboxCardForm.js';
 import { priceText } from '../runtime/price.js';
 import { dataOf, READ_ONCE, useOpening, type RequestError } from '../runtime/reads.js';
 import { applyStore } from '../runtime/storage.js';
-import '../app/sharedChunk.js';
 
 // Stripe.js and its React bindings: only for drivers who reach this screen with Stripe configured.
-const StripeCardForm = lazy(() => import('./addCard/StripeCardForm.js'));
+const StripeCardForm = lazy(() => import('./addCard/StripeCardForm.js').then((module) => ({ default: module.StripeCardForm })));
 
 const readSubscription = ([callName]: readonly [string, number]) => dataOf(callApi(callByName(callName)));
 

@@ -17,7 +17,6 @@ import { dataOf, type RequestError } from '../runtime/reads.js';
 import { getItem } from '../runtime/storage.js';
 import { MessageScreen } from './MessageScreen.js';
 import { ScreenActionButton } from './parts.js';
-import '../app/sharedChunk.js';
 
 // An answer without data reads as a status not yet known.
 async function fetchStatus([callName, id]: [string, string]): Promise<Partial<DriverStatus>> {

@@ -12,7 +12,6 @@ import { Layout } from '../ui/Layout.js';
 import { loadStepForm, StepFormView, submitTextOf, type FormData } from '../form/StepFormView.js';
 import type { StepFormContext } from '../form/templates.js';
 import type { FrameMessage, ShowMessage } from './studioData.js';
-import '../app/sharedChunk.js';
 
 const toStudio = (message: FrameMessage) => window.parent.postMessage(message, window.location.origin);
 

@@ -20,7 +20,6 @@ import { clearAdminToken, getAdminToken, setAdminToken } from '../runtime/storag
 import { loadStepForm, type FormData } from '../form/StepFormView.js';
 import { differencesFrom, FIXTURES_URL, messagesByPointer, type FrameMessage, type ShowMessage } from './studioData.js';
 import type { ListedFixture } from '../../shared/fixtureFiles.js';
-import '../app/sharedChunk.js';
 
 const PAGE_TITLE = 'Form studio · Onramp';
 const TOKEN_REFUSED = 'The admin token was not accepted.'; // only if the server gave no message

@@ -9,7 +9,6 @@ import { Elements, PaymentElement, useElements, useStripe } from '@stripe/react-
 import { loadStripe } from '@stripe/stripe-js/pure';
 import { useState, type FormEvent } from 'react';
 import type { CardFormProps } from './paymentOutcome.js';
-import '../../app/sharedChunk.js';
 
 function PaymentForm({ submitLabel, busy, onPay, returnUrl }: CardFormProps) {
   const stripe = useStripe();
@@ -33,7 +32,7 @@ function PaymentForm({ submitLabel, busy, onPay, returnUrl }: CardFormProps) {
   );
 }
 
-export default function StripeCardForm(props: CardFormProps & { publishableKey: string }) {
+export function StripeCardForm(props: CardFormProps & { publishableKey: string }) {
   const { publishableKey, clientSecret, onUnavailable } = props;
   const [stripe] = useState(() =>
     loadStripe(publishableKey).catch(() => {
