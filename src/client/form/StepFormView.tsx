@@ -15,12 +15,11 @@ import { expandErrors, fieldOf } from '../../shared/errors.js';
 import { interpolate } from '../../shared/flow.js';
 import { formWidgets } from '../../../widgets/index.js';
 import { browserLookup } from '../runtime/stepFlow.js';
+import type { StepValues } from '../runtime/stepValues.js';
 import { templates, type StepFormContext } from './templates.js';
 
-export type FormData = Record<string, unknown>;
-
 export interface LoadedForm extends FormModule {
-  validator: ValidatorType<FormData, RJSFSchema>;
+  validator: ValidatorType<StepValues, RJSFSchema>;
   /** rjsf's own strings in the form's language (src/shared/rjsfStrings.ts). */
   translateString: ReturnType<typeof translatorFor>;
 }
@@ -38,7 +37,7 @@ export function loadStepForm(name: string, locale: Locale = DEFAULT_LOCALE): Pro
     const [module, rjsfStrings] = await Promise.all([loadForm(name, locale), RJSF_TRANSLATIONS[locale]?.()]);
     return {
       ...module,
-      validator: createPrecompiledValidator<FormData>(module.validateFns, module.schema),
+      validator: createPrecompiledValidator<StepValues>(module.validateFns, module.schema),
       translateString: translatorFor(locale, rjsfStrings?.default as Translations | undefined),
     };
   });
@@ -64,7 +63,7 @@ function withKeptValues(validator: LoadedForm['validator'], kept: Record<string,
     const found = validator.validateFormData(formData, ...rest);
     const holding = fields.filter((field) => formData?.[field] === kept[field]);
     if (holding.length === 0) return found;
-    const errorSchema: ErrorSchema<FormData> = { ...found.errorSchema };
+    const errorSchema: ErrorSchema<StepValues> = { ...found.errorSchema };
     for (const field of holding) delete errorSchema[field];
     return { errors: found.errors.filter((error) => !holding.includes(fieldOf(error.property))), errorSchema };
   };
@@ -78,11 +77,11 @@ interface StepFormViewProps {
    * mode) and reports each change through `onChange`: a page that draws again for another reason
    * (a field touched, the server's messages) never hands it values older than a change on its way.
    */
-  initialData?: FormData;
+  initialData?: StepValues;
   formContext: StepFormContext;
-  onChange: (event: IChangeEvent<FormData>, id?: string) => void;
+  onChange: (event: IChangeEvent<StepValues>, id?: string) => void;
   onBlur?: (id: string) => void;
-  onSubmit?: (event: IChangeEvent<FormData>) => void;
+  onSubmit?: (event: IChangeEvent<StepValues>) => void;
   onError?: () => void;
   extraErrors?: ErrorSchema;
   /** Values kept from before that the schema can't judge (a sensitive value's mask): no error while a field holds its. */
@@ -109,7 +108,7 @@ export function StepFormView({
   titled = true,
   children,
 }: StepFormViewProps) {
-  const formRef = useRef<Form<FormData>>(null);
+  const formRef = useRef<Form<StepValues>>(null);
   const opened = useRef(false);
   useEffect(() => {
     opened.current = true;
@@ -130,7 +129,7 @@ export function StepFormView({
   }, [form, titled]);
 
   return (
-    <Form<FormData>
+    <Form<StepValues>
       ref={formRef}
       className="step-form"
       schema={form.schema}

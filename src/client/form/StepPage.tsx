@@ -21,7 +21,8 @@ import { SocialSignIn } from './SocialSignIn.js';
 import { StepLinks } from '../ui/StepLinks.js';
 import { browserLookup, guardRedirect, submitStep, type Navigation } from '../runtime/stepFlow.js';
 import { Layout } from '../ui/Layout.js';
-import { loadStepForm, StepFormView, submitTextOf, type FormData, type LoadedForm } from './StepFormView.js';
+import { loadStepForm, StepFormView, submitTextOf, type LoadedForm } from './StepFormView.js';
+import type { StepValues } from '../runtime/stepValues.js';
 import { currentLocale, useLocale } from '../runtime/locale.js';
 import { getItem } from '../runtime/storage.js';
 import { useOpeningRead } from '../runtime/reads.js';
@@ -60,7 +61,7 @@ function draftFieldsOf(form: LoadedForm, sensitive: readonly string[]): { values
 }
 
 /** Puts a draft's photos back in their slots; answers the values the form starts from (null: no draft). */
-function restoreDraft(draft: Draft | undefined): { values: FormData } | null {
+function restoreDraft(draft: Draft | undefined): { values: StepValues } | null {
   if (!draft) return null;
   const values = { ...draft.values };
   for (const [field, photo] of Object.entries(draft.photos)) {
@@ -72,7 +73,7 @@ function restoreDraft(draft: Draft | undefined): { values: FormData } | null {
 }
 
 /** The step's draft on this device, read afresh each time the step opens; its photos go back in their slots. */
-function useDraft(stepId: string): { ready: boolean; values?: FormData } {
+function useDraft(stepId: string): { ready: boolean; values?: StepValues } {
   const [read] = useState(() => draftRead(stepId));
   const { data, error } = useOpeningRead(read, restoreDraft);
   return { ready: data !== undefined || error !== undefined, values: data?.values ?? undefined };
@@ -143,7 +144,7 @@ interface FilledStepFormProps {
   step: FormStep;
   form: LoadedForm;
   stored: StoredAnswers;
-  initial?: FormData;
+  initial?: StepValues;
   keep: { values: string[]; photos: string[] };
 }
 
@@ -160,11 +161,11 @@ function FilledStepForm({ id, step, form, stored, initial, keep }: FilledStepFor
   const [busy, setBusy] = useState(false);
   const [completion, setCompletion] = useState<Completion>();
   /** The answers waiting to be sent again once the driver signed in again. */
-  const [waiting, setWaiting] = useState<FormData>();
+  const [waiting, setWaiting] = useState<StepValues>();
 
   const go = useCallback((navigation: Navigation) => navigate(navigation.to, { state: navigation.state }), [navigate]);
 
-  const send = async (submitted: FormData) => {
+  const send = async (submitted: StepValues) => {
     setBusy(true);
     // A new try: the last one's errors no longer stand.
     toast.dismiss();

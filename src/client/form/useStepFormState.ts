@@ -3,7 +3,7 @@ import type { ErrorSchema } from '@rjsf/utils';
 import { useCallback, useMemo, useState } from 'react';
 import { createFormValues } from '../../../widgets/formValues.js';
 import { flow } from '../runtime/flow.js';
-import type { FormData } from './StepFormView.js';
+import type { StepValues } from '../runtime/stepValues.js';
 import type { StepFormContext } from './templates.js';
 
 /** Server field messages (400 `errors`) in rjsf's error-schema shape. */
@@ -23,7 +23,7 @@ function toErrorSchema(errors: Record<string, string[]> | undefined): ErrorSchem
  * its own, StepFormView's `initialData`) and whatever subscribed to what changed (`useFieldValue`,
  * `useValuesSelection`), never the page around it.
  */
-export function useStepFormState(initial: FormData = {}) {
+export function useStepFormState(initial: StepValues = {}) {
   const [values] = useState(() => createFormValues(initial));
   const [touched, setTouched] = useState<ReadonlySet<string>>(() => new Set());
   const [submitCount, setSubmitCount] = useState(0);
@@ -35,7 +35,7 @@ export function useStepFormState(initial: FormData = {}) {
   }, []);
 
   const onChange = useCallback(
-    (event: IChangeEvent<FormData>, id?: string) => {
+    (event: IChangeEvent<StepValues>, id?: string) => {
       values.set(event.formData ?? {});
       setExtraErrors(undefined);
       touch(id);

@@ -8,18 +8,18 @@ import { useState } from 'react';
 import { isKeptPhoto } from '../../../widgets/photoStore.js';
 import type { StepAnswersAnswer } from '../../shared/review.js';
 import { useOpeningRead } from '../runtime/reads.js';
-import type { FormData } from './StepFormView.js';
+import type { StepValues } from '../runtime/stepValues.js';
 import { storedAnswersRead } from '../runtime/stepReads.js';
 
 export interface StoredAnswers {
   /** False while the answers (and their photos) load: the form waits, so nothing typed is overwritten. */
   ready: boolean;
   /** The form's values as sent (photos by their type, as the photo slots keep them); undefined until loaded or if never sent. */
-  formData?: FormData;
+  formData?: StepValues;
   /** Sensitive values shown by their mask: kept as long as the field still holds it. */
   masked: Record<string, unknown>;
   /** The reviewer's fixes on the fields that still hold what was sent. */
-  openFixes(current: FormData): StepAnswersAnswer['fixes'];
+  openFixes(current: StepValues): StepAnswersAnswer['fixes'];
 }
 
 export function useStoredAnswers(stepId: string, sensitiveFields: readonly string[]): StoredAnswers {
@@ -42,7 +42,7 @@ export function useStoredAnswers(stepId: string, sensitiveFields: readonly strin
   return {
     // A failed load leaves an empty form, as for a step never sent: the driver can still fill it.
     ready: read === null || data !== undefined || error !== undefined,
-    formData: formData as FormData | undefined,
+    formData: formData as StepValues | undefined,
     masked,
     openFixes: (current) => fixes.filter(({ field }) => (data?.files[field] ? isKeptPhoto(field) : current[field] === answers?.[field])),
   };

@@ -10,10 +10,10 @@
  * without drafts.
  */
 import { clear, createStore, del, get, set, type UseStore } from 'idb-keyval';
-import type { FormData } from '../form/StepFormView.js';
+import type { StepValues } from './stepValues.js';
 
 export interface Draft {
-  values: FormData;
+  values: StepValues;
   photos: Record<string, Blob>;
 }
 

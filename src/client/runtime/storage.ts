@@ -1,10 +1,10 @@
 /**
  * The only module that touches browser storage (with drafts.ts, the answers being typed, in
- * IndexedDB): the spec's local storage keys and the `token` cookie (path /). Every access is guarded, because storage can throw (private mode, a web view
+ * IndexedDB, which signing out clears beside this: session.ts): the spec's local storage keys and
+ * the `token` cookie (path /). Every access is guarded, because storage can throw (private mode, a web view
  * with storage disabled, a full quota) and a driver must never see a crash for it.
  */
 import { STORAGE_KEYS, TOKEN_COOKIE, type StorageKey } from '../../shared/storageKeys.js';
-import { removeAllDrafts } from './drafts.js';
 
 const COOKIE_MAX_AGE_SECONDS = 24 * 60 * 60; // as long as a server session lives
 
@@ -56,11 +56,10 @@ export function removeTokenCookie(): void {
 /** Whether this browser holds a driver's token (a session or a sign-up's): there is something to sign out of. */
 export const holdsDriverToken = (): boolean => getItem('token') !== undefined || getTokenCookie() !== undefined;
 
-/** Forgets everything of the driver's this browser keeps (signing out), their drafts too. */
-export async function clearDriverStorage(): Promise<void> {
+/** Forgets the driver's keys and token cookie (signing out, session.ts). */
+export function clearDriverStorage(): void {
   for (const key of STORAGE_KEYS) removeItem(key);
   removeTokenCookie();
-  await removeAllDrafts();
 }
 
 /** All stored values, for the flow's `storage.*` sources. */

@@ -9,7 +9,8 @@ import { createFormValues } from '../../../widgets/formValues.js';
 import { flow, stepById } from '../runtime/flow.js';
 import { CurrentStep } from '../ui/currentStep.js';
 import { Layout } from '../ui/Layout.js';
-import { loadStepForm, StepFormView, submitTextOf, type FormData } from '../form/StepFormView.js';
+import { loadStepForm, StepFormView, submitTextOf } from '../form/StepFormView.js';
+import type { StepValues } from '../runtime/stepValues.js';
 import type { StepFormContext } from '../form/templates.js';
 import type { FrameMessage, ShowMessage } from './studioData.js';
 
@@ -43,7 +44,7 @@ function FramedStep({ shown }: { shown: ShowMessage }) {
   const formContext: StepFormContext = useMemo(() => ({ values, widgetTexts: flow.messages.widgets }), [values]);
 
   const onChange = useCallback(
-    (event: IChangeEvent<FormData>) => {
+    (event: IChangeEvent<StepValues>) => {
       const data = event.formData ?? {};
       values.set(data);
       toStudio({ kind: 'data', key: shown.key, data });

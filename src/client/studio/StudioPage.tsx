@@ -17,7 +17,8 @@ import { request } from '../runtime/api.js';
 import { flow, isFormStep } from '../runtime/flow.js';
 import { dataOf, READ_ONCE, type RequestError } from '../runtime/reads.js';
 import { clearAdminToken, getAdminToken, setAdminToken } from '../runtime/storage.js';
-import { loadStepForm, type FormData } from '../form/StepFormView.js';
+import { loadStepForm } from '../form/StepFormView.js';
+import type { StepValues } from '../runtime/stepValues.js';
 import { differencesFrom, FIXTURES_URL, messagesByPointer, type FrameMessage, type ShowMessage } from './studioData.js';
 import type { ListedFixture } from '../../shared/fixtureFiles.js';
 
@@ -240,7 +241,7 @@ function Studio({ fixtures }: { fixtures: ListedFixture[] }) {
 function useFrame(shown: ShowMessage) {
   const ref = useRef<HTMLIFrameElement>(null);
   const [readyCount, setReadyCount] = useState(0);
-  const [reported, setReported] = useState<{ key: string; data: FormData }>();
+  const [reported, setReported] = useState<{ key: string; data: StepValues }>();
 
   useEffect(() => {
     const onMessage = (event: MessageEvent<FrameMessage>) => {
@@ -262,7 +263,7 @@ function useFrame(shown: ShowMessage) {
 }
 
 /** The validator's verdict on the data, per field, and how it compares with the fixture's expectation. */
-function ValidationResult({ schema, data, fixture }: { schema: string; data: FormData; fixture?: ListedFixture }) {
+function ValidationResult({ schema, data, fixture }: { schema: string; data: StepValues; fixture?: ListedFixture }) {
   const form = use(loadStepForm(schema));
   const messages = useMemo(() => messagesByPointer(form.validator.validateFormData(data, form.schema).errors), [form, data]);
   const fields = Object.entries(messages);

@@ -1,14 +1,13 @@
 import { memo, useEffect, useState, type ReactNode } from 'react';
 import toast from 'react-hot-toast';
 import { useLocation } from 'wouter';
-import { buildPayload, lookupIn } from '../../shared/flow.js';
-import { callApi } from '../runtime/api.js';
 import { useCurrentStep } from './currentStep.js';
-import { callByName, flow, routeOf } from '../runtime/flow.js';
+import { flow, routeOf } from '../runtime/flow.js';
 import { JourneySteps } from './JourneySteps.js';
 import { chooseLocale, useLocale } from '../runtime/locale.js';
 import { LOCALES, type Locale } from '../../shared/locales.js';
-import { clearDriverStorage, holdsDriverToken, storageSnapshot } from '../runtime/storage.js';
+import { signOut } from '../runtime/session.js';
+import { holdsDriverToken } from '../runtime/storage.js';
 
 /** The address the page's heading was last focused for: none at the first page, which the browser announces itself. */
 let focusedFor: string | undefined;
@@ -100,28 +99,20 @@ const JourneyAside = memo(function JourneyAside({ stage }: { stage: number; loca
   );
 });
 
-/**
- * Ends the session on the server (the flow's `account.signOut` call) and forgets everything this
- * browser keeps of the driver, the Firebase sign-in included: on a shared phone the next person
- * finds nothing. The browser forgets even when the call fails (offline): the token is then
- * useless here, and it expires on the server.
- */
+/** Signs out (session.ts), then says so and goes where the flow's `account.signOut` says. */
 function SignOutButton() {
   const [, navigate] = useLocation();
   const [busy, setBusy] = useState(false);
-  const signOut = flow.account.signOut;
+  const { toast: signedOut, to, label } = flow.account.signOut;
   const run = async () => {
     setBusy(true);
-    const call = callByName(signOut.call);
-    await callApi(call, buildPayload(call, lookupIn({ storage: storageSnapshot() })));
-    await clearDriverStorage();
-    await import('../runtime/identity.js').then((identity) => identity.signOutOfFirebase()).catch(() => undefined);
-    toast.success(signOut.toast, { id: signOut.toast });
-    navigate(routeOf(signOut.to), { replace: true });
+    await signOut();
+    toast.success(signedOut, { id: signedOut });
+    navigate(routeOf(to), { replace: true });
   };
   return (
     <button type="button" className="button button-link page-sign-out" onClick={run} disabled={busy} aria-busy={busy}>
-      {signOut.label}
+      {label}
     </button>
   );
 }
