@@ -84,8 +84,16 @@ async function generateForms(names: string[]): Promise<string> {
 
 /**
  * `virtual:forms` is the generated loader (read at each build: an edit may add a form); the flow
- * file is the content folder's; markdown-to-jsx is replaced by a plain-text stub.
+ * file is the content folder's.
  */
+/** markdown-to-jsx, which @rjsf/core imports for markdown descriptions, replaced by a plain-text stub (the bench's anchor has it too). */
+export const markdownStubPlugin: esbuild.Plugin = {
+  name: 'markdown-stub',
+  setup(build) {
+    build.onResolve({ filter: /^markdown-to-jsx(\/.*)?$/ }, () => ({ path: join(CLIENT, 'app', 'markdownStub.tsx') }));
+  },
+};
+
 function projectPlugin(formsLoader: () => string): esbuild.Plugin {
   return {
     name: 'onramp',
@@ -95,7 +103,6 @@ function projectPlugin(formsLoader: () => string): esbuild.Plugin {
       build.onResolve({ filter: /\/flows\/onboarding\.flow\.json$/ }, () => ({ path: FLOW_FILE }));
       // The translations of the content folder, as the flow file.
       build.onResolve({ filter: /\/locales\/[\w-]+\/[\w.-]+\.json$/ }, ({ path }) => ({ path: join(CONTENT_ROOT, path.slice(path.lastIndexOf('locales/'))) }));
-      build.onResolve({ filter: /^markdown-to-jsx(\/.*)?$/ }, () => ({ path: join(CLIENT, 'app', 'markdownStub.tsx') }));
     },
   };
 }
@@ -155,7 +162,7 @@ function clientContext(formsLoader: () => string) {
     logLevel: 'warning',
     // The generated forms may sit in a copy of the project (ONRAMP_CONTENT_DIR) with no node_modules.
     nodePaths: [join(PROJECT_ROOT, 'node_modules')],
-    plugins: [sharedChunkPlugin(), projectPlugin(formsLoader)],
+    plugins: [sharedChunkPlugin(), projectPlugin(formsLoader), markdownStubPlugin],
   });
 }
 
