@@ -19,10 +19,15 @@ function initialFiles(): string[] {
   return staticClosure(metafile, entry ? [entry] : []);
 }
 
-/** What a driver's first visit to /signup loads: the first page, the step page and the sign-up form. */
+/** What a driver's first visit to /signup loads: the first page, the step page, its social sign-in buttons and the sign-up form. */
 function signupFiles(): string[] {
   const owning = (input: string) => outputs.filter(([file]) => inputsOf(file).some((each) => each.endsWith(input))).map(([file]) => file);
-  return staticClosure(metafile, [...initialFiles(), ...owning('src/client/form/StepPage.tsx'), ...owning('build/generated/forms/signup.js')]);
+  return staticClosure(metafile, [
+    ...initialFiles(),
+    ...owning('src/client/form/StepPage.tsx'),
+    ...owning('src/client/form/SocialSignIn.tsx'),
+    ...owning('build/generated/forms/signup.js'),
+  ]);
 }
 
 describe('the browser bundle', () => {

@@ -200,6 +200,7 @@ export function pageScripts(metafile: Metafile): { entry: string; css: string; s
         step.kind === 'form'
           ? [
               'src/client/form/StepPage.tsx',
+              ...(step.social ? ['src/client/form/SocialSignIn.tsx'] : []),
               `build/generated/forms/${formModuleOf(step.schema, locale)}.js`,
               ...(locale === DEFAULT_LOCALE ? [] : [translationFileOf(locale, 'rjsf.json')]),
             ]

@@ -18,4 +18,5 @@ import '../screens/MessageScreen.js';
 import '../screens/parts.js';
 import '../ui/Dialog.js';
 import '../ui/Layout.js';
+import '../ui/rideRequestPanel.js';
 import '../ui/StepLinks.js';

@@ -8,7 +8,7 @@ import { Suspense, use, useState } from 'react';
 import toast from 'react-hot-toast';
 import { Dialog } from '../ui/Dialog.js';
 import { flow, isFormStep, stepById } from '../runtime/flow.js';
-import { SocialSignIn } from './SocialSignIn.js';
+import { SocialSignIn } from './socialSignInChunk.js';
 import { loadStepForm, StepFormView, submitTextOf } from './StepFormView.js';
 import { getItem } from '../runtime/storage.js';
 import { followResume, sendStep, storeReturningDriver, type Navigation } from '../runtime/stepFlow.js';

@@ -17,7 +17,7 @@ import { removeDraft, saveDraft, type Draft } from '../runtime/drafts.js';
 import { callByName, flow, routeOf } from '../runtime/flow.js';
 import { PasswordReset } from './PasswordReset.js';
 import { SignInAgainDialog } from './SignInAgainDialog.js';
-import { SocialSignIn } from './SocialSignIn.js';
+import { loadSocialSignIn, SocialSignIn } from './socialSignInChunk.js';
 import { StepLinks } from '../ui/StepLinks.js';
 import { browserLookup, guardRedirect, submitStep, type Navigation } from '../runtime/stepFlow.js';
 import { Layout } from '../ui/Layout.js';
@@ -45,7 +45,8 @@ export function StepPage({ id, step }: { id: string; step: FormStep }) {
 }
 
 /** Loads the form a step's page shows (in the variant and the language the page picks): main.tsx waits for it before the first render. */
-export const prepareStepPage = (step: FormStep) => loadStepForm(stepSchemaName(step, browserLookup()), currentLocale());
+export const prepareStepPage = (step: FormStep) =>
+  Promise.all([loadStepForm(stepSchemaName(step, browserLookup()), currentLocale()), step.social ? loadSocialSignIn() : undefined]);
 
 /** The fields a schema marks `"sensitive": true`. */
 const sensitiveFieldsOf = (schema: { properties?: Record<string, unknown> }) =>
