@@ -129,7 +129,7 @@ describe('the delivery', () => {
   it('starts every page with three scripts: the entry, the shell every page shares and esbuild’s helpers (src/client/app/sharedChunk.ts)', () => {
     const [entry, ...chunks] = initialFiles();
     expect(entry).toMatch(/\/main-[A-Z0-9]{8}\.js$/);
-    // More than these means a module the entry shares with a screen loaded later is missing from shell.ts.
+    // More than these means a module the entry shares with a page loaded later is missing from app/sharedChunk.ts.
     expect(chunks).toHaveLength(2);
   });
 
