@@ -82,10 +82,6 @@ async function generateForms(names: string[]): Promise<string> {
   return `export function loadForm(name, locale = ${JSON.stringify(DEFAULT_LOCALE)}) {\n  switch (name + '\\n' + locale) {\n${cases}\n    default: return Promise.reject(new Error('No form "' + name + '" in "' + locale + '"'));\n  }\n}\n`;
 }
 
-/**
- * `virtual:forms` is the generated loader (read at each build: an edit may add a form); the flow
- * file is the content folder's.
- */
 /** markdown-to-jsx, which @rjsf/core imports for markdown descriptions, replaced by a plain-text stub (the bench's anchor has it too). */
 export const markdownStubPlugin: esbuild.Plugin = {
   name: 'markdown-stub',
@@ -94,6 +90,10 @@ export const markdownStubPlugin: esbuild.Plugin = {
   },
 };
 
+/**
+ * `virtual:forms` is the generated loader (read at each build: an edit may add a form); the flow
+ * file is the content folder's.
+ */
 function projectPlugin(formsLoader: () => string): esbuild.Plugin {
   return {
     name: 'onramp',
