@@ -1,4 +1,4 @@
-import { StrictMode } from 'react';
+import { StrictMode, startTransition } from 'react';
 import { createRoot } from 'react-dom/client';
 import '../../../widgets/widgets.css';
 import './app.css';
@@ -30,13 +30,17 @@ function prepareOpenedStep(): Promise<unknown>[] {
 // and stands in when they cannot be loaded); the page shows whatever happened.
 void Promise.allSettled([prepareFirstPage(), ...prepareOpenedStep()]).finally(() => {
   const root = document.getElementById('root');
-  if (root) {
+  if (!root) return;
+  // In a transition: what a page loads lazily and has loaded already (its page module, its form)
+  // is taken as it settles, where a plain first render would commit the Suspense fallback and
+  // reveal the page after React's reveal throttle. index.html's spinner stays until then.
+  startTransition(() =>
     createRoot(root).render(
       <StrictMode>
         <App />
       </StrictMode>,
-    );
-  }
+    ),
+  );
 });
 
 // Under `npm run dev` only: its own chunk, which no other page loads.
