@@ -1,13 +1,12 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
-import { REACT_RUNTIME } from './src/node/reactRuntime.js';
 import { prerequisitesConfig } from './tests/support/prerequisites.js';
 import ProjectSequencer from './tests/sequencer.js';
 
 /**
  * Three projects, run together by `vitest run` (one with `--project unit|server|browser`):
  * - unit: pure logic, the commands and the guide; components (widgets, the step page) in happy-dom
- *   with Testing Library, on Preact as in the browser; no emulator, no server.
+ *   with React's Testing Library; no emulator, no server.
  * - server: the API through Fastify's inject, one database per worker (on the run's PostgreSQL),
  *   emptied for each file.
  * - browser: journeys in headless Chromium against a real server.
@@ -47,10 +46,6 @@ export default defineConfig({
           include: ['tests/*.test.ts', 'tests/{shared,widgets,client,cli,docs,components}/**/*.test.{ts,tsx}'],
           isolate: false,
           setupFiles: ['tests/support/testingLibrary.ts'],
-          // React's packages, and paths inside them, resolve to Preact's as in the build (src/node/reactRuntime.ts):
-          // in the files Vitest transforms by these aliases, in the packages Node loads by a resolve hook.
-          alias: Object.entries(REACT_RUNTIME).map(([name, runtime]) => ({ find: new RegExp(`^${name}(/.*)?$`), replacement: `${runtime}$1` })),
-          execArgv: ['--liftoff-only', '--import', './tests/support/preactRuntime.mjs'],
         },
       },
       { extends: true, test: { name: 'server', include: ['tests/server/**/*.test.ts'], isolate: false, globalSetup: services } },

@@ -1,84 +1,45 @@
 import type { WidgetProps } from '@rjsf/utils';
-import { useCallback, useReducer, useRef, type ComponentType } from 'react';
+import { useCallback, useState, useTransition, type ComponentType, type KeyboardEvent } from 'react';
 
 /**
- * Typing shows at once; the form hears of it after the next paint.
+ * Typing shows at once; the form takes it in a transition.
  *
  * A change to one field makes rjsf work out the whole form again (defaults, live validation, every
  * field's props), which on a slow phone takes longer than a frame. A text field wrapped here shows
- * the key pressed by itself, right away, and hands the form its value after the browser has
- * painted it. Keys pressed before then reach the form as one change.
+ * the key pressed by itself, as an urgent update, and hands the value to the form in a transition
+ * (React's startTransition): React renders the form between key presses, setting that work aside
+ * when another key comes, so keys pressed meanwhile reach the form together.
  *
- * Nothing waits past the moment it matters: every waiting value reaches the form before a field
- * loses the focus (so before a button's click), before Enter submits the form, and at once when
- * the page is hidden.
+ * Nothing waits past the moment it matters: a value still in its transition is handed over as an
+ * urgent update, which React applies at once, when the field loses the focus (so before a button's
+ * click reads the form) and on Enter (before the submission it makes).
  */
-
-const waiting = new Map<string, () => void>();
-let scheduled = false;
-
-/** Hands the form every value still waiting, in the order they were typed. */
-function deliverWaiting() {
-  scheduled = false;
-  const deliveries = [...waiting.values()];
-  waiting.clear();
-  for (const deliver of deliveries) deliver();
-}
-
-/**
- * Enter in a field submits its form at once, with the data the form holds then. With values still
- * on their way, it is held back: the values are handed over, and the form is submitted once it
- * has taken them (rjsf applies a change at its next render).
- */
-function submitAfterDelivery(event: KeyboardEvent) {
-  const field = event.target;
-  if (event.key !== 'Enter' || waiting.size === 0 || !(field instanceof HTMLInputElement) || !field.form) return;
-  event.preventDefault();
-  deliverWaiting();
-  const { form } = field;
-  setTimeout(() => form.requestSubmit(), 0);
-}
-
-let listening = false;
-function listenOnce() {
-  if (listening) return;
-  listening = true;
-  // Capture, on the document: before the field's own blur, and before Enter's own submission.
-  document.addEventListener('focusout', deliverWaiting, true);
-  document.addEventListener('keydown', submitAfterDelivery, true);
-  document.addEventListener('visibilitychange', deliverWaiting);
-}
-
-function deliverAfterPaint(id: string, deliver: () => void) {
-  listenOnce();
-  waiting.set(id, deliver);
-  if (scheduled) return;
-  scheduled = true;
-  // A frame's callbacks run before it is painted; a task queued from one runs after.
-  requestAnimationFrame(() => setTimeout(deliverWaiting, 0));
-}
-
-/** The widget, showing what is typed into it before the form has taken it. */
 export function echoFirst(Widget: ComponentType<WidgetProps>): ComponentType<WidgetProps> {
   function EchoFirst(props: WidgetProps) {
-    const [, showTyped] = useReducer((count: number) => count + 1, 0);
-    // What was typed and is on its way to the form; the form's own value once it arrived.
-    const typed = useRef<{ value: unknown } | null>(null);
-    const onChangeNow = useRef(props.onChange);
-    onChangeNow.current = props.onChange;
-    const { id } = props;
-    const onChange = useCallback(
-      (...change: Parameters<WidgetProps['onChange']>) => {
-        typed.current = { value: change[0] };
-        showTyped();
-        deliverAfterPaint(id, () => {
-          typed.current = null;
-          onChangeNow.current(...change);
-        });
+    const [inTransition, startFormChange] = useTransition();
+    // The last change typed, shown until the form's transition has taken it.
+    const [typed, setTyped] = useState<Parameters<WidgetProps['onChange']>>();
+    const { onChange, onBlur, onKeyDown } = props;
+    const change = useCallback(
+      (...typedChange: Parameters<WidgetProps['onChange']>) => {
+        setTyped(typedChange);
+        startFormChange(() => onChange(...typedChange));
       },
-      [id],
+      [onChange],
     );
-    return <Widget {...props} value={typed.current ? typed.current.value : props.value} onChange={onChange} />;
+    const handOver = () => {
+      if (inTransition && typed) onChange(...typed);
+    };
+    const blur = (id: string, value: unknown) => {
+      handOver();
+      onBlur(id, value);
+    };
+    const keyDown = (event: KeyboardEvent<HTMLInputElement>) => {
+      if (event.key === 'Enter') handOver();
+      onKeyDown?.(event);
+    };
+    const shown = inTransition && typed ? typed[0] : props.value;
+    return <Widget {...props} value={shown} onChange={change} onBlur={blur} onKeyDown={keyDown} />;
   }
   EchoFirst.displayName = `EchoFirst(${Widget.displayName ?? Widget.name})`;
   return EchoFirst;

@@ -30,7 +30,7 @@ export function optionBoolean(options: Options, key: string): boolean | undefine
 
 /**
  * What the step page shares with every widget through rjsf's `formContext`
- * (src/client/templates.tsx): the form's current values as a store (a city list depends on the
+ * (src/client/form/templates.tsx): the form's current values as a store (a city list depends on the
  * chosen state), how many times submit was attempted, and which fields the driver touched. All
  * optional here, so a widget also works in a form that shares none of it.
  */
@@ -58,12 +58,13 @@ export function describedBy(id: string, ...own: Array<string | false | undefined
   return [errorId(id), helpId(id), ...own.filter((part): part is string => typeof part === 'string')].join(' ');
 }
 
-type InputState = Pick<InputHTMLAttributes<HTMLInputElement>, 'disabled' | 'readOnly' | 'autoFocus' | 'aria-invalid' | 'aria-describedby'>;
+type InputState = Pick<InputHTMLAttributes<HTMLInputElement>, 'disabled' | 'readOnly' | 'autoFocus' | 'aria-invalid' | 'aria-describedby' | 'onKeyDown'>;
 
 /**
  * The state a text-like input takes from its widget props, spread where the input lists it:
  * disabled, read-only, autofocus, `aria-invalid` and `aria-describedby` (with the widget's own
- * hints). The value and the handlers stay with each widget, which cleans what it emits its own way.
+ * hints), and the key handler a wrapper gives it (echoFirst.tsx: Enter). The value and the change
+ * and focus handlers stay with each widget, which cleans what it emits its own way.
  */
 export function inputStateProps(props: WidgetProps, ...ownHints: Array<string | false | undefined>): InputState {
   return {
@@ -72,6 +73,7 @@ export function inputStateProps(props: WidgetProps, ...ownHints: Array<string | 
     autoFocus: props.autofocus,
     'aria-invalid': hasErrors(props) || undefined,
     'aria-describedby': describedBy(props.id, ...ownHints),
+    onKeyDown: props.onKeyDown,
   };
 }
 

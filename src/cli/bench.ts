@@ -8,7 +8,6 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { gzipSync } from 'node:zlib';
 import type { RJSFSchema } from '@rjsf/utils';
 import { createPrecompiledValidator } from '@rjsf/validator-ajv8';
 import Fastify from 'fastify';
@@ -30,27 +29,30 @@ import { msUntilReloadedPageShows, startDevServer } from './devProcess.js';
 import { installProduction } from './productionInstall.js';
 import { CHECK_INTERVAL_MS, HAPROXY, rollingRestart, type RollingRestartResult } from './rollingRestart.js';
 import { startServerProcess } from './serverProcess.js';
-import { slowPhoneVisits, startAnchor } from './slowPhone.js';
+import { gzippedSize, SLOW_PHONE_PAGES, slowPhoneVisits, startAnchor } from './slowPhone.js';
 
 const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
 const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 const inSeconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? NaN;
 
-/** JavaScript a first visit to /signup downloads: the entry, its static imports, the step page and the sign-up form. */
-async function signupBundle() {
+/**
+ * JavaScript a first visit to each measured route downloads: the shell (the entry and its static
+ * imports) and the route's own scripts (the step page and its form, which the server preloads).
+ */
+async function firstVisitBundles() {
   const metafile = JSON.parse(await readFile(join(PROJECT_ROOT, 'build', 'metafile.json'), 'utf8')) as Metafile;
   const { shell, routes } = pageScripts(metafile);
-  const needed = [...shell, ...(routes['/signup']?.en ?? [])];
-  const gzip = async (files: Iterable<string>) => {
-    let total = 0;
-    for (const file of files) if (file.endsWith('.js')) total += gzipSync(await readFile(join(PROJECT_ROOT, file)), { level: 9 }).length;
-    return total;
-  };
-  const firebaseInFirstPage = needed.some((file) =>
-    Object.keys(metafile.outputs[file]?.inputs ?? {}).some((input) => input.includes('node_modules/@firebase/')),
+  const scriptsOf = (files: string[]) => files.filter((file) => file.endsWith('.js')).map((file) => join(PROJECT_ROOT, file));
+  const firstVisits = SLOW_PHONE_PAGES.map(({ route }) => ({ route, files: [...shell, ...(routes[route]?.en ?? [])] }));
+  const firebaseInFirstPage = firstVisits.some(({ files }) =>
+    files.some((file) => Object.keys(metafile.outputs[file]?.inputs ?? {}).some((input) => input.includes('node_modules/@firebase/'))),
   );
-  return { shell: await gzip(shell), signup: await gzip(needed), firebaseInFirstPage };
+  return {
+    shell: await gzippedSize(scriptsOf(shell)),
+    routes: await Promise.all(firstVisits.map(async ({ route, files }) => ({ route, gzip: await gzippedSize(scriptsOf(files)) }))),
+    firebaseInFirstPage,
+  };
 }
 
 /**
@@ -71,16 +73,15 @@ function lintFigures() {
   return { problems, checked: median(checked), command: median(runs.map(({ ms }) => ms)), anchor: median(empty), runs: runs.length };
 }
 
-/** The slow-phone visits to the app and to the anchor (a plain code-split rjsf page, slowPhone.ts), in one browser. */
-async function slowPhoneFigures(baseUrl: string) {
-  const [browser, anchor] = await Promise.all([launchChromium(), startAnchor()]);
+/** The slow-phone visits to the app and to the anchor (the plain rjsf setup, slowPhone.ts), in one browser. */
+async function slowPhoneFigures(baseUrl: string, anchorUrl: string) {
+  const browser = await launchChromium();
   try {
     const ours = await slowPhoneVisits(browser, baseUrl);
-    const plain = await slowPhoneVisits(browser, anchor.url);
+    const plain = await slowPhoneVisits(browser, anchorUrl);
     return ours.map((figure, i) => ({ ...figure, anchor: plain[i]! }));
   } finally {
     await browser.close();
-    await anchor.stop();
   }
 }
 
@@ -102,8 +103,9 @@ async function browserFigures(baseUrl: string) {
   try {
     // The page's CSP has no blob: in connect-src; the bench reads the resized photo back through its object URL.
     const page = await browser.newPage({ viewport: { width: 390, height: 844 }, bypassCSP: true });
-    // Per key: until its input event was handled (what the typing waits for), and until the form
-    // took the value after the next paint (widgets/echoFirst.tsx), a frame's wait included.
+    // Per key: until its input event was handled (what the typing waits for: the field shows the
+    // key), and until the page is idle again, the form having taken the value in its transition
+    // (widgets/echoFirst.tsx).
     await page.addInitScript(() => {
       const keys = { shown: [] as number[], taken: [] as number[] };
       let down = 0;
@@ -112,7 +114,7 @@ async function browserFigures(baseUrl: string) {
       addEventListener('input', () => {
         const pressed = down;
         keys.shown.push(performance.now() - pressed);
-        requestAnimationFrame(() => setTimeout(() => keys.taken.push(performance.now() - pressed), 0));
+        requestIdleCallback(() => keys.taken.push(performance.now() - pressed));
       });
     });
     await page.goto(`${baseUrl}/complete-profile`);
@@ -558,11 +560,15 @@ const dataDir = await mkdtemp(join(tmpdir(), 'onramp-bench-'));
 const config = { ...readConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'warn', AUTH_RATE_LIMIT_MAX: '100000' }), database: { kind: 'pglite' as const, dir: null } };
 const app = await buildApp(config);
 const baseUrl = await app.listen({ host: '127.0.0.1', port: 0 });
+const anchor = await startAnchor();
 try {
-  const bundle = await signupBundle();
-  console.log('Bundle (gzip, level 9)');
+  const bundle = await firstVisitBundles();
+  console.log("Bundle (gzip, level 9; the anchor: React 19, rjsf's theme, precompiled validators, markdown stubbed, slowPhone.ts)");
   console.log(`  shell (entry + static imports)      ${kb(bundle.shell)}`);
-  console.log(`  first visit to /signup               ${kb(bundle.signup)}   budget ≤ 120 KB`);
+  for (const { route, gzip } of bundle.routes) {
+    const anchorGzip = await gzippedSize(anchor.firstVisit[route] ?? []);
+    console.log(`  first visit to ${route.padEnd(18)}   ${kb(gzip)} (anchor ${kb(anchorGzip)})   budget ≤ 170 KB`);
+  }
   console.log(`  Firebase in the first page           ${bundle.firebaseInFirstPage ? 'yes' : 'no'}`);
 
   const lint = lintFigures();
@@ -580,15 +586,15 @@ try {
   console.log(`  keystroke on the profile step        ${browser.keyMedian.toFixed(2)} ms median of ${browser.keys}   budget ≤ 3 ms`);
   console.log(`  the same, CPU 4× slower              ${browser.slowKeyMedian.toFixed(2)} ms median of ${browser.keys}   budget ≤ 10 ms`);
   console.log(
-    `  until the form took it, after the paint  ${browser.keyTakenMedian.toFixed(1)} ms, ${browser.slowKeyTakenMedian.toFixed(1)} ms at 4× (a frame's wait included)`,
+    `  until the page is idle, the form's transition done  ${browser.keyTakenMedian.toFixed(1)} ms, ${browser.slowKeyTakenMedian.toFixed(1)} ms at 4×`,
   );
   console.log(`  photo ${kb(browser.original)} → ${kb(browser.resized)} in ${browser.resizeMs} ms   budget ≤ 400 KB`);
 
-  const phone = await slowPhoneFigures(baseUrl);
+  const phone = await slowPhoneFigures(baseUrl, anchor.url);
   console.log('Slow phone (Chromium: 400 ms round trip, 400 kbit/s, CPU 4× slower; navigation until a key typed shows, median of 5)');
   for (const { route, first, repeat, anchor } of phone) {
     console.log(
-      `  first visit to ${route.padEnd(18)} ${inSeconds(first)} (anchor ${inSeconds(anchor.first)}, ${(first / anchor.first).toFixed(2)}×)   budget ≤ 0.8× the anchor`,
+      `  first visit to ${route.padEnd(18)} ${inSeconds(first)} (anchor ${inSeconds(anchor.first)}, ${(first / anchor.first).toFixed(2)}×)   budget ≤ 1.2× the anchor`,
     );
     console.log(`  repeat visit to ${route.padEnd(17)} ${inSeconds(repeat)} (anchor ${inSeconds(anchor.repeat)})   budget ≤ 1.5 s`);
   }
@@ -649,6 +655,7 @@ try {
   console.log(`  message saved → shown in the page    ${Math.round(await liveEditLatency())} ms median of 5   budget ≤ 1000 ms`);
 } finally {
   await app.close();
+  await anchor.stop();
   await emulator.stop();
   await rm(dataDir, { recursive: true, force: true });
 }

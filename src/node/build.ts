@@ -3,17 +3,16 @@
  * validator, so no Ajv compiler and no eval reach the browser; the client code split by route;
  * index.html, static assets and the US places data) and the server into build/server/ (plain
  * JavaScript that `npm run start:prod` runs with node; its packages stay in node_modules, its
- * migrations are copied beside it). `npm run build` runs both (src/cli/build.ts); `npm run dev`
+ * migrations are copied beside it). `npm run build` runs both (build.mjs, buildAll); `npm run dev`
  * keeps the browser build for fast rebuilds after each edit (src/cli/dev.ts).
  */
 import { existsSync } from 'node:fs';
 import { cp, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { promisify } from 'node:util';
-import { brotliCompress, constants as zlib, gzip } from 'node:zlib';
+import { brotliCompress, constants as zlib, gzip, gzipSync } from 'node:zlib';
 import * as esbuild from 'esbuild';
 import { precompiledValidatorsCode } from './precompiledValidators.js';
-import { REACT_RUNTIME } from './reactRuntime.js';
 import {
   CONTENT_ROOT,
   FLOW_FILE,
@@ -95,12 +94,21 @@ async function generateForms(names: string[]): Promise<string> {
   return `export function loadForm(name, locale = ${JSON.stringify(DEFAULT_LOCALE)}) {\n  switch (name + '\\n' + locale) {\n${cases}\n    default: return Promise.reject(new Error('No form "' + name + '" in "' + locale + '"'));\n  }\n}\n`;
 }
 
-/**
- * `virtual:forms` is the generated loader (read at each build: an edit may add a form); the flow
- * file is the content folder's; markdown-to-jsx is replaced by a plain-text stub.
- */
+/** markdown-to-jsx, which @rjsf/core imports for markdown descriptions, replaced by a plain-text stub (the bench's anchor has it too). */
+export const markdownStubPlugin: esbuild.Plugin = {
+  name: 'markdown-stub',
+  setup(build) {
+    build.onResolve({ filter: /^markdown-to-jsx(\/.*)?$/ }, () => ({ path: join(CLIENT, 'app', 'markdownStub.tsx') }));
+  },
+};
+
 /** The namespace of a translation file the content folder does not have. */
 const NO_TRANSLATIONS = 'no-translations';
+
+/**
+ * `virtual:forms` is the generated loader (read at each build: an edit may add a form); the flow
+ * file is the content folder's.
+ */
 
 function projectPlugin(formsLoader: () => string): esbuild.Plugin {
   return {
@@ -117,14 +125,45 @@ function projectPlugin(formsLoader: () => string): esbuild.Plugin {
         return { path: file, namespace: NO_TRANSLATIONS };
       });
       build.onLoad({ filter: /.*/, namespace: NO_TRANSLATIONS }, () => ({ contents: '{}', loader: 'json' }));
-      build.onResolve({ filter: /^markdown-to-jsx(\/.*)?$/ }, () => ({ path: join(CLIENT, 'markdownStub.tsx') }));
+    },
+  };
+}
+
+/** What every page loads with the entry (src/client/app/sharedChunk.ts): a manifest for the build, imported by no product module. */
+const SHARED_CHUNK = join(CLIENT, 'app', 'sharedChunk.ts');
+
+/**
+ * The entry and every client module loaded by import() (a lazy page, a screen, Firebase's sign-in)
+ * import the shared-chunk manifest too, here rather than in their code: esbuild puts code shared by
+ * entry points into one chunk per set of entry points sharing it, so what the manifest names,
+ * shared by all of them alike, lands in one chunk, where it came out in many small ones (a request
+ * each, a round trip each on a slow phone). Each such module is reached through a wrapper that
+ * imports the manifest and re-exports the module; the module itself stays one module, also when
+ * another imports it statically.
+ */
+function sharedChunkPlugin(): esbuild.Plugin {
+  const namespace = 'with-shared-chunk';
+  return {
+    name: 'shared-chunk',
+    setup(build) {
+      build.onResolve({ filter: /.*/ }, async ({ path, kind, importer, resolveDir, pluginData }) => {
+        if ((kind !== 'dynamic-import' && kind !== 'entry-point') || pluginData === namespace) return undefined;
+        const resolved = await build.resolve(path, { kind, importer, resolveDir, pluginData: namespace });
+        if (resolved.errors.length > 0 || !resolved.path.startsWith(`${CLIENT}/`) || !/\.tsx?$/.test(resolved.path)) return resolved;
+        return { path: resolved.path, namespace };
+      });
+      build.onLoad({ filter: /.*/, namespace }, ({ path }) => ({
+        contents: `import ${JSON.stringify(SHARED_CHUNK)};\nexport * from ${JSON.stringify(path)};\n`,
+        resolveDir: dirname(path),
+        loader: 'js',
+      }));
     },
   };
 }
 
 function clientContext(formsLoader: () => string) {
   return esbuild.context({
-    entryPoints: { main: join(CLIENT, 'main.tsx') },
+    entryPoints: { main: join(CLIENT, 'app', 'main.tsx') },
     bundle: true,
     splitting: true,
     format: 'esm',
@@ -141,12 +180,11 @@ function clientContext(formsLoader: () => string) {
     chunkNames: 'chunks/[name]-[hash]',
     assetNames: '[name]-[hash]',
     define: { 'process.env.NODE_ENV': '"production"' },
-    alias: REACT_RUNTIME,
     legalComments: 'none',
     logLevel: 'warning',
     // The generated forms may sit in a copy of the project (ONRAMP_CONTENT_DIR) with no node_modules.
     nodePaths: [join(PROJECT_ROOT, 'node_modules')],
-    plugins: [projectPlugin(formsLoader)],
+    plugins: [sharedChunkPlugin(), projectPlugin(formsLoader), markdownStubPlugin],
   });
 }
 
@@ -170,7 +208,7 @@ export type RouteScripts = Record<string, Record<Locale, string[]>>;
  * texts too. A form's variants (profile-social) are left to the few drivers whose page picks one.
  */
 export function pageScripts(metafile: Metafile): { entry: string; css: string; shell: string[]; routes: RouteScripts } {
-  const [entry, output] = Object.entries(metafile.outputs).find(([, o]) => o.entryPoint?.endsWith('src/client/main.tsx')) ?? [];
+  const [entry, output] = Object.entries(metafile.outputs).find(([, o]) => o.entryPoint?.endsWith('src/client/app/main.tsx')) ?? [];
   if (!entry || !output?.cssBundle) throw new Error('The client bundle has no entry script or stylesheet');
   const shell = staticClosure(metafile, [entry]);
   const chunksOf = (input: string) =>
@@ -183,7 +221,8 @@ export function pageScripts(metafile: Metafile): { entry: string; css: string; s
       const page =
         step.kind === 'form'
           ? [
-              'src/client/StepPage.tsx',
+              'src/client/form/StepPage.tsx',
+              ...(step.social ? ['src/client/form/SocialSignIn.tsx'] : []),
               `build/generated/forms/${formModuleOf(step.schema, locale)}.js`,
               ...(locale === DEFAULT_LOCALE ? [] : [translationFileOf(locale, 'rjsf.json')]),
             ]
@@ -203,7 +242,7 @@ export function pageScripts(metafile: Metafile): { entry: string; css: string; s
  */
 async function writeIndexHtml(metafile: Metafile): Promise<BuiltEntry> {
   const { entry: js, css, shell, routes } = pageScripts(metafile);
-  const template = await readFile(join(CLIENT, 'index.html'), 'utf8');
+  const template = await readFile(join(CLIENT, 'app', 'index.html'), 'utf8');
   const page = template
     .replace('%JS%', href(js))
     .replace('%CSS%', href(css))
@@ -254,7 +293,7 @@ export async function buildDist(): Promise<DistBuild> {
   // Translations are optional content: what a content folder lacks is built in English, and said once.
   const warning = missingTranslationsWarning();
   if (warning) console.warn(warning);
-  await cp(join(CLIENT, 'public'), DIST, { recursive: true });
+  await cp(join(CLIENT, 'app', 'public'), DIST, { recursive: true });
   await writeUsPlaces(join(DIST, 'data'));
   await precompress(DIST);
   return { entry, bundle, dispose: () => context.dispose() };
@@ -320,4 +359,15 @@ export function staticClosure(metafile: Metafile, roots: string[]): string[] {
   };
   roots.forEach(visit);
   return [...files];
+}
+
+/** Both builds (`node build.mjs`): answers the first page's entry and its weight with what it imports, gzipped. */
+export async function buildAll(): Promise<{ entry: string; firstPageGzip: number }> {
+  const build = await buildDist();
+  await build.dispose();
+  await buildServer();
+  const metafile: Metafile = JSON.parse(await readFile(METAFILE, 'utf8'));
+  let firstPageGzip = 0;
+  for (const file of staticClosure(metafile, [build.entry.js])) firstPageGzip += gzipSync(await readFile(join(CONTENT_ROOT, file)), { level: 9 }).length;
+  return { entry: build.entry.js, firstPageGzip };
 }

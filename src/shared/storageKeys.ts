@@ -9,5 +9,5 @@ export type StorageKey = (typeof STORAGE_KEYS)[number];
 /** The cookie that carries the bearer token for some steps (spec §6). */
 export const TOKEN_COOKIE = 'token';
 
-/** The language this device reads Onramp in, once chosen (src/client/locale.ts): kept when a driver signs out, as a setting of the device. */
+/** The language this device reads Onramp in, once chosen (src/client/runtime/locale.ts): kept when a driver signs out, as a setting of the device. */
 export const LOCALE_STORAGE_KEY = 'locale';

@@ -41,7 +41,7 @@ describe('email sign-up to awaiting approval, on a 390×844 phone', () => {
 
     await page.locator('#root_email').fill(email.toUpperCase());
     await page.locator('#root_phoneNo').fill('(202) 555-01');
-    // Typing shows at once; the form judges it after the next paint (widgets/echoFirst.tsx).
+    // Typing shows at once; the form judges it in a transition (widgets/echoFirst.tsx).
     await expect.poll(() => fieldError('phoneNo').textContent()).toBe('Phone number must be valid.');
     await page.locator('#root_phoneNo').fill(phoneDigits);
     await page.locator('#root_password').fill('Str0ng!Pass');

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { paymentErrorMessage } from '../../src/client/payments/paymentOutcome.js';
-import { priceText } from '../../src/client/price.js';
+import { paymentErrorMessage } from '../../src/client/screens/addCard/paymentOutcome.js';
+import { priceText } from '../../src/client/runtime/price.js';
 import { loadFlow } from '../../src/node/projectFiles.js';
 
 const addCard = loadFlow().steps.addCard;

@@ -2,15 +2,15 @@
 // The one step page, as the router renders it for a step of the flow: its guard, its form and
 // messages, the call it sends with what the flow says, the toasts, and where it goes next. The
 // API is a stand-in answering the page's fetches; the server's side is tested in tests/server.
-import { act, cleanup, render, screen, waitFor } from '@testing-library/preact';
+import { act, cleanup, render, screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { Suspense } from 'react';
 import { Toaster } from 'react-hot-toast';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Router } from 'wouter';
 import { memoryLocation } from 'wouter/memory-location';
-import { flow, isFormStep } from '../../src/client/flow.js';
-import { StepPage } from '../../src/client/StepPage.js';
+import { flow, isFormStep } from '../../src/client/runtime/flow.js';
+import { StepPage } from '../../src/client/form/StepPage.js';
 
 interface Sent {
   method: string;
@@ -70,10 +70,10 @@ describe('the step page, on the email code step', () => {
     localStorage.setItem('token', 'sign-up-token');
     const sent = serveApi({});
     const { user } = await renderStep('verifyEmail');
-    expect(await screen.findByRole('heading', { name: 'Verify your email' })).toBeTruthy();
-    expect(screen.getByText('Enter the 4-digit code we sent to ana@example.com.')).toBeTruthy();
+    expect(await screen.findByRole('heading', { name: 'Verify your email' })).toBeInTheDocument();
+    expect(screen.getByText('Enter the 4-digit code we sent to ana@example.com.')).toBeInTheDocument();
     await user.click(screen.getByRole('button', { name: 'Continue' }));
-    expect(await screen.findByText('Please enter the 4-digit code from your email.')).toBeTruthy();
+    expect(await screen.findByText('Please enter the 4-digit code from your email.')).toBeInTheDocument();
     expect(sent).toEqual([]);
   });
 
@@ -84,7 +84,7 @@ describe('the step page, on the email code step', () => {
     const { user, history } = await renderStep('verifyEmail');
     await user.type(await screen.findByRole('textbox', { name: /^Email code/ }), '1234');
     await user.click(screen.getByRole('button', { name: 'Continue' }));
-    expect(await screen.findByText('Invalid OTP')).toBeTruthy();
+    expect(await screen.findByText('Invalid OTP')).toBeInTheDocument();
     expect(sent).toEqual([{ method: 'POST', path: '/auth/validateOTP', bearer: 'Bearer sign-up-token', body: { code: '1234', email: 'ana@example.com' } }]);
     expect(screen.getByRole('textbox', { name: /^Email code/ })).toHaveProperty('value', '1234');
     expect(history.at(-1)).toBe('/verify-otp-email');
@@ -101,7 +101,7 @@ describe('the step page, on the email code step', () => {
     const { user, history } = await renderStep('verifyEmail');
     await user.type(await screen.findByRole('textbox', { name: /^Email code/ }), '1234');
     await user.click(screen.getByRole('button', { name: 'Continue' }));
-    expect(await screen.findByText('Email OTP Verified Successfully.')).toBeTruthy();
+    expect(await screen.findByText('Email OTP Verified Successfully.')).toBeInTheDocument();
     await waitFor(() => expect(history.at(-1)).toBe('/verify-otp-phone'));
     expect(sent.map(({ path, bearer }) => [path, bearer])).toEqual([
       ['/auth/validateOTP', 'Bearer sign-up-token'],
@@ -118,7 +118,7 @@ describe('the step page, on the email code step', () => {
     const sent = serveApi({ 'POST /auth/sendOTP': { status: 201, body: {} } });
     const { user } = await renderStep('verifyEmail');
     await user.click(await screen.findByRole('button', { name: 'Resend' }));
-    expect(await screen.findByText('Email Resent Sent Successfully.')).toBeTruthy();
+    expect(await screen.findByText('Email Resent Sent Successfully.')).toBeInTheDocument();
     expect(sent).toEqual([{ method: 'POST', path: '/auth/sendOTP', bearer: 'Bearer sign-up-token', body: { email: 'ana@example.com' } }]);
   });
 
@@ -134,7 +134,7 @@ describe('the step page, on the email code step', () => {
     await act(() => user.click(screen.getByRole('button', { name: 'Continue' })));
     expect(
       await screen.findByText('The connection dropped and nothing was sent. What you entered is kept: check your connection, then try again.'),
-    ).toBeTruthy();
+    ).toBeInTheDocument();
     expect(screen.getByRole<HTMLInputElement>('textbox', { name: /^Email code/ }).value).toBe('1234');
     expect(fetch).toHaveBeenCalledTimes(1);
     expect(history.at(-1)).toBe('/verify-otp-email');

@@ -1,7 +1,7 @@
 // @vitest-environment happy-dom
 // The widgets as drivers meet them: in a real step form (the schemas and UI schemas of schemas/),
 // typed into, pasted into and tapped, with what the screen then shows.
-import { cleanup, screen, waitFor } from '@testing-library/preact';
+import { cleanup, screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { getPhoto } from '../../widgets/photoStore.js';
@@ -18,7 +18,7 @@ afterEach(() => {
 describe('a text field', () => {
   it('hands what was typed to the form before it loses the focus', async () => {
     const { values } = await renderStepForm('profile');
-    // No pause between the keys and the Tab: no paint comes between them.
+    // No pause between the keys and the Tab.
     const user = userEvent.setup({ delay: null });
     await user.type(screen.getByLabelText(/^First Name/), 'Alexandra');
     await user.tab();
@@ -34,7 +34,7 @@ describe('a text field', () => {
     expect(submitted).toHaveBeenCalledWith({ email: 'driver@example.com', password: 'Str0ng!Pass' });
   });
 
-  it('shows each key typed at once, and the form takes the text after the next paint', async () => {
+  it('shows each key typed at once, and the form takes the text in a transition', async () => {
     const { user, values } = await renderStepForm('profile');
     const name = screen.getByLabelText(/^Last Name/);
     await user.type(name, 'Rivers');
@@ -52,7 +52,7 @@ describe('the code field', () => {
     await user.click(code);
     await user.paste('Your code is 1234. It expires in 10 minutes.');
     expect(code).toHaveProperty('value', '1234');
-    // The form takes what was typed after the next paint (widgets/echoFirst.tsx).
+    // The form takes what was typed in a transition (widgets/echoFirst.tsx).
     await waitFor(() => expect(values()).toEqual({ otp: '1234' }));
   });
 
@@ -80,7 +80,7 @@ describe('the phone field', () => {
     const phone = screen.getByLabelText(/^Phone Number/);
     expect(screen.queryByText('Phone number must be valid.')).toBeNull();
     await user.type(phone, '201555');
-    expect(await screen.findByText('Phone number must be valid.')).toBeTruthy();
+    expect(await screen.findByText('Phone number must be valid.')).toBeInTheDocument();
     expect(phone.getAttribute('aria-invalid')).toBe('true');
     await user.type(phone, '0123');
     await waitFor(() => expect(screen.queryByText('Phone number must be valid.')).toBeNull());
@@ -127,9 +127,9 @@ describe('the consent box', () => {
     const { user, submitted } = await renderStepForm('signup');
     await user.click(screen.getByRole('button', { name: 'Sign Up' }));
     // Under the box, and in the list of answers to change above the form.
-    expect(await screen.findByText('You must accept the Terms & Conditions', { selector: '.field-error' })).toBeTruthy();
+    expect(await screen.findByText('You must accept the Terms & Conditions', { selector: '.field-error' })).toBeInTheDocument();
     expect(screen.getByRole('link', { name: 'You must accept the Terms & Conditions' }).getAttribute('href')).toBe('#root_accept');
-    expect(screen.getByText('You must accept the SMS Notification from the product.', { selector: '.field-error' })).toBeTruthy();
+    expect(screen.getByText('You must accept the SMS Notification from the product.', { selector: '.field-error' })).toBeInTheDocument();
     expect(submitted).not.toHaveBeenCalled();
   });
 });
@@ -141,7 +141,7 @@ describe('the date of birth', () => {
     const today = new Date();
     const latest = new Date(Date.UTC(today.getFullYear() - 18, today.getMonth(), today.getDate()));
     expect(date.getAttribute('max')).toBe(latest.toISOString().slice(0, 10));
-    expect(screen.getByText('You must be at least 18 years old to access the app.')).toBeTruthy();
+    expect(screen.getByText('You must be at least 18 years old to access the app.')).toBeInTheDocument();
 
     const tooYoung = `${today.getFullYear() - 17}-01-01`;
     await user.type(date, tooYoung);
@@ -169,7 +169,7 @@ describe('the photo slot', () => {
     const slot = screen.getByLabelText(/^Profile photo/) as HTMLInputElement;
     // A document picker may hand over any file despite accept="image/*".
     await userEvent.setup({ applyAccept: false }).upload(slot, new File(['%PDF-1.7'], 'licence.pdf', { type: 'application/pdf' }));
-    expect(await screen.findByText('Please choose an image file (JPEG, PNG, WebP, GIF or HEIC).')).toBeTruthy();
+    expect(await screen.findByText('Please choose an image file (JPEG, PNG, WebP, GIF or HEIC).')).toBeInTheDocument();
     expect(values().profilePicture).toBe('application/pdf');
     expect(getPhoto('profilePicture')).toBeUndefined();
     await user.click(screen.getByRole('button', { name: 'Next' }));
@@ -183,7 +183,7 @@ describe('the state and city lists', () => {
     const { user, values } = await renderStepForm('profile');
     const state = screen.getByLabelText(/^State/) as HTMLSelectElement;
     const city = screen.getByLabelText(/^City/) as HTMLSelectElement;
-    expect(screen.getByText('Choose a state first.')).toBeTruthy();
+    expect(screen.getByText('Choose a state first.')).toBeInTheDocument();
     await waitFor(() => expect(state.disabled).toBe(false));
     expect(state.options).toHaveLength(52);
     expect(asked).toEqual(['/data/us-states.json']);
@@ -202,7 +202,7 @@ describe('the state and city lists', () => {
   it('says the list could not be loaded, and loads it on Retry once the network is back', async () => {
     await servePlaces({ down: true });
     const { user } = await renderStepForm('profile');
-    expect(await screen.findByText('The list of states could not be loaded.')).toBeTruthy();
+    expect(await screen.findByText('The list of states could not be loaded.')).toBeInTheDocument();
     await servePlaces();
     await user.click(screen.getByRole('button', { name: 'Retry' }));
     const state = screen.getByLabelText(/^State/) as HTMLSelectElement;
@@ -219,7 +219,7 @@ describe('a list of choices (the gender)', () => {
     expect([...gender.options].map((option) => option.textContent)).toEqual(['Select gender', 'Male', 'Female']);
     expect(gender.getAttribute('aria-invalid')).toBeNull();
     await user.click(screen.getByRole('button', { name: 'Next' }));
-    expect(await screen.findByText('Please select your gender.', { selector: '.field-error' })).toBeTruthy();
+    expect(await screen.findByText('Please select your gender.', { selector: '.field-error' })).toBeInTheDocument();
     expect(gender.getAttribute('aria-invalid')).toBe('true');
     expect(gender.className).toContain('w-select__control--invalid');
     await user.selectOptions(gender, 'Female');

@@ -64,7 +64,7 @@ const base64url = (value: unknown) => Buffer.from(JSON.stringify(value)).toStrin
  * A social (Google, Apple, Facebook) account: the emulator accepts an unsigned provider
  * id_token through signInWithIdp, as the browser does locally. `emailVerified`: whether the
  * provider vouches for the email (Facebook never does); `subject`: the provider's id of the user,
- * for an account the browser's test sign-in (src/client/identity.ts) then finds.
+ * for an account the browser's test sign-in (src/client/runtime/identity.ts) then finds.
  */
 export async function createSocialUser(
   provider = 'google.com',

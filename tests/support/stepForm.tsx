@@ -5,20 +5,21 @@
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { render } from '@testing-library/preact';
+import { render } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { vi } from 'vitest';
-import { type FormData, loadStepForm, StepFormView, submitTextOf } from '../../src/client/StepFormView.js';
-import { useStepFormState } from '../../src/client/useStepFormState.js';
+import { loadStepForm, StepFormView, submitTextOf } from '../../src/client/form/StepFormView.js';
+import type { StepValues } from '../../src/client/runtime/stepValues.js';
+import { useStepFormState } from '../../src/client/form/useStepFormState.js';
 import { PROJECT_ROOT } from '../../src/node/projectFiles.js';
 import { writeUsPlaces } from '../../src/node/usPlaces.js';
 import { PLACES_BASE_URL } from '../../widgets/placesData.js';
 
 type StepFormState = ReturnType<typeof useStepFormState>;
 
-export async function renderStepForm(schemaName: string, initial: FormData = {}) {
+export async function renderStepForm(schemaName: string, initial: StepValues = {}) {
   const form = await loadStepForm(schemaName);
-  const submitted = vi.fn<(data: FormData) => void>();
+  const submitted = vi.fn<(data: StepValues) => void>();
   let state: StepFormState | undefined;
   function Harness() {
     state = useStepFormState(initial);

@@ -14,16 +14,15 @@ import toast from 'react-hot-toast';
 import useSWR from 'swr';
 import useSWRInfinite, { type SWRInfiniteConfiguration } from 'swr/infinite';
 import type { QueuePage, ReviewStatus, StaffRole, StaffSession } from '../../shared/review.js';
-import { request, type ApiFailure } from '../api.js';
-import { flow } from '../flow.js';
-import { READ_ONCE, type RequestError } from '../reads.js';
-import { clearStaffToken, getStaffToken, setStaffToken } from '../storage.js';
+import { request, type ApiFailure } from '../runtime/api.js';
+import { flow } from '../runtime/flow.js';
+import { READ_ONCE, type RequestError } from '../runtime/reads.js';
+import { clearStaffToken, getStaffToken, setStaffToken } from '../runtime/storage.js';
 import { checkRefusal, needsSignIn, queuePath, readAdmin, type AdminKey, type AdminSession } from './adminApi.js';
 import { formatTime, localToday, REVIEW_TABS } from './adminData.js';
 import { DriverCard } from './DriverCard.js';
 import { StaffSignInAgain, StaffSignInForm } from './StaffSignIn.js';
 import { AuditSection, KeySection, PrivacySection, ROLE_LABELS, StaffSection } from './StaffSections.js';
-import '../shell.js';
 
 /** New drivers show up without a reload while a reviewer keeps the Waiting tab open and in view. */
 const WAITING_REFRESH_MS = 15_000;

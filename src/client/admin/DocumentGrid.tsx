@@ -6,9 +6,9 @@
  */
 import { useEffect, useState } from 'react';
 import useSWR from 'swr';
-import { getBlob } from '../api.js';
-import { dataOf, READ_ONCE, type RequestError } from '../reads.js';
-import { Dialog } from '../Dialog.js';
+import { getBlob } from '../runtime/api.js';
+import { dataOf, READ_ONCE, type RequestError } from '../runtime/reads.js';
+import { Dialog } from '../ui/Dialog.js';
 import { checkRefusal, type AdminKey, type AdminSession } from './adminApi.js';
 
 const IMAGE_FAILED = 'Could not load this image.'; // only if the server gave no message

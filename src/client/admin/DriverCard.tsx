@@ -19,9 +19,9 @@ import {
   type ReviewedField,
   type ReviewedStep,
 } from '../../shared/review.js';
-import { request } from '../api.js';
-import type { RequestError } from '../reads.js';
-import { flow } from '../flow.js';
+import { request } from '../runtime/api.js';
+import type { RequestError } from '../runtime/reads.js';
+import { flow } from '../runtime/flow.js';
 import { approveDriver, checkRefusal, driverPath, isRefusal, readAdmin, rejectDriver, type AdminSession } from './adminApi.js';
 import { answerText, driverName, formatTime, isExpired, providerLabel, submittedTime } from './adminData.js';
 import { DocumentThumbnail } from './DocumentGrid.js';

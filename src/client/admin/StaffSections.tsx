@@ -8,9 +8,9 @@ import toast from 'react-hot-toast';
 import useSWR from 'swr';
 import useSWRInfinite from 'swr/infinite';
 import type { AuditPage, StaffList, StaffMember, StaffRole } from '../../shared/review.js';
-import { request, type ApiResult } from '../api.js';
-import { flow } from '../flow.js';
-import { READ_ONCE, type RequestError } from '../reads.js';
+import { request, type ApiResult } from '../runtime/api.js';
+import { flow } from '../runtime/flow.js';
+import { READ_ONCE, type RequestError } from '../runtime/reads.js';
 import { checkRefusal, download, driverPath, isRefusal, readAdmin, type AdminKey, type AdminSession } from './adminApi.js';
 import { formatTime } from './adminData.js';
 

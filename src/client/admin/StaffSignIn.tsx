@@ -8,7 +8,7 @@
  */
 import { useId, useState, type FormEvent } from 'react';
 import type { StaffSession } from '../../shared/review.js';
-import { Dialog } from '../Dialog.js';
+import { Dialog } from '../ui/Dialog.js';
 import { signInStaff } from './adminApi.js';
 
 const WRONG_CREDENTIALS = 'The email or password is not right.';
@@ -56,7 +56,7 @@ export function StaffSignInForm({ onSignedIn, email: fixedEmail, notice, submitT
       return;
     }
     try {
-      await (await import('../identity.js')).sendPasswordReset(email.trim());
+      await (await import('../runtime/identity.js')).sendPasswordReset(email.trim());
       setInfo(RESET_SENT);
     } catch {
       setProblem(SIGN_IN_FAILED);

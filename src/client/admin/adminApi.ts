@@ -1,7 +1,7 @@
 /** The admin API's calls, each with the staff member's session token (answers: src/shared/review.ts). */
 import type { FixRequest, QueueDriver, ReviewStatus, StaffSession } from '../../shared/review.js';
-import { getBlob, isSignInAgain, request, type ApiFailure, type ApiResult } from '../api.js';
-import { dataOf, type RequestError } from '../reads.js';
+import { getBlob, isSignInAgain, request, type ApiFailure, type ApiResult } from '../runtime/api.js';
+import { dataOf, type RequestError } from '../runtime/reads.js';
 
 export const driverPath = (id: string, action?: 'approve' | 'reject' | 'release' | 'export' | 'erase') =>
   `/admin/drivers/${encodeURIComponent(id)}${action ? `/${action}` : ''}`;
@@ -62,7 +62,7 @@ export function checkRefusal(session: AdminSession, error: RequestError): void {
  * `wrongCredentials`, told apart from the server's refusal (not a staff member).
  */
 export async function signInStaff(email: string, password: string): Promise<ApiResult<StaffSession> | { ok: false; wrongCredentials: true }> {
-  const { passwordIdToken, WrongCredentialsError } = await import('../identity.js');
+  const { passwordIdToken, WrongCredentialsError } = await import('../runtime/identity.js');
   let idToken: string;
   try {
     idToken = await passwordIdToken(email, password);

@@ -6,8 +6,7 @@
  */
 import { useRef } from 'react';
 import { createRoot } from 'react-dom/client';
-import { Dialog } from '../Dialog.js';
-import '../shell.js';
+import { Dialog } from '../ui/Dialog.js';
 
 interface LiveState {
   version: number;

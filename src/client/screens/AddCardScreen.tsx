@@ -5,25 +5,24 @@
  * stored (the flow's `store`), since Stripe may leave the page for a 3-D Secure check and come
  * back to /success.
  */
-import { currentLocale } from '../locale.js';
+import { currentLocale } from '../runtime/locale.js';
 import { lazy, Suspense, useState } from 'react';
 import toast from 'react-hot-toast';
 import useSWR from 'swr';
 import { useLocation } from 'wouter';
 import { lookupIn, resolveNextStep, type ScreenStep } from '../../shared/flow.js';
-import { callApi } from '../api.js';
-import { appConfig } from '../config.js';
-import { callByName, flow, routeOf } from '../flow.js';
-import { Layout } from '../Layout.js';
-import { paymentErrorMessage, type PaymentOutcome } from '../payments/paymentOutcome.js';
-import { SandboxCardForm } from '../payments/SandboxCardForm.js';
-import { priceText } from '../price.js';
-import { dataOf, READ_ONCE, useOpening, type RequestError } from '../reads.js';
-import { applyStore } from '../storage.js';
-import '../shell.js';
+import { callApi } from '../runtime/api.js';
+import { appConfig } from '../runtime/config.js';
+import { callByName, flow, routeOf } from '../runtime/flow.js';
+import { Layout } from '../ui/Layout.js';
+import { paymentErrorMessage, type PaymentOutcome } from './addCard/paymentOutcome.js';
+import { SandboxCardForm } from './addCard/SandboxCardForm.js';
+import { priceText } from '../runtime/price.js';
+import { dataOf, READ_ONCE, useOpening, type RequestError } from '../runtime/reads.js';
+import { applyStore } from '../runtime/storage.js';
 
 // Stripe.js and its React bindings: only for drivers who reach this screen with Stripe configured.
-const StripeCardForm = lazy(() => import('../payments/StripeCardForm.js'));
+const StripeCardForm = lazy(() => import('./addCard/StripeCardForm.js').then((module) => ({ default: module.StripeCardForm })));
 
 const readSubscription = ([callName]: readonly [string, number]) => dataOf(callApi(callByName(callName)));
 

@@ -9,15 +9,14 @@ import useSWR from 'swr';
 import { useLocation } from 'wouter';
 import { lookupIn, resolveNextStep, type ScreenStep } from '../../shared/flow.js';
 import type { DriverStatus } from '../../shared/review.js';
-import { callApi } from '../api.js';
-import { followResume } from '../stepRuntime.js';
-import { callByName, flow, routeOf } from '../flow.js';
-import { Layout } from '../Layout.js';
-import { dataOf, driverStatusKey, type RequestError } from '../reads.js';
-import { getItem } from '../storage.js';
+import { callApi } from '../runtime/api.js';
+import { followResume } from '../runtime/stepFlow.js';
+import { callByName, flow, routeOf } from '../runtime/flow.js';
+import { Layout } from '../ui/Layout.js';
+import { dataOf, driverStatusKey, type RequestError } from '../runtime/reads.js';
+import { getItem } from '../runtime/storage.js';
 import { MessageScreen } from './MessageScreen.js';
 import { ScreenActionButton } from './parts.js';
-import '../shell.js';
 
 // An answer without data reads as a status not yet known.
 async function fetchStatus([, callName, id]: ReturnType<typeof driverStatusKey>): Promise<Partial<DriverStatus>> {

@@ -7,10 +7,10 @@ import { useEffect, useRef } from 'react';
 import toast from 'react-hot-toast';
 import { useLocation } from 'wouter';
 import { buildPayload, resolveNextStep, type ScreenStep } from '../../shared/flow.js';
-import { callApi } from '../api.js';
-import { callByName, flow, routeOf } from '../flow.js';
-import { applyStore, clearTarget } from '../storage.js';
-import { browserLookup } from '../stepRuntime.js';
+import { callApi } from '../runtime/api.js';
+import { callByName, flow, routeOf } from '../runtime/flow.js';
+import { applyStore, clearTarget } from '../runtime/storage.js';
+import { browserLookup } from '../runtime/stepFlow.js';
 import { WaitingScreen } from './parts.js';
 
 export function CallOutcomeScreen({ step }: { step: ScreenStep }) {

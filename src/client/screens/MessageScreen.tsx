@@ -1,6 +1,6 @@
 import type { ScreenStep } from '../../shared/flow.js';
-import { Layout } from '../Layout.js';
-import { StepLinks } from '../StepLinks.js';
+import { Layout } from '../ui/Layout.js';
+import { StepLinks } from '../ui/StepLinks.js';
 import { ScreenActionButton } from './parts.js';
 
 /** A screen that tells the driver something: an image, a title, a message and an optional way on, all from the flow. */

@@ -9,10 +9,10 @@ import toast from 'react-hot-toast';
 import useSWR from 'swr';
 import { useLocation, useParams } from 'wouter';
 import type { ScreenStep } from '../../shared/flow.js';
-import { callApi } from '../api.js';
-import { callByName, flow, routeOf } from '../flow.js';
-import { dataOf, READ_ONCE, type RequestError } from '../reads.js';
-import { followResume } from '../stepRuntime.js';
+import { callApi } from '../runtime/api.js';
+import { callByName, flow, routeOf } from '../runtime/flow.js';
+import { dataOf, READ_ONCE, type RequestError } from '../runtime/reads.js';
+import { followResume } from '../runtime/stepFlow.js';
 import { WaitingScreen } from './parts.js';
 
 /** What the address bar shows instead of the token. */

@@ -1,7 +1,7 @@
 import type { ScreenStep } from '../../shared/flow.js';
-import { Dialog } from '../Dialog.js';
-import { Layout } from '../Layout.js';
-import { useRideRequestPanel } from '../rideRequestPanel.js';
+import { Dialog } from '../ui/Dialog.js';
+import { Layout } from '../ui/Layout.js';
+import { useRideRequestPanel } from '../ui/rideRequestPanel.js';
 
 /** What a new ride request looks like, with an example request in the ride-request panel. */
 export function RideRequestScreen({ step }: { step: ScreenStep }) {

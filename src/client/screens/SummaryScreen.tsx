@@ -1,9 +1,9 @@
 /** The summary (/summary): what the subscription gives, its price from the server's configuration, and the way on. */
-import { currentLocale } from '../locale.js';
+import { currentLocale } from '../runtime/locale.js';
 import type { ScreenStep } from '../../shared/flow.js';
-import { appConfig } from '../config.js';
-import { Layout } from '../Layout.js';
-import { priceText } from '../price.js';
+import { appConfig } from '../runtime/config.js';
+import { Layout } from '../ui/Layout.js';
+import { priceText } from '../runtime/price.js';
 import { ScreenActionButton } from './parts.js';
 
 export function SummaryScreen({ step }: { step: ScreenStep }) {

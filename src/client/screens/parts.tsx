@@ -1,8 +1,8 @@
 /** Pieces several screens share. */
 import { useLocation } from 'wouter';
 import type { ScreenAction } from '../../shared/flow.js';
-import { routeOf } from '../flow.js';
-import { Layout } from '../Layout.js';
+import { routeOf } from '../runtime/flow.js';
+import { Layout } from '../ui/Layout.js';
 
 /** The flow's way on from a screen: a button to another step. */
 export function ScreenActionButton({ action }: { action: ScreenAction }) {

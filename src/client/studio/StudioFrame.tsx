@@ -6,13 +6,13 @@
 import type { IChangeEvent } from '@rjsf/core';
 import { Suspense, use, useCallback, useEffect, useMemo, useState } from 'react';
 import { createFormValues } from '../../../widgets/formValues.js';
-import { flow, stepById } from '../flow.js';
-import { CurrentStep } from '../currentStep.js';
-import { Layout } from '../Layout.js';
-import { loadStepForm, StepFormView, submitTextOf, type FormData } from '../StepFormView.js';
-import type { StepFormContext } from '../templates.js';
+import { flow, stepById } from '../runtime/flow.js';
+import { CurrentStep } from '../ui/currentStep.js';
+import { Layout } from '../ui/Layout.js';
+import { loadStepForm, StepFormView, submitTextOf } from '../form/StepFormView.js';
+import type { StepValues } from '../runtime/stepValues.js';
+import type { StepFormContext } from '../form/templates.js';
 import type { FrameMessage, ShowMessage } from './studioData.js';
-import '../shell.js';
 
 const toStudio = (message: FrameMessage) => window.parent.postMessage(message, window.location.origin);
 
@@ -44,7 +44,7 @@ function FramedStep({ shown }: { shown: ShowMessage }) {
   const formContext: StepFormContext = useMemo(() => ({ values, widgetTexts: flow.messages.widgets }), [values]);
 
   const onChange = useCallback(
-    (event: IChangeEvent<FormData>) => {
+    (event: IChangeEvent<StepValues>) => {
       const data = event.formData ?? {};
       values.set(data);
       toStudio({ kind: 'data', key: shown.key, data });

@@ -13,14 +13,14 @@ import useSWR from 'swr';
 import type { FormStep } from '../../shared/flow.js';
 import { StaffSignInForm } from '../admin/StaffSignIn.js';
 import { isRefusal } from '../admin/adminApi.js';
-import { request } from '../api.js';
-import { flow, isFormStep } from '../flow.js';
-import { dataOf, READ_ONCE, type RequestError } from '../reads.js';
-import { clearStaffToken, getStaffToken, setStaffToken } from '../storage.js';
-import { loadStepForm, type FormData } from '../StepFormView.js';
+import { request } from '../runtime/api.js';
+import { flow, isFormStep } from '../runtime/flow.js';
+import { dataOf, READ_ONCE, type RequestError } from '../runtime/reads.js';
+import { clearStaffToken, getStaffToken, setStaffToken } from '../runtime/storage.js';
+import { loadStepForm } from '../form/StepFormView.js';
+import type { StepValues } from '../runtime/stepValues.js';
 import { differencesFrom, FIXTURES_URL, messagesByPointer, type FrameMessage, type ShowMessage } from './studioData.js';
 import type { ListedFixture } from '../../shared/fixtureFiles.js';
-import '../shell.js';
 
 const PAGE_TITLE = 'Form studio · Onramp';
 const SESSION_ENDED = 'Your staff session has ended. Please sign in again.'; // only if the server gave no message
@@ -241,7 +241,7 @@ function Studio({ fixtures }: { fixtures: ListedFixture[] }) {
 function useFrame(shown: ShowMessage) {
   const ref = useRef<HTMLIFrameElement>(null);
   const [readyCount, setReadyCount] = useState(0);
-  const [reported, setReported] = useState<{ key: string; data: FormData }>();
+  const [reported, setReported] = useState<{ key: string; data: StepValues }>();
 
   useEffect(() => {
     const onMessage = (event: MessageEvent<FrameMessage>) => {
@@ -263,7 +263,7 @@ function useFrame(shown: ShowMessage) {
 }
 
 /** The validator's verdict on the data, per field, and how it compares with the fixture's expectation. */
-function ValidationResult({ schema, data, fixture }: { schema: string; data: FormData; fixture?: ListedFixture }) {
+function ValidationResult({ schema, data, fixture }: { schema: string; data: StepValues; fixture?: ListedFixture }) {
   const form = use(loadStepForm(schema));
   const messages = useMemo(() => messagesByPointer(form.validator.validateFormData(data, form.schema).errors), [form, data]);
   const fields = Object.entries(messages);

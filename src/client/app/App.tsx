@@ -1,0 +1,65 @@
+import { lazy, Suspense } from 'react';
+import { Toaster } from 'react-hot-toast';
+import { Redirect, Route, Switch } from 'wouter';
+import { CurrentStep } from '../ui/currentStep.js';
+import { flow, routeOf } from '../runtime/flow.js';
+import { useLocale } from '../runtime/locale.js';
+import { RideRequestPanelProvider } from '../ui/rideRequestPanel.js';
+import { ScreenPage } from '../screens/ScreenPage.js';
+import { TOASTER_PROPS, useOneToastAtATime } from '../ui/toast.js';
+
+// The form renderer (rjsf) is the heaviest part; screens that are not forms don't load it.
+const StepPage = lazy(() => import('../form/StepPage.js').then((module) => ({ default: module.StepPage })));
+// Administrators and schema editors only: never part of a driver's download.
+const AdminPage = lazy(() => import('../admin/AdminPage.js').then((module) => ({ default: module.AdminPage })));
+const StudioPage = lazy(() => import('../studio/StudioPage.js').then((module) => ({ default: module.StudioPage })));
+const StudioFrame = lazy(() => import('../studio/StudioFrame.js').then((module) => ({ default: module.StudioFrame })));
+
+/** Where the administrators' review page lives; not a step of the drivers' flow. */
+const ADMIN_ROUTE = '/admin';
+/** The form studio, and the frame its preview is drawn in. */
+const STUDIO_ROUTE = '/studio';
+const STUDIO_FRAME_ROUTE = '/studio/frame';
+
+function Loading() {
+  return (
+    <div className="page-loading" role="status" aria-live="polite">
+      <span className="spinner spinner-large" aria-hidden="true" />
+    </div>
+  );
+}
+
+/** Routes built from the flow file: one per step, plus the review page and the form studio. */
+export function App() {
+  useOneToastAtATime();
+  // A new language draws every page again, with the flow's texts in it (locale.ts).
+  useLocale();
+  return (
+    <RideRequestPanelProvider>
+      <Toaster {...TOASTER_PROPS} />
+      <Suspense fallback={<Loading />}>
+        <Switch>
+          <Route path={ADMIN_ROUTE}>
+            <AdminPage />
+          </Route>
+          <Route path={STUDIO_FRAME_ROUTE}>
+            <StudioFrame />
+          </Route>
+          <Route path={STUDIO_ROUTE}>
+            <StudioPage />
+          </Route>
+          {Object.entries(flow.steps).map(([id, step]) => (
+            <Route key={id} path={step.route}>
+              <CurrentStep.Provider value={step}>
+                {step.kind === 'form' ? <StepPage key={id} id={id} step={step} /> : <ScreenPage key={id} step={step} />}
+              </CurrentStep.Provider>
+            </Route>
+          ))}
+          <Route>
+            <Redirect to={routeOf(flow.start)} replace />
+          </Route>
+        </Switch>
+      </Suspense>
+    </RideRequestPanelProvider>
+  );
+}

@@ -1,0 +1,42 @@
+/**
+ * "Forgot your password?" under the sign-in form (the step's `passwordReset`): Firebase emails a
+ * link to choose a new password to the email typed above. The answer is the same whether or not
+ * an account uses that email, so the button tells nobody who has an account.
+ */
+import { useState } from 'react';
+import toast from 'react-hot-toast';
+import type { FormValues } from '../../../widgets/formValues.js';
+import type { FormStep } from '../../shared/flow.js';
+import { flow } from '../runtime/flow.js';
+
+/** Enough of an address to ask Firebase about; Firebase judges the rest. */
+const LOOKS_LIKE_EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+/** `values` are the sign-in form's: the email is read when the button is pressed. */
+export function PasswordReset({ copy, values }: { copy: NonNullable<FormStep['passwordReset']>; values: FormValues }) {
+  const [busy, setBusy] = useState(false);
+  const send = async () => {
+    const email = values.get('email');
+    const address = typeof email === 'string' ? email.trim().toLowerCase() : '';
+    if (!LOOKS_LIKE_EMAIL.test(address)) {
+      toast.error(copy.emailNeeded, { id: copy.emailNeeded });
+      return;
+    }
+    setBusy(true);
+    try {
+      const { sendPasswordReset } = await import('../runtime/identity.js');
+      await sendPasswordReset(address);
+      toast.success(copy.sent, { id: copy.sent });
+    } catch {
+      toast.error(flow.messages.requestFailed);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <button type="button" className="button button-link" onClick={send} disabled={busy} aria-busy={busy}>
+      {busy && <span className="spinner" aria-hidden="true" />}
+      {copy.label}
+    </button>
+  );
+}

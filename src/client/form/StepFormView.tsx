@@ -1,0 +1,163 @@
+/**
+ * A form step as drivers see it: its schema and UI schema rendered by rjsf with our widgets and
+ * templates, validated on every change by its precompiled validator. The step page
+ * (StepPage.tsx) puts the flow around it; the studio (studio/) shows it with a fixture's data.
+ */
+import Form, { type IChangeEvent } from '@rjsf/core';
+import type { ErrorSchema, RJSFSchema, RJSFValidationError, ValidatorType } from '@rjsf/utils';
+import { createPrecompiledValidator } from '@rjsf/validator-ajv8';
+import { useEffect, useMemo, useRef, type ReactNode } from 'react';
+import { loadForm, type FormModule } from 'virtual:forms';
+import { DEFAULT_LOCALE, type Locale, type Translations } from '../../shared/locales.js';
+import { translatorFor } from '../../shared/rjsfStrings.js';
+import { loadOnce, prepareWith } from '../runtime/locale.js';
+import { expandErrors, fieldOf } from '../../shared/errors.js';
+import { interpolate } from '../../shared/flow.js';
+import { formWidgets } from '../../../widgets/index.js';
+import { browserLookup } from '../runtime/stepFlow.js';
+import type { StepValues } from '../runtime/stepValues.js';
+import { templates, type StepFormContext } from './templates.js';
+
+export interface LoadedForm extends FormModule {
+  validator: ValidatorType<StepValues, RJSFSchema>;
+  /** rjsf's own strings in the form's language (src/shared/rjsfStrings.ts). */
+  translateString: ReturnType<typeof translatorFor>;
+}
+
+/** Each translated language's words of rjsf itself, in a chunk of their own. */
+const RJSF_TRANSLATIONS: Partial<Record<Locale, () => Promise<{ default: unknown }>>> = {
+  es: () => import('../../../locales/es/rjsf.json'),
+};
+
+const loadedForms = new Map<string, Promise<LoadedForm>>();
+
+/** A form's module (its own chunk, one per language) with its validator, loaded once per schema name and language. */
+export function loadStepForm(name: string, locale: Locale = DEFAULT_LOCALE): Promise<LoadedForm> {
+  return loadOnce(loadedForms, `${name}\n${locale}`, async () => {
+    const [module, rjsfStrings] = await Promise.all([loadForm(name, locale), RJSF_TRANSLATIONS[locale]?.()]);
+    return {
+      ...module,
+      validator: createPrecompiledValidator<StepValues>(module.validateFns, module.schema),
+      translateString: translatorFor(locale, rjsfStrings?.default as Translations | undefined),
+    };
+  });
+}
+
+// The forms already loaded, in a language the page switches to (locale.ts).
+prepareWith((locale) => Promise.all([...new Set([...loadedForms.keys()].map((key) => key.split('\n')[0]!))].map((name) => loadStepForm(name, locale))));
+
+/** The schema's own messages, each on its field (src/shared/errors.ts). */
+export const transformErrors = (errors: RJSFValidationError[]) => expandErrors(errors);
+
+/**
+ * The validator, judging no field while it holds the value kept for it: a sensitive value's mask,
+ * which the schema can't judge and the server takes back as the value it stands for
+ * (lib/callPayload.ts). It filters what the validator found in the data it was given, so it holds
+ * for the data of this very key press.
+ */
+function withKeptValues(validator: LoadedForm['validator'], kept: Record<string, unknown>): LoadedForm['validator'] {
+  const fields = Object.keys(kept);
+  if (fields.length === 0) return validator;
+  const judged: LoadedForm['validator'] = Object.create(validator);
+  judged.validateFormData = (formData, ...rest) => {
+    const found = validator.validateFormData(formData, ...rest);
+    const holding = fields.filter((field) => formData?.[field] === kept[field]);
+    if (holding.length === 0) return found;
+    const errorSchema: ErrorSchema<StepValues> = { ...found.errorSchema };
+    for (const field of holding) delete errorSchema[field];
+    return { errors: found.errors.filter((error) => !holding.includes(fieldOf(error.property))), errorSchema };
+  };
+  return judged;
+}
+
+interface StepFormViewProps {
+  form: LoadedForm;
+  /**
+   * The values the form opens with. From then on the form keeps its own (rjsf's uncontrolled
+   * mode) and reports each change through `onChange`: a page that draws again for another reason
+   * (a field touched, the server's messages) never hands it values older than a change on its way.
+   */
+  initialData?: StepValues;
+  formContext: StepFormContext;
+  onChange: (event: IChangeEvent<StepValues>, id?: string) => void;
+  onBlur?: (id: string) => void;
+  onSubmit?: (event: IChangeEvent<StepValues>) => void;
+  onError?: () => void;
+  extraErrors?: ErrorSchema;
+  /** Values kept from before that the schema can't judge (a sensitive value's mask): no error while a field holds its. */
+  keptValues?: Record<string, unknown>;
+  /** Validates the data given at once, without moving the focus (the studio); a driver's form waits for changes. */
+  validateAtOnce?: boolean;
+  /** Shows the form's title (its UI schema's) as the page's heading; a form inside a dialog has the dialog's. */
+  titled?: boolean;
+  /** The submit button, when there is one. */
+  children?: ReactNode;
+}
+
+export function StepFormView({
+  form,
+  initialData,
+  formContext,
+  onChange,
+  onBlur,
+  onSubmit,
+  onError,
+  extraErrors,
+  keptValues,
+  validateAtOnce = false,
+  titled = true,
+  children,
+}: StepFormViewProps) {
+  const formRef = useRef<Form<StepValues>>(null);
+  const opened = useRef(false);
+  useEffect(() => {
+    opened.current = true;
+  }, []);
+  const validator = useMemo(() => withKeptValues(form.validator, keptValues ?? {}), [form, keptValues]);
+  useEffect(() => {
+    if (validateAtOnce) formRef.current?.validateForm();
+  }, [validateAtOnce]);
+
+  const uiSchema = useMemo(() => {
+    const description = form.uiSchema['ui:description'];
+    return {
+      ...form.uiSchema,
+      ...(titled ? {} : { 'ui:title': undefined }),
+      'ui:description': titled && typeof description === 'string' ? interpolate(description, browserLookup()) : undefined,
+      'ui:submitButtonOptions': { norender: true },
+    };
+  }, [form, titled]);
+
+  return (
+    <Form<StepValues>
+      ref={formRef}
+      className="step-form"
+      schema={form.schema}
+      uiSchema={uiSchema}
+      validator={validator}
+      widgets={formWidgets}
+      templates={templates}
+      translateString={form.translateString}
+      formData={opened.current ? undefined : (initialData ?? {})}
+      formContext={formContext}
+      onChange={onChange}
+      onBlur={onBlur}
+      onSubmit={onSubmit}
+      onError={onError}
+      transformErrors={transformErrors}
+      extraErrors={extraErrors}
+      liveValidate="onChange"
+      showErrorList={validateAtOnce ? false : 'top'}
+      noHtml5Validate
+      focusOnFirstError={!validateAtOnce}
+      experimental_defaultFormStateBehavior={{ constAsDefaults: 'never' }}
+    >
+      {children}
+    </Form>
+  );
+}
+
+/** The submit button's text from the UI schema. */
+export function submitTextOf(form: LoadedForm): string | undefined {
+  return (form.uiSchema['ui:submitButtonOptions'] as { submitText?: string } | undefined)?.submitText;
+}

@@ -1,0 +1,268 @@
+/**
+ * The one page that renders every form step of the flow: its schema (or the variant the flow
+ * picks), its UI schema, its precompiled validator, its submit and its extra actions. When the
+ * server asks the driver to sign in again (an ended session, a change that needs a recent
+ * sign-in), a dialog asks for it on the page and the submit is sent again: nothing typed is lost,
+ * nor by a reload: the answers are kept on the device as a draft (drafts.ts) until the step is sent.
+ */
+import { use, useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import toast from 'react-hot-toast';
+import { useLocation } from 'wouter';
+import { buildPayload, stepSchemaName, type Completion, type FormStep, type StepAction } from '../../shared/flow.js';
+import { useValuesSelection, type FormValuesStore } from '../../../widgets/formValues.js';
+import { clearPhoto, getPhoto, isKeptPhoto, setPhoto } from '../../../widgets/photoStore.js';
+import { callApi } from '../runtime/api.js';
+import { CompletionView } from './CompletionView.js';
+import { removeDraft, saveDraft, type Draft } from '../runtime/drafts.js';
+import { callByName, flow, routeOf } from '../runtime/flow.js';
+import { PasswordReset } from './PasswordReset.js';
+import { SignInAgainDialog } from './SignInAgainDialog.js';
+import { loadSocialSignIn, SocialSignIn } from './socialSignInChunk.js';
+import { StepLinks } from '../ui/StepLinks.js';
+import { browserLookup, guardRedirect, submitStep, type Navigation } from '../runtime/stepFlow.js';
+import { Layout } from '../ui/Layout.js';
+import { loadStepForm, StepFormView, submitTextOf, type LoadedForm } from './StepFormView.js';
+import type { StepValues } from '../runtime/stepValues.js';
+import { currentLocale, useLocale } from '../runtime/locale.js';
+import { getItem } from '../runtime/storage.js';
+import { useOpeningRead } from '../runtime/reads.js';
+import { draftRead } from '../runtime/stepReads.js';
+import { useStepFormState } from './useStepFormState.js';
+import { useStoredAnswers, type StoredAnswers } from './useStoredAnswers.js';
+
+export function StepPage({ id, step }: { id: string; step: FormStep }) {
+  const [, navigate] = useLocation();
+  const guard = useMemo(() => guardRedirect(step.guards), [step]);
+
+  useEffect(() => {
+    if (!guard) return;
+    if (guard.toast) toast.error(guard.toast, { id: guard.toast });
+    navigate(routeOf(guard.to), { replace: true });
+  }, [guard, navigate]);
+
+  if (guard) return null;
+  return <StepForm id={id} step={step} schemaName={stepSchemaName(step, browserLookup())} />;
+}
+
+/** Loads the form a step's page shows (in the variant and the language the page picks): main.tsx waits for it before the first render. */
+export const prepareStepPage = (step: FormStep) =>
+  Promise.all([loadStepForm(stepSchemaName(step, browserLookup()), currentLocale()), step.social ? loadSocialSignIn() : undefined]);
+
+/** The fields a schema marks `"sensitive": true`. */
+const sensitiveFieldsOf = (schema: { properties?: Record<string, unknown> }) =>
+  Object.entries(schema.properties ?? {})
+    .filter(([, property]) => (property as { sensitive?: unknown }).sensitive === true)
+    .map(([field]) => field);
+
+/** What a draft may keep on the device: every field but the sensitive ones and those typed in a password input. */
+function draftFieldsOf(form: LoadedForm, sensitive: readonly string[]): { values: string[]; photos: string[] } {
+  const widgetOf = (field: string) => (form.uiSchema[field] as { 'ui:widget'?: unknown } | undefined)?.['ui:widget'];
+  const fields = Object.keys(form.schema.properties ?? {}).filter((field) => !sensitive.includes(field) && widgetOf(field) !== 'password');
+  return { values: fields, photos: fields.filter((field) => widgetOf(field) === 'photo') };
+}
+
+/** Puts a draft's photos back in their slots; answers the values the form starts from (null: no draft). */
+function restoreDraft(draft: Draft | undefined): { values: StepValues } | null {
+  if (!draft) return null;
+  const values = { ...draft.values };
+  for (const [field, photo] of Object.entries(draft.photos)) {
+    setPhoto(field, photo);
+    // A photo's value is its type: a draft saved between a photo and its value still brings back both.
+    values[field] ??= photo.type || undefined;
+  }
+  return { values };
+}
+
+/** The step's draft on this device, read afresh each time the step opens; its photos go back in their slots. */
+function useDraft(stepId: string): { ready: boolean; values?: StepValues } {
+  const [read] = useState(() => draftRead(stepId));
+  const { data, error } = useOpeningRead(read, restoreDraft);
+  return { ready: data !== undefined || error !== undefined, values: data?.values ?? undefined };
+}
+
+/** The step's form, once what the driver sent before (a reviewed step they come back to) and their draft are here to fill it. */
+function StepForm({ id, step, schemaName }: { id: string; step: FormStep; schemaName: string }) {
+  const form = use(loadStepForm(schemaName, useLocale()));
+  const sensitiveFields = useMemo(() => sensitiveFieldsOf(form.schema as { properties?: Record<string, unknown> }), [form]);
+  // The same object while the form stays: the draft's saving subscribes with it.
+  const keep = useMemo(() => draftFieldsOf(form, sensitiveFields), [form, sensitiveFields]);
+  const stored = useStoredAnswers(id, sensitiveFields);
+  const draft = useDraft(id);
+  if (!stored.ready || !draft.ready) {
+    return (
+      <Layout>
+        <p className="step-loading" role="status">
+          <span className="spinner" aria-hidden="true" />
+        </p>
+      </Layout>
+    );
+  }
+  // The draft is newer than what was sent: what the driver typed since wins.
+  const initial = draft.values ? { ...stored.formData, ...draft.values } : stored.formData;
+  return <FilledStepForm id={id} step={step} form={form} stored={stored} initial={initial} keep={keep} />;
+}
+
+/**
+ * Saves the answers as a draft a moment after the driver stops typing, once they typed anything
+ * (a step only opened keeps nothing), until the step is sent: then `sent()` stops it.
+ */
+function useDraftSaving(stepId: string, values: FormValuesStore, keep: { values: string[]; photos: string[] }) {
+  const isSent = useRef(false);
+  useEffect(() => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const unsubscribe = values.subscribe(() => {
+      clearTimeout(timer);
+      timer = setTimeout(() => {
+        if (isSent.current) return;
+        const kept = Object.fromEntries(Object.entries(values.all()).filter(([field]) => keep.values.includes(field)));
+        // A photo sent before stays on the server; only a new one is kept here.
+        const photos = Object.fromEntries(
+          keep.photos.flatMap((field) => {
+            const photo = isKeptPhoto(field) ? undefined : getPhoto(field);
+            return photo ? [[field, photo]] : [];
+          }),
+        );
+        void saveDraft(getItem('driver_id'), stepId, { values: kept, photos });
+      }, DRAFT_SAVE_DELAY_MS);
+    });
+    return () => {
+      unsubscribe();
+      clearTimeout(timer);
+    };
+  }, [stepId, values, keep]);
+  return {
+    sent: () => {
+      isSent.current = true;
+    },
+  };
+}
+
+/** Long enough not to write at every key press, short enough that a tab killed right after typing keeps it. */
+const DRAFT_SAVE_DELAY_MS = 300;
+
+interface FilledStepFormProps {
+  id: string;
+  step: FormStep;
+  form: LoadedForm;
+  stored: StoredAnswers;
+  initial?: StepValues;
+  keep: { values: string[]; photos: string[] };
+}
+
+function FilledStepForm({ id, step, form, stored, initial, keep }: FilledStepFormProps) {
+  const [, navigate] = useLocation();
+  const state = useStepFormState(initial);
+  const draft = useDraftSaving(id, state.values, keep);
+  // Keyed by the fixes still to make, so the context (and the fields) change only when one is made.
+  const openFixes = useValuesSelection(state.values, (all) => JSON.stringify(stored.openFixes(all)));
+  const formContext = useMemo(() => {
+    const fixes = JSON.parse(openFixes) as { field: string; reason: string }[];
+    return fixes.length > 0 ? { ...state.formContext, fixes: new Map(fixes.map(({ field, reason }) => [`root_${field}`, reason])) } : state.formContext;
+  }, [state.formContext, openFixes]);
+  const [busy, setBusy] = useState(false);
+  const [completion, setCompletion] = useState<Completion>();
+  /** The answers waiting to be sent again once the driver signed in again, and why the sign-in is asked for. */
+  const [waiting, setWaiting] = useState<{ answers: StepValues; reason: string }>();
+
+  const go = useCallback((navigation: Navigation) => navigate(navigation.to, { state: navigation.state }), [navigate]);
+
+  const send = async (submitted: StepValues) => {
+    setBusy(true);
+    // A new try: the last one's errors no longer stand.
+    toast.dismiss();
+    state.showServerErrors(undefined);
+    const driverBefore = getItem('driver_id');
+    try {
+      const outcome = await submitStep(id, step, submitted);
+      if (outcome.ok) {
+        for (const field of Object.keys(form.schema.properties ?? {})) clearPhoto(field);
+        // Under the driver it was kept for (a sign-up's draft was kept before the driver had an id).
+        draft.sent();
+        await removeDraft(driverBefore, id);
+        if (outcome.successToast) toast.success(outcome.successToast);
+        if ('completion' in outcome) setCompletion(outcome.completion);
+        else go(outcome.navigation);
+      } else if (outcome.signInAgain) {
+        setWaiting({ answers: submitted, reason: outcome.message });
+      } else {
+        toast.error(outcome.message);
+        state.showServerErrors(outcome.fieldErrors);
+        if (outcome.navigation) go(outcome.navigation);
+      }
+    } catch {
+      toast.error(flow.messages.requestFailed);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  if (completion) return <CompletionView completion={completion} />;
+  return (
+    <Layout>
+      <StepFormView
+        form={form}
+        initialData={initial}
+        formContext={formContext}
+        onChange={state.onChange}
+        onBlur={state.touch}
+        onSubmit={({ formData: submitted }) => {
+          state.countSubmit();
+          void send(submitted ?? {});
+        }}
+        onError={state.countSubmit}
+        extraErrors={state.extraErrors}
+        keptValues={stored.masked}
+      >
+        <button type="submit" className="button button-primary" disabled={busy} aria-busy={busy}>
+          {busy && <span className="spinner" aria-hidden="true" />}
+          {submitTextOf(form)}
+        </button>
+      </StepFormView>
+      {step.passwordReset && <PasswordReset copy={step.passwordReset} values={state.values} />}
+      {step.actions?.map((action) => (
+        <StepActionButton key={action.label} action={action} disabled={busy} />
+      ))}
+      {step.social && flow.social && <SocialSignIn social={flow.social} />}
+      <StepLinks links={step.links} />
+      {waiting && (
+        <SignInAgainDialog
+          reason={waiting.reason}
+          onSignedIn={(sameDriver, navigation) => {
+            const { answers } = waiting;
+            setWaiting(undefined);
+            // Another account signed in on this page: its own step, not this driver's answers.
+            if (sameDriver) void send(answers);
+            else go(navigation);
+          }}
+          onCancel={() => setWaiting(undefined)}
+        />
+      )}
+    </Layout>
+  );
+}
+
+/** A secondary button of a step (Resend), with its own spinner and toasts. */
+function StepActionButton({ action, disabled }: { action: StepAction; disabled: boolean }) {
+  const [busy, setBusy] = useState(false);
+  const run = async () => {
+    setBusy(true);
+    try {
+      const call = callByName(action.call);
+      const result = await callApi(call, buildPayload(call, browserLookup()));
+      const succeeded = result.ok && (action.successStatus === undefined || result.status === action.successStatus);
+      if (succeeded) {
+        if (action.successToast) toast.success(action.successToast);
+      } else {
+        toast.error((!result.ok && result.message) || flow.messages.requestFailed);
+      }
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <button type="button" className="button button-secondary" onClick={run} disabled={busy || disabled} aria-busy={busy}>
+      {busy && <span className="spinner" aria-hidden="true" />}
+      {action.label}
+    </button>
+  );
+}

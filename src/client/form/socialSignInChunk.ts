@@ -1,0 +1,10 @@
+/**
+ * The social sign-in buttons (SocialSignIn.tsx) in a chunk of their own: only the steps that show
+ * them load them, and the build preloads them on those steps' routes (src/node/build.ts,
+ * pageScripts), so the other steps' first visits do without them.
+ */
+import { lazy } from 'react';
+
+export const loadSocialSignIn = () => import('./SocialSignIn.js');
+
+export const SocialSignIn = lazy(() => loadSocialSignIn().then((module) => ({ default: module.SocialSignIn })));

@@ -1,0 +1,101 @@
+/**
+ * What a page shows of the server is read through swr, with fetchers built on api.ts: a failure
+ * is thrown as a RequestError, whose message is the one to show. The reads of the page a driver
+ * opens by its address may begin before its scripts have run (useOpeningRead).
+ */
+import { useEffect, useState } from 'react';
+import useSWR, { mutate, type SWRConfiguration, type SWRResponse } from 'swr';
+import type { ApiFailure, ApiResult } from './api.js';
+import { flow } from './flow.js';
+
+export class RequestError extends Error {
+  constructor(
+    readonly failure: ApiFailure,
+    fallback: string,
+  ) {
+    super(failure.message ?? fallback);
+  }
+}
+
+/** A read's answer; a failure is thrown with the server's message, or `fallback`. */
+export async function dataOf<T>(result: Promise<ApiResult<T>>, fallback: string = flow.messages.requestFailed): Promise<T> {
+  const answer = await result;
+  if (!answer.ok) throw new RequestError(answer, fallback);
+  return answer.data;
+}
+
+/** Read when shown, and again when asked; not on focus, reconnection or failure. */
+export const READ_ONCE: SWRConfiguration = { revalidateOnFocus: false, revalidateOnReconnect: false, shouldRetryOnError: false };
+
+/** The first part of every key the driver's status is read under. */
+const DRIVER_STATUS = 'driverStatus';
+
+/** The key a screen reads the driver's status under with the flow's `call`. */
+export const driverStatusKey = (call: string, driverId: string): [typeof DRIVER_STATUS, string, string] => [DRIVER_STATUS, call, driverId];
+
+/**
+ * Drops every read of the driver's status: a step just sent changed it (a fix sent is no longer
+ * asked for), so no screen may show the one read before; each reads it afresh.
+ */
+export async function forgetDriverStatus(): Promise<void> {
+  await mutate((key) => Array.isArray(key) && key[0] === DRIVER_STATUS, undefined, { revalidate: true });
+}
+
+let openings = 0;
+
+/** A key part new each time a screen opens: what it reads then is read afresh, never shown from an earlier visit. */
+export function useOpening(): number {
+  const [opening] = useState(() => ++openings);
+  return opening;
+}
+
+/** A read named by a key that holds all it depends on (the step, the driver). */
+export interface KeyedRead<T> {
+  key: string;
+  read: () => Promise<T>;
+}
+
+/** Reads begun as the page opened, each until the screen it is for takes it; `ended` once it did. */
+const openingReads = new Map<string, { read: Promise<unknown>; ended?: { value: unknown } }>();
+
+/**
+ * Begins a read the first screen needs as the page opens (main.tsx), beside the app's scripts
+ * rather than after them. Answers once it ended, however it ended.
+ */
+export function beginOpeningRead({ key, read }: KeyedRead<unknown>): Promise<void> {
+  const begun: { read: Promise<unknown>; ended?: { value: unknown } } = { read: read() };
+  openingReads.set(key, begun);
+  return begun.read.then(
+    (value) => {
+      begun.ended = { value };
+    },
+    () => undefined,
+  );
+}
+
+/**
+ * A screen's read through swr, read afresh each time the screen opens (none for null). The read
+ * begun as the page opened under the same key is taken instead (once), and what it read by the
+ * first draw shows at that draw, with no spinner before it. `shape` runs once on what was read
+ * (a draft's photos go back in their slots) and never answers undefined, swr's "nothing yet".
+ */
+export function useOpeningRead<T, Shown>(keyed: KeyedRead<T> | null, shape: (value: T) => Shown): SWRResponse<Shown> {
+  const opening = useOpening();
+  const [begun] = useState(() => {
+    const taken = keyed && openingReads.get(keyed.key);
+    if (!keyed || !taken) return undefined;
+    return { read: taken.read as Promise<T>, shown: taken.ended && { value: shape(taken.ended.value as T) } };
+  });
+  // Taken once the screen is on the page: a first draw React sets aside (a part of the page still
+  // loading) and draws again takes it again.
+  const takenKey = begun && keyed?.key;
+  useEffect(() => {
+    if (takenKey) openingReads.delete(takenKey);
+  }, [takenKey]);
+  return useSWR(keyed && ([keyed.key, opening] as const), async () => shape(await (begun?.read ?? (keyed as KeyedRead<T>).read())), {
+    revalidateOnFocus: false,
+    revalidateIfStale: false,
+    fallbackData: begun?.shown?.value,
+    revalidateOnMount: begun?.shown === undefined,
+  });
+}
