@@ -218,6 +218,17 @@ describe('notices', () => {
     expect(mail.html).not.toContain('<b>insurance</b>');
   });
 
+  it('delivers every notice due in one pass, however many batches they fill', async () => {
+    const driver = await waitingDriver();
+    await app.messaging.deliverDue();
+    const before = mailTo(driver.email).length;
+    await server.db.transaction(async (tx) => {
+      for (let count = 0; count < 45; count++) await app.messaging.notify(tx, driver.driverId, 'subscriptionEnded', {});
+    });
+    await app.messaging.deliverDue();
+    expect(mailTo(driver.email).slice(before).map((mail) => mail.subject)).toEqual(Array(45).fill('Your Onramp subscription has ended'));
+  });
+
   it('keeps a notice while the mail server is away, and delivers it when it is back', async () => {
     const driver = await waitingDriver();
     await smtp.stop();

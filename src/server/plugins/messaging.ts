@@ -35,6 +35,8 @@ const NOTICE_GIVE_UP_MS = 24 * 60 * 60 * 1000;
 /** How often each server looks for notices that are due, and how long a claim keeps others off one. */
 const DELIVERY_INTERVAL_MS = 5_000;
 const CLAIM_MS = 2 * 60 * 1000;
+/** Notices claimed at a time by one pass; a pass takes batch after batch until none is left. */
+const DELIVERY_BATCH = 20;
 
 export interface CodeMessage {
   channel: Channel;
@@ -188,14 +190,24 @@ export const messagingPlugin = fp<{ config: MessagingConfig; signInUrl: string }
       return deliveringAgain;
     }
 
+    /** Batch after batch until one comes short: every notice due when the call began is delivered, however many there are. */
     async function deliverClaimed(): Promise<number> {
+      let sent = 0;
+      for (;;) {
+        const batch = await deliverBatch();
+        sent += batch.sent;
+        if (batch.claimed < DELIVERY_BATCH) return sent;
+      }
+    }
+
+    async function deliverBatch(): Promise<{ claimed: number; sent: number }> {
       const now = app.now();
       const { rows } = await app.db.query<ClaimedNotice>(
         `UPDATE outgoing_notices SET claimed_until = $2, attempts = attempts + 1
        WHERE id IN (
          SELECT id FROM outgoing_notices
          WHERE status = 'pending' AND next_attempt_at <= $1 AND (claimed_until IS NULL OR claimed_until < $1)
-         ORDER BY next_attempt_at LIMIT 20 FOR UPDATE SKIP LOCKED)
+         ORDER BY next_attempt_at LIMIT ${DELIVERY_BATCH} FOR UPDATE SKIP LOCKED)
        RETURNING id, driver_id, notice, channel, sealed, attempts, created_at`,
         [now, new Date(now.getTime() + CLAIM_MS)],
       );
@@ -224,7 +236,7 @@ export const messagingPlugin = fp<{ config: MessagingConfig; signInUrl: string }
           else app.log.warn({ notice: row.notice, channel: row.channel, error: reason }, 'A notice delivery failed; it will be tried again');
         }
       }
-      return sent;
+      return { claimed: rows.length, sent };
     }
 
     const loop = setInterval(
