@@ -4,9 +4,10 @@
  * and where a driver stands (the status the resume table reads): stated once, in
  * src/shared/review.schema.json, whose generated types these are.
  */
-import type { ReviewStatus } from './generated/review.js';
+import type { AuditAction, ReviewStatus } from './generated/review.js';
 
 export type {
+  AuditAction,
   AuditEvent,
   AuditPage,
   Claim,
@@ -30,6 +31,27 @@ export type {
 } from './generated/review.js';
 
 export const REVIEW_STATUSES = ['pending', 'approved', 'rejected'] as const satisfies readonly ReviewStatus[];
+
+/** Every action of the audit record, as its schema lists them. */
+export const AUDIT_ACTIONS = [
+  'staff.sign-in',
+  'staff.sign-in-failed',
+  'staff.sign-out',
+  'staff.add',
+  'staff.roles',
+  'staff.remove',
+  'staff.key-create',
+  'staff.key-revoke',
+  'driver.open',
+  'driver.release',
+  'document.open',
+  'driver.approve',
+  'driver.reject',
+  'driver.resume-link',
+  'driver.export',
+  'driver.erase',
+  'audit.download',
+] as const satisfies readonly AuditAction[];
 
 export const MAX_REASON_LENGTH = 500;
 

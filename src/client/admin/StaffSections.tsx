@@ -7,7 +7,7 @@ import { useState, type FormEvent } from 'react';
 import toast from 'react-hot-toast';
 import useSWR from 'swr';
 import useSWRInfinite from 'swr/infinite';
-import type { AuditPage, StaffList, StaffMember, StaffRole } from '../../shared/review.js';
+import { AUDIT_ACTIONS, type AuditPage, type StaffList, type StaffMember, type StaffRole } from '../../shared/review.js';
 import { request, type ApiResult } from '../runtime/api.js';
 import { flow } from '../runtime/flow.js';
 import { READ_ONCE, type RequestError } from '../runtime/reads.js';
@@ -170,26 +170,6 @@ export function StaffSection({ session }: { session: AdminSession }) {
     </>
   );
 }
-
-const AUDIT_ACTIONS = [
-  'driver.open',
-  'document.open',
-  'driver.approve',
-  'driver.reject',
-  'driver.release',
-  'driver.resume-link',
-  'driver.export',
-  'driver.erase',
-  'staff.sign-in',
-  'staff.sign-in-failed',
-  'staff.sign-out',
-  'staff.add',
-  'staff.roles',
-  'staff.remove',
-  'staff.key-create',
-  'staff.key-revoke',
-  'audit.download',
-];
 
 export function AuditSection({ session }: { session: AdminSession }) {
   const [filter, setFilter] = useState({ action: '', actor: '', driver: '' });

@@ -26,6 +26,28 @@ export type ReviewDriver = QueueDriver & {
  * via the `definition` "staffRole".
  */
 export type StaffRole = 'reviewer' | 'privacy-officer' | 'owner';
+/**
+ * This interface was referenced by `Review`'s JSON-Schema
+ * via the `definition` "auditAction".
+ */
+export type AuditAction =
+  | 'staff.sign-in'
+  | 'staff.sign-in-failed'
+  | 'staff.sign-out'
+  | 'staff.add'
+  | 'staff.roles'
+  | 'staff.remove'
+  | 'staff.key-create'
+  | 'staff.key-revoke'
+  | 'driver.open'
+  | 'driver.release'
+  | 'document.open'
+  | 'driver.approve'
+  | 'driver.reject'
+  | 'driver.resume-link'
+  | 'driver.export'
+  | 'driver.erase'
+  | 'audit.download';
 
 /**
  * This interface was referenced by `Review`'s JSON-Schema
@@ -330,7 +352,7 @@ export interface AuditEvent {
    * The staff member's email, `terminal:<user>` for the command line's bootstrap, or the email a failed sign-in gave.
    */
   actor: string | null;
-  action: string;
+  action: AuditAction;
   driverId: string | null;
   ip: string | null;
   details: {};
