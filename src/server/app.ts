@@ -38,6 +38,7 @@ import { driverRoutes } from './routes/driver.js';
 import { healthRoutes } from './routes/health.js';
 import { financeRoutes } from './routes/finance.js';
 import { ipLookupRoutes, staticRoutes } from './routes/static.js';
+import { insightsRoutes } from './routes/insights.js';
 import { staffRoutes } from './routes/staff.js';
 import { subscriptionRoutes } from './routes/subscription.js';
 import { studioRoutes } from './routes/studio.js';
@@ -254,6 +255,7 @@ export async function buildApp(config: ServerConfig, options: AppOptions = {}): 
   await app.register(financeRoutes);
   await app.register(adminRoutes, { prefix: ADMIN_PREFIX, config });
   await app.register(adminPrivacyRoutes, { prefix: ADMIN_PREFIX, embeddedDatabase: config.database.kind === 'pglite' });
+  await app.register(insightsRoutes, { prefix: ADMIN_PREFIX });
   await app.register(staffRoutes, { prefix: ADMIN_PREFIX, rateLimit: config.authRateLimit, counters: config.sharedCounters });
   // The form studio's data: open under `npm run dev`, otherwise for staff.
   await app.register(studioRoutes, { prefix: ADMIN_PREFIX, open: options.live !== undefined });

@@ -13,6 +13,8 @@ export type {
   DriverStatus,
   FileAheadAnswer,
   FixRequest,
+  Insights,
+  InsightsStep,
   PastDecision,
   QueueDriver,
   QueuePage,

@@ -42,6 +42,7 @@ export const AUDIT_ACTIONS = [
   'driver.export',
   'driver.erase',
   'audit.download',
+  'insights.open',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
