@@ -61,34 +61,37 @@ const COHORT = `
   WHERE d.created_at >= $1 AND d.created_at < $2 AND ($3::text IS NULL OR d.provider = $3) AND ($4::text IS NULL OR d.locale = $4)`;
 
 /**
- * Each driver's passing of each funnel step ($5: the steps in order; a step's place is its index
- * there), then per step: how many passed it, the time since passing the step before (for those who
- * passed both in order), and how many passed it last of all before $6 (stalled at the next step).
+ * One row per driver, a column per funnel step (`t0`, `t1`…: when they passed it; the steps kept
+ * as answers are $7, $8… in order), then one pass over them: per step, how many passed it, the
+ * time since passing the step before (for those who passed both), and how many passed the step
+ * before last of all before $6 (stalled at this one). $5: the answered steps, as a list.
  */
-const funnelSql = (columns: { index: number; column: string }[]) => `
+function funnelSql(steps: { column: string | null }[]): string {
+  let answered = 0;
+  const times = steps.map(({ column }) => (column ? `c.${column}` : `a.s${answered++}`));
+  const pivot = steps.filter(({ column }) => !column).map((_, index) => `max(a.submitted_at) FILTER (WHERE a.step = $${7 + index}) AS s${index}`);
+  const later = (from: number) => times.slice(from).map((_, offset) => `t${from + offset} IS NULL`);
+  return `
   WITH cohort AS MATERIALIZED (${COHORT}),
-  marks AS (
-    ${
-      columns.length > 0
-        ? `SELECT c.id, m.place, m.at FROM cohort c
-    CROSS JOIN LATERAL (VALUES ${columns.map(({ index, column }) => `(${index + 1}, c.${column})`).join(', ')}) AS m (place, at)
-    WHERE m.at IS NOT NULL
-    UNION ALL`
-        : ''
-    }
-    SELECT a.driver_id AS id, array_position($5::text[], a.step) AS place, a.submitted_at AS at
-    FROM step_answers a JOIN cohort c ON c.id = a.driver_id WHERE a.step = ANY ($5::text[])
+  answered AS (
+    SELECT a.driver_id${pivot.map((column) => `, ${column}`).join('')}
+    FROM step_answers a JOIN cohort c ON c.id = a.driver_id WHERE a.step = ANY ($5::text[]) GROUP BY a.driver_id
   ),
-  ordered AS (
-    SELECT place, at, lag(place) OVER w AS previous_place, extract(epoch FROM at - lag(at) OVER w) AS seconds,
-      lead(place) OVER w IS NULL AS latest
-    FROM marks WINDOW w AS (PARTITION BY id ORDER BY place, at)
+  passed AS (
+    SELECT ${times.map((time, index) => `${time} AS t${index}`).join(', ')} FROM cohort c LEFT JOIN answered a ON a.driver_id = c.id
   )
-  SELECT place, count(*)::int AS completed,
-    percentile_cont(0.5) WITHIN GROUP (ORDER BY greatest(seconds, 0)) FILTER (WHERE previous_place = place - 1) AS median_s,
-    percentile_cont(0.9) WITHIN GROUP (ORDER BY greatest(seconds, 0)) FILTER (WHERE previous_place = place - 1) AS p90_s,
-    count(*) FILTER (WHERE latest AND at < $6)::int AS stalled_next
-  FROM ordered GROUP BY place`;
+  SELECT json_build_array(${times
+    .map((_, index) =>
+      index === 0
+        ? "json_build_object('completed', count(t0))"
+        : `json_build_object('completed', count(t${index}),
+        'percentiles', percentile_cont(ARRAY[0.5, 0.9]) WITHIN GROUP (ORDER BY greatest(extract(epoch FROM t${index} - t${index - 1}), 0))
+          FILTER (WHERE t${index} IS NOT NULL AND t${index - 1} IS NOT NULL),
+        'stalled', count(*) FILTER (WHERE t${index - 1} < $6 AND ${later(index).join(' AND ')}))`,
+    )
+    .join(', ')}) AS steps
+  FROM passed`;
+}
 
 /** The decisions made in [$1, $2) on the filtered drivers ($3, $4). */
 const DECISIONS = `
@@ -116,13 +119,13 @@ export async function insightsOf(db: Queryable, flow: Flow, query: InsightsQuery
   const to = new Date(Date.parse(`${query.to}T00:00:00Z`) + DAY_MS);
   const steps = funnelSteps(flow);
   const filter = [from, to, query.method, query.language];
-  const columns = steps.flatMap(({ column }, index) => (column ? [{ index, column }] : []));
+  const answered = steps.flatMap(({ step, column }) => (column ? [] : [step]));
   const [funnel, drivers, review] = await Promise.all([
-    db.query<{ place: number; completed: number; median_s: number | null; p90_s: number | null; stalled_next: number }>(funnelSql(columns), [
+    db.query<{ steps: { completed: number; percentiles?: [number, number] | null; stalled?: number }[] }>(funnelSql(steps), [
       ...filter,
-      // A step recorded on the row has no answers of its own: null in its place matches no step_answers row.
-      steps.map(({ step, column }) => (column ? null : step)),
+      answered,
       new Date(now.getTime() - query.stalledDays * DAY_MS),
+      ...answered,
     ]),
     db.query<{ count: number }>(`SELECT count(*)::int AS count FROM (${COHORT}) c`, filter),
     db.query<{
@@ -131,19 +134,17 @@ export async function insightsOf(db: Queryable, flow: Flow, query: InsightsQuery
       fix_reasons: { reason: string; count: number }[];
     }>(REVIEW_SQL, filter),
   ]);
-  const byPlace = new Map(funnel.rows.map((row) => [row.place, row]));
+  const figures = funnel.rows[0]!.steps;
   const insightsSteps = steps.map(({ step, label }, index): InsightsStep => {
-    const row = byPlace.get(index + 1);
-    const before = byPlace.get(index);
-    const completed = row?.completed ?? 0;
+    const row = figures[index]!;
     return {
       step,
       label,
-      completed,
-      conversion: index === 0 ? null : share(completed, before?.completed ?? 0),
-      medianHours: hours(row?.median_s ?? null),
-      p90Hours: hours(row?.p90_s ?? null),
-      stalled: index === 0 ? null : (before?.stalled_next ?? 0),
+      completed: row.completed,
+      conversion: index === 0 ? null : share(row.completed, figures[index - 1]!.completed),
+      medianHours: hours(row.percentiles?.[0] ?? null),
+      p90Hours: hours(row.percentiles?.[1] ?? null),
+      stalled: index === 0 ? null : (row.stalled ?? 0),
     };
   });
   const { totals, by_day, fix_reasons } = review.rows[0]!;
