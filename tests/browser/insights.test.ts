@@ -66,15 +66,13 @@ describe('the insights tab', () => {
       ]),
     );
     // The chart: a bar per step, each named by its step, the widest the first.
-    const bars = await page
-      .locator('svg.admin-chart g[data-step]')
-      .evaluateAll((groups) =>
-        groups.map((group) => ({
-          step: group.getAttribute('data-step'),
-          width: Number(group.querySelector('rect')!.getAttribute('width')),
-          value: group.lastElementChild!.textContent,
-        })),
-      );
+    const bars = await page.locator('svg.admin-chart g[data-step]').evaluateAll((groups) =>
+      groups.map((group) => ({
+        step: group.getAttribute('data-step'),
+        width: Number(group.querySelector('rect')!.getAttribute('width')),
+        value: group.lastElementChild!.textContent,
+      })),
+    );
     expect(bars.map((bar) => bar.step)).toEqual([...FUNNEL]);
     expect(bars.map((bar) => bar.value)).toEqual(expected.steps.map((step) => String(step.completed)));
     expect(bars.every((bar) => bar.width <= bars[0]!.width)).toBe(true);
