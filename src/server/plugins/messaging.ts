@@ -164,7 +164,7 @@ export const messagingPlugin = fp<{ config: MessagingConfig; signInUrl: string }
       { emailHeaders, smsNeedsConsent = false }: NotifyOptions = {},
     ) {
       const { rows } = await tx.query<{ email: string; phone: string | null; locale: string }>(
-        `SELECT email, CASE WHEN phone_verified_at IS NOT NULL AND (NOT $2 OR sms_consent_at IS NOT NULL) THEN phone END AS phone, locale
+        `SELECT email, CASE WHEN phone_verified_at IS NOT NULL AND sms_opted_out_at IS NULL AND (NOT $2 OR sms_consent_at IS NOT NULL) THEN phone END AS phone, locale
          FROM drivers WHERE id = $1`,
         [driverId, smsNeedsConsent],
       );
@@ -240,6 +240,9 @@ export const messagingPlugin = fp<{ config: MessagingConfig; signInUrl: string }
             retryAt,
             reason.slice(0, 500),
           ]);
+          // The number replied STOP: honoured for every later notice, not only refused by Twilio each time.
+          if (error instanceof DeliveryError && error.undeliverable === 'optedOut')
+            await app.db.query('UPDATE drivers SET sms_opted_out_at = $2 WHERE id = $1 AND sms_opted_out_at IS NULL', [row.driver_id, app.now()]);
           if (givenUp) app.log.error({ notice: row.notice, channel: row.channel, error: reason }, 'A notice could not be delivered: given up');
           else app.log.warn({ notice: row.notice, channel: row.channel, error: reason }, 'A notice delivery failed; it will be tried again');
         }

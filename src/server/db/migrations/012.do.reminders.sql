@@ -13,3 +13,7 @@ CREATE TABLE reminders_sent (
 
 -- The driver asked for no more reminders (the email's one-step unsubscribe).
 ALTER TABLE drivers ADD COLUMN reminders_stopped_at timestamptz;
+
+-- The driver's number replied STOP (Twilio answered 21610 for a text to it): no text notice is
+-- written for them any more, until they verify a number again (having texted START to undo it).
+ALTER TABLE drivers ADD COLUMN sms_opted_out_at timestamptz;
