@@ -299,7 +299,9 @@ describe('a reminder through SMTP and Twilio', () => {
     expect(mail.subject).toBe('Your Onramp sign-up is waiting for you');
     // The header as sent, its folding undone (RFC 5322 §2.2.3).
     const header = (name: string) => mail.headerLines.find((line) => line.key === name)?.line.replace(/\r?\n\s+/g, ' ');
-    const link = /^List-Unsubscribe: ?<(https:\/\/drivers\.onramp\.example\/reminders\/unsubscribe\?driver=[^>]+)>$/.exec(header('list-unsubscribe') ?? '')?.[1];
+    const link = /^List-Unsubscribe: ?<(https:\/\/drivers\.onramp\.example\/reminders\/unsubscribe\?driver=[^>]+)>$/.exec(
+      header('list-unsubscribe') ?? '',
+    )?.[1];
     expect(link, header('list-unsubscribe')).toBeDefined();
     expect(header('list-unsubscribe-post')).toBe('List-Unsubscribe-Post: List-Unsubscribe=One-Click');
     expect(mail.text).toContain(link);
