@@ -199,7 +199,9 @@ export function InsightsSection({ session }: { session: AdminSession }) {
             </span>
           </p>
           <h3>Funnel</h3>
-          <FunnelChart insights={insights} />
+          <div className="admin-audit-scroll">
+            <FunnelChart insights={insights} />
+          </div>
           <div className="admin-audit-scroll">
             <table className="admin-audit admin-insights-steps">
               <thead>
@@ -227,7 +229,9 @@ export function InsightsSection({ session }: { session: AdminSession }) {
             </table>
           </div>
           <h3>Review turnaround by day (median, sent for approval → decision)</h3>
-          <TurnaroundChart insights={insights} />
+          <div className="admin-audit-scroll">
+            <TurnaroundChart insights={insights} />
+          </div>
           <h3>Most frequent reasons for fixes</h3>
           {insights.review.fixReasons.length === 0 ? (
             <p className="admin-empty">No fixes asked for in this range.</p>
