@@ -14,6 +14,8 @@ export type {
   DriverStatus,
   FileAheadAnswer,
   FixRequest,
+  Insights,
+  InsightsStep,
   PastDecision,
   QueueDriver,
   QueuePage,
@@ -51,6 +53,7 @@ export const AUDIT_ACTIONS = [
   'driver.export',
   'driver.erase',
   'audit.download',
+  'insights.open',
 ] as const satisfies readonly AuditAction[];
 
 export const MAX_REASON_LENGTH = 500;

@@ -56,7 +56,13 @@ export interface Messaging {
    * Records a notice to a driver within `tx` (the transaction of what it tells): an email, and a
    * text message when the notice has words for one and the driver a verified phone.
    */
-  notify<N extends NoticeToDriver>(tx: Queryable, driverId: string, notice: N, values: Omit<NoticeValues<N>, 'signInUrl'>): Promise<void>;
+  notify<N extends NoticeToDriver>(
+    tx: Queryable,
+    driverId: string,
+    notice: N,
+    values: Omit<NoticeValues<N>, 'signInUrl'>,
+    options?: NotifyOptions,
+  ): Promise<void>;
   /** Delivers the notices that are due; returns how many went. The background loop calls it, and tests. */
   deliverDue(): Promise<number>;
   /** The local outbox (GET /dev/outbox); null where real transports deliver. */
@@ -67,6 +73,13 @@ declare module 'fastify' {
   interface FastifyInstance {
     messaging: Messaging;
   }
+}
+
+export interface NotifyOptions {
+  /** The email's own headers (a reminder's List-Unsubscribe). */
+  emailHeaders?: Record<string, string>;
+  /** A text message only to a driver who accepted text notifications at sign-up (a reminder is no answer to anything they did). */
+  smsNeedsConsent?: boolean;
 }
 
 /** The notices (codes aside); their sign-in link is filled in here. */
@@ -145,10 +158,17 @@ export const messagingPlugin = fp<{ config: MessagingConfig; signInUrl: string }
       }
     }
 
-    async function notify<N extends NoticeToDriver>(tx: Queryable, driverId: string, notice: N, values: Omit<NoticeValues<N>, 'signInUrl'>) {
+    async function notify<N extends NoticeToDriver>(
+      tx: Queryable,
+      driverId: string,
+      notice: N,
+      values: Omit<NoticeValues<N>, 'signInUrl'>,
+      { emailHeaders, smsNeedsConsent = false }: NotifyOptions = {},
+    ) {
       const { rows } = await tx.query<{ email: string; phone: string | null; locale: string }>(
-        'SELECT email, CASE WHEN phone_verified_at IS NOT NULL THEN phone END AS phone, locale FROM drivers WHERE id = $1',
-        [driverId],
+        `SELECT email, CASE WHEN phone_verified_at IS NOT NULL AND sms_opted_out_at IS NULL AND (NOT $2 OR sms_consent_at IS NOT NULL) THEN phone END AS phone, locale
+         FROM drivers WHERE id = $1`,
+        [driverId, smsNeedsConsent],
       );
       const driver = rows[0];
       if (!driver) return;
@@ -156,7 +176,7 @@ export const messagingPlugin = fp<{ config: MessagingConfig; signInUrl: string }
       const words = wordsIn(isLocale(driver.locale) ? driver.locale : DEFAULT_LOCALE);
       const rendered = renderNotice(words[notice], { ...values, signInUrl: options.signInUrl });
       const messages: Omit<OutgoingMessage, 'about'>[] = [];
-      if (rendered.email) messages.push({ channel: 'email', to: driver.email, ...rendered.email });
+      if (rendered.email) messages.push({ channel: 'email', to: driver.email, ...rendered.email, ...(emailHeaders && { headers: emailHeaders }) });
       if (rendered.sms && driver.phone) messages.push({ channel: 'sms', to: driver.phone, ...rendered.sms });
       const now = app.now();
       for (const message of messages) {
@@ -232,6 +252,9 @@ export const messagingPlugin = fp<{ config: MessagingConfig; signInUrl: string }
             retryAt,
             reason.slice(0, 500),
           ]);
+          // The number replied STOP: honoured for every later notice, not only refused by Twilio each time.
+          if (error instanceof DeliveryError && error.undeliverable === 'optedOut')
+            await app.db.query('UPDATE drivers SET sms_opted_out_at = $2 WHERE id = $1 AND sms_opted_out_at IS NULL', [row.driver_id, app.now()]);
           if (givenUp) app.log.error({ notice: row.notice, channel: row.channel, error: reason }, 'A notice could not be delivered: given up');
           else app.log.warn({ notice: row.notice, channel: row.channel, error: reason }, 'A notice delivery failed; it will be tried again');
         }
