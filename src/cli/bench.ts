@@ -126,7 +126,11 @@ async function browserFigures(baseUrl: string) {
         keys.taken.length = 0;
       });
       await page.locator(field).pressSequentially('Alexandra Rivers Jr', { delay: 30 });
-      await page.waitForTimeout(100);
+      // Every key's idle moment has come (at 4× the page may stay busy well after the last key).
+      await page.waitForFunction(() => {
+        const keys = (window as unknown as { keySamples: { shown: number[]; taken: number[] } }).keySamples;
+        return keys.taken.length === keys.shown.length;
+      });
       return page.evaluate(() => ({ ...(window as unknown as { keySamples: { shown: number[]; taken: number[] } }).keySamples }));
     };
     const keys = await typed('#root_firstName');
