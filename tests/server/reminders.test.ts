@@ -74,6 +74,12 @@ async function reminders(driver: Seeded) {
 
 const pass = () => server.app.reminders.remindDue();
 
+/** What either instance delivered: each also delivers in the background, into its own local outbox. */
+async function delivered() {
+  await Promise.all([server.app.messaging.deliverDue(), other.messaging.deliverDue()]);
+  return [...(await outbox(server.app)), ...(await outbox(other))];
+}
+
 describe('reminders', () => {
   it('go at the configured delays without progress, then never again', async () => {
     expect(schedule.afterHours).toEqual([24, 72]);
@@ -103,8 +109,7 @@ describe('reminders', () => {
     await pass();
     expect(await reminders(consenting)).toEqual({ email: 1, sms: 1 });
     expect(await reminders(spanish)).toEqual({ email: 1 });
-    await server.app.messaging.deliverDue();
-    const sent = await outbox(server.app);
+    const sent = await delivered();
     const english = sent.find((entry) => entry.to === consenting.email && 'notice' in entry && entry.notice === 'reminder')!;
     expect(english.subject).toBe('Your Onramp sign-up is waiting for you');
     expect(english.text).toContain('You stopped at “Complete Profile” while signing up to drive with Onramp.');
@@ -131,8 +136,7 @@ describe('reminders', () => {
     at(T0 + 45 * HOUR_MS);
     await pass();
     expect(await reminders(moving)).toEqual({ email: 1 });
-    await server.app.messaging.deliverDue();
-    const sent = (await outbox(server.app)).find((entry) => entry.to === moving.email)!;
+    const sent = (await delivered()).find((entry) => entry.to === moving.email)!;
     expect(sent.text).toContain('You stopped at “Add Vehicle”');
   });
 
@@ -162,8 +166,7 @@ describe('reminders', () => {
     const leaving = await driver(T0);
     at(T0 + 24 * HOUR_MS);
     await pass();
-    await server.app.messaging.deliverDue();
-    const sent = (await outbox(server.app)).find((entry) => entry.to === leaving.email)!;
+    const sent = (await delivered()).find((entry) => entry.to === leaving.email)!;
     expect('headers' in sent && sent.headers?.['List-Unsubscribe-Post']).toBe('List-Unsubscribe=One-Click');
     const link = new URL(/^<(.+)>$/.exec(('headers' in sent && sent.headers?.['List-Unsubscribe']) || '')![1]!);
     expect(sent.text).toContain(link.href);
