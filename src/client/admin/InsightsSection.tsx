@@ -12,6 +12,7 @@ import type { Insights } from '../../shared/review.js';
 import { flow } from '../runtime/flow.js';
 import { READ_ONCE, type RequestError } from '../runtime/reads.js';
 import { checkRefusal, download, isRefusal, readAdmin, type AdminSession } from './adminApi.js';
+import { ReadFailure } from './ReadFailure.js';
 
 const DAY_MS = 24 * 3600 * 1000;
 const day = (at: number) => new Date(at).toISOString().slice(0, 10);
@@ -176,11 +177,7 @@ export function InsightsSection({ session }: { session: AdminSession }) {
         </div>
       </form>
       {isValidating && <p className="admin-muted">Loading…</p>}
-      {error && !isRefusal(error.failure.status) && (
-        <p className="field-error" role="alert">
-          {error.message}
-        </p>
-      )}
+      <ReadFailure error={error} />
       {insights && (
         <>
           <p className="admin-insights-summary">

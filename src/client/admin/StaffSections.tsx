@@ -12,6 +12,7 @@ import { request, type ApiResult } from '../runtime/api.js';
 import { flow } from '../runtime/flow.js';
 import { READ_ONCE, type RequestError } from '../runtime/reads.js';
 import { checkRefusal, download, driverPath, isRefusal, readAdmin, type AdminKey, type AdminSession } from './adminApi.js';
+import { ReadFailure } from './ReadFailure.js';
 import { formatTime } from './adminData.js';
 
 export const ROLE_LABELS: Record<StaffRole, string> = {
@@ -155,11 +156,7 @@ export function StaffSection({ session }: { session: AdminSession }) {
           Add
         </button>
       </form>
-      {error && !isRefusal(error.failure.status) && (
-        <p className="field-error" role="alert">
-          {error.message}
-        </p>
-      )}
+      <ReadFailure error={error} />
       {data && (
         <ul className="admin-drivers">
           {data.staff.map((member) => (
@@ -236,11 +233,7 @@ export function AuditSection({ session }: { session: AdminSession }) {
           </button>
         </div>
       </form>
-      {error && !isRefusal(error.failure.status) && (
-        <p className="field-error" role="alert">
-          {error.message}
-        </p>
-      )}
+      <ReadFailure error={error} />
       {events && events.length === 0 && <p className="admin-empty">Nothing in the record matches.</p>}
       {events && events.length > 0 && (
         <div className="admin-audit-scroll">
