@@ -43,6 +43,9 @@ afterAll(async () => {
   await fake.close();
 });
 
+/** Both instances deliver notices in the background, each into its own local outbox: a notice is in either. */
+const outboxes = async () => [...(await outbox(app)), ...(await outbox(stripeApp))];
+
 interface Created {
   clientSecret: string;
   stripeSubscriptionId: string;
@@ -280,7 +283,7 @@ describe('POST /subscription/webhook', () => {
     expect(rows).toHaveLength(2);
     // The driver is told, once.
     await server.app.messaging.deliverDue();
-    const told = (await outbox(server.app)).filter((entry) => entry.to === driver.email && 'notice' in entry && entry.notice === 'subscriptionFailed');
+    const told = (await outboxes()).filter((entry) => entry.to === driver.email && 'notice' in entry && entry.notice === 'subscriptionFailed');
     expect(told).toHaveLength(1);
     expect(told[0]).toMatchObject({ subject: 'Your Onramp subscription payment failed' });
   });
@@ -297,7 +300,7 @@ describe('POST /subscription/webhook', () => {
     });
     expect(await paidFlag(ended)).toBe(false);
     await server.app.messaging.deliverDue();
-    expect((await outbox(server.app)).find((entry) => entry.to === ended.email && 'notice' in entry && entry.notice === 'subscriptionEnded')).toMatchObject({
+    expect((await outboxes()).find((entry) => entry.to === ended.email && 'notice' in entry && entry.notice === 'subscriptionEnded')).toMatchObject({
       subject: 'Your Onramp subscription has ended',
     });
     const again = await subscribed(ended, stripeApp);
@@ -417,7 +420,7 @@ describe('POST /finance/banks', () => {
     expect(replaced.statusCode).toBe(200);
     expect(await storedLast4(driver.driverId)).toEqual([{ last4: '6655' }]);
     await app.messaging.deliverDue();
-    const notice = (await outbox(app)).find((entry) => entry.to === driver.email && 'notice' in entry);
+    const notice = (await outboxes()).find((entry) => entry.to === driver.email && 'notice' in entry);
     expect(notice).toMatchObject({ channel: 'email', notice: 'bankAccountChanged', subject: 'Your payout bank account was changed' });
     expect(notice && 'text' in notice ? notice.text : '').toContain('ending in 6655');
     expect(JSON.stringify(notice)).not.toContain('99988877766655');
