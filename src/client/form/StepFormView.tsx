@@ -15,6 +15,7 @@ import { expandErrors, fieldOf } from '../../shared/errors.js';
 import { interpolate } from '../../shared/flow.js';
 import { formWidgets } from '../../../widgets/index.js';
 import { browserLookup } from '../runtime/stepFlow.js';
+import { useHydrated } from '../runtime/serverPage.js';
 import type { StepValues } from '../runtime/stepValues.js';
 import { templates, type StepFormContext } from './templates.js';
 
@@ -118,15 +119,17 @@ export function StepFormView({
     if (validateAtOnce) formRef.current?.validateForm();
   }, [validateAtOnce]);
 
+  // What the description names of the device (an email kept on it) is filled in once the server's drawn page is hydrated.
+  const hydrated = useHydrated();
   const uiSchema = useMemo(() => {
     const description = form.uiSchema['ui:description'];
     return {
       ...form.uiSchema,
       ...(titled ? {} : { 'ui:title': undefined }),
-      'ui:description': titled && typeof description === 'string' ? interpolate(description, browserLookup()) : undefined,
+      'ui:description': titled && typeof description === 'string' ? interpolate(description, hydrated ? browserLookup() : () => undefined) : undefined,
       'ui:submitButtonOptions': { norender: true },
     };
-  }, [form, titled]);
+  }, [form, titled, hydrated]);
 
   return (
     <Form<StepValues>
