@@ -29,7 +29,7 @@ import { useOpeningRead } from '../runtime/reads.js';
 import { draftRead } from '../runtime/stepReads.js';
 import { useStepFormState } from './useStepFormState.js';
 import { useStoredAnswers, type StoredAnswers } from './useStoredAnswers.js';
-import { onServer, takeTypedBeforeScripts, useHydrated } from '../runtime/serverPage.js';
+import { forgetTypedBeforeScripts, onServer, typedBeforeScriptsRan, useHydrated } from '../runtime/serverPage.js';
 
 export function StepPage({ id, step }: { id: string; step: FormStep }) {
   const [, navigate] = useLocation();
@@ -95,7 +95,8 @@ function StepForm({ id, step, schemaName }: { id: string; step: FormStep; schema
   const stored = useStoredAnswers(id, sensitiveFields);
   const draft = useDraft(id);
   // What was typed into the server's drawn form before the scripts ran: the newest of all.
-  const [typed] = useState(() => pickFields(takeTypedBeforeScripts(), Object.keys(form.schema.properties ?? {})));
+  const [typed] = useState(() => pickFields(typedBeforeScriptsRan(), Object.keys(form.schema.properties ?? {})));
+  useEffect(forgetTypedBeforeScripts, []);
   if (!stored.ready || !draft.ready) {
     return (
       <Layout>

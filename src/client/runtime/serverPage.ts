@@ -56,9 +56,10 @@ export function keepTypedBeforeScripts(values: StepValues): void {
   typedBeforeScripts = values;
 }
 
-/** What was typed before the scripts ran, given once: the form opened with it, later forms open as usual. */
-export function takeTypedBeforeScripts(): StepValues {
-  const typed = typedBeforeScripts;
+/** What was typed before the scripts ran, for the first form to open with (a render React sets aside reads it again). */
+export const typedBeforeScriptsRan = (): StepValues => typedBeforeScripts;
+
+/** Once the first form is on the page: a form opened later starts from its own values. */
+export function forgetTypedBeforeScripts(): void {
   typedBeforeScripts = {};
-  return typed;
 }
