@@ -22,7 +22,14 @@ const HYDRATION_TROUBLE = /hydrat|#418|#423|#425/i;
 
 /** A phone in `locale` whose app scripts wait until `release()`; every console error or warning is noted. */
 async function phoneWithScriptsHeld(locale: string): Promise<{ context: BrowserContext; page: Page; release: () => void; troubles: string[] }> {
-  const context = await journey.browser.newContext({ viewport: PHONE_VIEWPORT, deviceScaleFactor: 1, isMobile: true, hasTouch: true, baseURL: journey.baseUrl, locale });
+  const context = await journey.browser.newContext({
+    viewport: PHONE_VIEWPORT,
+    deviceScaleFactor: 1,
+    isMobile: true,
+    hasTouch: true,
+    baseURL: journey.baseUrl,
+    locale,
+  });
   let release = () => undefined as void;
   const released = new Promise<void>((resolve) => {
     release = resolve;
@@ -42,7 +49,13 @@ async function phoneWithScriptsHeld(locale: string): Promise<{ context: BrowserC
 
 const SIGNUP = {
   en: { heading: 'Sign up', email: 'Email', referral: 'Referral Code (optional)', submit: 'Sign Up', invalidEmail: 'Email must be valid.' },
-  es: { heading: 'Registrarse', email: 'Correo electrónico', referral: 'Código de referido (opcional)', submit: 'Registrarse', invalidEmail: 'El correo electrónico debe ser válido.' },
+  es: {
+    heading: 'Registrarse',
+    email: 'Correo electrónico',
+    referral: 'Código de referido (opcional)',
+    submit: 'Registrarse',
+    invalidEmail: 'El correo electrónico debe ser válido.',
+  },
 } as const;
 
 describe('a step drawn by the server, before and after its scripts', () => {
