@@ -10,6 +10,7 @@ import { Router } from 'wouter';
 import { App } from './App.js';
 import { flow, isFormStep } from '../runtime/flow.js';
 import { chooseLocale } from '../runtime/locale.js';
+import { drawnToday } from '../runtime/serverPage.js';
 import type { Locale } from '../../shared/locales.js';
 import type { ServerPage } from '../../shared/serverPage.js';
 
@@ -44,6 +45,5 @@ async function draw(path: string, locale: Locale): Promise<{ html: string; page:
   const chunks: Buffer[] = [];
   for await (const chunk of prelude) chunks.push(Buffer.from(chunk as Uint8Array));
   if (failure) throw failure;
-  const today = new Date().toISOString().slice(0, 10);
-  return { html: Buffer.concat(chunks).toString('utf8'), page: { route: path, locale, schema: step.schema, today } };
+  return { html: Buffer.concat(chunks).toString('utf8'), page: { route: path, locale, schema: step.schema, today: drawnToday() ?? '' } };
 }

@@ -15,7 +15,7 @@ import { expandErrors, fieldOf } from '../../shared/errors.js';
 import { interpolate } from '../../shared/flow.js';
 import { formWidgets } from '../../../widgets/index.js';
 import { browserLookup } from '../runtime/stepFlow.js';
-import { useHydrated } from '../runtime/serverPage.js';
+import { drawnToday, useHydrated } from '../runtime/serverPage.js';
 import type { StepValues } from '../runtime/stepValues.js';
 import { templates, type StepFormContext } from './templates.js';
 
@@ -130,6 +130,7 @@ export function StepFormView({
       'ui:submitButtonOptions': { norender: true },
     };
   }, [form, titled, hydrated]);
+  const context = useMemo(() => (hydrated ? formContext : { ...formContext, drawnToday: drawnToday() }), [formContext, hydrated]);
 
   return (
     <Form<StepValues>
@@ -142,7 +143,7 @@ export function StepFormView({
       templates={templates}
       translateString={form.translateString}
       formData={opened.current ? undefined : (initialData ?? {})}
-      formContext={formContext}
+      formContext={context}
       onChange={onChange}
       onBlur={onBlur}
       onSubmit={onSubmit}

@@ -6,6 +6,7 @@
  */
 import { useSyncExternalStore } from 'react';
 import { SERVER_PAGE_ELEMENT_ID, type ServerPage } from '../../shared/serverPage.js';
+import { isoDateOffset } from '../../shared/dates.js';
 import type { StepValues } from './stepValues.js';
 
 /** True while the page is drawn on the server, where there is no window, storage or cookie. */
@@ -23,6 +24,11 @@ export const useHydrated = (): boolean =>
     () => true,
     () => false,
   );
+
+/** The day the server drew the page for (YYYY-MM-DD, its local date): date limits use it until hydration is over. */
+export function drawnToday(): string | undefined {
+  return onServer ? isoDateOffset(0, 0) : serverPage()?.today;
+}
 
 /** The page the server drew, if it drew this one. */
 export function serverPage(): ServerPage | null {
