@@ -173,8 +173,8 @@ async function untilTypingEchoes(page: Page, url: string, field: string): Promis
 
 /**
  * Milliseconds from navigating to `url` until an invalid key typed in `field` shows the field's
- * message: until the form's scripts run and judge it. The key is typed, and the field left, again
- * every moment until then (a page drawn by the server takes keys before its scripts run).
+ * message: until the form's scripts run and judge it. The key is typed into the emptied field, and
+ * the field left, again every moment until then (a page drawn by the server takes keys before its scripts run).
  */
 async function untilInvalidShows(page: Page, url: string, { field, key }: { field: string; key: string }): Promise<number> {
   const started = Date.now();
@@ -183,6 +183,8 @@ async function untilInvalidShows(page: Page, url: string, { field, key }: { fiel
   const message = page.locator(`${field}__error`);
   await input.waitFor({ timeout: 120_000 });
   while (Date.now() - started < 120_000) {
+    // Typed afresh each time: keys piling up could make the value valid (five digits are a zip code).
+    await input.fill('');
     await input.press(key);
     await input.press('Tab');
     const shown = await message
