@@ -10,7 +10,7 @@ import { currentLocale, prepareFirstPage } from '../runtime/locale.js';
 import { beginOpeningRead, type KeyedRead } from '../runtime/reads.js';
 import { draftRead, storedAnswersRead } from '../runtime/stepReads.js';
 import { browserLookup, guardRedirect } from '../runtime/stepFlow.js';
-import { keepTypedBeforeScripts, serverPage, typedInDrawnForm } from '../runtime/serverPage.js';
+import { followTypingIn, serverPage } from '../runtime/serverPage.js';
 import { stepSchemaName, type FormStep } from '../../shared/flow.js';
 
 /**
@@ -62,7 +62,7 @@ void Promise.allSettled([prepareFirstPage(), ...opened.ready]).finally(() => {
   const hydrate = drawnAsIs(opened);
   // What the driver typed into the server's drawn form is kept, whether the page is hydrated or
   // drawn again: React would set its inputs back to the values it holds.
-  if (serverPage()) keepTypedBeforeScripts(typedInDrawnForm(root));
+  if (serverPage()) followTypingIn(root);
   const app = (
     <StrictMode>
       <Router>

@@ -41,7 +41,7 @@ export function serverPage(): ServerPage | null {
  * is `root_<field>`. A number field's text is its number, a checkbox its state; an empty field is
  * left out; the form takes only its own fields (StepPage.tsx).
  */
-export function typedInDrawnForm(root: HTMLElement): StepValues {
+function typedInDrawnForm(root: HTMLElement): StepValues {
   const typed: StepValues = {};
   for (const element of root.querySelectorAll<HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement>('form input, form select, form textarea')) {
     const field = element.id.startsWith('root_') ? element.id.slice('root_'.length) : '';
@@ -55,17 +55,21 @@ export function typedInDrawnForm(root: HTMLElement): StepValues {
   return typed;
 }
 
-let typedBeforeScripts: StepValues = {};
+/** The root holding the server's drawn form, until the app's first form has taken what was typed in it. */
+let drawnRoot: HTMLElement | null = null;
 
-/** Keeps what was typed in the drawn form for the step's form to open with (main.tsx). */
-export function keepTypedBeforeScripts(values: StepValues): void {
-  typedBeforeScripts = values;
+/** The page came drawn by the server into `root` (main.tsx): the first form opens with what is typed in it. */
+export function followTypingIn(root: HTMLElement): void {
+  drawnRoot = root;
 }
 
-/** What was typed before the scripts ran, for the first form to open with (a render React sets aside reads it again). */
-export const typedBeforeScriptsRan = (): StepValues => typedBeforeScripts;
+/**
+ * What was typed into the drawn form, read as the app's first form draws (hydrating it, or drawing
+ * the page afresh), not before: keys typed while the scripts were starting are kept too.
+ */
+export const typedBeforeScriptsRan = (): StepValues => (drawnRoot ? typedInDrawnForm(drawnRoot) : {});
 
-/** Once the first form is on the page: a form opened later starts from its own values. */
+/** Once the first form is on the page: the root holds the app's own form, and a form opened later starts from its own values. */
 export function forgetTypedBeforeScripts(): void {
-  typedBeforeScripts = {};
+  drawnRoot = null;
 }
