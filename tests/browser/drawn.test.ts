@@ -91,6 +91,30 @@ describe('a step drawn by the server, before and after its scripts', () => {
   }
 });
 
+describe('a sign-up filled while the scripts are on their way', () => {
+  it('keeps every answer, waits for the scripts to send it, and goes on to the email code', async () => {
+    const { context, page, release } = await phoneWithScriptsHeld('en');
+    try {
+      await page.goto('/signup', { waitUntil: 'commit' });
+      await page.locator('#root_email').fill(`drawn-${Date.now()}@example.com`);
+      await page.locator('#root_phoneNo').fill('2025550143');
+      await page.locator('#root_password').fill('Str0ng!Pass');
+      await page.locator('#root_confirmPassword').fill('Str0ng!Pass');
+      await page.locator('#root_accept').check();
+      await page.locator('#root_twilioCheck').check();
+      // Pressed before the scripts arrive: the button waits (disabled) rather than sending the page away.
+      const pressed = page.getByRole('button', { name: 'Sign Up', exact: true }).click();
+      await page.waitForTimeout(500);
+      expect(page.url()).toBe(`${journey.baseUrl}/signup`);
+      release();
+      await pressed;
+      await page.waitForURL('**/verify-otp-email');
+    } finally {
+      await context.close();
+    }
+  });
+});
+
 /** The form steps a driver opens with nothing on the device (the others' guards send them back to the sign-up). */
 const openSteps = Object.values((flowFile as Flow).steps).filter((step) => step.kind === 'form' && !step.guards?.length);
 

@@ -57,6 +57,8 @@ function typedInDrawnForm(root: HTMLElement): StepValues {
 
 /** The root holding the server's drawn form, until the app's first form has taken what was typed in it. */
 let drawnRoot: HTMLElement | null = null;
+/** What was typed there, as first read: a first drawing React sets aside and draws again finds the same (hydration may have reset a checkbox meanwhile). */
+let typedRead: StepValues | undefined;
 
 /** The page came drawn by the server into `root` (main.tsx): the first form opens with what is typed in it. */
 export function followTypingIn(root: HTMLElement): void {
@@ -67,9 +69,14 @@ export function followTypingIn(root: HTMLElement): void {
  * What was typed into the drawn form, read as the app's first form draws (hydrating it, or drawing
  * the page afresh), not before: keys typed while the scripts were starting are kept too.
  */
-export const typedBeforeScriptsRan = (): StepValues => (drawnRoot ? typedInDrawnForm(drawnRoot) : {});
+export function typedBeforeScriptsRan(): StepValues {
+  if (!drawnRoot) return {};
+  typedRead ??= typedInDrawnForm(drawnRoot);
+  return typedRead;
+}
 
 /** Once the first form is on the page: the root holds the app's own form, and a form opened later starts from its own values. */
 export function forgetTypedBeforeScripts(): void {
   drawnRoot = null;
+  typedRead = undefined;
 }
