@@ -19,6 +19,12 @@ import { CONTENT_ROOT, FLOWS_DIR, loadFlow, SCHEMAS_DIR } from '../node/projectF
 
 /** Editors save in more than one write (a temporary file, then a rename): one rebuild for them all. */
 const DEBOUNCE_MS = 40;
+/**
+ * A save that truncates the file before writing it (Node's writeFile, some editors) shows an empty
+ * file in between, for longer than the debounce on a busy machine: an empty file is checked only
+ * once it has stayed empty this long, so a half-written save is never reported as a broken edit.
+ */
+const EMPTY_SETTLE_MS = 500;
 
 // A worker does not inherit tsx's loader: it registers it, then loads the TypeScript.
 const linter = new Worker(
@@ -107,16 +113,32 @@ export async function startDev(): Promise<void> {
       checked.set(file, contentOf(file));
     }
   }
+  const emptySince = new Map<string, number>();
   const run = () => {
     timer = undefined;
     if (running) return;
+    const settling: string[] = [];
     const files = [...changed].filter((file) => {
       const content = contentOf(file);
+      if (content === '') {
+        const since = emptySince.get(file) ?? performance.now();
+        emptySince.set(file, since);
+        if (performance.now() - since < EMPTY_SETTLE_MS) {
+          settling.push(file);
+          return false;
+        }
+      }
+      emptySince.delete(file);
       if (checked.get(file) === content) return false;
       checked.set(file, content);
       return true;
     });
     changed.clear();
+    if (settling.length > 0) {
+      for (const file of settling) changed.add(file);
+      clearTimeout(timer);
+      timer = setTimeout(run, EMPTY_SETTLE_MS);
+    }
     if (files.length > 0) running = apply(files).finally(next);
   };
   // First a lint and a bundle of the files as they are, which warms both up: the first edit is

@@ -5,6 +5,7 @@ import { basename } from 'node:path';
 import { CONTENT_ROOT } from '../node/projectFiles.js';
 import { SCREEN_NAMES, WIDGET_NAMES } from '../shared/registries.js';
 import { errorsIn, formatProblem } from './lint/problems.js';
+import { loadServerCode } from './lint/serverRoutes.js';
 import { lintProject } from './lintProject.js';
 
 /** Lints the content at `root`, printing a line per problem and the count; answers the exit status. */
@@ -23,6 +24,12 @@ export async function runLint(root: string, out: (line: string) => void): Promis
 }
 
 if (process.argv[1] && import.meta.url.endsWith(basename(process.argv[1]))) {
+  // A process of its own, which lints once, loads the server's code with the rest of its code, as
+  // it did when that was a static import: "checked in" times the checks alone, "in all" includes it.
+  // A broken data file the server's code reads fails that load; it is reported by the checks, and
+  // the load's failure only if they pass (checkServedCalls). A process that lints again, as the
+  // tests and npm run dev do, loads it once the data files hold, so a failed load isn't kept.
+  await loadServerCode().catch(() => undefined);
   try {
     process.exitCode = await runLint(process.argv[2] ?? CONTENT_ROOT, (line) => console.log(line));
   } catch (error) {

@@ -14,7 +14,7 @@ import { bundleSchema, isObject, SchemaFileError, type JsonObject } from '../sha
 import { checkFlow, FLOW_FILE } from './lint/flowChecks.js';
 import { checkFixtures } from './lint/fixtureChecks.js';
 import { checkFlowPaths } from './lint/flowPaths.js';
-import { checkNotices, NOTICES_FILE } from './lint/noticeChecks.js';
+import { checkNotices, checkReminders, NOTICES_FILE } from './lint/noticeChecks.js';
 import { locate, parseJsonObject, readProjectFile } from './lint/jsonFiles.js';
 import { closest, pointer, pointerKeys, Problems, suggestion, valueAt, type Problem } from './lint/problems.js';
 import { checkCompiles, checkSchemaRules } from './lint/schemaChecks.js';
@@ -367,6 +367,7 @@ export async function lintProject(root: string, registry: Registry, options: { f
       const leaveOut = (error: ErrorObject) => isMissingNext(flowJson)(error) || explainedBetter(FLOW_FILE, problems, routeForStep(flowJson))(error);
       if (flowChecker?.check<Flow>(FLOW_FILE, flowJson, problems, leaveOut) && !problems.hasAny(FLOW_FILE)) {
         await lintFlow(flowJson, folder, registry, problems);
+        if (notices && !problems.hasAny(NOTICES_FILE)) checkReminders(notices, flowJson, problems);
       }
     });
   }

@@ -25,6 +25,7 @@ import { cryptoPlugin } from './plugins/crypto.js';
 import { dbPlugin } from './plugins/db.js';
 import { identityPlugin } from './plugins/identity.js';
 import { otpCodesPlugin } from './plugins/otpCodes.js';
+import { remindersPlugin } from './plugins/reminders.js';
 import { messagingPlugin } from './plugins/messaging.js';
 import { paymentsPlugin } from './plugins/payments.js';
 import { sessionsPlugin } from './plugins/sessions.js';
@@ -38,6 +39,8 @@ import { driverRoutes } from './routes/driver.js';
 import { healthRoutes } from './routes/health.js';
 import { financeRoutes } from './routes/finance.js';
 import { ipLookupRoutes, staticRoutes } from './routes/static.js';
+import { insightsRoutes } from './routes/insights.js';
+import { reminderRoutes } from './routes/reminders.js';
 import { staffRoutes } from './routes/staff.js';
 import { subscriptionRoutes } from './routes/subscription.js';
 import { studioRoutes } from './routes/studio.js';
@@ -237,6 +240,7 @@ export async function buildApp(config: ServerConfig, options: AppOptions = {}): 
   // Notices link to the sign-in step, at the address drivers open.
   const signInUrl = `${config.publicUrl ?? `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`}${flow.steps[flow.account.signIn]?.route ?? '/'}`;
   await app.register(messagingPlugin, { config: config.messaging, signInUrl });
+  await app.register(remindersPlugin, { publicOrigin: new URL(signInUrl).origin });
   await app.register(otpCodesPlugin);
   await app.register(uploadsPlugin, { dataDir: config.dataDir, storage: config.storage });
   await app.register(staffAuthPlugin);
@@ -254,6 +258,8 @@ export async function buildApp(config: ServerConfig, options: AppOptions = {}): 
   await app.register(financeRoutes);
   await app.register(adminRoutes, { prefix: ADMIN_PREFIX, config });
   await app.register(adminPrivacyRoutes, { prefix: ADMIN_PREFIX, embeddedDatabase: config.database.kind === 'pglite' });
+  await app.register(insightsRoutes, { prefix: ADMIN_PREFIX });
+  await app.register(reminderRoutes);
   await app.register(staffRoutes, { prefix: ADMIN_PREFIX, rateLimit: config.authRateLimit, counters: config.sharedCounters });
   // The form studio's data: open under `npm run dev`, otherwise for staff.
   await app.register(studioRoutes, { prefix: ADMIN_PREFIX, open: options.live !== undefined });

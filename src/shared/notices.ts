@@ -12,6 +12,7 @@ export const NOTICE_VALUES = {
   subscriptionFailed: ['signInUrl'],
   subscriptionEnded: ['signInUrl'],
   bankAccountChanged: ['accountLast4'],
+  reminder: ['step', 'signInUrl', 'unsubscribeUrl'],
 } as const satisfies Record<string, readonly string[]>;
 
 /**
@@ -23,6 +24,7 @@ export const REQUIRED_VALUES: { readonly [N in NoticeName]?: { readonly [C in ke
   phoneCode: { sms: ['code'] },
   rejected: { email: ['reason'] },
   bankAccountChanged: { email: ['accountLast4'] },
+  reminder: { email: ['signInUrl', 'unsubscribeUrl'] },
 };
 
 export type NoticeName = keyof typeof NOTICE_VALUES;

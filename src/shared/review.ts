@@ -4,15 +4,18 @@
  * and where a driver stands (the status the resume table reads): stated once, in
  * src/shared/review.schema.json, whose generated types these are.
  */
-import type { ReviewStatus } from './generated/review.js';
+import type { AuditAction, ReviewStatus } from './generated/review.js';
 
 export type {
+  AuditAction,
   AuditEvent,
   AuditPage,
   Claim,
   DriverStatus,
   FileAheadAnswer,
   FixRequest,
+  Insights,
+  InsightsStep,
   PastDecision,
   QueueDriver,
   QueuePage,
@@ -30,6 +33,28 @@ export type {
 } from './generated/review.js';
 
 export const REVIEW_STATUSES = ['pending', 'approved', 'rejected'] as const satisfies readonly ReviewStatus[];
+
+/** Every action of the audit record, as its schema lists them. */
+export const AUDIT_ACTIONS = [
+  'staff.sign-in',
+  'staff.sign-in-failed',
+  'staff.sign-out',
+  'staff.add',
+  'staff.roles',
+  'staff.remove',
+  'staff.key-create',
+  'staff.key-revoke',
+  'driver.open',
+  'driver.release',
+  'document.open',
+  'driver.approve',
+  'driver.reject',
+  'driver.resume-link',
+  'driver.export',
+  'driver.erase',
+  'audit.download',
+  'insights.open',
+] as const satisfies readonly AuditAction[];
 
 export const MAX_REASON_LENGTH = 500;
 

@@ -40,7 +40,7 @@ describe('a team of staff, each as themselves', () => {
     await signInAsStaff(ownerPage, owner.user);
     await ownerPage.getByText(`${owner.email} · Owner`).waitFor();
     const sections = await ownerPage.getByRole('navigation', { name: 'Sections' }).getByRole('button').allTextContents();
-    expect(sections).toEqual(['Staff', 'Audit record', 'Command line']);
+    expect(sections).toEqual(['Insights', 'Staff', 'Audit record', 'Command line']);
   });
 
   it('lets the owner add a reviewer', async () => {
@@ -60,7 +60,7 @@ describe('a team of staff, each as themselves', () => {
     await screenshot(reviewer, '62-staff-sign-in-phone');
     await signInAsStaff(reviewer, { email: reviewerEmail, password: TEST_PASSWORD });
     await reviewer.getByText(`${reviewerEmail} · Reviewer`).waitFor();
-    expect(await reviewer.getByRole('navigation', { name: 'Sections' }).getByRole('button').allTextContents()).toEqual(['Review', 'Command line']);
+    expect(await reviewer.getByRole('navigation', { name: 'Sections' }).getByRole('button').allTextContents()).toEqual(['Review', 'Insights', 'Command line']);
     await reviewer.getByRole('button', { name: 'Ada Lovelace', exact: true }).click();
     await reviewer
       .getByText(/^You are reviewing this driver \(until /)

@@ -95,7 +95,7 @@ describe('the step page, on the email code step', () => {
     localStorage.setItem('phone', '+12015550123');
     localStorage.setItem('token', 'sign-up-token');
     const sent = serveApi({
-      'POST /auth/validateOTP': { status: 200, body: { token: 'session-token', driverId: 'driver-1' } },
+      'POST /auth/validateOTP': { status: 200, body: { token: 'session-token', driverId: 'driver-1', data: { isSocial: false } } },
       'POST /auth/sendPhoneOTP': { status: 201, body: {} },
     });
     const { user, history } = await renderStep('verifyEmail');

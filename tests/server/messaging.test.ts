@@ -218,6 +218,18 @@ describe('notices', () => {
     expect(mail.html).not.toContain('<b>insurance</b>');
   });
 
+  it('delivers every notice due in one pass, however many batches they fill', async () => {
+    const driver = await waitingDriver();
+    await app.messaging.deliverDue();
+    const before = mailTo(driver.email).length;
+    await server.db.transaction(async (tx) => {
+      for (let count = 0; count < 45; count++) await app.messaging.notify(tx, driver.driverId, 'subscriptionEnded', {});
+    });
+    await app.messaging.deliverDue();
+    const subjects = mailTo(driver.email).map((mail) => mail.subject);
+    expect(subjects.slice(before)).toEqual(Array(45).fill('Your Onramp subscription has ended'));
+  });
+
   it('keeps a notice while the mail server is away, and delivers it when it is back', async () => {
     const driver = await waitingDriver();
     await smtp.stop();
@@ -270,5 +282,53 @@ describe('notices', () => {
       expect(row.text).not.toContain(driver.email);
       expect(row.text).not.toContain('Secret reason 9731');
     }
+  });
+});
+
+describe('a reminder through SMTP and Twilio', () => {
+  const HOUR = 60 * MINUTE;
+  /** Noon in New York. */
+  const T0 = Date.UTC(2030, 0, 15, 17, 0);
+  const at = (ms: number) => {
+    server.clock.offsetMs = ms - Date.now();
+  };
+
+  it('carries the one-click unsubscribe headers, and a STOP from the number is honoured from then on', async () => {
+    at(T0);
+    const email = `reminded-${Date.now()}@example.com`;
+    const phone = randomPhone();
+    const { rows } = await server.db.query<{ id: string }>(
+      `INSERT INTO drivers (email, firebase_uid, provider, phone, sms_consent_at, email_verified_at, phone_verified_at, created_at, updated_at)
+       VALUES ($1, $1, 'password', $2, $3, $3, $3, $3, $3) RETURNING id`,
+      [email, phone, new Date(T0)],
+    );
+    const driverId = rows[0]!.id;
+    twilio.optedOut.add(phone);
+    at(T0 + 24 * HOUR);
+    await app.reminders.remindDue();
+    await app.messaging.deliverDue();
+    const mail = mailTo(email).at(-1)!;
+    expect(mail.subject).toBe('Your Onramp sign-up is waiting for you');
+    // The header as sent, its folding undone (RFC 5322 §2.2.3).
+    const header = (name: string) => mail.headerLines.find((line) => line.key === name)?.line.replace(/\r?\n\s+/g, ' ');
+    const link = /^List-Unsubscribe: ?<(https:\/\/drivers\.onramp\.example\/reminders\/unsubscribe\?driver=[^>]+)>$/.exec(
+      header('list-unsubscribe') ?? '',
+    )?.[1];
+    expect(link, header('list-unsubscribe')).toBeDefined();
+    expect(header('list-unsubscribe-post')).toBe('List-Unsubscribe-Post: List-Unsubscribe=One-Click');
+    expect(mail.text).toContain(link);
+    // Twilio refused the text (the number replied STOP): recorded, and the next reminder has no text.
+    const { rows: driver } = await server.db.query<{ sms_opted_out_at: Date | null }>('SELECT sms_opted_out_at FROM drivers WHERE id = $1', [driverId]);
+    expect(driver[0]!.sms_opted_out_at).not.toBeNull();
+    at(T0 + 72 * HOUR);
+    await app.reminders.remindDue();
+    const { rows: notices } = await server.db.query<{ channel: string; count: number }>(
+      "SELECT channel, count(*)::int AS count FROM outgoing_notices WHERE driver_id = $1 AND notice = 'reminder' GROUP BY channel ORDER BY channel",
+      [driverId],
+    );
+    expect(notices).toEqual([
+      { channel: 'email', count: 2 },
+      { channel: 'sms', count: 1 },
+    ]);
   });
 });

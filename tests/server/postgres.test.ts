@@ -10,10 +10,14 @@ import { openDb } from '../../src/server/db/db.js';
 import { HOLDER_STATEMENT } from '../../src/server/plugins/sessions.js';
 import { PROJECT_ROOT } from '../../src/node/projectFiles.js';
 import { runningPostgres, type TestPostgres } from '../../src/node/postgres.js';
+import type { Insights } from '../../src/shared/review.js';
+import { expectedFigures, seedDrivers, writeSeed } from '../support/insightsSeed.js';
 import { bearer, completeProfile, json, staffKey, verifiedDriver, startTestServer, statusData, verifyPhone, type TestServer } from '../support/server.js';
 
 const MIGRATIONS = join(PROJECT_ROOT, 'src', 'server', 'db', 'migrations');
 const UNAVAILABLE = { message: 'We can’t reach our records right now. Please try again in a minute.' };
+
+const DAY_MS = 24 * 3600 * 1000;
 
 describe('with DATABASE_URL (PostgreSQL)', { tags: ['postgresql'] }, () => {
   let postgres: TestPostgres;
@@ -129,6 +133,29 @@ describe('with DATABASE_URL (PostgreSQL)', { tags: ['postgresql'] }, () => {
   });
 
   const get = (url: string) => server.app.inject({ method: 'GET', url });
+
+  it('answers the insights and sends each reminder once, as PGlite does', async () => {
+    const base = new Date(Date.parse(`${new Date().toISOString().slice(0, 10)}T00:00:00Z`) - 20 * DAY_MS);
+    const drivers = seedDrivers(base);
+    await writeSeed(server.db, drivers, 'postgres');
+    const until = new Date(base.getTime() + 12 * DAY_MS);
+    const response = await server.app.inject({
+      method: 'GET',
+      url: `/admin/insights?from=${base.toISOString().slice(0, 10)}&to=${new Date(until.getTime() - DAY_MS).toISOString().slice(0, 10)}&stalledDays=17`,
+      headers: bearer(server.reviewer.key),
+    });
+    expect(response.statusCode).toBe(200);
+    const expected = expectedFigures(drivers, { from: base, until, method: null, language: null, stalledDays: 17, now: new Date() });
+    const answer = json<Insights>(response);
+    expect(answer.steps.map(({ label: _label, ...step }) => step)).toEqual(expected.steps);
+    expect(answer.review).toEqual(expected.review);
+    const other = await server.buildAnother();
+    await Promise.all([server.app.reminders.remindDue(), other.reminders.remindDue(), server.app.reminders.remindDue()]);
+    const { rows } = await server.db.query<{ repeated: number }>(
+      "SELECT count(*)::int AS repeated FROM (SELECT driver_id FROM outgoing_notices WHERE notice = 'reminder' AND channel = 'email' GROUP BY driver_id HAVING count(*) > 1) twice",
+    );
+    expect(rows[0]!.repeated).toBe(0);
+  });
 
   it('answers 503 with a message while the database is down, keeps running, and recovers by itself when it is back', async () => {
     const driver = await verifiedDriver(server.app);

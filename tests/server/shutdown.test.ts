@@ -16,7 +16,8 @@ import { bearer, file, formData, JPEG_BYTES, startTestServer, verifiedDriver, ty
 const UPLOAD_PATH = '/driver/uploads/uploadVehicleImages/vehicleImageFront';
 
 /** A photo sent ahead of its step, over a connection of its own, its body held back after its first half until `finish`. */
-async function heldUpload(baseUrl: string, driver: TestDriver) {
+async function heldUpload(baseUrl: string, driver: TestDriver, scratchFiles: () => string[]) {
+  const before = scratchFiles();
   const body = new Response(formData({ vehicleImageFront: file(JPEG_BYTES, 'front.jpg', 'image/jpeg') }));
   const bytes = Buffer.from(await body.arrayBuffer());
   const { hostname, port } = new URL(baseUrl);
@@ -42,8 +43,9 @@ async function heldUpload(baseUrl: string, driver: TestDriver) {
   });
   // Awaited by the test, or not at all once the request was cut.
   answered.catch(() => undefined);
-  // The first half has reached the server once the request is written out.
-  await new Promise((resolve) => setTimeout(resolve, 100));
+  // The first half has reached the server once the upload's scratch file holds it (on a busy
+  // machine that can take far longer than the write).
+  await expect.poll(scratchFiles, { timeout: 10_000 }).toHaveLength(before.length + 1);
   return {
     answered,
     finish: () => held.request!.end(bytes.subarray(bytes.length >> 1)),
@@ -58,17 +60,23 @@ describe('stopping a listening server', () => {
     server = await startTestServer();
     driver = await verifiedDriver(server.app);
   }, 60_000);
-  afterAll(() => server?.close());
+  const apps: FastifyInstance[] = [];
+  // A test that failed half-way leaves its app listening with a request held: cut it, or the close waits on it.
+  afterAll(async () => {
+    await Promise.allSettled(apps.map((app) => stopServing(app, { graceMs: 0, drainMs: 0 })));
+    await server?.close();
+  });
 
   const listening = async (): Promise<[FastifyInstance, string]> => {
     const app = await server.buildAnother();
+    apps.push(app);
     return [app, await app.listen({ host: '127.0.0.1', port: 0 })];
   };
   const scratchFiles = () => readdirSync(join(server.config.dataDir, 'scratch'));
 
   it('says not ready at once but serves through the grace, then takes no new connection while an upload in flight finishes', async () => {
     const [app, baseUrl] = await listening();
-    const upload = await heldUpload(baseUrl, driver);
+    const upload = await heldUpload(baseUrl, driver, scratchFiles);
     const stopped = stopServing(app, { graceMs: 800, drainMs: 10_000 });
 
     const ready = await fetch(`${baseUrl}/readyz`);
@@ -101,8 +109,7 @@ describe('stopping a listening server', () => {
   it('cuts a request still in flight when the drain bound has passed, and keeps none of its file', async () => {
     const [app, baseUrl] = await listening();
     const before = scratchFiles();
-    const upload = await heldUpload(baseUrl, driver);
-    expect(scratchFiles()).toHaveLength(before.length + 1);
+    const upload = await heldUpload(baseUrl, driver, scratchFiles);
     const started = Date.now();
     await stopServing(app, { graceMs: 0, drainMs: 300 });
     expect(Date.now() - started).toBeLessThan(5_000);

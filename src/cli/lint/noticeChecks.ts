@@ -1,7 +1,7 @@
 /**
  * flows/notices.json beyond its shape: every `{placeholder}` is one the server fills for that
  * message (src/shared/notices.ts), and the values a message exists to give (a code, a reason)
- * are in every one of its texts.
+ * are in every one of its texts; the reminders name steps of the flow, in an order that can be kept.
  */
 import { NOTICE_NAMES, NOTICE_VALUES, REQUIRED_VALUES } from '../../shared/notices.js';
 import { placeholdersIn } from '../../shared/placeholders.js';
@@ -49,6 +49,35 @@ export function checkNotices(notices: JsonObject, problems: Problems): void {
           );
         }
       }
+    }
+  }
+}
+
+/** The reminders' schedule against the flow: each step one the flow has, the delays increasing. */
+export function checkReminders(notices: JsonObject, flow: { steps: Record<string, unknown> }, problems: Problems): void {
+  const reminders = notices.reminders;
+  if (!isObject(reminders)) return;
+  const steps = Array.isArray(reminders.steps) ? reminders.steps : [];
+  const known = Object.keys(flow.steps);
+  for (const [index, step] of steps.entries()) {
+    if (typeof step !== 'string' || known.includes(step)) continue;
+    const near = closest(step, known);
+    problems.add(
+      NOTICES_FILE,
+      pointer('reminders', 'steps', String(index)),
+      `"${step}" is not a step of flows/onboarding.flow.json, so no driver would ever be reminded of it`,
+      near ? `did you mean "${near}"?` : `use one of the flow's steps: ${known.join(', ')}`,
+    );
+  }
+  const delays = Array.isArray(reminders.afterHours) ? reminders.afterHours : [];
+  for (const [index, hours] of delays.entries()) {
+    if (index > 0 && typeof hours === 'number' && hours <= (delays[index - 1] as number)) {
+      problems.add(
+        NOTICES_FILE,
+        pointer('reminders', 'afterHours', String(index)),
+        `each reminder comes after the one before it, so ${hours} hours can't follow ${String(delays[index - 1])}`,
+        'list the delays from the shortest to the longest',
+      );
     }
   }
 }

@@ -27,12 +27,24 @@ const lintConfig = (readConfig: typeof import('../../server/config.js').readConf
     LOG_LEVEL: 'silent',
   });
 
+let serverCode: Promise<[typeof import('../../server/app.js'), typeof import('../../server/config.js')]> | undefined;
+
+/**
+ * The server's code, loaded once: by `npm run lint:schemas` before its checks, elsewhere by
+ * checkServedCalls. Its failure (a data file it reads is broken) is only looked at there.
+ */
+export function loadServerCode(): typeof serverCode & {} {
+  serverCode ??= Promise.all([import('../../server/app.js'), import('../../server/config.js')]);
+  serverCode.catch(() => undefined);
+  return serverCode;
+}
+
 export async function checkServedCalls(flow: Flow, problems: Problems): Promise<void> {
   let app: FastifyInstance;
   try {
-    // The server's code reads the content's data files as it loads: loaded here, once they have
+    // The server's code reads the content's data files as it loads: used here, once they have
     // passed their own checks (lintProject), so a broken one is a problem line, not a crash on import.
-    const [{ buildApp }, { readConfig }] = await Promise.all([import('../../server/app.js'), import('../../server/config.js')]);
+    const [{ buildApp }, { readConfig }] = await loadServerCode();
     app = await buildApp(lintConfig(readConfig), { db: NO_DATABASE, flow });
   } catch (error) {
     const message = (error as Error).message;

@@ -1,7 +1,8 @@
 /**
  * The operator's page (/admin): staff sign in as themselves (Firebase, as drivers do) and see the
  * sections their roles allow: the review queue a page at a time, searchable by name, email or
- * phone, each driver opening into everything they sent and the decision (reviewers); data requests
+ * phone, each driver opening into everything they sent and the decision (reviewers); insights on
+ * the funnel and the reviews (reviewers and owners); data requests
  * (privacy officers); staff and the audit record (owners); a key for the command line (everyone).
  * Loaded as its own chunk, so drivers never download it.
  *
@@ -21,6 +22,7 @@ import { clearStaffToken, getStaffToken, setStaffToken } from '../runtime/storag
 import { checkRefusal, needsSignIn, queuePath, readAdmin, type AdminKey, type AdminSession } from './adminApi.js';
 import { formatTime, localToday, REVIEW_TABS } from './adminData.js';
 import { DriverCard } from './DriverCard.js';
+import { InsightsSection } from './InsightsSection.js';
 import { StaffSignInAgain, StaffSignInForm } from './StaffSignIn.js';
 import { AuditSection, KeySection, PrivacySection, ROLE_LABELS, StaffSection } from './StaffSections.js';
 
@@ -245,6 +247,7 @@ function ReviewBoard({ session }: { session: AdminSession }) {
 /** The page's sections, each for the roles that may use it (null: everyone signed in). */
 const SECTIONS: readonly { id: string; label: string; roles: readonly StaffRole[] | null }[] = [
   { id: 'review', label: 'Review', roles: ['reviewer'] },
+  { id: 'insights', label: 'Insights', roles: ['reviewer', 'owner'] },
   { id: 'privacy', label: 'Data requests', roles: ['privacy-officer'] },
   { id: 'staff', label: 'Staff', roles: ['owner'] },
   { id: 'audit', label: 'Audit record', roles: ['owner'] },
@@ -271,6 +274,7 @@ function Sections({ session }: { session: AdminSession }) {
         ))}
       </nav>
       {section.id === 'review' && <ReviewBoard session={session} />}
+      {section.id === 'insights' && <InsightsSection session={session} />}
       {section.id === 'privacy' && <PrivacySection session={session} />}
       {section.id === 'staff' && <StaffSection session={session} />}
       {section.id === 'audit' && <AuditSection session={session} />}

@@ -7,11 +7,12 @@ import { useState, type FormEvent } from 'react';
 import toast from 'react-hot-toast';
 import useSWR from 'swr';
 import useSWRInfinite from 'swr/infinite';
-import type { AuditPage, StaffList, StaffMember, StaffRole } from '../../shared/review.js';
+import { AUDIT_ACTIONS, type AuditPage, type StaffList, type StaffMember, type StaffRole } from '../../shared/review.js';
 import { request, type ApiResult } from '../runtime/api.js';
 import { flow } from '../runtime/flow.js';
 import { READ_ONCE, type RequestError } from '../runtime/reads.js';
 import { checkRefusal, download, driverPath, isRefusal, readAdmin, type AdminKey, type AdminSession } from './adminApi.js';
+import { ReadFailure } from './ReadFailure.js';
 import { formatTime } from './adminData.js';
 
 export const ROLE_LABELS: Record<StaffRole, string> = {
@@ -155,11 +156,7 @@ export function StaffSection({ session }: { session: AdminSession }) {
           Add
         </button>
       </form>
-      {error && !isRefusal(error.failure.status) && (
-        <p className="field-error" role="alert">
-          {error.message}
-        </p>
-      )}
+      <ReadFailure error={error} />
       {data && (
         <ul className="admin-drivers">
           {data.staff.map((member) => (
@@ -170,26 +167,6 @@ export function StaffSection({ session }: { session: AdminSession }) {
     </>
   );
 }
-
-const AUDIT_ACTIONS = [
-  'driver.open',
-  'document.open',
-  'driver.approve',
-  'driver.reject',
-  'driver.release',
-  'driver.resume-link',
-  'driver.export',
-  'driver.erase',
-  'staff.sign-in',
-  'staff.sign-in-failed',
-  'staff.sign-out',
-  'staff.add',
-  'staff.roles',
-  'staff.remove',
-  'staff.key-create',
-  'staff.key-revoke',
-  'audit.download',
-];
 
 export function AuditSection({ session }: { session: AdminSession }) {
   const [filter, setFilter] = useState({ action: '', actor: '', driver: '' });
@@ -256,11 +233,7 @@ export function AuditSection({ session }: { session: AdminSession }) {
           </button>
         </div>
       </form>
-      {error && !isRefusal(error.failure.status) && (
-        <p className="field-error" role="alert">
-          {error.message}
-        </p>
-      )}
+      <ReadFailure error={error} />
       {events && events.length === 0 && <p className="admin-empty">Nothing in the record matches.</p>}
       {events && events.length > 0 && (
         <div className="admin-audit-scroll">

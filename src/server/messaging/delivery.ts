@@ -6,7 +6,18 @@ import type { NoticeName } from '../../shared/notices.js';
 
 export type Channel = 'email' | 'sms';
 
-export type OutgoingMessage = ({ channel: 'email'; to: string; subject: string; text: string; html: string } | { channel: 'sms'; to: string; text: string }) & {
+export type OutgoingMessage = (
+  | {
+      channel: 'email';
+      to: string;
+      subject: string;
+      text: string;
+      html: string;
+      /** Headers of its own, e.g. List-Unsubscribe (RFC 2369, RFC 8058). */
+      headers?: Record<string, string>;
+    }
+  | { channel: 'sms'; to: string; text: string }
+) & {
   /** What the message is, for the local outbox that shows it (transports send only the words). */
   about: { code: string } | { notice: NoticeName };
 };

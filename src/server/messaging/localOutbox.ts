@@ -9,7 +9,7 @@ import type { Channel, OutgoingMessage, Transport } from './delivery.js';
 /** A message as /dev/outbox lists it: a code with the code itself, or a notice with its words. */
 export type OutboxEntry = { channel: Channel; to: string; sentAt: string } & (
   | { code: string; text: string; subject?: string }
-  | { notice: NoticeName; text: string; subject?: string }
+  | { notice: NoticeName; text: string; subject?: string; headers?: Record<string, string> }
 );
 
 export class LocalOutbox implements Transport {
@@ -26,7 +26,7 @@ export class LocalOutbox implements Transport {
       channel: message.channel,
       to: message.to,
       ...('code' in message.about ? { code: message.about.code } : { notice: message.about.notice }),
-      ...(message.channel === 'email' ? { subject: message.subject } : {}),
+      ...(message.channel === 'email' ? { subject: message.subject, ...(message.headers && { headers: message.headers }) } : {}),
       text: message.text,
       sentAt: this.now().toISOString(),
     };

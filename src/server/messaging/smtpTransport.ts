@@ -18,7 +18,14 @@ export function createSmtpTransport(url: string, from: string): Transport {
     async send(message: OutgoingMessage) {
       if (message.channel !== 'email') throw new DeliveryError('The SMTP transport sends email only.');
       try {
-        const info = await transporter.sendMail({ from, to: message.to, subject: message.subject, text: message.text, html: message.html });
+        const info = await transporter.sendMail({
+          from,
+          to: message.to,
+          subject: message.subject,
+          text: message.text,
+          html: message.html,
+          ...(message.headers && { headers: message.headers }),
+        });
         if (info.rejected.length > 0) throw Object.assign(new Error('The mail server refused the recipient.'), { responseCode: 550 });
       } catch (error) {
         const { responseCode, command } = error as { responseCode?: number; command?: string };

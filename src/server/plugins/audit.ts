@@ -7,6 +7,7 @@
  */
 import type { FastifyRequest } from 'fastify';
 import type { Queryable } from '../db/db.js';
+import type { AuditAction } from '../../shared/review.js';
 import fp from 'fastify-plugin';
 
 /** Who a row names when no staff member is signed in: the terminal's bootstrap, a failed sign-in. */
@@ -22,28 +23,6 @@ export interface AuditEntry {
   driverId?: string | null;
   details?: Record<string, unknown>;
 }
-
-/** What the record says was done. */
-export const AUDIT_ACTIONS = [
-  'staff.sign-in',
-  'staff.sign-in-failed',
-  'staff.sign-out',
-  'staff.add',
-  'staff.roles',
-  'staff.remove',
-  'staff.key-create',
-  'staff.key-revoke',
-  'driver.open',
-  'driver.release',
-  'document.open',
-  'driver.approve',
-  'driver.reject',
-  'driver.resume-link',
-  'driver.export',
-  'driver.erase',
-  'audit.download',
-] as const;
-export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 export interface Audit {
   /** A row for what the request's staff member did, from the request's address. */

@@ -35,6 +35,8 @@ const NOTICE_GIVE_UP_MS = 24 * 60 * 60 * 1000;
 /** How often each server looks for notices that are due, and how long a claim keeps others off one. */
 const DELIVERY_INTERVAL_MS = 5_000;
 const CLAIM_MS = 2 * 60 * 1000;
+/** Notices claimed at a time by one pass; a pass takes batch after batch until none is left. */
+const DELIVERY_BATCH = 20;
 
 export interface CodeMessage {
   channel: Channel;
@@ -54,7 +56,13 @@ export interface Messaging {
    * Records a notice to a driver within `tx` (the transaction of what it tells): an email, and a
    * text message when the notice has words for one and the driver a verified phone.
    */
-  notify<N extends NoticeToDriver>(tx: Queryable, driverId: string, notice: N, values: Omit<NoticeValues<N>, 'signInUrl'>): Promise<void>;
+  notify<N extends NoticeToDriver>(
+    tx: Queryable,
+    driverId: string,
+    notice: N,
+    values: Omit<NoticeValues<N>, 'signInUrl'>,
+    options?: NotifyOptions,
+  ): Promise<void>;
   /** Delivers the notices that are due; returns how many went. The background loop calls it, and tests. */
   deliverDue(): Promise<number>;
   /** The local outbox (GET /dev/outbox); null where real transports deliver. */
@@ -65,6 +73,13 @@ declare module 'fastify' {
   interface FastifyInstance {
     messaging: Messaging;
   }
+}
+
+export interface NotifyOptions {
+  /** The email's own headers (a reminder's List-Unsubscribe). */
+  emailHeaders?: Record<string, string>;
+  /** A text message only to a driver who accepted text notifications at sign-up (a reminder is no answer to anything they did). */
+  smsNeedsConsent?: boolean;
 }
 
 /** The notices (codes aside); their sign-in link is filled in here. */
@@ -143,10 +158,17 @@ export const messagingPlugin = fp<{ config: MessagingConfig; signInUrl: string }
       }
     }
 
-    async function notify<N extends NoticeToDriver>(tx: Queryable, driverId: string, notice: N, values: Omit<NoticeValues<N>, 'signInUrl'>) {
+    async function notify<N extends NoticeToDriver>(
+      tx: Queryable,
+      driverId: string,
+      notice: N,
+      values: Omit<NoticeValues<N>, 'signInUrl'>,
+      { emailHeaders, smsNeedsConsent = false }: NotifyOptions = {},
+    ) {
       const { rows } = await tx.query<{ email: string; phone: string | null; locale: string }>(
-        'SELECT email, CASE WHEN phone_verified_at IS NOT NULL THEN phone END AS phone, locale FROM drivers WHERE id = $1',
-        [driverId],
+        `SELECT email, CASE WHEN phone_verified_at IS NOT NULL AND sms_opted_out_at IS NULL AND (NOT $2 OR sms_consent_at IS NOT NULL) THEN phone END AS phone, locale
+         FROM drivers WHERE id = $1`,
+        [driverId, smsNeedsConsent],
       );
       const driver = rows[0];
       if (!driver) return;
@@ -154,7 +176,7 @@ export const messagingPlugin = fp<{ config: MessagingConfig; signInUrl: string }
       const words = wordsIn(isLocale(driver.locale) ? driver.locale : DEFAULT_LOCALE);
       const rendered = renderNotice(words[notice], { ...values, signInUrl: options.signInUrl });
       const messages: Omit<OutgoingMessage, 'about'>[] = [];
-      if (rendered.email) messages.push({ channel: 'email', to: driver.email, ...rendered.email });
+      if (rendered.email) messages.push({ channel: 'email', to: driver.email, ...rendered.email, ...(emailHeaders && { headers: emailHeaders }) });
       if (rendered.sms && driver.phone) messages.push({ channel: 'sms', to: driver.phone, ...rendered.sms });
       const now = app.now();
       for (const message of messages) {
@@ -188,14 +210,24 @@ export const messagingPlugin = fp<{ config: MessagingConfig; signInUrl: string }
       return deliveringAgain;
     }
 
+    /** Batch after batch until one comes short: every notice due when the call began is delivered, however many there are. */
     async function deliverClaimed(): Promise<number> {
+      let sent = 0;
+      for (;;) {
+        const batch = await deliverBatch();
+        sent += batch.sent;
+        if (batch.claimed < DELIVERY_BATCH) return sent;
+      }
+    }
+
+    async function deliverBatch(): Promise<{ claimed: number; sent: number }> {
       const now = app.now();
       const { rows } = await app.db.query<ClaimedNotice>(
         `UPDATE outgoing_notices SET claimed_until = $2, attempts = attempts + 1
        WHERE id IN (
          SELECT id FROM outgoing_notices
          WHERE status = 'pending' AND next_attempt_at <= $1 AND (claimed_until IS NULL OR claimed_until < $1)
-         ORDER BY next_attempt_at LIMIT 20 FOR UPDATE SKIP LOCKED)
+         ORDER BY next_attempt_at LIMIT ${DELIVERY_BATCH} FOR UPDATE SKIP LOCKED)
        RETURNING id, driver_id, notice, channel, sealed, attempts, created_at`,
         [now, new Date(now.getTime() + CLAIM_MS)],
       );
@@ -220,11 +252,14 @@ export const messagingPlugin = fp<{ config: MessagingConfig; signInUrl: string }
             retryAt,
             reason.slice(0, 500),
           ]);
+          // The number replied STOP: honoured for every later notice, not only refused by Twilio each time.
+          if (error instanceof DeliveryError && error.undeliverable === 'optedOut')
+            await app.db.query('UPDATE drivers SET sms_opted_out_at = $2 WHERE id = $1 AND sms_opted_out_at IS NULL', [row.driver_id, app.now()]);
           if (givenUp) app.log.error({ notice: row.notice, channel: row.channel, error: reason }, 'A notice could not be delivered: given up');
           else app.log.warn({ notice: row.notice, channel: row.channel, error: reason }, 'A notice delivery failed; it will be tried again');
         }
       }
-      return sent;
+      return { claimed: rows.length, sent };
     }
 
     const loop = setInterval(

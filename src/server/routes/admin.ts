@@ -343,13 +343,11 @@ export async function adminRoutes(app: FastifyInstance, options: { config: Serve
         [driver.id, decision, reason, now, staff.email, reviewVersion],
       );
       if (decided.rows.length === 0) throw httpErrors.conflict(ADMIN_MESSAGES.changedSince);
-      await tx.query('INSERT INTO driver_reviews (driver_id, decision, reason, reviewed_by, reviewed_at) VALUES ($1, $2, $3, $4, $5)', [
-        driver.id,
-        decision,
-        decision === 'rejected' ? told : null,
-        staff.email,
-        now,
-      ]);
+      await tx.query(
+        `INSERT INTO driver_reviews (driver_id, decision, reason, reviewed_by, reviewed_at, sent_at, fixes)
+         SELECT $1, $2, $3, $4, $5, submitted_at, $6 FROM drivers WHERE id = $1`,
+        [driver.id, decision, decision === 'rejected' ? told : null, staff.email, now, JSON.stringify(fixes)],
+      );
       await tx.query('DELETE FROM queue_claims WHERE driver_id = $1', [driver.id]);
       await app.audit.record(
         request,

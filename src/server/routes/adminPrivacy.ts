@@ -46,6 +46,7 @@ const DRIVER_TABLES = [
   'review_fixes',
   'driver_reviews',
   'outgoing_notices',
+  'reminders_sent',
   'subscriptions',
 ] as const;
 

@@ -266,7 +266,8 @@ export async function authRoutes(app: FastifyInstance, options: { max: number; w
     // The driver comes from the token, never from the phone number sent.
     await app.otpCodes.verify({ driverId: request.driverId, channel: 'sms', destination: phone, purpose: 'verify' }, String(form.otp));
     try {
-      await app.db.query('UPDATE drivers SET phone_verified_at = $2, updated_at = $2 WHERE id = $1', [request.driverId, app.now()]);
+      // A code that reached the number proves it takes our texts again (its STOP was undone with START).
+      await app.db.query('UPDATE drivers SET phone_verified_at = $2, sms_opted_out_at = NULL, updated_at = $2 WHERE id = $1', [request.driverId, app.now()]);
     } catch (error) {
       // Another account verified this number meanwhile (drivers_verified_phone_idx).
       if (isUniqueViolation(error)) throw httpErrors.conflict(AUTH_MESSAGES.phoneTaken);

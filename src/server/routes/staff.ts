@@ -16,11 +16,10 @@
 import rateLimit from '@fastify/rate-limit';
 import { httpErrors } from '@fastify/sensible';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { AuditEvent, AuditPage, StaffList, StaffMember, StaffSession } from '../../shared/review.js';
 import type { ServerConfig } from '../config.js';
 import { isUuid } from '../db/db.js';
 import { addStaff, STAFF_MESSAGES, staffEmailOf, staffRolesOf } from '../lib/staffMembers.js';
-import { AUDIT_ACTIONS } from '../plugins/audit.js';
+import { AUDIT_ACTIONS, type AuditAction, type AuditEvent, type AuditPage, type StaffList, type StaffMember, type StaffSession } from '../../shared/review.js';
 import { sharedLimitStore } from '../plugins/rateLimitStore.js';
 import { bearerToken } from '../plugins/sessions.js';
 import { SERVER_MESSAGES } from '../serverMessages.js';
@@ -90,7 +89,7 @@ interface AuditRow {
   id: string;
   at: Date;
   actor: string | null;
-  action: string;
+  action: AuditAction;
   driver_id: string | null;
   ip: string | null;
   details: Record<string, unknown>;

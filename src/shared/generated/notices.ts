@@ -10,6 +10,19 @@ export interface Notices {
   subscriptionFailed: Notice;
   subscriptionEnded: Notice;
   bankAccountChanged: Notice;
+  reminder: Notice;
+  reminders: {
+    $comment?: string;
+    /**
+     * @maxItems 10
+     */
+    afterHours: number[];
+    quietHours: {
+      from: number;
+      until: number;
+    };
+    steps: string[];
+  };
 }
 /**
  * This interface was referenced by `Notices`'s JSON-Schema

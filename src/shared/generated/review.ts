@@ -26,6 +26,29 @@ export type ReviewDriver = QueueDriver & {
  * via the `definition` "staffRole".
  */
 export type StaffRole = 'reviewer' | 'privacy-officer' | 'owner';
+/**
+ * This interface was referenced by `Review`'s JSON-Schema
+ * via the `definition` "auditAction".
+ */
+export type AuditAction =
+  | 'staff.sign-in'
+  | 'staff.sign-in-failed'
+  | 'staff.sign-out'
+  | 'staff.add'
+  | 'staff.roles'
+  | 'staff.remove'
+  | 'staff.key-create'
+  | 'staff.key-revoke'
+  | 'driver.open'
+  | 'driver.release'
+  | 'document.open'
+  | 'driver.approve'
+  | 'driver.reject'
+  | 'driver.resume-link'
+  | 'driver.export'
+  | 'driver.erase'
+  | 'audit.download'
+  | 'insights.open';
 
 /**
  * This interface was referenced by `Review`'s JSON-Schema
@@ -330,7 +353,7 @@ export interface AuditEvent {
    * The staff member's email, `terminal:<user>` for the command line's bootstrap, or the email a failed sign-in gave.
    */
   actor: string | null;
-  action: string;
+  action: AuditAction;
   driverId: string | null;
   ip: string | null;
   details: {};
@@ -345,4 +368,94 @@ export interface AuditPage {
    * The `before` of the next page, older events; null on the last.
    */
   next: string | null;
+}
+/**
+ * This interface was referenced by `Review`'s JSON-Schema
+ * via the `definition` "insightsStep".
+ */
+export interface InsightsStep {
+  /**
+   * The flow's step name (flows/onboarding.flow.json).
+   */
+  step: string;
+  /**
+   * The step's journey in the flow, or its name.
+   */
+  label: string;
+  /**
+   * Drivers of the range who got past this step.
+   */
+  completed: number;
+  /**
+   * The share of those who completed the step before (0–1) who completed this one; null for the first step or when none completed the step before.
+   */
+  conversion: number | null;
+  /**
+   * Median hours from completing the step before to completing this one; null when no driver did both.
+   */
+  medianHours: number | null;
+  /**
+   * 90th percentile of the same.
+   */
+  p90Hours: number | null;
+  /**
+   * Drivers who completed the step before and made no progress for `stalledDays`; null for the first step.
+   */
+  stalled: number | null;
+}
+/**
+ * This interface was referenced by `Review`'s JSON-Schema
+ * via the `definition` "insightsDay".
+ */
+export interface InsightsDay {
+  /**
+   * YYYY-MM-DD (UTC).
+   */
+  day: string;
+  decisions: number;
+  medianHours: number;
+}
+/**
+ * This interface was referenced by `Review`'s JSON-Schema
+ * via the `definition` "insightsFixReason".
+ */
+export interface InsightsFixReason {
+  /**
+   * A fix reason as reviewers wrote it (the most common spelling of it, compared without case or surrounding spaces).
+   */
+  reason: string;
+  count: number;
+}
+/**
+ * GET /admin/insights: the drivers who signed up in [from, to), as filtered; review figures for the decisions made in [from, to) on the filtered drivers.
+ *
+ * This interface was referenced by `Review`'s JSON-Schema
+ * via the `definition` "insights".
+ */
+export interface Insights {
+  from: string;
+  to: string;
+  /**
+   * email, google.com, apple.com or facebook.com; null: all.
+   */
+  method: string | null;
+  language: string | null;
+  stalledDays: number;
+  drivers: number;
+  steps: InsightsStep[];
+  review: {
+    decisions: number;
+    approved: number;
+    approvalRate: number | null;
+    /**
+     * Sent for approval → decision.
+     */
+    medianHours: number | null;
+    p90Hours: number | null;
+    byDay: InsightsDay[];
+    /**
+     * The ten most frequent, most first.
+     */
+    fixReasons: InsightsFixReason[];
+  };
 }

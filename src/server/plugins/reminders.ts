@@ -1,0 +1,137 @@
+/**
+ * Reminders (issue 30): a driver who stopped part-way through signing up is reminded, by email
+ * and, if they accepted text notifications at sign-up, by text message, after each delay of
+ * flows/notices.json's "reminders" without progress (then never again), in their language, with
+ * the words of its "reminder". Every server runs the pass each minute; each reminder is sent once
+ * however many run: its row in reminders_sent (primary key: driver, step, reminder) is written in
+ * the transaction that records the notice, so one instance alone wins it, and the notice is then
+ * delivered like any other (plugins/messaging.ts: in the background, retried, never lost).
+ *
+ * - Where they stopped is the first step of the funnel (lib/insights.ts: the flow's steps in its
+ *   order) they have not passed; only the steps the data lists are reminded of.
+ * - None is sent during the quiet hours in the time zone of the driver's state (their profile's
+ *   answer; Eastern time before they gave one): it waits for the morning.
+ * - The link is the sign-in page, as in every notice: it brings the driver back to where they
+ *   stopped once they sign in, and gives whoever else reads the message nothing (no session, no
+ *   token). The email's unsubscribe link (and its List-Unsubscribe header, RFC 8058 one-click)
+ *   is signed for the driver and can only stop their reminders.
+ */
+import fp from 'fastify-plugin';
+import { DEFAULT_LOCALE, isLocale } from '../../shared/locales.js';
+import { loadNotices } from '../../node/projectFiles.js';
+import { funnelSteps } from '../lib/insights.js';
+import { zoneOfState } from '../lib/stateZones.js';
+
+/** How often each server looks for reminders that are due. */
+const REMINDER_INTERVAL_MS = 60_000;
+/** Drivers who signed up longer ago than this are not reminded any more. */
+const REMINDED_FOR_DAYS = 90;
+const HOUR_MS = 3600 * 1000;
+const DAY_MS = 24 * HOUR_MS;
+/** Where the driver's state is among their answers (the profile's address). */
+const STATE_ANSWER = { step: 'completeProfile', field: 'state' } as const;
+/** The path of the one-step unsubscribe, under the public address. */
+export const UNSUBSCRIBE_PATH = '/reminders/unsubscribe';
+/** What the unsubscribe signature is a keyed hash of, besides the driver. */
+export const UNSUBSCRIBE_CONTEXT = 'reminders-unsubscribe';
+
+export interface Reminders {
+  /** Records the reminders that are due (their notices go out with the others); returns how many. The loop calls it, and tests. */
+  remindDue(): Promise<number>;
+  /** The signed link that stops a driver's reminders. */
+  unsubscribeUrl(driverId: string): string;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    reminders: Reminders;
+  }
+}
+
+interface Candidate {
+  id: string;
+  locale: string;
+  state: string | null;
+  /** When each step kept on the driver's row was passed, by column; and each answered step's time. */
+  times: Record<string, string | null>;
+  answered: Record<string, string>;
+  sent: string[];
+}
+
+/** The hour (0–23) it is at `at` in `zone`. */
+const hourIn = (zone: string, at: Date) => Number(new Intl.DateTimeFormat('en-US', { timeZone: zone, hour: 'numeric', hourCycle: 'h23' }).format(at));
+
+export function isQuiet(hour: number, quiet: { from: number; until: number }): boolean {
+  return quiet.from > quiet.until ? hour >= quiet.from || hour < quiet.until : hour >= quiet.from && hour < quiet.until;
+}
+
+export const remindersPlugin = fp<{ publicOrigin: string }>(
+  async (app, options) => {
+    const schedule = loadNotices().reminders;
+    const unsubscribeUrl = (driverId: string) =>
+      `${options.publicOrigin}${UNSUBSCRIBE_PATH}?${new URLSearchParams({ driver: driverId, signature: app.cipher.fingerprint(driverId, UNSUBSCRIBE_CONTEXT) })}`;
+
+    async function remindDue(): Promise<number> {
+      if (schedule.afterHours.length === 0 || schedule.steps.length === 0) return 0;
+      const now = app.now();
+      const funnel = funnelSteps(app.callReader.flow);
+      const firstDelay = schedule.afterHours[0]! * HOUR_MS;
+      const { rows } = await app.db.query<Candidate>(
+        `SELECT d.id, d.locale,
+           (SELECT a.answers ->> $3 FROM step_answers a WHERE a.driver_id = d.id AND a.step = $2) AS state,
+           json_build_object('created_at', d.created_at, 'email_verified_at', d.email_verified_at, 'phone_verified_at', d.phone_verified_at,
+             'approved_at', CASE WHEN d.status = 'approved' THEN d.reviewed_at END,
+             'subscribed_at', CASE WHEN d.is_subscription_paid THEN (SELECT s.updated_at FROM subscriptions s WHERE s.driver_id = d.id) END) AS times,
+           coalesce((SELECT json_object_agg(a.step, a.submitted_at) FROM step_answers a WHERE a.driver_id = d.id), '{}') AS answered,
+           coalesce((SELECT array_agg(r.step || ':' || r.reminder) FROM reminders_sent r WHERE r.driver_id = d.id), '{}') AS sent
+         FROM drivers d
+         WHERE d.created_at >= $1 AND d.created_at <= $4 AND d.reminders_stopped_at IS NULL AND d.status <> 'rejected'`,
+        [new Date(now.getTime() - REMINDED_FOR_DAYS * DAY_MS), STATE_ANSWER.step, STATE_ANSWER.field, new Date(now.getTime() - firstDelay)],
+      );
+      let reminded = 0;
+      for (const driver of rows) {
+        const passedAt = (step: (typeof funnel)[number]) => (step.column ? driver.times[step.column] : driver.answered[step.step]) ?? null;
+        const next = funnel.find((step) => passedAt(step) === null);
+        if (!next || !schedule.steps.includes(next.step)) continue;
+        const lastProgress = Math.max(...funnel.map((step) => Date.parse(passedAt(step) ?? '') || 0));
+        const waited = now.getTime() - lastProgress;
+        // The latest reminder due; those before it that never went (the servers were down) are skipped, not sent late.
+        const due = schedule.afterHours.findLastIndex((hours) => waited >= hours * HOUR_MS);
+        if (due < 0 || driver.sent.includes(`${next.step}:${due}`)) continue;
+        if (isQuiet(hourIn(zoneOfState(driver.state), now), schedule.quietHours)) continue;
+        const locale = isLocale(driver.locale) ? driver.locale : DEFAULT_LOCALE;
+        const stepName = app.callReader.flowIn(locale).steps[next.step]?.journey ?? next.step;
+        const won = await app.db.transaction(async (tx) => {
+          const { rows: claimed } = await tx.query(
+            `INSERT INTO reminders_sent (driver_id, step, reminder, sent_at)
+             SELECT $1, $2, index, $4 FROM generate_series(0, $3::int) AS index
+             ON CONFLICT DO NOTHING RETURNING reminder`,
+            [driver.id, next.step, due, now],
+          );
+          // Another server sent this one (its row came first): nothing more here.
+          if (!claimed.some((row) => row.reminder === due)) return false;
+          const url = unsubscribeUrl(driver.id);
+          await app.messaging.notify(
+            tx,
+            driver.id,
+            'reminder',
+            { step: stepName, unsubscribeUrl: url },
+            { emailHeaders: { 'List-Unsubscribe': `<${url}>`, 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' }, smsNeedsConsent: true },
+          );
+          return true;
+        });
+        if (won) reminded += 1;
+      }
+      return reminded;
+    }
+
+    const loop = setInterval(
+      () => void remindDue().catch((error: unknown) => app.log.warn({ error: String(error) }, 'Reminder pass failed')),
+      REMINDER_INTERVAL_MS,
+    );
+    loop.unref();
+    app.addHook('onClose', async () => clearInterval(loop));
+    app.decorate('reminders', { remindDue, unsubscribeUrl } satisfies Reminders);
+  },
+  { name: 'onramp-reminders', decorators: { fastify: ['callReader', 'cipher', 'db', 'messaging', 'now'] } },
+);
