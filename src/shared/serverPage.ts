@@ -8,6 +8,8 @@ import type { Locale } from './locales.js';
 export const SERVER_PAGE_ELEMENT_ID = 'server-page';
 
 export interface ServerPage {
+  /** The step drawn (its id in the flow). */
+  step: string;
   /** The step's route, as drawn. */
   route: string;
   /** The language it was drawn in. */

@@ -30,23 +30,15 @@ async function atProfileStep() {
 
 /**
  * Watches what the page draws from its next load on, as it draws it: whether the step's own
- * spinner ever shows, and the value of `field` when the page's last drawing of it appeared (after
- * the server's, the app's own: no empty form of the app's before the draft).
+ * spinner ever shows, and the value of `field` the first time it is there.
  */
 async function watchFirstDraw(page: Page, field: string): Promise<() => Promise<unknown>> {
   await page.addInitScript((selector) => {
     const drawn: { stepSpinner: boolean; value?: string } = { stepSpinner: false };
     Object.assign(window, { drawn });
-    // The field as last drawn, with the value it had when it appeared: the server's drawn field,
-    // then the app's own when the scripts draw the page again (to bring a draft back).
-    let field: HTMLInputElement | null = null;
     new MutationObserver(() => {
       if (document.querySelector('.step-loading')) drawn.stepSpinner = true;
-      const shown = document.querySelector<HTMLInputElement>(selector);
-      if (shown && shown !== field) {
-        field = shown;
-        drawn.value = shown.value;
-      }
+      drawn.value ??= document.querySelector<HTMLInputElement>(selector)?.value;
     }).observe(document, { childList: true, subtree: true });
   }, field);
   return () => page.evaluate(() => (window as unknown as { drawn: unknown }).drawn);

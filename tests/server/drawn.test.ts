@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../src/node/projectFiles.js';
+import { DRAFT_STEP_SEPARATOR, DRAFTS_COOKIE } from '../../src/shared/storageKeys.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 let server: TestServer;
@@ -13,7 +14,8 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-const get = (url: string, language = 'en') => server.app.inject({ method: 'GET', url, headers: { accept: 'text/html', 'accept-language': language } });
+const get = (url: string, language = 'en', cookie?: string) =>
+  server.app.inject({ method: 'GET', url, headers: { accept: 'text/html', 'accept-language': language, ...(cookie ? { cookie } : {}) } });
 
 /** The sign-up's UI schema: each field's label, in English and (from its translation file) in Spanish. */
 const signupUi = JSON.parse(readFileSync(join(PROJECT_ROOT, 'schemas', 'signup.ui.json'), 'utf8')) as Record<string, unknown> & { 'ui:order': string[] };
@@ -47,7 +49,17 @@ describe('a step drawn by the server', () => {
     expect(html).toContain('Sign Up</button>');
     expect(html).not.toContain('class="page-loading"');
     const data = /<script type="application\/json" id="server-page">(.*?)<\/script>/.exec(html)?.[1];
-    expect(JSON.parse(data ?? 'null')).toMatchObject({ route: '/signup', locale: 'en', schema: 'signup' });
+    expect(JSON.parse(data ?? 'null')).toMatchObject({ step: 'signup', route: '/signup', locale: 'en', schema: 'signup' });
+  });
+
+  it('sends a step the browser keeps a draft of undrawn, for the browser to draw with its draft; the other steps drawn', async () => {
+    const cookie = `token=x; ${DRAFTS_COOKIE}=${['signup', 'completeProfile'].join(DRAFT_STEP_SEPARATOR)}`;
+    for (const url of ['/signup', '/complete-profile']) {
+      const html = (await get(url, 'en', cookie)).body;
+      expect(html, url).toContain('class="page-loading"');
+      expect(html, url).not.toContain('id="server-page"');
+    }
+    expect((await get('/sign-in', 'en', cookie)).body).toContain('id="server-page"');
   });
 
   it('draws it in the language the browser asks for', async () => {

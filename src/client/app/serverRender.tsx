@@ -25,8 +25,8 @@ export function renderStep(path: string, locale: Locale): Promise<{ html: string
 }
 
 async function draw(path: string, locale: Locale): Promise<{ html: string; page: ServerPage } | null> {
-  const step = Object.values(flow.steps).find((each) => each.route === path);
-  if (!step || !isFormStep(step)) return null;
+  const [id, step] = Object.entries(flow.steps).find(([, each]) => each.route === path) ?? [];
+  if (!id || !step || !isFormStep(step)) return null;
   await chooseLocale(locale);
   // A part that fails to draw is drawn by the browser alone (React's own fallback): the page is then not sent drawn.
   let failure: unknown;
@@ -45,5 +45,5 @@ async function draw(path: string, locale: Locale): Promise<{ html: string; page:
   const chunks: Buffer[] = [];
   for await (const chunk of prelude) chunks.push(Buffer.from(chunk as Uint8Array));
   if (failure) throw failure;
-  return { html: Buffer.concat(chunks).toString('utf8'), page: { route: path, locale, schema: step.schema, today: drawnToday() ?? '' } };
+  return { html: Buffer.concat(chunks).toString('utf8'), page: { step: id, route: path, locale, schema: step.schema, today: drawnToday() ?? '' } };
 }

@@ -17,6 +17,7 @@ import type { RouteScripts } from '../../node/build.js';
 import { ROUTE_PRELOADS, SSR_BUNDLE } from '../../node/projectFiles.js';
 import type { Locale } from '../../shared/locales.js';
 import { SERVER_PAGE_ELEMENT_ID, type ServerPage } from '../../shared/serverPage.js';
+import { DRAFT_STEP_SEPARATOR, DRAFTS_COOKIE } from '../../shared/storageKeys.js';
 import { pathToFileURL } from 'node:url';
 import fp from 'fastify-plugin';
 import { SANDBOX_CONFIRM_PATH } from './sandboxPayments.js';
@@ -89,6 +90,12 @@ const DRAWN_PAGE = /<!--drawn-page-->[\s\S]*<!--\/drawn-page-->/;
 
 type RenderStep = (path: string, locale: Locale) => Promise<{ html: string; page: ServerPage } | null>;
 
+/** A step as the server drew it: the page's drawn part, with its data for hydration, and the step's id. */
+interface DrawnStep {
+  html: string;
+  step: string;
+}
+
 /**
  * The steps as the server draws them (src/client/app/serverRender.tsx), each drawn once per build,
  * route and language: a drawing holds nothing of a driver's. The build's bundle is loaded afresh
@@ -96,8 +103,8 @@ type RenderStep = (path: string, locale: Locale) => Promise<{ html: string; page
  * fails to draw, sends the page undrawn, for the browser to draw.
  */
 function stepDrawings(log: FastifyInstance['log']) {
-  let loaded: { build: string; render: Promise<RenderStep | null>; drawn: Map<string, Promise<string | null>> } | undefined;
-  return (build: string, path: string, locale: Locale): Promise<string | null> => {
+  let loaded: { build: string; render: Promise<RenderStep | null>; drawn: Map<string, Promise<DrawnStep | null>> } | undefined;
+  return (build: string, path: string, locale: Locale): Promise<DrawnStep | null> => {
     if (loaded?.build !== build) {
       const render = existsSync(SSR_BUNDLE)
         ? import(`${pathToFileURL(SSR_BUNDLE).href}?build=${build}`).then((module: { renderStep: RenderStep }) => module.renderStep)
@@ -106,27 +113,34 @@ function stepDrawings(log: FastifyInstance['log']) {
     }
     const { render, drawn } = loaded;
     const key = `${locale}\n${path}`;
-    let html = drawn.get(key);
-    if (!html) {
-      html = render
+    let step = drawn.get(key);
+    if (!step) {
+      step = render
         .then(async (renderStep) => {
           const result = renderStep ? await renderStep(path, locale) : null;
           if (!result) return null;
           const page = JSON.stringify(result.page).replace(/</g, '\\u003c');
-          return `${result.html}<script type="application/json" id="${SERVER_PAGE_ELEMENT_ID}">${page}</script>`;
+          return { html: `${result.html}<script type="application/json" id="${SERVER_PAGE_ELEMENT_ID}">${page}</script>`, step: result.page.step };
         })
         .catch((error: unknown) => {
           log.warn({ err: error, path, locale }, 'The step could not be drawn on the server; its page is sent for the browser to draw');
           return null;
         });
       // Only a step's route is kept: any other address draws nothing, and is not remembered.
-      void html.then((each) => {
+      void step.then((each) => {
         if (each === null) drawn.delete(key);
       });
-      drawn.set(key, html);
+      drawn.set(key, step);
     }
-    return html;
+    return step;
   };
+}
+
+/** The steps the browser keeps a draft of (storage.ts in the client names them in a cookie). */
+function stepsWithDrafts(request: FastifyRequest): string[] {
+  const prefix = `${DRAFTS_COOKIE}=`;
+  const cookie = (request.headers.cookie ?? '').split(/;\s*/).find((part) => part.startsWith(prefix));
+  return cookie ? cookie.slice(prefix.length).split(DRAFT_STEP_SEPARATOR) : [];
 }
 
 const wantsHtml = (request: FastifyRequest) => (request.headers.accept ?? '').includes('text/html');
@@ -184,7 +198,9 @@ export const staticRoutes = fp<{ config: ServerConfig; isApiPath: (url: string) 
         return reply.code(503).send({ message: NOT_BUILT_MESSAGE });
       }
       const path = request.url.split('?')[0] ?? '/';
-      const drawn = await drawStep(createHash('sha256').update(html).digest('base64url'), path, request.locale);
+      const step = await drawStep(createHash('sha256').update(html).digest('base64url'), path, request.locale);
+      // A step the device keeps a draft of is drawn by the browser, with the draft: drawn here, it would show empty first.
+      const drawn = step && !stepsWithDrafts(request).includes(step.step) ? step.html : null;
       const page = html
         .replace(CONFIG_PLACEHOLDER, configScript)
         .replace(ROUTE_PRELOAD_PLACEHOLDER, routePreloads(preloads, request.url, request.locale))
@@ -193,7 +209,7 @@ export const staticRoutes = fp<{ config: ServerConfig; isApiPath: (url: string) 
         .replace('<html lang="en">', (tag) => (drawn ? `<html lang="${request.locale}">` : tag));
       // Asked again on every visit (a new build must reach drivers at once), answered 304 while unchanged.
       const etag = `W/"${createHash('sha256').update(page).digest('base64url')}"`;
-      reply.header('cache-control', 'no-cache').header('etag', etag).header('vary', 'accept-encoding, accept-language');
+      reply.header('cache-control', 'no-cache').header('etag', etag).header('vary', 'accept-encoding, accept-language, cookie');
       if (holdsPage(request, etag)) return reply.code(304).send();
       const encoding = negotiate(request.headers['accept-encoding'] ?? '', Object.keys(PAGE_ENCODINGS)) as keyof typeof PAGE_ENCODINGS | null;
       reply.code(200).type('text/html; charset=utf-8');
