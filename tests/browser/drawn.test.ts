@@ -84,6 +84,9 @@ describe('a step drawn by the server, before and after its scripts', () => {
         await expect(page.locator('#root_email__error').textContent()).resolves.toBe(words.invalidEmail);
         await expect(page.locator('#root_referalCode__error').count()).resolves.toBe(0);
         expect(troubles.filter((text) => HYDRATION_TROUBLE.test(text))).toEqual([]);
+        // Kept on the device as a draft, as if typed after the scripts ran: a reload brings it back.
+        await page.reload();
+        await expect.poll(() => page.locator('#root_email').inputValue()).toBe('driver@example');
       } finally {
         await context.close();
       }

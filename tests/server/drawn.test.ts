@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../src/node/projectFiles.js';
-import { DRAFT_STEP_SEPARATOR, DRAFTS_COOKIE } from '../../src/shared/storageKeys.js';
+import { DRAFT_STEP_SEPARATOR, DRAFTS_COOKIE, TOKEN_COOKIE } from '../../src/shared/storageKeys.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 let server: TestServer;
@@ -52,14 +52,16 @@ describe('a step drawn by the server', () => {
     expect(JSON.parse(data ?? 'null')).toMatchObject({ step: 'signup', route: '/signup', locale: 'en', schema: 'signup' });
   });
 
-  it('sends a step the browser keeps a draft of undrawn, for the browser to draw with its draft; the other steps drawn', async () => {
-    const cookie = `token=x; ${DRAFTS_COOKIE}=${['signup', 'completeProfile'].join(DRAFT_STEP_SEPARATOR)}`;
-    for (const url of ['/signup', '/complete-profile']) {
-      const html = (await get(url, 'en', cookie)).body;
-      expect(html, url).toContain('class="page-loading"');
-      expect(html, url).not.toContain('id="server-page"');
-    }
-    expect((await get('/sign-in', 'en', cookie)).body).toContain('id="server-page"');
+  it('sends a step the browser fills itself undrawn, for the browser to draw filled: its draft, a signed-in driver’s answers to a reviewed step', async () => {
+    const undrawn = (html: string) => html.includes('class="page-loading"') && !html.includes('id="server-page"');
+    const drafts = `${DRAFTS_COOKIE}=${['signup', 'completeProfile'].join(DRAFT_STEP_SEPARATOR)}`;
+    for (const url of ['/signup', '/complete-profile']) expect(undrawn((await get(url, 'en', drafts)).body), url).toBe(true);
+    expect(undrawn((await get('/sign-in', 'en', drafts)).body)).toBe(false);
+    // A reviewed step (the profile) with a driver's token; the sign-up, not reviewed, drawn all the same.
+    const signedIn = `${TOKEN_COOKIE}=x`;
+    expect(undrawn((await get('/complete-profile', 'en', signedIn)).body)).toBe(true);
+    expect(undrawn((await get('/signup', 'en', signedIn)).body)).toBe(false);
+    expect(undrawn((await get('/complete-profile')).body)).toBe(false);
   });
 
   it('draws it in the language the browser asks for', async () => {

@@ -17,14 +17,18 @@ import type { ServerPage } from '../../shared/serverPage.js';
 /** The page's language and flow are the module's own (locale.ts): one drawing at a time. */
 let drawing: Promise<unknown> = Promise.resolve();
 
-/** The HTML of the form step at `path` in `locale`, with what the browser needs to hydrate it; null for a path no form step has. */
-export function renderStep(path: string, locale: Locale): Promise<{ html: string; page: ServerPage } | null> {
+/**
+ * The HTML of the form step at `path` in `locale`, with what the browser needs to hydrate it, and
+ * whether a signed-in driver's answers sent before fill it in the browser (a reviewed step); null
+ * for a path no form step has.
+ */
+export function renderStep(path: string, locale: Locale): Promise<{ html: string; page: ServerPage; reviewed: boolean } | null> {
   const drawn = drawing.then(() => draw(path, locale));
   drawing = drawn.catch(() => undefined);
   return drawn;
 }
 
-async function draw(path: string, locale: Locale): Promise<{ html: string; page: ServerPage } | null> {
+async function draw(path: string, locale: Locale): Promise<{ html: string; page: ServerPage; reviewed: boolean } | null> {
   const [id, step] = Object.entries(flow.steps).find(([, each]) => each.route === path) ?? [];
   if (!id || !step || !isFormStep(step)) return null;
   await chooseLocale(locale);
@@ -45,5 +49,5 @@ async function draw(path: string, locale: Locale): Promise<{ html: string; page:
   const chunks: Buffer[] = [];
   for await (const chunk of prelude) chunks.push(Buffer.from(chunk as Uint8Array));
   if (failure) throw failure;
-  return { html: Buffer.concat(chunks).toString('utf8'), page: { step: id, route: path, locale, schema: step.schema, today: drawnToday() ?? '' } };
+  return { html: Buffer.concat(chunks).toString('utf8'), page: { step: id, route: path, locale, schema: step.schema, today: drawnToday() ?? '' }, reviewed: flow.review.steps.includes(id) };
 }

@@ -109,20 +109,21 @@ function StepForm({ id, step, schemaName }: { id: string; step: FormStep; schema
   // The draft is newer than what was sent: what the driver typed since wins.
   const kept = draft.values ? { ...stored.formData, ...draft.values } : stored.formData;
   const initial = Object.keys(typed).length > 0 ? { ...kept, ...typed } : kept;
-  return <FilledStepForm id={id} step={step} form={form} stored={stored} initial={initial} keep={keep} />;
+  return <FilledStepForm id={id} step={step} form={form} stored={stored} initial={initial} keep={keep} typedBefore={Object.keys(typed).length > 0} />;
 }
 
 const pickFields = (values: StepValues, fields: string[]): StepValues => Object.fromEntries(Object.entries(values).filter(([field]) => fields.includes(field)));
 
 /**
  * Saves the answers as a draft a moment after the driver stops typing, once they typed anything
- * (a step only opened keeps nothing), until the step is sent: then `sent()` stops it.
+ * (a step only opened keeps nothing; what was typed into the server's drawn form before the
+ * scripts ran, `typedBefore`, counts), until the step is sent: then `sent()` stops it.
  */
-function useDraftSaving(stepId: string, values: FormValuesStore, keep: { values: string[]; photos: string[] }) {
+function useDraftSaving(stepId: string, values: FormValuesStore, keep: { values: string[]; photos: string[] }, typedBefore: boolean) {
   const isSent = useRef(false);
   useEffect(() => {
     let timer: ReturnType<typeof setTimeout> | undefined;
-    const unsubscribe = values.subscribe(() => {
+    const saveSoon = () => {
       clearTimeout(timer);
       timer = setTimeout(() => {
         if (isSent.current) return;
@@ -136,12 +137,14 @@ function useDraftSaving(stepId: string, values: FormValuesStore, keep: { values:
         );
         void saveDraft(getItem('driver_id'), stepId, { values: kept, photos });
       }, DRAFT_SAVE_DELAY_MS);
-    });
+    };
+    const unsubscribe = values.subscribe(saveSoon);
+    if (typedBefore) saveSoon();
     return () => {
       unsubscribe();
       clearTimeout(timer);
     };
-  }, [stepId, values, keep]);
+  }, [stepId, values, keep, typedBefore]);
   return {
     sent: () => {
       isSent.current = true;
@@ -159,12 +162,14 @@ interface FilledStepFormProps {
   stored: StoredAnswers;
   initial?: StepValues;
   keep: { values: string[]; photos: string[] };
+  /** Whether the form opens with what was typed into the server's drawn form: kept as a draft at once. */
+  typedBefore: boolean;
 }
 
-function FilledStepForm({ id, step, form, stored, initial, keep }: FilledStepFormProps) {
+function FilledStepForm({ id, step, form, stored, initial, keep, typedBefore }: FilledStepFormProps) {
   const [, navigate] = useLocation();
   const state = useStepFormState(initial);
-  const draft = useDraftSaving(id, state.values, keep);
+  const draft = useDraftSaving(id, state.values, keep, typedBefore);
   // Keyed by the fixes still to make, so the context (and the fields) change only when one is made.
   const openFixes = useValuesSelection(state.values, (all) => JSON.stringify(stored.openFixes(all)));
   const formContext = useMemo(() => {

@@ -17,7 +17,7 @@ import type { RouteScripts } from '../../node/build.js';
 import { ROUTE_PRELOADS, SSR_BUNDLE } from '../../node/projectFiles.js';
 import type { Locale } from '../../shared/locales.js';
 import { SERVER_PAGE_ELEMENT_ID, type ServerPage } from '../../shared/serverPage.js';
-import { DRAFT_STEP_SEPARATOR, DRAFTS_COOKIE } from '../../shared/storageKeys.js';
+import { DRAFT_STEP_SEPARATOR, DRAFTS_COOKIE, TOKEN_COOKIE } from '../../shared/storageKeys.js';
 import { pathToFileURL } from 'node:url';
 import fp from 'fastify-plugin';
 import { SANDBOX_CONFIRM_PATH } from './sandboxPayments.js';
@@ -88,12 +88,13 @@ function routePreloads(preloads: RouteScripts, url: string, locale: Locale): str
 /** Where index.html's spinner stands until the app draws; a step the server draws takes its place. */
 const DRAWN_PAGE = /<!--drawn-page-->[\s\S]*<!--\/drawn-page-->/;
 
-type RenderStep = (path: string, locale: Locale) => Promise<{ html: string; page: ServerPage } | null>;
+type RenderStep = (path: string, locale: Locale) => Promise<{ html: string; page: ServerPage; reviewed: boolean } | null>;
 
-/** A step as the server drew it: the page's drawn part, with its data for hydration, and the step's id. */
+/** A step as the server drew it: the page's drawn part, with its data for hydration; the step's id, and whether it is a reviewed step. */
 interface DrawnStep {
   html: string;
   step: string;
+  reviewed: boolean;
 }
 
 /**
@@ -120,7 +121,7 @@ function stepDrawings(log: FastifyInstance['log']) {
           const result = renderStep ? await renderStep(path, locale) : null;
           if (!result) return null;
           const page = JSON.stringify(result.page).replace(/</g, '\\u003c');
-          return { html: `${result.html}<script type="application/json" id="${SERVER_PAGE_ELEMENT_ID}">${page}</script>`, step: result.page.step };
+          return { html: `${result.html}<script type="application/json" id="${SERVER_PAGE_ELEMENT_ID}">${page}</script>`, step: result.page.step, reviewed: result.reviewed };
         })
         .catch((error: unknown) => {
           log.warn({ err: error, path, locale }, 'The step could not be drawn on the server; its page is sent for the browser to draw');
@@ -136,11 +137,21 @@ function stepDrawings(log: FastifyInstance['log']) {
   };
 }
 
-/** The steps the browser keeps a draft of (storage.ts in the client names them in a cookie). */
-function stepsWithDrafts(request: FastifyRequest): string[] {
-  const prefix = `${DRAFTS_COOKIE}=`;
-  const cookie = (request.headers.cookie ?? '').split(/;\s*/).find((part) => part.startsWith(prefix));
-  return cookie ? cookie.slice(prefix.length).split(DRAFT_STEP_SEPARATOR) : [];
+/** A cookie's value as the browser sent it (the client's storage.ts writes them); undefined when it sent none. */
+function cookieOf(request: FastifyRequest, name: string): string | undefined {
+  const prefix = `${name}=`;
+  return (request.headers.cookie ?? '').split(/;\s*/).find((part) => part.startsWith(prefix))?.slice(prefix.length);
+}
+
+/**
+ * Whether the browser fills the step with what only it can read, so that the server's drawing
+ * would show empty first: a draft kept on the device (named in the drafts cookie), or, on a reviewed
+ * step, a signed-in driver's answers sent before (read with the token the cookie holds; only its
+ * presence is looked at here, as the browser's stepReads.ts does).
+ */
+function browserFills(request: FastifyRequest, { step, reviewed }: DrawnStep): boolean {
+  if ((cookieOf(request, DRAFTS_COOKIE) ?? '').split(DRAFT_STEP_SEPARATOR).includes(step)) return true;
+  return reviewed && Boolean(cookieOf(request, TOKEN_COOKIE));
 }
 
 const wantsHtml = (request: FastifyRequest) => (request.headers.accept ?? '').includes('text/html');
@@ -199,8 +210,8 @@ export const staticRoutes = fp<{ config: ServerConfig; isApiPath: (url: string) 
       }
       const path = request.url.split('?')[0] ?? '/';
       const step = await drawStep(createHash('sha256').update(html).digest('base64url'), path, request.locale);
-      // A step the device keeps a draft of is drawn by the browser, with the draft: drawn here, it would show empty first.
-      const drawn = step && !stepsWithDrafts(request).includes(step.step) ? step.html : null;
+      // A step the browser fills itself is drawn by the browser, filled: drawn here, it would show empty first.
+      const drawn = step && !browserFills(request, step) ? step.html : null;
       const page = html
         .replace(CONFIG_PLACEHOLDER, configScript)
         .replace(ROUTE_PRELOAD_PLACEHOLDER, routePreloads(preloads, request.url, request.locale))
