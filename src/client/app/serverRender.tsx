@@ -49,5 +49,9 @@ async function draw(path: string, locale: Locale): Promise<{ html: string; page:
   const chunks: Buffer[] = [];
   for await (const chunk of prelude) chunks.push(Buffer.from(chunk as Uint8Array));
   if (failure) throw failure;
-  return { html: Buffer.concat(chunks).toString('utf8'), page: { step: id, route: path, locale, schema: step.schema, today: drawnToday() ?? '' }, reviewed: flow.review.steps.includes(id) };
+  return {
+    html: Buffer.concat(chunks).toString('utf8'),
+    page: { step: id, route: path, locale, schema: step.schema, today: drawnToday() ?? '' },
+    reviewed: flow.review.steps.includes(id),
+  };
 }

@@ -121,7 +121,11 @@ function stepDrawings(log: FastifyInstance['log']) {
           const result = renderStep ? await renderStep(path, locale) : null;
           if (!result) return null;
           const page = JSON.stringify(result.page).replace(/</g, '\\u003c');
-          return { html: `${result.html}<script type="application/json" id="${SERVER_PAGE_ELEMENT_ID}">${page}</script>`, step: result.page.step, reviewed: result.reviewed };
+          return {
+            html: `${result.html}<script type="application/json" id="${SERVER_PAGE_ELEMENT_ID}">${page}</script>`,
+            step: result.page.step,
+            reviewed: result.reviewed,
+          };
         })
         .catch((error: unknown) => {
           log.warn({ err: error, path, locale }, 'The step could not be drawn on the server; its page is sent for the browser to draw');
@@ -140,7 +144,10 @@ function stepDrawings(log: FastifyInstance['log']) {
 /** A cookie's value as the browser sent it (the client's storage.ts writes them); undefined when it sent none. */
 function cookieOf(request: FastifyRequest, name: string): string | undefined {
   const prefix = `${name}=`;
-  return (request.headers.cookie ?? '').split(/;\s*/).find((part) => part.startsWith(prefix))?.slice(prefix.length);
+  return (request.headers.cookie ?? '')
+    .split(/;\s*/)
+    .find((part) => part.startsWith(prefix))
+    ?.slice(prefix.length);
 }
 
 /**
