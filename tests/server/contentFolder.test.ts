@@ -133,7 +133,10 @@ describe('a content folder with some translation files missing', () => {
 });
 
 describe('an English reword whose Spanish is not written yet', () => {
-  it('shows Spanish readers the new English of that text, never the stale translation, and the Spanish of the others', { ...BUILDS, tags: ['chromium'] }, async () => {
+  it('shows Spanish readers the new English of that text, never the stale translation, and the Spanish of the others', {
+    ...BUILDS,
+    tags: ['chromium'],
+  }, async () => {
     const { content, warnings, server, support } = await buildAndServe(
       [],
       [
