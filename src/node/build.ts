@@ -107,6 +107,14 @@ export const markdownStubPlugin: esbuild.Plugin = {
   },
 };
 
+/** fast-uri, which @rjsf/utils imports to resolve a "$ref" against its "$id", replaced by a stub: no "$ref" reaches the browser (src/client/app/uriStub.ts). */
+const uriStubPlugin: esbuild.Plugin = {
+  name: 'uri-stub',
+  setup(build) {
+    build.onResolve({ filter: /^fast-uri$/ }, () => ({ path: join(CLIENT, 'app', 'uriStub.ts') }));
+  },
+};
+
 /** The namespace of a translation file the content folder does not have. */
 const NO_TRANSLATIONS = 'no-translations';
 /** The namespace of the content folder's flow file and translations. */
@@ -219,7 +227,7 @@ function clientContext(formsLoader: () => string) {
     logLevel: 'warning',
     // The generated forms may sit in a copy of the project (ONRAMP_CONTENT_DIR) with no node_modules.
     nodePaths: [join(PROJECT_ROOT, 'node_modules')],
-    plugins: [sharedChunkPlugin(), projectPlugin(formsLoader), markdownStubPlugin],
+    plugins: [sharedChunkPlugin(), projectPlugin(formsLoader), markdownStubPlugin, uriStubPlugin],
   });
 }
 
