@@ -36,6 +36,13 @@ describe('the browser bundle', () => {
     expect(compiler).toEqual([]);
   });
 
+  it('leaves out what no page reads: the flow file’s "$comment"s, and fast-uri (no "$ref" reaches the browser)', () => {
+    const flowScripts = outputs.filter(([file]) => inputsOf(file).some((input) => input.endsWith('flows/onboarding.flow.json'))).map(([file]) => file);
+    expect(flowScripts).not.toEqual([]);
+    for (const file of flowScripts) expect(readFileSync(join(PROJECT_ROOT, file), 'utf8'), file).not.toContain('$comment');
+    expect(outputs.flatMap(([file]) => inputsOf(file).filter((input) => input.includes('node_modules/fast-uri/')))).toEqual([]);
+  });
+
   it('sends at most 170 KB gzip of JavaScript on a first visit to /signup', () => {
     const gzipped = signupFiles().reduce((total, file) => total + gzipSync(readFileSync(join(PROJECT_ROOT, file)), { level: 9 }).length, 0);
     expect(gzipped / 1024).toBeLessThanOrEqual(170);

@@ -63,13 +63,13 @@ export async function startDev(): Promise<void> {
     const linting = lint();
     // Built while the lint runs; used only if it finds nothing. The files may be broken, so
     // this may fail: the lint then says why.
-    let built: { next: Flow; reader: CallReader; bundle: Bundle } | undefined;
+    let built: { next: Flow; reader: CallReader; bundle: Bundle<CallReader> } | undefined;
     let failure: unknown;
     try {
       const next = loadFlow();
       // The reader is made while esbuild bundles in its own process.
-      const [bundle, reader] = await Promise.all([build.bundle(), Promise.resolve(next).then(createCallReader)]);
-      built = { next, reader, bundle };
+      const bundle = await build.bundle(() => createCallReader(next));
+      built = { next, reader: bundle.made, bundle };
     } catch (error) {
       failure = error;
     }

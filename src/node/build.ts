@@ -6,7 +6,7 @@
  * migrations are copied beside it). `npm run build` runs both (build.mjs, buildAll); `npm run dev`
  * keeps the browser build for fast rebuilds after each edit (src/cli/dev.ts).
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { cp, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { promisify } from 'node:util';
@@ -36,15 +36,20 @@ export interface BuiltEntry {
 }
 
 /** A bundle in memory. */
-export interface Bundle {
+export interface Bundle<Made = undefined> {
   /** Puts the bundle in dist/. */
   write(): Promise<BuiltEntry>;
+  /** What the work done meanwhile made (DistBuild.bundle). */
+  made: Made;
 }
 
 export interface DistBuild {
   entry: BuiltEntry;
-  /** Bundles the files on disk again, into memory (forms whose schemas did not change are reused). */
-  bundle(): Promise<Bundle>;
+  /**
+   * Bundles the files on disk again, into memory (forms whose schemas did not change are reused).
+   * `meanwhile` runs on this thread once the forms are made, while esbuild bundles in its own process.
+   */
+  bundle<Made = undefined>(meanwhile?: () => Made): Promise<Bundle<Made>>;
   dispose(): Promise<void>;
 }
 
@@ -103,12 +108,30 @@ export const markdownStubPlugin: esbuild.Plugin = {
   },
 };
 
+/** fast-uri, which @rjsf/utils imports to resolve a "$ref" against its "$id", replaced by a stub: no "$ref" reaches the browser (src/client/app/uriStub.ts). */
+const uriStubPlugin: esbuild.Plugin = {
+  name: 'uri-stub',
+  setup(build) {
+    build.onResolve({ filter: /^fast-uri$/ }, () => ({ path: join(CLIENT, 'app', 'uriStub.ts') }));
+  },
+};
+
 /** The namespace of a translation file the content folder does not have. */
 const NO_TRANSLATIONS = 'no-translations';
+/** The namespace of the content folder's flow file and translations. */
+const DATA_FILE = 'data-file';
+
+/** A data file's value without its "$comment"s: notes for whoever edits the file, which no page reads. */
+function withoutComments(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutComments);
+  if (typeof value !== 'object' || value === null) return value;
+  return Object.fromEntries(Object.entries(value).flatMap(([key, each]) => (key === '$comment' ? [] : [[key, withoutComments(each)]])));
+}
 
 /**
  * `virtual:forms` is the generated loader (read at each build: an edit may add a form); the flow
- * file is the content folder's.
+ * file is the content folder's. The flow file and the translations reach the browser without
+ * their "$comment"s (a tenth of the flow file, in the script every page loads first).
  */
 
 function projectPlugin(formsLoader: () => string): esbuild.Plugin {
@@ -117,17 +140,32 @@ function projectPlugin(formsLoader: () => string): esbuild.Plugin {
     setup(build) {
       build.onResolve({ filter: /^virtual:forms$/ }, () => ({ path: 'forms', namespace: 'virtual' }));
       build.onLoad({ filter: /.*/, namespace: 'virtual' }, () => ({ contents: formsLoader(), resolveDir: GENERATED, loader: 'js' }));
-      build.onResolve({ filter: /\/flows\/onboarding\.flow\.json$/ }, () => ({ path: FLOW_FILE }));
+      build.onResolve({ filter: /\/flows\/onboarding\.flow\.json$/ }, () => ({ path: FLOW_FILE, namespace: DATA_FILE }));
       // The translations of the content folder, as the flow file; one it does not have is none (its texts stay English).
       build.onResolve({ filter: /\/locales\/[\w-]+\/[\w.-]+\.json$/ }, ({ path }) => {
         const file = path.slice(path.lastIndexOf('locales/'));
-        if (existsSync(join(CONTENT_ROOT, file))) return { path: join(CONTENT_ROOT, file) };
+        if (existsSync(join(CONTENT_ROOT, file))) return { path: join(CONTENT_ROOT, file), namespace: DATA_FILE };
         noteMissingTranslation(file);
         return { path: file, namespace: NO_TRANSLATIONS };
       });
       build.onLoad({ filter: /.*/, namespace: NO_TRANSLATIONS }, () => ({ contents: '{}', loader: 'json' }));
+      build.onLoad({ filter: /.*/, namespace: DATA_FILE }, async ({ path }) => ({
+        contents: JSON.stringify(withoutComments(JSON.parse(await readFile(path, 'utf8')))),
+        loader: 'json',
+        watchFiles: [path],
+      }));
     },
   };
+}
+
+/** The client's entry: the app. */
+const CLIENT_ENTRY = join(CLIENT, 'app', 'main.tsx');
+
+/** What the modules under `dir` load by import(), as written there ("../form/StepPage.js"). */
+function dynamicImportsOf(dir: string): string[] {
+  const files = readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((file) => /\.tsx?$/.test(file));
+  const written = files.flatMap((file) => [...readFileSync(join(dir, file), 'utf8').matchAll(/\bimport\(\s*(['"])([^'"]+)\1\s*\)/g)].map((match) => match[2]!));
+  return [...new Set(written)];
 }
 
 /** What every page loads with the entry (src/client/app/sharedChunk.ts): a manifest for the build, imported by no product module. */
@@ -147,7 +185,12 @@ function sharedChunkPlugin(): esbuild.Plugin {
   return {
     name: 'shared-chunk',
     setup(build) {
-      build.onResolve({ filter: /.*/ }, async ({ path, kind, importer, resolveDir, pluginData }) => {
+      // Only the entry and what the client's code loads by import() reach the callback: a filter
+      // that let every import through made esbuild call into this process for each of ~1,400
+      // imports, in every rebuild of `npm run dev` too.
+      const specifiers = [CLIENT_ENTRY, ...dynamicImportsOf(CLIENT)];
+      const filter = new RegExp(`^(${specifiers.map((specifier) => specifier.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})$`);
+      build.onResolve({ filter }, async ({ path, kind, importer, resolveDir, pluginData }) => {
         if ((kind !== 'dynamic-import' && kind !== 'entry-point') || pluginData === namespace) return undefined;
         const resolved = await build.resolve(path, { kind, importer, resolveDir, pluginData: namespace });
         if (resolved.errors.length > 0 || !resolved.path.startsWith(`${CLIENT}/`) || !/\.tsx?$/.test(resolved.path)) return resolved;
@@ -164,7 +207,7 @@ function sharedChunkPlugin(): esbuild.Plugin {
 
 function clientContext(formsLoader: () => string) {
   return esbuild.context({
-    entryPoints: { main: join(CLIENT, 'app', 'main.tsx') },
+    entryPoints: { main: CLIENT_ENTRY },
     bundle: true,
     splitting: true,
     format: 'esm',
@@ -185,7 +228,7 @@ function clientContext(formsLoader: () => string) {
     logLevel: 'warning',
     // The generated forms may sit in a copy of the project (ONRAMP_CONTENT_DIR) with no node_modules.
     nodePaths: [join(PROJECT_ROOT, 'node_modules')],
-    plugins: [sharedChunkPlugin(), projectPlugin(formsLoader), markdownStubPlugin],
+    plugins: [sharedChunkPlugin(), projectPlugin(formsLoader), markdownStubPlugin, uriStubPlugin],
   });
 }
 
@@ -310,10 +353,18 @@ export async function buildDist(): Promise<DistBuild> {
     previous = current;
     return entry;
   };
-  const bundle = async () => {
+  const bundle = async <Made = undefined>(meanwhile?: () => Made): Promise<Bundle<Made>> => {
     formsLoader = await generateForms(schemaNamesOf(loadFlow()));
-    const [result] = await Promise.all([context.rebuild(), buildSsr(() => formsLoader)]);
-    return { write: () => write(result) };
+    const rebuilt = Promise.all([context.rebuild(), buildSsr(() => formsLoader)]);
+    let made: Made | undefined;
+    try {
+      made = meanwhile?.();
+    } finally {
+      // Settled before anything is thrown: no rebuild is left running unawaited.
+      await rebuilt.catch(() => undefined);
+    }
+    const [result] = await rebuilt;
+    return { write: () => write(result), made: made as Made };
   };
   await rm(DIST, { recursive: true, force: true });
   const entry = await (await bundle()).write();

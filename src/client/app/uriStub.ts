@@ -1,0 +1,10 @@
+/**
+ * Stands in for fast-uri (6 KB gzip), which @rjsf/utils imports only to resolve a schema's "$ref"
+ * against its "$id". No "$ref" reaches the browser: the build inlines each one of a form's schema
+ * (src/shared/schemaFiles.ts, bundleSchema), so a call here is a build's mistake, said as such.
+ */
+function refInTheBrowser(): never {
+  throw new Error('A form schema in the browser holds a "$ref"; the build inlines every "$ref" (bundleSchema)');
+}
+
+export default { equal: refInTheBrowser, resolve: refInTheBrowser };
