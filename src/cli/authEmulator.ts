@@ -9,9 +9,15 @@ import { LOCAL_AUTH_EMULATOR_HOST, LOCAL_FIREBASE_PROJECT_ID } from '../server/c
 import { PROJECT_ROOT } from '../node/projectFiles.js';
 const START_TIMEOUT_MS = 90_000; // ~15 s on an idle machine; CI machines are shared
 
+/**
+ * Nothing listening is refused at once; an emulator that is there but slow (a busy machine) is
+ * given seconds to answer, or a second one would be started beside it.
+ */
+const ANSWER_TIMEOUT_MS = 5_000;
+
 async function answers(): Promise<boolean> {
   try {
-    const response = await fetch(`http://${LOCAL_AUTH_EMULATOR_HOST}/`, { signal: AbortSignal.timeout(1_000) });
+    const response = await fetch(`http://${LOCAL_AUTH_EMULATOR_HOST}/`, { signal: AbortSignal.timeout(ANSWER_TIMEOUT_MS) });
     return response.ok;
   } catch {
     return false;
