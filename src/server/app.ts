@@ -26,6 +26,7 @@ import { dbPlugin } from './plugins/db.js';
 import { identityPlugin } from './plugins/identity.js';
 import { otpCodesPlugin } from './plugins/otpCodes.js';
 import { remindersPlugin } from './plugins/reminders.js';
+import { expiriesPlugin } from './plugins/expiries.js';
 import { messagingPlugin } from './plugins/messaging.js';
 import { paymentsPlugin } from './plugins/payments.js';
 import { sessionsPlugin } from './plugins/sessions.js';
@@ -241,6 +242,7 @@ export async function buildApp(config: ServerConfig, options: AppOptions = {}): 
   const signInUrl = `${config.publicUrl ?? `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`}${flow.steps[flow.account.signIn]?.route ?? '/'}`;
   await app.register(messagingPlugin, { config: config.messaging, signInUrl });
   await app.register(remindersPlugin, { publicOrigin: new URL(signInUrl).origin });
+  await app.register(expiriesPlugin);
   await app.register(otpCodesPlugin);
   await app.register(uploadsPlugin, { dataDir: config.dataDir, storage: config.storage });
   await app.register(staffAuthPlugin);

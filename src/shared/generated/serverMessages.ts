@@ -54,7 +54,7 @@ export interface ServerMessages {
     notYourFile: Text;
     approvedLocked: Text;
     noSuchStep: Text;
-    renewalOnly?: Text;
+    renewalOnly: Text;
   };
   finance: {
     subscribeFirst: Text;
