@@ -42,6 +42,7 @@ import { financeRoutes } from './routes/finance.js';
 import { ipLookupRoutes, staticRoutes } from './routes/static.js';
 import { insightsRoutes } from './routes/insights.js';
 import { reminderRoutes } from './routes/reminders.js';
+import { expiryRoutes } from './routes/expiries.js';
 import { staffRoutes } from './routes/staff.js';
 import { subscriptionRoutes } from './routes/subscription.js';
 import { studioRoutes } from './routes/studio.js';
@@ -261,6 +262,7 @@ export async function buildApp(config: ServerConfig, options: AppOptions = {}): 
   await app.register(adminRoutes, { prefix: ADMIN_PREFIX, config });
   await app.register(adminPrivacyRoutes, { prefix: ADMIN_PREFIX, embeddedDatabase: config.database.kind === 'pglite' });
   await app.register(insightsRoutes, { prefix: ADMIN_PREFIX });
+  await app.register(expiryRoutes, { prefix: ADMIN_PREFIX });
   await app.register(reminderRoutes);
   await app.register(staffRoutes, { prefix: ADMIN_PREFIX, rateLimit: config.authRateLimit, counters: config.sharedCounters });
   // The form studio's data: open under `npm run dev`, otherwise for staff.
