@@ -315,3 +315,43 @@ describe('an approved driver replacing an expiring document', () => {
     expect(rows[0]!.status).toBe('approved');
   });
 });
+
+describe('a driver sent back by an expired document', () => {
+  it('replaces it, and only it, and is reviewed again', async () => {
+    server.clock.reset();
+    const driver = await approvedDriver(server);
+    const { rows: vehicles } = await server.db.query<{ id: string }>('SELECT id FROM vehicles WHERE driver_id = $1', [driver.driverId]);
+    const answers = json<StepAnswersAnswer>(await server.app.inject({ method: 'GET', url: '/driver/answers/addVehicle', headers: bearer(driver.token) }));
+    const kept: Record<string, FormValue> = {
+      ...Object.fromEntries(Object.entries(answers.files).map(([field, stored]) => [field, `kept:${stored.id}`])),
+      ...Object.fromEntries(expiries.documents.map((document) => [document.date, String(answers.answers?.[document.date])])),
+    };
+    // The next noon in Texas (the profile's state; later than the sign-up), the day after the insurance's date.
+    const noon = Date.parse(`${new Date().toISOString().slice(0, 10)}T18:00:00Z`);
+    const moved = noon > Date.now() ? noon : noon + DAY_MS;
+    const today = new Date(moved).toISOString().slice(0, 10);
+    at(moved);
+    await server.db.query(
+      `UPDATE step_answers SET answers = jsonb_set(answers, '{proofInsuranceExpiryDate}', to_jsonb($2::text)) WHERE driver_id = $1 AND step = 'addVehicle'`,
+      [driver.driverId, new Date(Date.parse(today) - DAY_MS).toISOString().slice(0, 10)],
+    );
+    await pass();
+    const status = async () => (await server.db.query<{ status: string }>('SELECT status FROM drivers WHERE id = $1', [driver.driverId])).rows[0]!.status;
+    expect(await status()).toBe('rejected');
+    // Signed in again at the moved clock.
+    const { token } = await server.app.sessions.start(driver.driverId, null);
+    const send = (overrides: Record<string, FormValue>) =>
+      post(server.app, '/driver/completeVehicle', token, formData(vehicleValues(vehicles[0]!.id, { ...kept, ...overrides })));
+    const renewed = { proofInsurance: file(JPEG_BYTES, 'new-insurance.jpg', 'image/jpeg'), proofInsuranceExpiryDate: isoDateOffset(1, 1) };
+    const refused = await send({ ...renewed, vehicleMake: 'Honda' });
+    expect(refused.statusCode).toBe(409);
+    expect(json(refused)).toEqual({ message: DRIVER_MESSAGES.renewalOnly });
+    const sent = await send(renewed);
+    expect(sent.statusCode, sent.body).toBe(200);
+    expect(await status()).toBe('pending');
+    const queue = json<QueuePage>(await asReviewer('/admin/drivers?status=pending&limit=200'));
+    const row = queue.drivers.find((each) => each.id === driver.driverId);
+    expect(row).toBeDefined();
+    expect(row?.expired).toBeUndefined();
+  });
+});
