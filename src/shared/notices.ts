@@ -31,7 +31,7 @@ export const REQUIRED_VALUES: { readonly [N in NoticeName]?: { readonly [C in ke
   documentExpired: { email: ['document', 'signInUrl'], sms: ['document'] },
 };
 
-/** The one placeholder of flows/notices.json's expiries.fixReason: the date the document expired. */
+/** The one placeholder of flows/notices.json's expiries.fixReason and renewReason: the document's date. */
 export const FIX_REASON_VALUE = 'expiresOn';
 
 export type NoticeName = keyof typeof NOTICE_VALUES;

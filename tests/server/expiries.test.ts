@@ -278,6 +278,18 @@ describe('an approved driver replacing an expiring document', () => {
       `UPDATE step_answers SET answers = jsonb_set(answers, '{proofInsuranceExpiryDate}', to_jsonb($2::text)) WHERE driver_id = $1 AND step = 'addVehicle'`,
       [driver.driverId, new Date(Date.now() + 20 * DAY_MS).toISOString().slice(0, 10)],
     );
+    // Signing in sends the driver to the step holding it (the resume table), whose form says which.
+    const status = json<{ data: { renewal?: string } }>(
+      await server.app.inject({ method: 'GET', url: `/driver/status/${driver.driverId}`, headers: bearer(driver.token) }),
+    );
+    expect(status.data.renewal).toBe('addVehicle');
+    const prefill = json<StepAnswersAnswer>(await server.app.inject({ method: 'GET', url: '/driver/answers/addVehicle', headers: bearer(driver.token) }));
+    const expiresOn = new Intl.DateTimeFormat('en-US', { dateStyle: 'long', timeZone: 'UTC' }).format(Date.now() + 20 * DAY_MS);
+    const renewReason = `This document expires on ${expiresOn}. Please send the new one with its expiry date.`;
+    expect(prefill.fixes).toEqual([
+      { field: 'proofInsuranceExpiryDate', reason: renewReason },
+      { field: 'proofInsurance', reason: renewReason },
+    ]);
     const renewed = { proofInsurance: file(JPEG_BYTES, 'new-insurance.jpg', 'image/jpeg'), proofInsuranceExpiryDate: isoDateOffset(1, 1) };
     for (const other of [
       { plateNumber: 'NEW999' },

@@ -87,7 +87,7 @@ export function checkReminders(notices: JsonObject, flow: { steps: Record<string
 /**
  * The documents that expire against the flow and its schemas: each a step of the flow, its date
  * and files fields of that step's schema; the notices' days from the most to the fewest; the
- * fix's words with the placeholders it is given.
+ * fixes' words with the placeholder they are given.
  */
 export function checkExpiries(
   notices: JsonObject,
@@ -104,8 +104,7 @@ export function checkExpiries(
     const step = document.step;
     const stepFile = Object.hasOwn(flow.steps, step) ? flow.steps[step] : undefined;
     const schemaName = stepFile && 'schema' in stepFile ? stepFile.schema : undefined;
-    const fields = schemaName ? fieldsOf(schemaName) : undefined;
-    if (!fields) {
+    if (!schemaName) {
       const near = closest(step, steps);
       problems.add(
         NOTICES_FILE,
@@ -115,6 +114,9 @@ export function checkExpiries(
       );
       continue;
     }
+    // A schema that does not load is reported in its own file.
+    const fields = fieldsOf(schemaName);
+    if (!fields) continue;
     const named: [string, unknown][] = [
       ['date', document.date],
       ...(Array.isArray(document.files) ? document.files : []).map((file, at): [string, unknown] => [`files/${at}`, file]),
@@ -141,12 +143,14 @@ export function checkExpiries(
       );
     }
   }
-  if (typeof expiries.fixReason === 'string') {
-    for (const placeholder of placeholdersIn(expiries.fixReason)) {
+  for (const key of ['fixReason', 'renewReason']) {
+    const words = expiries[key];
+    if (typeof words !== 'string') continue;
+    for (const placeholder of placeholdersIn(words)) {
       if (placeholder === FIX_REASON_VALUE) continue;
       problems.add(
         NOTICES_FILE,
-        pointer('expiries', 'fixReason'),
+        pointer('expiries', key),
         `{${placeholder}} is not a value the fix is given, so drivers would read "{${placeholder}}"`,
         `use {${FIX_REASON_VALUE}}`,
       );

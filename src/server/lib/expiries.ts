@@ -20,6 +20,10 @@ export const beforeNotice = (days: number) => `before-${days}`;
 export const dayIn = (zone: string, at: Date): string =>
   new Intl.DateTimeFormat('en-CA', { timeZone: zone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(at);
 
+/** A document's date as a driver reads it in `locale`: "April 19, 2031", "19 de abril de 2031". */
+export const dayInWords = (day: string, locale: string): string =>
+  new Intl.DateTimeFormat(locale, { dateStyle: 'long', timeZone: 'UTC' }).format(new Date(`${day}T00:00:00Z`));
+
 /** `day` moved by `days` days (YYYY-MM-DD). */
 export const addDays = (day: string, days: number): string => new Date(Date.parse(`${day}T00:00:00Z`) + days * DAY_MS).toISOString().slice(0, 10);
 

@@ -17,7 +17,7 @@ import { DEFAULT_LOCALE, isLocale, type Locale } from '../../shared/locales.js';
 import { loadNotices } from '../../node/projectFiles.js';
 import { FIX_REASON_VALUE } from '../../shared/notices.js';
 import { fillPlaceholders } from '../../shared/placeholders.js';
-import { addDays, dayIn, daysUntil, documentFields, EXPIRED_NOTICE, noticeDue, renewalWindowDays, type Expiries } from '../lib/expiries.js';
+import { addDays, dayIn, dayInWords, daysUntil, documentFields, EXPIRED_NOTICE, noticeDue, renewalWindowDays, type Expiries } from '../lib/expiries.js';
 import { zoneOfState } from '../lib/stateZones.js';
 import { hourIn, isQuiet, STATE_ANSWER } from './reminders.js';
 
@@ -92,7 +92,7 @@ export const expiriesPlugin = fp(
         if (isQuiet(hourIn(zone, now), reminders.quietHours)) continue;
         const locale = isLocale(candidate.locale) ? candidate.locale : DEFAULT_LOCALE;
         const words = expiriesIn(locale);
-        const expiresOn = new Intl.DateTimeFormat(locale, { dateStyle: 'long', timeZone: 'UTC' }).format(new Date(`${candidate.expires_on}T00:00:00Z`));
+        const expiresOn = dayInWords(candidate.expires_on, locale);
         const won = await app.db.transaction(async (tx) => {
           const { rows: claimed } = await tx.query<{ notice: string }>(
             `INSERT INTO document_notices_sent (driver_id, document, expires_on, notice, sent_at)

@@ -19,8 +19,11 @@ import { UPLOADS_PATH, type FileAheadAnswer, type StatusAnswer, type StepAnswers
 import type { Queryable } from '../db/db.js';
 import { storageForStatus, type Review } from '../../shared/flow.js';
 import { comparableAnswer, keptSealedValue, maskedAnswers, openAnswers, saveStepAnswers, sealAnswers, stepAnswersOf } from '../lib/answers.js';
-import { documentFields, renewableDocuments } from '../lib/expiries.js';
+import { dayInWords, documentFields, renewableDocuments } from '../lib/expiries.js';
 import { loadNotices } from '../../node/projectFiles.js';
+import type { Locale } from '../../shared/locales.js';
+import { FIX_REASON_VALUE } from '../../shared/notices.js';
+import { fillPlaceholders } from '../../shared/placeholders.js';
 import type { CallValues, ContextName, KeptAnswers } from '../lib/callPayload.js';
 import { driverFromRow, returningDriver } from '../lib/driverStatus.js';
 import { findUpload, sendUpload } from '../lib/uploadFiles.js';
@@ -308,6 +311,18 @@ export async function driverRoutes(app: FastifyInstance) {
     return exchanged;
   });
 
+  /** An approved driver's documents of `step` they may replace now, each field with the words of expiries.renewReason. */
+  async function renewalFixes(driverId: string, step: string, answers: Record<string, unknown>, locale: Locale): Promise<{ field: string; reason: string }[]> {
+    const { rows } = await app.db.query<{ status: string }>('SELECT status FROM drivers WHERE id = $1', [driverId]);
+    if (rows[0]?.status !== 'approved') return [];
+    const words = loadNotices(locale).expiries;
+    return renewableDocuments(expiries, step, answers, app.now().toISOString().slice(0, 10)).flatMap((document) => {
+      const expiresOn = dayInWords(String(answers[document.date]), locale);
+      const reason = fillPlaceholders(words.renewReason, { [FIX_REASON_VALUE]: expiresOn });
+      return documentFields(document).map((field) => ({ field, reason }));
+    });
+  }
+
   /** What the driver sent of a step, to prefill its form: sensitive values masked, files as links, the fixes asked. */
   const answersAnswer = { schema: { params: pathParams('step'), response: { 200: { $ref: 'review#/$defs/stepAnswersAnswer' } } } };
   app.get<{ Params: { step: string } }>(reader.routePath(reader.flow.review.answersCall), answersAnswer, async (request): Promise<StepAnswersAnswer> => {
@@ -326,7 +341,10 @@ export async function driverRoutes(app: FastifyInstance) {
     return {
       answers: maskedAnswers(stored.answers),
       files: Object.fromEntries(uploads.map((upload) => [upload.field, { id: upload.id, url: `${UPLOADS_PATH}/${upload.id}`, mime: upload.mime }])),
-      fixes,
+      fixes: [
+        ...fixes,
+        ...(await renewalFixes(request.driverId, step, stored.answers, request.locale)).filter((each) => !fixes.some((fix) => fix.field === each.field)),
+      ],
     };
   });
 

@@ -30,6 +30,7 @@ export interface Notices {
     daysBefore: number[];
     whenExpired: 'askFix' | 'notify';
     fixReason: string;
+    renewReason: string;
   };
   reminders: {
     $comment?: string;

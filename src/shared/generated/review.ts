@@ -84,6 +84,10 @@ export interface DriverStatus {
    */
   nextFix?: string;
   /**
+   * An approved driver's first step (in the flow's order) holding a document that expires soon or has (flows/notices.json's expiries), which they may replace now: where the resume table sends them. A step id of the flow.
+   */
+  renewal?: string;
+  /**
    * The driver's vehicle, once its photos were sent (the vehicle step sends it back).
    */
   vehicleId?: string;
