@@ -33,9 +33,9 @@ async function documentAnswers(db: Queryable, expiries: Expiries, driverIds: str
   );
   const byDriver = new Map<string, Map<string, Record<string, unknown>>>();
   for (const row of rows) {
-    const steps = byDriver.get(row.driver_id) ?? new Map<string, Record<string, unknown>>();
-    steps.set(row.step, row.answers);
-    byDriver.set(row.driver_id, steps);
+    const answersByStep = byDriver.get(row.driver_id) ?? new Map<string, Record<string, unknown>>();
+    answersByStep.set(row.step, row.answers);
+    byDriver.set(row.driver_id, answersByStep);
   }
   return byDriver;
 }
@@ -45,8 +45,8 @@ export async function expiredByDriver(db: Queryable, driverIds: string[], now: D
   const { expiries } = loadNotices();
   const expired = new Map<string, string[]>();
   if (driverIds.length === 0 || expiries.documents.length === 0) return expired;
-  for (const [driverId, steps] of await documentAnswers(db, expiries, driverIds)) {
-    const names = expiredDocuments(expiries, steps, todayOf(now));
+  for (const [driverId, answersByStep] of await documentAnswers(db, expiries, driverIds)) {
+    const names = expiredDocuments(expiries, answersByStep, todayOf(now));
     if (names.length > 0) expired.set(driverId, names);
   }
   return expired;
