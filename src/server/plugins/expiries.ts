@@ -17,7 +17,19 @@ import { DEFAULT_LOCALE, isLocale, type Locale } from '../../shared/locales.js';
 import { loadNotices } from '../../node/projectFiles.js';
 import { FIX_REASON_VALUE } from '../../shared/notices.js';
 import { fillPlaceholders } from '../../shared/placeholders.js';
-import { addDays, dayIn, dayInWords, daysUntil, documentFields, EXPIRED_NOTICE, noticeDue, renewalWindowDays, type Expiries } from '../lib/expiries.js';
+import {
+  addDays,
+  dayIn,
+  dayInWords,
+  daysUntil,
+  documentFields,
+  EXPIRED_NOTICE,
+  noticeDue,
+  renewalWindowDays,
+  type Expiries,
+  type ExpiringDocument,
+} from '../lib/expiries.js';
+import type { Queryable } from '../db/db.js';
 import { zoneOfState } from '../lib/stateZones.js';
 import { hourIn, isQuiet, STATE_ANSWER } from './reminders.js';
 
@@ -38,7 +50,6 @@ declare module 'fastify' {
 interface Candidate {
   id: string;
   locale: string;
-  status: string;
   state: string | null;
   /** The document's index in expiries.documents (1-based, as WITH ORDINALITY counts). */
   document: number;
@@ -60,13 +71,34 @@ export const expiriesPlugin = fp(
       return words;
     };
 
+    /**
+     * An expired document sends the driver back to fix it: a fix on its date and files, the
+     * driver rejected (a decision on what the reviewer saw before is refused: the version moves
+     * on). A driver in review keeps their place: the reviewer sees the document expired.
+     */
+    async function askFix(tx: Queryable, driverId: string, document: ExpiringDocument, reason: string, now: Date): Promise<void> {
+      const { rows } = await tx.query(
+        `UPDATE drivers SET status = 'rejected', rejection_reason = NULL, renewing = true, review_version = review_version + 1, updated_at = $2
+         WHERE id = $1 AND status <> 'pending' RETURNING id`,
+        [driverId, now],
+      );
+      if (rows.length === 0) return;
+      for (const field of documentFields(document)) {
+        await tx.query(
+          `INSERT INTO review_fixes (driver_id, step, field, reason) VALUES ($1, $2, $3, $4)
+           ON CONFLICT (driver_id, step, field) DO UPDATE SET reason = EXCLUDED.reason`,
+          [driverId, document.step, field, reason],
+        );
+      }
+    }
+
     async function noticeDueNow(): Promise<number> {
       if (expiries.documents.length === 0) return 0;
       const now = app.now();
       // Every driver's day is within a day of UTC's: the pass reads the dates up to the window's end from there.
       const horizon = addDays(now.toISOString().slice(0, 10), renewalWindowDays(expiries) + 1);
       const { rows } = await app.db.query<Candidate>(
-        `SELECT d.id, d.locale, d.status, doc.document::int AS document, a.answers ->> doc.field AS expires_on,
+        `SELECT d.id, d.locale, doc.document::int AS document, a.answers ->> doc.field AS expires_on,
            (SELECT s.answers ->> $4 FROM step_answers s WHERE s.driver_id = d.id AND s.step = $3) AS state,
            coalesce((SELECT array_agg(n.notice) FROM document_notices_sent n
              WHERE n.driver_id = d.id AND n.document = a.step || '.' || doc.field AND n.expires_on = a.answers ->> doc.field), '{}') AS sent
@@ -97,33 +129,19 @@ export const expiriesPlugin = fp(
           const { rows: claimed } = await tx.query<{ notice: string }>(
             `INSERT INTO document_notices_sent (driver_id, document, expires_on, notice, sent_at)
              SELECT $1, $2, $3, notice, $5 FROM unnest($4::text[]) AS notice
+             WHERE EXISTS (SELECT 1 FROM step_answers a WHERE a.driver_id = $1 AND a.step = $6 AND a.answers ->> $7 = $3)
              ON CONFLICT DO NOTHING RETURNING notice`,
-            [candidate.id, `${document.step}.${document.date}`, candidate.expires_on, [...due.earlier, due.notice], now],
+            [candidate.id, `${document.step}.${document.date}`, candidate.expires_on, [...due.earlier, due.notice], now, document.step, document.date],
           );
-          // Another server sent this one (its row came first): nothing more here.
+          // Another server sent this one (its row came first), or the driver replaced the document meanwhile: nothing more here.
           if (!claimed.some((row) => row.notice === due.notice)) return false;
           const values = { document: words.documents[candidate.document - 1]!.name, expiresOn };
           if (due.notice !== EXPIRED_NOTICE) {
             await app.messaging.notify(tx, candidate.id, 'documentExpiring', values, { smsNeedsConsent: true });
             return true;
           }
-          // A driver in review keeps their place: the reviewer sees the document expired.
-          if (expiries.whenExpired === 'askFix' && candidate.status !== 'pending') {
-            const reason = fillPlaceholders(words.fixReason, { [FIX_REASON_VALUE]: expiresOn });
-            for (const field of documentFields(document)) {
-              await tx.query(
-                `INSERT INTO review_fixes (driver_id, step, field, reason) VALUES ($1, $2, $3, $4)
-                 ON CONFLICT (driver_id, step, field) DO UPDATE SET reason = EXCLUDED.reason`,
-                [candidate.id, document.step, field, reason],
-              );
-            }
-            // A decision on what the reviewer saw before this is refused (the version moves on).
-            await tx.query(
-              `UPDATE drivers SET status = 'rejected', rejection_reason = NULL, renewing = true, review_version = review_version + 1, updated_at = $2
-               WHERE id = $1`,
-              [candidate.id, now],
-            );
-          }
+          if (expiries.whenExpired === 'askFix')
+            await askFix(tx, candidate.id, document, fillPlaceholders(words.fixReason, { [FIX_REASON_VALUE]: expiresOn }), now);
           await app.messaging.notify(tx, candidate.id, 'documentExpired', values, { smsNeedsConsent: true });
           return true;
         });
