@@ -10,7 +10,18 @@ import { loadServerMessages } from '../../src/node/projectFiles.js';
 import type { ReviewDriver } from '../../src/shared/review.js';
 import { TEST_PASSWORD } from '../support/identity.js';
 import { approvedDriver, bearer, json, staffAccount } from '../support/server.js';
-import { choosePhoto, contextForTest, expectToast, press, screenshot, signInAsStaff, signInWithPassword, startJourney, type Journey } from './support.js';
+import {
+  choosePhoto,
+  contextForTest,
+  PHONE_VIEWPORT,
+  expectToast,
+  press,
+  screenshot,
+  signInAsStaff,
+  signInWithPassword,
+  startJourney,
+  type Journey,
+} from './support.js';
 
 const DAY_MS = 24 * 3600 * 1000;
 
@@ -79,5 +90,7 @@ describe('an approved driver whose document expires soon', () => {
     await expect(row.innerText()).resolves.toContain('vehicle registration');
     await expect(row.innerText()).resolves.toContain('in 5 days');
     await screenshot(page, '61-expiring-documents');
+    await page.setViewportSize(PHONE_VIEWPORT);
+    await screenshot(page, '62-expiring-documents-phone');
   });
 });

@@ -11,6 +11,9 @@ import { checkRefusal, readAdmin, type AdminSession } from './adminApi.js';
 import { formatDay, REVIEW_TABS } from './adminData.js';
 import { ReadFailure } from './ReadFailure.js';
 
+/** The table's columns: its head, and each cell's label on a phone. */
+const COLUMNS = { driver: 'Driver', status: 'Status', document: 'Document', expires: 'Expires' } as const;
+
 /** "in 3 days", "today", "expired 2 days ago". */
 function left(days: number): string {
   if (days === 0) return 'today';
@@ -53,27 +56,32 @@ export function ExpiringSection({ session }: { session: AdminSession }) {
       {list && list.drivers.length === 0 && <p className="admin-empty">No document expires within {list.days} days.</p>}
       {list && list.drivers.length > 0 && (
         <div className="admin-audit-scroll">
-          <table className="admin-audit">
+          <table className="admin-audit admin-expiring">
             <thead>
               <tr>
-                <th scope="col">Driver</th>
-                <th scope="col">Status</th>
-                <th scope="col">Document</th>
-                <th scope="col">Expires</th>
+                {Object.values(COLUMNS).map((label) => (
+                  <th key={label} scope="col">
+                    {label}
+                  </th>
+                ))}
               </tr>
             </thead>
             <tbody>
               {list.drivers.flatMap((driver) =>
                 driver.documents.map((document) => (
                   <tr key={`${driver.id}/${document.field}`}>
-                    <td>
-                      {driver.name && `${driver.name} `}
-                      <span className={driver.name ? 'admin-muted' : undefined}>{driver.email}</span>
+                    <td data-label={COLUMNS.driver}>
+                      <span>
+                        {driver.name && `${driver.name} `}
+                        <span className={driver.name ? 'admin-muted' : undefined}>{driver.email}</span>
+                      </span>
                     </td>
-                    <td>{REVIEW_TABS.find((tab) => tab.status === driver.status)?.label}</td>
-                    <td>{document.name}</td>
-                    <td className={document.daysLeft < 0 ? 'admin-expired' : undefined}>
-                      <time dateTime={document.expiresOn}>{formatDay(document.expiresOn)}</time> ({left(document.daysLeft)})
+                    <td data-label={COLUMNS.status}>{REVIEW_TABS.find((tab) => tab.status === driver.status)?.label}</td>
+                    <td data-label={COLUMNS.document}>{document.name}</td>
+                    <td data-label={COLUMNS.expires} className={document.daysLeft < 0 ? 'admin-expired' : undefined}>
+                      <span>
+                        <time dateTime={document.expiresOn}>{formatDay(document.expiresOn)}</time> ({left(document.daysLeft)})
+                      </span>
                     </td>
                   </tr>
                 )),
