@@ -59,6 +59,9 @@ export function renewableDocuments(expiries: Expiries, step: string, answers: Re
   });
 }
 
+/** How document_notices_sent names a document: its date's step and field ("addVehicle.proofInsuranceExpiryDate"). */
+export const documentKey = (document: ExpiringDocument): string => `${document.step}.${document.date}`;
+
 /** A document's fields: its date and its files. */
 export const documentFields = (document: ExpiringDocument): string[] => [document.date, ...document.files];
 

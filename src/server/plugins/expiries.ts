@@ -23,6 +23,7 @@ import {
   dayInWords,
   daysUntil,
   documentFields,
+  documentKey,
   EXPIRED_NOTICE,
   noticeDue,
   renewalWindowDays,
@@ -101,8 +102,8 @@ export const expiriesPlugin = fp(
         `SELECT d.id, d.locale, doc.document::int AS document, a.answers ->> doc.field AS expires_on,
            (SELECT s.answers ->> $4 FROM step_answers s WHERE s.driver_id = d.id AND s.step = $3) AS state,
            coalesce((SELECT array_agg(n.notice) FROM document_notices_sent n
-             WHERE n.driver_id = d.id AND n.document = a.step || '.' || doc.field AND n.expires_on = a.answers ->> doc.field), '{}') AS sent
-         FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS doc (step, field, document)
+             WHERE n.driver_id = d.id AND n.document = doc.key AND n.expires_on = a.answers ->> doc.field), '{}') AS sent
+         FROM unnest($1::text[], $2::text[], $6::text[]) WITH ORDINALITY AS doc (step, field, key, document)
          JOIN step_answers a ON a.step = doc.step
          JOIN drivers d ON d.id = a.driver_id
          WHERE (d.status = 'approved' OR d.renewing) AND a.answers ->> doc.field <= $5`,
@@ -112,6 +113,7 @@ export const expiriesPlugin = fp(
           STATE_ANSWER.step,
           STATE_ANSWER.field,
           horizon,
+          expiries.documents.map(documentKey),
         ],
       );
       let sent = 0;
@@ -131,7 +133,7 @@ export const expiriesPlugin = fp(
              SELECT $1, $2, $3, notice, $5 FROM unnest($4::text[]) AS notice
              WHERE EXISTS (SELECT 1 FROM step_answers a WHERE a.driver_id = $1 AND a.step = $6 AND a.answers ->> $7 = $3)
              ON CONFLICT DO NOTHING RETURNING notice`,
-            [candidate.id, `${document.step}.${document.date}`, candidate.expires_on, [...due.earlier, due.notice], now, document.step, document.date],
+            [candidate.id, documentKey(document), candidate.expires_on, [...due.earlier, due.notice], now, document.step, document.date],
           );
           // Another server sent this one (its row came first), or the driver replaced the document meanwhile: nothing more here.
           if (!claimed.some((row) => row.notice === due.notice)) return false;
