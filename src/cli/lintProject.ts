@@ -14,7 +14,7 @@ import { bundleSchema, isObject, SchemaFileError, type JsonObject } from '../sha
 import { checkFlow, FLOW_FILE } from './lint/flowChecks.js';
 import { checkFixtures } from './lint/fixtureChecks.js';
 import { checkFlowPaths } from './lint/flowPaths.js';
-import { checkNotices, checkReminders, NOTICES_FILE } from './lint/noticeChecks.js';
+import { checkExpiries, checkNotices, checkReminders, NOTICES_FILE } from './lint/noticeChecks.js';
 import { locate, parseJsonObject, readProjectFile } from './lint/jsonFiles.js';
 import { closest, pointer, pointerKeys, Problems, suggestion, valueAt, type Problem } from './lint/problems.js';
 import { checkCompiles, checkSchemaRules } from './lint/schemaChecks.js';
@@ -367,7 +367,10 @@ export async function lintProject(root: string, registry: Registry, options: { f
       const leaveOut = (error: ErrorObject) => isMissingNext(flowJson)(error) || explainedBetter(FLOW_FILE, problems, routeForStep(flowJson))(error);
       if (flowChecker?.check<Flow>(FLOW_FILE, flowJson, problems, leaveOut) && !problems.hasAny(FLOW_FILE)) {
         await lintFlow(flowJson, folder, registry, problems);
-        if (notices && !problems.hasAny(NOTICES_FILE)) checkReminders(notices, flowJson, problems);
+        if (notices && !problems.hasAny(NOTICES_FILE)) {
+          checkReminders(notices, flowJson, problems);
+          checkExpiries(notices, flowJson, (name) => fieldsOf(folder.bundle(`${name}${SCHEMA_SUFFIX}`)), problems);
+        }
       }
     });
   }
@@ -407,6 +410,12 @@ export async function lintProject(root: string, registry: Registry, options: { f
   problems.locate((file) => readProjectFile(root, file), locate);
   // By file, each file's problems in the order they were found.
   return problems.list.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
+}
+
+/** A bundled schema's fields, or undefined when there is none. */
+function fieldsOf(schema: JsonObject | null | undefined): string[] | undefined {
+  const properties = schema?.properties;
+  return isObject(properties) ? Object.keys(properties) : undefined;
 }
 
 async function lintFlow(flow: Flow & JsonObject, folder: SchemaFolder, registry: Registry, problems: Problems): Promise<void> {

@@ -26,6 +26,7 @@ import { dbPlugin } from './plugins/db.js';
 import { identityPlugin } from './plugins/identity.js';
 import { otpCodesPlugin } from './plugins/otpCodes.js';
 import { remindersPlugin } from './plugins/reminders.js';
+import { expiriesPlugin } from './plugins/expiries.js';
 import { messagingPlugin } from './plugins/messaging.js';
 import { paymentsPlugin } from './plugins/payments.js';
 import { sessionsPlugin } from './plugins/sessions.js';
@@ -41,6 +42,7 @@ import { financeRoutes } from './routes/finance.js';
 import { ipLookupRoutes, staticRoutes } from './routes/static.js';
 import { insightsRoutes } from './routes/insights.js';
 import { reminderRoutes } from './routes/reminders.js';
+import { expiryRoutes } from './routes/expiries.js';
 import { staffRoutes } from './routes/staff.js';
 import { subscriptionRoutes } from './routes/subscription.js';
 import { studioRoutes } from './routes/studio.js';
@@ -241,6 +243,7 @@ export async function buildApp(config: ServerConfig, options: AppOptions = {}): 
   const signInUrl = `${config.publicUrl ?? `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`}${flow.steps[flow.account.signIn]?.route ?? '/'}`;
   await app.register(messagingPlugin, { config: config.messaging, signInUrl });
   await app.register(remindersPlugin, { publicOrigin: new URL(signInUrl).origin });
+  await app.register(expiriesPlugin);
   await app.register(otpCodesPlugin);
   await app.register(uploadsPlugin, { dataDir: config.dataDir, storage: config.storage });
   await app.register(staffAuthPlugin);
@@ -259,6 +262,7 @@ export async function buildApp(config: ServerConfig, options: AppOptions = {}): 
   await app.register(adminRoutes, { prefix: ADMIN_PREFIX, config });
   await app.register(adminPrivacyRoutes, { prefix: ADMIN_PREFIX, embeddedDatabase: config.database.kind === 'pglite' });
   await app.register(insightsRoutes, { prefix: ADMIN_PREFIX });
+  await app.register(expiryRoutes, { prefix: ADMIN_PREFIX });
   await app.register(reminderRoutes);
   await app.register(staffRoutes, { prefix: ADMIN_PREFIX, rateLimit: config.authRateLimit, counters: config.sharedCounters });
   // The form studio's data: open under `npm run dev`, otherwise for staff.

@@ -1,6 +1,6 @@
 /**
  * What drivers are told outside the app: the one-time codes and the notices (approved, rejected,
- * subscription failed or ended, bank account changed). Their words are data in flows/notices.json,
+ * subscription failed or ended, bank account changed, reminders, documents expiring or expired). Their words are data in flows/notices.json,
  * which ops staff edit; this says which `{placeholders}` the server fills into each, so the lint can
  * check an edit and the server's calls are typed by it.
  */
@@ -13,6 +13,8 @@ export const NOTICE_VALUES = {
   subscriptionEnded: ['signInUrl'],
   bankAccountChanged: ['accountLast4'],
   reminder: ['step', 'signInUrl', 'unsubscribeUrl'],
+  documentExpiring: ['document', 'expiresOn', 'signInUrl'],
+  documentExpired: ['document', 'expiresOn', 'signInUrl'],
 } as const satisfies Record<string, readonly string[]>;
 
 /**
@@ -25,7 +27,12 @@ export const REQUIRED_VALUES: { readonly [N in NoticeName]?: { readonly [C in ke
   rejected: { email: ['reason'] },
   bankAccountChanged: { email: ['accountLast4'] },
   reminder: { email: ['signInUrl', 'unsubscribeUrl'] },
+  documentExpiring: { email: ['document', 'expiresOn', 'signInUrl'], sms: ['document'] },
+  documentExpired: { email: ['document', 'signInUrl'], sms: ['document'] },
 };
+
+/** The one placeholder of flows/notices.json's expiries.fixReason and renewReason: the document's date. */
+export const FIX_REASON_VALUE = 'expiresOn';
 
 export type NoticeName = keyof typeof NOTICE_VALUES;
 export const NOTICE_NAMES = Object.keys(NOTICE_VALUES) as NoticeName[];

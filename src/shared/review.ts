@@ -10,6 +10,8 @@ export type {
   AuditAction,
   AuditEvent,
   AuditPage,
+  ExpiringDocument,
+  ExpiringList,
   Claim,
   DriverStatus,
   FileAheadAnswer,
@@ -54,6 +56,7 @@ export const AUDIT_ACTIONS = [
   'driver.erase',
   'audit.download',
   'insights.open',
+  'drivers.expiring',
 ] as const satisfies readonly AuditAction[];
 
 export const MAX_REASON_LENGTH = 500;

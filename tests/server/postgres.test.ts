@@ -88,7 +88,7 @@ describe('with DATABASE_URL (PostgreSQL)', { tags: ['postgresql'] }, () => {
     const [first, second] = await Promise.all([openDb(database), openDb(database)]);
     try {
       const { rows } = await first.query<{ version: string }>('SELECT version::text FROM schemaversion WHERE version > 0 ORDER BY schemaversion.version');
-      expect(rows.map((row) => Number(row.version))).toEqual(readdirSync(MIGRATIONS).map((_, index) => index + 1));
+      expect(rows.map((row) => Number(row.version))).toEqual(readdirSync(MIGRATIONS).map((name) => Number.parseInt(name, 10)));
     } finally {
       await Promise.all([first.close(), second.close()]);
     }
@@ -155,6 +155,36 @@ describe('with DATABASE_URL (PostgreSQL)', { tags: ['postgresql'] }, () => {
       "SELECT count(*)::int AS repeated FROM (SELECT driver_id FROM outgoing_notices WHERE notice = 'reminder' AND channel = 'email' GROUP BY driver_id HAVING count(*) > 1) twice",
     );
     expect(rows[0]!.repeated).toBe(0);
+  });
+
+  it('sends each expiry notice once and lists what expires soon, as PGlite does', async () => {
+    // Noon in New York, a week before the insurance's date.
+    const noon = Date.UTC(2031, 2, 10, 17, 0);
+    server.clock.offsetMs = noon - Date.now();
+    try {
+      const { rows: seeded } = await server.db.query<{ id: string }>(
+        `INSERT INTO drivers (email, firebase_uid, provider, status, is_session_complete, created_at, updated_at)
+         VALUES ('expiring-on-postgres@example.com', 'expiring-on-postgres', 'password', 'approved', true, now(), now()) RETURNING id`,
+      );
+      const id = seeded[0]!.id;
+      await server.db.query(
+        `INSERT INTO step_answers (driver_id, step, schema_name, schema_version, answers, submitted_at) VALUES ($1, 'addVehicle', 'vehicle', 'test', $2, now())`,
+        [id, JSON.stringify({ proofInsuranceExpiryDate: '2031-03-17' })],
+      );
+      const other = await server.buildAnother();
+      await Promise.all([server.app.expiries.noticeDue(), other.expiries.noticeDue(), server.app.expiries.noticeDue()]);
+      const { rows } = await server.db.query<{ count: number }>(
+        "SELECT count(*)::int AS count FROM outgoing_notices WHERE driver_id = $1 AND notice = 'documentExpiring' AND channel = 'email'",
+        [id],
+      );
+      expect(rows[0]!.count).toBe(1);
+      const listed = json<{ drivers: { id: string; documents: { daysLeft: number }[] }[] }>(
+        await server.app.inject({ method: 'GET', url: '/admin/expiring', headers: bearer(server.reviewer.key) }),
+      );
+      expect(listed.drivers.find((driver) => driver.id === id)?.documents.map((document) => document.daysLeft)).toEqual([7]);
+    } finally {
+      server.clock.reset();
+    }
   });
 
   it('answers 503 with a message while the database is down, keeps running, and recovers by itself when it is back', async () => {

@@ -70,6 +70,7 @@ describe('each role against each staff route', () => {
     { method: 'GET', url: '/admin/audit/download', roles: ['owner'] },
     { method: 'GET', url: '/admin/insights', roles: ['reviewer', 'owner'] },
     { method: 'GET', url: '/admin/insights/download', roles: ['reviewer', 'owner'] },
+    { method: 'GET', url: '/admin/expiring', roles: ['reviewer'] },
     { method: 'GET', url: '/admin/session', roles: 'any' },
     { method: 'POST', url: '/admin/session/end', roles: 'any' },
     { method: 'POST', url: '/admin/keys', roles: 'any' },

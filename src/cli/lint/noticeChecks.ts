@@ -1,9 +1,11 @@
 /**
  * flows/notices.json beyond its shape: every `{placeholder}` is one the server fills for that
  * message (src/shared/notices.ts), and the values a message exists to give (a code, a reason)
- * are in every one of its texts; the reminders name steps of the flow, in an order that can be kept.
+ * are in every one of its texts; the reminders name steps of the flow, in an order that can be kept;
+ * the documents that expire name fields of the flow's steps.
  */
-import { NOTICE_NAMES, NOTICE_VALUES, REQUIRED_VALUES } from '../../shared/notices.js';
+import { FIX_REASON_VALUE, NOTICE_NAMES, NOTICE_VALUES, REQUIRED_VALUES } from '../../shared/notices.js';
+import type { Flow } from '../../shared/flow.js';
 import { placeholdersIn } from '../../shared/placeholders.js';
 import { isObject, type JsonObject } from '../../shared/schemaFiles.js';
 import { closest, pointer, type Problems } from './problems.js';
@@ -77,6 +79,80 @@ export function checkReminders(notices: JsonObject, flow: { steps: Record<string
         pointer('reminders', 'afterHours', String(index)),
         `each reminder comes after the one before it, so ${hours} hours can't follow ${String(delays[index - 1])}`,
         'list the delays from the shortest to the longest',
+      );
+    }
+  }
+}
+
+/**
+ * The documents that expire against the flow and its schemas: each a step of the flow, its date
+ * and files fields of that step's schema; the notices' days from the most to the fewest; the
+ * fixes' words with the placeholder they are given.
+ */
+export function checkExpiries(
+  notices: JsonObject,
+  flow: Pick<Flow, 'steps'>,
+  fieldsOf: (schemaName: string) => string[] | undefined,
+  problems: Problems,
+): void {
+  const expiries = notices.expiries;
+  if (!isObject(expiries)) return;
+  const steps = Object.keys(flow.steps);
+  const documents = Array.isArray(expiries.documents) ? expiries.documents : [];
+  for (const [index, document] of documents.entries()) {
+    if (!isObject(document) || typeof document.step !== 'string') continue;
+    const step = document.step;
+    const stepFile = Object.hasOwn(flow.steps, step) ? flow.steps[step] : undefined;
+    const schemaName = stepFile && 'schema' in stepFile ? stepFile.schema : undefined;
+    if (!schemaName) {
+      const near = closest(step, steps);
+      problems.add(
+        NOTICES_FILE,
+        pointer('expiries', 'documents', index, 'step'),
+        `"${step}" is not a form step of flows/onboarding.flow.json, so this document's date is never answered`,
+        near ? `did you mean "${near}"?` : `use one of the flow's form steps: ${steps.filter((name) => 'schema' in flow.steps[name]!).join(', ')}`,
+      );
+      continue;
+    }
+    // A schema that does not load is reported in its own file.
+    const fields = fieldsOf(schemaName);
+    if (!fields) continue;
+    const named: [string, unknown][] = [
+      ['date', document.date],
+      ...(Array.isArray(document.files) ? document.files : []).map((file, at): [string, unknown] => [`files/${at}`, file]),
+    ];
+    for (const [where, field] of named) {
+      if (typeof field !== 'string' || fields.includes(field)) continue;
+      const near = closest(field, fields);
+      problems.add(
+        NOTICES_FILE,
+        pointer('expiries', 'documents', index, ...where.split('/')),
+        `"${field}" is not a field of schemas/${schemaName}.schema.json, so this document would never be ${where === 'date' ? 'found to expire' : 'replaced'}`,
+        near ? `did you mean "${near}"?` : `use one of its fields: ${fields.join(', ')}`,
+      );
+    }
+  }
+  const days = Array.isArray(expiries.daysBefore) ? expiries.daysBefore : [];
+  for (const [index, count] of days.entries()) {
+    if (index > 0 && typeof count === 'number' && count >= (days[index - 1] as number)) {
+      problems.add(
+        NOTICES_FILE,
+        pointer('expiries', 'daysBefore', String(index)),
+        `each notice comes nearer the date than the one before it, so ${count} days before can't follow ${String(days[index - 1])}`,
+        'list the days from the most to the fewest',
+      );
+    }
+  }
+  for (const key of ['fixReason', 'renewReason']) {
+    const words = expiries[key];
+    if (typeof words !== 'string') continue;
+    for (const placeholder of placeholdersIn(words)) {
+      if (placeholder === FIX_REASON_VALUE) continue;
+      problems.add(
+        NOTICES_FILE,
+        pointer('expiries', key),
+        `{${placeholder}} is not a value the fix is given, so drivers would read "{${placeholder}}"`,
+        `use {${FIX_REASON_VALUE}}`,
       );
     }
   }

@@ -22,6 +22,7 @@ import { clearStaffToken, getStaffToken, setStaffToken } from '../runtime/storag
 import { checkRefusal, needsSignIn, queuePath, readAdmin, type AdminKey, type AdminSession } from './adminApi.js';
 import { formatTime, localToday, REVIEW_TABS } from './adminData.js';
 import { DriverCard } from './DriverCard.js';
+import { ExpiringSection } from './ExpiringSection.js';
 import { InsightsSection } from './InsightsSection.js';
 import { StaffSignInAgain, StaffSignInForm } from './StaffSignIn.js';
 import { AuditSection, KeySection, PrivacySection, ROLE_LABELS, StaffSection } from './StaffSections.js';
@@ -247,6 +248,7 @@ function ReviewBoard({ session }: { session: AdminSession }) {
 /** The page's sections, each for the roles that may use it (null: everyone signed in). */
 const SECTIONS: readonly { id: string; label: string; roles: readonly StaffRole[] | null }[] = [
   { id: 'review', label: 'Review', roles: ['reviewer'] },
+  { id: 'expiring', label: 'Expiring documents', roles: ['reviewer'] },
   { id: 'insights', label: 'Insights', roles: ['reviewer', 'owner'] },
   { id: 'privacy', label: 'Data requests', roles: ['privacy-officer'] },
   { id: 'staff', label: 'Staff', roles: ['owner'] },
@@ -274,6 +276,7 @@ function Sections({ session }: { session: AdminSession }) {
         ))}
       </nav>
       {section.id === 'review' && <ReviewBoard session={session} />}
+      {section.id === 'expiring' && <ExpiringSection session={session} />}
       {section.id === 'insights' && <InsightsSection session={session} />}
       {section.id === 'privacy' && <PrivacySection session={session} />}
       {section.id === 'staff' && <StaffSection session={session} />}

@@ -383,6 +383,7 @@ export function DriverCard({ driver, session, expanded, onToggle, onDecided, tod
             {submitted.label} <time dateTime={submitted.iso}>{formatTime(submitted.iso)}</time>
           </span>
           {driver.claim && <ClaimNote claim={driver.claim} />}
+          {driver.expired && <span className="admin-expired">Document expired: {driver.expired.join(', ')}</span>}
         </p>
       </div>
       {expanded && <DriverDetails summary={driver} session={session} onDecided={onDecided} today={today} panelId={panelId} />}

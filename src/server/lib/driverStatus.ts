@@ -1,11 +1,14 @@
 /**
  * Where a driver stands (spec §3 "Driver status"), as GET /driver/status/:id, the resume link and
  * the sign-in answer it. The spec's three fields, the rejection reason, and the facts the flow's
- * resume table needs to send a returning driver to a step they can finish.
+ * resume table needs to send a returning driver to a step they can finish (or an approved one to
+ * a document they may replace).
  */
 import type { Flow } from '../../shared/flow.js';
 import type { DriverStatus, ReviewStatus } from '../../shared/review.js';
 import type { Queryable } from '../db/db.js';
+import { loadNotices } from '../../node/projectFiles.js';
+import { renewableDocuments } from './expiries.js';
 import { fieldTitle } from './reviewView.js';
 
 /** What a returning driver's browser keeps besides the status: who they are and where codes go. */
@@ -39,6 +42,26 @@ export const STATUS_COLUMNS = `d.email, d.phone, d.provider, d.status, d.rejecti
        d.email_verified_at IS NOT NULL AS email_verified, d.phone_verified_at IS NOT NULL AS phone_verified,
        d.profile_completed_at IS NOT NULL AS profile_complete, (SELECT v.id FROM vehicles v WHERE v.driver_id = d.id) AS vehicle_id`;
 
+/**
+ * An approved driver's first step, in the flow's order, holding a document they may replace now
+ * (lib/expiries.ts), by today's date in UTC: the resume table sends them there once they sign in.
+ */
+async function renewalStep(db: Queryable, driverId: string, flow: Flow): Promise<string | undefined> {
+  const { expiries } = loadNotices();
+  const steps = [...new Set(expiries.documents.map((document) => document.step))];
+  if (steps.length === 0) return undefined;
+  const { rows } = await db.query<{ step: string; answers: Record<string, unknown> }>(
+    'SELECT step, answers FROM step_answers WHERE driver_id = $1 AND step = ANY($2::text[])',
+    [driverId, steps],
+  );
+  const today = new Date().toISOString().slice(0, 10);
+  const order = Object.keys(flow.steps);
+  return rows
+    .filter((row) => renewableDocuments(expiries, row.step, row.answers, today).length > 0)
+    .map((row) => row.step)
+    .sort((a, b) => order.indexOf(a) - order.indexOf(b))[0];
+}
+
 /** The driver's status and contact details, or null for an id that names nobody. `flow` orders the fixes. */
 export async function returningDriver(db: Queryable, driverId: string, flow: Flow): Promise<ReturningDriver | null> {
   const { rows } = await db.query<StatusRow>(`SELECT ${STATUS_COLUMNS} FROM drivers d WHERE d.id = $1`, [driverId]);
@@ -58,6 +81,10 @@ export async function driverFromRow(db: Queryable, driverId: string, row: Status
     isSocial: row.provider !== 'password',
   };
   if (row.vehicle_id) data.vehicleId = row.vehicle_id;
+  if (row.status === 'approved') {
+    const renewal = await renewalStep(db, driverId, flow);
+    if (renewal) data.renewal = renewal;
+  }
   if (row.status === 'rejected') {
     data.rejectionReason = row.rejection_reason ?? '';
     const fixes = await db.query<{ step: string; field: string; reason: string; schema_name: string }>(

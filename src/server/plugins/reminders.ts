@@ -29,7 +29,7 @@ const REMINDED_FOR_DAYS = 90;
 const HOUR_MS = 3600 * 1000;
 const DAY_MS = 24 * HOUR_MS;
 /** Where the driver's state is among their answers (the profile's address). */
-const STATE_ANSWER = { step: 'completeProfile', field: 'state' } as const;
+export const STATE_ANSWER = { step: 'completeProfile', field: 'state' } as const;
 /** The path of the one-step unsubscribe, under the public address. */
 export const UNSUBSCRIBE_PATH = '/reminders/unsubscribe';
 /** What the unsubscribe signature is a keyed hash of, besides the driver. */
@@ -59,7 +59,7 @@ interface Candidate {
 }
 
 /** The hour (0–23) it is at `at` in `zone`. */
-const hourIn = (zone: string, at: Date) => Number(new Intl.DateTimeFormat('en-US', { timeZone: zone, hour: 'numeric', hourCycle: 'h23' }).format(at));
+export const hourIn = (zone: string, at: Date) => Number(new Intl.DateTimeFormat('en-US', { timeZone: zone, hour: 'numeric', hourCycle: 'h23' }).format(at));
 
 export function isQuiet(hour: number, quiet: { from: number; until: number }): boolean {
   return quiet.from > quiet.until ? hour >= quiet.from || hour < quiet.until : hour >= quiet.from && hour < quiet.until;

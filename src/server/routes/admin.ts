@@ -30,6 +30,7 @@ import { isUuid } from '../db/db.js';
 import { answersOf } from '../lib/answers.js';
 import { fieldTitle, reviewedSteps, type ReviewFix } from '../lib/reviewView.js';
 import { findUpload, sendUpload } from '../lib/uploadFiles.js';
+import { expiredByDriver } from './expiries.js';
 
 /** Where the admin API lives; the browser page is exactly /admin (see lib/apiPaths.ts). */
 export const ADMIN_PREFIX = '/admin';
@@ -389,7 +390,15 @@ export async function adminRoutes(app: FastifyInstance, options: { config: Serve
       app.now(),
     ]);
     const page = rows.slice(0, query.limit);
-    return { drivers: page.map((row) => queueDriver(row, request.staff!.id)), next: rows.length > query.limit ? cursorOf(page[page.length - 1]!) : null };
+    const expired = await expiredByDriver(
+      app.db,
+      page.map((row) => row.id),
+      app.now(),
+    );
+    return {
+      drivers: page.map((row) => ({ ...queueDriver(row, request.staff!.id), ...(expired.has(row.id) && { expired: expired.get(row.id) }) })),
+      next: rows.length > query.limit ? cursorOf(page[page.length - 1]!) : null,
+    };
   });
 
   /**

@@ -6,7 +6,10 @@
  *
  * Review can't be bypassed: once approved, what the reviewer judged (profile, vehicle photos,
  * vehicle) can no longer be changed here (409), and every change before that moves the driver's
- * review version on, so a decision made on an older version is refused (routes/admin.ts).
+ * review version on, so a decision made on an older version is refused (routes/admin.ts). The one
+ * change allowed after approval is a document that expires (flows/notices.json's expiries), from
+ * its first notice on: its date and files alone, which sends the driver back to review; until the
+ * next approval nothing else changes but the fixes a reviewer asks (lib/expiries.ts).
  */
 import { answerIn, SERVER_MESSAGES } from '../serverMessages.js';
 import { randomUUID } from 'node:crypto';
@@ -15,7 +18,12 @@ import { signInAgain } from '../errors.js';
 import { UPLOADS_PATH, type FileAheadAnswer, type StatusAnswer, type StepAnswersAnswer } from '../../shared/review.js';
 import type { Queryable } from '../db/db.js';
 import { storageForStatus, type Review } from '../../shared/flow.js';
-import { keptSealedValue, maskedAnswers, openAnswers, saveStepAnswers, sealAnswers, stepAnswersOf } from '../lib/answers.js';
+import { comparableAnswer, keptSealedValue, maskedAnswers, openAnswers, saveStepAnswers, sealAnswers, stepAnswersOf } from '../lib/answers.js';
+import { dayInWords, documentFields, renewableDocuments } from '../lib/expiries.js';
+import { loadNotices } from '../../node/projectFiles.js';
+import type { Locale } from '../../shared/locales.js';
+import { FIX_REASON_VALUE } from '../../shared/notices.js';
+import { fillPlaceholders } from '../../shared/placeholders.js';
 import type { CallValues, ContextName, KeptAnswers } from '../lib/callPayload.js';
 import { driverFromRow, returningDriver } from '../lib/driverStatus.js';
 import { findUpload, sendUpload } from '../lib/uploadFiles.js';
@@ -37,7 +45,11 @@ interface DriverRow {
   phone: string | null;
   phone_verified_at: Date | null;
   profile_completed_at: Date | null;
+  renewing: boolean;
 }
+
+/** A driver who may change what was reviewed, and, after approval, the only fields of the step they may change. */
+type ChangeableDriver = DriverRow & { onlyFields: ReadonlySet<string> | null };
 
 /** A change to what a reviewer judges: the next decision must be made on this version. */
 const bumpReviewVersion = (tx: Queryable, driverId: string, now: Date) =>
@@ -102,6 +114,9 @@ async function saveStep(
     // The fixes asked of this step are sent with it: counted before `work`, which clears every fix
     // when the step sends everything for review (completeVehicle).
     const fixed = await tx.query('DELETE FROM review_fixes WHERE driver_id = $1 AND step = $2 RETURNING field', [driverId, step]);
+    // An approved driver sends a step only to replace a document that expires (changeableDriver):
+    // back in the review queue, the rest still locked until the next approval.
+    await tx.query(`UPDATE drivers SET status = 'pending', renewing = true, submitted_at = $2 WHERE id = $1 AND status = 'approved'`, [driverId, now]);
     await work(tx, now);
     const files: Record<string, string> = { ...values.keptFiles };
     for (const [field, file] of Object.entries(values.files)) {
@@ -143,18 +158,48 @@ async function saveStep(
 
 export async function driverRoutes(app: FastifyInstance) {
   const reader = app.callReader;
+  const { expiries } = loadNotices();
   app.addHook('preHandler', app.requireDriver);
 
-  /** The driver, whose reviewed data may still change (not approved). */
-  async function changeableDriver(driverId: string): Promise<DriverRow> {
-    const { rows } = await app.db.query<DriverRow>('SELECT provider, status, phone, phone_verified_at, profile_completed_at FROM drivers WHERE id = $1', [
-      driverId,
-    ]);
+  /**
+   * The driver, whose reviewed data of `step` may still change: not approved, or (approved, or
+   * replacing a document since) only the fields of its documents that expire soon or have, and
+   * of the fixes a reviewer asked.
+   */
+  async function changeableDriver(driverId: string, step: string | null): Promise<ChangeableDriver> {
+    const { rows } = await app.db.query<DriverRow>(
+      'SELECT provider, status, phone, phone_verified_at, profile_completed_at, renewing FROM drivers WHERE id = $1',
+      [driverId],
+    );
     // A session outlives nothing: drivers are deleted with their sessions (ON DELETE CASCADE).
     const driver = rows[0];
     if (!driver) throw app.httpErrors.forbidden(DRIVER_MESSAGES.notYourStatus);
-    if (driver.status === 'approved') throw app.httpErrors.conflict(DRIVER_MESSAGES.approvedLocked);
-    return driver;
+    if (driver.status !== 'approved' && !driver.renewing) return { ...driver, onlyFields: null };
+    const stored = step ? await stepAnswersOf(app.db, driverId, step) : null;
+    const { rows: fixes } = await app.db.query<{ field: string }>('SELECT field FROM review_fixes WHERE driver_id = $1 AND step = $2', [driverId, step]);
+    const today = app.now().toISOString().slice(0, 10);
+    const documents = stored && step ? renewableDocuments(expiries, step, stored.answers, today) : [];
+    const onlyFields = new Set([...documents.flatMap(documentFields), ...fixes.map((fix) => fix.field)]);
+    if (onlyFields.size === 0) throw app.httpErrors.conflict(DRIVER_MESSAGES.approvedLocked);
+    return { ...driver, onlyFields };
+  }
+
+  /** After approval: a step sent with any change beyond the fields the driver may change is refused, whole. */
+  async function refuseOtherChanges(driverId: string, driver: ChangeableDriver, values: Omit<CallValues<ContextName>, 'context'>): Promise<void> {
+    const { onlyFields } = driver;
+    const { step, schema } = values;
+    if (!onlyFields || !step || !schema) return;
+    const previous = await stepAnswersOf(app.db, driverId, step);
+    const fileFields = new Set([...Object.keys(values.files), ...Object.keys(values.keptFiles), ...Object.keys(previous?.files ?? {})]);
+    const form = Object.fromEntries(Object.entries(values.form).filter(([field]) => !fileFields.has(field)));
+    const sent = sealAnswers(app.cipher, driverId, step, form, schema.sensitive);
+    const fields = new Set([...fileFields, ...Object.keys(sent), ...Object.keys(previous?.answers ?? {})]);
+    const changed = [...fields].some((field) => {
+      if (onlyFields.has(field)) return false;
+      if (fileFields.has(field)) return Object.hasOwn(values.files, field) || values.keptFiles[field] !== previous?.files[field];
+      return comparableAnswer(sent[field]) !== comparableAnswer(previous?.answers[field]);
+    });
+    if (changed) throw app.httpErrors.conflict(DRIVER_MESSAGES.renewalOnly);
   }
 
   /** A fix sent: the answer carries the driver's status, so the flow's resume table sends them to the next fix or the wait. */
@@ -167,7 +212,7 @@ export async function driverRoutes(app: FastifyInstance) {
 
   app.post(reader.routePath('completeProfile'), async (request) => {
     const driverId = request.driverId;
-    const driver = await changeableDriver(driverId);
+    const driver = await changeableDriver(driverId, reader.stepOf('completeProfile'));
     const social = driver.provider !== 'password';
     // Steps in order (spec §4): an email sign-up verifies the phone before the profile.
     if (!social && !driver.phone_verified_at) throw app.httpErrors.forbidden(DRIVER_MESSAGES.phoneFirst);
@@ -178,6 +223,7 @@ export async function driverRoutes(app: FastifyInstance) {
     const storage = status ? storageForStatus(reader.flow, { ...status.data }) : {};
     const keep = await keptAnswersOf(app, driverId, reader.stepOf('completeProfile'));
     const values = await reader.multipart('completeProfile', request, { storage, keep });
+    await refuseOtherChanges(driverId, driver, values);
     // As the flow maps it: with +1.
     const phone = typeof values.sent.phoneNo === 'string' ? values.sent.phoneNo : null;
     const round = await saveStep(app, request, driverId, values, reader.flow.review.name, async (tx, now) => {
@@ -198,12 +244,13 @@ export async function driverRoutes(app: FastifyInstance) {
 
   app.post(reader.routePath('completeVehicleDocs'), async (request) => {
     const driverId = request.driverId;
-    const driver = await changeableDriver(driverId);
+    const driver = await changeableDriver(driverId, reader.stepOf('completeVehicleDocs'));
     if (!driver.profile_completed_at) throw app.httpErrors.forbidden(DRIVER_MESSAGES.profileFirst);
     // Both orders of spec §4 verify the phone before the vehicle photos.
     if (!driver.phone_verified_at) throw app.httpErrors.forbidden(DRIVER_MESSAGES.phoneFirst);
     const keep = await keptAnswersOf(app, driverId, reader.stepOf('completeVehicleDocs'));
     const values = await reader.multipart('completeVehicleDocs', request, { keep });
+    await refuseOtherChanges(driverId, driver, values);
     // One vehicle per driver: its id is made with the first photos, and kept when they are sent again.
     let vehicleId: string = randomUUID();
     const round = await saveStep(app, request, driverId, values, reader.flow.review.name, async (tx, now) => {
@@ -219,17 +266,18 @@ export async function driverRoutes(app: FastifyInstance) {
 
   app.post(reader.routePath('completeVehicle'), async (request) => {
     const driverId = request.driverId;
-    await changeableDriver(driverId);
+    const driver = await changeableDriver(driverId, reader.stepOf('completeVehicle'));
     const keep = await keptAnswersOf(app, driverId, reader.stepOf('completeVehicle'));
     const values = await reader.multipart('completeVehicle', request, { expects: ['vehicle_id'], keep });
     const vehicleId = values.context.vehicle_id;
     const owned = await app.db.query('SELECT 1 FROM vehicles WHERE id = $1 AND driver_id = $2', [vehicleId, driverId]);
     // Someone else's vehicle and no vehicle at all answer alike.
     if (owned.rows.length === 0) throw app.httpErrors.forbidden(DRIVER_MESSAGES.notYourVehicle);
+    await refuseOtherChanges(driverId, driver, values);
     const round = await saveStep(app, request, driverId, values, reader.flow.review.name, async (tx, now) => {
       await tx.query('UPDATE vehicles SET submitted_at = $2, updated_at = $2 WHERE id = $1', [vehicleId, now]);
       // Sending the vehicle is how a driver asks for a review: pending (again), the old reason and
-      // any fixes asked gone. (Approved drivers were refused above.)
+      // any fixes asked gone. (An approved driver gets here only replacing a document that expires.)
       await tx.query('DELETE FROM review_fixes WHERE driver_id = $1', [driverId]);
       await tx.query(
         `UPDATE drivers SET is_session_complete = true, status = 'pending', rejection_reason = NULL, submitted_at = $2, updated_at = $2
@@ -263,6 +311,18 @@ export async function driverRoutes(app: FastifyInstance) {
     return exchanged;
   });
 
+  /** An approved driver's documents of `step` they may replace now, each field with the words of expiries.renewReason. */
+  async function renewalFixes(driverId: string, step: string, answers: Record<string, unknown>, locale: Locale): Promise<{ field: string; reason: string }[]> {
+    const { rows } = await app.db.query<{ status: string }>('SELECT status FROM drivers WHERE id = $1', [driverId]);
+    if (rows[0]?.status !== 'approved') return [];
+    const words = loadNotices(locale).expiries;
+    return renewableDocuments(expiries, step, answers, app.now().toISOString().slice(0, 10)).flatMap((document) => {
+      const expiresOn = dayInWords(String(answers[document.date]), locale);
+      const reason = fillPlaceholders(words.renewReason, { [FIX_REASON_VALUE]: expiresOn });
+      return documentFields(document).map((field) => ({ field, reason }));
+    });
+  }
+
   /** What the driver sent of a step, to prefill its form: sensitive values masked, files as links, the fixes asked. */
   const answersAnswer = { schema: { params: pathParams('step'), response: { 200: { $ref: 'review#/$defs/stepAnswersAnswer' } } } };
   app.get<{ Params: { step: string } }>(reader.routePath(reader.flow.review.answersCall), answersAnswer, async (request): Promise<StepAnswersAnswer> => {
@@ -281,7 +341,10 @@ export async function driverRoutes(app: FastifyInstance) {
     return {
       answers: maskedAnswers(stored.answers),
       files: Object.fromEntries(uploads.map((upload) => [upload.field, { id: upload.id, url: `${UPLOADS_PATH}/${upload.id}`, mime: upload.mime }])),
-      fixes,
+      fixes: [
+        ...fixes,
+        ...(await renewalFixes(request.driverId, step, stored.answers, request.locale)).filter((each) => !fixes.some((fix) => fix.field === each.field)),
+      ],
     };
   });
 
@@ -294,7 +357,8 @@ export async function driverRoutes(app: FastifyInstance) {
   const fileAhead = { schema: { params: pathParams('step', 'field'), response: { 200: { $ref: 'review#/$defs/fileAheadAnswer' } } } };
   app.post<{ Params: { step: string; field: string } }>(`${UPLOADS_PATH}/:step/:field`, fileAhead, async (request): Promise<FileAheadAnswer> => {
     const { step, field } = request.params;
-    await changeableDriver(request.driverId);
+    const driver = await changeableDriver(request.driverId, Object.hasOwn(reader.flow.steps, step) ? step : null);
+    if (driver.onlyFields && !driver.onlyFields.has(field)) throw app.httpErrors.conflict(DRIVER_MESSAGES.renewalOnly);
     const file = await reader.fileAhead(step, field, request);
     const { id, replaced } = await app.db.transaction(async (tx) => {
       // The one sent ahead there before, unless a step's answers hold it.

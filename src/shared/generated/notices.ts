@@ -11,6 +11,27 @@ export interface Notices {
   subscriptionEnded: Notice;
   bankAccountChanged: Notice;
   reminder: Notice;
+  documentExpiring: Notice;
+  documentExpired: Notice;
+  expiries: {
+    $comment?: string;
+    /**
+     * @maxItems 20
+     */
+    documents: {
+      step: string;
+      date: string;
+      files: string[];
+      name: string;
+    }[];
+    /**
+     * @maxItems 10
+     */
+    daysBefore: number[];
+    whenExpired: 'askFix' | 'notify';
+    fixReason: string;
+    renewReason: string;
+  };
   reminders: {
     $comment?: string;
     /**

@@ -48,7 +48,8 @@ export type AuditAction =
   | 'driver.export'
   | 'driver.erase'
   | 'audit.download'
-  | 'insights.open';
+  | 'insights.open'
+  | 'drivers.expiring';
 
 /**
  * This interface was referenced by `Review`'s JSON-Schema
@@ -82,6 +83,10 @@ export interface DriverStatus {
    * The first step (in the flow's order) holding a fix: where the resume table sends the driver. A step id of the flow.
    */
   nextFix?: string;
+  /**
+   * An approved driver's first step (in the flow's order) holding a document that expires soon or has (flows/notices.json's expiries), which they may replace now: where the resume table sends them. A step id of the flow.
+   */
+  renewal?: string;
   /**
    * The driver's vehicle, once its photos were sent (the vehicle step sends it back).
    */
@@ -117,6 +122,10 @@ export interface QueueDriver {
    */
   submittedAt: string | null;
   claim?: Claim;
+  /**
+   * The driver's documents past their expiry date (flows/notices.json's expiries), by name: the queue shows them as "Document expired". Absent when none is.
+   */
+  expired?: string[];
 }
 /**
  * This interface was referenced by `Review`'s JSON-Schema
@@ -140,6 +149,43 @@ export interface Claim {
 export interface QueuePage {
   drivers: QueueDriver[];
   next: string | null;
+}
+/**
+ * This interface was referenced by `Review`'s JSON-Schema
+ * via the `definition` "expiringDocument".
+ */
+export interface ExpiringDocument {
+  step: string;
+  /**
+   * The answer that is its expiry date.
+   */
+  field: string;
+  /**
+   * The document as the notices name it.
+   */
+  name: string;
+  /**
+   * YYYY-MM-DD.
+   */
+  expiresOn: string;
+  /**
+   * Days from today (UTC) to the date: negative once it has passed.
+   */
+  daysLeft: number;
+}
+/**
+ * This interface was referenced by `Review`'s JSON-Schema
+ * via the `definition` "expiringList".
+ */
+export interface ExpiringList {
+  days: number;
+  drivers: {
+    id: string;
+    email: string;
+    name: string | null;
+    status: ReviewStatus;
+    documents: ExpiringDocument[];
+  }[];
 }
 /**
  * This interface was referenced by `Review`'s JSON-Schema

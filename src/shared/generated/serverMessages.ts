@@ -54,6 +54,7 @@ export interface ServerMessages {
     notYourFile: Text;
     approvedLocked: Text;
     noSuchStep: Text;
+    renewalOnly: Text;
   };
   finance: {
     subscribeFirst: Text;
