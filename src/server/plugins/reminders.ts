@@ -52,9 +52,10 @@ interface Candidate {
   id: string;
   locale: string;
   state: string | null;
-  /** When each step kept on the driver's row was passed, by column; and each answered step's time. */
-  times: Record<string, string | null>;
-  answered: Record<string, string>;
+  /** When the driver signed up: what their step times count from. */
+  signed_up_at: Date;
+  /** When the driver passed each step they have passed, by step name: seconds after signing up (driver_progress). */
+  passed: Record<string, number>;
   sent: string[];
 }
 
@@ -79,21 +80,17 @@ export const remindersPlugin = fp<{ publicOrigin: string }>(
       const { rows } = await app.db.query<Candidate>(
         `SELECT d.id, d.locale,
            (SELECT a.answers ->> $3 FROM step_answers a WHERE a.driver_id = d.id AND a.step = $2) AS state,
-           json_build_object('created_at', d.created_at, 'email_verified_at', d.email_verified_at, 'phone_verified_at', d.phone_verified_at,
-             'approved_at', CASE WHEN d.status = 'approved' THEN d.reviewed_at END,
-             'subscribed_at', CASE WHEN d.is_subscription_paid THEN (SELECT s.updated_at FROM subscriptions s WHERE s.driver_id = d.id) END) AS times,
-           coalesce((SELECT json_object_agg(a.step, a.submitted_at) FROM step_answers a WHERE a.driver_id = d.id), '{}') AS answered,
+           p.signed_up_at, coalesce((SELECT json_object_agg(s.step, p.passed[s.id]) FROM progress_steps s WHERE p.passed[s.id] IS NOT NULL), '{}') AS passed,
            coalesce((SELECT array_agg(r.step || ':' || r.reminder) FROM reminders_sent r WHERE r.driver_id = d.id), '{}') AS sent
-         FROM drivers d
+         FROM drivers d JOIN driver_progress p ON p.driver_id = d.id
          WHERE d.created_at >= $1 AND d.created_at <= $4 AND d.reminders_stopped_at IS NULL AND d.status <> 'rejected'`,
         [new Date(now.getTime() - REMINDED_FOR_DAYS * DAY_MS), STATE_ANSWER.step, STATE_ANSWER.field, new Date(now.getTime() - firstDelay)],
       );
       let reminded = 0;
       for (const driver of rows) {
-        const passedAt = (step: (typeof funnel)[number]) => (step.column ? driver.times[step.column] : driver.answered[step.step]) ?? null;
-        const next = funnel.find((step) => passedAt(step) === null);
+        const next = funnel.find((step) => driver.passed[step.step] === undefined);
         if (!next || !schedule.steps.includes(next.step)) continue;
-        const lastProgress = Math.max(...funnel.map((step) => Date.parse(passedAt(step) ?? '') || 0));
+        const lastProgress = driver.signed_up_at.getTime() + Math.max(...funnel.map((step) => driver.passed[step.step] ?? 0)) * 1000;
         const waited = now.getTime() - lastProgress;
         // The latest reminder due; those before it that never went (the servers were down) are skipped, not sent late.
         const due = schedule.afterHours.findLastIndex((hours) => waited >= hours * HOUR_MS);

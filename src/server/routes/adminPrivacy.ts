@@ -47,6 +47,7 @@ const DRIVER_TABLES = [
   'driver_reviews',
   'outgoing_notices',
   'reminders_sent',
+  'driver_progress',
   'subscriptions',
 ] as const;
 
