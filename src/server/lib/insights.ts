@@ -75,7 +75,7 @@ function funnelSql(steps: unknown[]): string {
 
 /** The decisions made in [$1, $2) on the filtered drivers ($3, $4; none: no driver is read). */
 const DECISIONS = `
-  SELECT r.decision, r.reviewed_at, extract(epoch FROM r.reviewed_at - r.sent_at) AS seconds, r.fixes
+  SELECT r.decision, r.reviewed_at, date_part('epoch', r.reviewed_at - r.sent_at) AS seconds, r.fixes
   FROM driver_reviews r
   WHERE r.reviewed_at >= $1 AND r.reviewed_at < $2
     AND ($3::text IS NULL AND $4::text IS NULL
@@ -88,7 +88,7 @@ const REVIEW_SQL = `
        'median_s', percentile_cont(0.5) WITHIN GROUP (ORDER BY seconds), 'p90_s', percentile_cont(0.9) WITHIN GROUP (ORDER BY seconds))
      FROM decisions) AS totals,
     (SELECT coalesce(json_agg(per_day ORDER BY per_day.day), '[]') FROM (
-       SELECT to_char(reviewed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, count(*) AS decisions,
+       SELECT (reviewed_at AT TIME ZONE 'UTC')::date AS day, count(*) AS decisions,
          percentile_cont(0.5) WITHIN GROUP (ORDER BY seconds) AS median_s
        FROM decisions WHERE seconds IS NOT NULL GROUP BY 1) per_day) AS by_day,
     (SELECT coalesce(json_agg(fix_reason ORDER BY fix_reason.count DESC, lower(fix_reason.reason) COLLATE "C"), '[]') FROM (
