@@ -1,30 +1,22 @@
 /**
  * The operator's figures (issue 30): how far the drivers who signed up in a date range got, how
  * long each step took them, where they stalled, and how long reviews took and what they asked to
- * fix. Each figure is one SQL aggregate over the range (indexes: drivers_created_at_idx,
- * driver_reviews_reviewed_at_idx), so it stays fast however many drivers there are.
+ * fix. The funnel is one pass over driver_progress (migration 013: each driver's step times, kept
+ * up to date as they move on, indexed by sign-up time), the review figures one over the decisions
+ * of the range (driver_reviews_reviewed_at_idx), so they stay fast however many drivers there are.
  *
  * The funnel's steps are the flow's (flows/onboarding.flow.json), in its order: every form step a
- * driver sends (its answers are kept in step_answers under the step's name, so a step added to the
- * flow shows up with no change here), and the steps whose passing the server records on the driver
- * itself (MILESTONE_COLUMNS). A screen that records nothing (the landing page, the summary) has no
- * figure and is left out.
+ * driver sends (its answers are kept under the step's name, and so is its time in driver_progress,
+ * so a step added to the flow shows up with no change here), and the steps whose passing the server
+ * records on the driver itself (MILESTONE_STEPS). A screen that records nothing (the landing page,
+ * the summary) has no figure and is left out.
  */
 import type { Insights, InsightsStep } from '../../shared/review.js';
 import type { Flow } from '../../shared/flow.js';
 import type { Queryable } from '../db/db.js';
 
-/**
- * Steps whose passing is a time on the driver's row rather than saved answers, by the flow's step
- * name: what the cohort below selects as each column.
- */
-const MILESTONE_COLUMNS: Readonly<Record<string, string>> = {
-  signup: 'created_at',
-  verifyEmail: 'email_verified_at',
-  verifyPhone: 'phone_verified_at',
-  profileApproved: 'approved_at',
-  success: 'subscribed_at',
-};
+/** Steps whose passing is a time on the driver's row rather than saved answers: driver_steps_passed (migration 013) names them. */
+const MILESTONE_STEPS: ReadonlySet<string> = new Set(['signup', 'verifyEmail', 'verifyPhone', 'profileApproved', 'success']);
 
 export interface InsightsQuery {
   /** The first and last day of the range (UTC), both included. */
@@ -37,12 +29,11 @@ export interface InsightsQuery {
 }
 
 /** The funnel's steps, as the flow has them today. */
-export function funnelSteps(flow: Flow): { step: string; label: string; column: string | null }[] {
+export function funnelSteps(flow: Flow): { step: string; label: string }[] {
   return Object.entries(flow.steps).flatMap(([step, definition]) => {
-    const column = MILESTONE_COLUMNS[step] ?? null;
     const answered = definition.kind === 'form' && !definition.private;
-    if (!column && !answered) return [];
-    return [{ step, label: definition.journey ? `${definition.journey}: ${step}` : step, column }];
+    if (!MILESTONE_STEPS.has(step) && !answered) return [];
+    return [{ step, label: definition.journey ? `${definition.journey}: ${step}` : step }];
   });
 }
 
@@ -52,52 +43,43 @@ const DAY_MS = 24 * 3600 * 1000;
 const hours = (seconds: number | null) => (seconds === null ? null : Math.round((seconds / HOUR_S) * 100) / 100);
 const share = (part: number, whole: number) => (whole === 0 ? null : Math.round((part / whole) * 10_000) / 10_000);
 
-/** The filtered drivers who signed up in [$1, $2): $3 the method, $4 the language. */
-const COHORT = `
-  SELECT d.id, d.created_at, d.email_verified_at, d.phone_verified_at,
-    CASE WHEN d.status = 'approved' THEN d.reviewed_at END AS approved_at,
-    CASE WHEN d.is_subscription_paid THEN s.updated_at END AS subscribed_at
-  FROM drivers d LEFT JOIN subscriptions s ON s.driver_id = d.id
-  WHERE d.created_at >= $1 AND d.created_at < $2 AND ($3::text IS NULL OR d.provider = $3) AND ($4::text IS NULL OR d.locale = $4)`;
+/** The filtered drivers' progress: signed up in [$1, $2), $3 the method, $4 the language. */
+const IN_COHORT = 'p.signed_up_at >= $1 AND p.signed_up_at < $2 AND ($3::text IS NULL OR p.provider = $3) AND ($4::text IS NULL OR p.locale = $4)';
 
 /**
- * One row per driver, a column per funnel step (`t0`, `t1`…: when they passed it; the steps kept
- * as answers are $7, $8… in order), then one pass over them: per step, how many passed it, the
- * time since passing the step before (for those who passed both), and how many passed the step
- * before last of all before $6 (stalled at this one). $5: the answered steps, as a list.
+ * One row per driver of the cohort, a column per funnel step (`t0`, `t1`…: when they passed it, in
+ * seconds after sign-up; the steps' names are $6, $7… in order), then one pass over them: the
+ * drivers, and per step how many passed it, the time since passing the step before (for those who
+ * passed both), and how many passed the step before last of all before $5 (stalled at this one).
+ * The cohort is materialized so that each step's time is read from the array once per driver.
  */
-function funnelSql(steps: { column: string | null }[]): string {
-  let answered = 0;
-  const times = steps.map(({ column }) => (column ? `c.${column}` : `a.s${answered++}`));
-  const pivot = steps.filter(({ column }) => !column).map((_, index) => `max(a.submitted_at) FILTER (WHERE a.step = $${7 + index}) AS s${index}`);
-  const later = (from: number) => times.slice(from).map((_, offset) => `t${from + offset} IS NULL`);
+function funnelSql(steps: unknown[]): string {
+  const later = (from: number) => steps.slice(from).map((_, offset) => `t${from + offset} IS NULL`);
   return `
-  WITH cohort AS MATERIALIZED (${COHORT}),
-  answered AS (
-    SELECT a.driver_id${pivot.map((column) => `, ${column}`).join('')}
-    FROM step_answers a JOIN cohort c ON c.id = a.driver_id WHERE a.step = ANY ($5::text[]) GROUP BY a.driver_id
-  ),
-  passed AS (
-    SELECT ${times.map((time, index) => `${time} AS t${index}`).join(', ')} FROM cohort c LEFT JOIN answered a ON a.driver_id = c.id
+  WITH cohort AS MATERIALIZED (
+    SELECT p.signed_up_at${steps.map((_, index) => `, p.passed[(SELECT s.id FROM progress_steps s WHERE s.step = $${6 + index})] AS t${index}`).join('')}
+    FROM driver_progress p WHERE ${IN_COHORT}
   )
-  SELECT json_build_array(${times
+  SELECT count(*)::int AS drivers, json_build_array(${steps
     .map((_, index) =>
       index === 0
         ? "json_build_object('completed', count(t0))"
         : `json_build_object('completed', count(t${index}),
-        'percentiles', percentile_cont(ARRAY[0.5, 0.9]) WITHIN GROUP (ORDER BY greatest(extract(epoch FROM t${index} - t${index - 1}), 0))
+        'percentiles', percentile_cont(ARRAY[0.5, 0.9]) WITHIN GROUP (ORDER BY greatest(t${index} - t${index - 1}, 0))
           FILTER (WHERE t${index} IS NOT NULL AND t${index - 1} IS NOT NULL),
-        'stalled', count(*) FILTER (WHERE t${index - 1} < $6 AND ${later(index).join(' AND ')}))`,
+        'stalled', count(*) FILTER (WHERE ${later(index).join(' AND ')} AND signed_up_at + t${index - 1} * interval '1 second' < $5))`,
     )
     .join(', ')}) AS steps
-  FROM passed`;
+  FROM cohort`;
 }
 
-/** The decisions made in [$1, $2) on the filtered drivers ($3, $4). */
+/** The decisions made in [$1, $2) on the filtered drivers ($3, $4; none: no driver is read). */
 const DECISIONS = `
-  SELECT r.decision, r.reviewed_at, extract(epoch FROM r.reviewed_at - r.sent_at) AS seconds, r.fixes
-  FROM driver_reviews r JOIN drivers d ON d.id = r.driver_id
-  WHERE r.reviewed_at >= $1 AND r.reviewed_at < $2 AND ($3::text IS NULL OR d.provider = $3) AND ($4::text IS NULL OR d.locale = $4)`;
+  SELECT r.decision, r.reviewed_at, date_part('epoch', r.reviewed_at - r.sent_at) AS seconds, r.fixes
+  FROM driver_reviews r
+  WHERE r.reviewed_at >= $1 AND r.reviewed_at < $2
+    AND ($3::text IS NULL AND $4::text IS NULL
+      OR EXISTS (SELECT FROM driver_progress p WHERE p.driver_id = r.driver_id AND ($3::text IS NULL OR p.provider = $3) AND ($4::text IS NULL OR p.locale = $4)))`;
 
 const REVIEW_SQL = `
   WITH decisions AS MATERIALIZED (${DECISIONS})
@@ -106,7 +88,7 @@ const REVIEW_SQL = `
        'median_s', percentile_cont(0.5) WITHIN GROUP (ORDER BY seconds), 'p90_s', percentile_cont(0.9) WITHIN GROUP (ORDER BY seconds))
      FROM decisions) AS totals,
     (SELECT coalesce(json_agg(per_day ORDER BY per_day.day), '[]') FROM (
-       SELECT to_char(reviewed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, count(*) AS decisions,
+       SELECT (reviewed_at AT TIME ZONE 'UTC')::date AS day, count(*) AS decisions,
          percentile_cont(0.5) WITHIN GROUP (ORDER BY seconds) AS median_s
        FROM decisions WHERE seconds IS NOT NULL GROUP BY 1) per_day) AS by_day,
     (SELECT coalesce(json_agg(fix_reason ORDER BY fix_reason.count DESC, lower(fix_reason.reason) COLLATE "C"), '[]') FROM (
@@ -119,15 +101,12 @@ export async function insightsOf(db: Queryable, flow: Flow, query: InsightsQuery
   const to = new Date(Date.parse(`${query.to}T00:00:00Z`) + DAY_MS);
   const steps = funnelSteps(flow);
   const filter = [from, to, query.method, query.language];
-  const answered = steps.flatMap(({ step, column }) => (column ? [] : [step]));
-  const [funnel, drivers, review] = await Promise.all([
-    db.query<{ steps: { completed: number; percentiles?: [number, number] | null; stalled?: number }[] }>(funnelSql(steps), [
+  const [funnel, review] = await Promise.all([
+    db.query<{ drivers: number; steps: { completed: number; percentiles?: [number, number] | null; stalled?: number }[] }>(funnelSql(steps), [
       ...filter,
-      answered,
       new Date(now.getTime() - query.stalledDays * DAY_MS),
-      ...answered,
+      ...steps.map(({ step }) => step),
     ]),
-    db.query<{ count: number }>(`SELECT count(*)::int AS count FROM (${COHORT}) c`, filter),
     db.query<{
       totals: { decisions: number; approved: number; median_s: number | null; p90_s: number | null };
       by_day: { day: string; decisions: number; median_s: number }[];
@@ -154,7 +133,7 @@ export async function insightsOf(db: Queryable, flow: Flow, query: InsightsQuery
     method: query.method,
     language: query.language,
     stalledDays: query.stalledDays,
-    drivers: drivers.rows[0]!.count,
+    drivers: funnel.rows[0]!.drivers,
     steps: insightsSteps,
     review: {
       decisions: totals.decisions,

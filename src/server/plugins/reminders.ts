@@ -52,10 +52,35 @@ interface Candidate {
   id: string;
   locale: string;
   state: string | null;
-  /** When each step kept on the driver's row was passed, by column; and each answered step's time. */
-  times: Record<string, string | null>;
-  answered: Record<string, string>;
+  /** The first step of the funnel the driver has not passed, by its index. */
+  next: number;
+  last_progress: Date;
   sent: string[];
+}
+
+/**
+ * The drivers who may be due a reminder: signed up since $1, no progress since $4, not rejected,
+ * reminders not stopped, and their next step (the first of the funnel they have not passed) one of
+ * $5 (indexes in the funnel, whose step names are $6, $7… in order). One pass over driver_progress
+ * by its sign-up index; only these drivers' answers and reminders are read.
+ */
+function candidatesSql(funnelLength: number): string {
+  const times = Array.from({ length: funnelLength }, (_, index) => `t${index}`);
+  return `
+  WITH progress AS MATERIALIZED (
+    SELECT p.driver_id, p.signed_up_at${times.map((time, index) => `, p.passed[(SELECT s.id FROM progress_steps s WHERE s.step = $${6 + index})] AS ${time}`).join('')}
+    FROM driver_progress p WHERE p.signed_up_at >= $1 AND p.signed_up_at <= $4
+  ),
+  waiting AS (
+    SELECT driver_id, CASE ${times.map((time, index) => `WHEN ${time} IS NULL THEN ${index}`).join(' ')} END AS next,
+      signed_up_at + greatest(${times.join(', ')}) * interval '1 second' AS last_progress
+    FROM progress
+  )
+  SELECT d.id, d.locale, w.next, w.last_progress,
+    (SELECT a.answers ->> $3 FROM step_answers a WHERE a.driver_id = d.id AND a.step = $2) AS state,
+    coalesce((SELECT array_agg(r.step || ':' || r.reminder) FROM reminders_sent r WHERE r.driver_id = d.id), '{}') AS sent
+  FROM waiting w JOIN drivers d ON d.id = w.driver_id
+  WHERE w.next = ANY ($5::int[]) AND w.last_progress <= $4 AND d.reminders_stopped_at IS NULL AND d.status <> 'rejected'`;
 }
 
 /** The hour (0–23) it is at `at` in `zone`. */
@@ -76,25 +101,18 @@ export const remindersPlugin = fp<{ publicOrigin: string }>(
       const now = app.now();
       const funnel = funnelSteps(app.callReader.flow);
       const firstDelay = schedule.afterHours[0]! * HOUR_MS;
-      const { rows } = await app.db.query<Candidate>(
-        `SELECT d.id, d.locale,
-           (SELECT a.answers ->> $3 FROM step_answers a WHERE a.driver_id = d.id AND a.step = $2) AS state,
-           json_build_object('created_at', d.created_at, 'email_verified_at', d.email_verified_at, 'phone_verified_at', d.phone_verified_at,
-             'approved_at', CASE WHEN d.status = 'approved' THEN d.reviewed_at END,
-             'subscribed_at', CASE WHEN d.is_subscription_paid THEN (SELECT s.updated_at FROM subscriptions s WHERE s.driver_id = d.id) END) AS times,
-           coalesce((SELECT json_object_agg(a.step, a.submitted_at) FROM step_answers a WHERE a.driver_id = d.id), '{}') AS answered,
-           coalesce((SELECT array_agg(r.step || ':' || r.reminder) FROM reminders_sent r WHERE r.driver_id = d.id), '{}') AS sent
-         FROM drivers d
-         WHERE d.created_at >= $1 AND d.created_at <= $4 AND d.reminders_stopped_at IS NULL AND d.status <> 'rejected'`,
-        [new Date(now.getTime() - REMINDED_FOR_DAYS * DAY_MS), STATE_ANSWER.step, STATE_ANSWER.field, new Date(now.getTime() - firstDelay)],
-      );
+      const { rows } = await app.db.query<Candidate>(candidatesSql(funnel.length), [
+        new Date(now.getTime() - REMINDED_FOR_DAYS * DAY_MS),
+        STATE_ANSWER.step,
+        STATE_ANSWER.field,
+        new Date(now.getTime() - firstDelay),
+        funnel.flatMap((step, index) => (schedule.steps.includes(step.step) ? [index] : [])),
+        ...funnel.map((step) => step.step),
+      ]);
       let reminded = 0;
       for (const driver of rows) {
-        const passedAt = (step: (typeof funnel)[number]) => (step.column ? driver.times[step.column] : driver.answered[step.step]) ?? null;
-        const next = funnel.find((step) => passedAt(step) === null);
-        if (!next || !schedule.steps.includes(next.step)) continue;
-        const lastProgress = Math.max(...funnel.map((step) => Date.parse(passedAt(step) ?? '') || 0));
-        const waited = now.getTime() - lastProgress;
+        const next = funnel[driver.next]!;
+        const waited = now.getTime() - driver.last_progress.getTime();
         // The latest reminder due; those before it that never went (the servers were down) are skipped, not sent late.
         const due = schedule.afterHours.findLastIndex((hours) => waited >= hours * HOUR_MS);
         if (due < 0 || driver.sent.includes(`${next.step}:${due}`)) continue;

@@ -48,6 +48,7 @@ const DRIVER_TABLES = [
   'outgoing_notices',
   'reminders_sent',
   'document_notices_sent',
+  'driver_progress',
   'subscriptions',
 ] as const;
 
