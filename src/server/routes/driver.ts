@@ -8,7 +8,7 @@
  * vehicle) can no longer be changed here (409), and every change before that moves the driver's
  * review version on, so a decision made on an older version is refused (routes/admin.ts).
  */
-import { answerIn, SERVER_MESSAGES } from '../serverMessages.js';
+import { messageIn, refusal } from '../serverMessages.js';
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { signInAgain } from '../errors.js';
@@ -16,11 +16,10 @@ import { UPLOADS_PATH, type FileAheadAnswer, type StatusAnswer, type StepAnswers
 import type { Queryable } from '../db/db.js';
 import { storageForStatus, type Review } from '../../shared/flow.js';
 import { keptSealedValue, maskedAnswers, openAnswers, saveStepAnswers, sealAnswers, stepAnswersOf } from '../lib/answers.js';
-import type { CallValues, ContextName, KeptAnswers } from '../lib/callPayload.js';
+import type { CallValues, ContextName, KeptAnswers } from '../lib/callReader/checkCall.js';
 import { driverFromRow, returningDriver } from '../lib/driverStatus.js';
 import { findUpload, sendUpload } from '../lib/uploadFiles.js';
 import { NOT_TAKEN_BY_ITS_STEP } from '../plugins/uploads.js';
-import { AUTH_MESSAGES } from './auth.js';
 
 /** A route's path parts, declared: the route reads them, and the lint checks the flow's path names each (`{id}`). */
 const pathParams = (...names: string[]) => ({
@@ -28,8 +27,6 @@ const pathParams = (...names: string[]) => ({
   required: names,
   properties: Object.fromEntries(names.map((name) => [name, { type: 'string', minLength: 1 }])),
 });
-
-export const DRIVER_MESSAGES = SERVER_MESSAGES.driver;
 
 interface DriverRow {
   provider: string;
@@ -44,7 +41,7 @@ const bumpReviewVersion = (tx: Queryable, driverId: string, now: Date) =>
   tx.query('UPDATE drivers SET review_version = review_version + 1, updated_at = $2 WHERE id = $1', [driverId, now]);
 
 /**
- * What a driver sending a step may keep (lib/callPayload.ts): a file of the step's earlier answers
+ * What a driver sending a step may keep (lib/callReader/checkCall.ts): a file of the step's earlier answers
  * or one sent ahead of it (POST /driver/uploads/:step/:field), each in its own field; a sensitive
  * value of the earlier answers, sent back as its mask.
  */
@@ -152,8 +149,8 @@ export async function driverRoutes(app: FastifyInstance) {
     ]);
     // A session outlives nothing: drivers are deleted with their sessions (ON DELETE CASCADE).
     const driver = rows[0];
-    if (!driver) throw app.httpErrors.forbidden(DRIVER_MESSAGES.notYourStatus);
-    if (driver.status === 'approved') throw app.httpErrors.conflict(DRIVER_MESSAGES.approvedLocked);
+    if (!driver) throw refusal(403, 'driver.notYourStatus');
+    if (driver.status === 'approved') throw refusal(409, 'driver.approvedLocked');
     return driver;
   }
 
@@ -170,7 +167,7 @@ export async function driverRoutes(app: FastifyInstance) {
     const driver = await changeableDriver(driverId);
     const social = driver.provider !== 'password';
     // Steps in order (spec §4): an email sign-up verifies the phone before the profile.
-    if (!social && !driver.phone_verified_at) throw app.httpErrors.forbidden(DRIVER_MESSAGES.phoneFirst);
+    if (!social && !driver.phone_verified_at) throw refusal(403, 'driver.phoneFirst');
     // The variant is the flow's own rule, read with what the browser of a driver in this status
     // keeps: a social sign-up's profile asks for the phone (storage.isSocial) until the driver
     // is rejected, when the profile is updated from the approval wait and keeps the phone.
@@ -184,7 +181,7 @@ export async function driverRoutes(app: FastifyInstance) {
       await tx.query('UPDATE drivers SET profile_completed_at = $2 WHERE id = $1', [driverId, now]);
       if (phone) {
         const claimed = await tx.query('SELECT 1 FROM drivers WHERE phone = $1 AND phone_verified_at IS NOT NULL AND id <> $2', [phone, driverId]);
-        if (claimed.rows.length > 0) throw app.httpErrors.conflict(AUTH_MESSAGES.phoneTaken);
+        if (claimed.rows.length > 0) throw refusal(409, 'auth.phoneTaken');
         // A changed phone must be verified again.
         await tx.query(
           `UPDATE drivers SET phone = $2, referral_code = $3,
@@ -193,15 +190,15 @@ export async function driverRoutes(app: FastifyInstance) {
         );
       }
     });
-    return answerAfter(driverId, round, { success: true, message: answerIn(request.locale, DRIVER_MESSAGES.profileSaved) });
+    return answerAfter(driverId, round, { success: true, message: messageIn(request.locale, 'driver.profileSaved') });
   });
 
   app.post(reader.routePath('completeVehicleDocs'), async (request) => {
     const driverId = request.driverId;
     const driver = await changeableDriver(driverId);
-    if (!driver.profile_completed_at) throw app.httpErrors.forbidden(DRIVER_MESSAGES.profileFirst);
+    if (!driver.profile_completed_at) throw refusal(403, 'driver.profileFirst');
     // Both orders of spec §4 verify the phone before the vehicle photos.
-    if (!driver.phone_verified_at) throw app.httpErrors.forbidden(DRIVER_MESSAGES.phoneFirst);
+    if (!driver.phone_verified_at) throw refusal(403, 'driver.phoneFirst');
     const keep = await keptAnswersOf(app, driverId, reader.stepOf('completeVehicleDocs'));
     const values = await reader.multipart('completeVehicleDocs', request, { keep });
     // One vehicle per driver: its id is made with the first photos, and kept when they are sent again.
@@ -225,7 +222,7 @@ export async function driverRoutes(app: FastifyInstance) {
     const vehicleId = values.context.vehicle_id;
     const owned = await app.db.query('SELECT 1 FROM vehicles WHERE id = $1 AND driver_id = $2', [vehicleId, driverId]);
     // Someone else's vehicle and no vehicle at all answer alike.
-    if (owned.rows.length === 0) throw app.httpErrors.forbidden(DRIVER_MESSAGES.notYourVehicle);
+    if (owned.rows.length === 0) throw refusal(403, 'driver.notYourVehicle');
     const round = await saveStep(app, request, driverId, values, reader.flow.review.name, async (tx, now) => {
       await tx.query('UPDATE vehicles SET submitted_at = $2, updated_at = $2 WHERE id = $1', [vehicleId, now]);
       // Sending the vehicle is how a driver asks for a review: pending (again), the old reason and
@@ -237,7 +234,7 @@ export async function driverRoutes(app: FastifyInstance) {
         [driverId, now],
       );
     });
-    return answerAfter(driverId, round, { success: true, message: answerIn(request.locale, DRIVER_MESSAGES.vehicleSent) });
+    return answerAfter(driverId, round, { success: true, message: messageIn(request.locale, 'driver.vehicleSent') });
   });
 
   // The one route that takes a resume link's token (plugins/sessions.ts): it answers the status
@@ -249,7 +246,7 @@ export async function driverRoutes(app: FastifyInstance) {
   } as const;
   app.get<{ Params: { id: string } }>(reader.routePath('driverStatus'), statusRoute, async (request): Promise<StatusAnswer> => {
     // Another driver's id is refused before anything else, and does not use up a resume token.
-    if (request.params.id !== request.driverId) throw app.httpErrors.forbidden(DRIVER_MESSAGES.notYourStatus);
+    if (request.params.id !== request.driverId) throw refusal(403, 'driver.notYourStatus');
     const token = request.token!;
     // A session's answer is the standing read with its token: the poll costs one query.
     if (token.holder.kind === 'session') return { data: (await driverFromRow(app.db, request.driverId, token.holder.standing, reader.flow)).data };
@@ -267,7 +264,7 @@ export async function driverRoutes(app: FastifyInstance) {
   const answersAnswer = { schema: { params: pathParams('step'), response: { 200: { $ref: 'review#/$defs/stepAnswersAnswer' } } } };
   app.get<{ Params: { step: string } }>(reader.routePath(reader.flow.review.answersCall), answersAnswer, async (request): Promise<StepAnswersAnswer> => {
     const { step } = request.params;
-    if (!Object.hasOwn(reader.flow.steps, step)) throw app.httpErrors.notFound(DRIVER_MESSAGES.noSuchStep);
+    if (!Object.hasOwn(reader.flow.steps, step)) throw refusal(404, 'driver.noSuchStep');
     const stored = await stepAnswersOf(app.db, request.driverId, step);
     if (!stored) return { answers: null, files: {}, fixes: [] };
     const { rows: uploads } = await app.db.query<{ id: string; field: string; mime: string }>(
@@ -316,7 +313,7 @@ export async function driverRoutes(app: FastifyInstance) {
   /** The driver's own photos and documents (the admin API serves anyone's). */
   app.get<{ Params: { uploadId: string } }>(`${UPLOADS_PATH}/:uploadId`, async (request, reply) => {
     const upload = await findUpload(app, request.params.uploadId);
-    if (upload.driverId !== request.driverId) throw app.httpErrors.forbidden(DRIVER_MESSAGES.notYourFile);
+    if (upload.driverId !== request.driverId) throw refusal(403, 'driver.notYourFile');
     return sendUpload(app, reply, upload);
   });
 }

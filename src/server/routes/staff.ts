@@ -22,7 +22,7 @@ import { addStaff, STAFF_MESSAGES, staffEmailOf, staffRolesOf } from '../lib/sta
 import { AUDIT_ACTIONS, type AuditAction, type AuditEvent, type AuditPage, type StaffList, type StaffMember, type StaffSession } from '../../shared/review.js';
 import { sharedLimitStore } from '../plugins/rateLimitStore.js';
 import { bearerToken } from '../plugins/sessions.js';
-import { SERVER_MESSAGES } from '../serverMessages.js';
+import { refusal } from '../serverMessages.js';
 
 export const SIGN_IN_MESSAGES = {
   idTokenRequired: 'Send { "idToken": "<a Firebase ID token>" }.',
@@ -136,7 +136,7 @@ export async function staffRoutes(app: FastifyInstance, options: { rateLimit: { 
       timeWindow: options.rateLimit.windowMs,
       ...(await sharedLimitStore(signIn, options.counters)),
       keyGenerator: (request) => `staff-sign-in:${request.ip}`,
-      errorResponseBuilder: () => httpErrors.tooManyRequests(SERVER_MESSAGES.auth.tooManyRequests),
+      errorResponseBuilder: () => refusal(429, 'auth.tooManyRequests'),
     });
 
     signIn.post('/session', { schema: { response: { 200: { $ref: 'review#/$defs/staffSession' } } } }, async (request): Promise<StaffSession> => {
