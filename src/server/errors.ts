@@ -10,7 +10,8 @@ import { HttpError, httpErrors } from '@fastify/sensible';
 import { SIGN_IN_AGAIN_REASON } from '../shared/apiAnswers.js';
 import { DEFAULT_LOCALE, type Locale } from '../shared/locales.js';
 import { DatabaseUnavailable } from './db/db.js';
-import { keyedMessageIn, keyedMessageOf, type MessageKey } from './serverMessages.js';
+import type { MessageKey } from '../shared/serverMessages.js';
+import { keyedMessageIn, keyedMessageOf } from './serverMessages.js';
 import { StoreUnavailable } from './storage/objectStore.js';
 
 /** The driver must sign in again (the session ended, or the change needs a recent sign-in); the page asks without leaving. */

@@ -8,32 +8,9 @@
  */
 import { httpErrors } from '@fastify/sensible';
 import { loadServerMessages } from '../node/projectFiles.js';
-import type { ServerMessages } from '../shared/generated/serverMessages.js';
+import { MESSAGE_PARAMS, type MessageKey, type Sections } from '../shared/serverMessages.js';
 import { DEFAULT_LOCALE, type Locale } from '../shared/locales.js';
 import { fillPlaceholders } from '../shared/placeholders.js';
-
-type Sections = Omit<ServerMessages, '$schema' | '$comment'>;
-
-/** A message's key: its section and its name ("request.unknownField"). */
-export type MessageKey = { [Section in keyof Sections]: `${Section}.${keyof Sections[Section] & string}` }[keyof Sections];
-
-/**
- * The {placeholders} the server fills in each message that has any: a message may use these and
- * no other (the lint checks flows/server-messages.json against this list, src/cli/lint/serverMessageChecks.ts).
- */
-export const MESSAGE_PARAMS = {
-  'request.unknownField': ['field'],
-  'request.textTooLong': ['field', 'max'],
-  'form.fileNotText': ['field'],
-  'form.mustBeFile': ['field'],
-  'form.mustBeText': ['field'],
-  'form.tooLong': ['field'],
-  'form.oneFileOnly': ['field'],
-  'form.sentTwice': ['field'],
-  'form.keptFileGone': ['field'],
-  'form.oneFileAs': ['field'],
-  'codes.locked': ['hours'],
-} as const satisfies Partial<Record<MessageKey, readonly string[]>>;
 
 type ParamsOf<Key extends MessageKey> = Key extends keyof typeof MESSAGE_PARAMS ? Record<(typeof MESSAGE_PARAMS)[Key][number], string | number> : undefined;
 
