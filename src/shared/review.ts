@@ -7,11 +7,13 @@
 import type { AuditAction, ReviewStatus } from './generated/review.js';
 
 export type {
+  ApproveBody,
   AuditAction,
   AuditEvent,
   AuditPage,
   Claim,
   DriverStatus,
+  EraseBody,
   FileAheadAnswer,
   FixRequest,
   Insights,

@@ -23,6 +23,11 @@ export type ReviewDriver = QueueDriver & {
 };
 /**
  * This interface was referenced by `Review`'s JSON-Schema
+ * via the `definition` "reviewVersion".
+ */
+export type ReviewVersion = number;
+/**
+ * This interface was referenced by `Review`'s JSON-Schema
  * via the `definition` "staffRole".
  */
 export type StaffRole = 'reviewer' | 'privacy-officer' | 'owner';
@@ -220,22 +225,29 @@ export interface FixRequest {
  * via the `definition` "approveBody".
  */
 export interface ApproveBody {
-  reviewVersion: number;
+  reviewVersion: ReviewVersion;
 }
 /**
  * This interface was referenced by `Review`'s JSON-Schema
  * via the `definition` "rejectBody".
  */
 export interface RejectBody {
-  reviewVersion: number;
-  /**
-   * Required unless fixes name what to change.
-   */
-  reason?: string;
   /**
    * @maxItems 100
    */
   fixes?: FixRequest[];
+  /**
+   * Required unless fixes name what to change.
+   */
+  reason?: string | null;
+  reviewVersion: ReviewVersion;
+}
+/**
+ * This interface was referenced by `Review`'s JSON-Schema
+ * via the `definition` "eraseBody".
+ */
+export interface EraseBody {
+  confirm: string;
 }
 /**
  * This interface was referenced by `Review`'s JSON-Schema
