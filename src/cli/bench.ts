@@ -17,7 +17,7 @@ import { buildApp } from '../server/app.js';
 import { readConfig } from '../server/config.js';
 import { queueSql } from '../server/routes/admin.js';
 import { addStaff } from '../server/lib/staffMembers.js';
-import { PROJECT_ROOT } from '../node/projectFiles.js';
+import { loadSchema, PROJECT_ROOT } from '../node/projectFiles.js';
 import { postgresBinDir, runningPostgres } from '../node/postgres.js';
 import { HOLDER_QUERY, HOLDER_STATEMENT, holderQueryParams } from '../server/plugins/sessions.js';
 import { POOL_SIZE } from '../server/db/db.js';
@@ -571,14 +571,8 @@ async function uploadMemory() {
         .toBuffer();
       if (photo.length <= 10 * 1024 * 1024) break;
     }
-    const fields = [
-      'vehicleImageFront',
-      'vehicleImageRear',
-      'vehicleImagePassengerSide',
-      'vehicleImageDriverSide',
-      'vehicleImageInteriorFront',
-      'vehicleImageInteriorBack',
-    ];
+    // The six vehicle photos, as their schema names them.
+    const fields = Object.keys(loadSchema('vehicle-images').properties as object);
     const before = await rssOf(server.pid);
     let peak = before;
     const sampler = setInterval(

@@ -27,6 +27,7 @@ import {
   verifiedDriver,
   startTestServer,
   statusData,
+  VEHICLE_IMAGE_FIELDS,
   vehicleImageValues,
   vehicleValues,
   type TestDriver,
@@ -285,18 +286,7 @@ describe('GET /admin/drivers', () => {
       app,
       '/driver/completeVehicleDocs',
       driver.token,
-      formData(
-        Object.fromEntries(
-          [
-            'vehicleImageFront',
-            'vehicleImageRear',
-            'vehicleImagePassengerSide',
-            'vehicleImageDriverSide',
-            'vehicleImageInteriorFront',
-            'vehicleImageInteriorBack',
-          ].map((field) => [field, { bytes: JPEG_BYTES, name: 'x.jpg', type: 'image/jpeg' }]),
-        ),
-      ),
+      formData(Object.fromEntries(VEHICLE_IMAGE_FIELDS.map((field) => [field, { bytes: JPEG_BYTES, name: 'x.jpg', type: 'image/jpeg' }]))),
     );
     expect(json(again)).toEqual({ success: true, data: { vehicle: { id: driver.vehicleId } } });
     const documents = documentsOf(await detail(driver.driverId));

@@ -15,7 +15,7 @@ import { signInAgain } from '../errors.js';
 import { UPLOADS_PATH, type FileAheadAnswer, type StatusAnswer, type StepAnswersAnswer } from '../../shared/review.js';
 import type { Queryable } from '../db/db.js';
 import { storageForStatus, type Review } from '../../shared/flow.js';
-import { keptSealedValue, maskedAnswers, openAnswers, saveStepAnswers, sealAnswers, stepAnswersOf } from '../lib/answers.js';
+import { keptSealedValue, maskedAnswers, openAnswers, saveStepAnswers, stepAnswersOf } from '../lib/answers.js';
 import type { CallValues, ContextName, KeptAnswers } from '../lib/callReader/checkCall.js';
 import { driverFromRow, returningDriver } from '../lib/driverStatus.js';
 import { findUpload, sendUpload } from '../lib/uploadFiles.js';
@@ -93,7 +93,6 @@ async function saveStep(
   if (!step || !schema) throw new Error('saveStep needs a form step');
   const fileFields = new Set([...Object.keys(values.files), ...Object.keys(values.keptFiles)]);
   const form = Object.fromEntries(Object.entries(values.form).filter(([field]) => !fileFields.has(field)));
-  const answers = sealAnswers(app.cipher, driverId, step, form, schema.sensitive);
   const now = app.now();
   const { replaced, fixing } = await app.db.transaction(async (tx) => {
     // The fixes asked of this step are sent with it: counted before `work`, which clears every fix
@@ -112,7 +111,7 @@ async function saveStep(
       'DELETE FROM uploads WHERE driver_id = $1 AND step = $2 AND NOT (id = ANY($3::uuid[])) RETURNING storage_name',
       [driverId, step, Object.values(files)],
     );
-    await saveStepAnswers(tx, { driverId, step, schema, answers, files, now });
+    await saveStepAnswers(tx, app.cipher, { driverId, step, schema, form, files, now });
     // The review queue's name, kept with the step that holds it (the flow's review.name).
     if (step === reviewName.step) {
       const name = reviewName.fields
