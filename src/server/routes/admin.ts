@@ -12,6 +12,10 @@
  * and can't decide on them (409); a decision or POST /drivers/:id/release ends it.
  *
  * Sensitive answers (SSN, account number) leave the server masked, as everywhere (DESIGN §5).
+ *
+ * Over 300 lines on purpose: the queue (its query, cursor and SQL), the opening of a driver and
+ * the decisions all read and write the claim (queue_claims, CLAIM_JOIN), which is what keeps two
+ * reviewers from deciding on one driver; kept in one file, a change to the claim is made once.
  */
 import { httpErrors } from '@fastify/sensible';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
