@@ -16,14 +16,11 @@ import type { AuditActor } from '../plugins/audit.js';
 import { STAFF_ROLES } from '../plugins/staffAuth.js';
 
 export const STAFF_MESSAGES = {
-  bodyNotObject: 'The request body must be a JSON object.',
-  unknownField: 'Unknown field: ',
   emailRequired: 'email must be an email address.',
   rolesRequired: `roles must list one or more of: ${STAFF_ROLES.join(', ')}.`,
   alreadyStaff: 'This person is a staff member already: change their roles instead.',
   unknownStaff: 'There is no staff member with this id.',
   lastOwner: 'Onramp must keep at least one owner: give another person the owner role first.',
-  labelRequired: 'label must be text of 1 to 100 characters.',
   keyNeedsSession: 'A key is made by a person signed in (the admin page, or npm run admin -- sign-in), not with another key.',
   unknownKey: 'There is no such key, or it was revoked already.',
   notYourKey: 'Only the key’s own person or an owner can revoke it.',

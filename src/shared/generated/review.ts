@@ -333,12 +333,35 @@ export interface StaffList {
  * via the `definition` "staffBody".
  */
 export interface StaffBody {
-  email?: string;
+  email: string;
   /**
    * @minItems 1
-   * @maxItems 3
    */
   roles: StaffRole[];
+}
+/**
+ * This interface was referenced by `Review`'s JSON-Schema
+ * via the `definition` "staffRolesBody".
+ */
+export interface StaffRolesBody {
+  /**
+   * @minItems 1
+   */
+  roles: StaffRole[];
+}
+/**
+ * This interface was referenced by `Review`'s JSON-Schema
+ * via the `definition` "staffSignInBody".
+ */
+export interface StaffSignInBody {
+  idToken: string;
+}
+/**
+ * This interface was referenced by `Review`'s JSON-Schema
+ * via the `definition` "keyBody".
+ */
+export interface KeyBody {
+  label: string;
 }
 /**
  * This interface was referenced by `Review`'s JSON-Schema
