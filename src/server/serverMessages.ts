@@ -15,7 +15,7 @@ import { fillPlaceholders } from '../shared/placeholders.js';
 type ParamsOf<Key extends MessageKey> = Key extends keyof typeof MESSAGE_PARAMS ? Record<(typeof MESSAGE_PARAMS)[Key][number], string | number> : undefined;
 
 /** The arguments after a key: its parameters, required exactly when the message has some. */
-export type ParamsArgs<Key extends MessageKey> = ParamsOf<Key> extends undefined ? [] : [params: ParamsOf<Key>];
+type ParamsArgs<Key extends MessageKey> = ParamsOf<Key> extends undefined ? [] : [params: ParamsOf<Key>];
 
 /** What a refusal's answer carries besides its message. */
 export interface RefusalOptions {
