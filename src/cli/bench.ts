@@ -17,7 +17,7 @@ import { buildApp } from '../server/app.js';
 import { readConfig } from '../server/config.js';
 import { queueSql } from '../server/routes/admin.js';
 import { addStaff } from '../server/lib/staffMembers.js';
-import { PROJECT_ROOT, SSR_BUNDLE } from '../node/projectFiles.js';
+import { loadSchema, PROJECT_ROOT, SSR_BUNDLE } from '../node/projectFiles.js';
 import { pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { postgresBinDir, runningPostgres } from '../node/postgres.js';
@@ -601,14 +601,8 @@ async function uploadMemory() {
         .toBuffer();
       if (photo.length <= 10 * 1024 * 1024) break;
     }
-    const fields = [
-      'vehicleImageFront',
-      'vehicleImageRear',
-      'vehicleImagePassengerSide',
-      'vehicleImageDriverSide',
-      'vehicleImageInteriorFront',
-      'vehicleImageInteriorBack',
-    ];
+    // The six vehicle photos, as their schema names them.
+    const fields = Object.keys(loadSchema('vehicle-images').properties as object);
     const before = await rssOf(server.pid);
     let peak = before;
     const sampler = setInterval(

@@ -20,6 +20,7 @@ import { closest, pointer, pointerKeys, Problems, suggestion, valueAt, type Prob
 import { checkCompiles, checkSchemaRules } from './lint/schemaChecks.js';
 import { SchemaChecker } from './lint/schemaProblems.js';
 import { checkServedCalls } from './lint/serverRoutes.js';
+import { checkServerMessages, SERVER_MESSAGES_FILE } from './lint/serverMessageChecks.js';
 import { checkJourneyLabels, checkTranslations, copySources, entriesOf } from './lint/translationChecks.js';
 import { DEFAULT_LOCALE, LOCALES_FOLDER, localize, translationFileOf, type Locale, type Translations } from '../shared/locales.js';
 import { checkUiSchema } from './lint/uiChecks.js';
@@ -46,7 +47,6 @@ export const EDITOR_SCHEMAS = {
 };
 
 const SANDBOX_PAYMENTS_FILE = 'flows/sandbox-payments.json';
-const SERVER_MESSAGES_FILE = 'flows/server-messages.json';
 
 /** Every file with copy under `root`, each with the schema that marks its texts (`"copy": true`). */
 export const copySourcesAt = (root: string) =>
@@ -349,7 +349,12 @@ export async function lintProject(root: string, registry: Registry, options: { f
 
   const serverMessagesChecker = checkerFor(root, EDITOR_SCHEMAS.serverMessages, 'key', problems);
   const serverMessages = readJson(root, SERVER_MESSAGES_FILE, problems, 'restore it (git checkout)');
-  if (serverMessages) await guarded(SERVER_MESSAGES_FILE, problems, () => serverMessagesChecker?.check(SERVER_MESSAGES_FILE, serverMessages, problems));
+  if (serverMessages) {
+    await guarded(SERVER_MESSAGES_FILE, problems, () => {
+      serverMessagesChecker?.check(SERVER_MESSAGES_FILE, serverMessages, problems);
+      if (!problems.hasAny(SERVER_MESSAGES_FILE)) checkServerMessages(serverMessages, problems);
+    });
+  }
 
   const noticesChecker = checkerFor(root, EDITOR_SCHEMAS.notices, 'key', problems);
   const notices = readJson(root, NOTICES_FILE, problems, 'restore it (git checkout)');

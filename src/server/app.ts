@@ -2,7 +2,7 @@
  * The Onramp API server (DESIGN §4), laid out as fastify/demo: third-party plugins, then our
  * services (plugins/), then the routes (routes/), with one error handler.
  */
-import { answerIn, SERVER_MESSAGES } from './serverMessages.js';
+import { refusal } from './serverMessages.js';
 import { IncomingMessage, type OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { Socket } from 'node:net';
 import multipart from '@fastify/multipart';
@@ -17,13 +17,13 @@ import { answerFor, loggableError } from './errors.js';
 import { apiPathTest, loggableUrl } from './lib/apiPaths.js';
 import { isWellFormedJson } from './lib/wellFormedText.js';
 import { resealLegacyAnswers } from './lib/answers.js';
-import { createCallReader, decorateLocale } from './lib/callPayload.js';
-import type { LiveEdits } from './liveEdits.js';
 import { auditPlugin } from './plugins/audit.js';
+import { callReaderPlugin, type LiveEdits } from './plugins/callReader.js';
 import { clockPlugin } from './plugins/clock.js';
 import { cryptoPlugin } from './plugins/crypto.js';
 import { dbPlugin } from './plugins/db.js';
 import { identityPlugin } from './plugins/identity.js';
+import { localePlugin } from './plugins/locale.js';
 import { otpCodesPlugin } from './plugins/otpCodes.js';
 import { remindersPlugin } from './plugins/reminders.js';
 import { expiriesPlugin } from './plugins/expiries.js';
@@ -72,7 +72,7 @@ export interface AppOptions {
   logStream?: { write(line: string): void };
   /** The flow to serve instead of flows/onboarding.flow.json (the lint checks an edited copy's calls). */
   flow?: Flow;
-  /** Under `npm run dev`: validators swapped after each edit, and the pages told (liveEdits.ts). */
+  /** Under `npm run dev`: validators swapped after each edit, and the pages told (plugins/callReader.ts). */
   live?: LiveEdits;
 }
 
@@ -147,8 +147,8 @@ export async function buildApp(config: ServerConfig, options: AppOptions = {}): 
   });
 
   const flow = options.flow ?? loadFlow();
-  app.decorate('callReader', options.live?.callReader ?? createCallReader(flow));
-  decorateLocale(app);
+  await app.register(localePlugin);
+  await app.register(callReaderPlugin, { flow, live: options.live });
 
   // Every route of the API as Fastify registers it (the static files and the page come last, and
   // are not in it): what answers JSON and is never cached, and what a fuzz test drives.
@@ -169,9 +169,8 @@ export async function buildApp(config: ServerConfig, options: AppOptions = {}): 
     // system takes, as a 4,000-character API path has once no route matches it): there is no file
     // there, so it is not found, the same as before dist/ is built.
     if ((error as { code?: unknown }).code === STATIC_FORBIDDEN_PATH) return reply.callNotFound();
-    const answer = answerFor(error, app.callReader.flowIn(request.locale).messages.requestFailed);
-    // In the request's language: the code refuses in English, the driver reads their own.
-    answer.body.message = answerIn(request.locale, answer.body.message);
+    // In the request's language: the code refuses by key, the driver reads their own (serverMessages.ts).
+    const answer = answerFor(error, app.callReader.flowIn(request.locale).messages.requestFailed, request.locale);
     if (answer.statusCode === 503) request.log.warn({ error: loggableError(error) }, 'Request refused: a service it needs is unavailable');
     else if (answer.statusCode >= 500) request.log.error({ error: loggableError(error) }, 'Request failed');
     return reply.code(answer.statusCode).send(answer.body);
@@ -180,9 +179,9 @@ export async function buildApp(config: ServerConfig, options: AppOptions = {}): 
   // httpErrors (app.httpErrors): the refusals the routes throw, answered by the handler above.
   await app.register(sensible);
   // Every text a JSON body carries is Unicode, checked once here for every route (multipart fields
-  // where they are read: lib/callPayload.ts): a lone surrogate is refused before anything stores it.
+  // where they are read: lib/callReader/multipartBody.ts): a lone surrogate is refused before anything stores it.
   app.addHook('preValidation', (request, _reply, done) => {
-    done(isWellFormedJson(request.body) ? undefined : app.httpErrors.badRequest(SERVER_MESSAGES.request.illFormedText));
+    done(isWellFormedJson(request.body) ? undefined : refusal(400, 'request.illFormedText'));
   });
   // The security headers of every answer, helmet's, computed once. A page and its assets get our
   // CSP, no referrer, and HSTS in production.
@@ -249,7 +248,7 @@ export async function buildApp(config: ServerConfig, options: AppOptions = {}): 
   await app.register(staffAuthPlugin);
   await app.register(auditPlugin);
   await app.register(paymentsPlugin, { payments: config.payments, plan: config.subscriptionPlan });
-  // Per-route limits (exact file count) are set where each form is read (lib/callPayload.ts).
+  // Per-route limits (exact file count) are set where each form is read (lib/callReader/multipartBody.ts).
   await app.register(multipart, { limits: { fileSize: MAX_FILE_BYTES } });
 
   // The contracts the routes' answers are declared by (their `response` schemas), stated once.
@@ -266,14 +265,14 @@ export async function buildApp(config: ServerConfig, options: AppOptions = {}): 
   await app.register(reminderRoutes);
   await app.register(staffRoutes, { prefix: ADMIN_PREFIX, rateLimit: config.authRateLimit, counters: config.sharedCounters });
   // The form studio's data: open under `npm run dev`, otherwise for staff.
-  await app.register(studioRoutes, { prefix: ADMIN_PREFIX, open: options.live !== undefined });
-  if (!config.production) await app.register(devRoutes, { live: options.live });
+  await app.register(studioRoutes, { prefix: ADMIN_PREFIX, open: app.live !== null });
+  if (!config.production) await app.register(devRoutes);
   await app.register(ipLookupRoutes);
   apiRegistered = true;
   isApiPath = apiPathTest(
     apiRoutes.map((route) => route.url),
     [ADMIN_PREFIX],
   );
-  await app.register(staticRoutes, { config, isApiPath: (url) => isApiPath(url), live: options.live });
+  await app.register(staticRoutes, { config, isApiPath: (url) => isApiPath(url) });
   return app;
 }

@@ -2,6 +2,10 @@
  * The server's configuration, read once from the environment. Every adapter choice (database,
  * identity emulator, static files) is made here, so the rest of the server only reads a plain
  * object and tests can build one by hand.
+ *
+ * Over 300 lines on purpose: every environment variable, its default and its check are read in
+ * this one place, so an operator's question ("what does X do, what if it is wrong?") has one file
+ * to answer it, and a variable can't be read twice in two ways.
  */
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';

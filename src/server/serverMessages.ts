@@ -1,62 +1,75 @@
 /**
- * What the server answers a driver in `message`: flows/server-messages.json, read once (in
- * English, the code's words), and each answer put in the request's language where it leaves the
- * server (app.ts's error handler, and the routes' confirmations) from the same files' translations.
+ * What the server answers a driver in `message`: flows/server-messages.json, each text by its key
+ * ("driver.notYourStatus"), with its translations (locales/<language>/server-messages.json).
  *
- * Answers are translated by their English, as gettext does: a route throws the English message,
- * and the answer carries the translation of that text in the request's language. So a message
- * read anywhere in the code (a plugin, a helper) needs no language of its own, and a text with
- * {placeholders} filled is recognised by its template.
+ * A refusal is thrown by key with its parameters (`refusal`), and app.ts's error handler answers
+ * it in the request's language; a confirmation is put in it where the route answers
+ * (`messageIn`). The English is the one the code would read in a log or a test.
  */
-import { basename } from 'node:path';
-import { FLOW_FILE, loadServerMessages, readJsonFile, readTranslations, SERVER_MESSAGES_FILE } from '../node/projectFiles.js';
-import { DEFAULT_LOCALE, textAt, type Locale } from '../shared/locales.js';
-import { fillPlaceholders, placeholdersIn } from '../shared/placeholders.js';
+import { httpErrors } from '@fastify/sensible';
+import { loadServerMessages } from '../node/projectFiles.js';
+import { MESSAGE_PARAMS, type MessageKey, type Sections } from '../shared/serverMessages.js';
+import { DEFAULT_LOCALE, type Locale } from '../shared/locales.js';
+import { fillPlaceholders } from '../shared/placeholders.js';
 
-export const SERVER_MESSAGES = loadServerMessages();
+type ParamsOf<Key extends MessageKey> = Key extends keyof typeof MESSAGE_PARAMS ? Record<(typeof MESSAGE_PARAMS)[Key][number], string | number> : undefined;
 
-/** The files whose translations answers are looked up in: the server's messages and the flow's (its messages, toasts). */
-const ANSWER_FILES = [SERVER_MESSAGES_FILE, FLOW_FILE];
+/** The arguments after a key: its parameters, required exactly when the message has some. */
+type ParamsArgs<Key extends MessageKey> = ParamsOf<Key> extends undefined ? [] : [params: ParamsOf<Key>];
 
-interface Lookup {
-  exact: Map<string, string>;
-  templates: { pattern: RegExp; names: string[]; translated: string }[];
+/** What a refusal's answer carries besides its message. */
+export interface RefusalOptions {
+  /** The form fields the message is shown under too (the answer's `errors`). */
+  fields?: readonly string[];
+  /** What the client should do (shared/apiAnswers.ts), e.g. sign in again. */
+  reason?: string;
 }
 
-const lookups = new Map<Locale, Lookup>();
+const byLocale = new Map<Locale, Sections>();
 
-function lookupFor(locale: Locale): Lookup {
-  let lookup = lookups.get(locale);
-  if (!lookup) {
-    lookup = { exact: new Map(), templates: [] };
-    for (const path of ANSWER_FILES) {
-      const english = readJsonFile(path);
-      for (const [pointer, entry] of Object.entries(readTranslations(locale, basename(path)) ?? {})) {
-        const translated = entry[locale];
-        if (typeof entry.en !== 'string' || typeof translated !== 'string' || translated === '') continue;
-        // Made from English that has changed since (stale): the answer stays in today's English.
-        if (textAt(english, pointer) !== entry.en) continue;
-        lookup.exact.set(entry.en, translated);
-        const names = placeholdersIn(entry.en);
-        if (names.length === 0) continue;
-        const pattern = entry.en.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/\\\{[\w.]+\\\}/g, '(.+?)');
-        lookup.templates.push({ pattern: new RegExp(`^${pattern}$`, 'su'), names, translated });
-      }
-    }
-    lookups.set(locale, lookup);
+function messagesIn(locale: Locale): Sections {
+  let messages = byLocale.get(locale);
+  if (!messages) {
+    messages = loadServerMessages(locale);
+    byLocale.set(locale, messages);
   }
-  return lookup;
+  return messages;
 }
 
-/** An English answer in `locale`: its translation, with its placeholders' values carried over; as it is when it has none. */
-export function answerIn(locale: Locale, text: string): string {
-  if (locale === DEFAULT_LOCALE) return text;
-  const lookup = lookupFor(locale);
-  const exact = lookup.exact.get(text);
-  if (exact !== undefined) return exact;
-  for (const { pattern, names, translated } of lookup.templates) {
-    const match = pattern.exec(text);
-    if (match) return fillPlaceholders(translated, Object.fromEntries(names.map((name, i) => [name, match[i + 1]])));
-  }
-  return text;
+/** The English messages, read (and checked against their schema) when the server starts. */
+export const SERVER_MESSAGES: Sections = messagesIn(DEFAULT_LOCALE);
+
+/** A message in `locale` (in English where it has no translation yet), its parameters filled. */
+export function messageIn<Key extends MessageKey>(locale: Locale, key: Key, ...[params]: ParamsArgs<Key>): string {
+  return keyedMessageIn(locale, { key, params });
 }
+
+/** A refusal's message (`keyedMessageOf`) in `locale`. */
+export function keyedMessageIn(locale: Locale, { key, params }: KeyedMessage): string {
+  const [section, name] = key.split('.') as [keyof Sections, string];
+  return fillPlaceholders((messagesIn(locale)[section] as Record<string, string>)[name]!, params);
+}
+
+/** What a refusal carries for its answer to be put in the request's language. */
+export interface KeyedMessage {
+  key: MessageKey;
+  params?: Readonly<Record<string, string | number>>;
+  fields?: readonly string[];
+}
+
+/**
+ * A refusal a driver reads: an http error whose message is the English, carrying its key and
+ * parameters (`keyed`) for app.ts's error handler to answer in the request's language.
+ */
+export function refusal<Key extends MessageKey>(statusCode: number, key: Key, ...args: [...ParamsArgs<Key>, options?: RefusalOptions]) {
+  const takesParams = Object.hasOwn(MESSAGE_PARAMS, key);
+  const params = (takesParams ? args[0] : undefined) as Readonly<Record<string, string | number>> | undefined;
+  const options = (takesParams ? args[1] : args[0]) as RefusalOptions | undefined;
+  const keyed: KeyedMessage = { key, params, fields: options?.fields };
+  const message = keyedMessageIn(DEFAULT_LOCALE, keyed);
+  const errors = options?.fields ? Object.fromEntries(options.fields.map((field) => [field, [message]])) : undefined;
+  return httpErrors.createError(statusCode, message, { keyed, ...(errors ? { errors } : {}), ...(options?.reason ? { reason: options.reason } : {}) });
+}
+
+/** The key a thrown refusal carries, if it is one of ours. */
+export const keyedMessageOf = (error: unknown): KeyedMessage | undefined => (error as { keyed?: KeyedMessage } | null)?.keyed;

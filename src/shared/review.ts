@@ -7,6 +7,7 @@
 import type { AuditAction, ReviewStatus } from './generated/review.js';
 
 export type {
+  ApproveBody,
   AuditAction,
   AuditEvent,
   AuditPage,
@@ -14,10 +15,12 @@ export type {
   ExpiringList,
   Claim,
   DriverStatus,
+  EraseBody,
   FileAheadAnswer,
   FixRequest,
   Insights,
   InsightsStep,
+  KeyBody,
   PastDecision,
   QueueDriver,
   QueuePage,
@@ -26,10 +29,13 @@ export type {
   ReviewedField,
   ReviewedStep,
   ReviewStatus,
+  StaffBody,
   StaffList,
   StaffMember,
   StaffRole,
+  StaffRolesBody,
   StaffSession,
+  StaffSignInBody,
   StatusAnswer,
   StepAnswersAnswer,
 } from './generated/review.js';

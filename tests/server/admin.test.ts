@@ -8,6 +8,7 @@ import { runAdminCommand } from '../../src/cli/admin.js';
 import type { AdminIo } from '../../src/cli/adminApi.js';
 import { createDataCipher } from '../../src/server/plugins/crypto.js';
 import type { QueueDriver, QueuePage, ReviewDriver, ReviewedField, StepAnswersAnswer } from '../../src/shared/review.js';
+import reviewSchema from '../../src/shared/review.schema.json';
 import {
   bearer,
   completeProfile,
@@ -26,6 +27,7 @@ import {
   verifiedDriver,
   startTestServer,
   statusData,
+  VEHICLE_IMAGE_FIELDS,
   vehicleImageValues,
   vehicleValues,
   type TestDriver,
@@ -284,18 +286,7 @@ describe('GET /admin/drivers', () => {
       app,
       '/driver/completeVehicleDocs',
       driver.token,
-      formData(
-        Object.fromEntries(
-          [
-            'vehicleImageFront',
-            'vehicleImageRear',
-            'vehicleImagePassengerSide',
-            'vehicleImageDriverSide',
-            'vehicleImageInteriorFront',
-            'vehicleImageInteriorBack',
-          ].map((field) => [field, { bytes: JPEG_BYTES, name: 'x.jpg', type: 'image/jpeg' }]),
-        ),
-      ),
+      formData(Object.fromEntries(VEHICLE_IMAGE_FIELDS.map((field) => [field, { bytes: JPEG_BYTES, name: 'x.jpg', type: 'image/jpeg' }]))),
     );
     expect(json(again)).toEqual({ success: true, data: { vehicle: { id: driver.vehicleId } } });
     const documents = documentsOf(await detail(driver.driverId));
@@ -469,6 +460,24 @@ describe('POST /admin/drivers/:id/approve and /reject', () => {
     const response = await admin('POST', `/admin/drivers/${driver.driverId}/reject`, payload as InjectOptions['payload']);
     expect(response.statusCode).toBe(400);
     expect(json(response)).toEqual({ message });
+    expect(json(await status(driver)).data).toMatchObject({ status: 'pending' });
+  });
+
+  it('refuses a rejection body with an extra property by the route’s schema (review.schema.json rejectBody), before it looks for the driver', async () => {
+    const driver = await waitingDriver();
+    const listed = (await list('pending')).find((each) => each.id === driver.driverId)!;
+    const unknownName = reviewSchema.$defs.rejectBody.propertyNames.errorMessage;
+    for (const id of [driver.driverId, randomUUID()]) {
+      const response = await admin('POST', `/admin/drivers/${id}/reject`, { reason: 'Blurry', reviewVersion: listed.reviewVersion, approvedBy: 'me' });
+      expect(response.statusCode).toBe(400);
+      expect(json(response)).toEqual({ message: unknownName.replace('{name}', 'approvedBy') });
+    }
+    const extraInFix = await admin('POST', `/admin/drivers/${driver.driverId}/reject`, {
+      reviewVersion: listed.reviewVersion,
+      fixes: [{ step: 'completeProfile', field: 'lastName', reason: 'Typo', severity: 'high' }],
+    });
+    expect(extraInFix.statusCode).toBe(400);
+    expect(json(extraInFix)).toEqual({ message: reviewSchema.$defs.fixRequest.errorMessage.additionalProperties });
     expect(json(await status(driver)).data).toMatchObject({ status: 'pending' });
   });
 

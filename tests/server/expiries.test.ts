@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadNotices } from '../../src/node/projectFiles.js';
 import { STAFF_AUTH_MESSAGES } from '../../src/server/plugins/staffAuth.js';
 import { EXPIRING_MESSAGES } from '../../src/server/routes/expiries.js';
-import { DRIVER_MESSAGES } from '../../src/server/routes/driver.js';
+import { SERVER_MESSAGES } from '../../src/server/serverMessages.js';
 import { isoDateOffset } from '../../src/shared/dates.js';
 import type { ExpiringList, QueuePage, ReviewDriver, StepAnswersAnswer } from '../../src/shared/review.js';
 import {
@@ -269,7 +269,7 @@ describe('an approved driver replacing an expiring document', () => {
   it('may change nothing before the document’s first notice', async () => {
     const early = await send({ proofInsurance: file(JPEG_BYTES, 'new-insurance.jpg', 'image/jpeg') });
     expect(early.statusCode).toBe(409);
-    expect(json(early)).toEqual({ message: DRIVER_MESSAGES.approvedLocked });
+    expect(json(early)).toEqual({ message: SERVER_MESSAGES.driver.approvedLocked });
   });
 
   it('replaces only that document and its date once it expires soon; anything else is refused', async () => {
@@ -298,7 +298,7 @@ describe('an approved driver replacing an expiring document', () => {
     ]) {
       const refused = await send({ ...renewed, ...other });
       expect(refused.statusCode, JSON.stringify(Object.keys(other))).toBe(409);
-      expect(json(refused)).toEqual({ message: DRIVER_MESSAGES.renewalOnly });
+      expect(json(refused)).toEqual({ message: SERVER_MESSAGES.driver.renewalOnly });
     }
     const ahead = await post(
       server.app,
@@ -307,7 +307,7 @@ describe('an approved driver replacing an expiring document', () => {
       formData({ driverLicenseCardFront: file(PNG_BYTES) }),
     );
     expect(ahead.statusCode).toBe(409);
-    expect(json(ahead)).toEqual({ message: DRIVER_MESSAGES.renewalOnly });
+    expect(json(ahead)).toEqual({ message: SERVER_MESSAGES.driver.renewalOnly });
 
     const sent = await send(renewed);
     expect(sent.statusCode, sent.body).toBe(200);
@@ -357,7 +357,7 @@ describe('a driver sent back by an expired document', () => {
     const renewed = { proofInsurance: file(JPEG_BYTES, 'new-insurance.jpg', 'image/jpeg'), proofInsuranceExpiryDate: isoDateOffset(1, 1) };
     const refused = await send({ ...renewed, vehicleMake: 'Honda' });
     expect(refused.statusCode).toBe(409);
-    expect(json(refused)).toEqual({ message: DRIVER_MESSAGES.renewalOnly });
+    expect(json(refused)).toEqual({ message: SERVER_MESSAGES.driver.renewalOnly });
     const sent = await send(renewed);
     expect(sent.statusCode, sent.body).toBe(200);
     expect(await status()).toBe('pending');

@@ -5,8 +5,23 @@
 // language they last used the app in.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEmulatorUser } from '../support/identity.js';
-import { bearer, decide, json, outbox, sendVehicle, signUpPayload, startTestServer, verifiedDriver, type TestServer } from '../support/server.js';
-import { answerIn } from '../../src/server/serverMessages.js';
+import {
+  bearer,
+  decide,
+  file,
+  formData,
+  json,
+  outbox,
+  PNG_BYTES,
+  profileValues,
+  sendVehicle,
+  signUpPayload,
+  startTestServer,
+  verifiedDriver,
+  verifyPhone,
+  type TestServer,
+} from '../support/server.js';
+import { messageIn } from '../../src/server/serverMessages.js';
 
 let server: TestServer;
 beforeAll(async () => {
@@ -79,10 +94,67 @@ describe('the server’s own answers', () => {
   });
 
   it('keep the values of their placeholders in the translation', () => {
-    expect(answerIn('es', 'Too many wrong codes. For your security, code verification is locked for 24 hours.')).toBe(
+    expect(messageIn('es', 'codes.locked', { hours: 24 })).toBe(
       'Demasiados códigos incorrectos. Por tu seguridad, la verificación de códigos está bloqueada durante 24 horas.',
     );
-    expect(answerIn('es', 'A text no file holds.')).toBe('A text no file holds.');
+    expect(messageIn('en', 'request.unknownField', { field: 'nickname' })).toBe('Unknown field: nickname');
+  });
+});
+
+describe('the request reader’s refusals', () => {
+  const spanish = { 'accept-language': 'es-MX' };
+
+  it('name an unknown field in Spanish', async () => {
+    const response = await server.app.inject({
+      method: 'POST',
+      url: '/auth/driverEmailSignUp',
+      headers: spanish,
+      payload: { ...signUpPayload(await createEmulatorUser(), '2025550143'), nickname: 'Ada' },
+    });
+    expect(response.statusCode).toBe(400);
+    expect(json(response)).toEqual({ message: 'Campo desconocido: nickname' });
+  });
+
+  it('refuse a body that is no JSON object in Spanish', async () => {
+    for (const payload of ['[]', '"text"', '42']) {
+      const response = await server.app.inject({
+        method: 'POST',
+        url: '/auth/driverEmailSignUp',
+        headers: { ...spanish, 'content-type': 'application/json' },
+        payload,
+      });
+      expect(response.statusCode).toBe(400);
+      expect(json(response)).toEqual({ message: 'El cuerpo de la solicitud debe ser un objeto JSON.' });
+    }
+  });
+
+  it('refuse a bad multipart form in Spanish', async () => {
+    const driver = await verifiedDriver(server.app);
+    await verifyPhone(server.app, driver);
+    const headers = { ...bearer(driver.token), ...spanish };
+    const cutShort = await server.app.inject({
+      method: 'POST',
+      url: '/driver/completeProfile',
+      headers: { ...headers, 'content-type': 'multipart/form-data; boundary=onramp' },
+      payload: '--onramp\r\ncontent-disposition: form-data; name="firstName"\r\n\r\nAda',
+    });
+    expect(cutShort.statusCode).toBe(400);
+    expect(json(cutShort)).toEqual({
+      message: 'No se pudo leer el formulario: llegó incompleto o no es un formulario multipart. Envíalo de nuevo, por favor.',
+    });
+
+    const fileAsText = await server.app.inject({
+      method: 'POST',
+      url: '/driver/completeProfile',
+      headers,
+      payload: formData(profileValues({ firstName: file(PNG_BYTES) })) as never,
+    });
+    expect(fileAsText.statusCode).toBe(400);
+    expect(json(fileAsText)).toEqual({ message: 'firstName debe ser texto, no un archivo.' });
+
+    const asJson = await server.app.inject({ method: 'POST', url: '/driver/completeProfile', headers, payload: { firstName: 'Ada' } });
+    expect(asJson.statusCode).toBe(415);
+    expect(json(asJson)).toEqual({ message: 'Esta solicitud debe enviarse como un formulario multipart.' });
   });
 });
 

@@ -19,7 +19,7 @@ import { migrate, openPglite, type Db } from '../../src/server/db/db.js';
 import { openAnswers, type StoredAnswers } from '../../src/server/lib/answers.js';
 import { createDataCipher, type DataCipher } from '../../src/server/plugins/crypto.js';
 import type { QueuePage, ReviewDriver, ReviewedField, ReviewedStep } from '../../src/shared/review.js';
-import { bearer, JPEG_BYTES, json, PNG_BYTES, staffKey } from '../support/server.js';
+import { bearer, JPEG_BYTES, json, PNG_BYTES, staffKey, VEHICLE_IMAGE_FIELDS } from '../support/server.js';
 
 const MIGRATIONS = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'src', 'server', 'db', 'migrations');
 
@@ -52,14 +52,6 @@ const graceVehicle = randomUUID();
 const danVehicle = randomUUID();
 
 const PROFILE_FILES = { profilePicture: 'image/png', socialSecurityCardFront: 'image/jpeg', socialSecurityCardBack: 'image/png' } as const;
-const IMAGE_FIELDS = [
-  'vehicleImageFront',
-  'vehicleImageRear',
-  'vehicleImagePassengerSide',
-  'vehicleImageDriverSide',
-  'vehicleImageInteriorFront',
-  'vehicleImageInteriorBack',
-];
 const DOCUMENT_FIELDS = ['driverLicenseCardFront', 'driverLicenseCardBack', 'proofInsurance', 'vehicleRegistrationCard'];
 
 interface LegacyUpload {
@@ -210,7 +202,7 @@ async function legacyVehicle(driverId: string, id: string, createdAt: string, se
       at(createdAt),
     ],
   );
-  for (const field of IMAGE_FIELDS) await legacyUpload(driverId, id, field, 'image/jpeg');
+  for (const field of VEHICLE_IMAGE_FIELDS) await legacyUpload(driverId, id, field, 'image/jpeg');
   if (sent) for (const field of DOCUMENT_FIELDS) await legacyUpload(driverId, id, field, field === 'proofInsurance' ? 'image/jpeg' : 'image/png');
 }
 
@@ -448,7 +440,7 @@ describe('migration 007 on the rows the old code wrote', () => {
     expect([...steps.keys()].sort()).toEqual(['addVehicle', 'completeProfile', 'uploadVehicleImages']);
     const images = steps.get('uploadVehicleImages')!;
     expect(images).toMatchObject({ schema_name: 'vehicle-images', schema_version: 'before-answers', answers: {} });
-    expect(images.files).toEqual(filesOf(ids.ada, adaVehicles.latest, IMAGE_FIELDS));
+    expect(images.files).toEqual(filesOf(ids.ada, adaVehicles.latest, VEHICLE_IMAGE_FIELDS));
     expect(images.submitted_at.toISOString()).toBe('2025-03-05T16:30:00.000Z');
 
     const vehicle = steps.get('addVehicle')!;
@@ -550,7 +542,7 @@ describe('migration 007 on the rows the old code wrote', () => {
     expect(rows[0]).toEqual({ email: 'kit@example.com', phone: '+12025550177' });
     const dan = await stepsOf(ids.dan);
     expect([...dan.keys()].sort()).toEqual(['completeProfile', 'uploadVehicleImages']);
-    expect(dan.get('uploadVehicleImages')!.files).toEqual(filesOf(ids.dan, danVehicle, IMAGE_FIELDS));
+    expect(dan.get('uploadVehicleImages')!.files).toEqual(filesOf(ids.dan, danVehicle, VEHICLE_IMAGE_FIELDS));
     expect(openAnswers(cipher, ids.dan, 'completeProfile', dan.get('completeProfile')!.answers).SSN).toBe(FULL_SSN.dan);
   });
 
@@ -634,7 +626,7 @@ describe('the migrated drivers on the admin page', () => {
       ],
     ]);
     expect(images!.fields.map((field) => [field.field, field.kind, field.file?.url])).toEqual(
-      IMAGE_FIELDS.map((field) => [field, 'file', `/admin/uploads/${uploadId(ids.ada, adaVehicles.latest, field)}`]),
+      VEHICLE_IMAGE_FIELDS.map((field) => [field, 'file', `/admin/uploads/${uploadId(ids.ada, adaVehicles.latest, field)}`]),
     );
     const vehicleFields = fieldsOf(vehicle);
     expect(text(vehicleFields.get('modelYear')!)).toEqual(['modelYear', 'Year', 'text', '2020']);

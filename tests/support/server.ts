@@ -15,6 +15,7 @@ import { buildApp } from '../../src/server/app.js';
 import { readConfig, type ServerConfig } from '../../src/server/config.js';
 import { isConnectionFailure, openDb, type Db } from '../../src/server/db/db.js';
 import type { OutboxEntry } from '../../src/server/messaging/localOutbox.js';
+import { loadSchema } from '../../src/node/projectFiles.js';
 import { isoDateOffset } from '../../src/shared/dates.js';
 import { addStaff } from '../../src/server/lib/staffMembers.js';
 import type { StaffRole } from '../../src/shared/review.js';
@@ -295,14 +296,8 @@ export const profileValues = (overrides: Record<string, FormValue> = {}): Record
   ...overrides,
 });
 
-export const VEHICLE_IMAGE_FIELDS = [
-  'vehicleImageFront',
-  'vehicleImageRear',
-  'vehicleImagePassengerSide',
-  'vehicleImageDriverSide',
-  'vehicleImageInteriorFront',
-  'vehicleImageInteriorBack',
-] as const;
+/** The six vehicle photos, as schemas/vehicle-images.schema.json names them. */
+export const VEHICLE_IMAGE_FIELDS = Object.keys(loadSchema('vehicle-images').properties as object);
 
 export const vehicleImageValues = (overrides: Record<string, FormValue> = {}): Record<string, FormValue> => ({
   ...Object.fromEntries(VEHICLE_IMAGE_FIELDS.map((field) => [field, file(JPEG_BYTES, `${field}.jpg`, 'image/jpeg')])),

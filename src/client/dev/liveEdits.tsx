@@ -1,18 +1,13 @@
 /**
  * Loaded only under `npm run dev` (main.tsx imports it when the page's configuration says so):
- * follows the server's live state (GET /dev/events, src/server/liveEdits.ts). A newer build
+ * follows the server's live state (GET /dev/events, src/server/plugins/callReader.ts). A newer build
  * reloads the page; a broken edit of schemas/ or flows/ shows its lint problems over the page,
  * which keeps working with the last good version, until the file is fixed or the note dismissed.
  */
 import { useRef } from 'react';
 import { createRoot } from 'react-dom/client';
+import type { LiveState } from '../../shared/liveState.js';
 import { Dialog } from '../ui/Dialog.js';
-
-interface LiveState {
-  version: number;
-  /** Lint lines: `file:place: what — how to fix it`. */
-  problems: string[];
-}
 
 const OVERLAY_CSS = `
 /* Only the list scrolls: the heading and the button stay in view. */

@@ -53,7 +53,7 @@ export const transformErrors = (errors: RJSFValidationError[]) => expandErrors(e
 /**
  * The validator, judging no field while it holds the value kept for it: a sensitive value's mask,
  * which the schema can't judge and the server takes back as the value it stands for
- * (lib/callPayload.ts). It filters what the validator found in the data it was given, so it holds
+ * (src/server/lib/callReader/checkCall.ts). It filters what the validator found in the data it was given, so it holds
  * for the data of this very key press.
  */
 function withKeptValues(validator: LoadedForm['validator'], kept: Record<string, unknown>): LoadedForm['validator'] {

@@ -1,5 +1,5 @@
 import type { Locale } from '../../shared/locales.js';
-import type { AppConfig } from './config.js';
+import type { AppConfig } from '../../shared/appConfig.js';
 
 /**
  * "$199/week" from the server's plan, in the page's language ("$199/semana"): whole dollars

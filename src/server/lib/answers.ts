@@ -45,7 +45,7 @@ export const maskText = (value: string) => (value.length >= 8 ? `•••••
 const isProtected = (value: unknown): value is SealedAnswer | LegacyAnswer =>
   typeof value === 'object' && value !== null && !Array.isArray(value) && typeof (value as { $masked?: unknown }).$masked === 'string';
 
-/** The answers to store: the sensitive fields sealed, the rest as the schema checked them. */
+/** The answers to store: the sensitive fields sealed, the rest as the schema checked them (also how a sent step is compared with the stored one). */
 export function sealAnswers(cipher: DataCipher, driverId: string, step: string, form: StoredAnswers, sensitive: readonly string[]): StoredAnswers {
   const stored: StoredAnswers = {};
   for (const [field, value] of Object.entries(form)) {
@@ -139,21 +139,34 @@ export async function stepAnswersOf(db: Queryable, driverId: string, step: strin
 export interface SavedStep {
   driverId: string;
   step: string;
-  schema: { name: string; version: string };
-  answers: StoredAnswers;
+  /** The form's schema as the request reader read it: its name, version and sensitive fields. */
+  schema: { name: string; version: string; sensitive: readonly string[] };
+  /** The form's answers in the clear (files left out): the sensitive ones are sealed here. */
+  form: StoredAnswers;
+  /** Upload id by file field. */
   files: Record<string, string>;
   now: Date;
 }
 
-/** Stores a step's answers, replacing the ones sent before (what the last review saw stays for comparison). */
-export async function saveStepAnswers(tx: Queryable, saved: SavedStep): Promise<void> {
-  await tx.query(
+/**
+ * The one way a step's answers are stored: sensitive fields sealed, replacing the ones sent before
+ * (what the last review saw stays for comparison), or with `firstOnly` only when the step has none
+ * yet, the row deciding (two first requests at once can't both be first). Whether they were stored.
+ */
+export async function saveStepAnswers(tx: Queryable, cipher: DataCipher, saved: SavedStep, { firstOnly = false } = {}): Promise<boolean> {
+  const answers = sealAnswers(cipher, saved.driverId, saved.step, saved.form, saved.schema.sensitive);
+  const { rows } = await tx.query(
     `INSERT INTO step_answers (driver_id, step, schema_name, schema_version, answers, files, submitted_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7)
-     ON CONFLICT (driver_id, step) DO UPDATE SET schema_name = EXCLUDED.schema_name, schema_version = EXCLUDED.schema_version,
-       answers = EXCLUDED.answers, files = EXCLUDED.files, submitted_at = EXCLUDED.submitted_at`,
-    [saved.driverId, saved.step, saved.schema.name, saved.schema.version, JSON.stringify(saved.answers), JSON.stringify(saved.files), saved.now],
+     ON CONFLICT (driver_id, step) ${
+       firstOnly
+         ? 'DO NOTHING'
+         : `DO UPDATE SET schema_name = EXCLUDED.schema_name, schema_version = EXCLUDED.schema_version,
+       answers = EXCLUDED.answers, files = EXCLUDED.files, submitted_at = EXCLUDED.submitted_at`
+     } RETURNING driver_id`,
+    [saved.driverId, saved.step, saved.schema.name, saved.schema.version, JSON.stringify(answers), JSON.stringify(saved.files), saved.now],
   );
+  return rows.length > 0;
 }
 
 /** Seals again, field by field, the sensitive answers migration 007 moved with their old ciphertext. */

@@ -1,6 +1,6 @@
 /**
  * The server's check of a form's values against a step schema, with the shared Ajv set-up. The
- * request reader (callPayload.ts) answers drivers with it, and `npm run validate` shows testers
+ * request reader (callReader/checkCall.ts) answers drivers with it, and `npm run validate` shows testers
  * exactly what the server would answer, without starting it.
  */
 import { compileOnce } from '../../shared/ajv.js';

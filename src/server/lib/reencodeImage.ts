@@ -20,11 +20,9 @@
  * name or declared type.
  */
 import sharp, { type Metadata, type Sharp } from 'sharp';
-import { formError } from '../errors.js';
+import { refusal } from '../serverMessages.js';
 
 export const MAX_IMAGE_PIXELS = 40_000_000;
-export const IMAGE_TOO_LARGE_MESSAGE = 'Each image must be at most 40 megapixels.';
-export const IMAGE_UNREADABLE_MESSAGE = 'This image could not be read. Please take the photo again.';
 export const JPEG_QUALITY = 85;
 const UNKNOWN_TYPE = 'application/octet-stream';
 
@@ -88,22 +86,22 @@ export interface ReencodedImage {
  * a format taken; both carry the message under `field` too, so the form shows it beside that photo.
  */
 export async function reencodeImage(path: string, field: string): Promise<ReencodedImage> {
-  const refuse = (status: number, message: string) => formError(status, message, { [field]: [message] });
+  const refuse = (status: 400 | 413) => refusal(status, status === 413 ? 'files.imageTooLarge' : 'files.imageUnreadable', { fields: [field] });
   let header: Metadata;
   try {
     header = await readHeader(path);
   } catch {
-    throw refuse(400, IMAGE_UNREADABLE_MESSAGE);
+    throw refuse(400);
   }
   const rewrite = rewriteOf(header);
-  if (!rewrite) throw refuse(400, IMAGE_UNREADABLE_MESSAGE);
-  if ((header.width ?? 0) * (header.height ?? 0) > MAX_IMAGE_PIXELS) throw refuse(413, IMAGE_TOO_LARGE_MESSAGE);
+  if (!rewrite) throw refuse(400);
+  if ((header.width ?? 0) * (header.height ?? 0) > MAX_IMAGE_PIXELS) throw refuse(413);
   try {
     // failOn 'warning' (sharp's default, said here on purpose): a truncated or damaged image is refused.
     const image = sharp(path, { limitInputPixels: MAX_IMAGE_PIXELS, failOn: 'warning', pages: 1 }).rotate();
     return { bytes: await rewrite.encode(image).toBuffer(), mime: rewrite.mime };
   } catch (error) {
-    if (error instanceof Error && /pixel limit/i.test(error.message)) throw refuse(413, IMAGE_TOO_LARGE_MESSAGE);
-    throw refuse(400, IMAGE_UNREADABLE_MESSAGE);
+    if (error instanceof Error && /pixel limit/i.test(error.message)) throw refuse(413);
+    throw refuse(400);
   }
 }

@@ -14,26 +14,28 @@ import type { FastifyInstance } from 'fastify';
 import type { StaffRole } from '../../shared/review.js';
 import type { AuditActor } from '../plugins/audit.js';
 import { STAFF_ROLES } from '../plugins/staffAuth.js';
+import reviewSchema from '../../shared/review.schema.json';
+
+/** The person's email and roles: the routes' schema (review.schema.json staffBody) states them, and the admin command checks its arguments with the same words. */
+const { email: emailRule, roles: rolesRule } = reviewSchema.$defs.staffBody.properties;
 
 export const STAFF_MESSAGES = {
-  bodyNotObject: 'The request body must be a JSON object.',
-  unknownField: 'Unknown field: ',
-  emailRequired: 'email must be an email address.',
-  rolesRequired: `roles must list one or more of: ${STAFF_ROLES.join(', ')}.`,
+  emailRequired: emailRule.errorMessage,
+  rolesRequired: rolesRule.errorMessage,
   alreadyStaff: 'This person is a staff member already: change their roles instead.',
   unknownStaff: 'There is no staff member with this id.',
   lastOwner: 'Onramp must keep at least one owner: give another person the owner role first.',
-  labelRequired: 'label must be text of 1 to 100 characters.',
   keyNeedsSession: 'A key is made by a person signed in (the admin page, or npm run admin -- sign-in), not with another key.',
   unknownKey: 'There is no such key, or it was revoked already.',
   notYourKey: 'Only the key’s own person or an owner can revoke it.',
 } as const;
 
-/** What an email must look like to be a staff member's (Firebase checks it again). */
-const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+/** What an email must look like to be a staff member's, around spaces (Firebase checks it again). */
+const EMAIL_PATTERN = new RegExp(emailRule.pattern, 'u');
 
 export function staffEmailOf(value: unknown): string {
-  if (typeof value !== 'string' || value.length > 254 || !EMAIL_PATTERN.test(value.trim())) throw httpErrors.badRequest(STAFF_MESSAGES.emailRequired);
+  if (typeof value !== 'string' || value.length > emailRule.maxLength || !EMAIL_PATTERN.test(value.trim()))
+    throw httpErrors.badRequest(STAFF_MESSAGES.emailRequired);
   return value.trim().toLowerCase();
 }
 

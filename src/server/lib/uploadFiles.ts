@@ -6,8 +6,7 @@
  */
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { isUuid } from '../db/db.js';
-
-export const UPLOAD_NOT_FOUND = 'This file does not exist.';
+import { refusal } from '../serverMessages.js';
 
 export interface StoredUpload {
   id: string;
@@ -18,13 +17,13 @@ export interface StoredUpload {
 
 /** The upload with this id, or a 404 (an id that is not a uuid cannot exist). */
 export async function findUpload(app: FastifyInstance, uploadId: string): Promise<StoredUpload> {
-  if (!isUuid(uploadId)) throw app.httpErrors.notFound(UPLOAD_NOT_FOUND);
+  if (!isUuid(uploadId)) throw refusal(404, 'files.notFound');
   const { rows } = await app.db.query<{ id: string; driver_id: string; storage_name: string; mime: string }>(
     'SELECT id, driver_id, storage_name, mime FROM uploads WHERE id = $1',
     [uploadId],
   );
   const row = rows[0];
-  if (!row) throw app.httpErrors.notFound(UPLOAD_NOT_FOUND);
+  if (!row) throw refusal(404, 'files.notFound');
   return { id: row.id, driverId: row.driver_id, storageName: row.storage_name, mime: row.mime };
 }
 
@@ -34,7 +33,7 @@ export async function sendUpload(app: FastifyInstance, reply: FastifyReply, uplo
   if (!bytes) {
     // A row without its object: the store lost it. The driver or reviewer is told it is not there.
     app.log.error({ uploadId: upload.id }, 'An upload row names a document the store does not have');
-    throw app.httpErrors.notFound(UPLOAD_NOT_FOUND);
+    throw refusal(404, 'files.notFound');
   }
   return (
     reply

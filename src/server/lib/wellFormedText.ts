@@ -2,7 +2,7 @@
  * Text that is not Unicode: a lone UTF-16 surrogate ("\ud800" is valid JSON, yet no character).
  * PostgreSQL refuses to store it (jsonb: 22P02), so a request carrying one would fail half-way;
  * it is refused where the request is read instead: every JSON body (app.ts), and each multipart
- * field (lib/callPayload.ts), which a part sent as UTF-16 ("charset=utf-16le") can fill with one.
+ * field (lib/callReader/multipartBody.ts), which a part sent as UTF-16 ("charset=utf-16le") can fill with one.
  * String.prototype.isWellFormed is not in Node 20: with the `u` flag a regular expression reads a
  * well-formed pair as one code point, so \p{Surrogate} matches only a lone half.
  */

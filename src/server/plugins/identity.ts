@@ -7,11 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { deleteApp, initializeApp } from 'firebase-admin/app';
 import { getAuth } from 'firebase-admin/auth';
 import fp from 'fastify-plugin';
-
-export const SIGN_IN_NOT_VERIFIED = 'Your sign-in could not be verified. Please try again.';
-export const SIGN_IN_UNAVAILABLE = 'Sign-in is unavailable right now. Please try again in a moment.';
-export const EMAIL_REFUSED = 'Firebase Authentication does not take this email address.';
-export const IDENTITY_UNAVAILABLE = 'Firebase Authentication could not be reached. Please try again in a moment.';
+import { refusal } from '../serverMessages.js';
 
 export interface SignedInUser {
   uid: string;
@@ -90,10 +86,10 @@ export const identityPlugin = fp<{ projectId: string; emulatorHost: string | nul
           // the signature check (the emulator's tokens are unsigned). A server configured without
           // the emulator therefore refuses unsigned tokens itself, and fails closed if that
           // variable appeared after config.ts checked it (another app in this process set it).
-          if (!looksSigned(idToken)) throw app.httpErrors.unauthorized(SIGN_IN_NOT_VERIFIED);
+          if (!looksSigned(idToken)) throw refusal(401, 'auth.signInNotVerified');
           if (process.env.FIREBASE_AUTH_EMULATOR_HOST) {
             app.log.error('FIREBASE_AUTH_EMULATOR_HOST is set in a server configured without the emulator: sign-in refused');
-            throw app.httpErrors.serviceUnavailable(SIGN_IN_UNAVAILABLE);
+            throw refusal(503, 'auth.signInUnavailable');
           }
         }
         try {
@@ -108,9 +104,9 @@ export const identityPlugin = fp<{ projectId: string; emulatorHost: string | nul
           };
         } catch (error) {
           const code = String((error as { code?: unknown }).code ?? '');
-          if (isTokenProblem(code)) throw app.httpErrors.unauthorized(SIGN_IN_NOT_VERIFIED);
+          if (isTokenProblem(code)) throw refusal(401, 'auth.signInNotVerified');
           app.log.error({ code }, 'Firebase Authentication could not be reached');
-          throw app.httpErrors.serviceUnavailable(SIGN_IN_UNAVAILABLE);
+          throw refusal(503, 'auth.signInUnavailable');
         }
       },
       async tokensValidSince(uid: string) {
@@ -121,7 +117,7 @@ export const identityPlugin = fp<{ projectId: string; emulatorHost: string | nul
           const code = String((error as { code?: unknown }).code ?? '');
           if (code === 'auth/user-not-found') return app.now();
           app.log.error({ code }, 'Firebase Authentication could not be reached');
-          throw app.httpErrors.serviceUnavailable(SIGN_IN_UNAVAILABLE);
+          throw refusal(503, 'auth.signInUnavailable');
         }
       },
       async deleteUser(uid: string) {
@@ -132,7 +128,7 @@ export const identityPlugin = fp<{ projectId: string; emulatorHost: string | nul
           // Deleted before (an erasure tried again, or by hand in the Firebase console): done.
           if (code === 'auth/user-not-found') return;
           app.log.error({ code }, 'Firebase Authentication could not delete a user');
-          throw app.httpErrors.serviceUnavailable(IDENTITY_UNAVAILABLE);
+          throw refusal(503, 'auth.identityUnavailable');
         }
       },
       async ensureAccount(email: string, options: { password?: string; emailVerified?: boolean } = {}) {
@@ -142,18 +138,18 @@ export const identityPlugin = fp<{ projectId: string; emulatorHost: string | nul
           return { uid, created: false };
         } catch (error) {
           const code = String((error as { code?: unknown }).code ?? '');
-          if (code === 'auth/invalid-email') throw app.httpErrors.badRequest(EMAIL_REFUSED);
+          if (code === 'auth/invalid-email') throw refusal(400, 'auth.emailRefused');
           if (code !== 'auth/user-not-found') {
             app.log.error({ code }, 'Firebase Authentication could not be reached');
-            throw app.httpErrors.serviceUnavailable(IDENTITY_UNAVAILABLE);
+            throw refusal(503, 'auth.identityUnavailable');
           }
         }
         try {
           return { uid: (await auth.createUser({ email, ...options })).uid, created: true };
         } catch (error) {
-          if ((error as { code?: unknown }).code === 'auth/invalid-email') throw app.httpErrors.badRequest(EMAIL_REFUSED);
+          if ((error as { code?: unknown }).code === 'auth/invalid-email') throw refusal(400, 'auth.emailRefused');
           app.log.error({ code: String((error as { code?: unknown }).code ?? '') }, 'Firebase Authentication could not create a user');
-          throw app.httpErrors.serviceUnavailable(IDENTITY_UNAVAILABLE);
+          throw refusal(503, 'auth.identityUnavailable');
         }
       },
     });

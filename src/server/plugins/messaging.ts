@@ -12,7 +12,7 @@
  */
 import { DEFAULT_LOCALE, isLocale, type Locale } from '../../shared/locales.js';
 import type { Notices } from '../../shared/generated/notices.js';
-import { SERVER_MESSAGES } from '../serverMessages.js';
+import { refusal } from '../serverMessages.js';
 import { randomUUID } from 'node:crypto';
 import { loadNotices } from '../../node/projectFiles.js';
 import type { NoticeName, NoticeValues } from '../../shared/notices.js';
@@ -23,8 +23,11 @@ import { LocalOutbox } from '../messaging/localOutbox.js';
 import { renderNotice } from '../messaging/render.js';
 import fp from 'fastify-plugin';
 
-/** Why a code was not sent; an invalid number in the flow's words (spec §8), which the browser shows too. */
-export const DELIVERY_MESSAGES = SERVER_MESSAGES.delivery satisfies Readonly<Record<Exclude<Undeliverable, 'invalidPhone'> | 'notSent', string>>;
+/** Why a code was not sent, by key (flows/server-messages.json); an invalid number in the flow's words (spec §8), which the browser shows too. */
+const UNDELIVERABLE = { optedOut: 'delivery.optedOut', smsRefused: 'delivery.smsRefused', emailRefused: 'delivery.emailRefused' } as const satisfies Record<
+  Exclude<Undeliverable, 'invalidPhone'>,
+  string
+>;
 
 /** Waits between the tries of a code while the driver waits: three tries in about 2.5 s. */
 export const CODE_RETRY_DELAYS_MS = [500, 2_000];
@@ -145,12 +148,14 @@ export const messagingPlugin = fp<{ config: MessagingConfig; signInUrl: string }
           if (error.undeliverable) {
             app.log.warn({ channel, reason: error.undeliverable }, 'A code could not be delivered: the address was refused');
             const { undeliverable } = error;
-            throw app.httpErrors.badRequest(undeliverable === 'invalidPhone' ? app.callReader.flow.messages.invalidPhone : DELIVERY_MESSAGES[undeliverable]);
+            throw undeliverable === 'invalidPhone'
+              ? app.httpErrors.badRequest(app.callReader.flowIn(locale).messages.invalidPhone)
+              : refusal(400, UNDELIVERABLE[undeliverable]);
           }
           const delay = (options.config.codeRetryDelaysMs ?? CODE_RETRY_DELAYS_MS)[attempt];
           if (delay === undefined) {
             app.log.error({ channel, error: error.message }, 'A code could not be delivered after retries');
-            throw app.httpErrors.serviceUnavailable(DELIVERY_MESSAGES.notSent);
+            throw refusal(503, 'delivery.notSent');
           }
           app.log.warn({ channel, error: error.message, attempt: attempt + 1 }, 'A code delivery failed; trying again');
           await sleep(delay);

@@ -13,10 +13,9 @@
  * Every counter lives in the database, so all server instances share it.
  */
 import type { Locale } from '../../shared/locales.js';
-import { fillPlaceholders } from '../../shared/placeholders.js';
-import { SERVER_MESSAGES } from '../serverMessages.js';
+import { refusal } from '../serverMessages.js';
 import { randomInt } from 'node:crypto';
-import { type HttpError, httpErrors } from '@fastify/sensible';
+import type { HttpError } from '@fastify/sensible';
 import type { Queryable } from '../db/db.js';
 import type { Channel } from '../messaging/delivery.js';
 import fp from 'fastify-plugin';
@@ -31,8 +30,6 @@ const HOUR_MS = 60 * 60 * 1000;
 
 /** What a code is for; only verification today, but a code for one purpose never serves another. */
 export type CodePurpose = 'verify';
-
-export const OTP_MESSAGES = { ...SERVER_MESSAGES.codes, locked: fillPlaceholders(SERVER_MESSAGES.codes.locked, { hours: LOCKOUT_MS / HOUR_MS }) };
 
 export interface CodeTarget {
   driverId: string;
@@ -71,7 +68,7 @@ const lockDestination = (tx: Queryable, target: CodeTarget) =>
 
 async function refuseWhenLocked(tx: Queryable, target: CodeTarget, now: Date): Promise<void> {
   const { rows } = await tx.query('SELECT 1 FROM code_lockouts WHERE subject = ANY($1::text[]) AND locked_until > $2', [subjectsOf(target), now]);
-  if (rows.length > 0) throw httpErrors.tooManyRequests(OTP_MESSAGES.locked);
+  if (rows.length > 0) throw refusal(429, 'codes.locked', { hours: LOCKOUT_MS / HOUR_MS });
 }
 
 /** One more consecutive failure for each subject; the one that reaches the limit is locked (and counts from zero again). */
@@ -112,7 +109,7 @@ export const otpCodesPlugin = fp(
           );
           const counts = rows[0];
           if ((counts?.mine ?? 0) >= MAX_SENDS_PER_HOUR || (counts?.anyone ?? 0) >= MAX_SENDS_PER_DESTINATION_PER_HOUR) {
-            throw httpErrors.tooManyRequests(OTP_MESSAGES.tooManySends);
+            throw refusal(429, 'codes.tooManySends');
           }
           // A new code replaces this driver's previous one on the channel; other drivers' codes stand.
           await tx.query('UPDATE otp_codes SET consumed_at = $3 WHERE driver_id = $1 AND channel = $2 AND consumed_at IS NULL', [
@@ -146,7 +143,7 @@ export const otpCodesPlugin = fp(
       async verify(target, code) {
         const now = app.now();
         // The transaction commits a wrong attempt even though the answer is an error.
-        const refusal = await app.db.transaction(async (tx): Promise<HttpError | null> => {
+        const refused = await app.db.transaction(async (tx): Promise<HttpError | null> => {
           await lockDestination(tx, target);
           await refuseWhenLocked(tx, target, now);
           const { rows } = await tx.query<CodeRow>(
@@ -156,19 +153,19 @@ export const otpCodesPlugin = fp(
             [target.driverId, target.channel, target.destination, target.purpose],
           );
           const row = rows[0];
-          if (!row) return httpErrors.badRequest(OTP_MESSAGES.noCode);
-          if (row.wrong_attempts >= MAX_WRONG_ATTEMPTS) return httpErrors.tooManyRequests(OTP_MESSAGES.tooManyTries);
-          if (new Date(row.expires_at).getTime() <= now.getTime()) return httpErrors.badRequest(OTP_MESSAGES.expired);
+          if (!row) return refusal(400, 'codes.noCode');
+          if (row.wrong_attempts >= MAX_WRONG_ATTEMPTS) return refusal(429, 'codes.tooManyTries');
+          if (new Date(row.expires_at).getTime() <= now.getTime()) return refusal(400, 'codes.expired');
           if (!app.cipher.sameHash(row.code_hash, hashOf(target, code))) {
             await tx.query('UPDATE otp_codes SET wrong_attempts = wrong_attempts + 1 WHERE id = $1', [row.id]);
             await countFailure(tx, target, now);
-            return httpErrors.badRequest(OTP_MESSAGES.wrong);
+            return refusal(400, 'codes.wrong');
           }
           await tx.query('UPDATE otp_codes SET consumed_at = $2 WHERE id = $1', [row.id, now]);
           await tx.query('DELETE FROM code_lockouts WHERE subject = ANY($1::text[])', [subjectsOf(target)]);
           return null;
         });
-        if (refusal) throw refusal;
+        if (refused) throw refused;
       },
     };
     app.decorate('otpCodes', otpCodes);

@@ -12,20 +12,23 @@
  *
  * Both are recorded in privacy_requests and the audit record with who did it (the staff member)
  * and counts, never anything of the person.
+ *
+ * Over 300 lines on purpose: the export and the erasure read the same list of a driver's tables
+ * (DRIVER_TABLES) and must change together when a migration adds one; apart, a new table could be
+ * erased but not exported, or the other way round.
  */
 import { HttpError, httpErrors } from '@fastify/sensible';
 import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify';
 import { strToU8, zipSync, type Zippable } from 'fflate';
 import { isUuid, type Queryable } from '../db/db.js';
+import type { EraseBody } from '../../shared/review.js';
 import { answersOf, openAnswers, type StoredAnswers } from '../lib/answers.js';
+import { checkBodiesBySchema } from '../lib/bodySchemas.js';
 import type { Channel } from '../messaging/delivery.js';
 import { subjectsOf } from '../plugins/otpCodes.js';
 
 export const PRIVACY_MESSAGES = {
   unknownDriver: 'There is no driver with this id.',
-  bodyNotObject: 'The request body must be a JSON object.',
-  unknownField: 'Unknown field: ',
-  confirmRequired: 'To erase a driver, send their email as "confirm": { "confirm": "<the driver’s email>" }.',
   confirmMismatch: 'This is not the email of this driver: nothing was erased. Check the driver id.',
   identityUnavailable: 'Firebase Authentication could not be reached, so nothing was erased. Please try again in a moment.',
 } as const;
@@ -68,17 +71,6 @@ export function extensionOf(mime: string): string {
 
 /** A step or field name as a path segment of the zip: names come from the flow, but a path is never built from anything else. */
 const segment = (name: string) => name.replace(/[^A-Za-z0-9_-]/g, '_') || '_';
-
-/** The confirmation an erasure needs: the driver's email, checked against the driver's own. */
-export function confirmOf(body: unknown): string {
-  if (body === undefined || body === null) throw httpErrors.badRequest(PRIVACY_MESSAGES.confirmRequired);
-  if (typeof body !== 'object' || Array.isArray(body)) throw httpErrors.badRequest(PRIVACY_MESSAGES.bodyNotObject);
-  const unknown = Object.keys(body).find((key) => key !== 'confirm');
-  if (unknown !== undefined) throw httpErrors.badRequest(`${PRIVACY_MESSAGES.unknownField}${unknown}`);
-  const { confirm } = body as { confirm?: unknown };
-  if (typeof confirm !== 'string' || confirm.trim() === '') throw httpErrors.badRequest(PRIVACY_MESSAGES.confirmRequired);
-  return confirm.trim();
-}
 
 interface DriverRow {
   id: string;
@@ -165,6 +157,7 @@ const jsonFile = (value: unknown): [Uint8Array, { level: 6 }] => [strToU8(`${JSO
 
 export async function adminPrivacyRoutes(app: FastifyInstance, options: { embeddedDatabase: boolean }) {
   app.addHook('onRequest', app.requireStaff);
+  checkBodiesBySchema(app);
   const privacyOfficers = { config: { staffRoles: ['privacy-officer'] as const, freshSignIn: true } };
 
   const record = async (request: FastifyRequest, db: Queryable, driverId: string, action: 'export' | 'erase', details: Record<string, number>) => {
@@ -300,86 +293,90 @@ export async function adminPrivacyRoutes(app: FastifyInstance, options: { embedd
       .send(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
   });
 
-  app.post<{ Params: { id: string } }>('/drivers/:id/erase', privacyOfficers, async (request) => {
-    // The body is checked first: a bad request is a bad request whoever it names.
-    const confirm = confirmOf(request.body);
-    const driverId = request.params.id;
-    if (!isUuid(driverId)) throw httpErrors.notFound(PRIVACY_MESSAGES.unknownDriver);
-    const found = (await app.db.query<{ email: string; firebase_uid: string }>('SELECT email, firebase_uid FROM drivers WHERE id = $1', [driverId])).rows[0];
-    if (!found) throw httpErrors.notFound(PRIVACY_MESSAGES.unknownDriver);
-    // A guard against erasing the wrong id: whoever erases names the person too.
-    if (confirm.toLowerCase() !== found.email.toLowerCase()) throw httpErrors.badRequest(PRIVACY_MESSAGES.confirmMismatch);
+  app.post<{ Params: { id: string }; Body: EraseBody }>(
+    '/drivers/:id/erase',
+    { ...privacyOfficers, schema: { body: { $ref: 'review#/$defs/eraseBody' } } },
+    async (request) => {
+      // The body was checked by the route's schema first: a bad request is a bad request whoever it names.
+      const confirm = request.body.confirm.trim();
+      const driverId = request.params.id;
+      if (!isUuid(driverId)) throw httpErrors.notFound(PRIVACY_MESSAGES.unknownDriver);
+      const found = (await app.db.query<{ email: string; firebase_uid: string }>('SELECT email, firebase_uid FROM drivers WHERE id = $1', [driverId])).rows[0];
+      if (!found) throw httpErrors.notFound(PRIVACY_MESSAGES.unknownDriver);
+      // A guard against erasing the wrong id: whoever erases names the person too.
+      if (confirm.toLowerCase() !== found.email.toLowerCase()) throw httpErrors.badRequest(PRIVACY_MESSAGES.confirmMismatch);
 
-    // The sign-in account first: if Firebase can't be reached nothing is erased and the request can
-    // be sent again; if the database then fails, sending it again finds the account gone (done) and
-    // erases the rest. The other order could leave an account nobody knows about any more.
-    try {
-      await app.identity.deleteUser(found.firebase_uid);
-    } catch (error) {
-      if (error instanceof HttpError && error.statusCode === 503) throw httpErrors.serviceUnavailable(PRIVACY_MESSAGES.identityUnavailable);
-      throw error;
-    }
+      // The sign-in account first: if Firebase can't be reached nothing is erased and the request can
+      // be sent again; if the database then fails, sending it again finds the account gone (done) and
+      // erases the rest. The other order could leave an account nobody knows about any more.
+      try {
+        await app.identity.deleteUser(found.firebase_uid);
+      } catch (error) {
+        if (error instanceof HttpError && error.statusCode === 503) throw httpErrors.serviceUnavailable(PRIVACY_MESSAGES.identityUnavailable);
+        throw error;
+      }
 
-    const now = app.now();
-    const { storageNames, details } = await app.db.transaction(async (tx) => {
-      // Locked: a request of the driver still running can add no row (a file, a code) from here on.
-      const driver = (
-        await tx.query<{ id: string; email: string; phone: string | null }>('SELECT id, email, phone FROM drivers WHERE id = $1 FOR UPDATE', [driverId])
-      ).rows[0];
-      // Erased by another request meanwhile.
-      if (!driver) throw httpErrors.notFound(PRIVACY_MESSAGES.unknownDriver);
-      const id = driver.id;
-      const storageNames = (await tx.query<{ storage_name: string }>('SELECT storage_name FROM uploads WHERE driver_id = $1', [id])).rows.map(
-        (row) => row.storage_name,
-      );
-      const counts = (
-        await tx.query<{ answers: number; sessions: number; codes: number; notices: number; reviews: number; vehicles: number }>(
-          `SELECT (SELECT count(*) FROM step_answers WHERE driver_id = $1)::int AS answers,
+      const now = app.now();
+      const { storageNames, details } = await app.db.transaction(async (tx) => {
+        // Locked: a request of the driver still running can add no row (a file, a code) from here on.
+        const driver = (
+          await tx.query<{ id: string; email: string; phone: string | null }>('SELECT id, email, phone FROM drivers WHERE id = $1 FOR UPDATE', [driverId])
+        ).rows[0];
+        // Erased by another request meanwhile.
+        if (!driver) throw httpErrors.notFound(PRIVACY_MESSAGES.unknownDriver);
+        const id = driver.id;
+        const storageNames = (await tx.query<{ storage_name: string }>('SELECT storage_name FROM uploads WHERE driver_id = $1', [id])).rows.map(
+          (row) => row.storage_name,
+        );
+        const counts = (
+          await tx.query<{ answers: number; sessions: number; codes: number; notices: number; reviews: number; vehicles: number }>(
+            `SELECT (SELECT count(*) FROM step_answers WHERE driver_id = $1)::int AS answers,
                   (SELECT count(*) FROM sessions WHERE driver_id = $1)::int AS sessions,
                   (SELECT count(*) FROM otp_codes WHERE driver_id = $1)::int AS codes,
                   (SELECT count(*) FROM outgoing_notices WHERE driver_id = $1)::int AS notices,
                   (SELECT count(*) FROM driver_reviews WHERE driver_id = $1)::int AS reviews,
                   (SELECT count(*) FROM vehicles WHERE driver_id = $1)::int AS vehicles`,
+            [id],
+          )
+        ).rows[0]!;
+        // Code lockouts are keyed by a subject, not a driver_id (plugins/otpCodes.ts): the driver's
+        // account on each channel, and each address the driver was sent codes at (an address is
+        // the driver's data even after a change of phone).
+        const { rows: targets } = await tx.query<{ channel: Channel; destination: string }>(
+          'SELECT DISTINCT channel, destination FROM otp_codes WHERE driver_id = $1',
           [id],
-        )
-      ).rows[0]!;
-      // Code lockouts are keyed by a subject, not a driver_id (plugins/otpCodes.ts): the driver's
-      // account on each channel, and each address the driver was sent codes at (an address is
-      // the driver's data even after a change of phone).
-      const { rows: targets } = await tx.query<{ channel: Channel; destination: string }>(
-        'SELECT DISTINCT channel, destination FROM otp_codes WHERE driver_id = $1',
-        [id],
-      );
-      targets.push({ channel: 'email', destination: driver.email });
-      if (driver.phone) targets.push({ channel: 'sms', destination: driver.phone });
-      const subjects = [
-        ...new Set(targets.flatMap((target) => subjectsOf({ driverId: id, channel: target.channel, destination: target.destination, purpose: 'verify' }))),
-      ];
-      const lockouts = await tx.query('DELETE FROM code_lockouts WHERE subject = ANY($1::text[]) RETURNING subject', [subjects]);
-      // The payment records the law keeps, without the person (subscriptions go with the driver).
-      const kept = await tx.query(
-        `INSERT INTO retained_payment_records (driver_ref, customer_id, subscription_id, payment_intent_id, status, kept_at)
+        );
+        targets.push({ channel: 'email', destination: driver.email });
+        if (driver.phone) targets.push({ channel: 'sms', destination: driver.phone });
+        const subjects = [
+          ...new Set(targets.flatMap((target) => subjectsOf({ driverId: id, channel: target.channel, destination: target.destination, purpose: 'verify' }))),
+        ];
+        const lockouts = await tx.query('DELETE FROM code_lockouts WHERE subject = ANY($1::text[]) RETURNING subject', [subjects]);
+        // The payment records the law keeps, without the person (subscriptions go with the driver).
+        const kept = await tx.query(
+          `INSERT INTO retained_payment_records (driver_ref, customer_id, subscription_id, payment_intent_id, status, kept_at)
          SELECT driver_id, customer_id, subscription_id, payment_intent_id, status, $2 FROM subscriptions
          WHERE driver_id = $1 AND (customer_id IS NOT NULL OR subscription_id IS NOT NULL) RETURNING id`,
-        [id, now],
-      );
-      const details = { ...counts, files: storageNames.length, lockouts: lockouts.rows.length, paymentRecordsKept: kept.rows.length };
-      await record(request, tx, id, 'erase', details);
-      // Everything else of the driver goes with the row (ON DELETE CASCADE, migrations 001-007).
-      await tx.query('DELETE FROM drivers WHERE id = $1', [id]);
-      return { storageNames, details };
-    });
+          [id, now],
+        );
+        const details = { ...counts, files: storageNames.length, lockouts: lockouts.rows.length, paymentRecordsKept: kept.rows.length };
+        await record(request, tx, id, 'erase', details);
+        // Everything else of the driver goes with the row (ON DELETE CASCADE, migrations 001-007).
+        await tx.query('DELETE FROM drivers WHERE id = $1', [id]);
+        return { storageNames, details };
+      });
 
-    // Committed: the files no row names any more. One that can't be removed now is an orphan the
-    // sweep at the next start removes (plugins/uploads.ts).
-    const removals = await Promise.allSettled(storageNames.map((name) => app.uploads.remove(name)));
-    const notRemoved = removals.filter((result) => result.status === 'rejected').length;
-    if (notRemoved > 0)
-      request.log.warn({ driverId, notRemoved }, 'Files of an erased driver could not be removed now: the sweep at the next start removes them');
-    await purgeDeletedRows(app, request.log, options.embeddedDatabase);
-    request.log.info({ driverId, doneBy: request.staff!.id, ...details }, 'Driver erased');
-    return { success: true, erased: { answers: details.answers, files: details.files, sessions: details.sessions } };
-  });
+      // Committed: the files no row names any more. One that can't be removed now is an orphan the
+      // sweep at the next start removes (plugins/uploads.ts).
+      const removals = await Promise.allSettled(storageNames.map((name) => app.uploads.remove(name)));
+      const notRemoved = removals.filter((result) => result.status === 'rejected').length;
+      if (notRemoved > 0)
+        request.log.warn({ driverId, notRemoved }, 'Files of an erased driver could not be removed now: the sweep at the next start removes them');
+      await purgeDeletedRows(app, request.log, options.embeddedDatabase);
+      request.log.info({ driverId, doneBy: request.staff!.id, ...details }, 'Driver erased');
+      return { success: true, erased: { answers: details.answers, files: details.files, sessions: details.sessions } };
+    },
+  );
 }
 
 /**

@@ -13,9 +13,8 @@
  *   exchanges the verified ID token for a session (/auth/signIn).
  */
 import type { Locale } from '../../shared/locales.js';
-import { answerIn, SERVER_MESSAGES } from '../serverMessages.js';
+import { messageIn, refusal } from '../serverMessages.js';
 import rateLimit from '@fastify/rate-limit';
-import { httpErrors } from '@fastify/sensible';
 import type { FastifyInstance } from 'fastify';
 import { returningDriver, type ReturningDriver } from '../lib/driverStatus.js';
 import type { ServerConfig } from '../config.js';
@@ -24,14 +23,12 @@ import { sharedLimitStore } from '../plugins/rateLimitStore.js';
 import type { SignedInUser } from '../plugins/identity.js';
 import { bearerToken, type IssuedToken } from '../plugins/sessions.js';
 
-export const AUTH_MESSAGES = SERVER_MESSAGES.auth;
-
 const isUniqueViolation = (error: unknown) => (error as { code?: unknown }).code === '23505';
 
 /** The signed-in user's email, which must be the one the driver typed (in any case). */
 function emailOf(user: SignedInUser, email: string): string {
   const lowered = email.toLowerCase();
-  if (user.email?.toLowerCase() !== lowered) throw httpErrors.unauthorized(AUTH_MESSAGES.emailMismatch);
+  if (user.email?.toLowerCase() !== lowered) throw refusal(401, 'auth.emailMismatch');
   return lowered;
 }
 
@@ -45,7 +42,7 @@ async function refuseClaimedPhone(db: Queryable, phone: string, driverId: string
     phone,
     driverId,
   ]);
-  if (rows.length > 0) throw httpErrors.conflict(AUTH_MESSAGES.phoneTaken);
+  if (rows.length > 0) throw refusal(409, 'auth.phoneTaken');
 }
 
 /**
@@ -64,13 +61,13 @@ async function upsertDriver(
       const existing = byUid.rows[0]?.id ?? null;
       if (!existing) {
         const byEmail = await tx.query<DriverKey>('SELECT id FROM drivers WHERE email = $1', [email]);
-        if (byEmail.rows.length > 0) throw httpErrors.conflict(AUTH_MESSAGES.emailTaken);
+        if (byEmail.rows.length > 0) throw refusal(409, 'auth.emailTaken');
       }
       return await update(tx, existing);
     });
   } catch (error) {
     // Two sign-ups racing for one email, or an account whose email changed to a taken one.
-    if (isUniqueViolation(error)) throw httpErrors.conflict(AUTH_MESSAGES.emailTaken);
+    if (isUniqueViolation(error)) throw refusal(409, 'auth.emailTaken');
     throw error;
   }
 }
@@ -82,7 +79,7 @@ export async function authRoutes(app: FastifyInstance, options: { max: number; w
     // Counted where every server instance counts (plugins/rateLimitStore.ts), by client address.
     ...(await sharedLimitStore(app, options.counters)),
     keyGenerator: (request) => `auth:${request.ip}`,
-    errorResponseBuilder: () => httpErrors.tooManyRequests(AUTH_MESSAGES.tooManyRequests),
+    errorResponseBuilder: () => refusal(429, 'auth.tooManyRequests'),
   });
   const reader = app.callReader;
   const signUpOnly = { config: { tokenKinds: ['signup'] as const }, preHandler: app.requireDriver };
@@ -91,7 +88,7 @@ export async function authRoutes(app: FastifyInstance, options: { max: number; w
   /** What a returning driver's browser is told, with the token it now holds. */
   async function answerFor(driverId: string, issued: IssuedToken): Promise<ReturningDriver & { success: true; token: string }> {
     const driver = await returningDriver(app.db, driverId, reader.flow);
-    if (!driver) throw httpErrors.notFound(AUTH_MESSAGES.noAccount);
+    if (!driver) throw refusal(404, 'auth.noAccount');
     return { success: true, token: issued.token, ...driver };
   }
 
@@ -117,7 +114,7 @@ export async function authRoutes(app: FastifyInstance, options: { max: number; w
         const verified = await tx.query('SELECT 1 FROM drivers WHERE id = $1 AND email_verified_at IS NOT NULL', [existing]);
         // A finished sign-up is signed into, not signed up again: no code, no changes. A departure
         // on purpose (README): 409 with "Please sign in." where the spec falls back to signing in.
-        if (verified.rows.length > 0) throw httpErrors.conflict(AUTH_MESSAGES.alreadyVerified);
+        if (verified.rows.length > 0) throw refusal(409, 'auth.alreadyVerified');
         // An unfinished sign-up of the same Firebase account: new phone/referral, and a new code.
         await tx.query(
           `UPDATE drivers SET email = $2, phone = $3, referral_code = $4, terms_accepted_at = $5, sms_consent_at = $5,
@@ -135,7 +132,7 @@ export async function authRoutes(app: FastifyInstance, options: { max: number; w
       return created.rows[0]!.id;
     });
     const signUp = await startEmailVerification(driverId, email, user, request.locale);
-    return { success: true, message: answerIn(request.locale, AUTH_MESSAGES.emailCodeSent), driverId, token: signUp.token };
+    return { success: true, message: messageIn(request.locale, 'auth.emailCodeSent'), driverId, token: signUp.token };
   });
 
   app.post(reader.routePath('driverSocialSignup'), async (request) => {
@@ -143,7 +140,7 @@ export async function authRoutes(app: FastifyInstance, options: { max: number; w
     const { ip } = context;
     const user = await app.identity.verify(context.idToken);
     // A password account has not proved its email; it must go through the email code.
-    if (user.provider === 'password') throw httpErrors.badRequest(AUTH_MESSAGES.useEmailSignUp);
+    if (user.provider === 'password') throw refusal(400, 'auth.useEmailSignUp');
     const email = emailOf(user, context.email);
     const now = app.now();
     const verifiedAt = user.emailVerified ? now : null;
@@ -182,7 +179,7 @@ export async function authRoutes(app: FastifyInstance, options: { max: number; w
       [user.uid],
     );
     const driver = rows[0];
-    if (!driver) throw httpErrors.notFound(AUTH_MESSAGES.noAccount);
+    if (!driver) throw refusal(404, 'auth.noAccount');
     // A new password (or a revocation) moves Firebase's "valid since": sessions made before it end.
     const validSince = await app.identity.tokensValidSince(user.uid);
     if (validSince) await app.sessions.endOlderThan(driver.id, validSince);
@@ -199,7 +196,7 @@ export async function authRoutes(app: FastifyInstance, options: { max: number; w
   app.post(reader.routePath('signOut'), { config: { tokenKinds: ['session', 'signup'] as const }, preHandler: app.requireDriver }, async (request) => {
     reader.json('signOut', request);
     await app.sessions.end(request.token!.value);
-    return { success: true, message: answerIn(request.locale, AUTH_MESSAGES.signedOut) };
+    return { success: true, message: messageIn(request.locale, 'auth.signedOut') };
   });
 
   /** The sign-up of this request's sign-up token, which must be for `email` and not finished yet. */
@@ -209,15 +206,15 @@ export async function authRoutes(app: FastifyInstance, options: { max: number; w
       [driverId],
     );
     const driver = rows[0];
-    if (!driver || driver.email !== email) throw httpErrors.forbidden(AUTH_MESSAGES.notYourSignUp);
-    if (driver.verified) throw httpErrors.conflict(AUTH_MESSAGES.alreadyVerified);
+    if (!driver || driver.email !== email) throw refusal(403, 'auth.notYourSignUp');
+    if (driver.verified) throw refusal(409, 'auth.alreadyVerified');
   }
 
   app.post(reader.routePath('sendEmailCode'), signUpOnly, async (request, reply) => {
     const { email } = reader.json('sendEmailCode', request, { expects: ['email'] }).context;
     await pendingSignUp(request.driverId, email);
     await app.otpCodes.send({ driverId: request.driverId, channel: 'email', destination: email, purpose: 'verify' }, request.locale);
-    return reply.code(201).send({ success: true, message: answerIn(request.locale, AUTH_MESSAGES.emailCodeResent) });
+    return reply.code(201).send({ success: true, message: messageIn(request.locale, 'auth.emailCodeResent') });
   });
 
   app.post(reader.routePath('validateEmailCode'), signUpOnly, async (request) => {
@@ -234,7 +231,7 @@ export async function authRoutes(app: FastifyInstance, options: { max: number; w
         now,
       ]);
       // Verified meanwhile by a concurrent request with the same code: that one got the session.
-      if (verified.rows.length === 0) throw httpErrors.conflict(AUTH_MESSAGES.alreadyVerified);
+      if (verified.rows.length === 0) throw refusal(409, 'auth.alreadyVerified');
       await app.sessions.end(signUp.value, tx);
       return app.sessions.start(driverId, signUp.holder.authenticatedAt, tx);
     });
@@ -246,8 +243,8 @@ export async function authRoutes(app: FastifyInstance, options: { max: number; w
   async function driverPhone(driverId: string, sentPhone: string): Promise<string> {
     const { rows } = await app.db.query<{ phone: string | null }>('SELECT phone FROM drivers WHERE id = $1', [driverId]);
     const phone = rows[0]?.phone ?? null;
-    if (!phone) throw httpErrors.badRequest(AUTH_MESSAGES.noPhone);
-    if (phone !== sentPhone) throw httpErrors.badRequest(AUTH_MESSAGES.phoneMismatch);
+    if (!phone) throw refusal(400, 'auth.noPhone');
+    if (phone !== sentPhone) throw refusal(400, 'auth.phoneMismatch');
     return phone;
   }
 
@@ -257,7 +254,7 @@ export async function authRoutes(app: FastifyInstance, options: { max: number; w
     await refuseClaimedPhone(app.db, phone, request.driverId);
     const { firstForDriver } = await app.otpCodes.send({ driverId: request.driverId, channel: 'sms', destination: phone, purpose: 'verify' }, request.locale);
     // The client counts 201 as "resent" (spec §4); the first code after email verification is a 200.
-    return reply.code(firstForDriver ? 200 : 201).send({ success: true, message: answerIn(request.locale, AUTH_MESSAGES.phoneCodeSent) });
+    return reply.code(firstForDriver ? 200 : 201).send({ success: true, message: messageIn(request.locale, 'auth.phoneCodeSent') });
   });
 
   app.post(reader.routePath('validatePhoneCode'), sessionOnly, async (request) => {
@@ -270,9 +267,9 @@ export async function authRoutes(app: FastifyInstance, options: { max: number; w
       await app.db.query('UPDATE drivers SET phone_verified_at = $2, sms_opted_out_at = NULL, updated_at = $2 WHERE id = $1', [request.driverId, app.now()]);
     } catch (error) {
       // Another account verified this number meanwhile (drivers_verified_phone_idx).
-      if (isUniqueViolation(error)) throw httpErrors.conflict(AUTH_MESSAGES.phoneTaken);
+      if (isUniqueViolation(error)) throw refusal(409, 'auth.phoneTaken');
       throw error;
     }
-    return { success: true, message: answerIn(request.locale, AUTH_MESSAGES.phoneVerified) };
+    return { success: true, message: messageIn(request.locale, 'auth.phoneVerified') };
   });
 }

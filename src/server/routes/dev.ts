@@ -3,21 +3,21 @@
  */
 import type { ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
-import type { LiveEdits, LiveState } from '../liveEdits.js';
+import type { LiveState } from '../../shared/liveState.js';
 
 /** How soon a page's EventSource tries again after the stream ends (the server restarted). */
 const RECONNECT_MS = 300;
 
-export async function devRoutes(app: FastifyInstance, options: { live?: LiveEdits }) {
+export async function devRoutes(app: FastifyInstance) {
   /** The codes and notices the server "sent" (when the local outbox stands in for SMTP or Twilio), newest first, so a developer or a test can sign in. */
   app.get('/dev/outbox', async () => app.messaging.outbox?.list() ?? []);
 
-  const { live } = options;
+  const { live } = app;
   if (!live) return;
   const streams = new Set<ServerResponse>();
 
   /**
-   * Under `npm run dev`: a Server-Sent Events stream of the live state (liveEdits.ts), sent on
+   * Under `npm run dev`: a Server-Sent Events stream of the live state (plugins/callReader.ts), sent on
    * connecting and after each edit; the page's dev client (src/client/dev/) follows it.
    */
   app.get('/dev/events', (request, reply) => {

@@ -11,24 +11,23 @@
  * its first notice on: its date and files alone, which sends the driver back to review; until the
  * next approval nothing else changes but the fixes a reviewer asks (lib/expiries.ts).
  */
-import { answerIn, SERVER_MESSAGES } from '../serverMessages.js';
+import { messageIn, refusal } from '../serverMessages.js';
 import { randomUUID } from 'node:crypto';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { signInAgain } from '../errors.js';
 import { UPLOADS_PATH, type FileAheadAnswer, type StatusAnswer, type StepAnswersAnswer } from '../../shared/review.js';
-import type { Queryable } from '../db/db.js';
-import { storageForStatus, type Review } from '../../shared/flow.js';
-import { comparableAnswer, keptSealedValue, maskedAnswers, openAnswers, saveStepAnswers, sealAnswers, stepAnswersOf } from '../lib/answers.js';
+import { storageForStatus } from '../../shared/flow.js';
+import { comparableAnswer, maskedAnswers, sealAnswers, stepAnswersOf } from '../lib/answers.js';
+import type { CallValues, ContextName } from '../lib/callReader/checkCall.js';
 import { dayInWords, documentFields, renewableDocuments } from '../lib/expiries.js';
 import { loadNotices } from '../../node/projectFiles.js';
 import type { Locale } from '../../shared/locales.js';
 import { FIX_REASON_VALUE } from '../../shared/notices.js';
 import { fillPlaceholders } from '../../shared/placeholders.js';
-import type { CallValues, ContextName, KeptAnswers } from '../lib/callPayload.js';
 import { driverFromRow, returningDriver } from '../lib/driverStatus.js';
+import { keptAnswersOf, saveStep, type FixRound } from '../lib/saveStep.js';
 import { findUpload, sendUpload } from '../lib/uploadFiles.js';
 import { NOT_TAKEN_BY_ITS_STEP } from '../plugins/uploads.js';
-import { AUTH_MESSAGES } from './auth.js';
 
 /** A route's path parts, declared: the route reads them, and the lint checks the flow's path names each (`{id}`). */
 const pathParams = (...names: string[]) => ({
@@ -36,8 +35,6 @@ const pathParams = (...names: string[]) => ({
   required: names,
   properties: Object.fromEntries(names.map((name) => [name, { type: 'string', minLength: 1 }])),
 });
-
-export const DRIVER_MESSAGES = SERVER_MESSAGES.driver;
 
 interface DriverRow {
   provider: string;
@@ -50,111 +47,6 @@ interface DriverRow {
 
 /** A driver who may change what was reviewed, and, after approval, the only fields of the step they may change. */
 type ChangeableDriver = DriverRow & { onlyFields: ReadonlySet<string> | null };
-
-/** A change to what a reviewer judges: the next decision must be made on this version. */
-const bumpReviewVersion = (tx: Queryable, driverId: string, now: Date) =>
-  tx.query('UPDATE drivers SET review_version = review_version + 1, updated_at = $2 WHERE id = $1', [driverId, now]);
-
-/**
- * What a driver sending a step may keep (lib/callPayload.ts): a file of the step's earlier answers
- * or one sent ahead of it (POST /driver/uploads/:step/:field), each in its own field; a sensitive
- * value of the earlier answers, sent back as its mask.
- */
-async function keptAnswersOf(app: FastifyInstance, driverId: string, step: string | null): Promise<KeptAnswers | undefined> {
-  if (!step) return undefined;
-  const previous = await stepAnswersOf(app.db, driverId, step);
-  const { rows } = await app.db.query<{ id: string; field: string; mime: string }>('SELECT id, field, mime FROM uploads WHERE driver_id = $1 AND step = $2', [
-    driverId,
-    step,
-  ]);
-  const uploads = new Map(rows.map((row) => [row.id, row]));
-  let plain: Record<string, unknown> | null = null;
-  return {
-    file: (field, uploadId) => {
-      const upload = uploads.get(uploadId);
-      return upload?.field === field ? upload.mime : undefined;
-    },
-    masked(field, value) {
-      if (!previous || keptSealedValue(previous.answers, field, value) === undefined) return undefined;
-      plain ??= openAnswers(app.cipher, driverId, previous.step, previous.answers);
-      const kept = plain[field];
-      return typeof kept === 'string' ? kept : undefined;
-    },
-  };
-}
-
-/** Where a driver stands after sending a step the reviewer asked to fix. */
-interface FixRound {
-  /** The driver had fixes to make (the answer then carries the status, for the flow's resume table). */
-  fixing: boolean;
-}
-
-/**
- * Stores a step's answers and files with `work`, in one transaction: the answers as data
- * (sensitive fields sealed), the new files' rows, and the step's earlier files that were neither
- * kept nor replaced removed once committed. A step the reviewer asked to fix is fixed by sending
- * it; when no fix is left the driver is back in the review queue. If anything fails, the
- * request's files go with it (plugins/uploads.ts).
- */
-async function saveStep(
-  app: FastifyInstance,
-  request: FastifyRequest,
-  driverId: string,
-  values: Omit<CallValues<ContextName>, 'context'>,
-  reviewName: Review['name'],
-  work: (tx: Queryable, now: Date) => Promise<void>,
-): Promise<FixRound> {
-  const { step, schema } = values;
-  if (!step || !schema) throw new Error('saveStep needs a form step');
-  const fileFields = new Set([...Object.keys(values.files), ...Object.keys(values.keptFiles)]);
-  const form = Object.fromEntries(Object.entries(values.form).filter(([field]) => !fileFields.has(field)));
-  const answers = sealAnswers(app.cipher, driverId, step, form, schema.sensitive);
-  const now = app.now();
-  const { replaced, fixing } = await app.db.transaction(async (tx) => {
-    // The fixes asked of this step are sent with it: counted before `work`, which clears every fix
-    // when the step sends everything for review (completeVehicle).
-    const fixed = await tx.query('DELETE FROM review_fixes WHERE driver_id = $1 AND step = $2 RETURNING field', [driverId, step]);
-    // An approved driver sends a step only to replace a document that expires (changeableDriver):
-    // back in the review queue, the rest still locked until the next approval.
-    await tx.query(`UPDATE drivers SET status = 'pending', renewing = true, submitted_at = $2 WHERE id = $1 AND status = 'approved'`, [driverId, now]);
-    await work(tx, now);
-    const files: Record<string, string> = { ...values.keptFiles };
-    for (const [field, file] of Object.entries(values.files)) {
-      const added = await tx.query<{ id: string }>(
-        'INSERT INTO uploads (driver_id, step, field, storage_name, mime, size, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id',
-        [driverId, step, field, file.storageName, file.mime, file.size, now],
-      );
-      files[field] = added.rows[0]!.id;
-    }
-    const removed = await tx.query<{ storage_name: string }>(
-      'DELETE FROM uploads WHERE driver_id = $1 AND step = $2 AND NOT (id = ANY($3::uuid[])) RETURNING storage_name',
-      [driverId, step, Object.values(files)],
-    );
-    await saveStepAnswers(tx, { driverId, step, schema, answers, files, now });
-    // The review queue's name, kept with the step that holds it (the flow's review.name).
-    if (step === reviewName.step) {
-      const name = reviewName.fields
-        .map((field) => form[field])
-        .filter((part) => typeof part === 'string' && part.trim())
-        .join(' ');
-      await tx.query('UPDATE drivers SET review_name = $2 WHERE id = $1', [driverId, name || null]);
-    }
-    await bumpReviewVersion(tx, driverId, now);
-    const left = await tx.query('SELECT 1 FROM review_fixes WHERE driver_id = $1 LIMIT 1', [driverId]);
-    // The last fix sent: back in the review queue, the old reason gone.
-    if (fixed.rows.length > 0 && left.rows.length === 0) {
-      await tx.query(`UPDATE drivers SET status = 'pending', rejection_reason = NULL, submitted_at = $2 WHERE id = $1 AND status = 'rejected'`, [
-        driverId,
-        now,
-      ]);
-    }
-    return { replaced: removed.rows.map((row) => row.storage_name), fixing: fixed.rows.length > 0 };
-  });
-  // Committed: the new files are the driver's now, and the ones they replace can go.
-  request.uncommittedUploads = null;
-  await Promise.all(replaced.map((name) => app.uploads.remove(name).catch(() => undefined)));
-  return { fixing };
-}
 
 export async function driverRoutes(app: FastifyInstance) {
   const reader = app.callReader;
@@ -173,14 +65,14 @@ export async function driverRoutes(app: FastifyInstance) {
     );
     // A session outlives nothing: drivers are deleted with their sessions (ON DELETE CASCADE).
     const driver = rows[0];
-    if (!driver) throw app.httpErrors.forbidden(DRIVER_MESSAGES.notYourStatus);
+    if (!driver) throw refusal(403, 'driver.notYourStatus');
     if (driver.status !== 'approved' && !driver.renewing) return { ...driver, onlyFields: null };
     const stored = step ? await stepAnswersOf(app.db, driverId, step) : null;
     const { rows: fixes } = await app.db.query<{ field: string }>('SELECT field FROM review_fixes WHERE driver_id = $1 AND step = $2', [driverId, step]);
     const today = app.now().toISOString().slice(0, 10);
     const documents = stored && step ? renewableDocuments(expiries, step, stored.answers, today) : [];
     const onlyFields = new Set([...documents.flatMap(documentFields), ...fixes.map((fix) => fix.field)]);
-    if (onlyFields.size === 0) throw app.httpErrors.conflict(DRIVER_MESSAGES.approvedLocked);
+    if (onlyFields.size === 0) throw refusal(409, 'driver.approvedLocked');
     return { ...driver, onlyFields };
   }
 
@@ -199,7 +91,7 @@ export async function driverRoutes(app: FastifyInstance) {
       if (fileFields.has(field)) return Object.hasOwn(values.files, field) || values.keptFiles[field] !== previous?.files[field];
       return comparableAnswer(sent[field]) !== comparableAnswer(previous?.answers[field]);
     });
-    if (changed) throw app.httpErrors.conflict(DRIVER_MESSAGES.renewalOnly);
+    if (changed) throw refusal(409, 'driver.renewalOnly');
   }
 
   /** A fix sent: the answer carries the driver's status, so the flow's resume table sends them to the next fix or the wait. */
@@ -215,7 +107,7 @@ export async function driverRoutes(app: FastifyInstance) {
     const driver = await changeableDriver(driverId, reader.stepOf('completeProfile'));
     const social = driver.provider !== 'password';
     // Steps in order (spec §4): an email sign-up verifies the phone before the profile.
-    if (!social && !driver.phone_verified_at) throw app.httpErrors.forbidden(DRIVER_MESSAGES.phoneFirst);
+    if (!social && !driver.phone_verified_at) throw refusal(403, 'driver.phoneFirst');
     // The variant is the flow's own rule, read with what the browser of a driver in this status
     // keeps: a social sign-up's profile asks for the phone (storage.isSocial) until the driver
     // is rejected, when the profile is updated from the approval wait and keeps the phone.
@@ -230,7 +122,7 @@ export async function driverRoutes(app: FastifyInstance) {
       await tx.query('UPDATE drivers SET profile_completed_at = $2 WHERE id = $1', [driverId, now]);
       if (phone) {
         const claimed = await tx.query('SELECT 1 FROM drivers WHERE phone = $1 AND phone_verified_at IS NOT NULL AND id <> $2', [phone, driverId]);
-        if (claimed.rows.length > 0) throw app.httpErrors.conflict(AUTH_MESSAGES.phoneTaken);
+        if (claimed.rows.length > 0) throw refusal(409, 'auth.phoneTaken');
         // A changed phone must be verified again.
         await tx.query(
           `UPDATE drivers SET phone = $2, referral_code = $3,
@@ -239,15 +131,15 @@ export async function driverRoutes(app: FastifyInstance) {
         );
       }
     });
-    return answerAfter(driverId, round, { success: true, message: answerIn(request.locale, DRIVER_MESSAGES.profileSaved) });
+    return answerAfter(driverId, round, { success: true, message: messageIn(request.locale, 'driver.profileSaved') });
   });
 
   app.post(reader.routePath('completeVehicleDocs'), async (request) => {
     const driverId = request.driverId;
     const driver = await changeableDriver(driverId, reader.stepOf('completeVehicleDocs'));
-    if (!driver.profile_completed_at) throw app.httpErrors.forbidden(DRIVER_MESSAGES.profileFirst);
+    if (!driver.profile_completed_at) throw refusal(403, 'driver.profileFirst');
     // Both orders of spec §4 verify the phone before the vehicle photos.
-    if (!driver.phone_verified_at) throw app.httpErrors.forbidden(DRIVER_MESSAGES.phoneFirst);
+    if (!driver.phone_verified_at) throw refusal(403, 'driver.phoneFirst');
     const keep = await keptAnswersOf(app, driverId, reader.stepOf('completeVehicleDocs'));
     const values = await reader.multipart('completeVehicleDocs', request, { keep });
     await refuseOtherChanges(driverId, driver, values);
@@ -272,7 +164,7 @@ export async function driverRoutes(app: FastifyInstance) {
     const vehicleId = values.context.vehicle_id;
     const owned = await app.db.query('SELECT 1 FROM vehicles WHERE id = $1 AND driver_id = $2', [vehicleId, driverId]);
     // Someone else's vehicle and no vehicle at all answer alike.
-    if (owned.rows.length === 0) throw app.httpErrors.forbidden(DRIVER_MESSAGES.notYourVehicle);
+    if (owned.rows.length === 0) throw refusal(403, 'driver.notYourVehicle');
     await refuseOtherChanges(driverId, driver, values);
     const round = await saveStep(app, request, driverId, values, reader.flow.review.name, async (tx, now) => {
       await tx.query('UPDATE vehicles SET submitted_at = $2, updated_at = $2 WHERE id = $1', [vehicleId, now]);
@@ -285,7 +177,7 @@ export async function driverRoutes(app: FastifyInstance) {
         [driverId, now],
       );
     });
-    return answerAfter(driverId, round, { success: true, message: answerIn(request.locale, DRIVER_MESSAGES.vehicleSent) });
+    return answerAfter(driverId, round, { success: true, message: messageIn(request.locale, 'driver.vehicleSent') });
   });
 
   // The one route that takes a resume link's token (plugins/sessions.ts): it answers the status
@@ -297,7 +189,7 @@ export async function driverRoutes(app: FastifyInstance) {
   } as const;
   app.get<{ Params: { id: string } }>(reader.routePath('driverStatus'), statusRoute, async (request): Promise<StatusAnswer> => {
     // Another driver's id is refused before anything else, and does not use up a resume token.
-    if (request.params.id !== request.driverId) throw app.httpErrors.forbidden(DRIVER_MESSAGES.notYourStatus);
+    if (request.params.id !== request.driverId) throw refusal(403, 'driver.notYourStatus');
     const token = request.token!;
     // A session's answer is the standing read with its token: the poll costs one query.
     if (token.holder.kind === 'session') return { data: (await driverFromRow(app.db, request.driverId, token.holder.standing, reader.flow)).data };
@@ -327,7 +219,7 @@ export async function driverRoutes(app: FastifyInstance) {
   const answersAnswer = { schema: { params: pathParams('step'), response: { 200: { $ref: 'review#/$defs/stepAnswersAnswer' } } } };
   app.get<{ Params: { step: string } }>(reader.routePath(reader.flow.review.answersCall), answersAnswer, async (request): Promise<StepAnswersAnswer> => {
     const { step } = request.params;
-    if (!Object.hasOwn(reader.flow.steps, step)) throw app.httpErrors.notFound(DRIVER_MESSAGES.noSuchStep);
+    if (!Object.hasOwn(reader.flow.steps, step)) throw refusal(404, 'driver.noSuchStep');
     const stored = await stepAnswersOf(app.db, request.driverId, step);
     if (!stored) return { answers: null, files: {}, fixes: [] };
     const { rows: uploads } = await app.db.query<{ id: string; field: string; mime: string }>(
@@ -358,7 +250,7 @@ export async function driverRoutes(app: FastifyInstance) {
   app.post<{ Params: { step: string; field: string } }>(`${UPLOADS_PATH}/:step/:field`, fileAhead, async (request): Promise<FileAheadAnswer> => {
     const { step, field } = request.params;
     const driver = await changeableDriver(request.driverId, Object.hasOwn(reader.flow.steps, step) ? step : null);
-    if (driver.onlyFields && !driver.onlyFields.has(field)) throw app.httpErrors.conflict(DRIVER_MESSAGES.renewalOnly);
+    if (driver.onlyFields && !driver.onlyFields.has(field)) throw refusal(409, 'driver.renewalOnly');
     const file = await reader.fileAhead(step, field, request);
     const { id, replaced } = await app.db.transaction(async (tx) => {
       // The one sent ahead there before, unless a step's answers hold it.
@@ -380,7 +272,7 @@ export async function driverRoutes(app: FastifyInstance) {
   /** The driver's own photos and documents (the admin API serves anyone's). */
   app.get<{ Params: { uploadId: string } }>(`${UPLOADS_PATH}/:uploadId`, async (request, reply) => {
     const upload = await findUpload(app, request.params.uploadId);
-    if (upload.driverId !== request.driverId) throw app.httpErrors.forbidden(DRIVER_MESSAGES.notYourFile);
+    if (upload.driverId !== request.driverId) throw refusal(403, 'driver.notYourFile');
     return sendUpload(app, reply, upload);
   });
 }

@@ -4,12 +4,10 @@
  * ever returned (DESIGN §5). Replacing an account is where a stolen session would send the money:
  * it needs a sign-in minutes old, and the driver is told by email.
  */
-import { SERVER_MESSAGES } from '../serverMessages.js';
+import { refusal } from '../serverMessages.js';
 import type { FastifyInstance } from 'fastify';
-import { signInAgain } from '../errors.js';
-import { saveStepAnswers, sealAnswers } from '../lib/answers.js';
-
-export const FINANCE_MESSAGES = SERVER_MESSAGES.finance;
+import { SIGN_IN_AGAIN_REASON } from '../../shared/apiAnswers.js';
+import { saveStepAnswers } from '../lib/answers.js';
 
 export async function financeRoutes(app: FastifyInstance) {
   const reader = app.callReader;
@@ -22,7 +20,7 @@ export async function financeRoutes(app: FastifyInstance) {
     ]);
     const driver = rows[0];
     // Steps in order: the bank account comes after the subscription (spec §4).
-    if (driver?.status !== 'approved' || !driver.is_subscription_paid) throw app.httpErrors.forbidden(FINANCE_MESSAGES.subscribeFirst);
+    if (driver?.status !== 'approved' || !driver.is_subscription_paid) throw refusal(403, 'finance.subscribeFirst');
     const values = reader.json('addBank', request);
     const { form, step, schema } = values;
     if (!step || !schema) throw new Error('addBank is a form step');
@@ -32,25 +30,14 @@ export async function financeRoutes(app: FastifyInstance) {
     const last4 = accountNumber.slice(-4);
     const now = app.now();
     // Stored as the step's answers, the account number sealed (it is marked sensitive).
-    const saved = {
-      driverId,
-      step,
-      schema,
-      answers: sealAnswers(app.cipher, driverId, step, { ...form, accountHolderName: holder }, schema.sensitive),
-      files: {},
-      now,
-    };
+    const saved = { driverId, step, schema, form: { ...form, accountHolderName: holder }, files: {}, now };
     // The first account is simply added; the row decides, so two first requests at once can't both count as "first".
-    const added = await app.db.query(
-      `INSERT INTO step_answers (driver_id, step, schema_name, schema_version, answers, submitted_at) VALUES ($1, $2, $3, $4, $5, $6)
-       ON CONFLICT (driver_id, step) DO NOTHING RETURNING driver_id`,
-      [driverId, step, schema.name, schema.version, JSON.stringify(saved.answers), now],
-    );
-    if (added.rows.length === 0) {
-      if (!app.sessions.isFresh(request.token!.holder)) throw signInAgain(403, FINANCE_MESSAGES.signInToReplace);
+    const added = await saveStepAnswers(app.db, app.cipher, saved, { firstOnly: true });
+    if (!added) {
+      if (!app.sessions.isFresh(request.token!.holder)) throw refusal(403, 'finance.signInToReplace', { reason: SIGN_IN_AGAIN_REASON });
       // The driver is told in the same transaction as the change: a notice can't be lost, nor sent for a change that wasn't saved.
       await app.db.transaction(async (tx) => {
-        await saveStepAnswers(tx, saved);
+        await saveStepAnswers(tx, app.cipher, saved);
         await app.messaging.notify(tx, driverId, 'bankAccountChanged', { accountLast4: last4 });
       });
     }

@@ -4,7 +4,7 @@
  * (send no new traffic if not).
  */
 import type { FastifyInstance } from 'fastify';
-import { UNAVAILABLE_MESSAGE } from '../errors.js';
+import { SERVER_MESSAGES } from '../serverMessages.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -36,7 +36,7 @@ export async function healthRoutes(app: FastifyInstance) {
       return { status: 'ready' };
     } catch (error) {
       request.log.warn({ error: error instanceof Error ? error.message : String(error) }, 'Not ready: the database does not answer');
-      return reply.code(503).send({ message: UNAVAILABLE_MESSAGE });
+      return reply.code(503).send({ message: SERVER_MESSAGES.request.unavailable });
     } finally {
       clearTimeout(timer);
     }

@@ -7,7 +7,7 @@
 import { readTranslations } from '../../node/projectFiles.js';
 import { localize, type Locale } from '../../shared/locales.js';
 import { sandboxPayments, type SandboxPayments } from '../../shared/sandboxCard.js';
-import { httpErrors } from '@fastify/sensible';
+import { refusal } from '../serverMessages.js';
 import type { FastifyInstance } from 'fastify';
 import type { SandboxGateway } from '../payments/sandboxGateway.js';
 
@@ -17,7 +17,7 @@ export const SANDBOX_CONFIRM_PATH = '/sandbox/confirmPayment';
 const MAX_TEXT = 200;
 const textOf = (body: Record<string, unknown>, key: string) => {
   const value = body[key];
-  if (typeof value !== 'string' || value.length > MAX_TEXT) throw httpErrors.badRequest(`${key} must be text of at most ${MAX_TEXT} characters.`);
+  if (typeof value !== 'string' || value.length > MAX_TEXT) throw refusal(400, 'request.textTooLong', { field: key, max: MAX_TEXT });
   return value;
 };
 
@@ -35,10 +35,10 @@ function wordsIn(locale: Locale): SandboxPayments {
 export async function sandboxPaymentRoutes(app: FastifyInstance, options: { gateway: SandboxGateway }) {
   app.post(SANDBOX_CONFIRM_PATH, async (request, reply) => {
     const body = request.body;
-    if (typeof body !== 'object' || body === null || Array.isArray(body)) throw httpErrors.badRequest('The request body must be a JSON object.');
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) throw refusal(400, 'request.bodyNotObject');
     const fields = body as Record<string, unknown>;
     const unknown = Object.keys(fields).find((key) => !['clientSecret', 'number', 'expiry', 'cvc'].includes(key));
-    if (unknown !== undefined) throw httpErrors.badRequest(`Unknown field: ${unknown}`);
+    if (unknown !== undefined) throw refusal(400, 'request.unknownField', { field: unknown });
     const card = { number: textOf(fields, 'number'), expiry: textOf(fields, 'expiry'), cvc: textOf(fields, 'cvc') };
     const result = await options.gateway.confirmPayment(textOf(fields, 'clientSecret'), card, wordsIn(request.locale));
     if ('paymentIntent' in result) return result;

@@ -12,7 +12,7 @@ import { negotiate } from '@fastify/accept-negotiator';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ServerConfig } from '../config.js';
-import type { LiveEdits } from '../liveEdits.js';
+import type { AppConfig } from '../../shared/appConfig.js';
 import type { RouteScripts } from '../../node/build.js';
 import { ROUTE_PRELOADS, SSR_BUNDLE } from '../../node/projectFiles.js';
 import type { Locale } from '../../shared/locales.js';
@@ -21,7 +21,7 @@ import { DRAFT_STEP_SEPARATOR, DRAFTS_COOKIE, TOKEN_COOKIE } from '../../shared/
 import { pathToFileURL } from 'node:url';
 import fp from 'fastify-plugin';
 import { SANDBOX_CONFIRM_PATH } from './sandboxPayments.js';
-import { answerIn, SERVER_MESSAGES } from '../serverMessages.js';
+import { messageIn } from '../serverMessages.js';
 
 /**
  * The public-IP lookup the sign-up makes (spec §7), answered by the app itself, named in the
@@ -44,7 +44,7 @@ export const NOT_BUILT_MESSAGE = 'The web app is not built yet. Run `npm run bui
  * What the browser needs to know at run time, rendered into index.html. `dev` is set under
  * `npm run dev`: the build the page comes from, so the page follows later edits (src/client/dev/).
  */
-export function appConfigOf(config: ServerConfig, dev: { version: number } | null = null) {
+export function appConfigOf(config: ServerConfig, dev: { version: number } | null = null): AppConfig {
   return {
     firebase: {
       apiKey: config.firebaseApiKey,
@@ -179,9 +179,10 @@ export async function ipLookupRoutes(app: FastifyInstance) {
 }
 
 /** Shared (not encapsulated): its not-found handler is the whole app's. */
-export const staticRoutes = fp<{ config: ServerConfig; isApiPath: (url: string) => boolean; live?: LiveEdits }>(
+export const staticRoutes = fp<{ config: ServerConfig; isApiPath: (url: string) => boolean }>(
   async (app, options) => {
-    const { config, isApiPath, live } = options;
+    const { config, isApiPath } = options;
+    const { live } = app;
     const indexFile = join(config.staticDir, 'index.html');
     const configScript = () => appConfigScript(config, live ? { version: live.state.version } : null);
     const drawStep = stepDrawings(app.log);
@@ -239,7 +240,7 @@ export const staticRoutes = fp<{ config: ServerConfig; isApiPath: (url: string) 
 
     app.setNotFoundHandler(async (request, reply) => {
       if ((request.method === 'GET' || request.method === 'HEAD') && !isApiPath(request.url) && wantsHtml(request)) return sendPage(request, reply);
-      return reply.code(404).send({ message: answerIn(request.locale, SERVER_MESSAGES.request.notFound) });
+      return reply.code(404).send({ message: messageIn(request.locale, 'request.notFound') });
     });
   },
   { name: 'onramp-static' },

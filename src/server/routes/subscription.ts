@@ -11,12 +11,10 @@
  *   `invoice.paid` / `invoice.payment_failed` keep the paid flag in step with renewals, and
  *   `customer.subscription.deleted` ends it (a later createStripeSub makes a new subscription).
  */
-import { SERVER_MESSAGES } from '../serverMessages.js';
+import { refusal } from '../serverMessages.js';
 import type { FastifyInstance } from 'fastify';
 import type { Queryable } from '../db/db.js';
 import { WebhookSignatureError, type CreatedSubscription, type SubscriptionState } from '../payments/gateway.js';
-
-export const SUBSCRIPTION_MESSAGES = SERVER_MESSAGES.subscription;
 
 export const WEBHOOK_PATH = '/subscription/webhook';
 
@@ -49,7 +47,7 @@ export async function subscriptionRoutes(app: FastifyInstance) {
       return await work();
     } catch (error) {
       app.log.error({ error: { type: (error as Error).name, message: (error as Error).message } }, 'Payment provider call failed');
-      throw app.httpErrors.badGateway(SUBSCRIPTION_MESSAGES.providerDown);
+      throw refusal(502, 'subscription.providerDown');
     }
   }
 
@@ -60,7 +58,7 @@ export async function subscriptionRoutes(app: FastifyInstance) {
     );
     const driver = rows[0];
     // Steps in order (research: subscription before approval → 403).
-    if (!driver || driver.status !== 'approved') throw app.httpErrors.forbidden(SUBSCRIPTION_MESSAGES.notApproved);
+    if (!driver || driver.status !== 'approved') throw refusal(403, 'subscription.notApproved');
     return { email: driver.email, paid: driver.is_subscription_paid };
   }
 
@@ -125,7 +123,7 @@ export async function subscriptionRoutes(app: FastifyInstance) {
     scoped.get(reader.routePath('createStripeSub'), async (request) => {
       const driverId = request.driverId;
       const driver = await approvedDriver(driverId);
-      if (driver.paid) throw app.httpErrors.conflict(SUBSCRIPTION_MESSAGES.alreadyActive);
+      if (driver.paid) throw refusal(409, 'subscription.alreadyActive');
       const deadline = Date.now() + CLAIM_WAIT_MS;
       for (;;) {
         const row = await rowOf(app.db, driverId);
@@ -138,7 +136,7 @@ export async function subscriptionRoutes(app: FastifyInstance) {
           const state = await provider(() => gateway.retrieveSubscription(row.subscription_id!));
           if (isPaid(state)) {
             await setPaid(app.db, driverId, true);
-            throw app.httpErrors.conflict(SUBSCRIPTION_MESSAGES.alreadyActive);
+            throw refusal(409, 'subscription.alreadyActive');
           }
           if (!ENDED.has(state.status) && state.clientSecret) {
             // The same subscription again (a reload, a declined card): pay its open invoice.
@@ -152,7 +150,7 @@ export async function subscriptionRoutes(app: FastifyInstance) {
           return { clientSecret: created.clientSecret, stripeSubscriptionId: created.subscriptionId, paymentIntentId: created.paymentIntentId };
         }
         // Another request is creating it: wait for its answer.
-        if (Date.now() > deadline) throw app.httpErrors.conflict(SUBSCRIPTION_MESSAGES.busy);
+        if (Date.now() > deadline) throw refusal(409, 'subscription.busy');
         await sleep(CLAIM_POLL_MS);
       }
     });
@@ -163,10 +161,9 @@ export async function subscriptionRoutes(app: FastifyInstance) {
       const { context } = reader.json('validateStripeSub', request, { expects: ['subscriptionId', 'paymentIntent'] });
       const { subscriptionId, paymentIntent: paymentIntentId } = context;
       const row = await rowOf(app.db, driverId);
-      if (!row?.subscription_id || row.subscription_id !== subscriptionId) throw app.httpErrors.forbidden(SUBSCRIPTION_MESSAGES.notYours);
+      if (!row?.subscription_id || row.subscription_id !== subscriptionId) throw refusal(403, 'subscription.notYours');
       const state = await provider(() => gateway.retrieveSubscription(subscriptionId));
-      if (state.customerId !== row.customer_id || !state.paymentIntentIds.includes(paymentIntentId))
-        throw app.httpErrors.forbidden(SUBSCRIPTION_MESSAGES.notYours);
+      if (state.customerId !== row.customer_id || !state.paymentIntentIds.includes(paymentIntentId)) throw refusal(403, 'subscription.notYours');
       const status = isPaid(state);
       await app.db.transaction(async (tx) => {
         await tx.query('UPDATE subscriptions SET status = $2, updated_at = $3 WHERE driver_id = $1', [driverId, state.status, app.now()]);

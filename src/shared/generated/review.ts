@@ -23,6 +23,11 @@ export type ReviewDriver = QueueDriver & {
 };
 /**
  * This interface was referenced by `Review`'s JSON-Schema
+ * via the `definition` "reviewVersion".
+ */
+export type ReviewVersion = number;
+/**
+ * This interface was referenced by `Review`'s JSON-Schema
  * via the `definition` "staffRole".
  */
 export type StaffRole = 'reviewer' | 'privacy-officer' | 'owner';
@@ -266,22 +271,29 @@ export interface FixRequest {
  * via the `definition` "approveBody".
  */
 export interface ApproveBody {
-  reviewVersion: number;
+  reviewVersion: ReviewVersion;
 }
 /**
  * This interface was referenced by `Review`'s JSON-Schema
  * via the `definition` "rejectBody".
  */
 export interface RejectBody {
-  reviewVersion: number;
-  /**
-   * Required unless fixes name what to change.
-   */
-  reason?: string;
   /**
    * @maxItems 100
    */
   fixes?: FixRequest[];
+  /**
+   * Required unless fixes name what to change.
+   */
+  reason?: string | null;
+  reviewVersion: ReviewVersion;
+}
+/**
+ * This interface was referenced by `Review`'s JSON-Schema
+ * via the `definition` "eraseBody".
+ */
+export interface EraseBody {
+  confirm: string;
 }
 /**
  * This interface was referenced by `Review`'s JSON-Schema
@@ -367,12 +379,35 @@ export interface StaffList {
  * via the `definition` "staffBody".
  */
 export interface StaffBody {
-  email?: string;
+  email: string;
   /**
    * @minItems 1
-   * @maxItems 3
    */
   roles: StaffRole[];
+}
+/**
+ * This interface was referenced by `Review`'s JSON-Schema
+ * via the `definition` "staffRolesBody".
+ */
+export interface StaffRolesBody {
+  /**
+   * @minItems 1
+   */
+  roles: StaffRole[];
+}
+/**
+ * This interface was referenced by `Review`'s JSON-Schema
+ * via the `definition` "staffSignInBody".
+ */
+export interface StaffSignInBody {
+  idToken: string;
+}
+/**
+ * This interface was referenced by `Review`'s JSON-Schema
+ * via the `definition` "keyBody".
+ */
+export interface KeyBody {
+  label: string;
 }
 /**
  * This interface was referenced by `Review`'s JSON-Schema

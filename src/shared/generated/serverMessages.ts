@@ -12,6 +12,45 @@ export interface ServerMessages {
   request: {
     notFound: Text;
     illFormedText: Text;
+    bodyNotObject: Text;
+    unknownField: Text;
+    sendAsJson: Text;
+    notValid: Text;
+    invalidJson: Text;
+    emptyBody: Text;
+    tooLarge: Text;
+    unsupportedType: Text;
+    badLength: Text;
+    unreadable: Text;
+    unavailable: Text;
+    notPlainText: Text;
+    textTooLong: Text;
+  };
+  form: {
+    sendAsMultipart: Text;
+    unreadable: Text;
+    notValid: Text;
+    fileNotText: Text;
+    mustBeFile: Text;
+    mustBeText: Text;
+    tooLong: Text;
+    oneFileOnly: Text;
+    sentTwice: Text;
+    keptFileGone: Text;
+    noFileField: Text;
+    oneFileAs: Text;
+    tooManyFiles: Text;
+    tooManyFields: Text;
+    badFieldName: Text;
+    badJsonField: Text;
+    interrupted: Text;
+  };
+  files: {
+    tooLarge: Text;
+    imageTooLarge: Text;
+    imageUnreadable: Text;
+    notFound: Text;
+    storeUnavailable: Text;
   };
   auth: {
     tooManyRequests: Text;
@@ -29,6 +68,10 @@ export interface ServerMessages {
     phoneVerified: Text;
     noAccount: Text;
     signedOut: Text;
+    signInNotVerified: Text;
+    signInUnavailable: Text;
+    emailRefused: Text;
+    identityUnavailable: Text;
   };
   codes: {
     tooManySends: Text;

@@ -1,16 +1,22 @@
 /**
- * `npm run dev`'s link between the file watcher (src/cli/dev.ts) and the running server: the
- * validators the routes use, swapped after each good edit of schemas/ or flows/, and what the
- * open pages are told (routes/dev.ts): a new build to reload to, or the lint problems of a broken
- * edit, while the server and the pages keep the last good version.
+ * The request reader the routes hold as `app.callReader` (lib/callReader/), made from the flow the
+ * app serves. Under `npm run dev` it is swapped for the last good edit's after each edit of
+ * schemas/ or flows/: the file watcher (src/cli/dev.ts) hands its `LiveEdits` in, which the
+ * routes read as `app.live` to tell the open pages (routes/dev.ts, routes/static.ts): a new build
+ * to reload to, or the lint problems of a broken edit, while the server and the pages keep the
+ * last good version.
  */
-import type { CallReader } from './lib/callPayload.js';
+import fp from 'fastify-plugin';
+import type { Flow } from '../../shared/flow.js';
+import type { LiveState } from '../../shared/liveState.js';
+import { createCallReader, type CallReader } from '../lib/callReader/reader.js';
 
-export interface LiveState {
-  /** The good build the server runs: it grows with each good edit, and a page of an older one reloads. */
-  version: number;
-  /** The last edit's lint problems, as the lint prints them (file and place first); empty when it was applied. */
-  problems: string[];
+declare module 'fastify' {
+  interface FastifyInstance {
+    callReader: CallReader;
+    /** `npm run dev`'s live edits; null otherwise. */
+    live: LiveEdits | null;
+  }
 }
 
 export class LiveEdits {
@@ -63,3 +69,11 @@ export class LiveEdits {
     for (const listener of this.listeners) listener(state);
   }
 }
+
+export const callReaderPlugin = fp<{ flow: Flow; live?: LiveEdits }>(
+  async (app, { flow, live }) => {
+    app.decorate('callReader', live?.callReader ?? createCallReader(flow));
+    app.decorate('live', live ?? null);
+  },
+  { name: 'onramp-call-reader' },
+);
