@@ -60,7 +60,12 @@ describe('a team of staff, each as themselves', () => {
     await screenshot(reviewer, '62-staff-sign-in-phone');
     await signInAsStaff(reviewer, { email: reviewerEmail, password: TEST_PASSWORD });
     await reviewer.getByText(`${reviewerEmail} · Reviewer`).waitFor();
-    expect(await reviewer.getByRole('navigation', { name: 'Sections' }).getByRole('button').allTextContents()).toEqual(['Review', 'Expiring documents', 'Insights', 'Command line']);
+    expect(await reviewer.getByRole('navigation', { name: 'Sections' }).getByRole('button').allTextContents()).toEqual([
+      'Review',
+      'Expiring documents',
+      'Insights',
+      'Command line',
+    ]);
     await reviewer.getByRole('button', { name: 'Ada Lovelace', exact: true }).click();
     await reviewer
       .getByText(/^You are reviewing this driver \(until /)
