@@ -39,9 +39,7 @@ const NO_VALUES: FormValues = { get: () => undefined, subscribe: () => () => und
 /** One field's current value, re-rendering the caller only when it changes. */
 export function useFieldValue(values: FormValues | undefined, field: string): unknown {
   const store = values ?? NO_VALUES;
-  // The same on the server (a step it draws): the store holds the values the form opens with.
-  const value = () => store.get(field);
-  return useSyncExternalStore(store.subscribe, value, value);
+  return useSyncExternalStore(store.subscribe, () => store.get(field));
 }
 
 /** What `select` makes of all the values, re-rendering the caller only when that changes (compare it by value: a string). */
@@ -49,6 +47,5 @@ export function useValuesSelection<Selected extends string | number | boolean | 
   values: FormValuesStore,
   select: (all: Record<string, unknown>) => Selected,
 ): Selected {
-  const selected = () => select(values.all());
-  return useSyncExternalStore(values.subscribe, selected, selected);
+  return useSyncExternalStore(values.subscribe, () => select(values.all()));
 }

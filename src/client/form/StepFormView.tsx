@@ -15,7 +15,6 @@ import { expandErrors, fieldOf } from '../../shared/errors.js';
 import { interpolate } from '../../shared/flow.js';
 import { formWidgets } from '../../../widgets/index.js';
 import { browserLookup } from '../runtime/stepFlow.js';
-import { drawnToday, useHydrated } from '../runtime/serverPage.js';
 import type { StepValues } from '../runtime/stepValues.js';
 import { templates, type StepFormContext } from './templates.js';
 
@@ -119,18 +118,15 @@ export function StepFormView({
     if (validateAtOnce) formRef.current?.validateForm();
   }, [validateAtOnce]);
 
-  // What the description names of the device (an email kept on it) is filled in once the server's drawn page is hydrated.
-  const hydrated = useHydrated();
   const uiSchema = useMemo(() => {
     const description = form.uiSchema['ui:description'];
     return {
       ...form.uiSchema,
       ...(titled ? {} : { 'ui:title': undefined }),
-      'ui:description': titled && typeof description === 'string' ? interpolate(description, hydrated ? browserLookup() : () => undefined) : undefined,
+      'ui:description': titled && typeof description === 'string' ? interpolate(description, browserLookup()) : undefined,
       'ui:submitButtonOptions': { norender: true },
     };
-  }, [form, titled, hydrated]);
-  const context = useMemo(() => (hydrated ? formContext : { ...formContext, drawnToday: drawnToday() }), [formContext, hydrated]);
+  }, [form, titled]);
 
   return (
     <Form<StepValues>
@@ -143,7 +139,7 @@ export function StepFormView({
       templates={templates}
       translateString={form.translateString}
       formData={opened.current ? undefined : (initialData ?? {})}
-      formContext={context}
+      formContext={formContext}
       onChange={onChange}
       onBlur={onBlur}
       onSubmit={onSubmit}

@@ -11,7 +11,6 @@
  */
 import { clear, createStore, del, get, set, type UseStore } from 'idb-keyval';
 import type { StepValues } from './stepValues.js';
-import { noteDraftCookie, removeDraftsCookie } from './storage.js';
 
 export interface Draft {
   values: StepValues;
@@ -55,25 +54,9 @@ async function write(change: (drafts: UseStore) => Promise<void>): Promise<void>
   }
 }
 
-// Each change is named in the drafts cookie too, for the server to send the step's page undrawn
-// (storage.ts): a page drawn empty would show before its draft. The cookie is written before the
-// draft and cleared after it, so a reload in between finds at worst a step sent undrawn, never a
-// draft under an empty drawn form.
-export const saveDraft = (driver: string | undefined, step: string, draft: Draft) =>
-  write(async (drafts) => {
-    noteDraftCookie(step, true);
-    await set(draftKey(driver, step), draft, drafts);
-  });
+export const saveDraft = (driver: string | undefined, step: string, draft: Draft) => write((drafts) => set(draftKey(driver, step), draft, drafts));
 
-export const removeDraft = (driver: string | undefined, step: string) =>
-  write(async (drafts) => {
-    await del(draftKey(driver, step), drafts);
-    noteDraftCookie(step, false);
-  });
+export const removeDraft = (driver: string | undefined, step: string) => write((drafts) => del(draftKey(driver, step), drafts));
 
 /** Forgets every draft on this device (signing out). */
-export const removeAllDrafts = () =>
-  write(async (drafts) => {
-    await clear(drafts);
-    removeDraftsCookie();
-  });
+export const removeAllDrafts = () => write(clear);
