@@ -191,7 +191,9 @@ const illFormedBody = (fields: string[]) =>
         illFormedText.map((text) => ({ [text]: 'x' })),
       ),
     )
-    .map(([body, field, broken]) => JSON.stringify({ ...body, [field]: broken }));
+    .map(([body, field, broken]) => JSON.stringify({ ...body, [field]: broken }))
+    // A "__proto__" or "constructor" key at any depth is refused by the JSON parsing itself, before the text is read.
+    .filter((text) => !text.includes('"__proto__"') && !text.includes('"constructor"'));
 
 describe('every API route, driven with junk', () => {
   it('has routes to drive', () => {
