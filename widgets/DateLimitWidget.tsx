@@ -2,7 +2,7 @@ import type { ChangeEvent } from 'react';
 import type { WidgetProps } from '@rjsf/utils';
 import { dateRuleHint, datePickerLimits, type DateFieldSchema } from './dateRule';
 import { emptyToUndefined } from './inputText';
-import { cx, hasErrors, hintId, inputStateProps } from './widgetProps';
+import { cx, formContextOf, hasErrors, hintId, inputStateProps } from './widgetProps';
 
 /**
  * A native date picker limited by the schema's relative-date rule: `minAgeYears` sets the latest
@@ -15,7 +15,8 @@ import { cx, hasErrors, hintId, inputStateProps } from './widgetProps';
 export default function DateLimitWidget(props: WidgetProps) {
   const { id, value, schema, htmlName, placeholder, onChange, onBlur, onFocus } = props;
   const fieldSchema = schema as DateFieldSchema;
-  const { min, max } = datePickerLimits(fieldSchema);
+  const { drawnToday } = formContextOf(props);
+  const { min, max } = datePickerLimits(fieldSchema, drawnToday ? new Date(`${drawnToday}T12:00:00`) : undefined);
   const invalid = hasErrors(props);
   const hint = invalid ? undefined : dateRuleHint(fieldSchema);
   const ownHintId = hint ? hintId(id) : undefined;

@@ -39,7 +39,9 @@ const NO_VALUES: FormValues = { get: () => undefined, subscribe: () => () => und
 /** One field's current value, re-rendering the caller only when it changes. */
 export function useFieldValue(values: FormValues | undefined, field: string): unknown {
   const store = values ?? NO_VALUES;
-  return useSyncExternalStore(store.subscribe, () => store.get(field));
+  // The same on the server (a step it draws): the store holds the values the form opens with.
+  const value = () => store.get(field);
+  return useSyncExternalStore(store.subscribe, value, value);
 }
 
 /** What `select` makes of all the values, re-rendering the caller only when that changes (compare it by value: a string). */
@@ -47,5 +49,6 @@ export function useValuesSelection<Selected extends string | number | boolean | 
   values: FormValuesStore,
   select: (all: Record<string, unknown>) => Selected,
 ): Selected {
-  return useSyncExternalStore(values.subscribe, () => select(values.all()));
+  const selected = () => select(values.all());
+  return useSyncExternalStore(values.subscribe, selected, selected);
 }

@@ -42,6 +42,11 @@ export interface StepFormContext {
   touched?: ReadonlySet<string>;
   /** The reviewer's reason for each field to fix (by id) that still holds what was sent: shown at once. */
   fixes?: ReadonlyMap<string, string>;
+  /**
+   * The day (YYYY-MM-DD) the date limits are worked out for while a page the server drew is
+   * hydrated: the server's, so both sides draw the same limits; unset, the device's today.
+   */
+  drawnToday?: string;
 }
 
 /**

@@ -9,8 +9,8 @@ import { cpSync, existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { CONTENT_FOLDERS, PROJECT_ROOT } from '../node/projectFiles.js';
 
-/** What a production machine needs of the project, once `npm run build` ran. */
-export const PRODUCTION_FILES = ['package.json', 'package-lock.json', 'build/server', 'dist', ...CONTENT_FOLDERS];
+/** What a production machine needs of the project, once `npm run build` ran (build/ssr: the server's drawing of the steps). */
+export const PRODUCTION_FILES = ['package.json', 'package-lock.json', 'build/server', 'build/ssr', 'dist', ...CONTENT_FOLDERS];
 
 export interface ProductionInstall {
   /** Packages in node_modules (each package.json under it, nested ones included). */

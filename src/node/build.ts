@@ -23,6 +23,7 @@ import {
   noteMissingTranslation,
   PROJECT_ROOT,
   ROUTE_PRELOADS,
+  SSR_BUNDLE,
   schemaNamesOf,
 } from './projectFiles.js';
 import { writeUsPlaces } from './usPlaces.js';
@@ -231,6 +232,32 @@ function clientContext(formsLoader: () => string) {
   });
 }
 
+/**
+ * Bundles the drawing with the same forms, translations and plugins as the browser's, React in
+ * production as there; every package inside it, as the content folder may have no node_modules
+ * (a CommonJS package's require of node's own modules is given one).
+ */
+async function buildSsr(formsLoader: () => string): Promise<void> {
+  await esbuild.build({
+    entryPoints: [join(CLIENT, 'app', 'serverRender.tsx')],
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    jsx: 'automatic',
+    absWorkingDir: CONTENT_ROOT,
+    outfile: `${SSR_BUNDLE}.new`,
+    define: { 'process.env.NODE_ENV': '"production"' },
+    banner: { js: "import { createRequire as __onrampRequire } from 'node:module'; const require = __onrampRequire(import.meta.url);" },
+    loader: { '.css': 'empty', '.svg': 'file' },
+    legalComments: 'none',
+    logLevel: 'warning',
+    nodePaths: [join(PROJECT_ROOT, 'node_modules')],
+    plugins: [projectPlugin(formsLoader), markdownStubPlugin],
+  });
+  await rename(`${SSR_BUNDLE}.new`, SSR_BUNDLE);
+}
+
 const href = (file: string) => '/' + file.replace(/^dist\//, '');
 const preloadLinks = (files: string[]) => files.map((file) => `<link rel="modulepreload" href="${href(file)}" />`).join('\n    ');
 const pascal = (name: string) => name.charAt(0).toUpperCase() + name.slice(1);
@@ -328,7 +355,7 @@ export async function buildDist(): Promise<DistBuild> {
   };
   const bundle = async <Made = undefined>(meanwhile?: () => Made): Promise<Bundle<Made>> => {
     formsLoader = await generateForms(schemaNamesOf(loadFlow()));
-    const rebuilt = context.rebuild();
+    const rebuilt = Promise.all([context.rebuild(), buildSsr(() => formsLoader)]);
     let made: Made | undefined;
     try {
       made = meanwhile?.();
@@ -336,7 +363,7 @@ export async function buildDist(): Promise<DistBuild> {
       // Settled before anything is thrown: no rebuild is left running unawaited.
       await rebuilt.catch(() => undefined);
     }
-    const result = await rebuilt;
+    const [result] = await rebuilt;
     return { write: () => write(result), made: made as Made };
   };
   await rm(DIST, { recursive: true, force: true });

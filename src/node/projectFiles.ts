@@ -45,6 +45,9 @@ export const CONTENT_FOLDERS = ['schemas', 'flows', LOCALES_FOLDER] as const;
 /** In the built client (dist/): for each step's route, the scripts its page loads on demand (build.ts writes it, the server preloads them). */
 export const ROUTE_PRELOADS = 'route-preloads.json';
 
+/** The server's drawing of the steps (src/client/app/serverRender.tsx, built by build.ts): beside dist/, never served. */
+export const SSR_BUNDLE = join(CONTENT_ROOT, 'build', 'ssr', 'render.mjs');
+
 export class ProjectFileError extends Error {
   constructor(message: string) {
     super(message);

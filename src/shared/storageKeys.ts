@@ -9,5 +9,14 @@ export type StorageKey = (typeof STORAGE_KEYS)[number];
 /** The cookie that carries the bearer token for some steps (spec §6). */
 export const TOKEN_COOKIE = 'token';
 
+/**
+ * The cookie naming the steps this device keeps a draft of (their ids, joined by DRAFT_STEP_SEPARATOR):
+ * the server then sends such a step's page for the browser to draw with its draft, rather than
+ * drawn empty (src/server/routes/static.ts). It holds nothing typed. A departure: the spec names
+ * the token cookie only (README, departures).
+ */
+export const DRAFTS_COOKIE = 'drafts';
+export const DRAFT_STEP_SEPARATOR = '.';
+
 /** The language this device reads Onramp in, once chosen (src/client/runtime/locale.ts): kept when a driver signs out, as a setting of the device. */
 export const LOCALE_STORAGE_KEY = 'locale';

@@ -14,6 +14,9 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 
+/** Each test builds the client and the server's drawing of the steps (build/ssr) from its copy: longer than a test's usual minute on a busy machine. */
+const BUILDS = { timeout: 120_000 };
+
 const PROJECT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const contentDirBefore = process.env.ONRAMP_CONTENT_DIR;
 const copies: string[] = [];
@@ -77,7 +80,7 @@ afterAll(() => {
 });
 
 describe('a content folder without locales/', () => {
-  it('builds with one warning line and serves the app in English to a Spanish reader', async () => {
+  it('builds with one warning line and serves the app in English to a Spanish reader', BUILDS, async () => {
     const { content, warnings, server, support } = await buildAndServe('all');
     try {
       expect(warnings).toEqual([
@@ -101,7 +104,7 @@ describe('a content folder without locales/', () => {
 });
 
 describe('a content folder with some translation files missing', () => {
-  it('names them in one warning line, shows their texts in English and the others in Spanish', async () => {
+  it('names them in one warning line, shows their texts in English and the others in Spanish', BUILDS, async () => {
     const { content, warnings, server, support } = await buildAndServe(['signup.schema.json', 'rjsf.json', 'server-messages.json']);
     try {
       expect(warnings).toEqual([
@@ -130,7 +133,10 @@ describe('a content folder with some translation files missing', () => {
 });
 
 describe('an English reword whose Spanish is not written yet', () => {
-  it('shows Spanish readers the new English of that text, never the stale translation, and the Spanish of the others', { tags: ['chromium'] }, async () => {
+  it('shows Spanish readers the new English of that text, never the stale translation, and the Spanish of the others', {
+    ...BUILDS,
+    tags: ['chromium'],
+  }, async () => {
     const { content, warnings, server, support } = await buildAndServe(
       [],
       [

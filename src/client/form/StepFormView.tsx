@@ -15,6 +15,7 @@ import { expandErrors, fieldOf } from '../../shared/errors.js';
 import { interpolate } from '../../shared/flow.js';
 import { formWidgets } from '../../../widgets/index.js';
 import { browserLookup } from '../runtime/stepFlow.js';
+import { drawnToday, useHydrated } from '../runtime/serverPage.js';
 import type { StepValues } from '../runtime/stepValues.js';
 import { templates, type StepFormContext } from './templates.js';
 
@@ -118,15 +119,18 @@ export function StepFormView({
     if (validateAtOnce) formRef.current?.validateForm();
   }, [validateAtOnce]);
 
+  // What the description names of the device (an email kept on it) is filled in once the server's drawn page is hydrated.
+  const hydrated = useHydrated();
   const uiSchema = useMemo(() => {
     const description = form.uiSchema['ui:description'];
     return {
       ...form.uiSchema,
       ...(titled ? {} : { 'ui:title': undefined }),
-      'ui:description': titled && typeof description === 'string' ? interpolate(description, browserLookup()) : undefined,
+      'ui:description': titled && typeof description === 'string' ? interpolate(description, hydrated ? browserLookup() : () => undefined) : undefined,
       'ui:submitButtonOptions': { norender: true },
     };
-  }, [form, titled]);
+  }, [form, titled, hydrated]);
+  const context = useMemo(() => (hydrated ? formContext : { ...formContext, drawnToday: drawnToday() }), [formContext, hydrated]);
 
   return (
     <Form<StepValues>
@@ -139,7 +143,7 @@ export function StepFormView({
       templates={templates}
       translateString={form.translateString}
       formData={opened.current ? undefined : (initialData ?? {})}
-      formContext={formContext}
+      formContext={context}
       onChange={onChange}
       onBlur={onBlur}
       onSubmit={onSubmit}

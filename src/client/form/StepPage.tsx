@@ -29,10 +29,12 @@ import { useOpeningRead } from '../runtime/reads.js';
 import { draftRead } from '../runtime/stepReads.js';
 import { useStepFormState } from './useStepFormState.js';
 import { useStoredAnswers, type StoredAnswers } from './useStoredAnswers.js';
+import { forgetTypedBeforeScripts, onServer, typedBeforeScriptsRan, useHydrated } from '../runtime/serverPage.js';
 
 export function StepPage({ id, step }: { id: string; step: FormStep }) {
   const [, navigate] = useLocation();
-  const guard = useMemo(() => guardRedirect(step.guards), [step]);
+  // The server draws a step as its driver would see it: its guards and variants are the browser's (serverPage.ts).
+  const guard = useMemo(() => (onServer ? undefined : guardRedirect(step.guards)), [step]);
 
   useEffect(() => {
     if (!guard) return;
@@ -41,12 +43,15 @@ export function StepPage({ id, step }: { id: string; step: FormStep }) {
   }, [guard, navigate]);
 
   if (guard) return null;
-  return <StepForm id={id} step={step} schemaName={stepSchemaName(step, browserLookup())} />;
+  return <StepForm id={id} step={step} schemaName={pageSchemaName(step)} />;
 }
+
+/** The form the page shows: the variant the device picks; the step's own on the server. */
+export const pageSchemaName = (step: FormStep) => (onServer ? step.schema : stepSchemaName(step, browserLookup()));
 
 /** Loads the form a step's page shows (in the variant and the language the page picks): main.tsx waits for it before the first render. */
 export const prepareStepPage = (step: FormStep) =>
-  Promise.all([loadStepForm(stepSchemaName(step, browserLookup()), currentLocale()), step.social ? loadSocialSignIn() : undefined]);
+  Promise.all([loadStepForm(pageSchemaName(step), currentLocale()), step.social ? loadSocialSignIn() : undefined]);
 
 /** The fields a schema marks `"sensitive": true`. */
 const sensitiveFieldsOf = (schema: { properties?: Record<string, unknown> }) =>
@@ -75,9 +80,10 @@ function restoreDraft(draft: Draft | undefined): { values: StepValues } | null {
 
 /** The step's draft on this device, read afresh each time the step opens; its photos go back in their slots. */
 function useDraft(stepId: string): { ready: boolean; values?: StepValues } {
-  const [read] = useState(() => draftRead(stepId));
+  // None on the server: a draft is the device's.
+  const [read] = useState(() => (onServer ? null : draftRead(stepId)));
   const { data, error } = useOpeningRead(read, restoreDraft);
-  return { ready: data !== undefined || error !== undefined, values: data?.values ?? undefined };
+  return { ready: read === null || data !== undefined || error !== undefined, values: data?.values ?? undefined };
 }
 
 /** The step's form, once what the driver sent before (a reviewed step they come back to) and their draft are here to fill it. */
@@ -88,6 +94,9 @@ function StepForm({ id, step, schemaName }: { id: string; step: FormStep; schema
   const keep = useMemo(() => draftFieldsOf(form, sensitiveFields), [form, sensitiveFields]);
   const stored = useStoredAnswers(id, sensitiveFields);
   const draft = useDraft(id);
+  // What was typed into the server's drawn form before the scripts ran: the newest of all.
+  const [typed] = useState(() => pickFields(typedBeforeScriptsRan(), Object.keys(form.schema.properties ?? {})));
+  useEffect(forgetTypedBeforeScripts, []);
   if (!stored.ready || !draft.ready) {
     return (
       <Layout>
@@ -98,15 +107,19 @@ function StepForm({ id, step, schemaName }: { id: string; step: FormStep; schema
     );
   }
   // The draft is newer than what was sent: what the driver typed since wins.
-  const initial = draft.values ? { ...stored.formData, ...draft.values } : stored.formData;
-  return <FilledStepForm id={id} step={step} form={form} stored={stored} initial={initial} keep={keep} />;
+  const kept = draft.values ? { ...stored.formData, ...draft.values } : stored.formData;
+  const initial = Object.keys(typed).length > 0 ? { ...kept, ...typed } : kept;
+  return <FilledStepForm id={id} step={step} form={form} stored={stored} initial={initial} keep={keep} typedBefore={Object.keys(typed).length > 0} />;
 }
+
+const pickFields = (values: StepValues, fields: string[]): StepValues => Object.fromEntries(Object.entries(values).filter(([field]) => fields.includes(field)));
 
 /**
  * Saves the answers as a draft a moment after the driver stops typing, once they typed anything
- * (a step only opened keeps nothing), until the step is sent: then `sent()` stops it.
+ * (a step only opened keeps nothing; what was typed into the server's drawn form before the
+ * scripts ran, `typedBefore`, counts), until the step is sent: then `sent()` stops it.
  */
-function useDraftSaving(stepId: string, values: FormValuesStore, keep: { values: string[]; photos: string[] }) {
+function useDraftSaving(stepId: string, values: FormValuesStore, keep: { values: string[]; photos: string[] }, typedBefore: boolean) {
   const isSent = useRef(false);
   useEffect(() => {
     let timer: ReturnType<typeof setTimeout> | undefined;
@@ -134,13 +147,14 @@ function useDraftSaving(stepId: string, values: FormValuesStore, keep: { values:
       save();
     };
     const unsubscribe = values.subscribe(saveSoon);
+    if (typedBefore) saveSoon();
     window.addEventListener('pagehide', saveWaiting);
     return () => {
       unsubscribe();
       clearTimeout(timer);
       window.removeEventListener('pagehide', saveWaiting);
     };
-  }, [stepId, values, keep]);
+  }, [stepId, values, keep, typedBefore]);
   return {
     sent: () => {
       isSent.current = true;
@@ -158,12 +172,14 @@ interface FilledStepFormProps {
   stored: StoredAnswers;
   initial?: StepValues;
   keep: { values: string[]; photos: string[] };
+  /** Whether the form opens with what was typed into the server's drawn form: kept as a draft at once. */
+  typedBefore: boolean;
 }
 
-function FilledStepForm({ id, step, form, stored, initial, keep }: FilledStepFormProps) {
+function FilledStepForm({ id, step, form, stored, initial, keep, typedBefore }: FilledStepFormProps) {
   const [, navigate] = useLocation();
   const state = useStepFormState(initial);
-  const draft = useDraftSaving(id, state.values, keep);
+  const draft = useDraftSaving(id, state.values, keep, typedBefore);
   // Keyed by the fixes still to make, so the context (and the fields) change only when one is made.
   const openFixes = useValuesSelection(state.values, (all) => JSON.stringify(stored.openFixes(all)));
   const formContext = useMemo(() => {
@@ -171,6 +187,9 @@ function FilledStepForm({ id, step, form, stored, initial, keep }: FilledStepFor
     return fixes.length > 0 ? { ...state.formContext, fixes: new Map(fixes.map(({ field, reason }) => [`root_${field}`, reason])) } : state.formContext;
   }, [state.formContext, openFixes]);
   const [busy, setBusy] = useState(false);
+  // Until the scripts have taken the server's drawn form over, its submit waits (shown busy): a
+  // native submit would put the answers in the address.
+  const ready = useHydrated();
   const [completion, setCompletion] = useState<Completion>();
   /** The answers waiting to be sent again once the driver signed in again, and why the sign-in is asked for. */
   const [waiting, setWaiting] = useState<{ answers: StepValues; reason: string }>();
@@ -224,14 +243,14 @@ function FilledStepForm({ id, step, form, stored, initial, keep }: FilledStepFor
         extraErrors={state.extraErrors}
         keptValues={stored.masked}
       >
-        <button type="submit" className="button button-primary" disabled={busy} aria-busy={busy}>
-          {busy && <span className="spinner" aria-hidden="true" />}
+        <button type="submit" className="button button-primary" disabled={busy || !ready} aria-busy={busy || !ready}>
+          {(busy || !ready) && <span className="spinner" aria-hidden="true" />}
           {submitTextOf(form)}
         </button>
       </StepFormView>
       {step.passwordReset && <PasswordReset copy={step.passwordReset} values={state.values} />}
       {step.actions?.map((action) => (
-        <StepActionButton key={action.label} action={action} disabled={busy} />
+        <StepActionButton key={action.label} action={action} disabled={busy || !ready} />
       ))}
       {step.social && flow.social && <SocialSignIn social={flow.social} />}
       <StepLinks links={step.links} />

@@ -11,6 +11,7 @@
  */
 import { clear, createStore, del, get, set, type UseStore } from 'idb-keyval';
 import type { StepValues } from './stepValues.js';
+import { noteDraftCookie, removeDraftsCookie } from './storage.js';
 
 export interface Draft {
   values: StepValues;
@@ -54,9 +55,25 @@ async function write(change: (drafts: UseStore) => Promise<void>): Promise<void>
   }
 }
 
-export const saveDraft = (driver: string | undefined, step: string, draft: Draft) => write((drafts) => set(draftKey(driver, step), draft, drafts));
+// Each change is named in the drafts cookie too, for the server to send the step's page undrawn
+// (storage.ts): a page drawn empty would show before its draft. The cookie is written before the
+// draft and cleared after it, so a reload in between finds at worst a step sent undrawn, never a
+// draft under an empty drawn form.
+export const saveDraft = (driver: string | undefined, step: string, draft: Draft) =>
+  write(async (drafts) => {
+    noteDraftCookie(step, true);
+    await set(draftKey(driver, step), draft, drafts);
+  });
 
-export const removeDraft = (driver: string | undefined, step: string) => write((drafts) => del(draftKey(driver, step), drafts));
+export const removeDraft = (driver: string | undefined, step: string) =>
+  write(async (drafts) => {
+    await del(draftKey(driver, step), drafts);
+    noteDraftCookie(step, false);
+  });
 
 /** Forgets every draft on this device (signing out). */
-export const removeAllDrafts = () => write(clear);
+export const removeAllDrafts = () =>
+  write(async (drafts) => {
+    await clear(drafts);
+    removeDraftsCookie();
+  });

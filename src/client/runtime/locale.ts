@@ -44,7 +44,7 @@ function subscribe(listener: () => void): () => void {
 
 /** The page's language, drawing the caller again when it changes. */
 export function useLocale(): Locale {
-  return useSyncExternalStore(subscribe, currentLocale);
+  return useSyncExternalStore(subscribe, currentLocale, currentLocale);
 }
 
 /** Loads what `locale` needs before the page shows it: the flow's texts and the forms already on the page. */
@@ -52,7 +52,8 @@ async function prepare(locale: Locale): Promise<void> {
   const translations = (await FLOW_TRANSLATIONS[locale]?.())?.default as Translations | undefined;
   await Promise.all([...preparations].map((preparation) => preparation(locale)));
   translateFlow(locale, translations);
-  document.documentElement.lang = locale;
+  // On the server (app/serverRender.tsx) the page's html element is the server's to write.
+  if (typeof document !== 'undefined') document.documentElement.lang = locale;
 }
 
 /** Before the first page: the flow in the page's language; in English when its texts could not be loaded (offline). */

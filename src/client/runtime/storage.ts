@@ -4,7 +4,7 @@
  * the `token` cookie (path /). Every access is guarded, because storage can throw (private mode, a web view
  * with storage disabled, a full quota) and a driver must never see a crash for it.
  */
-import { STORAGE_KEYS, TOKEN_COOKIE, type StorageKey } from '../../shared/storageKeys.js';
+import { DRAFT_STEP_SEPARATOR, DRAFTS_COOKIE, STORAGE_KEYS, TOKEN_COOKIE, type StorageKey } from '../../shared/storageKeys.js';
 
 const COOKIE_MAX_AGE_SECONDS = 24 * 60 * 60; // as long as a server session lives
 
@@ -34,14 +34,35 @@ export function removeItem(key: StorageKey): void {
   }
 }
 
-export function getTokenCookie(): string | undefined {
+function getCookie(name: string): string | undefined {
   try {
-    const prefix = `${TOKEN_COOKIE}=`;
+    const prefix = `${name}=`;
     const entry = document.cookie.split('; ').find((part) => part.startsWith(prefix));
     return entry ? decodeURIComponent(entry.slice(prefix.length)) || undefined : undefined;
   } catch {
     return undefined;
   }
+}
+
+export const getTokenCookie = (): string | undefined => getCookie(TOKEN_COOKIE);
+
+/** As long as a cookie may live in Chromium: a draft stays on the device until its step is sent or the driver signs out. */
+const DRAFTS_COOKIE_MAX_AGE_SECONDS = 400 * 24 * 60 * 60;
+
+/** Names `step` in the drafts cookie (a draft of it is kept on the device), or takes it out. */
+export function noteDraftCookie(step: string, kept: boolean): void {
+  const steps = new Set(getCookie(DRAFTS_COOKIE)?.split(DRAFT_STEP_SEPARATOR) ?? []);
+  if (kept === steps.has(step)) return;
+  if (kept) steps.add(step);
+  else steps.delete(step);
+  const value = [...steps].join(DRAFT_STEP_SEPARATOR);
+  const secure = window.location.protocol === 'https:' ? '; Secure' : '';
+  document.cookie = `${DRAFTS_COOKIE}=${value}; Path=/; Max-Age=${value ? DRAFTS_COOKIE_MAX_AGE_SECONDS : 0}; SameSite=Strict${secure}`;
+}
+
+/** Forgets the drafts cookie (every draft removed: signing out). */
+export function removeDraftsCookie(): void {
+  document.cookie = `${DRAFTS_COOKIE}=; Path=/; Max-Age=0; SameSite=Strict`;
 }
 
 export function setTokenCookie(token: string): void {

@@ -8,6 +8,7 @@ import { chooseLocale, useLocale } from '../runtime/locale.js';
 import { LOCALES, type Locale } from '../../shared/locales.js';
 import { signOut } from '../runtime/session.js';
 import { holdsDriverToken } from '../runtime/storage.js';
+import { useHydrated } from '../runtime/serverPage.js';
 
 /** The address the page's heading was last focused for: none at the first page, which the browser announces itself. */
 let focusedFor: string | undefined;
@@ -56,12 +57,14 @@ export function Layout({ children }: { children: ReactNode }) {
  * token cookie costs a key press time.
  */
 const PageHeader = memo(function PageHeader({ locale }: { location: string; locale: Locale }) {
+  // The sign-in is the device's: a page the server drew shows the way out once hydrated.
+  const hydrated = useHydrated();
   return (
     <header className="page-header">
       <img src="/assets/logo.svg" alt="Onramp" width={120} height={32} />
       <div className="page-header-actions">
         <LanguageSwitch current={locale} />
-        {holdsDriverToken() && <SignOutButton />}
+        {hydrated && holdsDriverToken() && <SignOutButton />}
       </div>
     </header>
   );

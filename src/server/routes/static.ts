@@ -14,8 +14,11 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ServerConfig } from '../config.js';
 import type { AppConfig } from '../../shared/appConfig.js';
 import type { RouteScripts } from '../../node/build.js';
-import { ROUTE_PRELOADS } from '../../node/projectFiles.js';
+import { ROUTE_PRELOADS, SSR_BUNDLE } from '../../node/projectFiles.js';
 import type { Locale } from '../../shared/locales.js';
+import { SERVER_PAGE_ELEMENT_ID, type ServerPage } from '../../shared/serverPage.js';
+import { DRAFT_STEP_SEPARATOR, DRAFTS_COOKIE, TOKEN_COOKIE } from '../../shared/storageKeys.js';
+import { pathToFileURL } from 'node:url';
 import fp from 'fastify-plugin';
 import { SANDBOX_CONFIRM_PATH } from './sandboxPayments.js';
 import { messageIn } from '../serverMessages.js';
@@ -82,6 +85,82 @@ function routePreloads(preloads: RouteScripts, url: string, locale: Locale): str
   return (scripts?.[locale] ?? []).map((file) => `<link rel="modulepreload" href="${file}" />`).join('');
 }
 
+/** Where index.html's spinner stands until the app draws; a step the server draws takes its place. */
+const DRAWN_PAGE = /<!--drawn-page-->[\s\S]*<!--\/drawn-page-->/;
+
+type RenderStep = (path: string, locale: Locale) => Promise<{ html: string; page: ServerPage; reviewed: boolean } | null>;
+
+/** A step as the server drew it: the page's drawn part, with its data for hydration; the step's id, and whether it is a reviewed step. */
+interface DrawnStep {
+  html: string;
+  step: string;
+  reviewed: boolean;
+}
+
+/**
+ * The steps as the server draws them (src/client/app/serverRender.tsx), each drawn once per build,
+ * route and language: a drawing holds nothing of a driver's. The build's bundle is loaded afresh
+ * when index.html changes (a rebuild under `npm run dev`); a build without it, or a step that
+ * fails to draw, sends the page undrawn, for the browser to draw.
+ */
+function stepDrawings(log: FastifyInstance['log']) {
+  let loaded: { build: string; render: Promise<RenderStep | null>; drawn: Map<string, Promise<DrawnStep | null>> } | undefined;
+  return (build: string, path: string, locale: Locale): Promise<DrawnStep | null> => {
+    if (loaded?.build !== build) {
+      const render = existsSync(SSR_BUNDLE)
+        ? import(`${pathToFileURL(SSR_BUNDLE).href}?build=${build}`).then((module: { renderStep: RenderStep }) => module.renderStep)
+        : Promise.resolve(null);
+      loaded = { build, render, drawn: new Map() };
+    }
+    const { render, drawn } = loaded;
+    const key = `${locale}\n${path}`;
+    let step = drawn.get(key);
+    if (!step) {
+      step = render
+        .then(async (renderStep) => {
+          const result = renderStep ? await renderStep(path, locale) : null;
+          if (!result) return null;
+          const page = JSON.stringify(result.page).replace(/</g, '\\u003c');
+          return {
+            html: `${result.html}<script type="application/json" id="${SERVER_PAGE_ELEMENT_ID}">${page}</script>`,
+            step: result.page.step,
+            reviewed: result.reviewed,
+          };
+        })
+        .catch((error: unknown) => {
+          log.warn({ err: error, path, locale }, 'The step could not be drawn on the server; its page is sent for the browser to draw');
+          return null;
+        });
+      // Only a step's route is kept: any other address draws nothing, and is not remembered.
+      void step.then((each) => {
+        if (each === null) drawn.delete(key);
+      });
+      drawn.set(key, step);
+    }
+    return step;
+  };
+}
+
+/** A cookie's value as the browser sent it (the client's storage.ts writes them); undefined when it sent none. */
+function cookieOf(request: FastifyRequest, name: string): string | undefined {
+  const prefix = `${name}=`;
+  return (request.headers.cookie ?? '')
+    .split(/;\s*/)
+    .find((part) => part.startsWith(prefix))
+    ?.slice(prefix.length);
+}
+
+/**
+ * Whether the browser fills the step with what only it can read, so that the server's drawing
+ * would show empty first: a draft kept on the device (named in the drafts cookie), or, on a reviewed
+ * step, a signed-in driver's answers sent before (read with the token the cookie holds; only its
+ * presence is looked at here, as the browser's stepReads.ts does).
+ */
+function browserFills(request: FastifyRequest, { step, reviewed }: DrawnStep): boolean {
+  if ((cookieOf(request, DRAFTS_COOKIE) ?? '').split(DRAFT_STEP_SEPARATOR).includes(step)) return true;
+  return reviewed && Boolean(cookieOf(request, TOKEN_COOKIE));
+}
+
 const wantsHtml = (request: FastifyRequest) => (request.headers.accept ?? '').includes('text/html');
 
 /** Whether the browser's copy of the page (If-None-Match) is this one: a revalidation then costs no body. */
@@ -106,6 +185,7 @@ export const staticRoutes = fp<{ config: ServerConfig; isApiPath: (url: string) 
     const { live } = app;
     const indexFile = join(config.staticDir, 'index.html');
     const configScript = () => appConfigScript(config, live ? { version: live.state.version } : null);
+    const drawStep = stepDrawings(app.log);
 
     if (!existsSync(indexFile)) app.log.warn(`${indexFile} does not exist yet: pages answer 503 until \`npm run build\` has run.`);
     await app.register(fastifyStatic, {
@@ -136,10 +216,19 @@ export const staticRoutes = fp<{ config: ServerConfig; isApiPath: (url: string) 
       } catch {
         return reply.code(503).send({ message: NOT_BUILT_MESSAGE });
       }
-      const page = html.replace(CONFIG_PLACEHOLDER, configScript).replace(ROUTE_PRELOAD_PLACEHOLDER, routePreloads(preloads, request.url, request.locale));
+      const path = request.url.split('?')[0] ?? '/';
+      const step = await drawStep(createHash('sha256').update(html).digest('base64url'), path, request.locale);
+      // A step the browser fills itself is drawn by the browser, filled: drawn here, it would show empty first.
+      const drawn = step && !browserFills(request, step) ? step.html : null;
+      const page = html
+        .replace(CONFIG_PLACEHOLDER, configScript)
+        .replace(ROUTE_PRELOAD_PLACEHOLDER, routePreloads(preloads, request.url, request.locale))
+        // A drawn page is in the language it was drawn in.
+        .replace(DRAWN_PAGE, (spinner) => drawn ?? spinner)
+        .replace('<html lang="en">', (tag) => (drawn ? `<html lang="${request.locale}">` : tag));
       // Asked again on every visit (a new build must reach drivers at once), answered 304 while unchanged.
       const etag = `W/"${createHash('sha256').update(page).digest('base64url')}"`;
-      reply.header('cache-control', 'no-cache').header('etag', etag).header('vary', 'accept-encoding, accept-language');
+      reply.header('cache-control', 'no-cache').header('etag', etag).header('vary', 'accept-encoding, accept-language, cookie');
       if (holdsPage(request, etag)) return reply.code(304).send();
       const encoding = negotiate(request.headers['accept-encoding'] ?? '', Object.keys(PAGE_ENCODINGS)) as keyof typeof PAGE_ENCODINGS | null;
       reply.code(200).type('text/html; charset=utf-8');

@@ -1,0 +1,151 @@
+// @module-tag chromium
+// Every form step arrives drawn by the server: with its scripts held back, a driver on a phone
+// sees the form and types in it; once the scripts run, the page is hydrated (the same elements
+// stay, no hydration warning), and every character typed is kept and validated. In English and in
+// Spanish.
+import type { BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import flowFile from '../../flows/onboarding.flow.json' with { type: 'json' };
+import type { Flow } from '../../src/shared/flow.js';
+import { PHONE_VIEWPORT, startJourney, type Journey } from './support.js';
+import { DRAFTS_COOKIE } from '../../src/shared/storageKeys.js';
+
+let journey: Journey;
+beforeAll(async () => {
+  journey = await startJourney();
+});
+afterAll(async () => {
+  await journey?.close();
+});
+
+/** React's hydration failures, as the production build reports them (#418, #423, #425) and as its messages name them. */
+const HYDRATION_TROUBLE = /hydrat|#418|#423|#425/i;
+
+/** A phone in `locale` whose app scripts wait until `release()`; every console error or warning is noted. */
+async function phoneWithScriptsHeld(locale: string): Promise<{ context: BrowserContext; page: Page; release: () => void; troubles: string[] }> {
+  const context = await journey.browser.newContext({
+    viewport: PHONE_VIEWPORT,
+    deviceScaleFactor: 1,
+    isMobile: true,
+    hasTouch: true,
+    baseURL: journey.baseUrl,
+    locale,
+  });
+  let release = () => undefined as void;
+  const released = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  await context.route(/\/assets\/.*\.js$/, async (route) => {
+    await released;
+    await route.continue();
+  });
+  const page = await context.newPage();
+  const troubles: string[] = [];
+  page.on('console', (message) => {
+    if (message.type() === 'error' || message.type() === 'warning') troubles.push(message.text());
+  });
+  page.on('pageerror', (error) => troubles.push(error.message));
+  return { context, page, release, troubles };
+}
+
+const SIGNUP = {
+  en: { heading: 'Sign up', email: 'Email', referral: 'Referral Code (optional)', submit: 'Sign Up', invalidEmail: 'Email must be valid.' },
+  es: {
+    heading: 'Registrarse',
+    email: 'Correo electrónico',
+    referral: 'Código de referido (opcional)',
+    submit: 'Registrarse',
+    invalidEmail: 'El correo electrónico debe ser válido.',
+  },
+} as const;
+
+describe('a step drawn by the server, before and after its scripts', () => {
+  for (const locale of ['en', 'es'] as const) {
+    const words = SIGNUP[locale];
+    it(`keeps and validates what was typed before the scripts ran, with no hydration warning (${locale})`, async () => {
+      const { context, page, release, troubles } = await phoneWithScriptsHeld(locale);
+      try {
+        await page.goto('/signup', { waitUntil: 'commit' });
+        await page.getByRole('heading', { name: words.heading, exact: true }).waitFor();
+        const email = page.getByLabel(words.email);
+        // No script has run: the submit waits, and the inputs are the page's own.
+        await expect(page.locator('form.step-form button[type=submit]').isDisabled()).resolves.toBe(true);
+        await email.pressSequentially('driver@example');
+        await page.getByLabel(words.referral).pressSequentially('AB12');
+        const drawnForm = await page.locator('form.step-form').elementHandle();
+
+        release();
+        await page.locator('form.step-form button[type=submit]:not([disabled])').waitFor();
+        // Hydrated, not drawn again: the server's elements are React's now.
+        await expect(drawnForm?.evaluate((form) => form.isConnected)).resolves.toBe(true);
+        await expect(email.inputValue()).resolves.toBe('driver@example');
+        await expect(page.getByLabel(words.referral).inputValue()).resolves.toBe('AB12');
+        // Validated: the value typed before is the form's; it is judged on the submit.
+        await page.locator('form.step-form button[type=submit]').click();
+        await expect(page.locator('#root_email__error').textContent()).resolves.toBe(words.invalidEmail);
+        await expect(page.locator('#root_referalCode__error').count()).resolves.toBe(0);
+        expect(troubles.filter((text) => HYDRATION_TROUBLE.test(text))).toEqual([]);
+        // Kept on the device as a draft, as if typed after the scripts ran (a moment after the last
+        // key, and named in the drafts cookie): a reload brings it back.
+        await expect.poll(async () => (await context.cookies()).find((cookie) => cookie.name === DRAFTS_COOKIE)?.value).toBe('signup');
+        await page.reload();
+        await expect.poll(() => page.locator('#root_email').inputValue()).toBe('driver@example');
+      } finally {
+        await context.close();
+      }
+    });
+  }
+});
+
+describe('a sign-up filled while the scripts are on their way', () => {
+  it('keeps every answer, waits for the scripts to send it, and goes on to the email code', async () => {
+    const { context, page, release } = await phoneWithScriptsHeld('en');
+    try {
+      await page.goto('/signup', { waitUntil: 'commit' });
+      await page.locator('#root_email').fill(`drawn-${Date.now()}@example.com`);
+      await page.locator('#root_phoneNo').fill('2025550143');
+      await page.locator('#root_password').fill('Str0ng!Pass');
+      await page.locator('#root_confirmPassword').fill('Str0ng!Pass');
+      await page.locator('#root_accept').check();
+      await page.locator('#root_twilioCheck').check();
+      // Pressed before the scripts arrive: the button waits (disabled) rather than sending the page away.
+      const pressed = page.getByRole('button', { name: 'Sign Up', exact: true }).click();
+      await page.waitForTimeout(500);
+      expect(page.url()).toBe(`${journey.baseUrl}/signup`);
+      release();
+      await pressed;
+      await page.waitForURL('**/verify-otp-email');
+    } finally {
+      await context.close();
+    }
+  });
+});
+
+/** The form steps a driver opens with nothing on the device (the others' guards send them back to the sign-up). */
+const openSteps = Object.values((flowFile as Flow).steps).filter((step) => step.kind === 'form' && !step.guards?.length);
+
+describe('every open form step, drawn and then hydrated', () => {
+  for (const locale of ['en', 'es'] as const) {
+    for (const step of openSteps) {
+      it(`${step.route} (${locale}): the drawn form takes typing, and keeps it through hydration without a warning`, async () => {
+        const { context, page, release, troubles } = await phoneWithScriptsHeld(locale);
+        try {
+          await page.goto(step.route, { waitUntil: 'commit' });
+          await page.locator('form.step-form').waitFor();
+          // A step of photos only (its inputs are files) has nothing to type.
+          const field = page.locator('form.step-form').locator('input[type=text], input[type=email], input[type=tel], input:not([type])').first();
+          const typeable = (await field.count()) > 0;
+          if (typeable) await field.pressSequentially('Ab1');
+          const drawnForm = await page.locator('form.step-form').elementHandle();
+          release();
+          await page.locator('form.step-form button[type=submit]:not([disabled])').waitFor();
+          await expect(drawnForm?.evaluate((form) => form.isConnected)).resolves.toBe(true);
+          if (typeable) await expect(field.inputValue()).resolves.toBe('Ab1');
+          expect(troubles.filter((text) => HYDRATION_TROUBLE.test(text))).toEqual([]);
+        } finally {
+          await context.close();
+        }
+      });
+    }
+  }
+});
