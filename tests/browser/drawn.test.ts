@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import flowFile from '../../flows/onboarding.flow.json' with { type: 'json' };
 import type { Flow } from '../../src/shared/flow.js';
 import { PHONE_VIEWPORT, startJourney, type Journey } from './support.js';
+import { DRAFTS_COOKIE } from '../../src/shared/storageKeys.js';
 
 let journey: Journey;
 beforeAll(async () => {
@@ -84,7 +85,9 @@ describe('a step drawn by the server, before and after its scripts', () => {
         await expect(page.locator('#root_email__error').textContent()).resolves.toBe(words.invalidEmail);
         await expect(page.locator('#root_referalCode__error').count()).resolves.toBe(0);
         expect(troubles.filter((text) => HYDRATION_TROUBLE.test(text))).toEqual([]);
-        // Kept on the device as a draft, as if typed after the scripts ran: a reload brings it back.
+        // Kept on the device as a draft, as if typed after the scripts ran (a moment after the last
+        // key, and named in the drafts cookie): a reload brings it back.
+        await expect.poll(async () => (await context.cookies()).find((cookie) => cookie.name === DRAFTS_COOKIE)?.value).toBe('signup');
         await page.reload();
         await expect.poll(() => page.locator('#root_email').inputValue()).toBe('driver@example');
       } finally {

@@ -123,26 +123,36 @@ function useDraftSaving(stepId: string, values: FormValuesStore, keep: { values:
   const isSent = useRef(false);
   useEffect(() => {
     let timer: ReturnType<typeof setTimeout> | undefined;
+    const save = () => {
+      timer = undefined;
+      if (isSent.current) return;
+      const kept = Object.fromEntries(Object.entries(values.all()).filter(([field]) => keep.values.includes(field)));
+      // A photo sent before stays on the server; only a new one is kept here.
+      const photos = Object.fromEntries(
+        keep.photos.flatMap((field) => {
+          const photo = isKeptPhoto(field) ? undefined : getPhoto(field);
+          return photo ? [[field, photo]] : [];
+        }),
+      );
+      void saveDraft(getItem('driver_id'), stepId, { values: kept, photos });
+    };
     const saveSoon = () => {
       clearTimeout(timer);
-      timer = setTimeout(() => {
-        if (isSent.current) return;
-        const kept = Object.fromEntries(Object.entries(values.all()).filter(([field]) => keep.values.includes(field)));
-        // A photo sent before stays on the server; only a new one is kept here.
-        const photos = Object.fromEntries(
-          keep.photos.flatMap((field) => {
-            const photo = isKeptPhoto(field) ? undefined : getPhoto(field);
-            return photo ? [[field, photo]] : [];
-          }),
-        );
-        void saveDraft(getItem('driver_id'), stepId, { values: kept, photos });
-      }, DRAFT_SAVE_DELAY_MS);
+      timer = setTimeout(save, DRAFT_SAVE_DELAY_MS);
+    };
+    // Leaving the page (a reload, another app, the tab closed) with keys not yet kept: kept now.
+    const saveWaiting = () => {
+      if (timer === undefined) return;
+      clearTimeout(timer);
+      save();
     };
     const unsubscribe = values.subscribe(saveSoon);
     if (typedBefore) saveSoon();
+    window.addEventListener('pagehide', saveWaiting);
     return () => {
       unsubscribe();
       clearTimeout(timer);
+      window.removeEventListener('pagehide', saveWaiting);
     };
   }, [stepId, values, keep, typedBefore]);
   return {

@@ -56,11 +56,13 @@ async function write(change: (drafts: UseStore) => Promise<void>): Promise<void>
 }
 
 // Each change is named in the drafts cookie too, for the server to send the step's page undrawn
-// (storage.ts): a page drawn empty would show before its draft.
+// (storage.ts): a page drawn empty would show before its draft. The cookie is written before the
+// draft and cleared after it, so a reload in between finds at worst a step sent undrawn, never a
+// draft under an empty drawn form.
 export const saveDraft = (driver: string | undefined, step: string, draft: Draft) =>
   write(async (drafts) => {
-    await set(draftKey(driver, step), draft, drafts);
     noteDraftCookie(step, true);
+    await set(draftKey(driver, step), draft, drafts);
   });
 
 export const removeDraft = (driver: string | undefined, step: string) =>
