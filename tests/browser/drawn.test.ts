@@ -121,6 +121,73 @@ describe('a sign-up filled while the scripts are on their way', () => {
   });
 });
 
+/**
+ * Types a new address into the drawn sign-up's email at every turn of the page's event loop, as
+ * keys would come (between any two slices of React's work), from before the scripts arrive until
+ * `stopAfter` ms after React has begun hydrating; answers the last address typed.
+ */
+const typeIntoHydration = (page: Page, stopAfter: number) =>
+  page.evaluate(
+    (stopAfterMs) =>
+      new Promise<string>((resolve) => {
+        const root = document.getElementById('root');
+        const setValue = Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value')?.set;
+        let round = 0;
+        let hydrationBegan: number | undefined;
+        const type = () => {
+          const value = `hydrating-${(round += 1)}@example.com`;
+          const input = document.querySelector<HTMLInputElement>('#root_email');
+          if (input) {
+            setValue?.call(input, value);
+            input.dispatchEvent(new Event('input', { bubbles: true }));
+          }
+          // hydrateRoot marks its container at once.
+          if (root && Object.keys(root).some((key) => key.startsWith('__reactContainer'))) hydrationBegan ??= performance.now();
+          if (hydrationBegan !== undefined && performance.now() - hydrationBegan >= stopAfterMs) resolve(value);
+          else setTimeout(type, 0);
+        };
+        type();
+      }),
+    stopAfter,
+  );
+
+describe('a sign-up typed into while the scripts take the drawn form over', () => {
+  it('keeps the last key typed at any moment of hydration, on a slow phone, and sends it', async () => {
+    // Stopping at moments spread over a hydration six times slower than this machine's.
+    for (const stopAfter of [0, 10, 30, 60, 100, 150, 250, 400]) {
+      const { context, page, release } = await phoneWithScriptsHeld('en');
+      try {
+        await page.goto('/signup', { waitUntil: 'commit' });
+        await page.locator('form.step-form').waitFor();
+        const cdp = await context.newCDPSession(page);
+        await cdp.send('Emulation.setCPUThrottlingRate', { rate: 6 });
+        const typing = typeIntoHydration(page, stopAfter);
+        release();
+        const email = await typing;
+        const submit = page.locator('form.step-form button[type=submit]:not([disabled])');
+        await submit.waitFor();
+        await cdp.send('Emulation.setCPUThrottlingRate', { rate: 1 });
+        expect({ stopAfter, typed: await page.locator('#root_email').inputValue() }).toEqual({ stopAfter, typed: email });
+        if (stopAfter !== 0) continue;
+        // Sent as typed: the next step names it.
+        await page.locator('#root_email').fill(email.replace('hydrating', `hydrating-${Date.now()}`));
+        const sent = await page.locator('#root_email').inputValue();
+        await page.locator('#root_phoneNo').fill('2025550143');
+        await page.locator('#root_password').fill('Str0ng!Pass');
+        await page.locator('#root_confirmPassword').fill('Str0ng!Pass');
+        await page.locator('#root_accept').check();
+        await page.locator('#root_twilioCheck').check();
+        await submit.click();
+        await page.waitForURL('**/verify-otp-email');
+        await page.getByText(sent).waitFor();
+      } finally {
+        await context.close();
+      }
+    }
+    // Eight pages on a throttled phone: some 35 s on a quiet machine.
+  }, 120_000);
+});
+
 /** The form steps a driver opens with nothing on the device (the others' guards send them back to the sign-up). */
 const openSteps = Object.values((flowFile as Flow).steps).filter((step) => step.kind === 'form' && !step.guards?.length);
 

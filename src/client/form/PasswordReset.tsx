@@ -8,6 +8,7 @@ import toast from 'react-hot-toast';
 import type { FormValues } from '../../../widgets/formValues.js';
 import type { FormStep } from '../../shared/flow.js';
 import { flow } from '../runtime/flow.js';
+import { useHydrated } from '../runtime/serverPage.js';
 
 /** Enough of an address to ask Firebase about; Firebase judges the rest. */
 const LOOKS_LIKE_EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
@@ -15,6 +16,8 @@ const LOOKS_LIKE_EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 /** `values` are the sign-in form's: the email is read when the button is pressed. */
 export function PasswordReset({ copy, values }: { copy: NonNullable<FormStep['passwordReset']>; values: FormValues }) {
   const [busy, setBusy] = useState(false);
+  // Waits (disabled) on the server's drawn page until the scripts run: a press before reaches no handler.
+  const hydrated = useHydrated();
   const send = async () => {
     const email = values.get('email');
     const address = typeof email === 'string' ? email.trim().toLowerCase() : '';
@@ -34,7 +37,7 @@ export function PasswordReset({ copy, values }: { copy: NonNullable<FormStep['pa
     }
   };
   return (
-    <button type="button" className="button button-link" onClick={send} disabled={busy} aria-busy={busy}>
+    <button type="button" className="button button-link" onClick={send} disabled={busy || !hydrated} aria-busy={busy}>
       {busy && <span className="spinner" aria-hidden="true" />}
       {copy.label}
     </button>

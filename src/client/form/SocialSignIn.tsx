@@ -14,6 +14,7 @@ import { Dialog } from '../ui/Dialog.js';
 import { callByName, flow } from '../runtime/flow.js';
 import { prepareActions } from '../runtime/prepare.js';
 import { nextNavigation } from '../runtime/stepFlow.js';
+import { useHydrated } from '../runtime/serverPage.js';
 
 interface SocialSignInProps {
   social: Social;
@@ -25,6 +26,9 @@ export function SocialSignIn({ social, onSignedIn }: SocialSignInProps) {
   const [, navigate] = useLocation();
   const [busy, setBusy] = useState<SocialProvider['id']>();
   const [asking, setAsking] = useState<SocialProvider>();
+  // On the server's drawn page the buttons wait (disabled) for the scripts: a press before they
+  // have taken the page over reaches no handler and is lost.
+  const hydrated = useHydrated();
 
   async function signIn(provider: SocialProvider, testEmail?: string) {
     setBusy(provider.id);
@@ -64,7 +68,7 @@ export function SocialSignIn({ social, onSignedIn }: SocialSignInProps) {
           key={provider.id}
           type="button"
           className={`button button-social social-${provider.id.split('.')[0]}`}
-          disabled={busy !== undefined}
+          disabled={busy !== undefined || !hydrated}
           aria-busy={busy === provider.id}
           onClick={() => start(provider)}
         >

@@ -91,6 +91,11 @@ interface StepFormViewProps {
   validateAtOnce?: boolean;
   /** Shows the form's title (its UI schema's) as the page's heading; a form inside a dialog has the dialog's. */
   titled?: boolean;
+  /**
+   * What was typed into the form's inputs while it opened, before its handlers were attached
+   * (serverPage.ts): taken into the form once it is on the page, as if typed then.
+   */
+  typedMeanwhile?: () => StepValues;
   /** The submit button, when there is one. */
   children?: ReactNode;
 }
@@ -107,6 +112,7 @@ export function StepFormView({
   keptValues,
   validateAtOnce = false,
   titled = true,
+  typedMeanwhile,
   children,
 }: StepFormViewProps) {
   const formRef = useRef<Form<StepValues>>(null);
@@ -114,6 +120,16 @@ export function StepFormView({
   useEffect(() => {
     opened.current = true;
   }, []);
+  // Through rjsf's own change, as a key press would be: reported by `onChange`, validated, and
+  // drawn into the input again, which hydration may have set back to the value it held.
+  useEffect(() => {
+    const rjsf = formRef.current;
+    if (!rjsf || !typedMeanwhile) return;
+    const fields = Object.keys(form.schema.properties ?? {});
+    for (const [field, value] of Object.entries(typedMeanwhile())) {
+      if (fields.includes(field) && rjsf.state.formData?.[field] !== value) rjsf.setFieldValue(field, value as StepValues); // rjsf types a field's value as the whole form's
+    }
+  }, [form, typedMeanwhile]);
   const validator = useMemo(() => withKeptValues(form.validator, keptValues ?? {}), [form, keptValues]);
   useEffect(() => {
     if (validateAtOnce) formRef.current?.validateForm();

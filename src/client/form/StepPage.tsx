@@ -29,7 +29,7 @@ import { useOpeningRead } from '../runtime/reads.js';
 import { draftRead } from '../runtime/stepReads.js';
 import { useStepFormState } from './useStepFormState.js';
 import { useStoredAnswers, type StoredAnswers } from './useStoredAnswers.js';
-import { forgetTypedBeforeScripts, onServer, typedBeforeScriptsRan, useHydrated } from '../runtime/serverPage.js';
+import { forgetTypedBeforeScripts, onServer, typedBeforeScriptsRan, typedWhileHydrating, useHydrated } from '../runtime/serverPage.js';
 
 export function StepPage({ id, step }: { id: string; step: FormStep }) {
   const [, navigate] = useLocation();
@@ -242,6 +242,7 @@ function FilledStepForm({ id, step, form, stored, initial, keep, typedBefore }: 
         onError={state.countSubmit}
         extraErrors={state.extraErrors}
         keptValues={stored.masked}
+        typedMeanwhile={typedWhileHydrating}
       >
         <button type="submit" className="button button-primary" disabled={busy || !ready} aria-busy={busy || !ready}>
           {(busy || !ready) && <span className="spinner" aria-hidden="true" />}

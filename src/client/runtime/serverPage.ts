@@ -36,20 +36,32 @@ export function serverPage(): ServerPage | null {
   return text ? (JSON.parse(text) as ServerPage) : null;
 }
 
+type FieldElement = HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement;
+
+/** The field an input of the drawn form stands for (an rjsf input's id is `root_<field>`); none for a file or hidden input. */
+function fieldOf(element: FieldElement): string | undefined {
+  if (!element.id.startsWith('root_') || element.type === 'file' || element.type === 'hidden') return undefined;
+  return element.id.slice('root_'.length);
+}
+
+/** What an input holds, as the form keeps it: a number field's text is its number, a checkbox its state, an empty field nothing. */
+function valueOf(element: FieldElement): unknown {
+  if (element instanceof HTMLInputElement && element.type === 'checkbox') return element.checked;
+  if (element.value === '') return undefined;
+  return element instanceof HTMLInputElement && element.type === 'number' ? Number(element.value) : element.value;
+}
+
 /**
- * What the driver typed into the drawn form before the scripts ran, by field: an rjsf input's id
- * is `root_<field>`. A number field's text is its number, a checkbox its state; an empty field is
- * left out; the form takes only its own fields (StepPage.tsx).
+ * What the driver typed into the drawn form before the scripts ran, by field. An empty field and
+ * an untouched checkbox are left out; the form takes only its own fields (StepPage.tsx).
  */
 function typedInDrawnForm(root: HTMLElement): StepValues {
   const typed: StepValues = {};
-  for (const element of root.querySelectorAll<HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement>('form input, form select, form textarea')) {
-    const field = element.id.startsWith('root_') ? element.id.slice('root_'.length) : '';
-    if (!field || element.type === 'file' || element.type === 'hidden') continue;
-    if (element instanceof HTMLInputElement && element.type === 'checkbox') {
-      if (element.checked !== element.defaultChecked) typed[field] = element.checked;
-    } else if (element.value !== '') {
-      typed[field] = element instanceof HTMLInputElement && element.type === 'number' ? Number(element.value) : element.value;
+  for (const element of root.querySelectorAll<FieldElement>('form input, form select, form textarea')) {
+    const field = fieldOf(element);
+    if (!field) continue;
+    if (element instanceof HTMLInputElement && element.type === 'checkbox' ? element.checked !== element.defaultChecked : element.value !== '') {
+      typed[field] = valueOf(element);
     }
   }
   return typed;
@@ -59,10 +71,27 @@ function typedInDrawnForm(root: HTMLElement): StepValues {
 let drawnRoot: HTMLElement | null = null;
 /** What was typed there, as first read: a first drawing React sets aside and draws again finds the same (hydration may have reset a checkbox meanwhile). */
 let typedRead: StepValues | undefined;
+/** Each field's newest value typed since the scripts started, by its `input` and `change` events. */
+let typedSince: StepValues = {};
 
-/** The page came drawn by the server into `root` (main.tsx): the first form opens with what is typed in it. */
+/**
+ * Notes a key (or a paste, a pick) in the drawn form. React hydrates in slices, letting the
+ * browser run between them: what is typed after the first form read the drawn form and before its
+ * handlers are attached reaches no handler of the form's, and React sets the input back to the
+ * value it holds. Caught on its way down, before anything can stop it.
+ */
+function noteTyping(event: Event): void {
+  const element = event.target;
+  if (!(element instanceof HTMLInputElement || element instanceof HTMLSelectElement || element instanceof HTMLTextAreaElement)) return;
+  const field = fieldOf(element);
+  if (field) typedSince[field] = valueOf(element);
+}
+
+/** The page came drawn by the server into `root` (main.tsx): the first form opens with what is typed in it, from now until it is on the page. */
 export function followTypingIn(root: HTMLElement): void {
   drawnRoot = root;
+  root.addEventListener('input', noteTyping, true);
+  root.addEventListener('change', noteTyping, true);
 }
 
 /**
@@ -75,8 +104,14 @@ export function typedBeforeScriptsRan(): StepValues {
   return typedRead;
 }
 
+/** What was typed into the drawn form since the scripts started (newest value by field): the first form takes it once it is on the page (StepFormView). */
+export const typedWhileHydrating = (): StepValues => (drawnRoot ? typedSince : {});
+
 /** Once the first form is on the page: the root holds the app's own form, and a form opened later starts from its own values. */
 export function forgetTypedBeforeScripts(): void {
+  drawnRoot?.removeEventListener('input', noteTyping, true);
+  drawnRoot?.removeEventListener('change', noteTyping, true);
   drawnRoot = null;
   typedRead = undefined;
+  typedSince = {};
 }
