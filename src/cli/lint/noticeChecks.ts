@@ -8,7 +8,7 @@ import { FIX_REASON_VALUE, NOTICE_NAMES, NOTICE_VALUES, REQUIRED_VALUES } from '
 import type { Flow } from '../../shared/flow.js';
 import { placeholdersIn } from '../../shared/placeholders.js';
 import { isObject, type JsonObject } from '../../shared/schemaFiles.js';
-import { closest, pointer, type Problems } from './problems.js';
+import { closest, placeholderFix, pointer, type Problems } from './problems.js';
 
 export const NOTICES_FILE = 'flows/notices.json';
 
@@ -27,11 +27,7 @@ export function checkNotices(notices: JsonObject, problems: Problems): void {
           // A typo, or a part of the name ({last4} for {accountLast4}).
           const lower = placeholder.toLowerCase();
           const near = closest(placeholder, offered) ?? offered.find((each) => each.toLowerCase().includes(lower) || lower.includes(each.toLowerCase()));
-          const fix = near
-            ? `did you mean {${near}}?`
-            : offered.length
-              ? `use one of ${offered.map((each) => `{${each}}`).join(', ')}`
-              : 'this message takes no placeholder: write the text out';
+          const fix = placeholderFix(near, offered);
           problems.add(
             NOTICES_FILE,
             pointer(name, channel, part),

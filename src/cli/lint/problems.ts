@@ -127,3 +127,9 @@ export class Problems {
     return this.list.some((p) => p.file === file);
   }
 }
+
+/** How to mend a `{placeholder}` a text may not use: the `near` one it was likely meant to be, or the ones it may use. */
+export function placeholderFix(near: string | undefined, offered: readonly string[]): string {
+  if (near) return `did you mean {${near}}?`;
+  return offered.length ? `use one of ${offered.map((each) => `{${each}}`).join(', ')}` : 'this message takes no placeholder: write the text out';
+}

@@ -6,7 +6,7 @@
 import { placeholdersIn } from '../../shared/placeholders.js';
 import { isObject, type JsonObject } from '../../shared/schemaFiles.js';
 import { MESSAGE_PARAMS } from '../../shared/serverMessages.js';
-import { closest, pointer, type Problems } from './problems.js';
+import { closest, placeholderFix, pointer, type Problems } from './problems.js';
 
 export const SERVER_MESSAGES_FILE = 'flows/server-messages.json';
 
@@ -18,12 +18,7 @@ export function checkServerMessages(messages: JsonObject, problems: Problems): v
       const offered: readonly string[] = (MESSAGE_PARAMS as Record<string, readonly string[]>)[`${section}.${name}`] ?? [];
       for (const placeholder of placeholdersIn(text)) {
         if (offered.includes(placeholder)) continue;
-        const near = closest(placeholder, offered);
-        const fix = near
-          ? `did you mean {${near}}?`
-          : offered.length
-            ? `use one of ${offered.map((each) => `{${each}}`).join(', ')}`
-            : 'this message takes no placeholder: write the text out';
+        const fix = placeholderFix(closest(placeholder, offered), offered);
         problems.add(
           SERVER_MESSAGES_FILE,
           pointer(section, name),
