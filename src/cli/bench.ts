@@ -2,7 +2,7 @@
 // noisy). Needs a build (`npm run build`) and Debian's Chromium for the browser figures.
 import { execFile, execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { promisify } from 'node:util';
+import { parseArgs, promisify } from 'node:util';
 import { createRequire } from 'node:module';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -634,6 +634,29 @@ async function installSizes() {
   }
 }
 
+/** The bench's sections, in the order they run; `npm run bench -- --only slow-phone --only insights` runs those alone. */
+const SECTIONS = [
+  'bundle',
+  'lint',
+  'validation',
+  'browser',
+  'slow-phone',
+  'status-poll',
+  'queue',
+  'insights',
+  'uploads',
+  'restart',
+  'install',
+  'live-edit',
+] as const;
+const { values: args } = parseArgs({ options: { only: { type: 'string', multiple: true } } });
+const unknown = (args.only ?? []).filter((name) => !(SECTIONS as readonly string[]).includes(name));
+if (unknown.length) {
+  console.error(`Unknown section ${unknown.join(', ')}: the sections are ${SECTIONS.join(', ')}.`);
+  process.exit(2);
+}
+const wanted = (section: (typeof SECTIONS)[number]) => !args.only || args.only.includes(section);
+
 const emulator = await startAuthEmulator({ quiet: true });
 const dataDir = await mkdtemp(join(tmpdir(), 'onramp-bench-'));
 const config = { ...readConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'warn', AUTH_RATE_LIMIT_MAX: '100000' }), database: { kind: 'pglite' as const, dir: null } };
@@ -641,112 +664,137 @@ const app = await buildApp(config);
 const baseUrl = await app.listen({ host: '127.0.0.1', port: 0 });
 const anchor = await startAnchor();
 try {
-  const bundle = await firstVisitBundles();
-  console.log("Bundle (gzip, level 9; the anchor: React 19, rjsf's theme, precompiled validators, markdown stubbed, slowPhone.ts)");
-  console.log(`  shell (entry + static imports)      ${kb(bundle.shell)}`);
-  for (const { route, gzip } of bundle.routes) {
-    const anchorGzip = await gzippedSize(anchor.firstVisit[route] ?? []);
-    console.log(`  first visit to ${route.padEnd(18)}   ${kb(gzip)} (anchor ${kb(anchorGzip)})   budget ≤ 170 KB`);
+  if (wanted('bundle')) {
+    const bundle = await firstVisitBundles();
+    console.log("Bundle (gzip, level 9; the anchor: React 19, rjsf's theme, precompiled validators, markdown stubbed, slowPhone.ts)");
+    console.log(`  shell (entry + static imports)      ${kb(bundle.shell)}`);
+    for (const { route, gzip } of bundle.routes) {
+      const anchorGzip = await gzippedSize(anchor.firstVisit[route] ?? []);
+      console.log(`  first visit to ${route.padEnd(18)}   ${kb(gzip)} (anchor ${kb(anchorGzip)})   budget ≤ 170 KB`);
+    }
+    console.log(`  Firebase in the first page           ${bundle.firebaseInFirstPage ? 'yes' : 'no'}`);
   }
-  console.log(`  Firebase in the first page           ${bundle.firebaseInFirstPage ? 'yes' : 'no'}`);
 
-  const lint = lintFigures();
-  console.log(`Lint (npm run lint:schemas on the shipped files, its own process, median of ${lint.runs}: ${lint.problems} problems)`);
-  console.log(`  the checks                           ${Math.round(lint.checked)} ms   budget ≤ 1000 ms`);
-  console.log(
-    `  the whole command                    ${Math.round(lint.command)} ms (anchor: the same runner on an empty script, ${Math.round(lint.anchor)} ms)`,
-  );
-
-  console.log('Validation (Node, precompiled, half-typed sign-up)');
-  console.log(`  per call                             ${(await validationSpeed()).toFixed(1)} µs`);
-
-  const browser = await browserFigures(baseUrl);
-  console.log('Browser (headless Chromium, 390×844)');
-  console.log(`  keystroke on the profile step        ${browser.keyMedian.toFixed(2)} ms median of ${browser.keys}   budget ≤ 3 ms`);
-  console.log(`  the same, CPU 4× slower              ${browser.slowKeyMedian.toFixed(2)} ms median of ${browser.keys}   budget ≤ 10 ms`);
-  console.log(
-    `  until the page is idle, the form's transition done  ${browser.keyTakenMedian.toFixed(1)} ms, ${browser.slowKeyTakenMedian.toFixed(1)} ms at 4×`,
-  );
-  console.log(`  photo ${kb(browser.original)} → ${kb(browser.resized)} in ${browser.resizeMs} ms   budget ≤ 400 KB`);
-
-  const phone = await slowPhoneFigures(baseUrl, anchor.url);
-  console.log('Slow phone (Chromium: 400 ms round trip, 400 kbit/s, CPU 4× slower; from the navigation, median of 5; the anchor draws in the browser only)');
-  for (const { route, first, repeat, judged, anchor } of phone) {
+  if (wanted('lint')) {
+    const lint = lintFigures();
+    console.log(`Lint (npm run lint:schemas on the shipped files, its own process, median of ${lint.runs}: ${lint.problems} problems)`);
+    console.log(`  the checks                           ${Math.round(lint.checked)} ms   budget ≤ 1000 ms`);
     console.log(
-      `  ${route}: form drawn, a typed key shows  ${inSeconds(first)} (anchor's first echo ${inSeconds(anchor.first)}, ${(first / anchor.first).toFixed(2)}×)   budget ≤ 0.35× the anchor`,
+      `  the whole command                    ${Math.round(lint.command)} ms (anchor: the same runner on an empty script, ${Math.round(lint.anchor)} ms)`,
     );
+  }
+
+  if (wanted('validation')) {
+    console.log('Validation (Node, precompiled, half-typed sign-up)');
+    console.log(`  per call                             ${(await validationSpeed()).toFixed(1)} µs`);
+  }
+
+  if (wanted('browser')) {
+    const browser = await browserFigures(baseUrl);
+    console.log('Browser (headless Chromium, 390×844)');
+    console.log(`  keystroke on the profile step        ${browser.keyMedian.toFixed(2)} ms median of ${browser.keys}   budget ≤ 3 ms`);
+    console.log(`  the same, CPU 4× slower              ${browser.slowKeyMedian.toFixed(2)} ms median of ${browser.keys}   budget ≤ 10 ms`);
     console.log(
-      `  ${route}: hydrated, an invalid key shows its message  ${inSeconds(judged)} (anchor ${inSeconds(anchor.judged)}; ${(judged / anchor.first).toFixed(2)}× the anchor's first echo)   budget ≤ 1.0×`,
+      `  until the page is idle, the form's transition done  ${browser.keyTakenMedian.toFixed(1)} ms, ${browser.slowKeyTakenMedian.toFixed(1)} ms at 4×`,
     );
-    console.log(`  ${route}: repeat visit, a typed key shows  ${inSeconds(repeat)} (anchor ${inSeconds(anchor.repeat)})   budget ≤ 1.0 s`);
-  }
-  const drawn = await drawnSteps(baseUrl);
-  console.log('Steps drawn by the server (the page as sent: gzip; the drawing itself, warm, median of 20)');
-  for (const { route, gzip } of drawn.pages) console.log(`  ${route.padEnd(18)} HTML ${kb(gzip)} gzip   budget ≤ 30 KB`);
-
-  const poll = await statusPoll();
-  console.log('Status poll (PostgreSQL; autocannon in its own process, 50 connections; 5 rounds of 4 s turns, the route and its floors in turn)');
-  if (!poll) console.log('  skipped: no PostgreSQL here (apt-get install postgresql)');
-  else {
-    const { plain, prepared } = poll.floors;
-    console.log(`  GET /driver/status/{id}              ${Math.round(poll.route.rps)} req/s, p99 ${poll.route.p99} ms, ${poll.route.errors} errors`);
-    console.log(`  floor: its one query on a bare route ${Math.round(plain.load.rps)} req/s, p99 ${plain.load.p99} ms`);
-    console.log(`  ratio (median of 5 rounds' ratios)   ${plain.ratio.toFixed(2)}   budget ≥ 0.9`);
-    console.log(`  the floor with the query prepared, as the route runs it: ${Math.round(prepared.load.rps)} req/s, ratio ${prepared.ratio.toFixed(2)}`);
-  }
-  for (const { route, ms } of drawn.renders)
-    console.log(`  beside it: the server drawing ${route.padEnd(18)} ${ms.toFixed(1)} ms (median, warm)   budget ≤ 20 ms`);
-
-  const seconds = await seedReviewQueue(app);
-  const queue = await reviewQueue(app);
-  const index = Object.entries(queue.index)
-    .filter(([, used]) => !used)
-    .map(([page]) => page);
-  console.log(`Review queue (GET /admin/drivers through app.inject, ${QUEUE_DRIVERS.toLocaleString('en-US')} drivers seeded in ${seconds.toFixed(1)} s)`);
-  console.log(`  first page of 50                     ${queue.first.toFixed(1)} ms median of ${queue.runs}   budget ≤ 50 ms`);
-  console.log(`  page after ${queue.walked.toLocaleString('en-US')} drivers            ${queue.deep.toFixed(1)} ms median of ${queue.runs}   budget ≤ 50 ms`);
-  console.log(
-    `  name search (${queue.found} of ${QUEUE_DRIVERS.toLocaleString('en-US')})           ${queue.search.toFixed(1)} ms median of ${queue.runs}   budget ≤ 500 ms`,
-  );
-  console.log(`  bare Fastify route                   ${queue.bare.toFixed(1)} ms median of ${queue.runs}`);
-  console.log(
-    `  pages read drivers_review_queue_idx  ${index.length === 0 ? 'yes (EXPLAIN: first, deep and decided pages, no sort)' : `no: ${index.join(', ')}`}`,
-  );
-
-  await seedInsightsHistory(app);
-  const insights = await insightsTime(app);
-  console.log(`Insights (GET /admin/insights through app.inject, the seeded queue with its history)`);
-  console.log(
-    `  ${insights.drivers.toLocaleString('en-US')} drivers in the range            ${insights.ms.toFixed(1)} ms median of ${insights.runs}   budget ≤ 300 ms`,
-  );
-
-  const uploads = await uploadMemory();
-  console.log('Uploads (the built server in its own process, as npm run start:prod runs it)');
-  console.log(
-    `  6 drivers × 6 photos of ${mb(uploads.photo)} at once: memory +${mb(uploads.growth)} over ${mb(uploads.before)}${uploads.failed ? `, ${uploads.failed} refused` : ''}   budget ≤ 200 MB`,
-  );
-
-  console.log(
-    `Rolling restart (two built servers on PostgreSQL behind haproxy, GET /readyz checked every ${CHECK_INTERVAL_MS} ms; status polls, sign-ups and photo uploads; each server restarted in turn with SIGTERM)`,
-  );
-  if (!postgresBinDir || !existsSync(HAPROXY)) console.log('  skipped: needs PostgreSQL and haproxy here (apt-get install postgresql haproxy)');
-  else {
-    const restartFigure = (result: RollingRestartResult) => {
-      const requests = result.requests.polls + result.requests.signUps + result.requests.uploads;
-      const lost = result.lostUploads.length + result.leftovers.length + Math.abs(result.signUpMismatch);
-      return `${result.failed.length} failed of ${requests.toLocaleString('en-US')} requests in ${result.seconds.toFixed(1)} s${lost ? `, ${lost} uploads or sign-ups lost or left behind` : ''}`;
-    };
-    console.log(`  without balancer retries (retries 0)        ${restartFigure(await rollingRestart({ retries: false }))}   budget 0 failed`);
-    console.log(`  with retries 3 and option redispatch        ${restartFigure(await rollingRestart({ retries: true }))}`);
-    console.log(`  anchor: no grace on SIGTERM, retries 0      ${restartFigure(await rollingRestart({ retries: false, graceMs: 0 }))}`);
+    console.log(`  photo ${kb(browser.original)} → ${kb(browser.resized)} in ${browser.resizeMs} ms   budget ≤ 400 KB`);
   }
 
-  const install = await installSizes();
-  console.log('Production install (npm ci --omit=dev)');
-  console.log(`  ${install.production.packages} packages, ${mb(install.production.bytes)}   (the full install with the dev tools: ${mb(install.fullBytes)})`);
+  if (wanted('slow-phone')) {
+    const phone = await slowPhoneFigures(baseUrl, anchor.url);
+    console.log('Slow phone (Chromium: 400 ms round trip, 400 kbit/s, CPU 4× slower; from the navigation, median of 5; the anchor draws in the browser only)');
+    for (const { route, first, repeat, judged, anchor } of phone) {
+      console.log(
+        `  ${route}: form drawn, a typed key shows  ${inSeconds(first)} (anchor's first echo ${inSeconds(anchor.first)}, ${(first / anchor.first).toFixed(2)}×)   budget ≤ 0.35× the anchor`,
+      );
+      console.log(
+        `  ${route}: hydrated, an invalid key shows its message  ${inSeconds(judged)} (anchor ${inSeconds(anchor.judged)}; ${(judged / anchor.first).toFixed(2)}× the anchor's first echo)   budget ≤ 1.0×`,
+      );
+      console.log(`  ${route}: repeat visit, a typed key shows  ${inSeconds(repeat)} (anchor ${inSeconds(anchor.repeat)})   budget ≤ 1.0 s`);
+    }
+    const drawn = await drawnSteps(baseUrl);
+    console.log('Steps drawn by the server (the page as sent: gzip; the drawing itself, warm, median of 20)');
+    for (const { route, gzip } of drawn.pages) console.log(`  ${route.padEnd(18)} HTML ${kb(gzip)} gzip   budget ≤ 30 KB`);
+    // Beside the status poll's time, which the next section prints.
+    for (const { route, ms } of drawn.renders) console.log(`  the server drawing ${route.padEnd(18)} ${ms.toFixed(1)} ms (median, warm)   budget ≤ 20 ms`);
+  }
 
-  console.log('Live edits (npm run dev, headless Chromium)');
-  console.log(`  message saved → shown in the page    ${Math.round(await liveEditLatency())} ms median of 5   budget ≤ 1000 ms`);
+  if (wanted('status-poll')) {
+    const poll = await statusPoll();
+    console.log('Status poll (PostgreSQL; autocannon in its own process, 50 connections; 5 rounds of 4 s turns, the route and its floors in turn)');
+    if (!poll) console.log('  skipped: no PostgreSQL here (apt-get install postgresql)');
+    else {
+      const { plain, prepared } = poll.floors;
+      console.log(`  GET /driver/status/{id}              ${Math.round(poll.route.rps)} req/s, p99 ${poll.route.p99} ms, ${poll.route.errors} errors`);
+      console.log(`  floor: its one query on a bare route ${Math.round(plain.load.rps)} req/s, p99 ${plain.load.p99} ms`);
+      console.log(`  ratio (median of 5 rounds' ratios)   ${plain.ratio.toFixed(2)}   budget ≥ 0.9`);
+      console.log(`  the floor with the query prepared, as the route runs it: ${Math.round(prepared.load.rps)} req/s, ratio ${prepared.ratio.toFixed(2)}`);
+    }
+  }
+
+  // The insights read the review queue's drivers with their history.
+  const seconds = wanted('queue') || wanted('insights') ? await seedReviewQueue(app) : 0;
+  if (wanted('queue')) {
+    const queue = await reviewQueue(app);
+    const index = Object.entries(queue.index)
+      .filter(([, used]) => !used)
+      .map(([page]) => page);
+    console.log(`Review queue (GET /admin/drivers through app.inject, ${QUEUE_DRIVERS.toLocaleString('en-US')} drivers seeded in ${seconds.toFixed(1)} s)`);
+    console.log(`  first page of 50                     ${queue.first.toFixed(1)} ms median of ${queue.runs}   budget ≤ 50 ms`);
+    console.log(`  page after ${queue.walked.toLocaleString('en-US')} drivers            ${queue.deep.toFixed(1)} ms median of ${queue.runs}   budget ≤ 50 ms`);
+    console.log(
+      `  name search (${queue.found} of ${QUEUE_DRIVERS.toLocaleString('en-US')})           ${queue.search.toFixed(1)} ms median of ${queue.runs}   budget ≤ 500 ms`,
+    );
+    console.log(`  bare Fastify route                   ${queue.bare.toFixed(1)} ms median of ${queue.runs}`);
+    console.log(
+      `  pages read drivers_review_queue_idx  ${index.length === 0 ? 'yes (EXPLAIN: first, deep and decided pages, no sort)' : `no: ${index.join(', ')}`}`,
+    );
+  }
+
+  if (wanted('insights')) {
+    await seedInsightsHistory(app);
+    const insights = await insightsTime(app);
+    console.log(`Insights (GET /admin/insights through app.inject, the seeded queue with its history)`);
+    console.log(
+      `  ${insights.drivers.toLocaleString('en-US')} drivers in the range            ${insights.ms.toFixed(1)} ms median of ${insights.runs}   budget ≤ 300 ms`,
+    );
+  }
+
+  if (wanted('uploads')) {
+    const uploads = await uploadMemory();
+    console.log('Uploads (the built server in its own process, as npm run start:prod runs it)');
+    console.log(
+      `  6 drivers × 6 photos of ${mb(uploads.photo)} at once: memory +${mb(uploads.growth)} over ${mb(uploads.before)}${uploads.failed ? `, ${uploads.failed} refused` : ''}   budget ≤ 200 MB`,
+    );
+  }
+
+  if (wanted('restart')) {
+    console.log(
+      `Rolling restart (two built servers on PostgreSQL behind haproxy, GET /readyz checked every ${CHECK_INTERVAL_MS} ms; status polls, sign-ups and photo uploads; each server restarted in turn with SIGTERM)`,
+    );
+    if (!postgresBinDir || !existsSync(HAPROXY)) console.log('  skipped: needs PostgreSQL and haproxy here (apt-get install postgresql haproxy)');
+    else {
+      const restartFigure = (result: RollingRestartResult) => {
+        const requests = result.requests.polls + result.requests.signUps + result.requests.uploads;
+        const lost = result.lostUploads.length + result.leftovers.length + Math.abs(result.signUpMismatch);
+        return `${result.failed.length} failed of ${requests.toLocaleString('en-US')} requests in ${result.seconds.toFixed(1)} s${lost ? `, ${lost} uploads or sign-ups lost or left behind` : ''}`;
+      };
+      console.log(`  without balancer retries (retries 0)        ${restartFigure(await rollingRestart({ retries: false }))}   budget 0 failed`);
+      console.log(`  with retries 3 and option redispatch        ${restartFigure(await rollingRestart({ retries: true }))}`);
+      console.log(`  anchor: no grace on SIGTERM, retries 0      ${restartFigure(await rollingRestart({ retries: false, graceMs: 0 }))}`);
+    }
+  }
+
+  if (wanted('install')) {
+    const install = await installSizes();
+    console.log('Production install (npm ci --omit=dev)');
+    console.log(`  ${install.production.packages} packages, ${mb(install.production.bytes)}   (the full install with the dev tools: ${mb(install.fullBytes)})`);
+  }
+
+  if (wanted('live-edit')) {
+    console.log('Live edits (npm run dev, headless Chromium)');
+    console.log(`  message saved → shown in the page    ${Math.round(await liveEditLatency())} ms median of 5   budget ≤ 1000 ms`);
+  }
 } finally {
   await app.close();
   await anchor.stop();
