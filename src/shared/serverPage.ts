@@ -7,13 +7,6 @@ import type { Locale } from './locales.js';
 
 export const SERVER_PAGE_ELEMENT_ID = 'server-page';
 
-/**
- * The class of the app's root while a drawn step waits for the draft kept on the device: its form
- * is hidden (app.css) until the browser has shown the draft in it (main.tsx), so no empty form
- * shows first.
- */
-export const AWAITS_DRAFT_CLASS = 'awaits-draft';
-
 export interface ServerPage {
   /** The step drawn (its id in the flow). */
   step: string;

@@ -11,8 +11,8 @@ export const TOKEN_COOKIE = 'token';
 
 /**
  * The cookie naming the steps this device keeps a draft of (their ids, joined by DRAFT_STEP_SEPARATOR):
- * the server then sends such a step's page with its drawn form hidden until the browser has shown
- * the draft in it, rather than empty (src/server/routes/static.ts). It holds nothing typed. A departure: the spec names
+ * the server then sends such a step's page for the browser to draw with its draft, rather than
+ * drawn empty (src/server/routes/static.ts). It holds nothing typed. A departure: the spec names
  * the token cookie only (README, departures).
  */
 export const DRAFTS_COOKIE = 'drafts';

@@ -97,47 +97,6 @@ describe('a step drawn by the server, before and after its scripts', () => {
   }
 });
 
-describe('a step the device holds a draft of', () => {
-  it('comes drawn with its form hidden until the draft shows in it: never empty, then filled before the app draws it again', async () => {
-    const { context, page, release, troubles } = await phoneWithScriptsHeld('en');
-    try {
-      // The sign-up opened (its scripts let through) and an email typed: kept as the step's draft.
-      await page.goto('/signup', { waitUntil: 'commit' });
-      release();
-      await page.locator('form.step-form button[type=submit]:not([disabled])').waitFor();
-      await page.locator('#root_email').fill('kept@example');
-      await expect.poll(async () => (await context.cookies()).find((cookie) => cookie.name === DRAFTS_COOKIE)?.value).toBe('signup');
-
-      // Opened again, with the scripts held: the page's frame shows, its form (heading and fields) not yet
-      // shown (until the draft is, or, should the scripts never come, after a while: app.css).
-      let releaseAgain = () => undefined as void;
-      const releasedAgain = new Promise<void>((resolve) => {
-        releaseAgain = resolve;
-      });
-      await context.unrouteAll({ behavior: 'wait' });
-      await context.route(/\/assets\/.*\.js$/, async (route) => {
-        await releasedAgain;
-        await route.continue();
-      });
-      const again = await context.newPage();
-      await again.goto('/signup', { waitUntil: 'commit' });
-      await again.locator('#root_email').waitFor({ state: 'attached' });
-      await expect(again.locator('header').isVisible()).resolves.toBe(true);
-      await expect(again.locator('#root_email').isVisible()).resolves.toBe(false);
-      releaseAgain();
-      // Shown with the draft in it: the field is filled the moment it shows.
-      await again.locator('#root_email').waitFor();
-      await expect(again.locator('#root_email').inputValue()).resolves.toBe('kept@example');
-      await again.locator('form.step-form button[type=submit]:not([disabled])').waitFor();
-      await again.locator('#root_email').pressSequentially('.com');
-      await expect.poll(() => again.locator('#root_email').inputValue()).toBe('kept@example.com');
-      expect(troubles.filter((text) => HYDRATION_TROUBLE.test(text))).toEqual([]);
-    } finally {
-      await context.close();
-    }
-  });
-});
-
 describe('a sign-up filled while the scripts are on their way', () => {
   it('keeps every answer, waits for the scripts to send it, and goes on to the email code', async () => {
     const { context, page, release } = await phoneWithScriptsHeld('en');

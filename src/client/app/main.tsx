@@ -10,7 +10,7 @@ import { currentLocale, prepareFirstPage } from '../runtime/locale.js';
 import { beginOpeningRead, type KeyedRead } from '../runtime/reads.js';
 import { draftRead, storedAnswersRead } from '../runtime/stepReads.js';
 import { browserLookup, guardRedirect } from '../runtime/stepFlow.js';
-import { followTypingIn, serverPage, showDraftInDrawnForm } from '../runtime/serverPage.js';
+import { followTypingIn, serverPage } from '../runtime/serverPage.js';
 import { stepSchemaName, type FormStep } from '../../shared/flow.js';
 
 /**
@@ -31,7 +31,6 @@ function prepareOpenedStep(): { ready: Promise<unknown>[]; holdsMore: () => bool
     read: () =>
       draft.read().then((found) => {
         draftFound = found !== undefined;
-        showDraftInDrawnForm(found?.values);
         return found;
       }),
   };
@@ -61,8 +60,6 @@ void Promise.allSettled([prepareFirstPage(), ...opened.ready]).finally(() => {
   const root = document.getElementById('root');
   if (!root) return;
   const hydrate = drawnAsIs(opened);
-  // A drawn form still waiting for a draft that could not be read shows as drawn.
-  showDraftInDrawnForm(undefined);
   // What the driver typed into the server's drawn form is kept, whether the page is hydrated or
   // drawn again: React would set its inputs back to the values it holds.
   if (serverPage()) followTypingIn(root);

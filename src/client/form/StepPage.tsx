@@ -5,7 +5,7 @@
  * sign-in), a dialog asks for it on the page and the submit is sent again: nothing typed is lost,
  * nor by a reload: the answers are kept on the device as a draft (drafts.ts) until the step is sent.
  */
-import { use, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
+import { use, useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import toast from 'react-hot-toast';
 import { useLocation } from 'wouter';
 import { buildPayload, stepSchemaName, type Completion, type FormStep, type StepAction } from '../../shared/flow.js';
@@ -29,7 +29,7 @@ import { useOpeningRead } from '../runtime/reads.js';
 import { draftRead } from '../runtime/stepReads.js';
 import { useStepFormState } from './useStepFormState.js';
 import { useStoredAnswers, type StoredAnswers } from './useStoredAnswers.js';
-import { forgetTypedBeforeScripts, keepFocusFromDrawnForm, onServer, typedBeforeScriptsRan, typedWhileHydrating, useHydrated } from '../runtime/serverPage.js';
+import { forgetTypedBeforeScripts, onServer, typedBeforeScriptsRan, typedWhileHydrating, useHydrated } from '../runtime/serverPage.js';
 
 export function StepPage({ id, step }: { id: string; step: FormStep }) {
   const [, navigate] = useLocation();
@@ -96,7 +96,6 @@ function StepForm({ id, step, schemaName }: { id: string; step: FormStep; schema
   const draft = useDraft(id);
   // What was typed into the server's drawn form before the scripts ran: the newest of all.
   const [typed] = useState(() => pickFields(typedBeforeScriptsRan(), Object.keys(form.schema.properties ?? {})));
-  useLayoutEffect(keepFocusFromDrawnForm, []);
   useEffect(forgetTypedBeforeScripts, []);
   if (!stored.ready || !draft.ready) {
     return (

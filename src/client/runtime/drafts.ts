@@ -55,10 +55,10 @@ async function write(change: (drafts: UseStore) => Promise<void>): Promise<void>
   }
 }
 
-// Each change is named in the drafts cookie too, for the server to send the step's drawn form
-// hidden until the draft shows in it (storage.ts): shown at once, it would show empty before its
-// draft. The cookie is written before the draft and cleared after it, so a reload in between finds
-// at worst a form waiting for no draft (shown as drawn), never a draft under an empty drawn form.
+// Each change is named in the drafts cookie too, for the server to send the step's page undrawn
+// (storage.ts): a page drawn empty would show before its draft. The cookie is written before the
+// draft and cleared after it, so a reload in between finds at worst a step sent undrawn, never a
+// draft under an empty drawn form.
 export const saveDraft = (driver: string | undefined, step: string, draft: Draft) =>
   write(async (drafts) => {
     noteDraftCookie(step, true);

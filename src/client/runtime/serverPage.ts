@@ -5,7 +5,7 @@
  * driver typed into the drawn form before the scripts ran is read from it and kept.
  */
 import { useSyncExternalStore } from 'react';
-import { AWAITS_DRAFT_CLASS, SERVER_PAGE_ELEMENT_ID, type ServerPage } from '../../shared/serverPage.js';
+import { SERVER_PAGE_ELEMENT_ID, type ServerPage } from '../../shared/serverPage.js';
 import { isoDateOffset } from '../../shared/dates.js';
 import type { StepValues } from './stepValues.js';
 
@@ -51,51 +51,20 @@ function valueOf(element: FieldElement): unknown {
   return element instanceof HTMLInputElement && element.type === 'number' ? Number(element.value) : element.value;
 }
 
-/** The drawn form's fields, by field. */
-function drawnFields(root: HTMLElement): [string, FieldElement][] {
-  return [...root.querySelectorAll<FieldElement>('form input, form select, form textarea')].flatMap((element) => {
-    const field = fieldOf(element);
-    return field ? [[field, element] as [string, FieldElement]] : [];
-  });
-}
-
-/** What the drawn form was given from the device's draft (`showDraftInDrawnForm`), by field: not typed, so not taken as typed. */
-let shownFromDraft: StepValues = {};
-
 /**
- * What the driver typed into the drawn form before the scripts ran, by field. An empty field, an
- * untouched checkbox and a value shown from the draft are left out; the form takes only its own
- * fields (StepPage.tsx).
+ * What the driver typed into the drawn form before the scripts ran, by field. An empty field and
+ * an untouched checkbox are left out; the form takes only its own fields (StepPage.tsx).
  */
 function typedInDrawnForm(root: HTMLElement): StepValues {
   const typed: StepValues = {};
-  for (const [field, element] of drawnFields(root)) {
-    const value = valueOf(element);
-    if (field in shownFromDraft && value === shownFromDraft[field]) continue;
+  for (const element of root.querySelectorAll<FieldElement>('form input, form select, form textarea')) {
+    const field = fieldOf(element);
+    if (!field) continue;
     if (element instanceof HTMLInputElement && element.type === 'checkbox' ? element.checked !== element.defaultChecked : element.value !== '') {
-      typed[field] = value;
+      typed[field] = valueOf(element);
     }
   }
   return typed;
-}
-
-/**
- * A drawn step the device holds a draft of comes with its form hidden (AWAITS_DRAFT_CLASS): the
- * draft's values are put in its fields as soon as the draft is read (a photo waits for the app's
- * own form), then the form shows, filled, long before the app has drawn it again. With no draft
- * (`values` undefined) it shows as drawn.
- */
-export function showDraftInDrawnForm(values: StepValues | undefined): void {
-  const root = document.getElementById('root');
-  if (!root?.classList.contains(AWAITS_DRAFT_CLASS)) return;
-  for (const [field, element] of drawnFields(root)) {
-    const value = values?.[field];
-    if (value === undefined || element.type === 'password' || (typeof value === 'object' && value !== null)) continue;
-    if (element instanceof HTMLInputElement && element.type === 'checkbox') element.checked = value === true;
-    else element.value = String(value);
-    shownFromDraft[field] = valueOf(element);
-  }
-  root.classList.remove(AWAITS_DRAFT_CLASS);
 }
 
 /** The root holding the server's drawn form, until the app's first form has taken what was typed in it. */
@@ -118,20 +87,11 @@ function noteTyping(event: Event): void {
   if (field) typedSince[field] = valueOf(element);
 }
 
-/** The id of the drawn form's field the driver is in, if any: the app's form, drawn afresh over it, puts them back there. */
-let focusedField: string | undefined;
-
-function noteFocus(event: FocusEvent): void {
-  focusedField = event.target instanceof HTMLElement && event.target.id ? event.target.id : undefined;
-}
-
 /** The page came drawn by the server into `root` (main.tsx): the first form opens with what is typed in it, from now until it is on the page. */
 export function followTypingIn(root: HTMLElement): void {
   drawnRoot = root;
-  focusedField = root.contains(document.activeElement) && document.activeElement?.id ? document.activeElement.id : undefined;
   root.addEventListener('input', noteTyping, true);
   root.addEventListener('change', noteTyping, true);
-  root.addEventListener('focusin', noteFocus, true);
 }
 
 /**
@@ -147,32 +107,11 @@ export function typedBeforeScriptsRan(): StepValues {
 /** What was typed into the drawn form since the scripts started (newest value by field): the first form takes it once it is on the page (StepFormView). */
 export const typedWhileHydrating = (): StepValues => (drawnRoot ? typedSince : {});
 
-/**
- * Once the first form is on the page (as it commits): a driver who was in a field of the drawn
- * form that the app's form, drawn afresh, has replaced is put back in the same field, at the end
- * of what they typed, so their next key is not lost (a hydrated form keeps its elements, and the
- * focus).
- */
-export function keepFocusFromDrawnForm(): void {
-  if (!drawnRoot || !focusedField || (document.activeElement && document.activeElement !== document.body)) return;
-  const field = document.getElementById(focusedField);
-  if (!(field instanceof HTMLInputElement || field instanceof HTMLTextAreaElement || field instanceof HTMLSelectElement)) return;
-  field.focus();
-  try {
-    if (!(field instanceof HTMLSelectElement)) field.setSelectionRange(field.value.length, field.value.length);
-  } catch {
-    // An email or number input has no caret to place: the browser's own place stands.
-  }
-}
-
 /** Once the first form is on the page: the root holds the app's own form, and a form opened later starts from its own values. */
 export function forgetTypedBeforeScripts(): void {
   drawnRoot?.removeEventListener('input', noteTyping, true);
   drawnRoot?.removeEventListener('change', noteTyping, true);
-  drawnRoot?.removeEventListener('focusin', noteFocus, true);
   drawnRoot = null;
   typedRead = undefined;
   typedSince = {};
-  shownFromDraft = {};
-  focusedField = undefined;
 }

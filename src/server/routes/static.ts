@@ -16,7 +16,7 @@ import type { AppConfig } from '../../shared/appConfig.js';
 import type { RouteScripts } from '../../node/build.js';
 import { ROUTE_PRELOADS, SSR_BUNDLE } from '../../node/projectFiles.js';
 import type { Locale } from '../../shared/locales.js';
-import { AWAITS_DRAFT_CLASS, SERVER_PAGE_ELEMENT_ID, type ServerPage } from '../../shared/serverPage.js';
+import { SERVER_PAGE_ELEMENT_ID, type ServerPage } from '../../shared/serverPage.js';
 import { DRAFT_STEP_SEPARATOR, DRAFTS_COOKIE, TOKEN_COOKIE } from '../../shared/storageKeys.js';
 import { pathToFileURL } from 'node:url';
 import fp from 'fastify-plugin';
@@ -151,18 +151,15 @@ function cookieOf(request: FastifyRequest, name: string): string | undefined {
 }
 
 /**
- * What the browser fills the step with that only it can read, so that the server's drawing alone
- * would show empty first: on a reviewed step, a signed-in driver's answers sent before (read from
- * the API with the token the cookie holds; only its presence is looked at here, as the browser's
- * stepReads.ts does), or a draft kept on the device (named in the drafts cookie). None: null.
+ * Whether the browser fills the step with what only it can read, so that the server's drawing
+ * would show empty first: a draft kept on the device (named in the drafts cookie), or, on a reviewed
+ * step, a signed-in driver's answers sent before (read with the token the cookie holds; only its
+ * presence is looked at here, as the browser's stepReads.ts does).
  */
-function browserFills(request: FastifyRequest, { step, reviewed }: DrawnStep): 'sent answers' | 'draft' | null {
-  if (reviewed && cookieOf(request, TOKEN_COOKIE)) return 'sent answers';
-  return (cookieOf(request, DRAFTS_COOKIE) ?? '').split(DRAFT_STEP_SEPARATOR).includes(step) ? 'draft' : null;
+function browserFills(request: FastifyRequest, { step, reviewed }: DrawnStep): boolean {
+  if ((cookieOf(request, DRAFTS_COOKIE) ?? '').split(DRAFT_STEP_SEPARATOR).includes(step)) return true;
+  return reviewed && Boolean(cookieOf(request, TOKEN_COOKIE));
 }
-
-/** index.html's root, where the app draws. */
-const ROOT_ELEMENT = '<div id="root">';
 
 const wantsHtml = (request: FastifyRequest) => (request.headers.accept ?? '').includes('text/html');
 
@@ -221,19 +218,13 @@ export const staticRoutes = fp<{ config: ServerConfig; isApiPath: (url: string) 
       }
       const path = request.url.split('?')[0] ?? '/';
       const step = await drawStep(createHash('sha256').update(html).digest('base64url'), path, request.locale);
-      const fills = step ? browserFills(request, step) : null;
-      // A step filled with answers the browser reads from the API is drawn by the browser, filled:
-      // drawn here, it would show empty first, for a round trip. A draft is on the device: the
-      // step is drawn with its form hidden until the browser has shown the draft in it (main.tsx),
-      // so a repeat visit shows the form as soon as the page and the draft are read, not once the
-      // app has drawn it again.
-      const drawn = step && fills !== 'sent answers' ? step.html : null;
+      // A step the browser fills itself is drawn by the browser, filled: drawn here, it would show empty first.
+      const drawn = step && !browserFills(request, step) ? step.html : null;
       const page = html
         .replace(CONFIG_PLACEHOLDER, configScript)
         .replace(ROUTE_PRELOAD_PLACEHOLDER, routePreloads(preloads, request.url, request.locale))
         // A drawn page is in the language it was drawn in.
         .replace(DRAWN_PAGE, (spinner) => drawn ?? spinner)
-        .replace(ROOT_ELEMENT, (root) => (drawn && fills === 'draft' ? `<div id="root" class="${AWAITS_DRAFT_CLASS}">` : root))
         .replace('<html lang="en">', (tag) => (drawn ? `<html lang="${request.locale}">` : tag));
       // Asked again on every visit (a new build must reach drivers at once), answered 304 while unchanged.
       const etag = `W/"${createHash('sha256').update(page).digest('base64url')}"`;
