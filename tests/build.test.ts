@@ -133,11 +133,19 @@ describe('the delivery', () => {
     expect(files.filter((file) => !HASHED_ASSET.test(`/assets/${file}`))).toEqual([]);
   });
 
-  it('starts every page with three scripts: the entry, the shell every page shares and esbuild’s helpers (src/client/app/sharedChunk.ts)', () => {
+  it('starts every page with two scripts: the entry and the shell every page shares, esbuild’s helpers in it (src/client/app/sharedChunk.ts)', () => {
     const [entry, ...chunks] = initialFiles();
     expect(entry).toMatch(/\/main-[A-Z0-9]{8}\.js$/);
     // More than these means a module the entry shares with a page loaded later is missing from app/sharedChunk.ts.
-    expect(chunks).toHaveLength(2);
+    expect(chunks).toHaveLength(1);
+  });
+
+  it('loads a step’s form with no script of its own beyond it: what the forms share is in the shell', () => {
+    const shell = initialFiles();
+    const form = outputs.find(([, output]) => Object.keys(output.inputs).some((input) => input.endsWith('build/generated/forms/signup.js')))?.[0];
+    expect(form).toBeDefined();
+    const imported = (metafile.outputs[form ?? '']?.imports ?? []).filter((each) => each.kind === 'import-statement').map((each) => each.path);
+    expect(imported.filter((file) => !shell.includes(file))).toEqual([]);
   });
 
   it('preloads the first page’s scripts with it, and names each step’s own scripts for its route', () => {

@@ -172,13 +172,14 @@ function dynamicImportsOf(dir: string): string[] {
 const SHARED_CHUNK = join(CLIENT, 'app', 'sharedChunk.ts');
 
 /**
- * The entry and every client module loaded by import() (a lazy page, a screen, Firebase's sign-in)
- * import the shared-chunk manifest too, here rather than in their code: esbuild puts code shared by
- * entry points into one chunk per set of entry points sharing it, so what the manifest names,
- * shared by all of them alike, lands in one chunk, where it came out in many small ones (a request
- * each, a round trip each on a slow phone). Each such module is reached through a wrapper that
- * imports the manifest and re-exports the module; the module itself stays one module, also when
- * another imports it statically.
+ * The entry and every module loaded by import() (a lazy page, a screen, Firebase's sign-in, a
+ * step's generated form, a translation) import the shared-chunk manifest too, here rather than in their code:
+ * esbuild puts code shared by entry points into one chunk per set of entry points sharing it, so
+ * what the manifest names, shared by all of them alike, lands in one chunk, where it came out in
+ * many small ones (a request each, a round trip each on a slow phone). esbuild's own helpers, used
+ * by the shell, the forms and the translations alike, land there too. Each such module is reached through a wrapper
+ * that imports the manifest and re-exports the module; the module itself stays one module, also
+ * when another imports it statically.
  */
 function sharedChunkPlugin(): esbuild.Plugin {
   const namespace = 'with-shared-chunk';
@@ -188,16 +189,22 @@ function sharedChunkPlugin(): esbuild.Plugin {
       // Only the entry and what the client's code loads by import() reach the callback: a filter
       // that let every import through made esbuild call into this process for each of ~1,400
       // imports, in every rebuild of `npm run dev` too.
-      const specifiers = [CLIENT_ENTRY, ...dynamicImportsOf(CLIENT)];
-      const filter = new RegExp(`^(${specifiers.map((specifier) => specifier.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})$`);
+      const specifiers = [CLIENT_ENTRY, ...dynamicImportsOf(CLIENT)].map((specifier) => specifier.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+      // The forms loader's (generateForms): "./forms/profile.es.js".
+      const filter = new RegExp(`^(${[...specifiers, '\\./forms/[\\w.-]+\\.js'].join('|')})$`);
+      const wrapped = ({ path, namespace: from }: esbuild.ResolveResult) =>
+        (path.startsWith(`${CLIENT}/`) && /\.tsx?$/.test(path)) ||
+        (path.startsWith(`${join(GENERATED, 'forms')}/`) && path.endsWith('.js')) ||
+        (from === DATA_FILE && path.endsWith('.json'));
       build.onResolve({ filter }, async ({ path, kind, importer, resolveDir, pluginData }) => {
         if ((kind !== 'dynamic-import' && kind !== 'entry-point') || pluginData === namespace) return undefined;
         const resolved = await build.resolve(path, { kind, importer, resolveDir, pluginData: namespace });
-        if (resolved.errors.length > 0 || !resolved.path.startsWith(`${CLIENT}/`) || !/\.tsx?$/.test(resolved.path)) return resolved;
+        if (resolved.errors.length > 0 || !wrapped(resolved)) return resolved;
         return { path: resolved.path, namespace };
       });
       build.onLoad({ filter: /.*/, namespace }, ({ path }) => ({
-        contents: `import ${JSON.stringify(SHARED_CHUNK)};\nexport * from ${JSON.stringify(path)};\n`,
+        // A translation file is read by its default export.
+        contents: `import ${JSON.stringify(SHARED_CHUNK)};\nexport * from ${JSON.stringify(path)};\n${path.endsWith('.json') ? `export { default } from ${JSON.stringify(path)};\n` : ''}`,
         resolveDir: dirname(path),
         loader: 'js',
       }));

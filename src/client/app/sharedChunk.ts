@@ -1,10 +1,13 @@
 /**
  * What every page loads with the entry (main.tsx), in one chunk: the modules the entry shares with
- * the pages and screens loaded later. The build makes the entry and each module loaded by import()
- * import this one (src/node/build.ts, sharedChunkPlugin), so everything named here is shared by
- * all of them alike; tests/build.test.ts counts the first page's scripts. No product module
- * imports it.
+ * the pages, screens and forms loaded later. The build makes the entry and each module loaded by
+ * import() import this one (src/node/build.ts, sharedChunkPlugin), so everything named here is
+ * shared by all of them alike; tests/build.test.ts counts the first page's scripts. No product
+ * module imports it.
  */
+// What every step's precompiled validators share (build/generated/forms): Ajv's runtime helpers.
+import 'ajv/dist/runtime/equal';
+import 'ajv/dist/runtime/ucs2length';
 import 'react-dom/client';
 import 'react-hot-toast';
 import 'wouter';
