@@ -101,6 +101,14 @@ const REVIEW_SQL = `
        FROM decisions, jsonb_array_elements(fixes) AS f WHERE fixes <> '[]' GROUP BY lower(btrim(f ->> 'reason'))
        ORDER BY count(*) DESC, lower(btrim(f ->> 'reason')) COLLATE "C" LIMIT 10) fix_reason) AS fix_reasons`;
 
+/** A group of decisions: how many, how many approved, how many with a turnaround and its median and p90 in seconds (null: none). */
+interface DecisionsFigures {
+  decisions: number;
+  approved: number;
+  timed: number;
+  percentiles: [number, number] | null;
+}
+
 export async function insightsOf(db: Queryable, flow: Flow, query: InsightsQuery, now: Date): Promise<Insights> {
   const from = new Date(`${query.from}T00:00:00Z`);
   const to = new Date(Date.parse(`${query.to}T00:00:00Z`) + DAY_MS);
@@ -113,7 +121,8 @@ export async function insightsOf(db: Queryable, flow: Flow, query: InsightsQuery
       ...steps.map(({ step }) => step),
     ]),
     db.query<{
-      days: { day: string | null; decisions: number; approved: number; timed: number; percentiles: [number, number] | null }[];
+      // All the decisions first (day NULL sorts first), then each day's.
+      days: [DecisionsFigures & { day: null }, ...(DecisionsFigures & { day: string })[]];
       fix_reasons: { reason: string; count: number }[];
     }>(REVIEW_SQL, filter),
   ]);
@@ -130,8 +139,10 @@ export async function insightsOf(db: Queryable, flow: Flow, query: InsightsQuery
       stalled: index === 0 ? null : (row.stalled ?? 0),
     };
   });
-  const [totals, ...days] = review.rows[0]!.days;
-  const { fix_reasons } = review.rows[0]!;
+  const {
+    days: [totals, ...days],
+    fix_reasons,
+  } = review.rows[0]!;
   return {
     from: query.from,
     to: query.to,
@@ -141,12 +152,19 @@ export async function insightsOf(db: Queryable, flow: Flow, query: InsightsQuery
     drivers: funnel.rows[0]!.drivers,
     steps: insightsSteps,
     review: {
-      decisions: totals!.decisions,
-      approved: totals!.approved,
-      approvalRate: share(totals!.approved, totals!.decisions),
-      medianHours: hours(totals!.percentiles?.[0] ?? null),
-      p90Hours: hours(totals!.percentiles?.[1] ?? null),
-      byDay: days.filter((day) => day.timed > 0).map((day) => ({ day: day.day!, decisions: day.timed, medianHours: hours(day.percentiles![0])! })),
+      decisions: totals.decisions,
+      approved: totals.approved,
+      approvalRate: share(totals.approved, totals.decisions),
+      medianHours: hours(totals.percentiles?.[0] ?? null),
+      p90Hours: hours(totals.percentiles?.[1] ?? null),
+      // A day's turnaround counts the decisions whose sending time is known.
+      byDay: days
+        .filter((day) => day.timed > 0)
+        .map((day) => ({
+          day: day.day,
+          decisions: day.timed,
+          medianHours: hours(day.percentiles![0])!,
+        })),
       fixReasons: fix_reasons,
     },
   };
