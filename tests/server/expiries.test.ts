@@ -367,3 +367,24 @@ describe('a driver sent back by an expired document', () => {
     expect(row?.expired).toBeUndefined();
   });
 });
+
+describe('the status’s renewal', () => {
+  it('follows the server’s clock, as the notices do', async () => {
+    server.clock.reset();
+    const driver = await approvedDriver(server);
+    const renewal = async (token: string) =>
+      json<{ data: { renewal?: string } }>(await server.app.inject({ method: 'GET', url: `/driver/status/${driver.driverId}`, headers: bearer(token) })).data
+        .renewal;
+    // The insurance ends in 100 days: nothing to replace yet…
+    await server.db.query(
+      `UPDATE step_answers SET answers = jsonb_set(answers, '{proofInsuranceExpiryDate}', to_jsonb($2::text)) WHERE driver_id = $1 AND step = 'addVehicle'`,
+      [driver.driverId, new Date(Date.now() + 100 * DAY_MS).toISOString().slice(0, 10)],
+    );
+    expect(await renewal(driver.token)).toBeUndefined();
+    // …and 80 days later by the server's clock (20 days before it ends), signed in again, it is.
+    at(Date.now() + 80 * DAY_MS);
+    const { token } = await server.app.sessions.start(driver.driverId, null);
+    expect(await renewal(token)).toBe('addVehicle');
+    server.clock.reset();
+  });
+});

@@ -97,7 +97,7 @@ export async function driverRoutes(app: FastifyInstance) {
   /** A fix sent: the answer carries the driver's status, so the flow's resume table sends them to the next fix or the wait. */
   async function answerAfter(driverId: string, round: FixRound, answer: { success: true; message?: string; data?: Record<string, unknown> }) {
     if (!round.fixing) return answer;
-    const status = await returningDriver(app.db, driverId, reader.flow);
+    const status = await returningDriver(app.db, driverId, reader.flow, app.now());
     // The status beside what the call answers anyway (the photos' vehicle id).
     return { ...answer, fixing: true, data: { ...answer.data, ...status?.data } };
   }
@@ -111,7 +111,7 @@ export async function driverRoutes(app: FastifyInstance) {
     // The variant is the flow's own rule, read with what the browser of a driver in this status
     // keeps: a social sign-up's profile asks for the phone (storage.isSocial) until the driver
     // is rejected, when the profile is updated from the approval wait and keeps the phone.
-    const status = await returningDriver(app.db, driverId, reader.flow);
+    const status = await returningDriver(app.db, driverId, reader.flow, app.now());
     const storage = status ? storageForStatus(reader.flow, { ...status.data }) : {};
     const keep = await keptAnswersOf(app, driverId, reader.stepOf('completeProfile'));
     const values = await reader.multipart('completeProfile', request, { storage, keep });
@@ -192,10 +192,10 @@ export async function driverRoutes(app: FastifyInstance) {
     if (request.params.id !== request.driverId) throw refusal(403, 'driver.notYourStatus');
     const token = request.token!;
     // A session's answer is the standing read with its token: the poll costs one query.
-    if (token.holder.kind === 'session') return { data: (await driverFromRow(app.db, request.driverId, token.holder.standing, reader.flow)).data };
+    if (token.holder.kind === 'session') return { data: (await driverFromRow(app.db, request.driverId, token.holder.standing, reader.flow, app.now())).data };
     const exchanged = await app.db.transaction(async (tx) => {
       const session = await app.sessions.exchangeResume(tx, token.value, request.driverId);
-      const driver = session && (await returningDriver(tx, request.driverId, reader.flow));
+      const driver = session && (await returningDriver(tx, request.driverId, reader.flow, app.now()));
       return session && driver ? { ...driver, token: session.token } : null;
     });
     // Used meanwhile (a second tab, a concurrent request) or expired since the preHandler looked.
