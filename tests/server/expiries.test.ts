@@ -270,6 +270,8 @@ describe('an approved driver replacing an expiring document', () => {
     const early = await send({ proofInsurance: file(JPEG_BYTES, 'new-insurance.jpg', 'image/jpeg') });
     expect(early.statusCode).toBe(409);
     expect(json(early)).toEqual({ message: SERVER_MESSAGES.driver.approvedLocked });
+    const prefill = json<StepAnswersAnswer>(await server.app.inject({ method: 'GET', url: '/driver/answers/addVehicle', headers: bearer(driver.token) }));
+    expect(prefill.onlyFields).toEqual([]);
   });
 
   it('replaces only that document and its date once it expires soon; anything else is refused', async () => {
@@ -290,6 +292,8 @@ describe('an approved driver replacing an expiring document', () => {
       { field: 'proofInsuranceExpiryDate', reason: renewReason },
       { field: 'proofInsurance', reason: renewReason },
     ]);
+    // The form shows every other field read-only.
+    expect(prefill.onlyFields?.toSorted()).toEqual(['proofInsurance', 'proofInsuranceExpiryDate']);
     const renewed = { proofInsurance: file(JPEG_BYTES, 'new-insurance.jpg', 'image/jpeg'), proofInsuranceExpiryDate: isoDateOffset(1, 1) };
     for (const other of [
       { plateNumber: 'NEW999' },

@@ -66,14 +66,19 @@ export async function driverRoutes(app: FastifyInstance) {
     // A session outlives nothing: drivers are deleted with their sessions (ON DELETE CASCADE).
     const driver = rows[0];
     if (!driver) throw refusal(403, 'driver.notYourStatus');
-    if (driver.status !== 'approved' && !driver.renewing) return { ...driver, onlyFields: null };
+    const onlyFields = await onlyFieldsOf(driverId, driver, step);
+    if (onlyFields?.size === 0) throw refusal(409, 'driver.approvedLocked');
+    return { ...driver, onlyFields };
+  }
+
+  /** The only fields of `step` the driver may change now (see changeableDriver); null: any. */
+  async function onlyFieldsOf(driverId: string, driver: Pick<DriverRow, 'status' | 'renewing'>, step: string | null): Promise<ReadonlySet<string> | null> {
+    if (driver.status !== 'approved' && !driver.renewing) return null;
     const stored = step ? await stepAnswersOf(app.db, driverId, step) : null;
     const { rows: fixes } = await app.db.query<{ field: string }>('SELECT field FROM review_fixes WHERE driver_id = $1 AND step = $2', [driverId, step]);
     const today = app.now().toISOString().slice(0, 10);
     const documents = stored && step ? renewableDocuments(expiries, step, stored.answers, today) : [];
-    const onlyFields = new Set([...documents.flatMap(documentFields), ...fixes.map((fix) => fix.field)]);
-    if (onlyFields.size === 0) throw refusal(409, 'driver.approvedLocked');
-    return { ...driver, onlyFields };
+    return new Set([...documents.flatMap(documentFields), ...fixes.map((fix) => fix.field)]);
   }
 
   /** After approval: a step sent with any change beyond the fields the driver may change is refused, whole. */
@@ -230,7 +235,12 @@ export async function driverRoutes(app: FastifyInstance) {
       'SELECT field, reason FROM review_fixes WHERE driver_id = $1 AND step = $2 ORDER BY field',
       [request.driverId, step],
     );
+    const { rows: drivers } = await app.db.query<Pick<DriverRow, 'status' | 'renewing'>>('SELECT status, renewing FROM drivers WHERE id = $1', [
+      request.driverId,
+    ]);
+    const onlyFields = drivers[0] ? await onlyFieldsOf(request.driverId, drivers[0], step) : null;
     return {
+      ...(onlyFields ? { onlyFields: [...onlyFields] } : {}),
       answers: maskedAnswers(stored.answers),
       files: Object.fromEntries(uploads.map((upload) => [upload.field, { id: upload.id, url: `${UPLOADS_PATH}/${upload.id}`, mime: upload.mime }])),
       fixes: [
