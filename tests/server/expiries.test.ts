@@ -270,6 +270,8 @@ describe('an approved driver replacing an expiring document', () => {
     const early = await send({ proofInsurance: file(JPEG_BYTES, 'new-insurance.jpg', 'image/jpeg') });
     expect(early.statusCode).toBe(409);
     expect(json(early)).toEqual({ message: SERVER_MESSAGES.driver.approvedLocked });
+    const prefill = json<StepAnswersAnswer>(await server.app.inject({ method: 'GET', url: '/driver/answers/addVehicle', headers: bearer(driver.token) }));
+    expect(prefill.onlyFields).toEqual([]);
   });
 
   it('replaces only that document and its date once it expires soon; anything else is refused', async () => {
@@ -290,6 +292,8 @@ describe('an approved driver replacing an expiring document', () => {
       { field: 'proofInsuranceExpiryDate', reason: renewReason },
       { field: 'proofInsurance', reason: renewReason },
     ]);
+    // The form shows every other field read-only.
+    expect(prefill.onlyFields?.toSorted()).toEqual(['proofInsurance', 'proofInsuranceExpiryDate']);
     const renewed = { proofInsurance: file(JPEG_BYTES, 'new-insurance.jpg', 'image/jpeg'), proofInsuranceExpiryDate: isoDateOffset(1, 1) };
     for (const other of [
       { plateNumber: 'NEW999' },
@@ -365,5 +369,26 @@ describe('a driver sent back by an expired document', () => {
     const row = queue.drivers.find((each) => each.id === driver.driverId);
     expect(row).toBeDefined();
     expect(row?.expired).toBeUndefined();
+  });
+});
+
+describe('the status’s renewal', () => {
+  it('follows the server’s clock, as the notices do', async () => {
+    server.clock.reset();
+    const driver = await approvedDriver(server);
+    const renewal = async (token: string) =>
+      json<{ data: { renewal?: string } }>(await server.app.inject({ method: 'GET', url: `/driver/status/${driver.driverId}`, headers: bearer(token) })).data
+        .renewal;
+    // The insurance ends in 100 days: nothing to replace yet…
+    await server.db.query(
+      `UPDATE step_answers SET answers = jsonb_set(answers, '{proofInsuranceExpiryDate}', to_jsonb($2::text)) WHERE driver_id = $1 AND step = 'addVehicle'`,
+      [driver.driverId, new Date(Date.now() + 100 * DAY_MS).toISOString().slice(0, 10)],
+    );
+    expect(await renewal(driver.token)).toBeUndefined();
+    // …and 80 days later by the server's clock (20 days before it ends), signed in again, it is.
+    at(Date.now() + 80 * DAY_MS);
+    const { token } = await server.app.sessions.start(driver.driverId, null);
+    expect(await renewal(token)).toBe('addVehicle');
+    server.clock.reset();
   });
 });

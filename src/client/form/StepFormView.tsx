@@ -96,6 +96,8 @@ interface StepFormViewProps {
    * (serverPage.ts): taken into the form once it is on the page, as if typed then.
    */
   typedMeanwhile?: () => StepValues;
+  /** The only fields that may change (a document renewed after approval); the others are read-only. Undefined: any. */
+  onlyFields?: readonly string[];
   /** The submit button, when there is one. */
   children?: ReactNode;
 }
@@ -113,6 +115,7 @@ export function StepFormView({
   validateAtOnce = false,
   titled = true,
   typedMeanwhile,
+  onlyFields,
   children,
 }: StepFormViewProps) {
   const formRef = useRef<Form<StepValues>>(null);
@@ -139,13 +142,15 @@ export function StepFormView({
   const hydrated = useHydrated();
   const uiSchema = useMemo(() => {
     const description = form.uiSchema['ui:description'];
+    const locked = onlyFields ? Object.keys(form.schema.properties ?? {}).filter((field) => !onlyFields.includes(field)) : [];
     return {
       ...form.uiSchema,
+      ...Object.fromEntries(locked.map((field) => [field, { ...(form.uiSchema[field] as object | undefined), 'ui:readonly': true }])),
       ...(titled ? {} : { 'ui:title': undefined }),
       'ui:description': titled && typeof description === 'string' ? interpolate(description, hydrated ? browserLookup() : () => undefined) : undefined,
       'ui:submitButtonOptions': { norender: true },
     };
-  }, [form, titled, hydrated]);
+  }, [form, titled, hydrated, onlyFields]);
   const context = useMemo(() => (hydrated ? formContext : { ...formContext, drawnToday: drawnToday() }), [formContext, hydrated]);
 
   return (

@@ -243,6 +243,7 @@ function FilledStepForm({ id, step, form, stored, initial, keep, typedBefore }: 
         extraErrors={state.extraErrors}
         keptValues={stored.masked}
         typedMeanwhile={typedWhileHydrating}
+        onlyFields={stored.onlyFields}
       >
         <button type="submit" className="button button-primary" disabled={busy || !ready} aria-busy={busy || !ready}>
           {(busy || !ready) && <span className="spinner" aria-hidden="true" />}

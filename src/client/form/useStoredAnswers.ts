@@ -20,6 +20,8 @@ export interface StoredAnswers {
   masked: Record<string, unknown>;
   /** The reviewer's fixes on the fields that still hold what was sent. */
   openFixes(current: StepValues): StepAnswersAnswer['fixes'];
+  /** After approval: the only fields the driver may change now (the others are shown read-only); undefined: any. */
+  onlyFields?: string[];
 }
 
 export function useStoredAnswers(stepId: string, sensitiveFields: readonly string[]): StoredAnswers {
@@ -44,6 +46,7 @@ export function useStoredAnswers(stepId: string, sensitiveFields: readonly strin
     ready: read === null || data !== undefined || error !== undefined,
     formData: formData as StepValues | undefined,
     masked,
+    ...(data?.onlyFields ? { onlyFields: data.onlyFields } : {}),
     openFixes: (current) => fixes.filter(({ field }) => (data?.files[field] ? isKeptPhoto(field) : current[field] === answers?.[field])),
   };
 }

@@ -43,10 +43,11 @@ export const STATUS_COLUMNS = `d.email, d.phone, d.provider, d.status, d.rejecti
        d.profile_completed_at IS NOT NULL AS profile_complete, (SELECT v.id FROM vehicles v WHERE v.driver_id = d.id) AS vehicle_id`;
 
 /**
- * An approved driver's first step, in the flow's order, holding a document they may replace now
- * (lib/expiries.ts), by today's date in UTC: the resume table sends them there once they sign in.
+ * An approved driver's first step, in the flow's order, holding a document they may replace at `now`
+ * (lib/expiries.ts; the server's clock, which the notices read too), by its day in UTC: the resume
+ * table sends them there once they sign in.
  */
-async function renewalStep(db: Queryable, driverId: string, flow: Flow): Promise<string | undefined> {
+async function renewalStep(db: Queryable, driverId: string, flow: Flow, now: Date): Promise<string | undefined> {
   const { expiries } = loadNotices();
   const steps = [...new Set(expiries.documents.map((document) => document.step))];
   if (steps.length === 0) return undefined;
@@ -54,7 +55,7 @@ async function renewalStep(db: Queryable, driverId: string, flow: Flow): Promise
     'SELECT step, answers FROM step_answers WHERE driver_id = $1 AND step = ANY($2::text[])',
     [driverId, steps],
   );
-  const today = new Date().toISOString().slice(0, 10);
+  const today = now.toISOString().slice(0, 10);
   const order = Object.keys(flow.steps);
   return rows
     .filter((row) => renewableDocuments(expiries, row.step, row.answers, today).length > 0)
@@ -62,15 +63,15 @@ async function renewalStep(db: Queryable, driverId: string, flow: Flow): Promise
     .sort((a, b) => order.indexOf(a) - order.indexOf(b))[0];
 }
 
-/** The driver's status and contact details, or null for an id that names nobody. `flow` orders the fixes. */
-export async function returningDriver(db: Queryable, driverId: string, flow: Flow): Promise<ReturningDriver | null> {
+/** The driver's status and contact details at `now`, or null for an id that names nobody. `flow` orders the fixes. */
+export async function returningDriver(db: Queryable, driverId: string, flow: Flow, now: Date): Promise<ReturningDriver | null> {
   const { rows } = await db.query<StatusRow>(`SELECT ${STATUS_COLUMNS} FROM drivers d WHERE d.id = $1`, [driverId]);
   const row = rows[0];
-  return row ? driverFromRow(db, driverId, row, flow) : null;
+  return row ? driverFromRow(db, driverId, row, flow, now) : null;
 }
 
-/** The status of a driver whose row was read; a rejected driver's fixes are read beside it. */
-export async function driverFromRow(db: Queryable, driverId: string, row: StatusRow, flow: Flow): Promise<ReturningDriver> {
+/** The status at `now` of a driver whose row was read; a rejected driver's fixes are read beside it. */
+export async function driverFromRow(db: Queryable, driverId: string, row: StatusRow, flow: Flow, now: Date): Promise<ReturningDriver> {
   const data: DriverStatus = {
     status: row.status,
     isSessionComplete: row.is_session_complete,
@@ -82,7 +83,7 @@ export async function driverFromRow(db: Queryable, driverId: string, row: Status
   };
   if (row.vehicle_id) data.vehicleId = row.vehicle_id;
   if (row.status === 'approved') {
-    const renewal = await renewalStep(db, driverId, flow);
+    const renewal = await renewalStep(db, driverId, flow, now);
     if (renewal) data.renewal = renewal;
   }
   if (row.status === 'rejected') {

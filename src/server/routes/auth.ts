@@ -87,7 +87,7 @@ export async function authRoutes(app: FastifyInstance, options: { max: number; w
 
   /** What a returning driver's browser is told, with the token it now holds. */
   async function answerFor(driverId: string, issued: IssuedToken): Promise<ReturningDriver & { success: true; token: string }> {
-    const driver = await returningDriver(app.db, driverId, reader.flow);
+    const driver = await returningDriver(app.db, driverId, reader.flow, app.now());
     if (!driver) throw refusal(404, 'auth.noAccount');
     return { success: true, token: issued.token, ...driver };
   }

@@ -66,14 +66,19 @@ export async function driverRoutes(app: FastifyInstance) {
     // A session outlives nothing: drivers are deleted with their sessions (ON DELETE CASCADE).
     const driver = rows[0];
     if (!driver) throw refusal(403, 'driver.notYourStatus');
-    if (driver.status !== 'approved' && !driver.renewing) return { ...driver, onlyFields: null };
+    const onlyFields = await onlyFieldsOf(driverId, driver, step);
+    if (onlyFields?.size === 0) throw refusal(409, 'driver.approvedLocked');
+    return { ...driver, onlyFields };
+  }
+
+  /** The only fields of `step` the driver may change now (see changeableDriver); null: any. */
+  async function onlyFieldsOf(driverId: string, driver: Pick<DriverRow, 'status' | 'renewing'>, step: string | null): Promise<ReadonlySet<string> | null> {
+    if (driver.status !== 'approved' && !driver.renewing) return null;
     const stored = step ? await stepAnswersOf(app.db, driverId, step) : null;
     const { rows: fixes } = await app.db.query<{ field: string }>('SELECT field FROM review_fixes WHERE driver_id = $1 AND step = $2', [driverId, step]);
     const today = app.now().toISOString().slice(0, 10);
     const documents = stored && step ? renewableDocuments(expiries, step, stored.answers, today) : [];
-    const onlyFields = new Set([...documents.flatMap(documentFields), ...fixes.map((fix) => fix.field)]);
-    if (onlyFields.size === 0) throw refusal(409, 'driver.approvedLocked');
-    return { ...driver, onlyFields };
+    return new Set([...documents.flatMap(documentFields), ...fixes.map((fix) => fix.field)]);
   }
 
   /** After approval: a step sent with any change beyond the fields the driver may change is refused, whole. */
@@ -97,7 +102,7 @@ export async function driverRoutes(app: FastifyInstance) {
   /** A fix sent: the answer carries the driver's status, so the flow's resume table sends them to the next fix or the wait. */
   async function answerAfter(driverId: string, round: FixRound, answer: { success: true; message?: string; data?: Record<string, unknown> }) {
     if (!round.fixing) return answer;
-    const status = await returningDriver(app.db, driverId, reader.flow);
+    const status = await returningDriver(app.db, driverId, reader.flow, app.now());
     // The status beside what the call answers anyway (the photos' vehicle id).
     return { ...answer, fixing: true, data: { ...answer.data, ...status?.data } };
   }
@@ -111,7 +116,7 @@ export async function driverRoutes(app: FastifyInstance) {
     // The variant is the flow's own rule, read with what the browser of a driver in this status
     // keeps: a social sign-up's profile asks for the phone (storage.isSocial) until the driver
     // is rejected, when the profile is updated from the approval wait and keeps the phone.
-    const status = await returningDriver(app.db, driverId, reader.flow);
+    const status = await returningDriver(app.db, driverId, reader.flow, app.now());
     const storage = status ? storageForStatus(reader.flow, { ...status.data }) : {};
     const keep = await keptAnswersOf(app, driverId, reader.stepOf('completeProfile'));
     const values = await reader.multipart('completeProfile', request, { storage, keep });
@@ -192,10 +197,10 @@ export async function driverRoutes(app: FastifyInstance) {
     if (request.params.id !== request.driverId) throw refusal(403, 'driver.notYourStatus');
     const token = request.token!;
     // A session's answer is the standing read with its token: the poll costs one query.
-    if (token.holder.kind === 'session') return { data: (await driverFromRow(app.db, request.driverId, token.holder.standing, reader.flow)).data };
+    if (token.holder.kind === 'session') return { data: (await driverFromRow(app.db, request.driverId, token.holder.standing, reader.flow, app.now())).data };
     const exchanged = await app.db.transaction(async (tx) => {
       const session = await app.sessions.exchangeResume(tx, token.value, request.driverId);
-      const driver = session && (await returningDriver(tx, request.driverId, reader.flow));
+      const driver = session && (await returningDriver(tx, request.driverId, reader.flow, app.now()));
       return session && driver ? { ...driver, token: session.token } : null;
     });
     // Used meanwhile (a second tab, a concurrent request) or expired since the preHandler looked.
@@ -230,7 +235,12 @@ export async function driverRoutes(app: FastifyInstance) {
       'SELECT field, reason FROM review_fixes WHERE driver_id = $1 AND step = $2 ORDER BY field',
       [request.driverId, step],
     );
+    const { rows: drivers } = await app.db.query<Pick<DriverRow, 'status' | 'renewing'>>('SELECT status, renewing FROM drivers WHERE id = $1', [
+      request.driverId,
+    ]);
+    const onlyFields = drivers[0] ? await onlyFieldsOf(request.driverId, drivers[0], step) : null;
     return {
+      ...(onlyFields ? { onlyFields: [...onlyFields] } : {}),
       answers: maskedAnswers(stored.answers),
       files: Object.fromEntries(uploads.map((upload) => [upload.field, { id: upload.id, url: `${UPLOADS_PATH}/${upload.id}`, mime: upload.mime }])),
       fixes: [

@@ -341,6 +341,10 @@ export interface StepAnswersAnswer {
     field: string;
     reason: string;
   }[];
+  /**
+   * After approval (or while a replaced document is reviewed): the only fields of this step the driver may change now (a document to renew, a fix asked), the form showing the others read-only; absent when every field may change.
+   */
+  onlyFields?: string[];
 }
 /**
  * This interface was referenced by `Review`'s JSON-Schema
