@@ -76,7 +76,7 @@ describe('npm run start:prod', () => {
   });
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
-  // Each other missing setting is refused the same way, by the same check: tests/server/units.test.ts (readConfig).
+  // Each other missing setting is refused the same way, by the same check: tests/server/config.test.ts (readConfig).
   it('refuses to start without DATA_KEY, in one line, and writes nothing', async () => {
     const home = join(dataDir, 'without-DATA_KEY');
     const env: Record<string, string> = { ...productionEnv(home), DATABASE_URL: 'postgres://onramp@127.0.0.1:1/onramp' };

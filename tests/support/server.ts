@@ -354,6 +354,24 @@ export async function sendVehicle(app: FastifyInstance, driver: TestDriver, over
   return vehicleId;
 }
 
+/**
+ * Pays the weekly subscription as the card page does with the payment sandbox: the subscription
+ * (GET /subscription/createStripeSub), the sandbox's test card that succeeds, then
+ * POST /subscription/validateStripeSub, which must answer that it is paid.
+ */
+export async function paySubscription(app: FastifyInstance, driver: TestDriver): Promise<void> {
+  const created = await app.inject({ method: 'GET', url: '/subscription/createStripeSub', headers: bearer(driver.token) });
+  if (created.statusCode !== 200) throw new Error(`subscription failed: ${created.statusCode} ${created.body}`);
+  const { clientSecret, stripeSubscriptionId, paymentIntentId } = json<{ clientSecret: string; stripeSubscriptionId: string; paymentIntentId: string }>(
+    created,
+  );
+  const card = { number: '4242 4242 4242 4242', expiry: '12 / 40', cvc: '123' };
+  const confirmed = await app.inject({ method: 'POST', url: '/sandbox/confirmPayment', payload: { clientSecret, ...card } });
+  if (confirmed.statusCode !== 200) throw new Error(`card payment failed: ${confirmed.statusCode} ${confirmed.body}`);
+  const validated = await post(app, '/subscription/validateStripeSub', driver.token, { stripeSubscriptionId, paymentIntentId });
+  if (json(validated).status !== true) throw new Error(`subscription not paid: ${validated.statusCode} ${validated.body}`);
+}
+
 /** The version of a driver's data a decision must name, as the admin list shows it. */
 export async function reviewVersion(app: FastifyInstance, driverId: string): Promise<number> {
   const { rows } = await app.db.query<{ review_version: number }>('SELECT review_version FROM drivers WHERE id = $1', [driverId]);

@@ -4,11 +4,11 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import sharp from 'sharp';
-import { isoDateOffset } from '../../src/shared/dates.js';
-import { createDataCipher } from '../../src/server/plugins/crypto.js';
-import { sweepUntakenUploads } from '../../src/server/plugins/uploads.js';
-import { HOLDER_STATEMENT } from '../../src/server/plugins/sessions.js';
-import { createSocialUser } from '../support/identity.js';
+import { isoDateOffset } from '../../../src/shared/dates.js';
+import { createDataCipher } from '../../../src/server/plugins/crypto.js';
+import { sweepUntakenUploads } from '../../../src/server/plugins/uploads.js';
+import { HOLDER_STATEMENT } from '../../../src/server/plugins/sessions.js';
+import { createSocialUser } from '../../support/identity.js';
 import {
   bearer,
   completeProfile,
@@ -34,7 +34,7 @@ import {
   type FormValue,
   type TestDriver,
   type TestServer,
-} from '../support/server.js';
+} from '../../support/server.js';
 
 let server: TestServer;
 let app: FastifyInstance;

@@ -4,9 +4,9 @@
  */
 import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WebhookSignatureError, type PaymentGateway } from '../../src/server/payments/gateway.js';
-import { createStripeGateway, type StripeGatewayOptions } from '../../src/server/payments/stripeGateway.js';
-import { signedEvent, startFakeStripe, stripeEvent, type FakeStripe, type StripeObject } from '../support/fakeStripe.js';
+import { WebhookSignatureError, type PaymentGateway } from '../../../src/server/payments/gateway.js';
+import { createStripeGateway, type StripeGatewayOptions } from '../../../src/server/payments/stripeGateway.js';
+import { signedEvent, startFakeStripe, stripeEvent, type FakeStripe, type StripeObject } from '../../support/fakeStripe.js';
 
 const SECRET_KEY = 'sk_test_onramp0123456789abcdef';
 const WEBHOOK_SECRET = 'whsec_onramp0123456789abcdef';

@@ -4,11 +4,11 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance, InjectOptions } from 'fastify';
 import sharp from 'sharp';
-import { runAdminCommand } from '../../src/cli/admin.js';
-import type { AdminIo } from '../../src/cli/adminApi.js';
-import { createDataCipher } from '../../src/server/plugins/crypto.js';
-import type { QueueDriver, QueuePage, ReviewDriver, ReviewedField, StepAnswersAnswer } from '../../src/shared/review.js';
-import reviewSchema from '../../src/shared/review.schema.json';
+import { runAdminCommand } from '../../../src/cli/admin.js';
+import type { AdminIo } from '../../../src/cli/adminApi.js';
+import { createDataCipher } from '../../../src/server/plugins/crypto.js';
+import type { QueueDriver, QueuePage, ReviewDriver, ReviewedField, StepAnswersAnswer } from '../../../src/shared/review.js';
+import reviewSchema from '../../../src/shared/review.schema.json';
 import {
   bearer,
   completeProfile,
@@ -32,7 +32,7 @@ import {
   vehicleValues,
   type TestDriver,
   type TestServer,
-} from '../support/server.js';
+} from '../../support/server.js';
 
 let server: TestServer;
 let app: FastifyInstance;
@@ -203,7 +203,7 @@ describe('GET /admin/drivers', () => {
     });
     // The profile, the photos and the vehicle, as their forms ask them, in the flow's order.
     const driver = await detail(first.driverId);
-    // Opening a waiting driver claims them for the reviewer (tests/server/staff.test.ts).
+    // Opening a waiting driver claims them for the reviewer (tests/server/routes/staff.test.ts).
     expect(driver).toEqual({
       ...listed,
       claim: { by: server.reviewer.email, byMe: true, expiresAt: expect.any(String) },

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { paymentErrorMessage } from '../../src/client/screens/addCard/paymentOutcome.js';
-import { priceText } from '../../src/client/runtime/price.js';
-import { loadFlow } from '../../src/node/projectFiles.js';
+import { paymentErrorMessage } from '../../../../src/client/screens/addCard/paymentOutcome.js';
+import { loadFlow } from '../../../../src/node/projectFiles.js';
 
 const addCard = loadFlow().steps.addCard;
 const texts = addCard?.kind === 'screen' && addCard.card ? addCard.card.errors : { provider: '', unexpected: '', thrown: '' };
@@ -19,14 +18,4 @@ describe('paymentErrorMessage (spec §8 Payment)', () => {
     expect(paymentErrorMessage({}, texts)).toBe('An unexpected error occured.');
   });
   it('has "Invalid or No Data Provided." for a thrown error', () => expect(texts.thrown).toBe('Invalid or No Data Provided.'));
-});
-
-describe('priceText', () => {
-  it('shows whole dollars without cents: $199/week', () =>
-    expect(priceText({ amountCents: 19_900, currency: 'usd', interval: 'week' }, 'en')).toBe('$199/week'));
-  it('shows cents when there are some', () => expect(priceText({ amountCents: 19_950, currency: 'usd', interval: 'week' }, 'en')).toBe('$199.50/week'));
-  it('names the interval in Spanish, the amount written as in the US', () => {
-    expect(priceText({ amountCents: 19_900, currency: 'usd', interval: 'week' }, 'es')).toBe('$199/semana');
-    expect(priceText({ amountCents: 19_950, currency: 'usd', interval: 'week' }, 'es')).toBe('$199.50/semana');
-  });
 });

@@ -13,15 +13,15 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../src/server/app.js';
-import { readConfig, type ServerConfig } from '../../src/server/config.js';
-import { migrate, openPglite, type Db } from '../../src/server/db/db.js';
-import { openAnswers, type StoredAnswers } from '../../src/server/lib/answers.js';
-import { createDataCipher, type DataCipher } from '../../src/server/plugins/crypto.js';
-import type { QueuePage, ReviewDriver, ReviewedField, ReviewedStep } from '../../src/shared/review.js';
-import { bearer, JPEG_BYTES, json, PNG_BYTES, staffKey, VEHICLE_IMAGE_FIELDS } from '../support/server.js';
+import { buildApp } from '../../../src/server/app.js';
+import { readConfig, type ServerConfig } from '../../../src/server/config.js';
+import { migrate, openPglite, type Db } from '../../../src/server/db/db.js';
+import { openAnswers, type StoredAnswers } from '../../../src/server/lib/answers.js';
+import { createDataCipher, type DataCipher } from '../../../src/server/plugins/crypto.js';
+import type { QueuePage, ReviewDriver, ReviewedField, ReviewedStep } from '../../../src/shared/review.js';
+import { bearer, JPEG_BYTES, json, PNG_BYTES, staffKey, VEHICLE_IMAGE_FIELDS } from '../../support/server.js';
 
-const MIGRATIONS = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'src', 'server', 'db', 'migrations');
+const MIGRATIONS = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'src', 'server', 'db', 'migrations');
 
 /** The migration files of versions 1 to `last`, as "001.do.onboarding.sql". */
 async function migrationFiles(last: number): Promise<string[]> {

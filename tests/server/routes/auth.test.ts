@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
-import { createEmulatorUser, createSocialUser, resetPasswordInEmulator, signInEmulatorUser, uniqueEmail, withClaims } from '../support/identity.js';
+import { createEmulatorUser, createSocialUser, resetPasswordInEmulator, signInEmulatorUser, uniqueEmail, withClaims } from '../../support/identity.js';
 import {
   bearer,
   json,
@@ -16,7 +16,7 @@ import {
   verifyPhone,
   type TestDriver,
   type TestServer,
-} from '../support/server.js';
+} from '../../support/server.js';
 
 let server: TestServer;
 let app: FastifyInstance;

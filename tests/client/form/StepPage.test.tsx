@@ -9,8 +9,8 @@ import { Toaster } from 'react-hot-toast';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Router } from 'wouter';
 import { memoryLocation } from 'wouter/memory-location';
-import { flow, isFormStep } from '../../src/client/runtime/flow.js';
-import { StepPage } from '../../src/client/form/StepPage.js';
+import { flow, isFormStep } from '../../../src/client/runtime/flow.js';
+import { StepPage } from '../../../src/client/form/StepPage.js';
 
 interface Sent {
   method: string;

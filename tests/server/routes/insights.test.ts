@@ -3,12 +3,12 @@
 // follows the flow file.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
-import type { Insights } from '../../src/shared/review.js';
-import type { Flow } from '../../src/shared/flow.js';
-import { funnelSteps } from '../../src/server/lib/insights.js';
-import { INSIGHTS_MESSAGES } from '../../src/server/routes/insights.js';
-import { expectedFigures, FUNNEL, seedDrivers, writeSeed, type SeedDriver } from '../support/insightsSeed.js';
-import { bearer, json, staffKey, startTestServer, type TestServer } from '../support/server.js';
+import type { Insights } from '../../../src/shared/review.js';
+import type { Flow } from '../../../src/shared/flow.js';
+import { funnelSteps } from '../../../src/server/lib/insights.js';
+import { INSIGHTS_MESSAGES } from '../../../src/server/routes/insights.js';
+import { expectedFigures, FUNNEL, seedDrivers, writeSeed, type SeedDriver } from '../../support/insightsSeed.js';
+import { bearer, json, staffKey, startTestServer, type TestServer } from '../../support/server.js';
 
 const DAY_MS = 24 * 3600 * 1000;
 let server: TestServer;

@@ -11,10 +11,10 @@ import { httpErrors } from '@fastify/sensible';
 import type { FastifyInstance, InjectOptions } from 'fastify';
 import { strFromU8, unzipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseAdminArgs } from '../../src/cli/admin.js';
-import { extensionOf } from '../../src/server/routes/adminPrivacy.js';
-import { signInEmulatorUser } from '../support/identity.js';
-import { runningPostgres } from '../../src/node/postgres.js';
+import { parseAdminArgs } from '../../../src/cli/admin.js';
+import { extensionOf } from '../../../src/server/routes/adminPrivacy.js';
+import { signInEmulatorUser } from '../../support/identity.js';
+import { runningPostgres } from '../../../src/node/postgres.js';
 import {
   bearer,
   completeProfile,
@@ -27,7 +27,7 @@ import {
   verifiedDriver,
   type TestDriver,
   type TestServer,
-} from '../support/server.js';
+} from '../../support/server.js';
 
 const run = promisify(execFile);
 

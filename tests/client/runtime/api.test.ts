@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { callApi, getBlob, request } from '../../src/client/runtime/api.js';
-import { callByName, flow } from '../../src/client/runtime/flow.js';
-import { dataOf, RequestError } from '../../src/client/runtime/reads.js';
+import { callApi, getBlob, request } from '../../../src/client/runtime/api.js';
+import { callByName, flow } from '../../../src/client/runtime/flow.js';
+import { dataOf, RequestError } from '../../../src/client/runtime/reads.js';
 
 const fetchMock = vi.fn<(path: string, init: RequestInit) => Promise<Response>>();
 const jsonAnswer = (status: number, body: unknown) => new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });

@@ -3,10 +3,10 @@
 // need, queue claims, staff management, keys, and an audit row for every action.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AuditPage, QueuePage, ReviewDriver, StaffList, StaffRole } from '../../src/shared/review.js';
-import { STAFF_ROLES, STAFF_SESSION_IDLE_MS, STAFF_SESSION_LIFETIME_MS } from '../../src/server/plugins/staffAuth.js';
-import { csvField, SIGN_IN_MESSAGES } from '../../src/server/routes/staff.js';
-import { createEmulatorUser, signInEmulatorUser } from '../support/identity.js';
+import type { AuditPage, QueuePage, ReviewDriver, StaffList, StaffRole } from '../../../src/shared/review.js';
+import { STAFF_ROLES, STAFF_SESSION_IDLE_MS, STAFF_SESSION_LIFETIME_MS } from '../../../src/server/plugins/staffAuth.js';
+import { csvField, SIGN_IN_MESSAGES } from '../../../src/server/routes/staff.js';
+import { createEmulatorUser, signInEmulatorUser } from '../../support/identity.js';
 import {
   bearer,
   decide,
@@ -18,7 +18,7 @@ import {
   startTestServer,
   verifiedDriver,
   type TestServer,
-} from '../support/server.js';
+} from '../../support/server.js';
 
 let server: TestServer;
 beforeAll(async () => {
