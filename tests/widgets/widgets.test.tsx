@@ -38,7 +38,7 @@ describe('a text field', () => {
     const { user, values } = await renderStepForm('profile');
     const name = screen.getByLabelText(/^Last Name/);
     await user.type(name, 'Rivers');
-    expect(name).toHaveProperty('value', 'Rivers');
+    expect(name).toHaveValue('Rivers');
     await waitFor(() => expect(values().lastName).toBe('Rivers'));
   });
 });
@@ -47,11 +47,11 @@ describe('the code field', () => {
   it('keeps the digits of a pasted message, four at most, and offers SMS autofill', async () => {
     const { user, values } = await renderStepForm('email-code');
     const code = screen.getByRole('textbox');
-    expect(code.getAttribute('autocomplete')).toBe('one-time-code');
-    expect(code.getAttribute('inputmode')).toBe('numeric');
+    expect(code).toHaveAttribute('autocomplete', 'one-time-code');
+    expect(code).toHaveAttribute('inputmode', 'numeric');
     await user.click(code);
     await user.paste('Your code is 1234. It expires in 10 minutes.');
-    expect(code).toHaveProperty('value', '1234');
+    expect(code).toHaveValue('1234');
     // The form takes what was typed in a transition (widgets/echoFirst.tsx).
     await waitFor(() => expect(values()).toEqual({ otp: '1234' }));
   });
@@ -60,7 +60,7 @@ describe('the code field', () => {
     const { user } = await renderStepForm('email-code');
     const code = screen.getByRole('textbox');
     await user.type(code, '1a2b');
-    expect(code).toHaveProperty('value', '12');
+    expect(code).toHaveValue('12');
   });
 });
 
@@ -68,23 +68,23 @@ describe('the phone field', () => {
   it('shows the fixed +1 beside it and keeps the 10 national digits of what is typed', async () => {
     const { user, values } = await renderStepForm('signup');
     const phone = screen.getByLabelText(/^Phone Number/);
-    expect(document.getElementById(phone.getAttribute('aria-describedby')?.split(' ').at(-1) ?? '')?.textContent).toBe('+1');
+    expect(document.getElementById(phone.getAttribute('aria-describedby')?.split(' ').at(-1) ?? '')).toHaveTextContent(/^\+1$/);
     await user.click(phone);
     await user.paste('+1 (201) 555-0123');
-    expect(phone).toHaveProperty('value', '2015550123');
+    expect(phone).toHaveValue('2015550123');
     await waitFor(() => expect(values().phoneNo).toBe('2015550123'));
   });
 
   it('says "Phone number must be valid." while it is short, and nothing once it is whole', async () => {
     const { user } = await renderStepForm('signup');
     const phone = screen.getByLabelText(/^Phone Number/);
-    expect(screen.queryByText('Phone number must be valid.')).toBeNull();
+    expect(screen.queryByText('Phone number must be valid.')).not.toBeInTheDocument();
     await user.type(phone, '201555');
     expect(await screen.findByText('Phone number must be valid.')).toBeInTheDocument();
-    expect(phone.getAttribute('aria-invalid')).toBe('true');
+    expect(phone).toHaveAttribute('aria-invalid', 'true');
     await user.type(phone, '0123');
-    await waitFor(() => expect(screen.queryByText('Phone number must be valid.')).toBeNull());
-    expect(phone.getAttribute('aria-invalid')).toBeNull();
+    await waitFor(() => expect(screen.queryByText('Phone number must be valid.')).not.toBeInTheDocument());
+    expect(phone).not.toHaveAttribute('aria-invalid');
   });
 });
 
@@ -92,13 +92,13 @@ describe('the password field', () => {
   it('is masked until "Show password" is pressed, and masked again by "Hide password"', async () => {
     const { user } = await renderStepForm('signup');
     const password = screen.getByLabelText(/^Password/);
-    expect(password.getAttribute('type')).toBe('password');
+    expect(password).toHaveAttribute('type', 'password');
     await user.click(screen.getAllByRole('button', { name: 'Show password' })[0] as HTMLElement);
-    expect(password.getAttribute('type')).toBe('text');
+    expect(password).toHaveAttribute('type', 'text');
     const hide = screen.getByRole('button', { name: 'Hide password' });
-    expect(hide.getAttribute('aria-pressed')).toBe('true');
+    expect(hide).toHaveAttribute('aria-pressed', 'true');
     await user.click(hide);
-    expect(password.getAttribute('type')).toBe('password');
+    expect(password).toHaveAttribute('type', 'password');
   });
 
   it('keeps the 9 digits of a pasted SSN with dashes', async () => {
@@ -106,7 +106,7 @@ describe('the password field', () => {
     const ssn = screen.getByLabelText(/^SSN/);
     await user.click(ssn);
     await user.paste('123-45-6789');
-    expect(ssn).toHaveProperty('value', '123456789');
+    expect(ssn).toHaveValue('123456789');
     await waitFor(() => expect(values().SSN).toBe('123456789'));
   });
 });
@@ -115,9 +115,9 @@ describe('the consent box', () => {
   it('shows its text with the documents as links that open apart, and ticks', async () => {
     const { user, values } = await renderStepForm('signup');
     const terms = screen.getByRole('link', { name: 'Terms & Conditions' });
-    expect(terms.getAttribute('href')).toBe('https://onramp.example/terms');
-    expect(terms.getAttribute('target')).toBe('_blank');
-    expect(terms.getAttribute('rel')).toContain('noopener');
+    expect(terms).toHaveAttribute('href', 'https://onramp.example/terms');
+    expect(terms).toHaveAttribute('target', '_blank');
+    expect(terms).toHaveAttribute('rel', expect.stringContaining('noopener'));
     const box = screen.getByLabelText('I accept the Terms & Conditions and the Privacy Policy.');
     await user.click(box);
     expect(values().accept).toBe(true);
@@ -128,7 +128,7 @@ describe('the consent box', () => {
     await user.click(screen.getByRole('button', { name: 'Sign Up' }));
     // Under the box, and in the list of answers to change above the form.
     expect(await screen.findByText('You must accept the Terms & Conditions', { selector: '.field-error' })).toBeInTheDocument();
-    expect(screen.getByRole('link', { name: 'You must accept the Terms & Conditions' }).getAttribute('href')).toBe('#root_accept');
+    expect(screen.getByRole('link', { name: 'You must accept the Terms & Conditions' })).toHaveAttribute('href', '#root_accept');
     expect(screen.getByText('You must accept the SMS Notification from the product.', { selector: '.field-error' })).toBeInTheDocument();
     expect(submitted).not.toHaveBeenCalled();
   });
@@ -140,13 +140,13 @@ describe('the date of birth', () => {
     const date = screen.getByLabelText(/^Date of Birth/);
     const today = new Date();
     const latest = new Date(Date.UTC(today.getFullYear() - 18, today.getMonth(), today.getDate()));
-    expect(date.getAttribute('max')).toBe(latest.toISOString().slice(0, 10));
+    expect(date).toHaveAttribute('max', latest.toISOString().slice(0, 10));
     expect(screen.getByText('You must be at least 18 years old to access the app.')).toBeInTheDocument();
 
     const tooYoung = `${today.getFullYear() - 17}-01-01`;
     await user.type(date, tooYoung);
     await user.tab();
-    await waitFor(() => expect(date.getAttribute('aria-invalid')).toBe('true'));
+    await waitFor(() => expect(date).toHaveAttribute('aria-invalid', 'true'));
     expect(screen.getAllByText('You must be at least 18 years old to access the app.')).toHaveLength(1);
   });
 });
@@ -155,13 +155,13 @@ describe('the photo slot', () => {
   it('takes a photo, says so with a Remove button, and gives it up again', async () => {
     const { user, values } = await renderStepForm('profile');
     const slot = screen.getByLabelText(/^Profile photo/) as HTMLInputElement;
-    expect(slot.getAttribute('accept')).toBe('image/*');
+    expect(slot).toHaveAttribute('accept', 'image/*');
     await user.upload(slot, new File([new Uint8Array([0xff, 0xd8, 0xff, 0xe0])], 'me.jpg', { type: 'image/jpeg' }));
     const remove = await screen.findByRole('button', { name: /^Remove Profile photo/ });
     expect(values().profilePicture).toBe('image/jpeg');
     await user.click(remove);
     expect(values().profilePicture).toBeUndefined();
-    expect(screen.queryByRole('button', { name: /^Remove Profile photo/ })).toBeNull();
+    expect(screen.queryByRole('button', { name: /^Remove Profile photo/ })).not.toBeInTheDocument();
   });
 
   it('shows the schema’s image message for a file that is not an image, and keeps none of it', async () => {
@@ -207,7 +207,7 @@ describe('the state and city lists', () => {
     await user.click(screen.getByRole('button', { name: 'Retry' }));
     const state = screen.getByLabelText(/^State/) as HTMLSelectElement;
     await waitFor(() => expect(state.disabled).toBe(false));
-    expect(screen.queryByText('The list of states could not be loaded.')).toBeNull();
+    expect(screen.queryByText('The list of states could not be loaded.')).not.toBeInTheDocument();
   });
 });
 
@@ -217,12 +217,12 @@ describe('a list of choices (the gender)', () => {
     const gender = screen.getByLabelText(/Gender/) as HTMLSelectElement;
     expect(gender.className).toContain('w-select__control');
     expect([...gender.options].map((option) => option.textContent)).toEqual(['Select gender', 'Male', 'Female']);
-    expect(gender.getAttribute('aria-invalid')).toBeNull();
+    expect(gender).not.toHaveAttribute('aria-invalid');
     await user.click(screen.getByRole('button', { name: 'Next' }));
     expect(await screen.findByText('Please select your gender.', { selector: '.field-error' })).toBeInTheDocument();
-    expect(gender.getAttribute('aria-invalid')).toBe('true');
+    expect(gender).toHaveAttribute('aria-invalid', 'true');
     expect(gender.className).toContain('w-select__control--invalid');
     await user.selectOptions(gender, 'Female');
-    expect(gender.getAttribute('aria-invalid')).toBeNull();
+    expect(gender).not.toHaveAttribute('aria-invalid');
   });
 });

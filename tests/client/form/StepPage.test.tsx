@@ -86,7 +86,7 @@ describe('the step page, on the email code step', () => {
     await user.click(screen.getByRole('button', { name: 'Continue' }));
     expect(await screen.findByText('Invalid OTP')).toBeInTheDocument();
     expect(sent).toEqual([{ method: 'POST', path: '/auth/validateOTP', bearer: 'Bearer sign-up-token', body: { code: '1234', email: 'ana@example.com' } }]);
-    expect(screen.getByRole('textbox', { name: /^Email code/ })).toHaveProperty('value', '1234');
+    expect(screen.getByRole('textbox', { name: /^Email code/ })).toHaveValue('1234');
     expect(history.at(-1)).toBe('/verify-otp-email');
   });
 
@@ -135,7 +135,7 @@ describe('the step page, on the email code step', () => {
     expect(
       await screen.findByText('The connection dropped and nothing was sent. What you entered is kept: check your connection, then try again.'),
     ).toBeInTheDocument();
-    expect(screen.getByRole<HTMLInputElement>('textbox', { name: /^Email code/ }).value).toBe('1234');
+    expect(screen.getByRole('textbox', { name: /^Email code/ })).toHaveValue('1234');
     expect(fetch).toHaveBeenCalledTimes(1);
     expect(history.at(-1)).toBe('/verify-otp-email');
   });
