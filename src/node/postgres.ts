@@ -30,7 +30,11 @@ export const postgresBinDir = findPostgresBinDir();
 
 /** PostgreSQL refuses to run as root; as root, its tools run as the postgres user. */
 function pgCommand(tool: string, args: string[]): [string, string[]] {
-  const path = join(postgresBinDir ?? '', tool);
+  // Hidden or missing (POSTGRES_BIN_DIR=/nonexistent), PostgreSQL is missing: a tool found on PATH instead would
+  // run the tests that CI=true must fail, and skip nothing a run without CI=true skips.
+  if (postgresBinDir === undefined)
+    throw new Error(`PostgreSQL is missing: no initdb in ${process.env.POSTGRES_BIN_DIR ?? `${DEBIAN_POSTGRES_ROOT}/<version>/bin`}`);
+  const path = join(postgresBinDir, tool);
   return process.getuid?.() === 0 ? ['runuser', ['-u', 'postgres', '--', path, ...args]] : [path, args];
 }
 
