@@ -2,7 +2,18 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { signInEmulatorUser } from '../../support/identity.js';
 import type { ReviewDriver } from '../../../src/shared/review.js';
-import { approvedDriver, bearer, json, outbox, paySubscription, post, startTestServer, type TestDriver, type TestServer } from '../../support/server.js';
+import {
+  approvedDriver,
+  bankValues,
+  bearer,
+  json,
+  outbox,
+  paySubscription,
+  post,
+  startTestServer,
+  type TestDriver,
+  type TestServer,
+} from '../../support/server.js';
 
 let server: TestServer;
 let app: FastifyInstance;
@@ -21,13 +32,9 @@ const paid = (driver: TestDriver) => paySubscription(app, driver);
 const MINUTE = 60_000;
 
 describe('POST /finance/banks', () => {
+  /** The account number of the bank form's valid fixture (tests/fixtures/addBank/valid/complete.json). */
   const ACCOUNT = '000123456789';
-  const bank = (overrides: Record<string, unknown> = {}) => ({
-    accountHolderName: 'Dana Driver',
-    accountNumber: ACCOUNT,
-    routingNumber: '111000025',
-    ...overrides,
-  });
+  const bank = bankValues;
   let driver: TestDriver;
   beforeAll(async () => {
     driver = await approvedDriver(server);

@@ -7,14 +7,15 @@ import { describe, expect, it } from 'vitest';
 import { createCallCheck } from '../../../../src/server/lib/callReader/checkCall.js';
 import { createFlowIndex } from '../../../../src/server/lib/callReader/flowIndex.js';
 import { keyedMessageOf } from '../../../../src/server/serverMessages.js';
+import { parseFixture } from '../../../../src/shared/fixtureFiles.js';
 import { buildPayload, lookupIn } from '../../../../src/shared/flow.js';
 import { loadFlow } from '../../../../src/node/projectFiles.js';
 
 const flow = loadFlow();
 const { check } = createCallCheck(createFlowIndex(flow));
 
-const fixture = (path: string) =>
-  (JSON.parse(readFileSync(new URL(`../../../fixtures/${path}`, import.meta.url), 'utf8')) as { data: Record<string, unknown> }).data;
+/** A fixture's answers, its relative dates ("$today+1y") resolved. */
+const fixture = (path: string) => parseFixture(JSON.parse(readFileSync(new URL(`../../../fixtures/${path}`, import.meta.url), 'utf8')), flow).data;
 const signUpBody = (form = fixture('signup/valid/complete.json')) =>
   buildPayload(flow.calls.driverEmailSignUp!, lookupIn({ form, context: { idToken: 'a-token', ip: '203.0.113.7' } }));
 
