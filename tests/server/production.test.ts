@@ -8,9 +8,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../src/node/projectFiles.js';
-import { installProduction } from '../../src/cli/productionInstall.js';
-import { freePort, runningPostgres, type TestPostgres } from '../../src/node/postgres.js';
-import { startServerProcess } from '../../src/cli/serverProcess.js';
+import { installProduction } from '../../tools/productionInstall.js';
+import { freePort, runningPostgres, type TestPostgres } from '../../tools/postgres.js';
+import { startServerProcess } from '../../tools/serverProcess.js';
 
 const SERVER = join(PROJECT_ROOT, 'build', 'server', 'main.mjs');
 

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAdminArgs } from '../../../src/cli/admin.js';
 import { extensionOf } from '../../../src/server/routes/adminPrivacy.js';
 import { signInEmulatorUser } from '../../support/identity.js';
-import { runningPostgres } from '../../../src/node/postgres.js';
+import { runningPostgres } from '../../../tools/postgres.js';
 import {
   bearer,
   completeProfile,

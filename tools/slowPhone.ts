@@ -15,10 +15,10 @@ import fastifyStatic from '@fastify/static';
 import * as esbuild from 'esbuild';
 import Fastify from 'fastify';
 import type { Browser, Page } from 'playwright-core';
-import { markdownStubPlugin, precompress, staticClosure } from '../node/build.js';
-import { precompiledValidatorsCode } from '../node/precompiledValidators.js';
-import { loadSchema, loadUiSchema, PROJECT_ROOT } from '../node/projectFiles.js';
-import { isObject, type JsonObject } from '../shared/schemaFiles.js';
+import { markdownStubPlugin, precompress, staticClosure } from '../src/node/build.js';
+import { precompiledValidatorsCode } from '../src/node/precompiledValidators.js';
+import { loadSchema, loadUiSchema, PROJECT_ROOT } from '../src/node/projectFiles.js';
+import { isObject, type JsonObject } from '../src/shared/schemaFiles.js';
 
 /**
  * The pages measured: a step's route, the schema its form shows, the field typed in, and a field

@@ -9,7 +9,7 @@ import { cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { CONTENT_FOLDERS, PROJECT_ROOT } from '../node/projectFiles.js';
+import { CONTENT_FOLDERS, PROJECT_ROOT } from '../src/node/projectFiles.js';
 
 export interface DevServer {
   baseUrl: string;

@@ -7,7 +7,7 @@
 import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { CONTENT_FOLDERS, PROJECT_ROOT } from '../node/projectFiles.js';
+import { CONTENT_FOLDERS, PROJECT_ROOT } from '../src/node/projectFiles.js';
 
 /** What a production machine needs of the project, once `npm run build` ran (build/ssr: the server's drawing of the steps). */
 export const PRODUCTION_FILES = ['package.json', 'package-lock.json', 'build/server', 'build/ssr', 'dist', ...CONTENT_FOLDERS];

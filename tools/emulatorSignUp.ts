@@ -2,7 +2,7 @@
  * A driver's email sign-up as the sign-up form sends it, with a new account in the Firebase Auth
  * emulator: for `npm run bench` and the load harnesses (rollingRestart.ts).
  */
-import { LOCAL_AUTH_EMULATOR_HOST } from '../server/config.js';
+import { LOCAL_AUTH_EMULATOR_HOST } from '../src/server/config.js';
 
 const PASSWORD = 'Str0ng!Pass';
 

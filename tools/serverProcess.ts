@@ -6,7 +6,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { PROJECT_ROOT } from '../node/projectFiles.js';
+import { PROJECT_ROOT } from '../src/node/projectFiles.js';
 
 export interface ServerProcess {
   /** http://127.0.0.1:<port> */
