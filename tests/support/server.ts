@@ -72,7 +72,7 @@ const POSTGRES_START_TIMEOUT_MS = 60_000;
 /**
  * A database of the worker's own on the run's PostgreSQL, as production runs: the embedded one
  * costs seconds of CPU to open and more per statement, which made a third of the server tests'
- * time. The embedded database is tested on its own (`databaseOnDisk`, the units, `npm run dev`),
+ * time. The embedded database is tested on its own (`databaseOnDisk`, tests/server/db/db.test.ts, `npm run dev`),
  * and is what a worker uses where PostgreSQL is not installed.
  */
 async function createWorkerDatabase(): Promise<Db> {
