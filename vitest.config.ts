@@ -43,7 +43,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'unit',
-          include: ['tests/*.test.ts', 'tests/{shared,widgets,client,cli,docs,components}/**/*.test.{ts,tsx}'],
+          include: ['tests/*.test.ts', 'tests/{shared,widgets,client,cli,docs}/**/*.test.{ts,tsx}'],
           isolate: false,
           setupFiles: ['tests/support/testingLibrary.ts'],
         },

@@ -10,7 +10,7 @@
  */
 import type { TestProject } from 'vitest/node';
 import { launchAuthEmulator, type LaunchedEmulator } from '../src/cli/authEmulator.js';
-import { launchPostgres, postgresBinDir, type TestPostgres } from '../src/node/postgres.js';
+import { launchPostgres, postgresBinDir, type TestPostgres } from '../tools/postgres.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {

@@ -8,7 +8,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Browser, FrameLocator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { msUntilReloadedPageShows, startDevServer, type DevServer } from '../../src/cli/devProcess.js';
+import { msUntilReloadedPageShows, startDevServer, type DevServer } from '../../tools/devProcess.js';
 import { closeContexts, PHONE_VIEWPORT, screenshot, sharedChromium } from './support.js';
 import { authEmulatorReady } from '../support/identity.js';
 

@@ -7,7 +7,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { onTestFinished } from 'vitest';
-import { launchChromium } from '../../src/cli/chromium.js';
+import { launchChromium } from '../../tools/chromium.js';
 import { PROJECT_ROOT } from '../../src/node/projectFiles.js';
 import type { OutboxEntry } from '../../src/server/messaging/localOutbox.js';
 import { startTestServer, VEHICLE_IMAGE_FIELDS, type TestServer } from '../support/server.js';

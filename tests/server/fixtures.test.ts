@@ -37,7 +37,7 @@ beforeAll(async () => {
   driver = await verifiedDriver(server.app);
   await verifyPhone(server.app, driver);
   vehicleId = await uploadVehicleImages(server.app, driver);
-  // The bank account comes after the paid subscription; paying has its own tests (subscription.test.ts).
+  // The bank account comes after the paid subscription; paying has its own tests (tests/server/routes/subscription.test.ts).
   paidDriver = await approvedDriver(server);
   await server.db.query('UPDATE drivers SET is_subscription_paid = true WHERE id = $1', [paidDriver.driverId]);
 });

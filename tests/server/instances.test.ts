@@ -9,11 +9,11 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeTwilio, type FakeTwilio } from '../support/fakeTwilio.js';
 import { createEmulatorUser } from '../support/identity.js';
-import { runningPostgres, type TestPostgres } from '../../src/node/postgres.js';
+import { runningPostgres, type TestPostgres } from '../../tools/postgres.js';
 import { startRedis } from '../support/redis.js';
 import { startS3, type LocalS3 } from '../support/s3.js';
 import { formData, profileValues, randomPhone, signUpPayload, startTestServer, vehicleImageValues, vehicleValues } from '../support/server.js';
-import { startServerProcess, type ServerProcess } from '../../src/cli/serverProcess.js';
+import { startServerProcess, type ServerProcess } from '../../tools/serverProcess.js';
 import type { QueuePage, ReviewDriver } from '../../src/shared/review.js';
 import { startSmtpServer, type LocalSmtp } from '../support/smtp.js';
 

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDb } from '../../src/server/db/db.js';
 import { HOLDER_STATEMENT } from '../../src/server/plugins/sessions.js';
 import { PROJECT_ROOT } from '../../src/node/projectFiles.js';
-import { runningPostgres, type TestPostgres } from '../../src/node/postgres.js';
+import { runningPostgres, type TestPostgres } from '../../tools/postgres.js';
 import type { Insights } from '../../src/shared/review.js';
 import { expectedFigures, seedDrivers, writeSeed } from '../support/insightsSeed.js';
 import { bearer, completeProfile, json, staffKey, verifiedDriver, startTestServer, statusData, verifyPhone, type TestServer } from '../support/server.js';

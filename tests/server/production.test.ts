@@ -8,9 +8,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../src/node/projectFiles.js';
-import { installProduction } from '../../src/cli/productionInstall.js';
-import { freePort, runningPostgres, type TestPostgres } from '../../src/node/postgres.js';
-import { startServerProcess } from '../../src/cli/serverProcess.js';
+import { installProduction } from '../../tools/productionInstall.js';
+import { freePort, runningPostgres, type TestPostgres } from '../../tools/postgres.js';
+import { startServerProcess } from '../../tools/serverProcess.js';
 
 const SERVER = join(PROJECT_ROOT, 'build', 'server', 'main.mjs');
 
@@ -76,7 +76,7 @@ describe('npm run start:prod', () => {
   });
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
-  // Each other missing setting is refused the same way, by the same check: tests/server/units.test.ts (readConfig).
+  // Each other missing setting is refused the same way, by the same check: tests/server/config.test.ts (readConfig).
   it('refuses to start without DATA_KEY, in one line, and writes nothing', async () => {
     const home = join(dataDir, 'without-DATA_KEY');
     const env: Record<string, string> = { ...productionEnv(home), DATABASE_URL: 'postgres://onramp@127.0.0.1:1/onramp' };

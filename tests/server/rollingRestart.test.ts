@@ -1,10 +1,10 @@
 // What operators run: two built servers on one PostgreSQL behind haproxy with no retries, under a
 // steady mix of status polls, sign-ups and photo uploads, restarted one after the other with
-// SIGTERM (src/cli/rollingRestart.ts). Every request is answered, every photo answered as stored
+// SIGTERM (tools/rollingRestart.ts). Every request is answered, every photo answered as stored
 // reads back whole, and the storage holds nothing else. `npm run bench` prints the same figures
 // beside those with haproxy's retries on.
 import { describe, expect, it } from 'vitest';
-import { rollingRestart } from '../../src/cli/rollingRestart.js';
+import { rollingRestart } from '../../tools/rollingRestart.js';
 import { authEmulatorReady } from '../support/identity.js';
 
 describe('a rolling restart of two servers behind haproxy, without retries', { tags: ['postgresql', 'haproxy'] }, () => {

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServerProcess, type ServerProcess } from '../../src/cli/serverProcess.js';
+import { startServerProcess, type ServerProcess } from '../../tools/serverProcess.js';
 import { STOPPING_MESSAGE } from '../../src/server/routes/health.js';
 import { stopServing } from '../../src/server/shutdown.js';
 import { bearer, file, formData, JPEG_BYTES, startTestServer, verifiedDriver, type TestDriver, type TestServer } from '../support/server.js';

@@ -8,9 +8,9 @@
 import { accessSync, constants } from 'node:fs';
 import type { TestTagDefinition } from 'vitest/config';
 import type { Reporter, TestModule, Vitest } from 'vitest/node';
-import { chromiumPath, DEBIAN_CHROMIUM } from '../../src/cli/chromium.js';
-import { DEBIAN_POSTGRES_ROOT, findPostgresBinDir } from '../../src/node/postgres.js';
-import { DEBIAN_HAPROXY, HAPROXY } from '../../src/cli/rollingRestart.js';
+import { chromiumPath, DEBIAN_CHROMIUM } from '../../tools/chromium.js';
+import { DEBIAN_POSTGRES_ROOT, findPostgresBinDir } from '../../tools/postgres.js';
+import { DEBIAN_HAPROXY, HAPROXY } from '../../tools/rollingRestart.js';
 import { DEBIAN_REDIS_SERVER, REDIS_SERVER } from './redis.js';
 
 export type PrerequisiteTag = 'chromium' | 'postgresql' | 'redis' | 'haproxy';

@@ -15,11 +15,14 @@ import { buildApp } from '../../src/server/app.js';
 import { readConfig, type ServerConfig } from '../../src/server/config.js';
 import { isConnectionFailure, openDb, type Db } from '../../src/server/db/db.js';
 import type { OutboxEntry } from '../../src/server/messaging/localOutbox.js';
-import { loadSchema } from '../../src/node/projectFiles.js';
-import { isoDateOffset } from '../../src/shared/dates.js';
+import { FIXTURES_DIR, loadFlow, loadSchema, readJsonFile } from '../../src/node/projectFiles.js';
+import { parseFixture } from '../../src/shared/fixtureFiles.js';
+import { buildPayload, lookupIn } from '../../src/shared/flow.js';
 import { addStaff } from '../../src/server/lib/staffMembers.js';
 import type { StaffRole } from '../../src/shared/review.js';
 import { authEmulatorReady, createEmulatorUser, uniqueEmail, type EmulatorUser } from './identity.js';
+
+const FLOW = loadFlow();
 
 /** "Now" for the server, moved by tests instead of sleeping. */
 export class TestClock {
@@ -69,7 +72,7 @@ const POSTGRES_START_TIMEOUT_MS = 60_000;
 /**
  * A database of the worker's own on the run's PostgreSQL, as production runs: the embedded one
  * costs seconds of CPU to open and more per statement, which made a third of the server tests'
- * time. The embedded database is tested on its own (`databaseOnDisk`, the units, `npm run dev`),
+ * time. The embedded database is tested on its own (`databaseOnDisk`, tests/server/db/db.test.ts, `npm run dev`),
  * and is what a worker uses where PostgreSQL is not installed.
  */
 async function createWorkerDatabase(): Promise<Db> {
@@ -278,49 +281,50 @@ export function formData(values: Record<string, FormValue>): FormData {
   return form;
 }
 
-export const profileValues = (overrides: Record<string, FormValue> = {}): Record<string, FormValue> => ({
-  firstName: 'Ada',
-  lastName: 'Lovelace',
-  MI: 'B',
-  dateOfBirth: '1990-04-12',
-  gender: 'Female',
-  SSN: '123456789',
-  driverLicenseNumber: 'D1234567',
-  street: '1 Main Street',
-  city: 'Austin',
-  state: 'TX',
-  zipcode: '73301',
-  profilePicture: file(PNG_BYTES),
-  socialSecurityCardFront: file(JPEG_BYTES, 'front.jpg', 'image/jpeg'),
-  socialSecurityCardBack: file(PNG_BYTES, 'back.png'),
-  ...overrides,
-});
+/**
+ * A step's valid fixture (tests/fixtures/<step>/valid/complete.json) as its call sends it: the
+ * flow's payload mapping applied as the browser applies it, each photo field's content type
+ * ("image/png") a small image of that type, `storage` what the browser has kept (the vehicle id).
+ * A field added to a schema and its fixture reaches every server test that sends the step.
+ */
+function fixturePayload(step: string, storage: Record<string, unknown> = {}): Record<string, FormValue> {
+  const form = parseFixture(readJsonFile(join(FIXTURES_DIR, step, 'valid', 'complete.json')), FLOW).data;
+  const formStep = FLOW.steps[step];
+  if (formStep?.kind !== 'form') throw new Error(`no form step "${step}" in the flow`);
+  const lookup = lookupIn({ form, storage });
+  const photo = (field: string) => {
+    const type = form[field];
+    return type === 'image/png' ? file(PNG_BYTES, `${field}.png`) : file(JPEG_BYTES, `${field}.jpg`, 'image/jpeg');
+  };
+  const payload = buildPayload(FLOW.calls[formStep.call]!, (source) => (source.startsWith('file.') ? photo(source.slice('file.'.length)) : lookup(source)));
+  return Object.fromEntries(
+    Object.entries(payload).map(([key, value]) => [
+      key,
+      value === null || value === undefined ? undefined : typeof value === 'object' ? (value as ReturnType<typeof file>) : String(value),
+    ]),
+  );
+}
+
+/** The profile form, from its valid fixture. */
+export const profileValues = (overrides: Record<string, FormValue> = {}): Record<string, FormValue> => ({ ...fixturePayload('completeProfile'), ...overrides });
 
 /** The six vehicle photos, as schemas/vehicle-images.schema.json names them. */
 export const VEHICLE_IMAGE_FIELDS = Object.keys(loadSchema('vehicle-images').properties as object);
 
+/** The six vehicle photos, from their valid fixture. */
 export const vehicleImageValues = (overrides: Record<string, FormValue> = {}): Record<string, FormValue> => ({
-  ...Object.fromEntries(VEHICLE_IMAGE_FIELDS.map((field) => [field, file(JPEG_BYTES, `${field}.jpg`, 'image/jpeg')])),
+  ...fixturePayload('uploadVehicleImages'),
   ...overrides,
 });
 
-/** A valid vehicle form: expiry dates a year ahead. */
+/** A valid vehicle form, from its fixture: expiry dates a year ahead. */
 export const vehicleValues = (vehicleId: string, overrides: Record<string, FormValue> = {}): Record<string, FormValue> => ({
-  vehicleName: 'Prius',
-  vehicleMake: 'Toyota',
-  modelYear: '2020',
-  plateNumber: 'ABC1234',
-  isWheelChairAccessible: 'false',
-  driverLicenseCardFront: file(PNG_BYTES),
-  driverLicenseCardBack: file(PNG_BYTES),
-  driverLicenseExpiryDate: isoDateOffset(1, 0),
-  vehicleRegistrationExpiryDate: isoDateOffset(1, 0),
-  proofInsuranceExpiryDate: isoDateOffset(1, 0),
-  proofInsurance: file(JPEG_BYTES, 'insurance.jpg', 'image/jpeg'),
-  vehicleRegistrationCard: file(PNG_BYTES),
-  vehicleId,
+  ...fixturePayload('addVehicle', { vehicle_id: vehicleId }),
   ...overrides,
 });
+
+/** The bank form's body, from its valid fixture. */
+export const bankValues = (overrides: Record<string, unknown> = {}): Record<string, unknown> => ({ ...fixturePayload('addBank'), ...overrides });
 
 export function post(app: FastifyInstance, url: string, token: string | null, payload: InjectOptions['payload'] | FormData) {
   return app.inject({ method: 'POST', url, headers: token ? bearer(token) : {}, payload: payload as InjectOptions['payload'] });
@@ -352,6 +356,24 @@ export async function sendVehicle(app: FastifyInstance, driver: TestDriver, over
   const response = await post(app, '/driver/completeVehicle', driver.token, formData(vehicleValues(vehicleId, overrides)));
   if (response.statusCode !== 200) throw new Error(`vehicle failed: ${response.statusCode} ${response.body}`);
   return vehicleId;
+}
+
+/**
+ * Pays the weekly subscription as the card page does with the payment sandbox: the subscription
+ * (GET /subscription/createStripeSub), the sandbox's test card that succeeds, then
+ * POST /subscription/validateStripeSub, which must answer that it is paid.
+ */
+export async function paySubscription(app: FastifyInstance, driver: TestDriver): Promise<void> {
+  const created = await app.inject({ method: 'GET', url: '/subscription/createStripeSub', headers: bearer(driver.token) });
+  if (created.statusCode !== 200) throw new Error(`subscription failed: ${created.statusCode} ${created.body}`);
+  const { clientSecret, stripeSubscriptionId, paymentIntentId } = json<{ clientSecret: string; stripeSubscriptionId: string; paymentIntentId: string }>(
+    created,
+  );
+  const card = { number: '4242 4242 4242 4242', expiry: '12 / 40', cvc: '123' };
+  const confirmed = await app.inject({ method: 'POST', url: '/sandbox/confirmPayment', payload: { clientSecret, ...card } });
+  if (confirmed.statusCode !== 200) throw new Error(`card payment failed: ${confirmed.statusCode} ${confirmed.body}`);
+  const validated = await post(app, '/subscription/validateStripeSub', driver.token, { stripeSubscriptionId, paymentIntentId });
+  if (json(validated).status !== true) throw new Error(`subscription not paid: ${validated.statusCode} ${validated.body}`);
 }
 
 /** The version of a driver's data a decision must name, as the admin list shows it. */

@@ -389,7 +389,7 @@ export async function adminPrivacyRoutes(app: FastifyInstance, options: { embedd
  * rows only, but in PGlite (0.3) a second VACUUM FULL of a table with a column added with a default
  * (drivers.review_version, sessions.kind, otp_codes.purpose) fails with "tuple concurrently deleted"
  * until the process restarts (VACUUM FULL clears the column's stored default and leaves a stale
- * catalog cache behind), and CLUSTER does not (tests/server/privacy.test.ts erases several times).
+ * catalog cache behind), and CLUSTER does not (tests/server/routes/adminPrivacy.test.ts erases several times).
  *
  * The embedded database (PGlite, in DATA_DIR) then starts a new WAL segment and checkpoints with
  * recycling off, so the segments that held the rows are deleted, not kept for reuse. On a

@@ -2,7 +2,7 @@
 // A file that needs Chromium as a browser journey does: tagged as a whole, Chromium launched before its tests.
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { launchChromium } from '../../../src/cli/chromium.js';
+import { launchChromium } from '../../../tools/chromium.js';
 
 let browser: Browser | undefined;
 beforeAll(async () => {

@@ -3,7 +3,7 @@
  * of the mapping back from a payload to a form's values, so the server validates them with the
  * very schema the browser rendered, and answers with the schema's own messages. Pure: it reads the
  * payload's values (a JSON body's, or a multipart form's text fields with its files' types), and
- * needs no request, so it is tested without Fastify (tests/server/checkCall.test.ts).
+ * needs no request, so it is tested without Fastify (tests/server/lib/callReader/checkCall.test.ts).
  *
  *   values → readPayload (flow.ts: the flow's transforms undone) → unknown keys refused → kept
  *   files and masked values taken back → multipart "true"/"false" become booleans where the schema

@@ -1,0 +1,238 @@
+/**
+ * The slow-phone figure of `npm run bench`: a first visit and a repeat visit to a step, in
+ * headless Chromium throttled as a cheap phone on a poor network (400 ms round trip, 400 kbit/s
+ * both ways, the CPU four times slower), timed from the navigation until a key typed in the form
+ * shows in its first field. Beside it, the anchor: the plain setup a good team would ship, built
+ * here from the same schemas: React 19, rjsf's own theme, each form's validator precompiled (as
+ * the app's build does), rjsf's markdown dependency stubbed, the form code-split from the entry;
+ * served compressed and cached as the app's scripts are.
+ */
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import fastifyStatic from '@fastify/static';
+import * as esbuild from 'esbuild';
+import Fastify from 'fastify';
+import type { Browser, Page } from 'playwright-core';
+import { markdownStubPlugin, precompress, staticClosure } from '../src/node/build.js';
+import { precompiledValidatorsCode } from '../src/node/precompiledValidators.js';
+import { loadSchema, loadUiSchema, PROJECT_ROOT } from '../src/node/projectFiles.js';
+import { isObject, type JsonObject } from '../src/shared/schemaFiles.js';
+
+/**
+ * The pages measured: a step's route, the schema its form shows, the field typed in, and a field
+ * with a key that makes it invalid (its message shows once the form's scripts run).
+ */
+export const SLOW_PHONE_PAGES = [
+  { route: '/signup', schema: 'signup', field: '#root_email', invalid: { field: '#root_email', key: 'a' } },
+  { route: '/complete-profile', schema: 'profile', field: '#root_firstName', invalid: { field: '#root_zipCode', key: '1' } },
+] as const;
+
+const THROTTLING = { latency: 400, downloadThroughput: (400 * 1000) / 8, uploadThroughput: (400 * 1000) / 8, cpuRate: 4 };
+const VISITS = 5;
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
+
+/** The anchor's entry: the form's component and the route's form load beside each other, each its own chunk. */
+const ANCHOR_MAIN = (routes: Record<string, string>) => `import { lazy, Suspense } from 'react';
+import { createRoot } from 'react-dom/client';
+const forms = {
+${Object.entries(routes)
+  .map(([route, schema]) => `  ${JSON.stringify(route)}: () => import(${JSON.stringify(`./forms/${schema}.js`)}),`)
+  .join('\n')}
+};
+const Page = lazy(async () => {
+  const [{ StepForm }, form] = await Promise.all([import('./StepForm.js'), forms[location.pathname]()]);
+  return { default: () => <StepForm form={form} /> };
+});
+createRoot(document.getElementById('root')).render(<Suspense fallback={null}><Page /></Suspense>);
+`;
+
+const ANCHOR_FORM = `import Form from '@rjsf/core';
+import { createPrecompiledValidator } from '@rjsf/validator-ajv8';
+import { useMemo } from 'react';
+export function StepForm({ form }) {
+  const validator = useMemo(() => createPrecompiledValidator(form.validateFns, form.schema), [form]);
+  return <Form schema={form.schema} uiSchema={form.uiSchema} validator={validator} liveValidate />;
+}
+`;
+
+/** What a first visit to each measured route of the anchor loads: the entry, the form's component and the route's form, with their imports. */
+function anchorPageScripts(metafile: esbuild.Metafile, dir: string): Record<string, string[]> {
+  const outputs = Object.entries(metafile.outputs).filter(([file]) => file.endsWith('.js'));
+  const owning = (input: string) => outputs.filter(([, output]) => Object.keys(output.inputs).some((each) => each.endsWith(input))).map(([file]) => file);
+  const entry = outputs.find(([, output]) => output.entryPoint?.endsWith('main.tsx'))?.[0];
+  if (!entry) throw new Error('The anchor has no entry script');
+  return Object.fromEntries(
+    SLOW_PHONE_PAGES.map(({ route, schema }) => [
+      route,
+      staticClosure(metafile, [entry, ...owning('StepForm.tsx'), ...owning(`forms/${schema}.js`)]).map((file) => join(dir, file)),
+    ]),
+  );
+}
+
+/** Gzipped size (level 9, as the app's figures) of these files together. */
+export async function gzippedSize(files: string[]): Promise<number> {
+  let total = 0;
+  for (const file of files) total += gzipSync(await readFile(file), { level: 9 }).length;
+  return total;
+}
+
+/**
+ * Builds the anchor (its forms from the measured routes' schemas) and serves it as the app's
+ * server serves its build: precompressed (Brotli, gzip), scripts named by their contents and kept
+ * a year, the page asked again on every visit. Answers its address, each measured route's
+ * first-visit scripts, and a way to stop it.
+ */
+export async function startAnchor(): Promise<{ url: string; firstVisit: Record<string, string[]>; stop(): Promise<void> }> {
+  const dir = await mkdtemp(join(tmpdir(), 'onramp-anchor-'));
+  // The same fields, in rjsf's own widgets: our custom ones (the photo slots, the state list…) are left out.
+  const plainUi = (ui: JsonObject): JsonObject =>
+    Object.fromEntries(
+      Object.entries(ui).map(([key, value]) => {
+        if (!isObject(value) || typeof value['ui:widget'] !== 'string' || value['ui:widget'] === 'password') return [key, value];
+        const { 'ui:widget': _custom, ...rest } = value;
+        return [key, rest];
+      }),
+    );
+  await mkdir(join(dir, 'forms'));
+  for (const { schema: name } of SLOW_PHONE_PAGES) {
+    const schema = loadSchema(name);
+    await writeFile(join(dir, 'forms', `${name}.validators.cjs`), precompiledValidatorsCode(schema));
+    await writeFile(
+      join(dir, 'forms', `${name}.js`),
+      `import validateFns from './${name}.validators.cjs';\nexport const schema = ${JSON.stringify(schema)};\nexport const uiSchema = ${JSON.stringify(plainUi(loadUiSchema(name)))};\nexport { validateFns };\n`,
+    );
+  }
+  await writeFile(join(dir, 'main.tsx'), ANCHOR_MAIN(Object.fromEntries(SLOW_PHONE_PAGES.map(({ route, schema }) => [route, schema]))));
+  await writeFile(join(dir, 'StepForm.tsx'), ANCHOR_FORM);
+  const out = join(dir, 'public');
+  const { metafile } = await esbuild.build({
+    entryPoints: [join(dir, 'main.tsx')],
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'browser',
+    target: 'es2020',
+    minify: true,
+    jsx: 'automatic',
+    metafile: true,
+    absWorkingDir: dir,
+    outdir: join(out, 'assets'),
+    entryNames: '[name]-[hash]',
+    chunkNames: 'chunks/[name]-[hash]',
+    define: { 'process.env.NODE_ENV': '"production"' },
+    plugins: [markdownStubPlugin],
+    legalComments: 'none',
+    nodePaths: [join(PROJECT_ROOT, 'node_modules')],
+    logLevel: 'error',
+  });
+  const firstVisit = anchorPageScripts(metafile, dir);
+  const [entry, ...imports] = staticClosure(metafile, [
+    Object.keys(metafile.outputs).find((file) => metafile.outputs[file]?.entryPoint?.endsWith('main.tsx'))!,
+  ]);
+  const href = (file: string) => `/${file.replace(/^public\//, '')}`;
+  // The entry's own imports preloaded with it, as index.html does for the app's.
+  const page = `<!doctype html><html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><script type="module" src="${href(entry!)}"></script>${imports.map((file) => `<link rel="modulepreload" href="${href(file)}">`).join('')}</head><body><div id="root"></div></body></html>`;
+  await precompress(out);
+  const server = Fastify();
+  await server.register(fastifyStatic, {
+    root: out,
+    preCompressed: true,
+    index: false,
+    wildcard: true,
+    setHeaders: (reply, path) => reply.header('cache-control', path.includes('/assets/') ? 'public, max-age=31536000, immutable' : 'no-cache'),
+  });
+  server.setNotFoundHandler((_request, reply) => reply.type('text/html').header('cache-control', 'no-cache').send(page));
+  const url = await server.listen({ host: '127.0.0.1', port: 0 });
+  return {
+    url,
+    firstVisit,
+    async stop() {
+      await server.close();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Milliseconds from navigating to `url` until a key typed in `field` shows there. */
+async function untilTypingEchoes(page: Page, url: string, field: string): Promise<number> {
+  const started = Date.now();
+  await page.goto(url, { waitUntil: 'commit' });
+  const input = page.locator(field);
+  await input.waitFor({ timeout: 120_000 });
+  // A repeat visit may find the first visit's draft in the field: the key shows after it.
+  const before = await input.inputValue();
+  await input.pressSequentially('a', { timeout: 120_000 });
+  await page.waitForFunction(([selector, wanted]) => (document.querySelector(selector!) as HTMLInputElement | null)?.value === wanted, [field, `${before}a`], {
+    timeout: 120_000,
+  });
+  return Date.now() - started;
+}
+
+/**
+ * Milliseconds from navigating to `url` until an invalid key typed in `field` shows the field's
+ * message: until the form's scripts run and judge it. The key is typed into the emptied field, and
+ * the field left, again every moment until then (a page drawn by the server takes keys before its scripts run).
+ */
+async function untilInvalidShows(page: Page, url: string, { field, key }: { field: string; key: string }): Promise<number> {
+  const started = Date.now();
+  await page.goto(url, { waitUntil: 'commit' });
+  const input = page.locator(field);
+  const message = page.locator(`${field}__error`);
+  await input.waitFor({ timeout: 120_000 });
+  while (Date.now() - started < 120_000) {
+    // Typed afresh each time: keys piling up could make the value valid (five digits are a zip code).
+    await input.fill('');
+    await input.press(key);
+    await input.press('Tab');
+    const shown = await message
+      .filter({ hasText: /\S/ })
+      .waitFor({ timeout: 250 })
+      .then(() => true)
+      .catch(() => false);
+    if (shown) return Date.now() - started;
+  }
+  throw new Error(`No message on ${field} at ${url} after 120 s`);
+}
+
+/** A phone's browser page: throttled as a cheap phone on a poor network. */
+async function slowPhonePage(browser: Browser): Promise<{ page: Page; close(): Promise<void> }> {
+  const context = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+  const page = await context.newPage();
+  const cdp = await context.newCDPSession(page);
+  await cdp.send('Network.enable');
+  await cdp.send('Network.emulateNetworkConditions', {
+    offline: false,
+    latency: THROTTLING.latency,
+    downloadThroughput: THROTTLING.downloadThroughput,
+    uploadThroughput: THROTTLING.uploadThroughput,
+  });
+  await cdp.send('Emulation.setCPUThrottlingRate', { rate: THROTTLING.cpuRate });
+  return { page, close: () => context.close() };
+}
+
+/** First and repeat visits (medians of five) to each measured page, at `baseUrl`, and first visits until an invalid key shows its message. */
+export async function slowPhoneVisits(browser: Browser, baseUrl: string): Promise<{ route: string; first: number; repeat: number; judged: number }[]> {
+  const results = [];
+  for (const { route, field, invalid } of SLOW_PHONE_PAGES) {
+    const first: number[] = [];
+    const repeat: number[] = [];
+    const judged: number[] = [];
+    for (let visit = 0; visit < VISITS; visit++) {
+      const phone = await slowPhonePage(browser);
+      judged.push(await untilInvalidShows(phone.page, `${baseUrl}${route}`, invalid));
+      await phone.close();
+    }
+    for (let visit = 0; visit < VISITS; visit++) {
+      const { page, close } = await slowPhonePage(browser);
+      first.push(await untilTypingEchoes(page, `${baseUrl}${route}`, field));
+      await page.goto('about:blank');
+      repeat.push(await untilTypingEchoes(page, `${baseUrl}${route}`, field));
+      await close();
+    }
+    results.push({ route, first: median(first), repeat: median(repeat), judged: median(judged) });
+  }
+  return results;
+}
