@@ -21,7 +21,7 @@ import {
   formData,
   JPEG_BYTES,
   json,
-  outbox,
+  deliveredBy,
   PNG_BYTES,
   post,
   startTestServer,
@@ -103,10 +103,7 @@ async function notices(driver: Seeded) {
 }
 
 /** What either instance delivered: each also delivers in the background, into its own local outbox. */
-async function delivered() {
-  await Promise.all([server.app.messaging.deliverDue(), other.messaging.deliverDue()]);
-  return [...(await outbox(server.app)), ...(await outbox(other))];
-}
+const delivered = () => deliveredBy(server.db, server.app, other);
 
 const asReviewer = (url: string) => server.app.inject({ method: 'GET', url, headers: bearer(server.reviewer.key) });
 

@@ -7,7 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UNSUBSCRIBE_MESSAGES } from '../../src/server/routes/reminders.js';
 import { loadNotices } from '../../src/node/projectFiles.js';
-import { outbox, startTestServer, type TestServer } from '../support/server.js';
+import { deliveredBy, startTestServer, type TestServer } from '../support/server.js';
 
 const HOUR_MS = 3600 * 1000;
 /** Noon in New York, 9 am in Los Angeles. */
@@ -75,10 +75,7 @@ async function reminders(driver: Seeded) {
 const pass = () => server.app.reminders.remindDue();
 
 /** What either instance delivered: each also delivers in the background, into its own local outbox. */
-async function delivered() {
-  await Promise.all([server.app.messaging.deliverDue(), other.messaging.deliverDue()]);
-  return [...(await outbox(server.app)), ...(await outbox(other))];
-}
+const delivered = () => deliveredBy(server.db, server.app, other);
 
 describe('reminders', () => {
   it('go at the configured delays without progress, then never again', async () => {

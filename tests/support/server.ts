@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import pg from 'pg';
 import sharp from 'sharp';
-import { inject } from 'vitest';
+import { expect, inject } from 'vitest';
 import { buildApp } from '../../src/server/app.js';
 import { readConfig, type ServerConfig } from '../../src/server/config.js';
 import { isConnectionFailure, openDb, type Db } from '../../src/server/db/db.js';
@@ -189,6 +189,28 @@ export const randomPhone = () => `+1${randomInt(2, 10)}${randomInt(10, 100)}${ra
 
 export async function outbox(app: FastifyInstance): Promise<OutboxEntry[]> {
   return json<OutboxEntry[]>(await app.inject({ method: 'GET', url: '/dev/outbox' }));
+}
+
+/**
+ * Every notice due, delivered by the instances given, and what their local outboxes hold. Each
+ * instance also delivers in the background: a notice one of them has claimed is in flight until
+ * it is marked sent, so the outboxes are read once no due notice is left pending.
+ */
+export async function deliveredBy(db: Db, ...apps: FastifyInstance[]): Promise<OutboxEntry[]> {
+  await expect
+    .poll(
+      async () => {
+        await Promise.all(apps.map((app) => app.messaging.deliverDue()));
+        const { rows } = await db.query<{ pending: number }>(
+          "SELECT count(*)::int AS pending FROM outgoing_notices WHERE status = 'pending' AND next_attempt_at <= $1",
+          [apps[0]!.now()],
+        );
+        return rows[0]?.pending;
+      },
+      { timeout: 15_000 },
+    )
+    .toBe(0);
+  return (await Promise.all(apps.map(outbox))).flat();
 }
 
 /** The newest code sent to an email or phone. */
