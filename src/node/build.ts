@@ -242,18 +242,20 @@ function clientContext(formsLoader: () => string) {
 /**
  * Bundles the drawing with the same forms, translations and plugins as the browser's, React in
  * production as there; every package inside it, as the content folder may have no node_modules
- * (a CommonJS package's require of node's own modules is given one).
+ * (a CommonJS package's require of node's own modules is given one). Kept, as the browser's, so
+ * a rebuild under `npm run dev` parses only what changed; into memory, written with the browser's.
  */
-async function buildSsr(formsLoader: () => string): Promise<void> {
-  await esbuild.build({
+function ssrContext(formsLoader: () => string) {
+  return esbuild.context({
     entryPoints: [join(CLIENT, 'app', 'serverRender.tsx')],
     bundle: true,
     platform: 'node',
     format: 'esm',
     target: 'node20',
     jsx: 'automatic',
+    write: false,
     absWorkingDir: CONTENT_ROOT,
-    outfile: `${SSR_BUNDLE}.new`,
+    outfile: SSR_BUNDLE,
     define: { 'process.env.NODE_ENV': '"production"' },
     banner: { js: "import { createRequire as __onrampRequire } from 'node:module'; const require = __onrampRequire(import.meta.url);" },
     loader: { '.css': 'empty', '.svg': 'file' },
@@ -262,7 +264,6 @@ async function buildSsr(formsLoader: () => string): Promise<void> {
     nodePaths: [join(PROJECT_ROOT, 'node_modules')],
     plugins: [projectPlugin(formsLoader), markdownStubPlugin],
   });
-  await rename(`${SSR_BUNDLE}.new`, SSR_BUNDLE);
 }
 
 const href = (file: string) => '/' + file.replace(/^dist\//, '');
@@ -270,7 +271,7 @@ const preloadLinks = (files: string[]) => files.map((file) => `<link rel="module
 const pascal = (name: string) => name.charAt(0).toUpperCase() + name.slice(1);
 
 /** Written whole, then renamed: the server reads these for every page, also during a rebuild. */
-async function writeWhole(path: string, text: string): Promise<void> {
+async function writeWhole(path: string, text: string | Uint8Array): Promise<void> {
   await writeFile(`${path}.new`, text);
   await rename(`${path}.new`, path);
 }
@@ -343,9 +344,14 @@ async function writeIndexHtml(metafile: Metafile): Promise<BuiltEntry> {
  */
 export async function buildDist(): Promise<DistBuild> {
   let formsLoader = '';
-  const context = await clientContext(() => formsLoader);
+  const [context, ssr] = await Promise.all([clientContext(() => formsLoader), ssrContext(() => formsLoader)]);
   let previous = new Set<string>();
-  const write = async ({ outputFiles, metafile }: esbuild.BuildResult<{ write: false; metafile: true }>) => {
+  const write = async ({ outputFiles, metafile }: esbuild.BuildResult<{ write: false; metafile: true }>, drawing: esbuild.OutputFile[]) => {
+    // The drawing first: the server loads it afresh once index.html changes.
+    for (const file of drawing) {
+      await mkdir(dirname(file.path), { recursive: true });
+      await writeWhole(file.path, file.contents);
+    }
     // Names carry a hash of the contents: a file written before is the same file.
     for (const file of outputFiles) {
       if (previous.has(file.path)) continue;
@@ -362,7 +368,7 @@ export async function buildDist(): Promise<DistBuild> {
   };
   const bundle = async <Made = undefined>(meanwhile?: () => Made): Promise<Bundle<Made>> => {
     formsLoader = await generateForms(schemaNamesOf(loadFlow()));
-    const rebuilt = Promise.all([context.rebuild(), buildSsr(() => formsLoader)]);
+    const rebuilt = Promise.all([context.rebuild(), ssr.rebuild()]);
     let made: Made | undefined;
     try {
       made = meanwhile?.();
@@ -370,8 +376,8 @@ export async function buildDist(): Promise<DistBuild> {
       // Settled before anything is thrown: no rebuild is left running unawaited.
       await rebuilt.catch(() => undefined);
     }
-    const [result] = await rebuilt;
-    return { write: () => write(result), made: made as Made };
+    const [browser, drawing] = await rebuilt;
+    return { write: () => write(browser, drawing.outputFiles), made: made as Made };
   };
   await rm(DIST, { recursive: true, force: true });
   const entry = await (await bundle()).write();
@@ -381,7 +387,7 @@ export async function buildDist(): Promise<DistBuild> {
   await cp(join(CLIENT, 'app', 'public'), DIST, { recursive: true });
   await writeUsPlaces(join(DIST, 'data'));
   await precompress(DIST);
-  return { entry, bundle, dispose: () => context.dispose() };
+  return { entry, bundle, dispose: () => Promise.all([context.dispose(), ssr.dispose()]).then(() => undefined) };
 }
 
 /** Text the server sends as files; index.html is filled in for each request, and is not among them. */

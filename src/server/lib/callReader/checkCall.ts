@@ -16,8 +16,7 @@
  */
 import { createHash } from 'node:crypto';
 import { httpErrors } from '@fastify/sensible';
-import type Ajv from 'ajv';
-import { createAjv } from '../../../shared/ajv.js';
+import { compileOnce } from '../../../shared/ajv.js';
 import { expandErrors, fieldOf, fromAjvErrors, messagesByField, type ValidationErrorLike } from '../../../shared/errors.js';
 import { buildPayload, lookupIn, readPayload, splitSource, stepSchemaName } from '../../../shared/flow.js';
 import { loadSchema, schemaNamesOf } from '../../../node/projectFiles.js';
@@ -113,11 +112,15 @@ export interface CallInput {
   locale: Locale;
 }
 
-/** A check of a call's context values: the context schema narrowed to the values the call maps; the first problem, or null. */
-function contextCheckOf(ajv: Ajv, context: JsonObject, names: string[]): (values: Record<string, unknown>) => { message?: string } | null {
+/**
+ * A check of a call's context values: the context schema narrowed to the values the call maps; the
+ * first problem, or null. Compiled once per text in the process: a reader made again (`npm run dev`
+ * after each edit, the lint's server) compiles only the checks whose schema or call changed.
+ */
+function contextCheckOf(context: JsonObject, names: string[]): (values: Record<string, unknown>) => { message?: string } | null {
   const pick = (object: unknown) => Object.fromEntries(Object.entries((object ?? {}) as JsonObject).filter(([name]) => names.includes(name)));
   const errorMessage = (context.errorMessage ?? {}) as JsonObject;
-  const validate = ajv.compile({
+  const validate = compileOnce({
     ...context,
     properties: pick(context.properties),
     required: names,
@@ -155,8 +158,6 @@ export function createCallCheck(index: FlowIndex): CallCheck {
     return version;
   };
 
-  // One Ajv for the context checks: setting one up costs more than compiling a check.
-  const contextAjv = createAjv();
   const contextChecksIn = new Map<Locale, Map<string, (values: Record<string, unknown>) => { message?: string } | null>>();
   /** Each call's context check, with the context schema's messages in `locale` (compiled the first time one is asked for). */
   const contextChecks = (locale: Locale) => {
@@ -164,7 +165,7 @@ export function createCallCheck(index: FlowIndex): CallCheck {
     if (!checks) {
       const contextSchema = loadSchema('call-context', locale);
       checks = new Map(
-        Object.entries(flow.calls).map(([name, theCall]) => [name, contextCheckOf(contextAjv, contextSchema, [...new Set(contextNamesOf(theCall).values())])]),
+        Object.entries(flow.calls).map(([name, theCall]) => [name, contextCheckOf(contextSchema, [...new Set(contextNamesOf(theCall).values())])]),
       );
       contextChecksIn.set(locale, checks);
     }
