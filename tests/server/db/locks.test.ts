@@ -3,7 +3,7 @@
 import pg from 'pg';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { LockBusy, openDb, openPglite, type Db } from '../../src/server/db/db.js';
+import { LockBusy, openDb, openPglite, type Db } from '../../../src/server/db/db.js';
 
 const tick = () => new Promise((resolve) => setTimeout(resolve, 20));
 
