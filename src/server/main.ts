@@ -9,7 +9,7 @@ import closeWithGrace from 'close-with-grace';
 import type { FastifyInstance } from 'fastify';
 import { ProjectFileError } from '../node/projectFiles.js';
 import { buildApp, type AppOptions } from './app.js';
-import { ConfigError, readConfig, shownDatabaseUrl, type ServerConfig } from './config.js';
+import { ConfigError, prepareLocalSecrets, readConfig, shownDatabaseUrl, type ServerConfig } from './config.js';
 import { DatabaseUnavailable } from './db/db.js';
 import { loggableError } from './errors.js';
 import { stopServing } from './shutdown.js';
@@ -42,6 +42,7 @@ export interface RunningServer {
 export async function startServer(options: AppOptions = {}, env = process.env): Promise<RunningServer> {
   let config: ServerConfig;
   try {
+    prepareLocalSecrets(env);
     config = readConfig(env);
   } catch (error) {
     exitWith(error, null);
