@@ -5,13 +5,11 @@ import { cleanup, screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { getPhoto } from '../../widgets/photoStore.js';
-import { resetPlacesCache } from '../../widgets/placesData.js';
 import { renderStepForm, servePlaces } from '../support/stepForm.js';
 
 beforeEach(() => servePlaces());
 afterEach(() => {
   cleanup();
-  resetPlacesCache();
   vi.unstubAllGlobals();
 });
 
@@ -197,6 +195,11 @@ describe('the state and city lists', () => {
     // Another state without that city: the city is dropped rather than left wrong.
     await user.selectOptions(state, 'Texas');
     await waitFor(() => expect(values().city).toBeUndefined());
+
+    // A state chosen again shows its cities at once: each list is read once a visit.
+    await user.selectOptions(state, 'California');
+    expect(city.disabled).toBe(false);
+    expect(asked).toEqual(['/data/us-states.json', '/data/cities/CA.json', '/data/cities/TX.json']);
   });
 
   it('says the list could not be loaded, and loads it on Retry once the network is back', async () => {

@@ -5,7 +5,7 @@
  */
 import { useEffect, useState } from 'react';
 import useSWR, { mutate, type SWRConfiguration, type SWRResponse } from 'swr';
-import type { ApiFailure, ApiResult } from './api.js';
+import { request, type ApiFailure, type ApiResult } from './api.js';
 import { flow } from './flow.js';
 
 export class RequestError extends Error {
@@ -23,6 +23,12 @@ export async function dataOf<T>(result: Promise<ApiResult<T>>, fallback: string 
   if (!answer.ok) throw new RequestError(answer, fallback);
   return answer.data;
 }
+
+/**
+ * The page's own fetcher (the SWRConfig around the app): a key that is a path is read as it is,
+ * its JSON answered. The widgets' remote lists (the US states and cities) are read with it.
+ */
+export const readPath = (path: string): Promise<unknown> => dataOf(request<unknown>(path));
 
 /** Read when shown, and again when asked; not on focus, reconnection or failure. */
 export const READ_ONCE: SWRConfiguration = { revalidateOnFocus: false, revalidateOnReconnect: false, shouldRetryOnError: false };
