@@ -50,7 +50,8 @@ export interface LaunchedEmulator extends RunningEmulator {
  * needs no emulator while it starts (about 15 s), and what needs it waits (authEmulatorAnswers).
  */
 export async function launchAuthEmulator({ quiet = false } = {}): Promise<LaunchedEmulator> {
-  if (await answers()) return { started: false, stop: async () => {}, ready: Promise.resolve() };
+  // One already running was started by someone else, and is theirs to stop.
+  if (await answers()) return { started: false, stop: async () => undefined, ready: Promise.resolve() };
   const child: ChildProcess = spawn(
     join(PROJECT_ROOT, 'node_modules', '.bin', 'firebase'),
     ['emulators:start', '--only', 'auth', '--project', LOCAL_FIREBASE_PROJECT_ID],

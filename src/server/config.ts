@@ -11,6 +11,7 @@
 import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve } from 'node:path';
+import { isMissingFile } from '../node/fileErrors.js';
 
 /** The local stand-ins' addresses (firebase.json starts the emulator there). */
 export const LOCAL_AUTH_EMULATOR_HOST = '127.0.0.1:9099';
@@ -152,7 +153,7 @@ function readDataKeyFile(dataDir: string): Buffer {
   try {
     return parseDataKey(readFileSync(file, 'utf8'), file);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    if (!isMissingFile(error)) throw error;
     throw new ConfigError(`${file} is missing: \`npm start\` makes it on its first start, or set DATA_KEY.`);
   }
 }
@@ -165,7 +166,7 @@ function localOwnerOf(dataDir: string): ServerConfig['localOwner'] {
   try {
     return { email: LOCAL_OWNER_EMAIL, password: readFileSync(join(dataDir, OWNER_PASSWORD_FILE), 'utf8').trim() };
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    if (isMissingFile(error)) return null;
     throw error;
   }
 }
@@ -211,6 +212,7 @@ function readUrlSetting(name: string, raw: string, schemes: readonly string[], e
   try {
     url = new URL(raw);
   } catch {
+    // URL throws only for what is not an address; the message names the setting, never the value.
     throw new ConfigError(`${name} must be an address such as ${example}.`);
   }
   if (!schemes.includes(url.protocol.slice(0, -1))) {

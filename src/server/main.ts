@@ -66,6 +66,7 @@ export async function startServer(options: AppOptions = {}, env = process.env): 
   try {
     await app.listen({ host: config.host, port: config.port });
   } catch (error) {
+    // Why it could not listen is what the operator is told; a close that fails too changes nothing.
     await app.close().catch(() => undefined);
     exitWith(error, config);
   }

@@ -17,7 +17,14 @@ import { FLOW_FILE } from './flowChecks.js';
 const noDatabase = async (): Promise<never> => {
   throw new Error('The lint opens no database.');
 };
-const NO_DATABASE: Db = { query: noDatabase, prepared: noDatabase, transaction: noDatabase, exec: noDatabase, withLock: noDatabase, close: async () => {} };
+const NO_DATABASE: Db = {
+  query: noDatabase,
+  prepared: noDatabase,
+  transaction: noDatabase,
+  exec: noDatabase,
+  withLock: noDatabase,
+  close: async () => undefined,
+};
 
 /** A local configuration of its own: no data key or admin token is generated in the project. */
 const lintConfig = (readConfig: typeof import('../../server/config.js').readConfig) =>

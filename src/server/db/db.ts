@@ -55,7 +55,7 @@ function processLocks(): Db['withLock'] {
   const held = new Map<string, Promise<unknown>>();
   return async (name, waitMs, work) => {
     const before = held.get(name);
-    let release = () => {};
+    let release!: () => void;
     const mine = new Promise<void>((resolve) => {
       release = resolve;
     });
@@ -354,6 +354,7 @@ export async function openDb(config: DatabaseConfig, onPoolError: (error: Error)
   try {
     await migrate(db);
   } catch (error) {
+    // The migration's failure is the one to report; a close that fails as well adds nothing to it.
     await db.close().catch(() => undefined);
     throw error;
   }

@@ -46,7 +46,7 @@ function lockBehaviour(open: () => Promise<Db[]>) {
   });
 
   it('gives up with LockBusy after the wait, and the name is free again once its holder ends', async () => {
-    let release = () => {};
+    let release!: () => void;
     const held = on(0).withLock('lock-test:busy', 5_000, () => new Promise<void>((resolve) => (release = resolve)));
     await tick();
     await expect(on(1).withLock('lock-test:busy', 100, async () => 'taken')).rejects.toBeInstanceOf(LockBusy);
