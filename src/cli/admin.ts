@@ -244,6 +244,7 @@ async function firebaseIdToken(email: string, password: string, env: Record<stri
   } catch {
     throw new AdminApiError(`Cannot reach Firebase Authentication at ${base}.`);
   }
+  // An answer that is not JSON holds no token: refused below like a wrong password.
   const answer = (await response.json().catch(() => null)) as { idToken?: unknown } | null;
   // Firebase tells a wrong email from a wrong password; we don't.
   if (!response.ok || typeof answer?.idToken !== 'string') throw new AdminApiError('The email or password is not right.');

@@ -20,6 +20,7 @@ async function answers(): Promise<boolean> {
     const response = await fetch(`http://${LOCAL_AUTH_EMULATOR_HOST}/`, { signal: AbortSignal.timeout(ANSWER_TIMEOUT_MS) });
     return response.ok;
   } catch {
+    // Nothing answers there (refused, timed out): no emulator running.
     return false;
   }
 }
@@ -63,8 +64,10 @@ export async function launchAuthEmulator({ quiet = false } = {}): Promise<Launch
     if (exited || child.pid === undefined) return;
     try {
       process.kill(-child.pid, 'SIGTERM'); // the whole group, so the emulator's own children end too
-    } catch {
-      return;
+    } catch (error) {
+      // ESRCH: the group ended already, between its exit and our notice of it.
+      if ((error as NodeJS.ErrnoException).code === 'ESRCH') return;
+      throw error;
     }
     await new Promise((resolve) => child.once('exit', resolve));
   };

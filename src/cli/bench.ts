@@ -611,6 +611,7 @@ async function uploadMemory() {
       () =>
         void rssOf(server.pid)
           .then((rss) => (peak = Math.max(peak, rss)))
+          // A sample missed (the process between reads of /proc) leaves the peak as it was.
           .catch(() => undefined),
       20,
     );

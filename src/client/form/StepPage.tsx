@@ -220,6 +220,7 @@ function FilledStepForm({ id, step, form, stored, initial, keep, typedBefore }: 
         if (outcome.navigation) go(outcome.navigation);
       }
     } catch {
+      // The API's refusals come back as results; what throws is the browser's (storage, a chunk that did not load): the driver may try again.
       toast.error(flow.messages.requestFailed);
     } finally {
       setBusy(false);
