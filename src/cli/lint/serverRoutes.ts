@@ -42,6 +42,7 @@ let serverCode: Promise<[typeof import('../../server/app.js'), typeof import('..
  */
 export function loadServerCode(): typeof serverCode & {} {
   serverCode ??= Promise.all([import('../../server/app.js'), import('../../server/config.js')]);
+  // Looked at by checkServedCalls, which reports the failure; not an unhandled rejection meanwhile.
   serverCode.catch(() => undefined);
   return serverCode;
 }
