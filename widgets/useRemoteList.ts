@@ -1,5 +1,5 @@
 import { useCallback } from 'react';
-import useSWR, { useSWRConfig, type SWRConfiguration } from 'swr';
+import useSWR, { preload, useSWRConfig, type SWRConfiguration } from 'swr';
 
 export type RemoteList<T> = { status: 'idle' } | { status: 'loading' } | { status: 'ready'; items: T[] } | { status: 'error' };
 
@@ -10,6 +10,15 @@ const KEPT_FOR_THE_VISIT: SWRConfiguration = {
   revalidateOnReconnect: false,
   shouldRetryOnError: false,
 };
+
+/**
+ * Begins reading a list before the widget that shows it is drawn (swr's preload), with the page's
+ * fetcher: the widget's first read takes this one, however it ends.
+ */
+export function preloadRemoteList<T>(path: string, shape: (data: unknown) => T[], fetcher: (path: string) => Promise<unknown>): void {
+  // A failure is the widget's to show (its read takes this very promise); not an unhandled rejection meanwhile.
+  preload(path, async (key: string) => shape(await fetcher(key))).catch(() => undefined);
+}
 
 /**
  * A list read through swr under `path` (undefined: nothing to read yet, e.g. no state chosen) with

@@ -1,10 +1,15 @@
 // @vitest-environment happy-dom
 // The widgets as drivers meet them: in a real step form (the schemas and UI schemas of schemas/),
 // typed into, pasted into and tapped, with what the screen then shows.
-import { cleanup, screen, waitFor } from '@testing-library/react';
+import { cleanup, render, screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { SWRConfig } from 'swr';
+import { readPath } from '../../src/client/runtime/reads.js';
+import { listPreloads } from '../../widgets/index.js';
 import { getPhoto } from '../../widgets/photoStore.js';
+import { STATES_PATH, statesOf } from '../../widgets/placesData.js';
+import { useRemoteList } from '../../widgets/useRemoteList.js';
 import { renderStepForm, servePlaces } from '../support/stepForm.js';
 
 beforeEach(() => servePlaces());
@@ -211,6 +216,27 @@ describe('the state and city lists', () => {
     const state = screen.getByLabelText(/^State/) as HTMLSelectElement;
     await waitFor(() => expect(state.disabled).toBe(false));
     expect(screen.queryByText('The list of states could not be loaded.')).toBeNull();
+  });
+});
+
+describe('a list begun before its widget is drawn (a step opened by its address)', () => {
+  function StateCount() {
+    const [list] = useRemoteList(STATES_PATH, statesOf);
+    return <p>{list.status === 'ready' ? `${list.items.length} states` : list.status}</p>;
+  }
+
+  it('is read once: the widget takes the read the page began', async () => {
+    const asked = await servePlaces();
+    listPreloads.usState?.(readPath);
+    expect(asked).toEqual(['/data/us-states.json']);
+    // The app's SWRConfig: its fetcher, and swr's own cache, where the page's reads begin.
+    render(
+      <SWRConfig value={{ fetcher: readPath }}>
+        <StateCount />
+      </SWRConfig>,
+    );
+    expect(await screen.findByText('51 states')).toBeInTheDocument();
+    expect(asked).toEqual(['/data/us-states.json']);
   });
 });
 
