@@ -104,7 +104,8 @@ export async function startDev(): Promise<void> {
     try {
       return readFileSync(join(CONTENT_ROOT, file), 'utf8');
     } catch (error) {
-      if (isMissingFile(error)) return undefined; // removed
+      // Removed, or a folder (schemas/meta), which holds no text of its own.
+      if (isMissingFile(error) || (error as NodeJS.ErrnoException).code === 'EISDIR') return undefined;
       throw error;
     }
   };
