@@ -14,7 +14,7 @@ import Fastify from 'fastify';
 import pg from 'pg';
 import sharp from 'sharp';
 import { buildApp } from '../src/server/app.js';
-import { readConfig } from '../src/server/config.js';
+import { prepareLocalSecrets, readConfig } from '../src/server/config.js';
 import { queueSql } from '../src/server/routes/admin.js';
 import { addStaff } from '../src/server/lib/staffMembers.js';
 import { loadSchema, PROJECT_ROOT, SSR_BUNDLE } from '../src/node/projectFiles.js';
@@ -319,7 +319,9 @@ async function statusPoll() {
   if (!postgresBinDir) return null;
   const postgres = await runningPostgres();
   const dataDir = await mkdtemp(join(tmpdir(), 'onramp-bench-pg-'));
-  const config = readConfig({ DATA_DIR: dataDir, DATABASE_URL: postgres.url, LOG_LEVEL: 'warn', AUTH_RATE_LIMIT_MAX: '100000' });
+  const env = { DATA_DIR: dataDir, DATABASE_URL: postgres.url, LOG_LEVEL: 'warn', AUTH_RATE_LIMIT_MAX: '100000' };
+  prepareLocalSecrets(env);
+  const config = readConfig(env);
   const app = await buildApp(config);
   const bare = Fastify();
   const pool = new pg.Pool({ connectionString: postgres.url, max: POOL_SIZE });
@@ -609,6 +611,7 @@ async function uploadMemory() {
       () =>
         void rssOf(server.pid)
           .then((rss) => (peak = Math.max(peak, rss)))
+          // A sample missed (the process between reads of /proc) leaves the peak as it was.
           .catch(() => undefined),
       20,
     );
@@ -659,7 +662,9 @@ const wanted = (section: (typeof SECTIONS)[number]) => !args.only || args.only.i
 
 const emulator = await startAuthEmulator({ quiet: true });
 const dataDir = await mkdtemp(join(tmpdir(), 'onramp-bench-'));
-const config = { ...readConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'warn', AUTH_RATE_LIMIT_MAX: '100000' }), database: { kind: 'pglite' as const, dir: null } };
+const benchEnv = { DATA_DIR: dataDir, LOG_LEVEL: 'warn', AUTH_RATE_LIMIT_MAX: '100000' };
+prepareLocalSecrets(benchEnv);
+const config = { ...readConfig(benchEnv), database: { kind: 'pglite' as const, dir: null } };
 const app = await buildApp(config);
 const baseUrl = await app.listen({ host: '127.0.0.1', port: 0 });
 const anchor = await startAnchor();

@@ -148,6 +148,7 @@ export async function rollingRestart({ retries, graceMs = GRACE_MS }: { retries:
     haproxy.stderr!.on('data', (chunk: Buffer) => (output += `haproxy: ${chunk.toString()}`));
     const sentTraffic = async (name: string) => {
       const deadline = Date.now() + 30_000;
+      // Its stats socket not open yet (haproxy starting) is as no server up: asked again until the deadline.
       while ((await haproxyStatus(socket).catch(() => new Map<string, string>())).get(name) !== 'UP') {
         if (Date.now() > deadline) throw new Error(`haproxy did not take server ${name} in within 30 s:\n${output}`);
         await sleep(100);
@@ -286,6 +287,7 @@ export async function rollingRestart({ retries, graceMs = GRACE_MS }: { retries:
   } finally {
     haproxy?.kill('SIGTERM');
     await Promise.allSettled(servers.map((server) => server.stop()));
+    // Tearing down: the run's own outcome is the one to report, not a pool that fails to end.
     await db.end().catch(() => undefined);
     postgres.remove();
     await rm(folder, { recursive: true, force: true });

@@ -191,6 +191,7 @@ async function untilInvalidShows(page: Page, url: string, { field, key }: { fiel
       .filter({ hasText: /\S/ })
       .waitFor({ timeout: 250 })
       .then(() => true)
+      // Not shown within the wait: looked for again until the deadline below.
       .catch(() => false);
     if (shown) return Date.now() - started;
   }

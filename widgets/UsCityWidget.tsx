@@ -1,6 +1,6 @@
 import { useEffect, useMemo, useRef } from 'react';
 import type { WidgetProps } from '@rjsf/utils';
-import { cachedCities, cityAfterStateChange, loadCities, stateCodeOf } from './placesData';
+import { citiesOf, citiesPath, cityAfterStateChange, stateCodeOf } from './placesData';
 import { RemoteSelect } from './RemoteSelect';
 import { useRemoteList } from './useRemoteList';
 import { useFieldValue } from './formValues';
@@ -20,7 +20,7 @@ export default function UsCityWidget(props: WidgetProps) {
   const city = typeof value === 'string' && value !== '' ? value : undefined;
   const stateField = optionString(options, 'stateField') ?? 'state';
   const stateCode = stateCodeOf(useFieldValue(formContextOf(props).values, stateField));
-  const [list, retry] = useRemoteList(stateCode, cachedCities, loadCities);
+  const [list, retry] = useRemoteList(stateCode && citiesPath(stateCode), citiesOf);
   const items = list.status === 'ready' ? list.items : undefined;
 
   // The state this widget last saw, and whether the city still has to be checked against the

@@ -1,13 +1,8 @@
 import { useMemo } from 'react';
 import type { WidgetProps } from '@rjsf/utils';
-import { cachedStates, loadStates, type UsState } from './placesData';
+import { STATES_PATH, statesOf } from './placesData';
 import { RemoteSelect } from './RemoteSelect';
 import { useRemoteList } from './useRemoteList';
-
-// The state list has a single key; these adapt the loaders to useRemoteList's keyed shape.
-const ALL_STATES = 'US';
-const cachedAll = (): UsState[] | undefined => cachedStates();
-const loadAll = (): Promise<UsState[]> => loadStates();
 
 /**
  * A select of the 50 US states and DC, fetched from /data/us-states.json on first use. The value
@@ -17,7 +12,7 @@ const loadAll = (): Promise<UsState[]> => loadStates();
  */
 export default function UsStateWidget(props: WidgetProps) {
   const code = typeof props.value === 'string' ? props.value : '';
-  const [list, retry] = useRemoteList(ALL_STATES, cachedAll, loadAll);
+  const [list, retry] = useRemoteList(STATES_PATH, statesOf);
   const items = list.status === 'ready' ? list.items : undefined;
 
   // Memoised: the whole form re-renders on every key press, and 51 unchanged options need not be diffed.

@@ -10,6 +10,8 @@ import SelectWidget from './SelectWidget';
 import UsCityWidget from './UsCityWidget';
 import UsPhoneWidget from './UsPhoneWidget';
 import UsStateWidget from './UsStateWidget';
+import { STATES_PATH, statesOf } from './placesData';
+import { preloadRemoteList } from './useRemoteList';
 
 /** The custom widgets, by the names the UI schemas use in "ui:widget". */
 export const widgets = {
@@ -22,6 +24,14 @@ export const widgets = {
   consent: ConsentWidget,
   code: echoFirst(CodeWidget),
 } satisfies RegistryWidgetsType & Record<WidgetName, unknown>;
+
+/**
+ * The lists a widget reads whatever the form holds, by its "ui:widget" name: a page begins them with
+ * the form (src/client/form/StepPage.tsx) rather than once the widget is drawn.
+ */
+export const listPreloads: Partial<Record<WidgetName, (fetcher: (path: string) => Promise<unknown>) => void>> = {
+  usState: (fetcher) => preloadRemoteList(STATES_PATH, statesOf, fetcher),
+};
 
 /** What a form is given: the custom widgets, and rjsf's own select replaced, so every list of choices looks alike. */
 export const formWidgets = { ...widgets, SelectWidget } satisfies RegistryWidgetsType;

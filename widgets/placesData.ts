@@ -3,7 +3,7 @@
  * src/node/usPlaces.ts: `/data/us-states.json` (`[{ "code": "CA", "name": "California" }, …]`)
  * and `/data/cities/<CODE>.json` (`["Los Angeles", …]`, sorted). A state's cities are fetched
  * only when that state is chosen, so no city list weighs on the first page; each list is kept
- * for the rest of the visit.
+ * for the rest of the visit (swr's cache, under the file's path: useRemoteList).
  */
 
 export interface UsState {
@@ -20,72 +20,27 @@ export function stateCodeOf(value: unknown): string | undefined {
   return typeof value === 'string' && STATE_CODE.test(value) ? value : undefined;
 }
 
-async function fetchJson(url: string): Promise<unknown> {
-  const response = await fetch(url, { headers: { Accept: 'application/json' } });
-  if (!response.ok) throw new Error(`GET ${url}: ${response.status}`);
-  return response.json();
-}
+/** swr's key of the state list: the file's path, read with the page's fetcher (useRemoteList). */
+export const STATES_PATH = `${PLACES_BASE_URL}/us-states.json`;
+
+/** swr's key of a state's cities (a code stateCodeOf let through): the file's path. */
+export const citiesPath = (stateCode: string) => `${PLACES_BASE_URL}/cities/${stateCode}.json`;
 
 function isUsState(item: unknown): item is UsState {
   const candidate = item as Partial<UsState> | null;
   return typeof candidate?.code === 'string' && typeof candidate.name === 'string';
 }
 
-let states: UsState[] | undefined;
-let statesInFlight: Promise<UsState[]> | undefined;
-
-export function cachedStates(): UsState[] | undefined {
-  return states;
+/** The states of us-states.json as read; a file of another shape is a failed read. */
+export function statesOf(data: unknown): UsState[] {
+  if (!Array.isArray(data) || !data.every(isUsState)) throw new Error('us-states.json is not a list of states');
+  return data;
 }
 
-export function loadStates(): Promise<UsState[]> {
-  if (states) return Promise.resolve(states);
-  statesInFlight ??= fetchJson(`${PLACES_BASE_URL}/us-states.json`)
-    .then((data) => {
-      if (!Array.isArray(data) || !data.every(isUsState)) throw new Error('us-states.json is not a list of states');
-      states = data;
-      return data;
-    })
-    .finally(() => {
-      // A failed load is forgotten, so "Retry" fetches again.
-      statesInFlight = undefined;
-    });
-  return statesInFlight;
-}
-
-const cities = new Map<string, string[]>();
-const citiesInFlight = new Map<string, Promise<string[]>>();
-
-export function cachedCities(stateCode: string): string[] | undefined {
-  return cities.get(stateCode);
-}
-
-export function loadCities(stateCode: string): Promise<string[]> {
-  const cached = cities.get(stateCode);
-  if (cached) return Promise.resolve(cached);
-  if (!STATE_CODE.test(stateCode)) return Promise.reject(new Error(`Not a state code: ${stateCode}`));
-  let pending = citiesInFlight.get(stateCode);
-  if (!pending) {
-    pending = fetchJson(`${PLACES_BASE_URL}/cities/${stateCode}.json`)
-      .then((data) => {
-        if (!Array.isArray(data) || !data.every((city) => typeof city === 'string')) {
-          throw new Error(`cities/${stateCode}.json is not a list of names`);
-        }
-        cities.set(stateCode, data);
-        return data;
-      })
-      .finally(() => citiesInFlight.delete(stateCode));
-    citiesInFlight.set(stateCode, pending);
-  }
-  return pending;
-}
-
-/** For tests: forget everything fetched. */
-export function resetPlacesCache(): void {
-  states = undefined;
-  statesInFlight = undefined;
-  cities.clear();
-  citiesInFlight.clear();
+/** The cities of a state's file as read; a file of another shape is a failed read. */
+export function citiesOf(data: unknown): string[] {
+  if (!Array.isArray(data) || !data.every((city) => typeof city === 'string')) throw new Error('The cities file is not a list of names');
+  return data;
 }
 
 /**

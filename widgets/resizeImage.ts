@@ -61,7 +61,8 @@ async function decode(blob: Blob): Promise<Decoded> {
     const image = new Image();
     image.src = url;
     await image.decode();
-    return { source: image, width: image.naturalWidth, height: image.naturalHeight, release: () => {} };
+    // An <img> holds nothing to release once its URL is revoked.
+    return { source: image, width: image.naturalWidth, height: image.naturalHeight, release: () => undefined };
   } finally {
     URL.revokeObjectURL(url);
   }
@@ -76,6 +77,7 @@ export async function resizeToJpeg(file: Blob, maxEdge: number = DEFAULT_MAX_EDG
   try {
     decoded = await decode(file);
   } catch {
+    // Not an image this browser can decode: null, and the caller keeps the file as it is.
     return null;
   }
   const canvas = document.createElement('canvas');
@@ -95,6 +97,7 @@ export async function resizeToJpeg(file: Blob, maxEdge: number = DEFAULT_MAX_EDG
     const blob = await new Promise<Blob | null>((resolve) => canvas.toBlob(resolve, 'image/jpeg', quality));
     return blob && blob.size > 0 ? blob : null;
   } catch {
+    // A canvas the browser can't draw or encode (too large for its memory): as above, null.
     return null;
   } finally {
     decoded.release();

@@ -11,7 +11,7 @@ import { userInfo } from 'node:os';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { buildApp } from '../server/app.js';
-import { LOCAL_AUTH_EMULATOR_HOST, readConfig } from '../server/config.js';
+import { LOCAL_AUTH_EMULATOR_HOST, prepareLocalSecrets, readConfig } from '../server/config.js';
 import { addStaff, staffEmailOf, staffRolesOf } from '../server/lib/staffMembers.js';
 import { STAFF_KEY_PREFIX, STAFF_ROLES } from '../server/plugins/staffAuth.js';
 import type { StaffRole, StaffSession } from '../shared/review.js';
@@ -165,6 +165,8 @@ export async function addStaffFromTerminal(
   const terminal = { staffId: null, actor: `terminal:${userInfo().username}`, ip: null };
   let app: Awaited<ReturnType<typeof buildApp>> | undefined;
   try {
+    // The server's data folder, as the server starts on it (its data key, made on a first start).
+    prepareLocalSecrets(env);
     app = await buildApp(readConfig(env));
     await app.ready();
     const id = await addStaff(app, command, terminal);
@@ -242,6 +244,7 @@ async function firebaseIdToken(email: string, password: string, env: Record<stri
   } catch {
     throw new AdminApiError(`Cannot reach Firebase Authentication at ${base}.`);
   }
+  // An answer that is not JSON holds no token: refused below like a wrong password.
   const answer = (await response.json().catch(() => null)) as { idToken?: unknown } | null;
   // Firebase tells a wrong email from a wrong password; we don't.
   if (!response.ok || typeof answer?.idToken !== 'string') throw new AdminApiError('The email or password is not right.');

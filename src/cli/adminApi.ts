@@ -44,6 +44,7 @@ export async function adminRequest(
     throw new AdminApiError(`Cannot reach the server at ${settings.baseUrl}: is it running (npm start)? Set ONRAMP_URL for another address.`);
   }
   if (!response.ok) {
+    // A refusal that is not JSON (a proxy's error page) has no message: the status is said alone.
     const json = (await response.json().catch(() => null)) as { message?: unknown } | null;
     throw new AdminApiError(`${typeof json?.message === 'string' ? json.message : 'The request failed.'} (HTTP ${response.status})`);
   }

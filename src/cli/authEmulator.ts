@@ -20,6 +20,7 @@ async function answers(): Promise<boolean> {
     const response = await fetch(`http://${LOCAL_AUTH_EMULATOR_HOST}/`, { signal: AbortSignal.timeout(ANSWER_TIMEOUT_MS) });
     return response.ok;
   } catch {
+    // Nothing answers there (refused, timed out): no emulator running.
     return false;
   }
 }
@@ -50,7 +51,8 @@ export interface LaunchedEmulator extends RunningEmulator {
  * needs no emulator while it starts (about 15 s), and what needs it waits (authEmulatorAnswers).
  */
 export async function launchAuthEmulator({ quiet = false } = {}): Promise<LaunchedEmulator> {
-  if (await answers()) return { started: false, stop: async () => {}, ready: Promise.resolve() };
+  // One already running was started by someone else, and is theirs to stop.
+  if (await answers()) return { started: false, stop: async () => undefined, ready: Promise.resolve() };
   const child: ChildProcess = spawn(
     join(PROJECT_ROOT, 'node_modules', '.bin', 'firebase'),
     ['emulators:start', '--only', 'auth', '--project', LOCAL_FIREBASE_PROJECT_ID],
@@ -62,8 +64,10 @@ export async function launchAuthEmulator({ quiet = false } = {}): Promise<Launch
     if (exited || child.pid === undefined) return;
     try {
       process.kill(-child.pid, 'SIGTERM'); // the whole group, so the emulator's own children end too
-    } catch {
-      return;
+    } catch (error) {
+      // ESRCH: the group ended already, between its exit and our notice of it.
+      if ((error as NodeJS.ErrnoException).code === 'ESRCH') return;
+      throw error;
     }
     await new Promise((resolve) => child.once('exit', resolve));
   };

@@ -16,6 +16,7 @@ import { LiveEdits } from '../server/plugins/callReader.js';
 import { startServer } from '../server/main.js';
 import type { Flow } from '../shared/flow.js';
 import { CONTENT_ROOT, FLOWS_DIR, loadFlow, SCHEMAS_DIR } from '../node/projectFiles.js';
+import { isMissingFile } from '../node/fileErrors.js';
 
 /** Editors save in more than one write (a temporary file, then a rename): one rebuild for them all. */
 const DEBOUNCE_MS = 40;
@@ -102,8 +103,10 @@ export async function startDev(): Promise<void> {
   const contentOf = (file: string) => {
     try {
       return readFileSync(join(CONTENT_ROOT, file), 'utf8');
-    } catch {
-      return undefined; // removed
+    } catch (error) {
+      // Removed, or a folder (schemas/meta), which holds no text of its own.
+      if (isMissingFile(error) || (error as NodeJS.ErrnoException).code === 'EISDIR') return undefined;
+      throw error;
     }
   };
   const checked = new Map<string, string | undefined>();

@@ -402,6 +402,7 @@ export async function lintProject(root: string, registry: Registry, options: { f
       const value: unknown = text === undefined ? undefined : JSON.parse(text);
       return isObject(value as JsonObject) ? (value as JsonObject) : undefined;
     } catch {
+      // Not JSON: reported by the JSON checks; nothing to translate in it.
       return undefined;
     }
   };

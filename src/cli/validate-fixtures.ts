@@ -30,8 +30,10 @@ function readFixtureLocale(file: string): Locale | undefined {
   try {
     const { locale = DEFAULT_LOCALE } = readJsonFile(file);
     return isLocale(locale) ? locale : undefined;
-  } catch {
-    return undefined;
+  } catch (error) {
+    // A fixture that can't be read is reported as such by the run; it has no locale to pick.
+    if (error instanceof ProjectFileError) return undefined;
+    throw error;
   }
 }
 

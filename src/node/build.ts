@@ -373,7 +373,8 @@ export async function buildDist(): Promise<DistBuild> {
     try {
       made = meanwhile?.();
     } finally {
-      // Settled before anything is thrown: no rebuild is left running unawaited.
+      // Settled before anything is thrown: no rebuild is left running unawaited. Its own failure
+      // is thrown just below (`await rebuilt`), once `meanwhile` did not throw first.
       await rebuilt.catch(() => undefined);
     }
     const [browser, drawing] = await rebuilt;

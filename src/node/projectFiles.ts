@@ -23,6 +23,7 @@ import {
 } from '../shared/locales.js';
 import { schemaWithRuleValues, uiWithRuleValues } from '../shared/ruleValues.js';
 import { bundleSchema, schemaFileName, uiSchemaFileName, type JsonObject } from '../shared/schemaFiles.js';
+import { isMissingFile } from './fileErrors.js';
 
 export const PROJECT_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 /**
@@ -72,8 +73,9 @@ export function readJsonFile(path: string): JsonObject {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
-  } catch {
-    throw new ProjectFileError(`${shown}: file not found`);
+  } catch (error) {
+    if (isMissingFile(error)) throw new ProjectFileError(`${shown}: file not found`);
+    throw error;
   }
   try {
     const value: unknown = JSON.parse(text);
@@ -113,9 +115,10 @@ export function readTranslations(locale: Locale, fileName: string): Translations
   }
   try {
     return readJsonFile(path) as unknown as Translations;
-  } catch {
+  } catch (error) {
     // A text without its translation is shown in English; the lint reports the broken file.
-    return undefined;
+    if (error instanceof ProjectFileError) return undefined;
+    throw error;
   }
 }
 

@@ -14,6 +14,7 @@ import { mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { isMissingFile } from './fileErrors.js';
 
 /**
  * The 50 states and DC by USPS code. The package's US list also holds the territories (AS, GU,
@@ -87,11 +88,13 @@ const STAMP_FILE = '.us-places.stamp';
 const require = createRequire(import.meta.url);
 const collator = new Intl.Collator('en-US', { sensitivity: 'base', numeric: true });
 
+/** A file's text; undefined when it is not there (not written yet). */
 async function readText(file: string): Promise<string | undefined> {
   try {
     return await readFile(file, 'utf8');
-  } catch {
-    return undefined;
+  } catch (error) {
+    if (isMissingFile(error)) return undefined;
+    throw error;
   }
 }
 
@@ -112,8 +115,10 @@ async function upToDate(outDir: string, stamp: string): Promise<boolean> {
     const states: unknown = JSON.parse(statesText);
     const files = new Set(await readdir(path.join(outDir, 'cities')));
     return Array.isArray(states) && states.length > 0 && states.every((state) => files.has(`${state.code}.json`));
-  } catch {
-    return false;
+  } catch (error) {
+    // Half-written output (a list cut short, no cities folder) is written again.
+    if (error instanceof SyntaxError || isMissingFile(error)) return false;
+    throw error;
   }
 }
 

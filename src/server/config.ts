@@ -1,15 +1,17 @@
 /**
- * The server's configuration, read once from the environment. Every adapter choice (database,
- * identity emulator, static files) is made here, so the rest of the server only reads a plain
- * object and tests can build one by hand.
+ * The server's configuration, read once from the environment (and the local secrets' files in
+ * DATA_DIR); reading it writes nothing. Every adapter choice (database, identity emulator, static
+ * files) is made here, so the rest of the server only reads a plain object and tests can build one
+ * by hand.
  *
  * Over 300 lines on purpose: every environment variable, its default and its check are read in
  * this one place, so an operator's question ("what does X do, what if it is wrong?") has one file
  * to answer it, and a variable can't be read twice in two ways.
  */
 import { randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve } from 'node:path';
+import { isMissingFile } from '../node/fileErrors.js';
 
 /** The local stand-ins' addresses (firebase.json starts the emulator there). */
 export const LOCAL_AUTH_EMULATOR_HOST = '127.0.0.1:9099';
@@ -43,7 +45,8 @@ export interface ServerConfig {
   authRateLimit: { max: number; windowMs: number };
   /**
    * The ready-made owner `npm start` signs in with (main.ts): an account in the Auth emulator and a
-   * staff member with every role, made on a first start. Null in production (no emulator there).
+   * staff member with every role, made on a first start. Null in production (no emulator there),
+   * and until a start wrote its password (prepareLocalSecrets).
    */
   localOwner: { email: string; password: string } | null;
   /** The address drivers open (for resume links), e.g. https://onramp.example.com; null: the request's own origin. */
@@ -137,18 +140,61 @@ function parseDataKey(raw: string, from: string): Buffer {
   return key;
 }
 
+/** The local secrets' files in DATA_DIR, which prepareLocalSecrets writes and readConfig reads. */
+const DATA_KEY_FILE = 'data-key';
+const OWNER_PASSWORD_FILE = 'local-owner-password';
+
 /**
- * Outside production a missing DATA_KEY is generated once into DATA_DIR/data-key and reused,
- * so `npm start` works with no set-up and data written yesterday can still be read today.
+ * The local data key's file, read; a missing one is a ConfigError saying how it is made. Only a
+ * missing file is: another failure (its permissions) is thrown as it is.
  */
-function localDataKey(dataDir: string): Buffer {
-  const file = join(dataDir, 'data-key');
-  if (existsSync(file)) return parseDataKey(readFileSync(file, 'utf8'), file);
-  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  const key = randomBytes(32);
-  writeFileSync(file, `${key.toString('base64')}\n`, { mode: 0o600, flag: 'wx' });
+function readDataKeyFile(dataDir: string): Buffer {
+  const file = join(dataDir, DATA_KEY_FILE);
+  try {
+    return parseDataKey(readFileSync(file, 'utf8'), file);
+  } catch (error) {
+    if (!isMissingFile(error)) throw error;
+    throw new ConfigError(`${file} is missing: \`npm start\` makes it on its first start, or set DATA_KEY.`);
+  }
+}
+
+/**
+ * The local owner, once prepareLocalSecrets made their password as the server started. A
+ * configuration read with no start (a test's, the lint's) has none: no owner is made then.
+ */
+function localOwnerOf(dataDir: string): ServerConfig['localOwner'] {
+  try {
+    return { email: LOCAL_OWNER_EMAIL, password: readFileSync(join(dataDir, OWNER_PASSWORD_FILE), 'utf8').trim() };
+  } catch (error) {
+    if (isMissingFile(error)) return null;
+    throw error;
+  }
+}
+
+/** Writes `text` to `file`, readable by its owner only, unless the file exists (another start made it first). */
+function writeOnce(file: string, text: string): void {
+  try {
+    writeFileSync(file, `${text}\n`, { mode: 0o600, flag: 'wx' });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return;
+    throw error;
+  }
   chmodSync(file, 0o600);
-  return key;
+}
+
+/**
+ * The one step that writes configuration, run as a server starts (main.ts) before readConfig,
+ * which writes nothing. Outside production, the secrets no one sets there are generated once into
+ * DATA_DIR and reused, so `npm start` works with no set-up and data written yesterday can still
+ * be read today: the data key (unless DATA_KEY is set) and the local owner's password (the
+ * emulator forgets its accounts when it stops; main.ts makes the account again).
+ */
+export function prepareLocalSecrets(env: Env = process.env): void {
+  if (env.NODE_ENV === 'production') return;
+  const dataDir = dataDirOf(env);
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  if (!env.DATA_KEY) writeOnce(join(dataDir, DATA_KEY_FILE), randomBytes(32).toString('base64'));
+  writeOnce(join(dataDir, OWNER_PASSWORD_FILE), randomBytes(12).toString('base64url'));
 }
 
 /** Where the server keeps its local state. */
@@ -156,20 +202,6 @@ export const dataDirOf = (env: Env = process.env) => resolve(env.DATA_DIR || '.d
 
 /** The local ready-made owner's address (an address of no real domain: `.local`). */
 export const LOCAL_OWNER_EMAIL = 'owner@onramp.local';
-
-/**
- * The local ready-made owner's password, generated once into DATA_DIR/local-owner-password and
- * reused (the emulator forgets its accounts when it stops; main.ts makes the account again).
- */
-function localOwnerPassword(dataDir: string): string {
-  const file = join(dataDir, 'local-owner-password');
-  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
-  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  const password = randomBytes(12).toString('base64url');
-  writeFileSync(file, `${password}\n`, { mode: 0o600, flag: 'wx' });
-  chmodSync(file, 0o600);
-  return password;
-}
 
 /**
  * An address setting, parsed, its scheme one of `schemes`. The messages name the setting and an
@@ -180,6 +212,7 @@ function readUrlSetting(name: string, raw: string, schemes: readonly string[], e
   try {
     url = new URL(raw);
   } catch {
+    // URL throws only for what is not an address; the message names the setting, never the value.
     throw new ConfigError(`${name} must be an address such as ${example}.`);
   }
   if (!schemes.includes(url.protocol.slice(0, -1))) {
@@ -341,7 +374,7 @@ export function readConfig(env: Env = process.env): ServerConfig {
       'DATA_KEY is required in production: set it to a base64-encoded 32-byte key (openssl rand -base64 32). ' +
         'It encrypts SSNs and identity documents; keep it safe, data written with it cannot be read without it.',
     );
-  } else dataKey = localDataKey(dataDir);
+  } else dataKey = readDataKeyFile(dataDir);
 
   let firebaseAuthEmulatorHost: string | null = null;
   if (production) {
@@ -390,7 +423,7 @@ export function readConfig(env: Env = process.env): ServerConfig {
       max: readInteger(env, 'AUTH_RATE_LIMIT_MAX', 30, 1),
       windowMs: readInteger(env, 'AUTH_RATE_LIMIT_WINDOW_MS', 60_000, 1),
     },
-    localOwner: firebaseAuthEmulatorHost ? { email: LOCAL_OWNER_EMAIL, password: localOwnerPassword(dataDir) } : null,
+    localOwner: firebaseAuthEmulatorHost ? localOwnerOf(dataDir) : null,
     publicUrl: readPublicUrl(env),
     payments: readPayments(env, production),
     // Spec §9: $199 per week. With Stripe the price object charges; this is what drivers are shown.

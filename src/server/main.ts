@@ -9,7 +9,7 @@ import closeWithGrace from 'close-with-grace';
 import type { FastifyInstance } from 'fastify';
 import { ProjectFileError } from '../node/projectFiles.js';
 import { buildApp, type AppOptions } from './app.js';
-import { ConfigError, readConfig, shownDatabaseUrl, type ServerConfig } from './config.js';
+import { ConfigError, prepareLocalSecrets, readConfig, shownDatabaseUrl, type ServerConfig } from './config.js';
 import { DatabaseUnavailable } from './db/db.js';
 import { loggableError } from './errors.js';
 import { stopServing } from './shutdown.js';
@@ -42,6 +42,7 @@ export interface RunningServer {
 export async function startServer(options: AppOptions = {}, env = process.env): Promise<RunningServer> {
   let config: ServerConfig;
   try {
+    prepareLocalSecrets(env);
     config = readConfig(env);
   } catch (error) {
     exitWith(error, null);
@@ -65,6 +66,7 @@ export async function startServer(options: AppOptions = {}, env = process.env): 
   try {
     await app.listen({ host: config.host, port: config.port });
   } catch (error) {
+    // Why it could not listen is what the operator is told; a close that fails too changes nothing.
     await app.close().catch(() => undefined);
     exitWith(error, config);
   }

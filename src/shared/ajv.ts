@@ -37,8 +37,10 @@ export function createAjv({ strict = false }: { strict?: boolean } = {}): Ajv {
     try {
       new RegExp(text, 'u');
       return true;
-    } catch {
-      return false;
+    } catch (error) {
+      // What RegExp can't compile is what the format refuses.
+      if (error instanceof SyntaxError) return false;
+      throw error;
     }
   });
   // rjsf reads ui:* keys and these annotations; strict mode must know them. `copy` marks, in the

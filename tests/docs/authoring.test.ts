@@ -31,7 +31,7 @@ async function run(command: string, copy: string): Promise<string> {
   try {
     const { runValidate } = await import('../../src/cli/validate-fixtures.js');
     let printed = '';
-    runValidate(args, { out: (line) => (printed += `${line}\n`), err: () => {}, cwd: copy });
+    runValidate(args, { out: (line) => (printed += `${line}\n`), err: () => undefined, cwd: copy });
     return printed;
   } finally {
     vi.unstubAllEnvs();

@@ -3,10 +3,12 @@ import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ConfigError, readConfig } from '../../src/server/config.js';
+import { ConfigError, prepareLocalSecrets, readConfig } from '../../src/server/config.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'onramp-config-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+// The local secrets, written as a server's start writes them (main.ts) before it reads its configuration.
+for (const dir of ['', 'defaults', 'pg', 'messaging', 'storage', 'stripe']) prepareLocalSecrets({ DATA_DIR: join(scratch, dir) });
 
 /** What ADMIN_TOKEN was set to before staff accounts: it opens nothing now. */
 const PRODUCTION_ADMIN_TOKEN = 'prod-admin-token-0123456789abcdefghij';
@@ -43,9 +45,22 @@ describe('readConfig', () => {
     expect(config.staticDir.endsWith('/dist')).toBe(true);
   });
 
-  it('generates the local data key once, readable only by its owner, and reuses it', () => {
+  it('reads without writing: a missing local data key is refused, naming its file and how it is made', () => {
+    const dataDir = join(scratch, 'unprepared');
+    expect(() => readConfig({ DATA_DIR: dataDir })).toThrow(
+      new ConfigError(`${join(dataDir, 'data-key')} is missing: \`npm start\` makes it on its first start, or set DATA_KEY.`),
+    );
+    expect(existsSync(dataDir)).toBe(false);
+    // With DATA_KEY set, the local owner's password is all that is missing: no owner is made.
+    expect(readConfig({ DATA_DIR: dataDir, DATA_KEY: randomBytes(32).toString('base64') }).localOwner).toBeNull();
+    expect(existsSync(dataDir)).toBe(false);
+  });
+
+  it('generates the local data key once as the server starts, readable only by its owner, and reuses it', () => {
     const dataDir = join(scratch, 'key');
+    prepareLocalSecrets({ DATA_DIR: dataDir });
     const first = readConfig({ DATA_DIR: dataDir });
+    prepareLocalSecrets({ DATA_DIR: dataDir });
     const keyFile = join(dataDir, 'data-key');
     expect(existsSync(keyFile)).toBe(true);
     expect(statSync(keyFile).mode & 0o077).toBe(0);
@@ -219,7 +234,9 @@ describe('readConfig', () => {
 
   it('generates the local owner’s password once, readable only by its owner', () => {
     const dataDir = join(scratch, 'owner');
+    prepareLocalSecrets({ DATA_DIR: dataDir });
     const first = readConfig({ DATA_DIR: dataDir });
+    prepareLocalSecrets({ DATA_DIR: dataDir });
     const file = join(dataDir, 'local-owner-password');
     expect(first.localOwner).toEqual({ email: 'owner@onramp.local', password: expect.stringMatching(/^[A-Za-z0-9_-]{16}$/) });
     expect(statSync(file).mode & 0o077).toBe(0);

@@ -13,6 +13,8 @@ import type { StepValues } from '../../src/client/runtime/stepValues.js';
 import { useStepFormState } from '../../src/client/form/useStepFormState.js';
 import { PROJECT_ROOT } from '../../src/node/projectFiles.js';
 import { writeUsPlaces } from '../../src/node/usPlaces.js';
+import { SWRConfig } from 'swr';
+import { readPath } from '../../src/client/runtime/reads.js';
 import { PLACES_BASE_URL } from '../../widgets/placesData.js';
 
 type StepFormState = ReturnType<typeof useStepFormState>;
@@ -42,7 +44,12 @@ export async function renderStepForm(schemaName: string, initial: StepValues = {
     );
   }
   const user = userEvent.setup();
-  const view = render(<Harness />);
+  // The app's fetcher (App.tsx), and a cache of the test's own: nothing read in one test shows in another.
+  const view = render(
+    <SWRConfig value={{ fetcher: readPath, provider: () => new Map() }}>
+      <Harness />
+    </SWRConfig>,
+  );
   return {
     ...view,
     user,

@@ -1,5 +1,5 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { cachedCities, cachedStates, cityAfterStateChange, loadCities, loadStates, resetPlacesCache, stateCodeOf } from '../../widgets/placesData';
+import { describe, expect, it } from 'vitest';
+import { citiesOf, citiesPath, cityAfterStateChange, stateCodeOf, STATES_PATH, statesOf } from '../../widgets/placesData';
 
 describe('cityAfterStateChange (the usCity reset rule)', () => {
   const texas = ['Austin', 'Dallas', 'Houston'];
@@ -36,60 +36,22 @@ describe('stateCodeOf', () => {
   });
 });
 
-describe('loading the place lists', () => {
-  const fetchMock = vi.fn<(url: string) => Promise<Response>>();
-  const json = (body: unknown, status = 200) => Promise.resolve(new Response(JSON.stringify(body), { status }));
-
-  beforeEach(() => {
-    resetPlacesCache();
-    fetchMock.mockReset();
-    vi.stubGlobal('fetch', fetchMock);
+// How often each list is fetched, and Retry after a failure: tests/components/widgets.test.tsx.
+describe('the place lists as read', () => {
+  it('are read from /data/us-states.json and /data/cities/<code>.json', () => {
+    expect(STATES_PATH).toBe('/data/us-states.json');
+    expect(citiesPath('CA')).toBe('/data/cities/CA.json');
   });
 
-  afterEach(() => {
-    vi.unstubAllGlobals();
+  it('are taken as they are when they have the lists’ shape', () => {
+    expect(statesOf([{ code: 'CA', name: 'California' }])).toEqual([{ code: 'CA', name: 'California' }]);
+    expect(citiesOf(['Los Angeles'])).toEqual(['Los Angeles']);
   });
 
-  it('fetches the states from /data/us-states.json once', async () => {
-    fetchMock.mockImplementation(() => json([{ code: 'CA', name: 'California' }]));
-    expect(cachedStates()).toBeUndefined();
-    const [first, second] = await Promise.all([loadStates(), loadStates()]);
-    expect(first).toEqual([{ code: 'CA', name: 'California' }]);
-    expect(second).toBe(first);
-    await loadStates();
-    expect(fetchMock).toHaveBeenCalledTimes(1);
-    expect(fetchMock.mock.calls[0]?.[0]).toBe('/data/us-states.json');
-    expect(cachedStates()).toBe(first);
-  });
-
-  it('fetches a state’s cities from /data/cities/<code>.json only when asked, once per state', async () => {
-    fetchMock.mockImplementation((url) => json(url.endsWith('/CA.json') ? ['Los Angeles'] : ['Austin']));
-    expect(fetchMock).not.toHaveBeenCalled();
-    expect(await loadCities('CA')).toEqual(['Los Angeles']);
-    expect(await loadCities('TX')).toEqual(['Austin']);
-    expect(await loadCities('CA')).toEqual(['Los Angeles']);
-    expect(fetchMock.mock.calls.map((call) => call[0])).toEqual(['/data/cities/CA.json', '/data/cities/TX.json']);
-    expect(cachedCities('CA')).toEqual(['Los Angeles']);
-    expect(cachedCities('NY')).toBeUndefined();
-  });
-
-  it('fetches again on retry after a failed load', async () => {
-    fetchMock.mockImplementationOnce(() => json({ message: 'down' }, 503));
-    await expect(loadCities('CA')).rejects.toThrow('503');
-    expect(cachedCities('CA')).toBeUndefined();
-    fetchMock.mockImplementationOnce(() => json(['Los Angeles']));
-    await expect(loadCities('CA')).resolves.toEqual(['Los Angeles']);
-    expect(fetchMock).toHaveBeenCalledTimes(2);
-  });
-
-  it('rejects a file that is not a list of names', async () => {
-    fetchMock.mockImplementation(() => json({ cities: [] }));
-    await expect(loadCities('CA')).rejects.toThrow('not a list');
-    await expect(loadStates()).rejects.toThrow('not a list');
-  });
-
-  it('fetches nothing for something that is not a state code', async () => {
-    await expect(loadCities('../secrets')).rejects.toThrow();
-    expect(fetchMock).not.toHaveBeenCalled();
+  it('are a failed read when a file is not a list of names', () => {
+    expect(() => citiesOf({ cities: [] })).toThrow('not a list');
+    expect(() => citiesOf([1, 2])).toThrow('not a list');
+    expect(() => statesOf({ states: [] })).toThrow('not a list');
+    expect(() => statesOf([{ code: 'CA' }])).toThrow('not a list');
   });
 });

@@ -1,17 +1,20 @@
 // @vitest-environment happy-dom
 // The widgets as drivers meet them: in a real step form (the schemas and UI schemas of schemas/),
 // typed into, pasted into and tapped, with what the screen then shows.
-import { cleanup, screen, waitFor } from '@testing-library/react';
+import { cleanup, render, screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { SWRConfig } from 'swr';
+import { readPath } from '../../src/client/runtime/reads.js';
+import { listPreloads } from '../../widgets/index.js';
 import { getPhoto } from '../../widgets/photoStore.js';
-import { resetPlacesCache } from '../../widgets/placesData.js';
+import { STATES_PATH, statesOf } from '../../widgets/placesData.js';
+import { useRemoteList } from '../../widgets/useRemoteList.js';
 import { renderStepForm, servePlaces } from '../support/stepForm.js';
 
 beforeEach(() => servePlaces());
 afterEach(() => {
   cleanup();
-  resetPlacesCache();
   vi.unstubAllGlobals();
 });
 
@@ -197,6 +200,11 @@ describe('the state and city lists', () => {
     // Another state without that city: the city is dropped rather than left wrong.
     await user.selectOptions(state, 'Texas');
     await waitFor(() => expect(values().city).toBeUndefined());
+
+    // A state chosen again shows its cities at once: each list is read once a visit.
+    await user.selectOptions(state, 'California');
+    expect(city.disabled).toBe(false);
+    expect(asked).toEqual(['/data/us-states.json', '/data/cities/CA.json', '/data/cities/TX.json']);
   });
 
   it('says the list could not be loaded, and loads it on Retry once the network is back', async () => {
@@ -208,6 +216,27 @@ describe('the state and city lists', () => {
     const state = screen.getByLabelText(/^State/) as HTMLSelectElement;
     await waitFor(() => expect(state.disabled).toBe(false));
     expect(screen.queryByText('The list of states could not be loaded.')).not.toBeInTheDocument();
+  });
+});
+
+describe('a list begun before its widget is drawn (a step opened by its address)', () => {
+  function StateCount() {
+    const [list] = useRemoteList(STATES_PATH, statesOf);
+    return <p>{list.status === 'ready' ? `${list.items.length} states` : list.status}</p>;
+  }
+
+  it('is read once: the widget takes the read the page began', async () => {
+    const asked = await servePlaces();
+    listPreloads.usState?.(readPath);
+    expect(asked).toEqual(['/data/us-states.json']);
+    // The app's SWRConfig: its fetcher, and swr's own cache, where the page's reads begin.
+    render(
+      <SWRConfig value={{ fetcher: readPath }}>
+        <StateCount />
+      </SWRConfig>,
+    );
+    expect(await screen.findByText('51 states')).toBeInTheDocument();
+    expect(asked).toEqual(['/data/us-states.json']);
   });
 });
 

@@ -8,6 +8,7 @@ export function compiledOnce(schema: JsonObject): ValidateFunction | undefined {
   try {
     return compileOnce(schema);
   } catch {
+    // Ajv refused the schema: the schema checks say why, naming the file and the place.
     return undefined;
   }
 }

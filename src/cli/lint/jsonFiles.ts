@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { type Node, type ParseError, parseTree, printParseErrorCode } from 'jsonc-parser';
 import { isObject, type Json, type JsonObject } from '../../shared/schemaFiles.js';
 import { pointer, pointerKeys, type Problems } from './problems.js';
+import { isMissingFile } from '../../node/fileErrors.js';
 
 const STRICT_JSON = { disallowComments: true, allowTrailingComma: false, allowEmptyContent: false };
 
@@ -155,7 +156,8 @@ export function locate(text: string, at: string): { line: number; column: number
 export function readProjectFile(root: string, file: string): string | undefined {
   try {
     return readFileSync(join(root, file), 'utf8');
-  } catch {
-    return undefined;
+  } catch (error) {
+    if (isMissingFile(error)) return undefined;
+    throw error;
   }
 }

@@ -58,8 +58,10 @@ export function patternLengths(pattern: string): LengthRange | undefined {
   let ast: Pattern;
   try {
     ast = parser.parsePattern(pattern, 0, pattern.length, { unicode: true });
-  } catch {
-    return undefined;
+  } catch (error) {
+    // Not a regular expression: no lengths (the schema checks report the pattern).
+    if (error instanceof SyntaxError) return undefined;
+    throw error;
   }
   const range = alternativesRange(ast.alternatives);
   const anchored = ast.alternatives.every((alternative) => isAnchor(alternative.elements[0], 'start') && isAnchor(alternative.elements.at(-1), 'end'));

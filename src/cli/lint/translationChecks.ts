@@ -111,6 +111,7 @@ export function checkJourneyLabels(root: string, flow: JsonObject, problems: Pro
     try {
       translations = text === undefined ? {} : entriesOf(JSON.parse(text) as JsonObject);
     } catch {
+      // Not JSON: the translation checks report the file; it has no labels to compare.
       continue;
     }
     const localized = localize(flow, translations, locale);

@@ -43,6 +43,7 @@ export function StaffSignInForm({ onSignedIn, email: fixedEmail, notice, submitT
       if (result.ok && result.data.token) onSignedIn({ ...result.data, token: result.data.token });
       else setProblem('wrongCredentials' in result ? WRONG_CREDENTIALS : !result.ok && result.message ? result.message : SIGN_IN_FAILED);
     } catch {
+      // The API's refusals come back as results; what throws is Firebase or its chunk not loading (offline): said as a failed sign-in.
       setProblem(SIGN_IN_FAILED);
     } finally {
       setBusy(false);
@@ -59,6 +60,7 @@ export function StaffSignInForm({ onSignedIn, email: fixedEmail, notice, submitT
       await (await import('../runtime/identity.js')).sendPasswordReset(email.trim());
       setInfo(RESET_SENT);
     } catch {
+      // Firebase refused or could not be reached: the staff member is told, and can ask again.
       setProblem(SIGN_IN_FAILED);
     }
   }

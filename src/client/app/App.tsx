@@ -1,9 +1,11 @@
 import { lazy, Suspense } from 'react';
 import { Toaster } from 'react-hot-toast';
+import { SWRConfig } from 'swr';
 import { Redirect, Route, Switch } from 'wouter';
 import { CurrentStep } from '../ui/currentStep.js';
 import { flow, routeOf } from '../runtime/flow.js';
 import { useLocale } from '../runtime/locale.js';
+import { readPath } from '../runtime/reads.js';
 import { RideRequestPanelProvider } from '../ui/rideRequestPanel.js';
 import { ScreenPage } from '../screens/ScreenPage.js';
 import { TOASTER_PROPS, useOneToastAtATime } from '../ui/toast.js';
@@ -29,8 +31,19 @@ function Loading() {
   );
 }
 
-/** Routes built from the flow file: one per step, plus the review page and the form studio. */
+/** What a page reads by a path alone (the widgets' lists) is read with the one API client. */
+const PAGE_READS = { fetcher: readPath };
+
 export function App() {
+  return (
+    <SWRConfig value={PAGE_READS}>
+      <Pages />
+    </SWRConfig>
+  );
+}
+
+/** Routes built from the flow file: one per step, plus the review page and the form studio. */
+function Pages() {
   useOneToastAtATime();
   // A new language draws every page again, with the flow's texts in it (locale.ts).
   useLocale();

@@ -24,6 +24,7 @@ let drawing: Promise<unknown> = Promise.resolve();
  */
 export function renderStep(path: string, locale: Locale): Promise<{ html: string; page: ServerPage; reviewed: boolean } | null> {
   const drawn = drawing.then(() => draw(path, locale));
+  // The next drawing waits for this one however it ends; its failure is its caller's (`drawn`).
   drawing = drawn.catch(() => undefined);
   return drawn;
 }

@@ -31,6 +31,7 @@ export function PasswordReset({ copy, values }: { copy: NonNullable<FormStep['pa
       await sendPasswordReset(address);
       toast.success(copy.sent, { id: copy.sent });
     } catch {
+      // Firebase refused or could not be reached (its chunk, offline): the driver may ask again.
       toast.error(flow.messages.requestFailed);
     } finally {
       setBusy(false);

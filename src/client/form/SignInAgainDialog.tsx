@@ -72,6 +72,7 @@ function SignInForm({ onSignedIn, onCancel }: SignInAgainProps) {
             else if (!sent.result.ok) toast.error(sent.result.message ?? flow.messages.requestFailed);
             else await signedIn(sent.result.data);
           } catch {
+            // The API's refusals come back as results; what throws is Firebase or a chunk that did not load: the driver may try again.
             toast.error(flow.messages.requestFailed);
           } finally {
             setBusy(false);

@@ -52,6 +52,7 @@ export function SocialSignIn({ social, onSignedIn }: SocialSignInProps) {
       const next = await nextNavigation(social.next, result.data, lookupIn({ response: result.data }));
       if (next) navigate(next.to, { state: next.state });
     } catch {
+      // The API's refusals come back as results; what throws is the browser's (a chunk that did not load): the driver may try again.
       toast.error(flow.messages.requestFailed);
     } finally {
       setBusy(undefined);

@@ -25,7 +25,8 @@ import { loadStepForm, StepFormView, submitTextOf, type LoadedForm } from './Ste
 import type { StepValues } from '../runtime/stepValues.js';
 import { currentLocale, useLocale } from '../runtime/locale.js';
 import { getItem } from '../runtime/storage.js';
-import { useOpeningRead } from '../runtime/reads.js';
+import { readPath, useOpeningRead } from '../runtime/reads.js';
+import { listPreloads } from '../../../widgets/index.js';
 import { draftRead } from '../runtime/stepReads.js';
 import { useStepFormState } from './useStepFormState.js';
 import { useStoredAnswers, type StoredAnswers } from './useStoredAnswers.js';
@@ -51,7 +52,16 @@ export const pageSchemaName = (step: FormStep) => (onServer ? step.schema : step
 
 /** Loads the form a step's page shows (in the variant and the language the page picks): main.tsx waits for it before the first render. */
 export const prepareStepPage = (step: FormStep) =>
-  Promise.all([loadStepForm(pageSchemaName(step), currentLocale()), step.social ? loadSocialSignIn() : undefined]);
+  Promise.all([loadStepForm(pageSchemaName(step), currentLocale()).then(preloadLists), step.social ? loadSocialSignIn() : undefined]);
+
+/** Begins the lists the form's widgets read (the US states), beside the page's other reads rather than once they are drawn. */
+function preloadLists(form: LoadedForm): LoadedForm {
+  for (const field of Object.values(form.uiSchema)) {
+    const widget = (field as { 'ui:widget'?: unknown } | undefined)?.['ui:widget'];
+    if (typeof widget === 'string' && Object.hasOwn(listPreloads, widget)) listPreloads[widget as keyof typeof listPreloads]?.(readPath);
+  }
+  return form;
+}
 
 /** The fields a schema marks `"sensitive": true`. */
 const sensitiveFieldsOf = (schema: { properties?: Record<string, unknown> }) =>
@@ -220,6 +230,7 @@ function FilledStepForm({ id, step, form, stored, initial, keep, typedBefore }: 
         if (outcome.navigation) go(outcome.navigation);
       }
     } catch {
+      // The API's refusals come back as results; what throws is the browser's (storage, a chunk that did not load): the driver may try again.
       toast.error(flow.messages.requestFailed);
     } finally {
       setBusy(false);

@@ -57,6 +57,7 @@ async function jsonObjectOf(response: Response): Promise<Record<string, unknown>
     const body: unknown = await response.json();
     return body !== null && typeof body === 'object' ? (body as Record<string, unknown>) : {};
   } catch {
+    // A body that is not JSON (a proxy's error page) or that broke off holds no message: the caller's fallback is shown.
     return {};
   }
 }

@@ -25,6 +25,7 @@ function draftStore(): UseStore | null {
     try {
       store = typeof indexedDB === 'undefined' ? null : createStore('onramp-drafts', 'drafts');
     } catch {
+      // IndexedDB blocked (private browsing on some browsers): the pages work without drafts.
       store = null;
     }
   }
@@ -40,6 +41,7 @@ export async function readDraft(driver: string | undefined, step: string): Promi
   try {
     return await get<Draft>(draftKey(driver, step), drafts);
   } catch {
+    // A draft that can't be read (the database closed or damaged) is as none: the form opens empty.
     return undefined;
   }
 }

@@ -61,6 +61,7 @@ export async function prepareFirstPage(): Promise<void> {
   try {
     await prepare(current);
   } catch {
+    // Its texts could not be loaded (offline): the page shows in English, whose texts it holds.
     current = DEFAULT_LOCALE;
     await prepare(current);
   }

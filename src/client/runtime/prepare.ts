@@ -22,12 +22,14 @@ export const prepareActions: Record<string, PrepareAction> = {
         .toLowerCase();
       return { idToken: await emailIdToken(email, String(form.password ?? '')) };
     } catch {
+      // Firebase refused the account or could not be reached: the driver reads the flow's words for it.
       throw new PrepareError(flow.messages.identityFailed);
     }
   },
 
   /** A returning driver's sign-in with email and password: the ID token the server exchanges for a session. */
   async identitySignIn(form) {
+    // Its chunk not loading (offline) is said below, as Firebase not loaded.
     const identity = await import('./identity.js').catch(() => undefined);
     try {
       if (!identity) throw new Error('Firebase could not be loaded');

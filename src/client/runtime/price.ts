@@ -22,7 +22,9 @@ function intervalName(interval: string, locale: Locale): string {
   try {
     const parts = new Intl.NumberFormat(locale, { style: 'unit', unit: interval, unitDisplay: 'long' }).formatToParts(1);
     return parts.find((part) => part.type === 'unit')?.value ?? interval;
-  } catch {
-    return interval;
+  } catch (error) {
+    // Intl's RangeError: a unit it does not know.
+    if (error instanceof RangeError) return interval;
+    throw error;
   }
 }

@@ -1,11 +1,11 @@
 /**
  * What a page shows of the server is read through swr, with fetchers built on api.ts: a failure
  * is thrown as a RequestError, whose message is the one to show. The reads of the page a driver
- * opens by its address may begin before its scripts have run (useOpeningRead).
+ * opens by its address may begin before its scripts have run, into swr's cache (useOpeningRead).
  */
 import { useEffect, useState } from 'react';
-import useSWR, { mutate, type SWRConfiguration, type SWRResponse } from 'swr';
-import type { ApiFailure, ApiResult } from './api.js';
+import useSWR, { mutate, useSWRConfig, type SWRConfiguration, type SWRResponse } from 'swr';
+import { request, type ApiFailure, type ApiResult } from './api.js';
 import { flow } from './flow.js';
 
 export class RequestError extends Error {
@@ -23,6 +23,12 @@ export async function dataOf<T>(result: Promise<ApiResult<T>>, fallback: string 
   if (!answer.ok) throw new RequestError(answer, fallback);
   return answer.data;
 }
+
+/**
+ * The page's own fetcher (the SWRConfig around the app): a key that is a path is read as it is,
+ * its JSON answered. The widgets' remote lists (the US states and cities) are read with it.
+ */
+export const readPath = (path: string): Promise<unknown> => dataOf(request<unknown>(path));
 
 /** Read when shown, and again when asked; not on focus, reconnection or failure. */
 export const READ_ONCE: SWRConfiguration = { revalidateOnFocus: false, revalidateOnReconnect: false, shouldRetryOnError: false };
@@ -55,47 +61,54 @@ export interface KeyedRead<T> {
   read: () => Promise<T>;
 }
 
-/** Reads begun as the page opened, each until the screen it is for takes it; `ended` once it did. */
-const openingReads = new Map<string, { read: Promise<unknown>; ended?: { value: unknown } }>();
+/** How a read begun as the page opened ended, as swr's cache holds it (a draft read may find nothing: `value` undefined). */
+type Ended = { value: unknown } | { error: unknown };
+
+/** The swr key a read begun as the page opened is kept under until its screen takes it. */
+const openedKey = (key: string) => `opened:${key}`;
 
 /**
  * Begins a read the first screen needs as the page opens (main.tsx), beside the app's scripts
- * rather than after them. Answers once it ended, however it ended.
+ * rather than after them, into swr's cache. Answers once it ended, however it ended.
  */
-export function beginOpeningRead({ key, read }: KeyedRead<unknown>): Promise<void> {
-  const begun: { read: Promise<unknown>; ended?: { value: unknown } } = { read: read() };
-  openingReads.set(key, begun);
-  return begun.read.then(
-    (value) => {
-      begun.ended = { value };
-    },
-    () => undefined,
+export async function beginOpeningRead({ key, read }: KeyedRead<unknown>): Promise<void> {
+  const ended = read().then(
+    (value): Ended => ({ value }),
+    (error: unknown): Ended => ({ error }),
   );
+  await mutate(openedKey(key), ended, { revalidate: false });
 }
 
 /**
  * A screen's read through swr, read afresh each time the screen opens (none for null). The read
- * begun as the page opened under the same key is taken instead (once), and what it read by the
- * first draw shows at that draw, with no spinner before it. `shape` runs once on what was read
- * (a draft's photos go back in their slots) and never answers undefined, swr's "nothing yet".
+ * begun as the page opened under the same key is taken instead (once), and shows at the first
+ * draw, with no spinner before it. `shape` runs once on what was read (a draft's photos go back
+ * in their slots) and never answers undefined, swr's "nothing yet".
  */
 export function useOpeningRead<T, Shown>(keyed: KeyedRead<T> | null, shape: (value: T) => Shown): SWRResponse<Shown> {
   const opening = useOpening();
+  const { cache } = useSWRConfig();
   const [begun] = useState(() => {
-    const taken = keyed && openingReads.get(keyed.key);
-    if (!keyed || !taken) return undefined;
-    return { read: taken.read as Promise<T>, shown: taken.ended && { value: shape(taken.ended.value as T) } };
+    const ended = keyed ? (cache.get(openedKey(keyed.key))?.data as Ended | undefined) : undefined;
+    return ended && ('error' in ended ? ended : { shown: shape(ended.value as T) });
   });
   // Taken once the screen is on the page: a first draw React sets aside (a part of the page still
   // loading) and draws again takes it again.
-  const takenKey = begun && keyed?.key;
+  const takenKey = begun && keyed && openedKey(keyed.key);
   useEffect(() => {
-    if (takenKey) openingReads.delete(takenKey);
-  }, [takenKey]);
-  return useSWR(keyed && ([keyed.key, opening] as const), async () => shape(await (begun?.read ?? (keyed as KeyedRead<T>).read())), {
-    revalidateOnFocus: false,
-    revalidateIfStale: false,
-    fallbackData: begun?.shown?.value,
-    revalidateOnMount: begun?.shown === undefined,
-  });
+    if (takenKey) cache.delete(takenKey);
+  }, [cache, takenKey]);
+  return useSWR(
+    keyed && ([keyed.key, opening] as const),
+    async () => {
+      if (begun && 'error' in begun) throw begun.error;
+      return shape(await (keyed as KeyedRead<T>).read());
+    },
+    {
+      revalidateOnFocus: false,
+      revalidateIfStale: false,
+      fallbackData: begun && 'shown' in begun ? begun.shown : undefined,
+      revalidateOnMount: !(begun && 'shown' in begun),
+    },
+  );
 }

@@ -15,5 +15,7 @@ export async function signOut(): Promise<void> {
   await callApi(call, buildPayload(call, lookupIn({ storage: storageSnapshot() })));
   clearDriverStorage();
   await removeAllDrafts();
+  // Signed out already: the session ended on the server and the device forgot it. Firebase's own
+  // sign-out failing (its chunk not loading offline) leaves nothing this page signs in with.
   await import('./identity.js').then((identity) => identity.signOutOfFirebase()).catch(() => undefined);
 }

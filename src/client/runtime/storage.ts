@@ -14,6 +14,7 @@ export function getItem(key: StorageKey): string | undefined {
   try {
     return window.localStorage.getItem(key) ?? undefined;
   } catch {
+    // Storage blocked (private browsing, a sandboxed frame): nothing is stored to read.
     return undefined;
   }
 }
@@ -40,6 +41,7 @@ function getCookie(name: string): string | undefined {
     const entry = document.cookie.split('; ').find((part) => part.startsWith(prefix));
     return entry ? decodeURIComponent(entry.slice(prefix.length)) || undefined : undefined;
   } catch {
+    // Cookies blocked, or a value not ours (not URI-encoded): no such cookie for this page.
     return undefined;
   }
 }
@@ -125,6 +127,7 @@ export function getStaffToken(): string | undefined {
   try {
     return window.sessionStorage.getItem(STAFF_TOKEN_KEY) || undefined;
   } catch {
+    // Storage blocked: no session kept, so the staff member signs in.
     return undefined;
   }
 }

@@ -80,6 +80,7 @@ export function AddCardScreen({ step }: { step: ScreenStep }) {
       }
       navigate(routeOf(resolveNextStep(step.next, lookup)?.to ?? flow.start));
     } catch {
+      // The card provider's script threw rather than answered (its page unreachable): the words for that case.
       toast.error(card.errors.thrown);
     } finally {
       setBusy(false);

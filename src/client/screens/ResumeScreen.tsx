@@ -22,8 +22,10 @@ function decoded(value: string | undefined): string | undefined {
   if (!value || value === TOKEN_REMOVED) return undefined;
   try {
     return decodeURIComponent(value);
-  } catch {
-    return undefined;
+  } catch (error) {
+    // A link cut or mangled on its way (URIError): no token, which the screen says.
+    if (error instanceof URIError) return undefined;
+    throw error;
   }
 }
 

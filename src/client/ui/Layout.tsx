@@ -85,6 +85,7 @@ function LanguageSwitch({ current }: { current: Locale }) {
         onClick={() => {
           setBusy(true);
           chooseLocale(locale)
+            // Its texts could not be loaded (offline): the page stays in its language, and says so.
             .catch(() => toast.error(flow.messages.requestFailed))
             .finally(() => setBusy(false));
         }}

@@ -29,7 +29,55 @@ export interface Db extends Queryable {
   prepared<T = Record<string, unknown>>(name: string, sql: string, params: unknown[]): Promise<{ rows: T[] }>;
   /** Runs `work` in one transaction: committed when it resolves, rolled back when it throws. */
   transaction<R>(work: (tx: Queryable) => Promise<R>): Promise<R>;
+  /**
+   * Runs `work` while holding the lock `name`, which one holder at a time has across every server
+   * on the database; `work` runs outside any transaction, so what it writes stays written even if
+   * it fails later. Waits `waitMs` at most for another holder, then throws LockBusy.
+   */
+  withLock<R>(name: string, waitMs: number, work: () => Promise<R>): Promise<R>;
   close(): Promise<void>;
+}
+
+/** Another holder kept the lock longer than the wait allowed. */
+export class LockBusy extends Error {
+  constructor(readonly lock: string) {
+    super(`The lock ${lock} is held by another request.`);
+    this.name = 'LockBusy';
+  }
+}
+
+/**
+ * PGlite's locks: its database lives in this one process, so a lock among this process's requests
+ * is a lock among all of them. (PostgreSQL's advisory locks can't serve here: every query runs in
+ * PGlite's one session, where a second request would take the lock its holder has.)
+ */
+function processLocks(): Db['withLock'] {
+  const held = new Map<string, Promise<unknown>>();
+  return async (name, waitMs, work) => {
+    const before = held.get(name);
+    let release!: () => void;
+    const mine = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    // The next request waits for this one, whether it takes the lock or gives up waiting.
+    const queued = Promise.all([before, mine]);
+    held.set(name, queued);
+    try {
+      if (before) {
+        let timer: NodeJS.Timeout | undefined;
+        const gaveUp = new Promise<false>((resolve) => {
+          timer = setTimeout(() => resolve(false), waitMs);
+        });
+        const taken = await Promise.race([before.then(() => true), gaveUp]);
+        clearTimeout(timer);
+        if (!taken) throw new LockBusy(name);
+      }
+      return await work();
+    } finally {
+      release();
+      if (held.get(name) === queued) held.delete(name);
+    }
+  };
 }
 
 /** The embedded database, as it is: openDb applies the migrations to it (a test applies them one by one). */
@@ -58,6 +106,7 @@ export async function openPglite(dir: string | null): Promise<Db> {
     async exec(sql: string) {
       await pglite.exec(sql);
     },
+    withLock: processLocks(),
     close: () => pglite.close(),
   };
 }
@@ -141,19 +190,29 @@ export const POSTGRES_TIMEOUTS = {
   idleInTransaction: 10_000,
 } as const;
 
+/** PostgreSQL's answer to a lock not taken within `lock_timeout`. */
+const LOCK_NOT_AVAILABLE = '55P03';
+
 function openPostgres(url: string, onPoolError: (error: Error) => void): Db {
-  const pool = new pg.Pool({
-    connectionString: url,
-    max: POOL_SIZE,
-    connectionTimeoutMillis: POSTGRES_TIMEOUTS.connect,
-    statement_timeout: POSTGRES_TIMEOUTS.statement,
-    query_timeout: POSTGRES_TIMEOUTS.query,
-    idle_in_transaction_session_timeout: POSTGRES_TIMEOUTS.idleInTransaction,
-    keepAlive: true,
-  });
-  // An idle connection that breaks (the server restarted) is removed from the pool by pg; without a
-  // listener its 'error' event would end the process.
-  pool.on('error', onPoolError);
+  const poolOf = () => {
+    const pool = new pg.Pool({
+      connectionString: url,
+      max: POOL_SIZE,
+      connectionTimeoutMillis: POSTGRES_TIMEOUTS.connect,
+      statement_timeout: POSTGRES_TIMEOUTS.statement,
+      query_timeout: POSTGRES_TIMEOUTS.query,
+      idle_in_transaction_session_timeout: POSTGRES_TIMEOUTS.idleInTransaction,
+      keepAlive: true,
+    });
+    // An idle connection that breaks (the server restarted) is removed from the pool by pg; without a
+    // listener its 'error' event would end the process.
+    pool.on('error', onPoolError);
+    return pool;
+  };
+  const pool = poolOf();
+  // The connections that hold (or wait for) a lock while its work runs on the other pool: however
+  // many requests wait for a lock, the queries of every other request still find a connection.
+  const lockPool = poolOf();
   const run = async <T>(client: pg.Pool | pg.PoolClient, sql: string, params: unknown[]) => {
     try {
       const result = await client.query(sql, params);
@@ -201,7 +260,42 @@ function openPostgres(url: string, onPoolError: (error: Error) => void): Db {
     async exec(sql) {
       await runOnPool({ text: sql });
     },
-    close: () => pool.end(),
+    async withLock(name, waitMs, work) {
+      const client = await onLiveConnection(() => lockPool.connect()).catch(unavailable);
+      let broken: Error | undefined;
+      try {
+        // A session's advisory lock, not a transaction's: `work` may take as long as a payment
+        // provider takes, and PostgreSQL ends a transaction left idle (idleInTransaction). The lock
+        // ends with the session, so a server that dies holding it frees it.
+        try {
+          // The wait is bounded by lock_timeout alone, which may be longer than a statement's limits.
+          const wait = Math.ceil(waitMs);
+          await client.query('BEGIN');
+          await client.query("SELECT set_config('lock_timeout', $1, true), set_config('statement_timeout', $2, true)", [`${wait}ms`, `${wait + 1000}ms`]);
+          // node-postgres reads a statement's own query_timeout, which its types leave out.
+          await client.query({ text: 'SELECT pg_advisory_lock(hashtext($1))', values: [name], query_timeout: wait + 2000 } as pg.QueryConfig);
+          await client.query('COMMIT');
+        } catch (error) {
+          if ((error as { code?: unknown }).code === LOCK_NOT_AVAILABLE) {
+            await client.query('ROLLBACK').catch((rollbackError: Error) => (broken = rollbackError));
+            throw new LockBusy(name);
+          }
+          broken = error as Error;
+          return unavailable(error);
+        }
+        try {
+          return await work();
+        } finally {
+          // A lock that can't be given back goes with its connection, which is destroyed.
+          await client.query('SELECT pg_advisory_unlock(hashtext($1))', [name]).catch((unlockError: Error) => (broken = unlockError));
+        }
+      } finally {
+        client.release(broken);
+      }
+    },
+    close: async () => {
+      await Promise.all([pool.end(), lockPool.end()]);
+    },
   };
 }
 
@@ -260,6 +354,7 @@ export async function openDb(config: DatabaseConfig, onPoolError: (error: Error)
   try {
     await migrate(db);
   } catch (error) {
+    // The migration's failure is the one to report; a close that fails as well adds nothing to it.
     await db.close().catch(() => undefined);
     throw error;
   }

@@ -91,6 +91,7 @@ export async function reencodeImage(path: string, field: string): Promise<Reenco
   try {
     header = await readHeader(path);
   } catch {
+    // Whatever sharp can't read a header from is not an image the driver can send: their 400.
     throw refuse(400);
   }
   const rewrite = rewriteOf(header);

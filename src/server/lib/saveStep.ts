@@ -5,6 +5,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Review } from '../../shared/flow.js';
 import type { Queryable } from '../db/db.js';
+import { removeUnnamedFiles } from '../plugins/uploads.js';
 import { keptSealedValue, openAnswers, saveStepAnswers, stepAnswersOf } from './answers.js';
 import type { CallValues, ContextName, KeptAnswers } from './callReader/checkCall.js';
 
@@ -108,6 +109,6 @@ export async function saveStep(
   });
   // Committed: the new files are the driver's now, and the ones they replace can go.
   request.uncommittedUploads = null;
-  await Promise.all(replaced.map((name) => app.uploads.remove(name).catch(() => undefined)));
+  await removeUnnamedFiles(app.uploads, replaced, request.log);
   return { fixing };
 }

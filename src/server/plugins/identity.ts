@@ -56,8 +56,10 @@ function jwtHeader(token: string): Record<string, unknown> | null {
   try {
     const header: unknown = JSON.parse(Buffer.from(token.split('.')[0] ?? '', 'base64url').toString('utf8'));
     return typeof header === 'object' && header !== null && !Array.isArray(header) ? (header as Record<string, unknown>) : null;
-  } catch {
-    return null;
+  } catch (error) {
+    // Not JSON: no token's header, which the caller refuses as such.
+    if (error instanceof SyntaxError) return null;
+    throw error;
   }
 }
 

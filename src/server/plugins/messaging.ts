@@ -194,8 +194,11 @@ export const messagingPlugin = fp<{ config: MessagingConfig; signInUrl: string }
         );
       }
       // Soon after the caller commits; the loop below would find it anyway.
-      setTimeout(() => void deliverDue().catch(() => undefined), 50).unref();
+      setTimeout(() => void deliverDue().catch(passFailed), 50).unref();
     }
+
+    /** A pass that fails (the database away) is logged; its notices wait for the next pass. */
+    const passFailed = (error: unknown) => app.log.warn({ error: String(error) }, 'Notice delivery pass failed');
 
     let delivering: Promise<number> | null = null;
     let deliveringAgain: Promise<number> | null = null;
@@ -207,6 +210,7 @@ export const messagingPlugin = fp<{ config: MessagingConfig; signInUrl: string }
       }
       // The pass under way may have looked before the caller's notice was committed: one more after it, shared by every caller meanwhile.
       deliveringAgain ??= delivering
+        // That pass's failure is its own callers' to log; this one runs either way.
         .catch(() => 0)
         .then(() => {
           deliveringAgain = null;
@@ -267,13 +271,11 @@ export const messagingPlugin = fp<{ config: MessagingConfig; signInUrl: string }
       return { claimed: rows.length, sent };
     }
 
-    const loop = setInterval(
-      () => void deliverDue().catch((error: unknown) => app.log.warn({ error: String(error) }, 'Notice delivery pass failed')),
-      DELIVERY_INTERVAL_MS,
-    );
+    const loop = setInterval(() => void deliverDue().catch(passFailed), DELIVERY_INTERVAL_MS);
     loop.unref();
     app.addHook('onClose', async () => {
       clearInterval(loop);
+      // Waited for, not reported again: each pass's failure was logged by whoever started it.
       await deliveringAgain?.catch(() => undefined);
       await delivering?.catch(() => undefined);
       for (const transport of new Set(Object.values(transports))) await transport.close?.();

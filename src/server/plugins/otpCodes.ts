@@ -14,6 +14,7 @@
  */
 import type { Locale } from '../../shared/locales.js';
 import { refusal } from '../serverMessages.js';
+import { loggableError } from '../errors.js';
 import { randomInt } from 'node:crypto';
 import type { HttpError } from '@fastify/sensible';
 import type { Queryable } from '../db/db.js';
@@ -134,7 +135,9 @@ export const otpCodesPlugin = fp(
               target.channel,
               app.now(),
             ])
-            .catch(() => undefined);
+            .catch((withdrawal: unknown) =>
+              app.log.warn({ error: loggableError(withdrawal) }, 'An undelivered code could not be withdrawn; it expires unused'),
+            );
           throw error;
         }
         return { firstForDriver };

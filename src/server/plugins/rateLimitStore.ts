@@ -34,6 +34,7 @@ export function databaseRateLimitStore(db: Db, now: () => Date): { Store: Fastif
       return new DatabaseStore();
     }
   }
+  // A sweep that fails (the database away) is done by the next one; a count past its reset is not used meanwhile.
   const cleanup = setInterval(() => void db.query('DELETE FROM rate_limits WHERE resets_at < $1', [now()]).catch(() => undefined), CLEANUP_MS);
   cleanup.unref();
   return { Store: DatabaseStore, stop: () => clearInterval(cleanup) };
@@ -53,6 +54,7 @@ export async function sharedLimitStore(
     const { Redis } = await import('ioredis');
     const redis = new Redis(counters.url, { connectTimeout: 2_000, maxRetriesPerRequest: 1, lazyConnect: false });
     redis.on('error', (error: Error) => app.log.warn({ error: error.message }, 'Redis, where request limits are counted, is unavailable'));
+    // A Redis already gone needs no goodbye; its errors are logged by the listener above.
     app.addHook('onClose', async () => void (await redis.quit().catch(() => undefined)));
     return { redis, skipOnError: true };
   }

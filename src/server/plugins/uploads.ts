@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import pLimit from 'p-limit';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
 import type { StorageConfig } from '../config.js';
 import type { Db } from '../db/db.js';
 import { imageTypeOf, reencodeImage, type ReencodedImage } from '../lib/reencodeImage.js';
@@ -142,6 +142,17 @@ export async function sweepOrphanUploads(store: ObjectStore, scratch: ObjectStor
 /** SQL: the upload `u` is a file sent ahead of its step (routes/driver.ts) that the step's answers have not taken. */
 export const NOT_TAKEN_BY_ITS_STEP =
   'NOT EXISTS (SELECT 1 FROM step_answers a WHERE a.driver_id = u.driver_id AND a.step = u.step AND a.files ->> u.field = u.id::text)';
+
+/**
+ * Removes stored files that no committed row names any more (a step's answers replaced them). One
+ * that can't be removed now is an orphan the sweep at the next start removes: said in the log,
+ * never the request's failure.
+ */
+export async function removeUnnamedFiles(uploads: UploadStore, storageNames: string[], log: FastifyBaseLogger): Promise<void> {
+  const removals = await Promise.allSettled(storageNames.map((name) => uploads.remove(name)));
+  const notRemoved = removals.filter((result) => result.status === 'rejected').length;
+  if (notRemoved > 0) log.warn({ notRemoved }, 'Replaced files could not be removed now: the sweep at the next start removes them');
+}
 
 /** A file sent ahead of its step that no step took within this is removed. */
 const UNTAKEN_AGE_MS = 24 * 60 * 60 * 1000;

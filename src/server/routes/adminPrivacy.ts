@@ -412,6 +412,8 @@ async function purgeDeletedRows(app: FastifyInstance, log: FastifyBaseLogger, em
   } catch (error) {
     log.warn({ error: (error as Error).message }, 'The write-ahead log could not be cleared after an erasure');
   } finally {
-    await app.db.query('RESET wal_recycle').catch(() => undefined);
+    await app.db
+      .query('RESET wal_recycle')
+      .catch((error: unknown) => log.warn({ error: (error as Error).message }, 'wal_recycle could not be reset after an erasure'));
   }
 }

@@ -27,7 +27,7 @@ import { fillPlaceholders } from '../../shared/placeholders.js';
 import { driverFromRow, returningDriver } from '../lib/driverStatus.js';
 import { keptAnswersOf, saveStep, type FixRound } from '../lib/saveStep.js';
 import { findUpload, sendUpload } from '../lib/uploadFiles.js';
-import { NOT_TAKEN_BY_ITS_STEP } from '../plugins/uploads.js';
+import { NOT_TAKEN_BY_ITS_STEP, removeUnnamedFiles } from '../plugins/uploads.js';
 
 /** A route's path parts, declared: the route reads them, and the lint checks the flow's path names each (`{id}`). */
 const pathParams = (...names: string[]) => ({
@@ -275,7 +275,7 @@ export async function driverRoutes(app: FastifyInstance) {
       return { id: added.rows[0]!.id, replaced: removed.rows.map((row) => row.storage_name) };
     });
     request.uncommittedUploads = null;
-    await Promise.all(replaced.map((name) => app.uploads.remove(name).catch(() => undefined)));
+    await removeUnnamedFiles(app.uploads, replaced, request.log);
     return { id };
   });
 

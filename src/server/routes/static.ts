@@ -14,6 +14,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ServerConfig } from '../config.js';
 import type { AppConfig } from '../../shared/appConfig.js';
 import type { RouteScripts } from '../../node/build.js';
+import { isMissingFile } from '../../node/fileErrors.js';
 import { ROUTE_PRELOADS, SSR_BUNDLE } from '../../node/projectFiles.js';
 import type { Locale } from '../../shared/locales.js';
 import { SERVER_PAGE_ELEMENT_ID, type ServerPage } from '../../shared/serverPage.js';
@@ -212,9 +213,17 @@ export const staticRoutes = fp<{ config: ServerConfig; isApiPath: (url: string) 
       try {
         // Read each time: they are small, and a rebuild should not need a restart.
         html = await readFile(indexFile, 'utf8');
-        preloads = JSON.parse(await readFile(join(config.staticDir, ROUTE_PRELOADS), 'utf8').catch(() => '{}')) as RouteScripts;
-      } catch {
-        return reply.code(503).send({ message: NOT_BUILT_MESSAGE });
+        preloads = JSON.parse(
+          await readFile(join(config.staticDir, ROUTE_PRELOADS), 'utf8').catch((error: unknown) => {
+            // A build that preloads nothing on any route writes no such file.
+            if (isMissingFile(error)) return '{}';
+            throw error;
+          }),
+        ) as RouteScripts;
+      } catch (error) {
+        // No page built (or one cut short): the answer says so rather than a bare error.
+        if (isMissingFile(error) || error instanceof SyntaxError) return reply.code(503).send({ message: NOT_BUILT_MESSAGE });
+        throw error;
       }
       const path = request.url.split('?')[0] ?? '/';
       const step = await drawStep(createHash('sha256').update(html).digest('base64url'), path, request.locale);

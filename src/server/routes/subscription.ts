@@ -3,8 +3,9 @@
  * gateway (plugins/payments.ts) is Stripe or the local sandbox; these routes decide who may pay
  * and what counts as paid, never trusting ids a browser sends on their own (DESIGN §4):
  *
- * - GET createStripeSub: approved drivers only. One subscription per driver even when two
- *   requests race: the first claims the driver's row, the other waits for its answer.
+ * - GET createStripeSub: approved drivers only. One subscription per driver even when requests
+ *   race on any number of servers: each holds the driver's lock (db.withLock, an advisory lock on
+ *   PostgreSQL) while it looks and makes, so the next finds what the first made.
  * - POST validateStripeSub: the ids must be the driver's own; the provider is asked whether the
  *   invoice is paid, and that answer sets isSubscriptionPaid.
  * - POST webhook (Stripe): signature checked on the raw body, each event handled once;
@@ -13,16 +14,13 @@
  */
 import { refusal } from '../serverMessages.js';
 import type { FastifyInstance } from 'fastify';
-import type { Queryable } from '../db/db.js';
+import { LockBusy, type Queryable } from '../db/db.js';
 import { WebhookSignatureError, type CreatedSubscription, type SubscriptionState } from '../payments/gateway.js';
 
 export const WEBHOOK_PATH = '/subscription/webhook';
 
-/** A claim older than this was left by a request that died; another request may take it over. */
-const STALE_CLAIM_MS = 60_000;
 /** How long a request waits for a concurrent one's subscription before asking the driver to retry. */
 const CLAIM_WAIT_MS = 15_000;
-const CLAIM_POLL_MS = 100;
 /** Provider statuses after which a new subscription is made instead of paying the old one. */
 const ENDED = new Set(['incomplete_expired', 'canceled', 'unpaid']);
 
@@ -31,10 +29,8 @@ interface SubscriptionRow {
   subscription_id: string | null;
   payment_intent_id: string | null;
   status: string;
-  claimed_at: Date;
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const isPaid = (state: SubscriptionState) => state.invoicePaid && (state.status === 'active' || state.status === 'trialing');
 
 export async function subscriptionRoutes(app: FastifyInstance) {
@@ -63,45 +59,34 @@ export async function subscriptionRoutes(app: FastifyInstance) {
   }
 
   const rowOf = async (db: Queryable, driverId: string) =>
-    (
-      await db.query<SubscriptionRow>('SELECT customer_id, subscription_id, payment_intent_id, status, claimed_at FROM subscriptions WHERE driver_id = $1', [
-        driverId,
-      ])
-    ).rows[0];
+    (await db.query<SubscriptionRow>('SELECT customer_id, subscription_id, payment_intent_id, status FROM subscriptions WHERE driver_id = $1', [driverId]))
+      .rows[0];
 
   async function setPaid(db: Queryable, driverId: string, paid: boolean) {
     await db.query('UPDATE drivers SET is_subscription_paid = $2, updated_at = $3 WHERE id = $1', [driverId, paid, app.now()]);
   }
 
-  /** Claims the driver's row for a new subscription: true if this request now owns it. */
-  async function claim(driverId: string, current: SubscriptionRow | undefined): Promise<boolean> {
+  /** Marks the driver's row as a new attempt at a subscription; its time names the attempt to the provider. */
+  async function beginAttempt(driverId: string): Promise<Date> {
     const now = app.now();
-    if (!current) {
-      const inserted = await app.db.query(
-        `INSERT INTO subscriptions (driver_id, status, claimed_at, updated_at) VALUES ($1, 'creating', $2, $2) ON CONFLICT (driver_id) DO NOTHING RETURNING driver_id`,
-        [driverId, now],
-      );
-      return inserted.rows.length === 1;
-    }
-    // Only one request can move the row from the state it read.
-    const taken = await app.db.query(
-      `UPDATE subscriptions SET status = 'creating', claimed_at = $2, updated_at = $2
-       WHERE driver_id = $1 AND status = $3 AND claimed_at = $4 RETURNING driver_id`,
-      [driverId, now, current.status, current.claimed_at],
+    await app.db.query(
+      `INSERT INTO subscriptions (driver_id, status, claimed_at, updated_at) VALUES ($1, 'creating', $2, $2)
+       ON CONFLICT (driver_id) DO UPDATE SET status = 'creating', claimed_at = $2, updated_at = $2`,
+      [driverId, now],
     );
-    return taken.rows.length === 1;
+    return now;
   }
 
   async function createFor(driverId: string, email: string, row: SubscriptionRow | undefined): Promise<CreatedSubscription> {
+    const attempt = await beginAttempt(driverId);
     try {
       let customerId = row?.customer_id ?? null;
       if (!customerId) {
         customerId = await provider(() => gateway.createCustomer({ driverId, email }));
         await app.db.query('UPDATE subscriptions SET customer_id = $2 WHERE driver_id = $1', [driverId, customerId]);
       }
-      const claimedAt = (await rowOf(app.db, driverId))!.claimed_at;
       const created = await provider(() =>
-        gateway.createSubscription({ customerId: customerId!, driverId, idempotencyKey: `subscription:${driverId}:${claimedAt.getTime()}` }),
+        gateway.createSubscription({ customerId: customerId!, driverId, idempotencyKey: `subscription:${driverId}:${attempt.getTime()}` }),
       );
       await app.db.query(`UPDATE subscriptions SET subscription_id = $2, payment_intent_id = $3, status = 'incomplete', updated_at = $4 WHERE driver_id = $1`, [
         driverId,
@@ -111,7 +96,7 @@ export async function subscriptionRoutes(app: FastifyInstance) {
       ]);
       return created;
     } catch (error) {
-      // Free the claim at once, so the driver's retry makes a new attempt rather than waiting.
+      // The driver's retry makes a new attempt rather than asking the provider about this one.
       await app.db.query(`UPDATE subscriptions SET status = 'failed', updated_at = $2 WHERE driver_id = $1`, [driverId, app.now()]);
       throw error;
     }
@@ -124,34 +109,30 @@ export async function subscriptionRoutes(app: FastifyInstance) {
       const driverId = request.driverId;
       const driver = await approvedDriver(driverId);
       if (driver.paid) throw refusal(409, 'subscription.alreadyActive');
-      const deadline = Date.now() + CLAIM_WAIT_MS;
-      for (;;) {
-        const row = await rowOf(app.db, driverId);
-        const claimable =
-          !row ||
-          row.status === 'failed' ||
-          (row.status === 'creating' && app.now().getTime() - row.claimed_at.getTime() > STALE_CLAIM_MS) ||
-          ENDED.has(row.status);
-        if (row?.subscription_id && row.status !== 'creating' && !claimable) {
-          const state = await provider(() => gateway.retrieveSubscription(row.subscription_id!));
-          if (isPaid(state)) {
-            await setPaid(app.db, driverId, true);
-            throw refusal(409, 'subscription.alreadyActive');
+      try {
+        return await app.db.withLock(`subscription:${driverId}`, CLAIM_WAIT_MS, async () => {
+          // Read under the lock: a request that waited sees what the one before it made.
+          const row = await rowOf(app.db, driverId);
+          if (row?.subscription_id && row.status !== 'failed' && !ENDED.has(row.status)) {
+            const state = await provider(() => gateway.retrieveSubscription(row.subscription_id!));
+            if (isPaid(state)) {
+              await setPaid(app.db, driverId, true);
+              throw refusal(409, 'subscription.alreadyActive');
+            }
+            if (!ENDED.has(state.status) && state.clientSecret) {
+              // The same subscription again (a reload, a declined card): pay its open invoice.
+              return { clientSecret: state.clientSecret, stripeSubscriptionId: state.subscriptionId, paymentIntentId: row.payment_intent_id };
+            }
+            // It ended at the provider: a new one is made below.
+            await app.db.query('UPDATE subscriptions SET status = $2 WHERE driver_id = $1', [driverId, state.status]);
           }
-          if (!ENDED.has(state.status) && state.clientSecret) {
-            // The same subscription again (a reload, a declined card): pay its open invoice.
-            return { clientSecret: state.clientSecret, stripeSubscriptionId: state.subscriptionId, paymentIntentId: row.payment_intent_id };
-          }
-          await app.db.query('UPDATE subscriptions SET status = $2 WHERE driver_id = $1', [driverId, state.status]);
-          continue;
-        }
-        if (claimable && (await claim(driverId, row))) {
           const created = await createFor(driverId, driver.email, row);
           return { clientSecret: created.clientSecret, stripeSubscriptionId: created.subscriptionId, paymentIntentId: created.paymentIntentId };
-        }
-        // Another request is creating it: wait for its answer.
-        if (Date.now() > deadline) throw refusal(409, 'subscription.busy');
-        await sleep(CLAIM_POLL_MS);
+        });
+      } catch (error) {
+        // Another request has been making the driver's subscription for longer than a driver should wait.
+        if (error instanceof LockBusy) throw refusal(409, 'subscription.busy');
+        throw error;
       }
     });
 

@@ -2,6 +2,7 @@
 import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ObjectStore } from './objectStore.js';
+import { isMissingFile } from '../../node/fileErrors.js';
 
 export async function createDiskStore(dir: string): Promise<ObjectStore> {
   await mkdir(dir, { recursive: true, mode: 0o700 });
@@ -13,7 +14,7 @@ export async function createDiskStore(dir: string): Promise<ObjectStore> {
       try {
         return await readFile(join(dir, name));
       } catch (error) {
-        if ((error as { code?: unknown }).code === 'ENOENT') return null;
+        if (isMissingFile(error)) return null;
         throw error;
       }
     },
@@ -22,7 +23,11 @@ export async function createDiskStore(dir: string): Promise<ObjectStore> {
     },
     async *list() {
       for (const name of await readdir(dir)) {
-        const info = await stat(join(dir, name)).catch(() => null);
+        // A file removed since the folder was read is simply not listed.
+        const info = await stat(join(dir, name)).catch((error: unknown) => {
+          if (isMissingFile(error)) return null;
+          throw error;
+        });
         if (info?.isFile()) yield { name, modifiedAt: info.mtime };
       }
     },

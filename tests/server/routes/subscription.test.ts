@@ -108,6 +108,19 @@ describe('GET /subscription/createStripeSub', () => {
     expect(rows).toHaveLength(1);
   });
 
+  it('makes one subscription for requests to two servers at once, each waiting for the one before', async () => {
+    const other = await server.buildAnother();
+    const driver = await approvedDriver(server);
+    const answers = await Promise.all([createSub(driver.token), createSub(driver.token, other), createSub(driver.token, other), createSub(driver.token)]);
+    expect(answers.map((answer) => answer.statusCode)).toEqual([200, 200, 200, 200]);
+    expect(new Set(answers.map((answer) => answer.body)).size).toBe(1);
+    const { rows } = await server.db.query(
+      'SELECT 1 FROM sandbox_subscriptions s JOIN subscriptions d ON d.customer_id = s.customer_id WHERE d.driver_id = $1',
+      [driver.driverId],
+    );
+    expect(rows).toHaveLength(1);
+  });
+
   it('answers 409 once the subscription is paid', async () => {
     const driver = await approvedDriver(server);
     await paid(driver);

@@ -35,6 +35,7 @@ function PaymentForm({ submitLabel, busy, onPay, returnUrl }: CardFormProps) {
 export function StripeCardForm(props: CardFormProps & { publishableKey: string }) {
   const { publishableKey, clientSecret, onUnavailable } = props;
   const [stripe] = useState(() =>
+    // Stripe.js could not be loaded (blocked, offline): the screen says the card form is unavailable.
     loadStripe(publishableKey).catch(() => {
       onUnavailable();
       return null;
