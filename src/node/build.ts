@@ -84,7 +84,10 @@ async function generateForms(names: string[]): Promise<string> {
       const module = formModuleOf(name, locale);
       const before = generatedFrom.get(module);
       if (before && unchanged(before.files)) continue;
-      const { made: [schema, uiSchema], files } = filesReadBy(() => [loadSchema(name, locale), loadUiSchema(name, locale)] as const);
+      const {
+        made: [schema, uiSchema],
+        files,
+      } = filesReadBy(() => [loadSchema(name, locale), loadUiSchema(name, locale)] as const);
       const source = JSON.stringify([schema, uiSchema]);
       if (before?.source !== source) {
         await writeFile(join(GENERATED, 'forms', `${module}.validators.cjs`), precompiledValidatorsCode(schema));
