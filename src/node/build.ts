@@ -268,6 +268,9 @@ function ssrContext(formsLoader: () => string) {
     write: false,
     absWorkingDir: CONTENT_ROOT,
     outfile: SSR_BUNDLE,
+    // Minified as the browser's (the same code): half the text to print at each rebuild of
+    // `npm run dev`, and for the server to load afresh after it (2.2 MB -> 1.0 MB).
+    minify: true,
     define: { 'process.env.NODE_ENV': '"production"' },
     banner: { js: "import { createRequire as __onrampRequire } from 'node:module'; const require = __onrampRequire(import.meta.url);" },
     loader: { '.css': 'empty', '.svg': 'file' },
