@@ -68,15 +68,40 @@ export function shownPath(path: string): string {
   return inside.startsWith('..') || isAbsolute(inside) ? path : inside;
 }
 
-export function readJsonFile(path: string): JsonObject {
-  const shown = shownPath(path);
-  let text: string;
+/** The files read while `filesReadBy` runs its work: path → text, undefined for a file that is not there. */
+let filesRead: Map<string, string | undefined> | undefined;
+
+/**
+ * What `work` made and the files it read (readJsonFile, readTranslations), with their texts: what
+ * it makes again only once one of them changes (`npm run dev` remakes only the forms an edit touches).
+ */
+export function filesReadBy<T>(work: () => T): { made: T; files: Map<string, string | undefined> } {
+  const outer = filesRead;
+  const files = new Map<string, string | undefined>();
+  filesRead = files;
   try {
-    text = readFileSync(path, 'utf8');
+    return { made: work(), files };
+  } finally {
+    filesRead = outer;
+    for (const [path, text] of files) outer?.set(path, text);
+  }
+}
+
+/** A file's text; undefined when it is not there (any other failure to read it is thrown). */
+export function textOf(path: string): string | undefined {
+  try {
+    return readFileSync(path, 'utf8');
   } catch (error) {
-    if (isMissingFile(error)) throw new ProjectFileError(`${shown}: file not found`);
+    if (isMissingFile(error)) return undefined;
     throw error;
   }
+}
+
+export function readJsonFile(path: string): JsonObject {
+  const shown = shownPath(path);
+  const text = textOf(path);
+  filesRead?.set(path, text);
+  if (text === undefined) throw new ProjectFileError(`${shown}: file not found`);
   try {
     const value: unknown = JSON.parse(text);
     if (value === null || typeof value !== 'object' || Array.isArray(value)) {
@@ -110,6 +135,7 @@ export function readTranslations(locale: Locale, fileName: string): Translations
   const file = translationFileOf(locale, fileName);
   const path = join(CONTENT_ROOT, file);
   if (!existsSync(path)) {
+    filesRead?.set(path, undefined);
     noteMissingTranslation(file);
     return undefined;
   }
