@@ -1,12 +1,12 @@
 import { lazy, Suspense } from 'react';
-import { Toaster } from 'react-hot-toast';
 import { Redirect, Route, Switch } from 'wouter';
 import { CurrentStep } from '../ui/currentStep.js';
 import { flow, routeOf } from '../runtime/flow.js';
 import { useLocale } from '../runtime/locale.js';
 import { RideRequestPanelProvider } from '../ui/rideRequestPanel.js';
 import { ScreenPage } from '../screens/ScreenPage.js';
-import { TOASTER_PROPS, useOneToastAtATime } from '../ui/toast.js';
+import { ToastArea } from '../ui/toast.js';
+import { useHydrated } from '../runtime/serverPage.js';
 
 // The form renderer (rjsf) is the heaviest part; screens that are not forms don't load it.
 const StepPage = lazy(() => import('../form/StepPage.js').then((module) => ({ default: module.StepPage })));
@@ -29,14 +29,26 @@ function Loading() {
   );
 }
 
+/**
+ * Toasts from the first page on: the server's drawing holds none, so hydration waits for none of
+ * their code. Only this component draws again once hydration is over: an update reaching the
+ * pages' Suspense before its lazy page has hydrated would have React draw the page afresh.
+ */
+function Toasts() {
+  return useHydrated() ? (
+    <Suspense fallback={null}>
+      <ToastArea />
+    </Suspense>
+  ) : null;
+}
+
 /** Routes built from the flow file: one per step, plus the review page and the form studio. */
 export function App() {
-  useOneToastAtATime();
   // A new language draws every page again, with the flow's texts in it (locale.ts).
   useLocale();
   return (
     <RideRequestPanelProvider>
-      <Toaster {...TOASTER_PROPS} />
+      <Toasts />
       <Suspense fallback={<Loading />}>
         <Switch>
           <Route path={ADMIN_ROUTE}>
