@@ -11,7 +11,7 @@
  * dialog over itself, so nothing typed is lost; a role not given is told in a toast.
  */
 import { useCallback, useEffect, useMemo, useRef, useState, type FormEvent, type KeyboardEvent } from 'react';
-import toast from 'react-hot-toast';
+import { toast } from '../ui/toast.js';
 import useSWR from 'swr';
 import useSWRInfinite, { type SWRInfiniteConfiguration } from 'swr/infinite';
 import type { QueuePage, ReviewStatus, StaffRole, StaffSession } from '../../shared/review.js';

@@ -8,7 +8,7 @@
  * and decide once the claim is released or lapses.
  */
 import { useRef, useState, type FormEvent, type ReactNode } from 'react';
-import toast from 'react-hot-toast';
+import { toast } from '../ui/toast.js';
 import useSWR from 'swr';
 import {
   MAX_REASON_LENGTH,

@@ -4,7 +4,7 @@
  * export and erasure (privacy officers), and a key for the command line (everyone).
  */
 import { useState, type FormEvent } from 'react';
-import toast from 'react-hot-toast';
+import { toast } from '../ui/toast.js';
 import useSWR from 'swr';
 import useSWRInfinite from 'swr/infinite';
 import { AUDIT_ACTIONS, type AuditPage, type StaffList, type StaffMember, type StaffRole } from '../../shared/review.js';

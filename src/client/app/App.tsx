@@ -1,5 +1,4 @@
 import { lazy, Suspense } from 'react';
-import { Toaster } from 'react-hot-toast';
 import { SWRConfig } from 'swr';
 import { Redirect, Route, Switch } from 'wouter';
 import { CurrentStep } from '../ui/currentStep.js';
@@ -8,7 +7,8 @@ import { useLocale } from '../runtime/locale.js';
 import { readPath } from '../runtime/reads.js';
 import { RideRequestPanelProvider } from '../ui/rideRequestPanel.js';
 import { ScreenPage } from '../screens/ScreenPage.js';
-import { TOASTER_PROPS, useOneToastAtATime } from '../ui/toast.js';
+import { ToastArea } from '../ui/toast.js';
+import { useHydrated } from '../runtime/serverPage.js';
 
 // The form renderer (rjsf) is the heaviest part; screens that are not forms don't load it.
 const StepPage = lazy(() => import('../form/StepPage.js').then((module) => ({ default: module.StepPage })));
@@ -31,6 +31,19 @@ function Loading() {
   );
 }
 
+/**
+ * Toasts from the first page on: the server's drawing holds none, so hydration waits for none of
+ * their code. Only this component draws again once hydration is over: an update reaching the
+ * pages' Suspense before its lazy page has hydrated would have React draw the page afresh.
+ */
+function Toasts() {
+  return useHydrated() ? (
+    <Suspense fallback={null}>
+      <ToastArea />
+    </Suspense>
+  ) : null;
+}
+
 /** What a page reads by a path alone (the widgets' lists) is read with the one API client. */
 const PAGE_READS = { fetcher: readPath };
 
@@ -44,12 +57,11 @@ export function App() {
 
 /** Routes built from the flow file: one per step, plus the review page and the form studio. */
 function Pages() {
-  useOneToastAtATime();
   // A new language draws every page again, with the flow's texts in it (locale.ts).
   useLocale();
   return (
     <RideRequestPanelProvider>
-      <Toaster {...TOASTER_PROPS} />
+      <Toasts />
       <Suspense fallback={<Loading />}>
         <Switch>
           <Route path={ADMIN_ROUTE}>

@@ -9,7 +9,6 @@
 import 'ajv/dist/runtime/equal';
 import 'ajv/dist/runtime/ucs2length';
 import 'react-dom/client';
-import 'react-hot-toast';
 import 'wouter';
 import '../runtime/config.js';
 import '../runtime/locale.js';

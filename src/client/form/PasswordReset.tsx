@@ -4,7 +4,7 @@
  * an account uses that email, so the button tells nobody who has an account.
  */
 import { useState } from 'react';
-import toast from 'react-hot-toast';
+import { toast } from '../ui/toast.js';
 import type { FormValues } from '../../../widgets/formValues.js';
 import type { FormStep } from '../../shared/flow.js';
 import { flow } from '../runtime/flow.js';

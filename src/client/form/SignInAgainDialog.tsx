@@ -5,7 +5,7 @@
  * again once they are signed in.
  */
 import { Suspense, use, useState } from 'react';
-import toast from 'react-hot-toast';
+import { toast } from '../ui/toast.js';
 import { Dialog } from '../ui/Dialog.js';
 import { flow, isFormStep, stepById } from '../runtime/flow.js';
 import { SocialSignIn } from './socialSignInChunk.js';

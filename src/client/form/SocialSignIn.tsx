@@ -5,7 +5,7 @@
  * account's email instead.
  */
 import { useRef, useState, type FormEvent } from 'react';
-import toast from 'react-hot-toast';
+import { toast } from '../ui/toast.js';
 import { useLocation } from 'wouter';
 import { buildPayload, lookupIn, type SocialProvider, type SocialSignIn as Social } from '../../shared/flow.js';
 import { callApi } from '../runtime/api.js';

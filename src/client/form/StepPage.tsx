@@ -6,7 +6,7 @@
  * nor by a reload: the answers are kept on the device as a draft (drafts.ts) until the step is sent.
  */
 import { use, useCallback, useEffect, useMemo, useRef, useState } from 'react';
-import toast from 'react-hot-toast';
+import { toast } from '../ui/toast.js';
 import { useLocation } from 'wouter';
 import { buildPayload, stepSchemaName, type Completion, type FormStep, type StepAction } from '../../shared/flow.js';
 import { useValuesSelection, type FormValuesStore } from '../../../widgets/formValues.js';

@@ -7,7 +7,7 @@
  */
 import { currentLocale } from '../runtime/locale.js';
 import { lazy, Suspense, useState } from 'react';
-import toast from 'react-hot-toast';
+import { toast } from '../ui/toast.js';
 import useSWR from 'swr';
 import { useLocation } from 'wouter';
 import { lookupIn, resolveNextStep, type ScreenStep } from '../../shared/flow.js';

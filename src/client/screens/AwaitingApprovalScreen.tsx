@@ -4,7 +4,7 @@
  * how to fix it.
  */
 import { useEffect } from 'react';
-import toast from 'react-hot-toast';
+import { toast } from '../ui/toast.js';
 import useSWR from 'swr';
 import { useLocation } from 'wouter';
 import { lookupIn, resolveNextStep, type ScreenStep } from '../../shared/flow.js';

@@ -4,7 +4,7 @@
  * the call fails: the subscription check on /success (spec §4 "Success check").
  */
 import { useEffect, useRef } from 'react';
-import toast from 'react-hot-toast';
+import { toast } from '../ui/toast.js';
 import { useLocation } from 'wouter';
 import { buildPayload, resolveNextStep, type ScreenStep } from '../../shared/flow.js';
 import { callApi } from '../runtime/api.js';

@@ -5,7 +5,7 @@
  * at once, so it stays out of the history, screenshots and any Referer.
  */
 import { useEffect, useState } from 'react';
-import toast from 'react-hot-toast';
+import { toast } from '../ui/toast.js';
 import useSWR from 'swr';
 import { useLocation, useParams } from 'wouter';
 import type { ScreenStep } from '../../shared/flow.js';

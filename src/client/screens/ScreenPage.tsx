@@ -1,5 +1,5 @@
 import { useEffect, useMemo } from 'react';
-import toast from 'react-hot-toast';
+import { toast } from '../ui/toast.js';
 import { useLocation } from 'wouter';
 import type { ScreenStep } from '../../shared/flow.js';
 import { routeOf } from '../runtime/flow.js';

@@ -1,5 +1,5 @@
 import { memo, useEffect, useState, type ReactNode } from 'react';
-import toast from 'react-hot-toast';
+import { toast } from './toast.js';
 import { useLocation } from 'wouter';
 import { useCurrentStep } from './currentStep.js';
 import { flow, routeOf } from '../runtime/flow.js';

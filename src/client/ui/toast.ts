@@ -1,26 +1,22 @@
 /**
- * Toasts as spec §8 says: 3000 ms, top-center, a dark red error icon and a green success icon.
- * One at a time, close to the top edge: the newest replaces the one before (a stale error never
- * stands beside the success that followed it), and a single toast covers the page's header, not
- * its title. The spec says nothing of several at once: one at a time is a departure on purpose (README).
+ * Toasts, shown by ToastArea.tsx (spec §8).
+ *
+ * The toast library (react-hot-toast and its styling, goober) is loaded when the first page is
+ * on the page, not before it: a step drawn by the server shows no toast until then, and its
+ * bytes would otherwise share a slow link with the scripts the page's hydration waits for.
  */
-import { useEffect } from 'react';
-import toast, { useToasterStore, type ToasterProps } from 'react-hot-toast';
+import { lazy } from 'react';
+import type { ToastOptions } from 'react-hot-toast';
 
-export const TOASTER_PROPS: ToasterProps = {
-  position: 'top-center',
-  containerStyle: { top: 8 },
-  toastOptions: {
-    duration: 3000,
-    success: { iconTheme: { primary: '#1e8e3e', secondary: '#ffffff' } },
-    error: { iconTheme: { primary: '#8b0000', secondary: '#ffffff' } },
-  },
+// Through ToastArea.tsx, a module of the app's: the build puts what it shares with the first page (React) in the first page's scripts.
+const library = () => import('./ToastArea.js').then((module) => module.toasts);
+
+/** Calls in the order made: each waits for the library, which is loaded once. */
+export const toast = {
+  error: (message: string, options?: ToastOptions): void => void library().then((toasts) => toasts.error(message, options)),
+  success: (message: string, options?: ToastOptions): void => void library().then((toasts) => toasts.success(message, options)),
+  dismiss: (): void => void library().then((toasts) => toasts.dismiss()),
 };
 
-/** Dismisses every toast on screen but the newest (react-hot-toast keeps the newest first). */
-export function useOneToastAtATime(): void {
-  const { toasts } = useToasterStore();
-  useEffect(() => {
-    for (const older of toasts.filter((each) => each.visible).slice(1)) toast.dismiss(older.id);
-  }, [toasts]);
-}
+/** Where toasts show (ToastArea.tsx), loaded on its own. */
+export const ToastArea = lazy(() => import('./ToastArea.js').then((module) => ({ default: module.ToastArea })));
