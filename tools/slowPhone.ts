@@ -15,7 +15,7 @@ import fastifyStatic from '@fastify/static';
 import * as esbuild from 'esbuild';
 import Fastify from 'fastify';
 import type { Browser, Page } from 'playwright-core';
-import { markdownStubPlugin, precompress, staticClosure } from '../src/node/build.js';
+import { BROWSER_BUNDLE, markdownStubPlugin, precompress, staticClosure } from '../src/node/build.js';
 import { precompiledValidatorsCode } from '../src/node/precompiledValidators.js';
 import { loadSchema, loadUiSchema, PROJECT_ROOT } from '../src/node/projectFiles.js';
 import { isObject, type JsonObject } from '../src/shared/schemaFiles.js';
@@ -109,20 +109,10 @@ export async function startAnchor(): Promise<{ url: string; firstVisit: Record<s
   await writeFile(join(dir, 'StepForm.tsx'), ANCHOR_FORM);
   const out = join(dir, 'public');
   const { metafile } = await esbuild.build({
+    ...BROWSER_BUNDLE,
     entryPoints: [join(dir, 'main.tsx')],
-    bundle: true,
-    splitting: true,
-    format: 'esm',
-    platform: 'browser',
-    target: 'es2020',
-    minify: true,
-    jsx: 'automatic',
-    metafile: true,
     absWorkingDir: dir,
     outdir: join(out, 'assets'),
-    entryNames: '[name]-[hash]',
-    chunkNames: 'chunks/[name]-[hash]',
-    define: { 'process.env.NODE_ENV': '"production"' },
     plugins: [markdownStubPlugin],
     legalComments: 'none',
     nodePaths: [join(PROJECT_ROOT, 'node_modules')],
