@@ -1,4 +1,4 @@
-import { lazy, Suspense } from 'react';
+import { lazy, Suspense, useEffect, useState } from 'react';
 import { SWRConfig } from 'swr';
 import { Redirect, Route, Switch } from 'wouter';
 import { CurrentStep } from '../ui/currentStep.js';
@@ -7,11 +7,18 @@ import { useLocale } from '../runtime/locale.js';
 import { readPath } from '../runtime/reads.js';
 import { RideRequestPanelProvider } from '../ui/rideRequestPanel.js';
 import { ScreenPage } from '../screens/ScreenPage.js';
-import { ToastArea } from '../ui/toast.js';
-import { useHydrated } from '../runtime/serverPage.js';
+import { toastArea } from '../ui/toast.js';
+import { preloadable } from '../ui/preloadable.js';
 
-// The form renderer (rjsf) is the heaviest part; screens that are not forms don't load it.
-const StepPage = lazy(() => import('../form/StepPage.js').then((module) => ({ default: module.StepPage })));
+/**
+ * The form renderer (rjsf) is the heaviest part; screens that are not forms don't load it. A step
+ * opened by its address loads it before the first draw (main.tsx), which then hydrates at once.
+ */
+export const stepPage = preloadable(
+  () => import('../form/StepPage.js'),
+  (module) => module.StepPage,
+);
+const StepPage = stepPage.Component;
 // Administrators and schema editors only: never part of a driver's download.
 const AdminPage = lazy(() => import('../admin/AdminPage.js').then((module) => ({ default: module.AdminPage })));
 const StudioPage = lazy(() => import('../studio/StudioPage.js').then((module) => ({ default: module.StudioPage })));
@@ -32,16 +39,19 @@ function Loading() {
 }
 
 /**
- * Toasts from the first page on: the server's drawing holds none, so hydration waits for none of
- * their code. Only this component draws again once hydration is over: an update reaching the
- * pages' Suspense before its lazy page has hydrated would have React draw the page afresh.
+ * Toasts from the first page on, their code loaded once the app is on the page (the server's
+ * drawing holds none, so hydration waits for none of it) and drawn once loaded, without Suspense:
+ * a fallback committed then would have React throttle its next reveal (~300 ms), and the drawn
+ * page, whose Suspense React hydrates last, would wait that long. Only this component draws again
+ * meanwhile: an update reaching the pages' Suspense before its page has hydrated would have React
+ * draw the page afresh.
  */
 function Toasts() {
-  return useHydrated() ? (
-    <Suspense fallback={null}>
-      <ToastArea />
-    </Suspense>
-  ) : null;
+  const [loaded, setLoaded] = useState(false);
+  useEffect(() => {
+    void toastArea.load().then(() => setLoaded(true));
+  }, []);
+  return loaded ? <toastArea.Component /> : null;
 }
 
 /** What a page reads by a path alone (the widgets' lists) is read with the one API client. */

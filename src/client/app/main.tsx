@@ -3,7 +3,7 @@ import { createRoot, hydrateRoot } from 'react-dom/client';
 import { Router } from 'wouter';
 import '../../../widgets/widgets.css';
 import './app.css';
-import { App } from './App.js';
+import { App, stepPage } from './App.js';
 import { appConfig } from '../runtime/config.js';
 import { flow, isFormStep } from '../runtime/flow.js';
 import { currentLocale, prepareFirstPage } from '../runtime/locale.js';
@@ -37,7 +37,7 @@ function prepareOpenedStep(): { ready: Promise<unknown>[]; holdsMore: () => bool
   const stored = storedAnswersRead(id);
   const reads = [noted, stored].flatMap((read: KeyedRead<unknown> | null) => (read ? [beginOpeningRead(read)] : []));
   return {
-    ready: [...reads, import('../form/StepPage.js').then((page) => page.prepareStepPage(step))],
+    ready: [...reads, stepPage.load().then((page) => page.prepareStepPage(step))],
     // What the device knows that the server's drawing has not: a draft, a signed-in driver's
     // answers sent before, a variant of the form.
     holdsMore: () => draftFound || stored !== null || stepSchemaName(step, browserLookup()) !== serverPage()?.schema,

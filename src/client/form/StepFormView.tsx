@@ -13,6 +13,7 @@ import { translatorFor } from '../../shared/rjsfStrings.js';
 import { loadOnce, prepareWith } from '../runtime/locale.js';
 import { expandErrors, fieldOf } from '../../shared/errors.js';
 import { interpolate } from '../../shared/flow.js';
+import { isoDateOffset } from '../../shared/dates.js';
 import { formWidgets } from '../../../widgets/index.js';
 import { browserLookup } from '../runtime/stepFlow.js';
 import { drawnToday, useHydrated } from '../runtime/serverPage.js';
@@ -92,9 +93,11 @@ interface StepFormViewProps {
   /** Shows the form's title (its UI schema's) as the page's heading; a form inside a dialog has the dialog's. */
   titled?: boolean;
   /**
-   * What was typed into the form's inputs while it opened, before its handlers were attached
-   * (serverPage.ts): taken into the form once it is on the page, as if typed then.
+   * What was typed into the server's drawn form before its scripts ran (the form opens with it),
+   * and into its inputs while it opened, before its handlers were attached (serverPage.ts): taken
+   * into the form once it is on the page, as if typed then: validated, its messages shown.
    */
+  typedBefore?: StepValues;
   typedMeanwhile?: () => StepValues;
   /** The only fields that may change (a document renewed after approval); the others are read-only. Undefined: any. */
   onlyFields?: readonly string[];
@@ -114,6 +117,7 @@ export function StepFormView({
   keptValues,
   validateAtOnce = false,
   titled = true,
+  typedBefore,
   typedMeanwhile,
   onlyFields,
   children,
@@ -123,35 +127,54 @@ export function StepFormView({
   useEffect(() => {
     opened.current = true;
   }, []);
-  // Through rjsf's own change, as a key press would be: reported by `onChange`, validated, and
-  // drawn into the input again, which hydration may have set back to the value it held.
+  // What was typed into the drawn form, taken as the form first commits (serverPage.ts forgets it then).
+  const typed = useRef<StepValues | null>(null);
+  useEffect(() => {
+    typed.current = { ...typedBefore, ...typedMeanwhile?.() };
+  }, [typedBefore, typedMeanwhile]);
+  // Once the page is the browser's own (hydration over, and what it changed drawn), put through
+  // rjsf's change as the keys would have come: reported by `onChange` (the field counts as
+  // touched), validated, and drawn into the input again, which hydration may have set back to the
+  // value it held. Each is typed from empty: the form opened holding what was typed before its
+  // scripts ran (so that hydration found it in the inputs), and rjsf reports only a change.
+  const hydrated = useHydrated();
   useEffect(() => {
     const rjsf = formRef.current;
-    if (!rjsf || !typedMeanwhile) return;
+    const values = typed.current;
+    if (!hydrated || !rjsf || !values) return;
+    typed.current = null;
     const fields = Object.keys(form.schema.properties ?? {});
-    for (const [field, value] of Object.entries(typedMeanwhile())) {
-      if (fields.includes(field) && rjsf.state.formData?.[field] !== value) rjsf.setFieldValue(field, value as StepValues); // rjsf types a field's value as the whole form's
+    for (const [field, value] of Object.entries(values)) {
+      if (!fields.includes(field)) continue;
+      // rjsf types a field's value as the whole form's.
+      rjsf.setFieldValue(field, undefined as unknown as StepValues);
+      rjsf.setFieldValue(field, value as StepValues);
     }
-  }, [form, typedMeanwhile]);
+  }, [hydrated, form]);
   const validator = useMemo(() => withKeptValues(form.validator, keptValues ?? {}), [form, keptValues]);
   useEffect(() => {
     if (validateAtOnce) formRef.current?.validateForm();
   }, [validateAtOnce]);
 
-  // What the description names of the device (an email kept on it) is filled in once the server's drawn page is hydrated.
-  const hydrated = useHydrated();
+  // What the description names of the device (an email kept on it) is filled in once the server's
+  // drawn page is hydrated. The UI schema and the context stay the same objects when hydration
+  // changes nothing in them: rjsf's form would otherwise work its state out and draw its fields again.
+  const description = form.uiSchema['ui:description'];
+  const shownDescription = titled && typeof description === 'string' ? interpolate(description, hydrated ? browserLookup() : () => undefined) : undefined;
   const uiSchema = useMemo(() => {
-    const description = form.uiSchema['ui:description'];
     const locked = onlyFields ? Object.keys(form.schema.properties ?? {}).filter((field) => !onlyFields.includes(field)) : [];
     return {
       ...form.uiSchema,
       ...Object.fromEntries(locked.map((field) => [field, { ...(form.uiSchema[field] as object | undefined), 'ui:readonly': true }])),
       ...(titled ? {} : { 'ui:title': undefined }),
-      'ui:description': titled && typeof description === 'string' ? interpolate(description, hydrated ? browserLookup() : () => undefined) : undefined,
+      'ui:description': shownDescription,
       'ui:submitButtonOptions': { norender: true },
     };
-  }, [form, titled, hydrated, onlyFields]);
-  const context = useMemo(() => (hydrated ? formContext : { ...formContext, drawnToday: drawnToday() }), [formContext, hydrated]);
+  }, [form, titled, shownDescription, onlyFields]);
+  // Date limits count from the day the server drew the page until hydration is over, when that day is not the device's.
+  const drawnOn = hydrated ? undefined : drawnToday();
+  const today = drawnOn !== undefined && drawnOn !== isoDateOffset(0, 0) ? drawnOn : undefined;
+  const context = useMemo(() => (today ? { ...formContext, drawnToday: today } : formContext), [formContext, today]);
 
   return (
     <Form<StepValues>

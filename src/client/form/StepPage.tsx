@@ -119,7 +119,7 @@ function StepForm({ id, step, schemaName }: { id: string; step: FormStep; schema
   // The draft is newer than what was sent: what the driver typed since wins.
   const kept = draft.values ? { ...stored.formData, ...draft.values } : stored.formData;
   const initial = Object.keys(typed).length > 0 ? { ...kept, ...typed } : kept;
-  return <FilledStepForm id={id} step={step} form={form} stored={stored} initial={initial} keep={keep} typedBefore={Object.keys(typed).length > 0} />;
+  return <FilledStepForm id={id} step={step} form={form} stored={stored} initial={initial} keep={keep} typedBefore={typed} />;
 }
 
 const pickFields = (values: StepValues, fields: string[]): StepValues => Object.fromEntries(Object.entries(values).filter(([field]) => fields.includes(field)));
@@ -182,14 +182,14 @@ interface FilledStepFormProps {
   stored: StoredAnswers;
   initial?: StepValues;
   keep: { values: string[]; photos: string[] };
-  /** Whether the form opens with what was typed into the server's drawn form: kept as a draft at once. */
-  typedBefore: boolean;
+  /** What was typed into the server's drawn form before the scripts ran (in `initial` too): kept as a draft at once. */
+  typedBefore: StepValues;
 }
 
 function FilledStepForm({ id, step, form, stored, initial, keep, typedBefore }: FilledStepFormProps) {
   const [, navigate] = useLocation();
   const state = useStepFormState(initial);
-  const draft = useDraftSaving(id, state.values, keep, typedBefore);
+  const draft = useDraftSaving(id, state.values, keep, Object.keys(typedBefore).length > 0);
   // Keyed by the fixes still to make, so the context (and the fields) change only when one is made.
   const openFixes = useValuesSelection(state.values, (all) => JSON.stringify(stored.openFixes(all)));
   const formContext = useMemo(() => {
@@ -253,6 +253,7 @@ function FilledStepForm({ id, step, form, stored, initial, keep, typedBefore }: 
         onError={state.countSubmit}
         extraErrors={state.extraErrors}
         keptValues={stored.masked}
+        typedBefore={typedBefore}
         typedMeanwhile={typedWhileHydrating}
         onlyFields={stored.onlyFields}
       >

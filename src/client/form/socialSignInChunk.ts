@@ -3,8 +3,9 @@
  * them load them, and the build preloads them on those steps' routes (src/node/build.ts,
  * pageScripts), so the other steps' first visits do without them.
  */
-import { lazy } from 'react';
+import { preloadable } from '../ui/preloadable.js';
 
-export const loadSocialSignIn = () => import('./SocialSignIn.js');
-
-export const SocialSignIn = lazy(() => loadSocialSignIn().then((module) => ({ default: module.SocialSignIn })));
+export const { Component: SocialSignIn, load: loadSocialSignIn } = preloadable(
+  () => import('./SocialSignIn.js'),
+  (module) => module.SocialSignIn,
+);

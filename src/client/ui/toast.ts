@@ -5,11 +5,17 @@
  * on the page, not before it: a step drawn by the server shows no toast until then, and its
  * bytes would otherwise share a slow link with the scripts the page's hydration waits for.
  */
-import { lazy } from 'react';
 import type { ToastOptions } from 'react-hot-toast';
+import { preloadable } from './preloadable.js';
 
-// Through ToastArea.tsx, a module of the app's: the build puts what it shares with the first page (React) in the first page's scripts.
-const library = () => import('./ToastArea.js').then((module) => module.toasts);
+/** Where toasts show (ToastArea.tsx), loaded on its own (App.tsx draws it once loaded). */
+export const toastArea = preloadable(
+  // Through ToastArea.tsx, a module of the app's: the build puts what it shares with the first page (React) in the first page's scripts.
+  () => import('./ToastArea.js'),
+  (module) => module.ToastArea,
+);
+
+const library = () => toastArea.load().then((module) => module.toasts);
 
 /** Calls in the order made: each waits for the library, which is loaded once. */
 export const toast = {
@@ -17,6 +23,3 @@ export const toast = {
   success: (message: string, options?: ToastOptions): void => void library().then((toasts) => toasts.success(message, options)),
   dismiss: (): void => void library().then((toasts) => toasts.dismiss()),
 };
-
-/** Where toasts show (ToastArea.tsx), loaded on its own. */
-export const ToastArea = lazy(() => import('./ToastArea.js').then((module) => ({ default: module.ToastArea })));
