@@ -6,7 +6,7 @@
 import Form, { type IChangeEvent } from '@rjsf/core';
 import type { ErrorSchema, RJSFSchema, RJSFValidationError, ValidatorType } from '@rjsf/utils';
 import { createPrecompiledValidator } from '@rjsf/validator-ajv8';
-import { useEffect, useMemo, useRef, type ReactNode } from 'react';
+import { useCallback, useEffect, useMemo, useRef, type ReactNode } from 'react';
 import { loadForm, type FormModule } from 'virtual:forms';
 import { DEFAULT_LOCALE, type Locale, type Translations } from '../../shared/locales.js';
 import { translatorFor } from '../../shared/rjsfStrings.js';
@@ -123,10 +123,18 @@ export function StepFormView({
   children,
 }: StepFormViewProps) {
   const formRef = useRef<Form<StepValues>>(null);
-  const opened = useRef(false);
-  useEffect(() => {
-    opened.current = true;
-  }, []);
+  // The form is given the values it opens with until a field changes, and holds its own from then
+  // on (given them again, it would set them back). Not from its first commit: hydration ending
+  // draws this view again, and new values would have rjsf work its state out and draw every field.
+  // (rjsf also reports, with no field, the defaults it filled in: given the values again, it fills the same.)
+  const changed = useRef(false);
+  const reportChange = useCallback(
+    (event: IChangeEvent<StepValues>, id?: string) => {
+      if (id !== undefined) changed.current = true;
+      onChange(event, id);
+    },
+    [onChange],
+  );
   // What was typed into the drawn form, taken as the form first commits (serverPage.ts forgets it then).
   const typed = useRef<StepValues | null>(null);
   useEffect(() => {
@@ -186,9 +194,9 @@ export function StepFormView({
       widgets={formWidgets}
       templates={templates}
       translateString={form.translateString}
-      formData={opened.current ? undefined : (initialData ?? {})}
+      formData={changed.current ? undefined : (initialData ?? {})}
       formContext={context}
-      onChange={onChange}
+      onChange={reportChange}
       onBlur={onBlur}
       onSubmit={onSubmit}
       onError={onError}

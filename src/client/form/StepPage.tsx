@@ -197,9 +197,6 @@ function FilledStepForm({ id, step, form, stored, initial, keep, typedBefore }: 
     return fixes.length > 0 ? { ...state.formContext, fixes: new Map(fixes.map(({ field, reason }) => [`root_${field}`, reason])) } : state.formContext;
   }, [state.formContext, openFixes]);
   const [busy, setBusy] = useState(false);
-  // Until the scripts have taken the server's drawn form over, its submit waits (shown busy): a
-  // native submit would put the answers in the address.
-  const ready = useHydrated();
   const [completion, setCompletion] = useState<Completion>();
   /** The answers waiting to be sent again once the driver signed in again, and why the sign-in is asked for. */
   const [waiting, setWaiting] = useState<{ answers: StepValues; reason: string }>();
@@ -257,14 +254,11 @@ function FilledStepForm({ id, step, form, stored, initial, keep, typedBefore }: 
         typedMeanwhile={typedWhileHydrating}
         onlyFields={stored.onlyFields}
       >
-        <button type="submit" className="button button-primary" disabled={busy || !ready} aria-busy={busy || !ready}>
-          {(busy || !ready) && <span className="spinner" aria-hidden="true" />}
-          {submitTextOf(form)}
-        </button>
+        <SubmitButton busy={busy} text={submitTextOf(form)} />
       </StepFormView>
       {step.passwordReset && <PasswordReset copy={step.passwordReset} values={state.values} />}
       {step.actions?.map((action) => (
-        <StepActionButton key={action.label} action={action} disabled={busy || !ready} />
+        <StepActionButton key={action.label} action={action} disabled={busy} />
       ))}
       {step.social && flow.social && <SocialSignIn social={flow.social} />}
       <StepLinks links={step.links} />
@@ -285,8 +279,24 @@ function FilledStepForm({ id, step, form, stored, initial, keep, typedBefore }: 
   );
 }
 
-/** A secondary button of a step (Resend), with its own spinner and toasts. */
+/**
+ * The form's submit, busy while the step is sent and until the scripts have taken the server's
+ * drawn form over (a native submit would put the answers in the address). Hydration ending draws
+ * it alone: drawn by the page, the form's children would change and rjsf draw every field again.
+ */
+function SubmitButton({ busy, text }: { busy: boolean; text?: string }) {
+  const waiting = busy || !useHydrated();
+  return (
+    <button type="submit" className="button button-primary" disabled={waiting} aria-busy={waiting}>
+      {waiting && <span className="spinner" aria-hidden="true" />}
+      {text}
+    </button>
+  );
+}
+
+/** A secondary button of a step (Resend), with its own spinner and toasts; like the submit, it waits for the scripts. */
 function StepActionButton({ action, disabled }: { action: StepAction; disabled: boolean }) {
+  const hydrated = useHydrated();
   const [busy, setBusy] = useState(false);
   const run = async () => {
     setBusy(true);
@@ -304,7 +314,7 @@ function StepActionButton({ action, disabled }: { action: StepAction; disabled: 
     }
   };
   return (
-    <button type="button" className="button button-secondary" onClick={run} disabled={busy || disabled} aria-busy={busy}>
+    <button type="button" className="button button-secondary" onClick={run} disabled={busy || disabled || !hydrated} aria-busy={busy}>
       {busy && <span className="spinner" aria-hidden="true" />}
       {action.label}
     </button>
