@@ -26,6 +26,7 @@ import { ExpiringSection } from './ExpiringSection.js';
 import { InsightsSection } from './InsightsSection.js';
 import { StaffSignInAgain, StaffSignInForm } from './StaffSignIn.js';
 import { AuditSection, KeySection, PrivacySection, ROLE_LABELS, StaffSection } from './StaffSections.js';
+import { AdminStyles } from './AdminStyles.js';
 
 /** New drivers show up without a reload while a reviewer keeps the Waiting tab open and in view. */
 const WAITING_REFRESH_MS = 15_000;
@@ -344,6 +345,7 @@ export function AdminPage() {
 
   return (
     <div className="admin-page">
+      <AdminStyles />
       <header className="admin-header">
         <img src="/assets/logo.svg" alt="Onramp" width={120} height={32} />
         <h1 className="admin-title">Driver review</h1>

@@ -12,6 +12,7 @@ import { Fragment, Suspense, use, useEffect, useMemo, useRef, useState } from 'r
 import useSWR from 'swr';
 import type { FormStep } from '../../shared/flow.js';
 import { StaffSignInForm } from '../admin/StaffSignIn.js';
+import { AdminStyles } from '../admin/AdminStyles.js';
 import { isRefusal } from '../admin/adminApi.js';
 import { request } from '../runtime/api.js';
 import { flow, isFormStep } from '../runtime/flow.js';
@@ -111,6 +112,7 @@ export function StudioPage() {
   return (
     <div className="studio">
       <style>{STUDIO_CSS}</style>
+      <AdminStyles />
       <header className="studio-header">
         <img src="/assets/logo.svg" alt="Onramp" width={120} height={32} />
         <h1>Form studio</h1>
