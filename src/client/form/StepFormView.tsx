@@ -154,11 +154,14 @@ export function StepFormView({
     const fields = Object.keys(form.schema.properties ?? {});
     for (const [field, value] of Object.entries(values)) {
       if (!fields.includes(field)) continue;
+      // Touched now, in the same draw as the change: rjsf reports a change once it has drawn it,
+      // and a field touched then would show its message a draw of the whole form later.
+      onBlur?.(`root_${field}`);
       // rjsf types a field's value as the whole form's.
       rjsf.setFieldValue(field, undefined as unknown as StepValues);
       rjsf.setFieldValue(field, value as StepValues);
     }
-  }, [hydrated, form]);
+  }, [hydrated, form, onBlur]);
   const validator = useMemo(() => withKeptValues(form.validator, keptValues ?? {}), [form, keptValues]);
   useEffect(() => {
     if (validateAtOnce) formRef.current?.validateForm();
