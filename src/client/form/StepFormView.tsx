@@ -155,7 +155,9 @@ export function StepFormView({
     for (const [field, value] of Object.entries(values)) {
       if (!fields.includes(field)) continue;
       // Touched now, in the same draw as the change: rjsf reports a change once it has drawn it,
-      // and a field touched then would show its message a draw of the whole form later.
+      // and a field touched then would show its message a draw of the whole form later. That draw
+      // must not hand the form its opening values again: it holds its own from this change on.
+      changed.current = true;
       onBlur?.(`root_${field}`);
       // rjsf types a field's value as the whole form's.
       rjsf.setFieldValue(field, undefined as unknown as StepValues);
