@@ -53,6 +53,20 @@ const SIGN_IN_REQUIRED = { message: 'Please sign in as a staff member.', reason:
 const SESSION_ENDED = { message: 'Your staff session has ended. Please sign in again.', reason: 'signInAgain' };
 const DRIVERS_CANNOT = { message: 'Drivers cannot use the admin API.' };
 const UNKNOWN_DRIVER = { message: 'There is no driver with this id.' };
+/** profileValues' answers as a reviewer sees them: the SSN masked. */
+const PROFILE_AS_REVIEWED = {
+  firstName: 'Ada',
+  lastName: 'Lovelace',
+  MI: 'B',
+  dateOfBirth: '1990-04-12',
+  gender: 'Female',
+  SSN: '•••••6789',
+  driverLicenseNumber: 'D1234567',
+  street: '1 Main Street',
+  city: 'Austin',
+  state: 'TX',
+  zipCode: '73301',
+};
 
 const asAdmin = () => bearer(adminToken);
 
@@ -216,19 +230,7 @@ describe('GET /admin/drivers', () => {
       ['addVehicle', 'Add Vehicle', 'vehicle', true],
     ]);
     expect(driver.submittedAt).toBe(driver.steps.at(-1)!.submittedAt);
-    expect(answersIn(driver, 'completeProfile')).toEqual({
-      firstName: 'Ada',
-      lastName: 'Lovelace',
-      MI: 'B',
-      dateOfBirth: '1990-04-12',
-      gender: 'Female',
-      SSN: '•••••6789',
-      driverLicenseNumber: 'D1234567',
-      street: '1 Main Street',
-      city: 'Austin',
-      state: 'TX',
-      zipCode: '73301',
-    });
+    expect(answersIn(driver, 'completeProfile')).toEqual(PROFILE_AS_REVIEWED);
     expect(fieldOf(driver, 'completeProfile', 'firstName')).toEqual({ field: 'firstName', title: 'First Name', kind: 'text', value: 'Ada', changed: false });
     expect(fieldOf(driver, 'completeProfile', 'SSN')).toEqual({ field: 'SSN', title: 'SSN', kind: 'sensitive', value: '•••••6789', changed: false });
     const sent = vehicleValues(randomUUID());
@@ -663,19 +665,7 @@ describe('POST /admin/drivers/:id/reject with fixes, field by field', () => {
       );
       expect(uploads).toHaveLength(3);
       expect(json(response)).toEqual({
-        answers: {
-          firstName: 'Ada',
-          lastName: 'Lovelace',
-          MI: 'B',
-          dateOfBirth: '1990-04-12',
-          gender: 'Female',
-          SSN: '•••••6789',
-          driverLicenseNumber: 'D1234567',
-          street: '1 Main Street',
-          city: 'Austin',
-          state: 'TX',
-          zipCode: '73301',
-        },
+        answers: PROFILE_AS_REVIEWED,
         files: Object.fromEntries(uploads.map((row) => [row.field, { id: row.id, url: `/driver/uploads/${row.id}`, mime: row.mime }])),
         fixes: [{ field: 'lastName', reason: LAST_NAME_FIX }],
       } satisfies StepAnswersAnswer);
