@@ -209,6 +209,23 @@ export async function buildApp(config: ServerConfig, options: AppOptions = {}): 
     xPermittedCrossDomainPolicies: false,
     xXssProtection: false,
   });
+  // A script or a stylesheet is never a page: it gets what guards a file another page loads
+  // (nosniff, same-origin only, no referrer, HSTS), not a page's CSP and framing rules, which do
+  // nothing there and cost each of a first visit's scripts 600 bytes (12 ms each at a slow phone's
+  // 400 kbit/s: HTTP/1.1 sends headers as they are).
+  const subresourceHeaders = securityHeaders({
+    contentSecurityPolicy: false,
+    referrerPolicy: { policy: 'no-referrer' },
+    strictTransportSecurity,
+    crossOriginOpenerPolicy: false,
+    originAgentCluster: false,
+    xDnsPrefetchControl: false,
+    xDownloadOptions: false,
+    xFrameOptions: false,
+    xPermittedCrossDomainPolicies: false,
+    xXssProtection: false,
+  });
+  const isSubresource = (type: unknown) => typeof type === 'string' && /^(application\/javascript|text\/css)\b/.test(type);
   // Until a stop begins (shutdown.ts); /readyz reads it.
   app.decorate('draining', false);
   // One hook for every answer (the status poll's cost is in its hooks): a callback, not a promise.
@@ -217,7 +234,7 @@ export async function buildApp(config: ServerConfig, options: AppOptions = {}): 
     // while a client (or a balancer) sends on it.
     if (app.draining) reply.header('connection', 'close');
     if (!isApiPath(request.url)) {
-      reply.headers(pageHeaders);
+      reply.headers(isSubresource(reply.getHeader('content-type')) ? subresourceHeaders : pageHeaders);
     } else {
       reply.headers(apiHeaders);
       // API answers carry driver data (or codes, on /dev): never cached. A route may say more

@@ -101,13 +101,26 @@ describe('the web app (dist/)', () => {
       expect(json(response)).toEqual({ message: 'The request could not be read.' });
     });
 
-    it('serves built assets with the security headers', async () => {
+    it('serves a built script with the headers that guard a file a page loads, and none only a page needs', async () => {
       const response = await app.inject({ method: 'GET', url: '/assets/app.js' });
       expect(response.statusCode).toBe(200);
       expect(response.body).toBe('console.log("onramp")');
-      expect(response.headers['x-content-type-options']).toBe('nosniff');
-      expect(response.headers['referrer-policy']).toBe('no-referrer');
+      expect(response.headers).toMatchObject({
+        'x-content-type-options': 'nosniff',
+        'cross-origin-resource-policy': 'same-origin',
+        'referrer-policy': 'no-referrer',
+      });
+      for (const pageOnly of ['content-security-policy', 'x-frame-options', 'cross-origin-opener-policy', 'origin-agent-cluster', 'x-xss-protection']) {
+        expect(response.headers[pageOnly]).toBeUndefined();
+      }
+    });
+
+    it('serves a picture, which a browser can open as a page, with the page’s CSP', async () => {
+      await writeFile(join(dist(), 'assets', 'mark.svg'), '<svg xmlns="http://www.w3.org/2000/svg"/>');
+      const response = await app.inject({ method: 'GET', url: '/assets/mark.svg' });
+      expect(response.statusCode).toBe(200);
       expect(response.headers['content-security-policy']).toBe(LOCAL_CSP);
+      expect(response.headers['x-frame-options']).toBe('SAMEORIGIN');
     });
 
     describe('delivered for a slow phone', () => {
@@ -148,7 +161,11 @@ describe('the web app (dist/)', () => {
       });
 
       it('lets a browser keep a script named by its contents for a year, and asks again for the rest and the page', async () => {
-        expect((await asset('/assets/chunks/StepPage-ABCD2345.js', 'br')).headers['cache-control']).toBe('public, max-age=31536000, immutable');
+        const script = await asset('/assets/chunks/StepPage-ABCD2345.js', 'br');
+        expect(script.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+        // Never asked again, so never revalidated.
+        expect(script.headers.etag).toBeUndefined();
+        expect(script.headers['last-modified']).toBeUndefined();
         const picture = await asset('/assets/welcome.svg');
         expect(picture.headers['cache-control']).toBe('no-cache');
         expect(picture.headers.etag).toBeDefined();

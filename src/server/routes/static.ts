@@ -200,10 +200,12 @@ export const staticRoutes = fp<{ config: ServerConfig; isApiPath: (url: string) 
       // The build's Brotli and gzip forms of each text file, by what the browser accepts (with Vary: Accept-Encoding).
       preCompressed: true,
       cacheControl: false,
-      // A file named by its contents never changes: kept for a year, never asked again. Others (the
-      // pictures, the places data) are asked again each time, and answered 304 while unchanged.
+      // A file named by its contents never changes: kept for a year, never asked again, so it carries
+      // no validators (bytes for nothing). Others (the pictures, the places data) are asked again
+      // each time, and answered 304 while unchanged.
       setHeaders: (reply, path) => {
-        reply.header('cache-control', HASHED_ASSET.test(path) ? IMMUTABLE : 'no-cache');
+        if (HASHED_ASSET.test(path)) reply.header('cache-control', IMMUTABLE).removeHeader('etag').removeHeader('last-modified');
+        else reply.header('cache-control', 'no-cache');
       },
     });
 
