@@ -159,6 +159,15 @@ describe('the delivery', () => {
     expect(preloads['/awaiting-approval']?.en.some((file) => file.includes('AwaitingApprovalScreen'))).toBe(true);
   });
 
+  it('asks the browser to compile at once every script a first visit runs as it loads, and no other', () => {
+    const hinted = (file: string) => readFileSync(join(PROJECT_ROOT, file), 'utf8').startsWith('//# allFunctionsCalledOnLoad\n');
+    const firstVisit = signupFiles();
+    expect(firstVisit.filter((file) => !hinted(file))).toEqual([]);
+    const others = outputs.map(([file]) => file).filter((file) => /\/(identity|AdminPage|StudioPage)-[A-Z0-9]{8}\.js$/.test(file));
+    expect(others).toHaveLength(3);
+    expect(others.filter(hinted)).toEqual([]);
+  });
+
   it('preloads a step’s form in each language with that language’s texts, and leaves a variant form to the page that picks it', () => {
     const preloads = JSON.parse(readFileSync(join(dist, 'route-preloads.json'), 'utf8')) as RouteScripts;
     const formsOf = (files: string[] = []) => files.map((file) => /\/(profile[\w.-]*)-[A-Z0-9]{8}\.js$/.exec(file)?.[1]).filter(Boolean);
