@@ -43,6 +43,11 @@ describe('the browser bundle', () => {
     expect(outputs.flatMap(([file]) => inputsOf(file).filter((input) => input.includes('node_modules/fast-uri/')))).toEqual([]);
   });
 
+  it('leaves out rjsf’s allOf merger while no form has an "allOf" (a form given one brings it back: tests/server/contentFolder.test.ts)', () => {
+    expect(outputs.flatMap(([file]) => inputsOf(file).filter((input) => input.includes('node_modules/@x0k/json-schema-merge/')))).toEqual([]);
+    expect(outputs.some(([file]) => inputsOf(file).some((input) => input.endsWith('src/client/app/allOfStub.ts')))).toBe(true);
+  });
+
   it('sends at most 170 KB gzip of JavaScript on a first visit to /signup', () => {
     const gzipped = signupFiles().reduce((total, file) => total + gzipSync(readFileSync(join(PROJECT_ROOT, file)), { level: 9 }).length, 0);
     expect(gzipped / 1024).toBeLessThanOrEqual(170);

@@ -67,7 +67,13 @@ export const METAFILE = join(CONTENT_ROOT, 'build', 'metafile.json');
  * and UI schema. A rebuild makes again only the modules whose files changed, and compiles and
  * writes only those whose schemas did.
  */
-const generatedFrom = new Map<string, { files: Map<string, string | undefined>; source: string }>();
+const generatedFrom = new Map<string, { files: Map<string, string | undefined>; source: string; allOf: boolean }>();
+/** Whether a form of the last generated ones has an "allOf" anywhere in its schema (allOfMergerPlugin). */
+let formsUseAllOf = true;
+
+/** Whether a schema has an "allOf" at any depth. */
+const hasAllOf = (value: unknown): boolean =>
+  typeof value === 'object' && value !== null && (Object.hasOwn(value, 'allOf') || Object.values(value).some(hasAllOf));
 const unchanged = (files: Map<string, string | undefined>) => [...files].every(([path, text]) => textOf(path) === text);
 
 /** A form's module in a language: "profile", "profile.es". */
@@ -99,9 +105,10 @@ async function generateForms(names: string[]): Promise<string> {
             `export { validateFns };\n`,
         );
       }
-      generatedFrom.set(module, { files, source });
+      generatedFrom.set(module, { files, source, allOf: hasAllOf(schema) });
     }
   }
+  formsUseAllOf = names.some((name) => (Object.keys(LOCALES) as Locale[]).some((locale) => generatedFrom.get(formModuleOf(name, locale))?.allOf));
   const cases = names
     .flatMap((name) =>
       (Object.keys(LOCALES) as Locale[]).map(
@@ -125,6 +132,21 @@ const uriStubPlugin: esbuild.Plugin = {
   name: 'uri-stub',
   setup(build) {
     build.onResolve({ filter: /^fast-uri$/ }, () => ({ path: join(CLIENT, 'app', 'uriStub.ts') }));
+  },
+};
+
+/**
+ * rjsf merges a schema's "allOf" with @x0k/json-schema-merge, 4 KB (Brotli) of every step's first
+ * visit. While no form has an "allOf" (formsUseAllOf, worked out as each build makes the forms),
+ * nothing calls the merger, and it is left out (src/client/app/allOfStub.ts); a form given one
+ * brings it back at the next build.
+ */
+const allOfMergerPlugin: esbuild.Plugin = {
+  name: 'allof-merger',
+  setup(build) {
+    build.onResolve({ filter: /[/\\]shallowAllOfMerge\.js$/ }, ({ importer }) =>
+      formsUseAllOf || !/[/\\]@rjsf[/\\]utils[/\\]/.test(importer) ? undefined : { path: join(CLIENT, 'app', 'allOfStub.ts') },
+    );
   },
 };
 
@@ -255,7 +277,7 @@ function clientContext(formsLoader: () => string) {
     logLevel: 'warning',
     // The generated forms may sit in a copy of the project (ONRAMP_CONTENT_DIR) with no node_modules.
     nodePaths: [join(PROJECT_ROOT, 'node_modules')],
-    plugins: [sharedChunkPlugin(), projectPlugin(formsLoader), markdownStubPlugin, uriStubPlugin],
+    plugins: [sharedChunkPlugin(), projectPlugin(formsLoader), markdownStubPlugin, uriStubPlugin, allOfMergerPlugin],
   });
 }
 

@@ -197,3 +197,31 @@ describe('an English reword whose Spanish is not written yet', () => {
     }
   });
 });
+
+describe('a form given an "allOf"', () => {
+  it('builds with rjsf’s allOf merger, which the browser’s scripts leave out while no form has one', BUILDS, async () => {
+    const { content, warnings, server } = await buildAndServe(
+      [],
+      [
+        {
+          file: 'schemas/signup.schema.json',
+          replace: '"additionalProperties": false,',
+          with: '"additionalProperties": false, "allOf": [{ "required": ["email"] }],',
+        },
+      ],
+    );
+    try {
+      expect(warnings).toEqual([]);
+      const metafile = JSON.parse(readFileSync(join(content, 'build', 'metafile.json'), 'utf8')) as {
+        outputs: Record<string, { inputs: Record<string, unknown> }>;
+      };
+      const merger = Object.values(metafile.outputs).flatMap((output) =>
+        Object.keys(output.inputs).filter((input) => input.includes('@x0k/json-schema-merge/')),
+      );
+      expect(merger.length).toBeGreaterThan(0);
+      expect((await server.app.inject({ method: 'GET', url: '/signup', headers: { accept: 'text/html' } })).body).toContain('id="root_email"');
+    } finally {
+      await server.close();
+    }
+  });
+});
