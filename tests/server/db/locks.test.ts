@@ -2,7 +2,7 @@
 // two servers would hold it: two connections to one database).
 import pg from 'pg';
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { LockBusy, openDb, openPglite, type Db } from '../../../src/server/db/db.js';
 
 const tick = () => new Promise((resolve) => setTimeout(resolve, 20));
@@ -27,7 +27,8 @@ function lockBehaviour(open: () => Promise<Db[]>) {
         return index;
       });
     const first = holder(0);
-    await tick();
+    // Asked once the first holds it (a fixed wait lost the race on a loaded machine).
+    await vi.waitFor(() => expect(seen).toContain('start 0'));
     expect(await Promise.all([first, holder(1)])).toEqual([0, 1]);
     expect(seen).toEqual(['start 0', 'end 0', 'start 1', 'end 1']);
   });
