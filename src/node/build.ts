@@ -369,8 +369,7 @@ export function pageScripts(metafile: Metafile): { entry: string; css: string; s
 const COMPILE_ALL_HINT = Buffer.from('//# allFunctionsCalledOnLoad\n');
 
 /** The scripts some page runs as it loads, paths under the project (dist/assets/…): the shell and each route's own. */
-function scriptsRunAtOnce(metafile: Metafile): Set<string> {
-  const { shell, routes } = pageScripts(metafile);
+function scriptsRunAtOnce({ shell, routes }: ReturnType<typeof pageScripts>): Set<string> {
   return new Set([...shell, ...Object.values(routes).flatMap((byLocale) => Object.values(byLocale).flat())]);
 }
 
@@ -379,8 +378,7 @@ function scriptsRunAtOnce(metafile: Metafile): Set<string> {
  * found one after another), and route-preloads.json: each route's own scripts, which the server
  * preloads in that page, so a first visit fetches everything at once instead of in a chain.
  */
-async function writeIndexHtml(metafile: Metafile): Promise<BuiltEntry> {
-  const { entry: js, css, shell, routes } = pageScripts(metafile);
+async function writeIndexHtml({ entry: js, css, shell, routes }: ReturnType<typeof pageScripts>): Promise<BuiltEntry> {
   const template = await readFile(join(CLIENT, 'app', 'index.html'), 'utf8');
   const page = template
     .replace('%JS%', href(js))
@@ -413,7 +411,8 @@ export async function buildDist(): Promise<DistBuild> {
       await mkdir(dirname(file.path), { recursive: true });
       await writeWhole(file.path, file.contents);
     }
-    const runAtOnce = scriptsRunAtOnce(metafile);
+    const scripts = pageScripts(metafile);
+    const runAtOnce = scriptsRunAtOnce(scripts);
     // Names carry a hash of the contents: a file written before is the same file.
     for (const file of outputFiles) {
       if (previous.has(file.path)) continue;
@@ -422,7 +421,7 @@ export async function buildDist(): Promise<DistBuild> {
     }
     await mkdir(join(CONTENT_ROOT, 'build'), { recursive: true });
     await writeFile(METAFILE, JSON.stringify(metafile));
-    const entry = await writeIndexHtml(metafile);
+    const entry = await writeIndexHtml(scripts);
     const current = new Set(outputFiles.map((file) => file.path));
     for (const path of previous) if (!current.has(path)) await rm(path, { force: true });
     previous = current;
