@@ -185,9 +185,17 @@ async function browserFigures(baseUrl: string) {
       ctx.putImageData(image, 0, 0);
       const blob = await new Promise<Blob | null>((resolve) => canvas.toBlob(resolve, 'image/jpeg', 0.95));
       if (!blob) throw new Error('no blob');
-      return Array.from(new Uint8Array(await blob.arrayBuffer()));
+      // As one base64 text: an array of 9 million numbers, as Playwright carries values, grew this
+      // process to 2.6 GB, and collecting it slowed the next section (the slow phone) for us and the anchor alike.
+      const dataUrl = await new Promise<string>((resolve, reject) => {
+        const reader = new FileReader();
+        reader.onload = () => resolve(String(reader.result));
+        reader.onerror = () => reject(reader.error);
+        reader.readAsDataURL(blob);
+      });
+      return dataUrl.slice(dataUrl.indexOf(',') + 1);
     });
-    const original = Buffer.from(photo);
+    const original = Buffer.from(photo, 'base64');
     const started = Date.now();
     await page.locator('#root_profilePicture').setInputFiles({ name: 'photo.jpg', mimeType: 'image/jpeg', buffer: original });
     await page.locator('.w-photo--filled:not(.w-photo--busy) #root_profilePicture').waitFor({ state: 'attached', timeout: 60_000 });
