@@ -10,11 +10,12 @@
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { gzipSync } from 'node:zlib';
 import fastifyStatic from '@fastify/static';
 import * as esbuild from 'esbuild';
 import Fastify from 'fastify';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, CDPSession, Page } from 'playwright-core';
 import { BROWSER_BUNDLE, markdownStubPlugin, precompress, staticClosure } from '../src/node/build.js';
 import { precompiledValidatorsCode } from '../src/node/precompiledValidators.js';
 import { loadSchema, loadUiSchema, PROJECT_ROOT } from '../src/node/projectFiles.js';
@@ -146,18 +147,93 @@ export async function startAnchor(): Promise<{ url: string; firstVisit: Record<s
   };
 }
 
+/**
+ * A cheap phone's browser tab, throttled as such a phone on a poor network. It is looked at as a
+ * driver looks at the screen: at each frame the page draws (a page still waiting for what holds
+ * back its first drawing shows nothing, whatever its document holds), through the DevTools
+ * protocol; and typed in with the keyboard. Not with Playwright's locators: they find a field in
+ * the document before any frame shows it, and they compile Playwright's own script into each new
+ * page first, at the phone's CPU (two evaluations of ~60 ms each in a trace of a visit at 4×),
+ * which the visit, the anchor's as ours, would be charged for.
+ */
+class SlowPhone {
+  private constructor(
+    readonly page: Page,
+    private readonly cdp: CDPSession,
+  ) {}
+
+  static async open(browser: Browser): Promise<SlowPhone> {
+    const context = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+    const page = await context.newPage();
+    const cdp = await context.newCDPSession(page);
+    await cdp.send('Network.enable');
+    await cdp.send('Network.emulateNetworkConditions', {
+      offline: false,
+      latency: THROTTLING.latency,
+      downloadThroughput: THROTTLING.downloadThroughput,
+      uploadThroughput: THROTTLING.uploadThroughput,
+    });
+    await cdp.send('Emulation.setCPUThrottlingRate', { rate: THROTTLING.cpuRate });
+    return new SlowPhone(page, cdp);
+  }
+
+  /**
+   * What `expression` (a function of the page's `document`) gives once it is not null, looked at
+   * in the page at each frame, as the screen shows it; null after `timeout` ms. A document that
+   * goes away meanwhile is looked at again in the next.
+   */
+  async until<T>(expression: string, timeout = 120_000): Promise<T | null> {
+    const deadline = Date.now() + timeout;
+    for (;;) {
+      const wait = `new Promise((resolve) => {
+        const deadline = performance.now() + ${Math.max(0, deadline - Date.now())};
+        const look = () => {
+          const found = (${expression})(document);
+          if (found !== null) resolve(found);
+          else if (performance.now() > deadline) resolve(null);
+          else requestAnimationFrame(look);
+        };
+        look();
+      })`;
+      const answer = await this.cdp.send('Runtime.evaluate', { expression: wait, awaitPromise: true, returnByValue: true }).catch(() => null);
+      if (answer?.exceptionDetails)
+        throw new Error(`Looking into the page failed: ${answer.exceptionDetails.exception?.description ?? answer.exceptionDetails.text}`);
+      if (answer) return answer.result.value as T | null;
+      // No document to look into for a moment (one going, the next not yet there).
+      if (Date.now() > deadline) return null;
+      await sleep(10);
+    }
+  }
+
+  /** `field`'s value once it shows on the screen. */
+  shown(field: string): Promise<string | null> {
+    return this.until<string>(`(document) => {
+      const input = document.querySelector(${JSON.stringify(field)});
+      return input && input.checkVisibility() && input.getBoundingClientRect().width > 0 ? input.value : null;
+    }`);
+  }
+
+  /** Puts the caret in `field`, as a tap on it does. */
+  async focus(field: string): Promise<void> {
+    await this.cdp.send('Runtime.evaluate', { expression: `document.querySelector(${JSON.stringify(field)}).focus()` });
+  }
+
+  close(): Promise<void> {
+    return this.page.context().close();
+  }
+}
+
 /** Milliseconds from navigating to `url` until a key typed in `field` shows there. */
-async function untilTypingEchoes(page: Page, url: string, field: string): Promise<number> {
+async function untilTypingEchoes(phone: SlowPhone, url: string, field: string): Promise<number> {
   const started = Date.now();
-  await page.goto(url, { waitUntil: 'commit' });
-  const input = page.locator(field);
-  await input.waitFor({ timeout: 120_000 });
+  await phone.page.goto(url, { waitUntil: 'commit' });
   // A repeat visit may find the first visit's draft in the field: the key shows after it.
-  const before = await input.inputValue();
-  await input.pressSequentially('a', { timeout: 120_000 });
-  await page.waitForFunction(([selector, wanted]) => (document.querySelector(selector!) as HTMLInputElement | null)?.value === wanted, [field, `${before}a`], {
-    timeout: 120_000,
-  });
+  const before = await phone.shown(field);
+  if (before === null) throw new Error(`No ${field} at ${url} after 120 s`);
+  await phone.focus(field);
+  await phone.page.keyboard.press('a');
+  const echoed = await phone.until(`(document) => document.querySelector(${JSON.stringify(field)})?.value === ${JSON.stringify(`${before}a`)} || null`);
+  if (echoed === null) throw new Error(`The key typed in ${field} at ${url} did not show after 120 s`);
   return Date.now() - started;
 }
 
@@ -166,42 +242,24 @@ async function untilTypingEchoes(page: Page, url: string, field: string): Promis
  * message: until the form's scripts run and judge it. The key is typed into the emptied field, and
  * the field left, again every moment until then (a page drawn by the server takes keys before its scripts run).
  */
-async function untilInvalidShows(page: Page, url: string, { field, key }: { field: string; key: string }): Promise<number> {
+async function untilInvalidShows(phone: SlowPhone, url: string, { field, key }: { field: string; key: string }): Promise<number> {
   const started = Date.now();
-  await page.goto(url, { waitUntil: 'commit' });
-  const input = page.locator(field);
-  const message = page.locator(`${field}__error`);
-  await input.waitFor({ timeout: 120_000 });
+  await phone.page.goto(url, { waitUntil: 'commit' });
+  if ((await phone.shown(field)) === null) throw new Error(`No ${field} at ${url} after 120 s`);
+  const message = `(document) => {
+    const message = document.querySelector(${JSON.stringify(`${field}__error`)});
+    return message && message.checkVisibility() && /\\S/.test(message.textContent) ? true : null;
+  }`;
   while (Date.now() - started < 120_000) {
     // Typed afresh each time: keys piling up could make the value valid (five digits are a zip code).
-    await input.fill('');
-    await input.press(key);
-    await input.press('Tab');
-    const shown = await message
-      .filter({ hasText: /\S/ })
-      .waitFor({ timeout: 250 })
-      .then(() => true)
-      // Not shown within the wait: looked for again until the deadline below.
-      .catch(() => false);
-    if (shown) return Date.now() - started;
+    await phone.focus(field);
+    await phone.page.keyboard.press('ControlOrMeta+A');
+    await phone.page.keyboard.press('Backspace');
+    await phone.page.keyboard.press(key);
+    await phone.page.keyboard.press('Tab');
+    if (await phone.until(message, 250)) return Date.now() - started;
   }
   throw new Error(`No message on ${field} at ${url} after 120 s`);
-}
-
-/** A phone's browser page: throttled as a cheap phone on a poor network. */
-async function slowPhonePage(browser: Browser): Promise<{ page: Page; close(): Promise<void> }> {
-  const context = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
-  const page = await context.newPage();
-  const cdp = await context.newCDPSession(page);
-  await cdp.send('Network.enable');
-  await cdp.send('Network.emulateNetworkConditions', {
-    offline: false,
-    latency: THROTTLING.latency,
-    downloadThroughput: THROTTLING.downloadThroughput,
-    uploadThroughput: THROTTLING.uploadThroughput,
-  });
-  await cdp.send('Emulation.setCPUThrottlingRate', { rate: THROTTLING.cpuRate });
-  return { page, close: () => context.close() };
 }
 
 /** First and repeat visits (medians of five) to each measured page, at `baseUrl`, and first visits until an invalid key shows its message. */
@@ -212,16 +270,16 @@ export async function slowPhoneVisits(browser: Browser, baseUrl: string): Promis
     const repeat: number[] = [];
     const judged: number[] = [];
     for (let visit = 0; visit < VISITS; visit++) {
-      const phone = await slowPhonePage(browser);
-      judged.push(await untilInvalidShows(phone.page, `${baseUrl}${route}`, invalid));
+      const phone = await SlowPhone.open(browser);
+      judged.push(await untilInvalidShows(phone, `${baseUrl}${route}`, invalid));
       await phone.close();
     }
     for (let visit = 0; visit < VISITS; visit++) {
-      const { page, close } = await slowPhonePage(browser);
-      first.push(await untilTypingEchoes(page, `${baseUrl}${route}`, field));
-      await page.goto('about:blank');
-      repeat.push(await untilTypingEchoes(page, `${baseUrl}${route}`, field));
-      await close();
+      const phone = await SlowPhone.open(browser);
+      first.push(await untilTypingEchoes(phone, `${baseUrl}${route}`, field));
+      await phone.page.goto('about:blank');
+      repeat.push(await untilTypingEchoes(phone, `${baseUrl}${route}`, field));
+      await phone.close();
     }
     results.push({ route, first: median(first), repeat: median(repeat), judged: median(judged) });
   }
