@@ -3,7 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { brotliDecompressSync, gunzipSync, gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { staticClosure, type Metafile, type RouteScripts } from '../src/node/build.js';
+import { inlineStylesheet, staticClosure, type Metafile, type RouteScripts } from '../src/node/build.js';
 import { PROJECT_ROOT } from '../src/node/projectFiles.js';
 import { HASHED_ASSET } from '../src/server/routes/static.js';
 
@@ -130,10 +130,10 @@ describe('the delivery', () => {
     }
   });
 
-  it('names every script and stylesheet so that the server lets browsers keep it for a year', () => {
+  it('names every script so that the server lets browsers keep it for a year', () => {
     const files = readdirSync(join(dist, 'assets'), { recursive: true })
       .map(String)
-      .filter((file) => /\.(js|css)$/.test(file));
+      .filter((file) => file.endsWith('.js'));
     expect(files.filter((file) => /profile-social(\.es)?-/.test(file))).toHaveLength(2);
     expect(files.filter((file) => !HASHED_ASSET.test(`/assets/${file}`))).toEqual([]);
   });
@@ -162,6 +162,32 @@ describe('the delivery', () => {
       .map((file) => `/${file.replace(/^dist\//, '')}`);
     expect(preloads['/signup']?.en.sort()).toEqual(wanted.sort());
     expect(preloads['/awaiting-approval']?.en.some((file) => file.includes('AwaitingApprovalScreen'))).toBe(true);
+  });
+
+  it('holds the app’s stylesheet in the page, after the scripts it names: nothing to ask for before a step shows', () => {
+    const html = readFileSync(join(dist, 'index.html'), 'utf8');
+    expect(html).not.toContain('rel="stylesheet"');
+    const style = html.indexOf('<style>');
+    expect(style).toBeGreaterThan(html.lastIndexOf('<link rel="modulepreload"'));
+    expect(style).toBeGreaterThan(html.indexOf('<!--route-preload-->'));
+    // A rule of src/client/app/app.css: the spinner a page shows until its step is drawn.
+    expect(html.slice(style, html.indexOf('</style>'))).toContain('.page-loading{');
+    expect(
+      readdirSync(join(dist, 'assets'), { recursive: true })
+        .map(String)
+        .filter((file) => /\.css(\.br|\.gz)?$/.test(file)),
+    ).toEqual([]);
+  });
+
+  it('refuses a stylesheet the page would read wrong: a relative url(), or text that ends its element', () => {
+    expect(inlineStylesheet('a{color:red}\n')).toBe('<style>a{color:red}</style>');
+    expect(inlineStylesheet('a{background:url("data:image/svg+xml,%3Csvg%3E")}b{background:url(/assets/logo.svg)}')).toContain('/assets/logo.svg');
+    expect(() => inlineStylesheet('a{background:url("./logo-ABCD1234.svg")}')).toThrow(
+      'The app\'s stylesheet names "./logo-ABCD1234.svg" by a relative url(): in index.html it would be looked for beside the page. Use a data: URL or a path from /.',
+    );
+    expect(() => inlineStylesheet('a::after{content:"</style><script>"}')).toThrow(
+      'The app\'s stylesheet holds "</style", which would end its element in index.html.',
+    );
   });
 
   it('asks the browser to compile at once every script a first visit runs as it loads, and no other', () => {

@@ -94,7 +94,8 @@ export function contentSecurityPolicy(config: ServerConfig): Record<string, stri
     'script-src': ["'self'", ...(stripe ? ['https://js.stripe.com'] : [])],
     // 'self' as well: the form studio previews a step in a frame of its own.
     ...(stripe ? { 'frame-src': ["'self'", 'https://js.stripe.com', 'https://hooks.stripe.com'] } : {}),
-    // Toasts (react-hot-toast) inject their styles at run time.
+    // index.html holds the app's stylesheet (build.ts, inlineStylesheet); toasts (react-hot-toast)
+    // inject their styles at run time.
     'style-src': ["'self'", "'unsafe-inline'"],
     'img-src': ["'self'", 'blob:', 'data:'],
     'connect-src': connect,
@@ -213,13 +214,13 @@ export async function buildApp(config: ServerConfig, options: AppOptions = {}): 
     contentSecurityPolicy: { useDefaults: false, directives: { 'default-src': ["'none'"], 'frame-ancestors': ["'none'"] } },
     xFrameOptions: { action: 'deny' },
   });
-  // A script or a stylesheet is never a page: it gets what guards a file another page loads
+  // A script is never a page: it gets what guards a file another page loads
   // (nosniff, same-origin only, no referrer, HSTS), not a page's CSP and framing rules, which do
   // nothing there and cost each of a first visit's scripts 600 bytes (12 ms each at a slow phone's
   // 400 kbit/s: HTTP/1.1 sends headers as they are). No script runs as a worker, whose own CSP
   // would come from its script's answer: one that did would need the page's set.
-  const subresourceHeaders = securityHeaders({ ...notAPage, contentSecurityPolicy: false, xFrameOptions: false });
-  const isSubresource = (type: unknown) => typeof type === 'string' && /^(application\/javascript|text\/css)\b/.test(type);
+  const scriptHeaders = securityHeaders({ ...notAPage, contentSecurityPolicy: false, xFrameOptions: false });
+  const isScript = (type: unknown) => typeof type === 'string' && /^application\/javascript\b/.test(type);
   // Until a stop begins (shutdown.ts); /readyz reads it.
   app.decorate('draining', false);
   // One hook for every answer (the status poll's cost is in its hooks): a callback, not a promise.
@@ -228,7 +229,7 @@ export async function buildApp(config: ServerConfig, options: AppOptions = {}): 
     // while a client (or a balancer) sends on it.
     if (app.draining) reply.header('connection', 'close');
     if (!isApiPath(request.url)) {
-      reply.headers(isSubresource(reply.getHeader('content-type')) ? subresourceHeaders : pageHeaders);
+      reply.headers(isScript(reply.getHeader('content-type')) ? scriptHeaders : pageHeaders);
     } else {
       reply.headers(apiHeaders);
       // API answers carry driver data (or codes, on /dev): never cached. A route may say more

@@ -34,10 +34,10 @@ export const IP_LOOKUP_PATH = '/ip';
 export const CONFIG_PLACEHOLDER = '<!--app-config-->';
 
 /**
- * The build names its scripts and stylesheets by their contents (build.ts: [name]-[hash]; a form's
+ * The build names its scripts by their contents (build.ts: [name]-[hash]; a form's
  * name may hold dashes, "profile-social"); .br and .gz are their compressed forms.
  */
-export const HASHED_ASSET = /[/\\]assets[/\\](chunks[/\\])?[\w.-]+-[A-Z0-9]{8}\.(js|css)(\.br|\.gz)?$/;
+export const HASHED_ASSET = /[/\\]assets[/\\](chunks[/\\])?[\w.-]+-[A-Z0-9]{8}\.js(\.br|\.gz)?$/;
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 export const NOT_BUILT_MESSAGE = 'The web app is not built yet. Run `npm run build`, then reload.';
 
