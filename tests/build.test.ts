@@ -43,9 +43,14 @@ describe('the browser bundle', () => {
     expect(outputs.flatMap(([file]) => inputsOf(file).filter((input) => input.includes('node_modules/fast-uri/')))).toEqual([]);
   });
 
-  it('leaves out rjsf’s allOf merger while no form has an "allOf" (a form given one brings it back: tests/server/contentFolder.test.ts)', () => {
-    expect(outputs.flatMap(([file]) => inputsOf(file).filter((input) => input.includes('node_modules/@x0k/json-schema-merge/')))).toEqual([]);
-    expect(outputs.some(([file]) => inputsOf(file).some((input) => input.endsWith('src/client/app/allOfStub.ts')))).toBe(true);
+  it('leaves out the parts of rjsf no form calls for: the allOf merger, arrays, oneOf and anyOf, the layout grid (forms given some bring them back: tests/server/contentFolder.test.ts)', () => {
+    const inputs = outputs.flatMap(([file]) => inputsOf(file));
+    const parts =
+      /@x0k\/json-schema-merge\/|@rjsf\/core\/lib\/components\/(fields\/(ArrayField|MultiSchemaField|Layout\w+Field)|templates\/(ArrayField\w*|MultiSchemaField)Template)\.js$/;
+    expect(inputs.filter((input) => parts.test(input))).toEqual([]);
+    expect([...new Set(inputs.filter((input) => input.startsWith('rjsf-part-left-out:')))].sort()).toEqual(
+      ['allOf', 'alternatives', 'arrays', 'layoutGrid'].map((part) => `rjsf-part-left-out:${part}`),
+    );
   });
 
   it('sends at most 170 KB gzip of JavaScript on a first visit to /signup', () => {

@@ -61,18 +61,44 @@ const GENERATED = join(CONTENT_ROOT, 'build', 'generated');
 const CLIENT = join(PROJECT_ROOT, 'src', 'client');
 export const METAFILE = join(CONTENT_ROOT, 'build', 'metafile.json');
 
+/** Whether a JSON value has, at any depth, an object that passes `test`. */
+const holds = (value: unknown, test: (object: Record<string, unknown>) => boolean): boolean =>
+  typeof value === 'object' && value !== null && (test(value as Record<string, unknown>) || Object.values(value).some((each) => holds(each, test)));
+const hasKey =
+  (...keys: string[]) =>
+  (object: Record<string, unknown>) =>
+    keys.some((key) => Object.hasOwn(object, key));
+
 /**
- * Each form module as last generated: the files it was made from, with their texts, and its schema
- * and UI schema. A rebuild makes again only the modules whose files changed, and compiles and
+ * Parts of rjsf that only some kinds of form call for, each with its modules (paths as rjsf imports
+ * them) and what in a form's schema or UI schema calls for it; a property merely named like a
+ * keyword counts too, which only keeps a part in. While no form calls for a part, the browser's
+ * scripts leave it out (rjsfPartsPlugin): ~7 KB (Brotli) of every step's first visit for these four.
+ */
+const RJSF_PARTS = {
+  // An "allOf" is merged with @x0k/json-schema-merge.
+  allOf: { modules: /^\.\/shallowAllOfMerge\.js$/, calledFor: (schema: unknown) => holds(schema, hasKey('allOf')) },
+  arrays: {
+    modules: /^\.\/ArrayField(\w*Template)?\.js$/,
+    calledFor: (schema: unknown) => holds(schema, (object) => hasKey('items', 'prefixItems')(object) || [object.type].flat().includes('array')),
+  },
+  alternatives: { modules: /^\.\/MultiSchemaField(Template)?\.js$/, calledFor: (schema: unknown) => holds(schema, hasKey('oneOf', 'anyOf')) },
+  // rjsf's layout grid, which a UI schema names as a "ui:field".
+  layoutGrid: {
+    modules: /^\.\/Layout(Grid|Header|MultiSchema)Field\.js$/,
+    calledFor: (_schema: unknown, uiSchema: unknown) => /"Layout(Grid|Header|MultiSchema)Field"/.test(JSON.stringify(uiSchema)),
+  },
+} as const;
+type RjsfPart = keyof typeof RJSF_PARTS;
+/** The optional parts of rjsf some form of the last generated ones calls for (rjsfPartsPlugin); all of them until forms are made. */
+let rjsfPartsInUse = new Set<RjsfPart>(Object.keys(RJSF_PARTS) as RjsfPart[]);
+
+/**
+ * Each form module as last generated: the files it was made from, with their texts, its schema
+ * and UI schema, and the parts of rjsf it calls for. A rebuild makes again only the modules whose files changed, and compiles and
  * writes only those whose schemas did.
  */
-const generatedFrom = new Map<string, { files: Map<string, string | undefined>; source: string; allOf: boolean }>();
-/** Whether a form of the last generated ones has an "allOf" anywhere in its schema (allOfMergerPlugin). */
-let formsUseAllOf = true;
-
-/** Whether a schema has an "allOf" at any depth. */
-const hasAllOf = (value: unknown): boolean =>
-  typeof value === 'object' && value !== null && (Object.hasOwn(value, 'allOf') || Object.values(value).some(hasAllOf));
+const generatedFrom = new Map<string, { files: Map<string, string | undefined>; source: string; rjsfParts: RjsfPart[] }>();
 const unchanged = (files: Map<string, string | undefined>) => [...files].every(([path, text]) => textOf(path) === text);
 
 /** A form's module in a language: "profile", "profile.es". */
@@ -104,10 +130,13 @@ async function generateForms(names: string[]): Promise<string> {
             `export { validateFns };\n`,
         );
       }
-      generatedFrom.set(module, { files, source, allOf: hasAllOf(schema) });
+      const rjsfParts = (Object.keys(RJSF_PARTS) as RjsfPart[]).filter((part) => RJSF_PARTS[part].calledFor(schema, uiSchema));
+      generatedFrom.set(module, { files, source, rjsfParts });
     }
   }
-  formsUseAllOf = names.some((name) => (Object.keys(LOCALES) as Locale[]).some((locale) => generatedFrom.get(formModuleOf(name, locale))?.allOf));
+  rjsfPartsInUse = new Set(
+    names.flatMap((name) => (Object.keys(LOCALES) as Locale[]).flatMap((locale) => generatedFrom.get(formModuleOf(name, locale))?.rjsfParts ?? [])),
+  );
   const cases = names
     .flatMap((name) =>
       (Object.keys(LOCALES) as Locale[]).map(
@@ -134,18 +163,37 @@ const uriStubPlugin: esbuild.Plugin = {
   },
 };
 
+/** The namespace of an rjsf part left out (rjsfPartsPlugin). */
+const RJSF_PART_LEFT_OUT = 'rjsf-part-left-out';
+
 /**
- * rjsf merges a schema's "allOf" with @x0k/json-schema-merge, 4 KB (Brotli) of every step's first
- * visit. While no form has an "allOf" (formsUseAllOf, worked out as each build makes the forms),
- * nothing calls the merger, and it is left out (src/client/app/allOfStub.ts); a form given one
- * brings it back at the next build.
+ * Leaves out of the browser's scripts each part of rjsf no form calls for (RJSF_PARTS, worked out
+ * as each build makes the forms): in its place, a module that says so if ever called. A form given
+ * one (an ops edit adding an array, say) brings the part back at the next build.
  */
-const allOfMergerPlugin: esbuild.Plugin = {
-  name: 'allof-merger',
+const rjsfPartsPlugin: esbuild.Plugin = {
+  name: 'rjsf-parts',
   setup(build) {
-    build.onResolve({ filter: /[/\\]shallowAllOfMerge\.js$/ }, ({ importer }) =>
-      formsUseAllOf || !/[/\\]@rjsf[/\\]utils[/\\]/.test(importer) ? undefined : { path: join(CLIENT, 'app', 'allOfStub.ts') },
+    // Only these paths: each one a plugin is asked about is a call from esbuild into this process.
+    build.onResolve(
+      {
+        filter: new RegExp(
+          Object.values(RJSF_PARTS)
+            .map(({ modules }) => modules.source)
+            .join('|'),
+        ),
+      },
+      ({ path, importer }) => {
+        if (!/[/\\]node_modules[/\\]@rjsf[/\\]/.test(importer)) return undefined;
+        const part = (Object.keys(RJSF_PARTS) as RjsfPart[]).find((each) => RJSF_PARTS[each].modules.test(path));
+        // One module in place of all of a part's.
+        return part && !rjsfPartsInUse.has(part) ? { path: part, namespace: RJSF_PART_LEFT_OUT } : undefined;
+      },
     );
+    build.onLoad({ filter: /.*/, namespace: RJSF_PART_LEFT_OUT }, ({ path }) => ({
+      contents: `export default function leftOut() {\n  throw new Error(${JSON.stringify(`A form in the browser calls for rjsf's part "${path}", which the build left out as no form called for it (RJSF_PARTS, src/node/build.ts)`)});\n}\n`,
+      loader: 'js',
+    }));
   },
 };
 
@@ -276,7 +324,7 @@ function clientContext(formsLoader: () => string) {
     logLevel: 'warning',
     // The generated forms may sit in a copy of the project (ONRAMP_CONTENT_DIR) with no node_modules.
     nodePaths: [join(PROJECT_ROOT, 'node_modules')],
-    plugins: [sharedChunkPlugin(), projectPlugin(formsLoader), markdownStubPlugin, uriStubPlugin, allOfMergerPlugin],
+    plugins: [sharedChunkPlugin(), projectPlugin(formsLoader), markdownStubPlugin, uriStubPlugin, rjsfPartsPlugin],
   });
 }
 

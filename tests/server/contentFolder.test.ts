@@ -198,16 +198,22 @@ describe('an English reword whose Spanish is not written yet', () => {
   });
 });
 
-describe('a form given an "allOf"', () => {
-  it('builds with rjsf’s allOf merger, which the browser’s scripts leave out while no form has one', BUILDS, async () => {
+describe('a form given an "allOf", an "anyOf" and an array', () => {
+  it('builds with those parts of rjsf, which the browser’s scripts leave out while no form calls for them', BUILDS, async () => {
     const { content, warnings, server } = await buildAndServe(
       [],
       [
         {
           file: 'schemas/signup.schema.json',
           replace: '"additionalProperties": false,',
-          with: '"additionalProperties": false, "allOf": [{ "required": ["email"] }],',
+          with: '"additionalProperties": false, "allOf": [{ "required": ["email"] }], "anyOf": [{ "required": ["email"] }, { "required": ["phoneNo"] }],',
         },
+        {
+          file: 'schemas/signup.schema.json',
+          replace: '"referalCode": { "$ref": "common.schema.json#/$defs/referralCode" },',
+          with: '"referalCode": { "$ref": "common.schema.json#/$defs/referralCode" }, "languages": { "type": "array", "items": { "type": "string" } },',
+        },
+        { file: 'schemas/signup.ui.json', replace: '"referalCode",', with: '"referalCode", "languages",' },
       ],
     );
     try {
@@ -215,10 +221,19 @@ describe('a form given an "allOf"', () => {
       const metafile = JSON.parse(readFileSync(join(content, 'build', 'metafile.json'), 'utf8')) as {
         outputs: Record<string, { inputs: Record<string, unknown> }>;
       };
-      const merger = Object.values(metafile.outputs).flatMap((output) =>
-        Object.keys(output.inputs).filter((input) => input.includes('@x0k/json-schema-merge/')),
-      );
-      expect(merger.length).toBeGreaterThan(0);
+      const inputs = Object.values(metafile.outputs).flatMap((output) => Object.keys(output.inputs));
+      for (const part of [
+        '@x0k/json-schema-merge/',
+        '@rjsf/core/lib/components/fields/ArrayField.js',
+        '@rjsf/core/lib/components/fields/MultiSchemaField.js',
+      ]) {
+        expect(
+          inputs.some((input) => input.includes(part)),
+          part,
+        ).toBe(true);
+      }
+      // The one no form calls for is still left out.
+      expect(inputs.filter((input) => input.startsWith('rjsf-part-left-out:'))).toEqual(['rjsf-part-left-out:layoutGrid']);
       expect((await server.app.inject({ method: 'GET', url: '/signup', headers: { accept: 'text/html' } })).body).toContain('id="root_email"');
     } finally {
       await server.close();
