@@ -95,8 +95,8 @@ let rjsfPartsInUse = new Set<RjsfPart>(Object.keys(RJSF_PARTS) as RjsfPart[]);
 
 /**
  * Each form module as last generated: the files it was made from, with their texts, its schema
- * and UI schema, and the parts of rjsf it calls for. A rebuild makes again only the modules whose files changed, and compiles and
- * writes only those whose schemas did.
+ * and UI schema, and the parts of rjsf it calls for. A rebuild makes again only the modules whose
+ * files changed, and compiles and writes only those whose schemas did.
  */
 const generatedFrom = new Map<string, { files: Map<string, string | undefined>; source: string; rjsfParts: RjsfPart[] }>();
 const unchanged = (files: Map<string, string | undefined>) => [...files].every(([path, text]) => textOf(path) === text);
@@ -439,9 +439,10 @@ export function inlineStylesheet(css: string): string {
 }
 
 /**
- * index.html with the entry, its stylesheet (inlineStylesheet) and the scripts it imports (preloaded with it, not
- * found one after another), and route-preloads.json: each route's own scripts, which the server
- * preloads in that page, so a first visit fetches everything at once instead of in a chain.
+ * index.html with the entry, its stylesheet (inlineStylesheet) and the scripts it imports
+ * (preloaded with it, not found one after another), and route-preloads.json: each route's own
+ * scripts, which the server preloads in that page, so a first visit fetches everything at once
+ * instead of in a chain.
  */
 async function writeIndexHtml({ entry: js, shell, routes }: ReturnType<typeof pageScripts>, css: string): Promise<BuiltEntry> {
   const template = await readFile(join(CLIENT, 'app', 'index.html'), 'utf8');
