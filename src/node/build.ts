@@ -69,6 +69,9 @@ const hasKey =
   (object: Record<string, unknown>) =>
     keys.some((key) => Object.hasOwn(object, key));
 
+/** Whether a UI schema names one of rjsf's fields (as a "ui:field"): a form may call for a field its schema alone would not. */
+const namesField = (uiSchema: unknown, fields: RegExp) => new RegExp(`"(${fields.source})"`).test(JSON.stringify(uiSchema));
+
 /**
  * Parts of rjsf that only some kinds of form call for, each with its modules (paths as rjsf imports
  * them) and what in a form's schema or UI schema calls for it; a property merely named like a
@@ -80,13 +83,16 @@ const RJSF_PARTS = {
   allOf: { modules: /^\.\/shallowAllOfMerge\.js$/, calledFor: (schema: unknown) => holds(schema, hasKey('allOf')) },
   arrays: {
     modules: /^\.\/ArrayField(\w*Template)?\.js$/,
-    calledFor: (schema: unknown) => holds(schema, (object) => hasKey('items', 'prefixItems')(object) || [object.type].flat().includes('array')),
+    calledFor: (schema: unknown, uiSchema: unknown) =>
+      holds(schema, (object) => hasKey('items', 'prefixItems')(object) || [object.type].flat().includes('array')) || namesField(uiSchema, /ArrayField/),
   },
-  alternatives: { modules: /^\.\/MultiSchemaField(Template)?\.js$/, calledFor: (schema: unknown) => holds(schema, hasKey('oneOf', 'anyOf')) },
-  // rjsf's layout grid, which a UI schema names as a "ui:field".
+  alternatives: {
+    modules: /^\.\/MultiSchemaField(Template)?\.js$/,
+    calledFor: (schema: unknown, uiSchema: unknown) => holds(schema, hasKey('oneOf', 'anyOf')) || namesField(uiSchema, /AnyOfField|OneOfField/),
+  },
   layoutGrid: {
     modules: /^\.\/Layout(Grid|Header|MultiSchema)Field\.js$/,
-    calledFor: (_schema: unknown, uiSchema: unknown) => /"Layout(Grid|Header|MultiSchema)Field"/.test(JSON.stringify(uiSchema)),
+    calledFor: (_schema: unknown, uiSchema: unknown) => namesField(uiSchema, /Layout(Grid|Header|MultiSchema)Field/),
   },
 } as const;
 type RjsfPart = keyof typeof RJSF_PARTS;
