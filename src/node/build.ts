@@ -76,7 +76,7 @@ const namesField = (uiSchema: unknown, fields: RegExp) => new RegExp(`"(${fields
  * Parts of rjsf that only some kinds of form call for, each with its modules (paths as rjsf imports
  * them) and what in a form's schema or UI schema calls for it; a property merely named like a
  * keyword counts too, which only keeps a part in. While no form calls for a part, the browser's
- * scripts leave it out (rjsfPartsPlugin): ~7 KB (Brotli) of every step's first visit for these four.
+ * scripts leave it out (rjsfPartsPlugin): ~11 KB (Brotli) of every step's first visit for these four.
  */
 const RJSF_PARTS = {
   // An "allOf" is merged with @x0k/json-schema-merge.

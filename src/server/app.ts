@@ -214,11 +214,11 @@ export async function buildApp(config: ServerConfig, options: AppOptions = {}): 
     contentSecurityPolicy: { useDefaults: false, directives: { 'default-src': ["'none'"], 'frame-ancestors': ["'none'"] } },
     xFrameOptions: { action: 'deny' },
   });
-  // A script is never a page: it gets what guards a file another page loads
-  // (nosniff, same-origin only, no referrer, HSTS), not a page's CSP and framing rules, which do
-  // nothing there and cost each of a first visit's scripts 600 bytes (12 ms each at a slow phone's
-  // 400 kbit/s: HTTP/1.1 sends headers as they are). No script runs as a worker, whose own CSP
-  // would come from its script's answer: one that did would need the page's set.
+  // A script is never a page: it gets what guards a file another page loads (nosniff, same-origin
+  // only, no referrer, HSTS), not a page's CSP and framing rules, which do nothing there and cost
+  // each of a first visit's scripts 600 bytes (12 ms each at a slow phone's 400 kbit/s: HTTP/1.1
+  // sends headers as they are). No script runs as a worker, whose own CSP would come from its
+  // script's answer: one that did would need the page's set.
   const scriptHeaders = securityHeaders({ ...notAPage, contentSecurityPolicy: false, xFrameOptions: false });
   const isScript = (type: unknown) => typeof type === 'string' && /^application\/javascript\b/.test(type);
   // Until a stop begins (shutdown.ts); /readyz reads it.
