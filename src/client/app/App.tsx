@@ -1,4 +1,4 @@
-import { lazy, Suspense, useEffect, useState } from 'react';
+import { lazy, useEffect, useState } from 'react';
 import { SWRConfig } from 'swr';
 import { Redirect, Route, Switch } from 'wouter';
 import { CurrentStep } from '../ui/currentStep.js';
@@ -9,6 +9,7 @@ import { RideRequestPanelProvider } from '../ui/rideRequestPanel.js';
 import { ScreenPage } from '../screens/ScreenPage.js';
 import { toastArea } from '../ui/toast.js';
 import { preloadable } from '../ui/preloadable.js';
+import { PageSuspense } from '../ui/PageSuspense.js';
 
 /**
  * The form renderer (rjsf) is the heaviest part; screens that are not forms don't load it. A step
@@ -30,21 +31,10 @@ const ADMIN_ROUTE = '/admin';
 const STUDIO_ROUTE = '/studio';
 const STUDIO_FRAME_ROUTE = '/studio/frame';
 
-function Loading() {
-  return (
-    <div className="page-loading" role="status" aria-live="polite">
-      <span className="spinner spinner-large" aria-hidden="true" />
-    </div>
-  );
-}
-
 /**
- * Toasts from the first page on, their code loaded once the app is on the page (the server's
- * drawing holds none, so hydration waits for none of it) and drawn once loaded, without Suspense:
- * a fallback committed then would have React throttle its next reveal (~300 ms), and the drawn
- * page, whose Suspense React hydrates last, would wait that long. Only this component draws again
- * meanwhile: an update reaching the pages' Suspense before its page has hydrated would have React
- * draw the page afresh.
+ * Toasts from the first page on, their code loaded once the app is on the page and drawn once
+ * loaded, without Suspense: the server's drawing holds none, so hydration waits for none of it,
+ * and no fallback is committed whose reveal React would throttle (~300 ms).
  */
 function Toasts() {
   const [loaded, setLoaded] = useState(false);
@@ -72,29 +62,35 @@ function Pages() {
   return (
     <RideRequestPanelProvider>
       <Toasts />
-      <Suspense fallback={<Loading />}>
-        <Switch>
-          <Route path={ADMIN_ROUTE}>
+      <Switch>
+        <Route path={ADMIN_ROUTE}>
+          <PageSuspense>
             <AdminPage />
-          </Route>
-          <Route path={STUDIO_FRAME_ROUTE}>
+          </PageSuspense>
+        </Route>
+        <Route path={STUDIO_FRAME_ROUTE}>
+          <PageSuspense>
             <StudioFrame />
-          </Route>
-          <Route path={STUDIO_ROUTE}>
+          </PageSuspense>
+        </Route>
+        <Route path={STUDIO_ROUTE}>
+          <PageSuspense>
             <StudioPage />
-          </Route>
-          {Object.entries(flow.steps).map(([id, step]) => (
-            <Route key={id} path={step.route}>
+          </PageSuspense>
+        </Route>
+        {Object.entries(flow.steps).map(([id, step]) => (
+          <Route key={id} path={step.route}>
+            <PageSuspense>
               <CurrentStep.Provider value={step}>
                 {step.kind === 'form' ? <StepPage key={id} id={id} step={step} /> : <ScreenPage key={id} step={step} />}
               </CurrentStep.Provider>
-            </Route>
-          ))}
-          <Route>
-            <Redirect to={routeOf(flow.start)} replace />
+            </PageSuspense>
           </Route>
-        </Switch>
-      </Suspense>
+        ))}
+        <Route>
+          <Redirect to={routeOf(flow.start)} replace />
+        </Route>
+      </Switch>
     </RideRequestPanelProvider>
   );
 }

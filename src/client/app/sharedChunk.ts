@@ -20,5 +20,6 @@ import '../screens/MessageScreen.js';
 import '../screens/parts.js';
 import '../ui/Dialog.js';
 import '../ui/Layout.js';
+import '../ui/PageSuspense.js';
 import '../ui/rideRequestPanel.js';
 import '../ui/StepLinks.js';

@@ -29,6 +29,7 @@ import { readPath, useOpeningRead } from '../runtime/reads.js';
 import { listPreloads } from '../../../widgets/index.js';
 import { draftRead } from '../runtime/stepReads.js';
 import { useStepFormState } from './useStepFormState.js';
+import { PageSuspense } from '../ui/PageSuspense.js';
 import { useStoredAnswers, type StoredAnswers } from './useStoredAnswers.js';
 import { forgetTypedBeforeScripts, onServer, typedBeforeScriptsRan, typedWhileHydrating, useHydrated } from '../runtime/serverPage.js';
 
@@ -36,6 +37,10 @@ export function StepPage({ id, step }: { id: string; step: FormStep }) {
   const [, navigate] = useLocation();
   // The server draws a step as its driver would see it: its guards and variants are the browser's (serverPage.ts).
   const guard = useMemo(() => (onServer ? undefined : guardRedirect(step.guards)), [step]);
+  const schemaName = pageSchemaName(step);
+  // The variant the page opened with loads under the page's boundary (App.tsx); another, picked
+  // as the page stays, under one of its own.
+  const [openedWith] = useState(schemaName);
 
   useEffect(() => {
     if (!guard) return;
@@ -44,7 +49,8 @@ export function StepPage({ id, step }: { id: string; step: FormStep }) {
   }, [guard, navigate]);
 
   if (guard) return null;
-  return <StepForm id={id} step={step} schemaName={pageSchemaName(step)} />;
+  const form = <StepForm key={schemaName} id={id} step={step} schemaName={schemaName} />;
+  return schemaName === openedWith ? form : <PageSuspense key={schemaName}>{form}</PageSuspense>;
 }
 
 /** The form the page shows: the variant the device picks; the step's own on the server. */
