@@ -2,6 +2,7 @@ import type { InputHTMLAttributes } from 'react';
 import { errorId, helpId, type WidgetProps } from '@rjsf/utils';
 import type { Flow } from '../src/shared/flow';
 import type { FormValues } from './formValues';
+import { useFieldTouched, type TouchedFields } from './touchedFields';
 
 export type WidgetTexts = NonNullable<Flow['messages']['widgets']>;
 
@@ -39,7 +40,8 @@ export interface StepFormContext {
   /** What the widgets show when a field's ui:options say nothing else, in the page's language (the flow's messages.widgets). */
   widgetTexts?: WidgetTexts;
   submitCount?: number;
-  touched?: ReadonlySet<string>;
+  /** Which fields the driver touched; none shared: every field's errors show at once. */
+  touched?: TouchedFields;
   /** The reviewer's reason for each field to fix (by id) that still holds what was sent: shown at once. */
   fixes?: ReadonlyMap<string, string>;
   /**
@@ -67,16 +69,16 @@ type InputState = Pick<InputHTMLAttributes<HTMLInputElement>, 'disabled' | 'read
 
 /**
  * The state a text-like input takes from its widget props, spread where the input lists it:
- * disabled, read-only, autofocus, `aria-invalid` and `aria-describedby` (with the widget's own
- * hints), and the key handler a wrapper gives it (echoFirst.tsx: Enter). The value and the change
- * and focus handlers stay with each widget, which cleans what it emits its own way.
+ * disabled, read-only, autofocus, `aria-invalid` (`invalid`: useInvalid) and `aria-describedby`
+ * (with the widget's own hints), and the key handler a wrapper gives it (echoFirst.tsx: Enter).
+ * The value and the change and focus handlers stay with each widget, which cleans what it emits its own way.
  */
-export function inputStateProps(props: WidgetProps, ...ownHints: Array<string | false | undefined>): InputState {
+export function inputStateProps(props: WidgetProps, invalid: boolean, ...ownHints: Array<string | false | undefined>): InputState {
   return {
     disabled: props.disabled,
     readOnly: props.readonly,
     autoFocus: props.autofocus,
-    'aria-invalid': hasErrors(props) || undefined,
+    'aria-invalid': invalid || undefined,
     'aria-describedby': describedBy(props.id, ...ownHints),
     onKeyDown: props.onKeyDown,
   };
@@ -88,18 +90,19 @@ export function inputStateProps(props: WidgetProps, ...ownHints: Array<string | 
  * it was touched or after a submit attempt; a widget follows the same rule, so a screen reader
  * never hears "invalid" on a field that shows no message.
  */
-export function hasErrors(props: WidgetProps): boolean {
+export function useInvalid(props: WidgetProps): boolean {
+  const context = formContextOf(props);
+  const shown = useErrorsShown(context, props.id);
   if (props.hideError) return false;
   // A fix a reviewer asked for is shown on its field from the start (templates.tsx).
-  if (formContextOf(props).fixes?.has(props.id)) return true;
-  if ((props.rawErrors?.length ?? 0) === 0) return false;
-  return errorsShown(formContextOf(props), props.id);
+  if (context.fixes?.has(props.id)) return true;
+  return (props.rawErrors?.length ?? 0) > 0 && shown;
 }
 
 /** Whether a field's errors are shown: once touched, or everywhere after a submit attempt. */
-export function errorsShown({ touched, submitCount }: StepFormContext, id: string): boolean {
-  if (touched === undefined || typeof touched.has !== 'function') return true;
-  return (submitCount ?? 0) > 0 || touched.has(id);
+export function useErrorsShown({ touched, submitCount }: StepFormContext, id: string): boolean {
+  const fieldTouched = useFieldTouched(touched, id);
+  return (submitCount ?? 0) > 0 || fieldTouched;
 }
 
 /** Joins class names, skipping the falsy ones. */

@@ -1,7 +1,10 @@
+// @vitest-environment happy-dom
 import type { WidgetProps } from '@rjsf/utils';
 import { describe, expect, it } from 'vitest';
 import { dateRuleHint, datePickerLimits } from '../../widgets/dateRule';
-import { describedBy, formContextOf, hasErrors } from '../../widgets/widgetProps';
+import { act, renderHook } from '@testing-library/react';
+import { createTouchedFields } from '../../widgets/touchedFields';
+import { describedBy, formContextOf, useInvalid } from '../../widgets/widgetProps';
 
 const props = (extra: Partial<WidgetProps>): WidgetProps =>
   ({ id: 'root_city', rawErrors: [], registry: { formContext: {} }, ...extra }) as unknown as WidgetProps;
@@ -52,25 +55,31 @@ describe('formContextOf', () => {
   });
 });
 
-describe('hasErrors (aria-invalid)', () => {
+describe('useInvalid (aria-invalid)', () => {
+  const invalid = (widget: WidgetProps) => renderHook(() => useInvalid(widget)).result.current;
+
   it('is false without errors', () => {
-    expect(hasErrors(props({}))).toBe(false);
+    expect(invalid(props({}))).toBe(false);
   });
 
   it('follows rawErrors when the form shares no touched fields', () => {
-    expect(hasErrors(props({ rawErrors: ['Please enter your city.'] }))).toBe(true);
+    expect(invalid(props({ rawErrors: ['Please enter your city.'] }))).toBe(true);
   });
 
   it('waits until the field is touched or a submit was attempted, as the error message does', () => {
     const rawErrors = ['Please enter your city.'];
-    const context = (touched: string[], submitCount: number) => ({ formContext: { touched: new Set(touched), submitCount } }) as never;
-    expect(hasErrors(props({ rawErrors, registry: context([], 0) }))).toBe(false);
-    expect(hasErrors(props({ rawErrors, registry: context(['root_city'], 0) }))).toBe(true);
-    expect(hasErrors(props({ rawErrors, registry: context([], 1) }))).toBe(true);
+    const touched = createTouchedFields();
+    const { result } = renderHook(() => useInvalid(props({ rawErrors, registry: { formContext: { touched, submitCount: 0 } } as never })));
+    expect(result.current).toBe(false);
+    act(() => touched.touch('root_state'));
+    expect(result.current).toBe(false);
+    act(() => touched.touch('root_city'));
+    expect(result.current).toBe(true);
+    expect(invalid(props({ rawErrors, registry: { formContext: { touched: createTouchedFields(), submitCount: 1 } } as never }))).toBe(true);
   });
 
   it('is false when the field hides its errors', () => {
-    expect(hasErrors(props({ rawErrors: ['x'], hideError: true }))).toBe(false);
+    expect(invalid(props({ rawErrors: ['x'], hideError: true }))).toBe(false);
   });
 });
 

@@ -154,9 +154,9 @@ export function StepFormView({
     const fields = Object.keys(form.schema.properties ?? {});
     for (const [field, value] of Object.entries(values)) {
       if (!fields.includes(field)) continue;
-      // Touched now, in the same draw as the change: rjsf reports a change once it has drawn it,
-      // and a field touched then would show its message a draw of the whole form later. That draw
-      // must not hand the form its opening values again: it holds its own from this change on.
+      // Touched now, in the same draw as the change (rjsf reports a change once it has drawn it:
+      // touched then, the message would show a draw later); from this change on the form holds
+      // its own values, never handed its opening ones again.
       changed.current = true;
       onBlur?.(`root_${field}`);
       // rjsf types a field's value as the whole form's.

@@ -9,13 +9,13 @@ import { errorId, type ErrorListProps, type FieldErrorProps, type TemplatesType,
 import { fieldOf } from '../../shared/errors.js';
 import { flow } from '../runtime/flow.js';
 import { echoFirst } from '../../../widgets/echoFirst.js';
-import { errorsShown, hasErrors, type StepFormContext } from '../../../widgets/widgetProps.js';
+import { useErrorsShown, useInvalid, type StepFormContext } from '../../../widgets/widgetProps.js';
 
 export type { StepFormContext };
 
 function FieldErrorTemplate({ errors = [], fieldPathId, registry }: FieldErrorProps) {
   const context = (registry.formContext ?? {}) as StepFormContext;
-  const shown = errorsShown(context, fieldPathId.$id) ? errors.find((error) => !!error) : undefined;
+  const shown = useErrorsShown(context, fieldPathId.$id) ? errors.find((error) => !!error) : undefined;
   // A reviewer's fix shows from the start, until the driver changes the field (StepPage.tsx).
   const message = shown ?? context.fixes?.get(fieldPathId.$id);
   if (!message) return null;
@@ -89,7 +89,8 @@ const DefaultBaseInput = getDefaultRegistry().templates.BaseInputTemplate;
 function BaseInputTemplate(props: WidgetProps) {
   const maxLength = (props.options.maxLength as number | undefined) ?? props.schema.maxLength;
   const inputMode = props.options.inputMode as WidgetProps['inputMode'];
-  return <DefaultBaseInput {...props} maxLength={maxLength} inputMode={inputMode} aria-invalid={hasErrors(props) || undefined} />;
+  const invalid = useInvalid(props);
+  return <DefaultBaseInput {...props} maxLength={maxLength} inputMode={inputMode} aria-invalid={invalid || undefined} />;
 }
 
 export const templates: Partial<TemplatesType> = {

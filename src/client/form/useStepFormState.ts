@@ -2,6 +2,7 @@ import type { IChangeEvent } from '@rjsf/core';
 import type { ErrorSchema } from '@rjsf/utils';
 import { useCallback, useMemo, useState } from 'react';
 import { createFormValues } from '../../../widgets/formValues.js';
+import { createTouchedFields } from '../../../widgets/touchedFields.js';
 import { flow } from '../runtime/flow.js';
 import type { StepValues } from '../runtime/stepValues.js';
 import type { StepFormContext } from './templates.js';
@@ -25,14 +26,16 @@ function toErrorSchema(errors: Record<string, string[]> | undefined): ErrorSchem
  */
 export function useStepFormState(initial: StepValues = {}) {
   const [values] = useState(() => createFormValues(initial));
-  const [touched, setTouched] = useState<ReadonlySet<string>>(() => new Set());
+  const [touched] = useState(createTouchedFields);
   const [submitCount, setSubmitCount] = useState(0);
   const [extraErrors, setExtraErrors] = useState<ErrorSchema>();
 
-  const touch = useCallback((id: string | undefined) => {
-    if (!id) return;
-    setTouched((current) => (current.has(id) ? current : new Set(current).add(id)));
-  }, []);
+  const touch = useCallback(
+    (id: string | undefined) => {
+      if (id) touched.touch(id);
+    },
+    [touched],
+  );
 
   const onChange = useCallback(
     (event: IChangeEvent<StepValues>, id?: string) => {

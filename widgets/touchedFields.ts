@@ -1,0 +1,44 @@
+import { useSyncExternalStore } from 'react';
+
+/**
+ * Which fields of a form the driver touched: a field's message shows once it was (widgetProps.ts).
+ * A store rather than a set in rjsf's formContext, as the values are (formValues.ts): a formContext
+ * that changed as each field is first touched would have rjsf draw every field of the form again
+ * (~100 ms for a key at the bench's slow phone); with a store only the touched field's message and
+ * widget draw again.
+ */
+export interface TouchedFields {
+  has(id: string): boolean;
+  subscribe(listener: () => void): () => void;
+}
+
+export interface TouchedFieldsStore extends TouchedFields {
+  touch(id: string): void;
+}
+
+export function createTouchedFields(): TouchedFieldsStore {
+  const touched = new Set<string>();
+  const listeners = new Set<() => void>();
+  return {
+    has: (id) => touched.has(id),
+    subscribe(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    touch(id) {
+      if (touched.has(id)) return;
+      touched.add(id);
+      for (const listener of listeners) listener();
+    },
+  };
+}
+
+/** A form that shares no touched fields (the studio's preview) shows every field's errors at once. */
+const ALL_TOUCHED: TouchedFields = { has: () => true, subscribe: () => () => undefined };
+
+/** Whether the field was touched, drawing the caller again when it first is. */
+export function useFieldTouched(touched: TouchedFields | undefined, id: string): boolean {
+  const store = touched ?? ALL_TOUCHED;
+  const read = () => store.has(id);
+  return useSyncExternalStore(store.subscribe, read, read);
+}
