@@ -1,6 +1,6 @@
 import type { WidgetProps } from '@rjsf/utils';
 import type { ReactNode } from 'react';
-import { cx, describedBy, useInvalid } from './widgetProps';
+import { cx, describedBy, hasErrors } from './widgetProps';
 
 interface ChoiceSelectProps {
   widget: WidgetProps;
@@ -23,7 +23,7 @@ interface ChoiceSelectProps {
  */
 export function ChoiceSelect({ widget, value, toValue, unavailable = false, busy = false, autoComplete, hints = [], children }: ChoiceSelectProps) {
   const { id, htmlName, placeholder, disabled, readonly, autofocus, onChange, onBlur, onFocus } = widget;
-  const invalid = useInvalid(widget);
+  const invalid = hasErrors(widget);
   return (
     <select
       id={id}

@@ -1,7 +1,7 @@
 import type { WidgetProps } from '@rjsf/utils';
 import { emptyToUndefined, onlyDigits } from './inputText';
 import { useCleanedInput } from './useCleanedInput';
-import { cx, useInvalid, inputStateProps, optionNumber, optionString } from './widgetProps';
+import { cx, hasErrors, inputStateProps, optionNumber, optionString } from './widgetProps';
 
 const DEFAULT_CODE_LENGTH = 4;
 
@@ -19,7 +19,7 @@ export default function CodeWidget(props: WidgetProps) {
   const { id, value, placeholder, options, htmlName, onChange, onBlur, onFocus } = props;
   const code = typeof value === 'string' ? value : '';
   const length = optionNumber(options, 'length') ?? DEFAULT_CODE_LENGTH;
-  const invalid = useInvalid(props);
+  const invalid = hasErrors(props);
   const { ref, handleChange } = useCleanedInput((raw) => onlyDigits(raw, length), onChange);
 
   return (
@@ -38,7 +38,7 @@ export default function CodeWidget(props: WidgetProps) {
       className={cx('w-input', 'w-code', invalid && 'w-input--invalid')}
       value={code}
       placeholder={placeholder || undefined}
-      {...inputStateProps(props, invalid)}
+      {...inputStateProps(props)}
       onChange={handleChange}
       onBlur={(event) => onBlur(id, emptyToUndefined(onlyDigits(event.target.value, length)))}
       onFocus={() => onFocus(id, emptyToUndefined(code))}

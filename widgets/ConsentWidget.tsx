@@ -1,7 +1,7 @@
 import { useMemo } from 'react';
 import type { WidgetProps } from '@rjsf/utils';
 import { consentParts } from './consentText';
-import { cx, describedBy, formContextOf, useInvalid, optionString } from './widgetProps';
+import { cx, describedBy, formContextOf, hasErrors, optionString } from './widgetProps';
 
 /**
  * A consent checkbox whose label is `ui:options.text`, with `{key}` placeholders turned into
@@ -19,7 +19,7 @@ export default function ConsentWidget(props: WidgetProps) {
   const links = options.links;
   const parts = useMemo(() => consentParts(text, links), [text, links]);
 
-  const invalid = useInvalid(props);
+  const invalid = hasErrors(props);
   const submitCount = formContextOf(props).submitCount ?? 0;
   const shake = invalid && submitCount > 0 ? (submitCount % 2 === 1 ? 'w-consent--shake-odd' : 'w-consent--shake-even') : undefined;
 

@@ -2,7 +2,7 @@ import type { ChangeEvent } from 'react';
 import type { WidgetProps } from '@rjsf/utils';
 import { dateRuleHint, datePickerLimits, type DateFieldSchema } from './dateRule';
 import { emptyToUndefined } from './inputText';
-import { cx, formContextOf, useInvalid, hintId, inputStateProps } from './widgetProps';
+import { cx, formContextOf, hasErrors, hintId, inputStateProps } from './widgetProps';
 
 /**
  * A native date picker limited by the schema's relative-date rule: `minAgeYears` sets the latest
@@ -17,7 +17,7 @@ export default function DateLimitWidget(props: WidgetProps) {
   const fieldSchema = schema as DateFieldSchema;
   const { drawnToday } = formContextOf(props);
   const { min, max } = datePickerLimits(fieldSchema, drawnToday ? new Date(`${drawnToday}T12:00:00`) : undefined);
-  const invalid = useInvalid(props);
+  const invalid = hasErrors(props);
   const hint = invalid ? undefined : dateRuleHint(fieldSchema);
   const ownHintId = hint ? hintId(id) : undefined;
   const emit = (event: ChangeEvent<HTMLInputElement>) => emptyToUndefined(event.target.value);
@@ -33,7 +33,7 @@ export default function DateLimitWidget(props: WidgetProps) {
         min={min}
         max={max}
         placeholder={placeholder || undefined}
-        {...inputStateProps(props, invalid, ownHintId)}
+        {...inputStateProps(props, ownHintId)}
         onChange={(event) => onChange(emit(event))}
         onBlur={(event) => onBlur(id, emit(event))}
         onFocus={(event) => onFocus(id, emit(event))}

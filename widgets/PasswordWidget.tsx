@@ -2,7 +2,7 @@ import { useState } from 'react';
 import type { WidgetProps } from '@rjsf/utils';
 import { emptyToUndefined, onlyDigits } from './inputText';
 import { useCleanedInput } from './useCleanedInput';
-import { cx, useInvalid, inputStateProps, optionBoolean, optionNumber, optionString, widgetText } from './widgetProps';
+import { cx, hasErrors, inputStateProps, optionBoolean, optionNumber, optionString, widgetText } from './widgetProps';
 
 function EyeIcon({ open }: { open: boolean }) {
   return (
@@ -39,7 +39,7 @@ export default function PasswordWidget(props: WidgetProps) {
   const autoComplete = optionString(options, 'autocomplete') ?? (digitsOnly ? 'off' : undefined);
   const showText = widgetText(props, 'showText', 'showPassword');
   const hideText = widgetText(props, 'hideText', 'hidePassword');
-  const invalid = useInvalid(props);
+  const invalid = hasErrors(props);
 
   const clean = (raw: string) => (digitsOnly ? onlyDigits(raw, maxLength) : raw);
   const { ref, handleChange } = useCleanedInput(clean, onChange);
@@ -64,7 +64,7 @@ export default function PasswordWidget(props: WidgetProps) {
         // A digits-only field cuts the length itself, so a pasted "123-45-6789" keeps its 9 digits;
         // the attribute would cut the paste to "123-45-67" first.
         maxLength={digitsOnly ? undefined : maxLength}
-        {...inputStateProps(props, invalid)}
+        {...inputStateProps(props)}
         onChange={handleChange}
         onBlur={(event) => onBlur(id, emptyToUndefined(clean(event.target.value)))}
         onFocus={() => onFocus(id, emptyToUndefined(text))}

@@ -2,7 +2,7 @@ import { useEffect, useRef, useState, useSyncExternalStore, type ChangeEvent } f
 import type { ErrorSchema, WidgetProps } from '@rjsf/utils';
 import { clearPhoto, getPhoto, photosVersion, photoUrl, sentShareOf, setPhoto, subscribePhotos } from './photoStore';
 import { DEFAULT_JPEG_QUALITY, DEFAULT_MAX_EDGE_PX, MAX_ORIGINAL_BYTES, isPreviewable, pickedFileType, resizeToJpeg } from './resizeImage';
-import { cx, describedBy, useInvalid, optionNumber, optionString, widgetText } from './widgetProps';
+import { cx, describedBy, hasErrors, optionNumber, optionString, widgetText } from './widgetProps';
 
 type Capture = 'user' | 'environment' | undefined;
 
@@ -123,7 +123,7 @@ export default function PhotoSlotWidget(props: WidgetProps) {
   }
 
   const inactive = disabled || readonly;
-  const invalid = useInvalid(props);
+  const invalid = hasErrors(props);
   const sendingText = sent === undefined ? undefined : sent < 1 ? `${sendingLabel} ${Math.round(sent * 100)}%` : sentLabel;
   const actionText = busy ? processingLabel : (sendingText ?? (filled ? filledLabel : emptyLabel));
 

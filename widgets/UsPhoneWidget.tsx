@@ -1,7 +1,7 @@
 import type { WidgetProps } from '@rjsf/utils';
 import { emptyToUndefined, usPhoneDigits } from './inputText';
 import { useCleanedInput } from './useCleanedInput';
-import { cx, useInvalid, inputStateProps, optionString } from './widgetProps';
+import { cx, hasErrors, inputStateProps, optionString } from './widgetProps';
 
 /**
  * A US phone number: a fixed "+1" beside an input that keeps only the 10 national digits.
@@ -15,7 +15,7 @@ export default function UsPhoneWidget(props: WidgetProps) {
   const digits = typeof value === 'string' ? value : '';
   const prefix = optionString(options, 'prefix') ?? '+1';
   const prefixId = `${id}__prefix`;
-  const invalid = useInvalid(props);
+  const invalid = hasErrors(props);
   const { ref, handleChange } = useCleanedInput((raw) => usPhoneDigits(raw, digits), onChange);
 
   return (
@@ -34,7 +34,7 @@ export default function UsPhoneWidget(props: WidgetProps) {
         className="w-phone__control"
         value={digits}
         placeholder={placeholder || undefined}
-        {...inputStateProps(props, invalid, prefixId)}
+        {...inputStateProps(props, prefixId)}
         onChange={handleChange}
         onBlur={(event) => onBlur(id, emptyToUndefined(usPhoneDigits(event.target.value, digits)))}
         onFocus={() => onFocus(id, emptyToUndefined(digits))}

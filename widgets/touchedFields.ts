@@ -1,11 +1,11 @@
 import { useSyncExternalStore } from 'react';
 
 /**
- * Which fields of a form the driver touched: a field's message shows once it was (widgetProps.ts).
- * A store rather than a set in rjsf's formContext, as the values are (formValues.ts): a formContext
- * that changed as each field is first touched would have rjsf draw every field of the form again
- * (~100 ms for a key at the bench's slow phone); with a store only the touched field's message and
- * widget draw again.
+ * Which fields of a form the driver touched: a field is handed its errors once it was
+ * (src/client/form/templates.tsx, ShownErrorsField). A store rather than a set in rjsf's
+ * formContext, as the values are (formValues.ts): a formContext that changed as each field is
+ * first touched would have rjsf draw every field of the form again (~100 ms for a key at the
+ * bench's slow phone); with a store only the touched field draws again.
  */
 export interface TouchedFields {
   has(id: string): boolean;

@@ -2,7 +2,7 @@ import type { InputHTMLAttributes } from 'react';
 import { errorId, helpId, type WidgetProps } from '@rjsf/utils';
 import type { Flow } from '../src/shared/flow';
 import type { FormValues } from './formValues';
-import { useFieldTouched, type TouchedFields } from './touchedFields';
+import type { TouchedFields } from './touchedFields';
 
 export type WidgetTexts = NonNullable<Flow['messages']['widgets']>;
 
@@ -69,40 +69,33 @@ type InputState = Pick<InputHTMLAttributes<HTMLInputElement>, 'disabled' | 'read
 
 /**
  * The state a text-like input takes from its widget props, spread where the input lists it:
- * disabled, read-only, autofocus, `aria-invalid` (`invalid`: useInvalid) and `aria-describedby`
- * (with the widget's own hints), and the key handler a wrapper gives it (echoFirst.tsx: Enter).
- * The value and the change and focus handlers stay with each widget, which cleans what it emits its own way.
+ * disabled, read-only, autofocus, `aria-invalid` and `aria-describedby` (with the widget's own
+ * hints), and the key handler a wrapper gives it (echoFirst.tsx: Enter). The value and the change
+ * and focus handlers stay with each widget, which cleans what it emits its own way.
  */
-export function inputStateProps(props: WidgetProps, invalid: boolean, ...ownHints: Array<string | false | undefined>): InputState {
+export function inputStateProps(props: WidgetProps, ...ownHints: Array<string | false | undefined>): InputState {
   return {
     disabled: props.disabled,
     readOnly: props.readonly,
     autoFocus: props.autofocus,
-    'aria-invalid': invalid || undefined,
+    'aria-invalid': hasErrors(props) || undefined,
     'aria-describedby': describedBy(props.id, ...ownHints),
     onKeyDown: props.onKeyDown,
   };
 }
 
 /**
- * Whether the field's errors are on screen, for `aria-invalid`, the error look and hiding hints.
- * The whole form is validated on every change, but the step page shows a field's error only once
- * it was touched or after a submit attempt; a widget follows the same rule, so a screen reader
- * never hears "invalid" on a field that shows no message.
+ * Whether the field's errors are on screen, for `aria-invalid`, the error look and hiding hints:
+ * the errors it is handed. The whole form is validated on every change, but the step page hands a
+ * field its errors only once they show (touched, or after a submit attempt:
+ * src/client/form/templates.tsx), so a screen reader never hears "invalid" on a field that shows
+ * no message.
  */
-export function useInvalid(props: WidgetProps): boolean {
-  const context = formContextOf(props);
-  const shown = useErrorsShown(context, props.id);
+export function hasErrors(props: WidgetProps): boolean {
   if (props.hideError) return false;
   // A fix a reviewer asked for is shown on its field from the start (templates.tsx).
-  if (context.fixes?.has(props.id)) return true;
-  return (props.rawErrors?.length ?? 0) > 0 && shown;
-}
-
-/** Whether a field's errors are shown: once touched, or everywhere after a submit attempt. */
-export function useErrorsShown({ touched, submitCount }: StepFormContext, id: string): boolean {
-  const fieldTouched = useFieldTouched(touched, id);
-  return (submitCount ?? 0) > 0 || fieldTouched;
+  if (formContextOf(props).fixes?.has(props.id)) return true;
+  return (props.rawErrors?.length ?? 0) > 0;
 }
 
 /** Joins class names, skipping the falsy ones. */

@@ -1,10 +1,7 @@
-// @vitest-environment happy-dom
 import type { WidgetProps } from '@rjsf/utils';
 import { describe, expect, it } from 'vitest';
 import { dateRuleHint, datePickerLimits } from '../../widgets/dateRule';
-import { act, renderHook } from '@testing-library/react';
-import { createTouchedFields } from '../../widgets/touchedFields';
-import { describedBy, formContextOf, useInvalid } from '../../widgets/widgetProps';
+import { describedBy, formContextOf, hasErrors } from '../../widgets/widgetProps';
 
 const props = (extra: Partial<WidgetProps>): WidgetProps =>
   ({ id: 'root_city', rawErrors: [], registry: { formContext: {} }, ...extra }) as unknown as WidgetProps;
@@ -55,31 +52,21 @@ describe('formContextOf', () => {
   });
 });
 
-describe('useInvalid (aria-invalid)', () => {
-  const invalid = (widget: WidgetProps) => renderHook(() => useInvalid(widget)).result.current;
-
+describe('hasErrors (aria-invalid)', () => {
   it('is false without errors', () => {
-    expect(invalid(props({}))).toBe(false);
+    expect(hasErrors(props({}))).toBe(false);
   });
 
-  it('follows rawErrors when the form shares no touched fields', () => {
-    expect(invalid(props({ rawErrors: ['Please enter your city.'] }))).toBe(true);
+  it('follows the errors the field is handed (the step page hands them once they show: templates.tsx)', () => {
+    expect(hasErrors(props({ rawErrors: ['Please enter your city.'] }))).toBe(true);
   });
 
-  it('waits until the field is touched or a submit was attempted, as the error message does', () => {
-    const rawErrors = ['Please enter your city.'];
-    const touched = createTouchedFields();
-    const { result } = renderHook(() => useInvalid(props({ rawErrors, registry: { formContext: { touched, submitCount: 0 } } as never })));
-    expect(result.current).toBe(false);
-    act(() => touched.touch('root_state'));
-    expect(result.current).toBe(false);
-    act(() => touched.touch('root_city'));
-    expect(result.current).toBe(true);
-    expect(invalid(props({ rawErrors, registry: { formContext: { touched: createTouchedFields(), submitCount: 1 } } as never }))).toBe(true);
+  it('is true for a fix a reviewer asked for, from the start', () => {
+    expect(hasErrors(props({ registry: { formContext: { fixes: new Map([['root_city', 'Please check your city.']]) } } as never }))).toBe(true);
   });
 
   it('is false when the field hides its errors', () => {
-    expect(invalid(props({ rawErrors: ['x'], hideError: true }))).toBe(false);
+    expect(hasErrors(props({ rawErrors: ['x'], hideError: true }))).toBe(false);
   });
 });
 

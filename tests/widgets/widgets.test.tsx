@@ -255,3 +255,22 @@ describe('a list of choices (the gender)', () => {
     expect(gender).not.toHaveAttribute('aria-invalid');
   });
 });
+
+describe('the messages of a form', () => {
+  it('shows a field’s message once it is touched and none on a field not touched yet, then every one after a submit attempt', async () => {
+    const { user } = await renderStepForm('profile');
+    const firstName = screen.getByLabelText(/^First Name/);
+    const lastName = screen.getByLabelText(/^Last Name/);
+    await user.type(firstName, 'A');
+    await user.clear(firstName);
+    await user.tab();
+    expect(await screen.findByText('Please enter your first name')).toBeInTheDocument();
+    expect(firstName).toHaveAttribute('aria-invalid', 'true');
+    // The form was validated whole: the last name is empty too, but not touched yet.
+    expect(screen.queryByText('Please enter your last name', { selector: '.field-error' })).not.toBeInTheDocument();
+    expect(lastName).not.toHaveAttribute('aria-invalid');
+    await user.click(screen.getByRole('button', { name: 'Next' }));
+    expect(await screen.findByText('Please enter your last name', { selector: '.field-error' })).toBeInTheDocument();
+    expect(lastName).toHaveAttribute('aria-invalid', 'true');
+  });
+});

@@ -18,7 +18,7 @@ import { formWidgets } from '../../../widgets/index.js';
 import { browserLookup } from '../runtime/stepFlow.js';
 import { drawnToday, useHydrated } from '../runtime/serverPage.js';
 import type { StepValues } from '../runtime/stepValues.js';
-import { templates, type StepFormContext } from './templates.js';
+import { fields, templates, type StepFormContext } from './templates.js';
 
 export interface LoadedForm extends FormModule {
   validator: ValidatorType<StepValues, RJSFSchema>;
@@ -198,6 +198,7 @@ export function StepFormView({
       validator={validator}
       widgets={formWidgets}
       templates={templates}
+      fields={fields}
       translateString={form.translateString}
       formData={changed.current ? undefined : (initialData ?? {})}
       formContext={context}

@@ -1,23 +1,34 @@
 /**
  * rjsf templates for the step page. Errors are computed on every change (the whole form is
  * validated, which costs well under a millisecond precompiled) but a field shows its error only
- * once the driver touched it, or after a submit attempt: rjsf has no such mode (#512). A fix a
- * reviewer asked for shows on its field at once.
+ * once the driver touched it, or after a submit attempt (ShownErrorsField): rjsf has no such mode
+ * (#512). A fix a reviewer asked for shows on its field at once.
  */
 import { getDefaultRegistry } from '@rjsf/core';
-import { errorId, type ErrorListProps, type FieldErrorProps, type TemplatesType, type TitleFieldProps, type WidgetProps } from '@rjsf/utils';
+import {
+  errorId,
+  getSchemaType,
+  type ErrorListProps,
+  type Field,
+  type FieldErrorProps,
+  type FieldProps,
+  type RegistryFieldsType,
+  type TemplatesType,
+  type TitleFieldProps,
+  type WidgetProps,
+} from '@rjsf/utils';
 import { fieldOf } from '../../shared/errors.js';
 import { flow } from '../runtime/flow.js';
 import { echoFirst } from '../../../widgets/echoFirst.js';
-import { useErrorsShown, useInvalid, type StepFormContext } from '../../../widgets/widgetProps.js';
+import { useFieldTouched } from '../../../widgets/touchedFields.js';
+import { hasErrors, type StepFormContext } from '../../../widgets/widgetProps.js';
 
 export type { StepFormContext };
 
 function FieldErrorTemplate({ errors = [], fieldPathId, registry }: FieldErrorProps) {
   const context = (registry.formContext ?? {}) as StepFormContext;
-  const shown = useErrorsShown(context, fieldPathId.$id) ? errors.find((error) => !!error) : undefined;
   // A reviewer's fix shows from the start, until the driver changes the field (StepPage.tsx).
-  const message = shown ?? context.fixes?.get(fieldPathId.$id);
+  const message = errors.find((error) => !!error) ?? context.fixes?.get(fieldPathId.$id);
   if (!message) return null;
   return (
     <p id={errorId(fieldPathId)} className="field-error" role="alert">
@@ -89,9 +100,29 @@ const DefaultBaseInput = getDefaultRegistry().templates.BaseInputTemplate;
 function BaseInputTemplate(props: WidgetProps) {
   const maxLength = (props.options.maxLength as number | undefined) ?? props.schema.maxLength;
   const inputMode = props.options.inputMode as WidgetProps['inputMode'];
-  const invalid = useInvalid(props);
-  return <DefaultBaseInput {...props} maxLength={maxLength} inputMode={inputMode} aria-invalid={invalid || undefined} />;
+  return <DefaultBaseInput {...props} maxLength={maxLength} inputMode={inputMode} aria-invalid={hasErrors(props) || undefined} />;
 }
+
+/** rjsf's own, which ShownErrorsField hands each field on to. */
+const DefaultSchemaField = getDefaultRegistry().fields.SchemaField as Field;
+
+/**
+ * Every field, handed its errors once they show: once the driver touched it, or everywhere after a
+ * submit attempt (a form that shares no touched fields, the studio's, shows them at once). The
+ * form's first change validates it whole and finds an error on every empty field: handed down,
+ * each would have rjsf draw that field again to show nothing (the whole profile form for one key,
+ * ~80 ms at the bench's slow phone); held back, rjsf's memoised fields stay as they are. A field
+ * holding others (an object, an array) hands each of them theirs, judged on its own.
+ */
+function ShownErrorsField(props: FieldProps) {
+  const { touched, submitCount } = (props.registry.formContext ?? {}) as StepFormContext;
+  const fieldTouched = useFieldTouched(touched, props.fieldPathId.$id);
+  const holdsOthers = ['object', 'array'].includes(String(getSchemaType(props.schema)));
+  const shown = holdsOthers || (submitCount ?? 0) > 0 || fieldTouched;
+  return <DefaultSchemaField {...props} errorSchema={shown ? props.errorSchema : undefined} />;
+}
+
+export const fields: RegistryFieldsType = { SchemaField: ShownErrorsField };
 
 export const templates: Partial<TemplatesType> = {
   ErrorListTemplate,
