@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { authEmulatorAnswers } from '../../src/cli/authEmulator.js';
 import { LOCAL_AUTH_EMULATOR_HOST, LOCAL_FIREBASE_PROJECT_ID } from '../../src/server/config.js';
+import { mayPredateAccount } from '../../tools/emulatorSignUp.js';
 
 export const AUTH_EMULATOR_URL = `http://${LOCAL_AUTH_EMULATOR_HOST}`;
 const IDENTITY_TOOLKIT = `${AUTH_EMULATOR_URL}/identitytoolkit.googleapis.com/v1`;
@@ -46,10 +47,11 @@ async function identityToolkit(method: string, body: unknown): Promise<Record<st
   return json;
 }
 
-/** An email/password account and its ID token (sign_in_provider "password"). */
+/** An email/password account and its ID token (sign_in_provider "password"), one that postdates the account (mayPredateAccount). */
 export async function createEmulatorUser(email = uniqueEmail(), password = TEST_PASSWORD): Promise<EmulatorUser> {
   const result = await identityToolkit('accounts:signUp', { email, password, returnSecureToken: true });
-  return { email, password, uid: String(result.localId), idToken: String(result.idToken) };
+  const idToken = mayPredateAccount(String(result.idToken)) ? await signInEmulatorUser(email, password) : String(result.idToken);
+  return { email, password, uid: String(result.localId), idToken };
 }
 
 /** A new ID token for an existing email/password account. */
