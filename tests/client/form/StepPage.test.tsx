@@ -11,6 +11,8 @@ import { Router } from 'wouter';
 import { memoryLocation } from 'wouter/memory-location';
 import { flow, isFormStep } from '../../../src/client/runtime/flow.js';
 import { StepPage } from '../../../src/client/form/StepPage.js';
+import { setItem } from '../../../src/client/runtime/storage.js';
+import { PageSuspense } from '../../../src/client/ui/PageSuspense.js';
 
 interface Sent {
   method: string;
@@ -138,5 +140,32 @@ describe('the step page, on the email code step', () => {
     expect(screen.getByRole('textbox', { name: /^Email code/ })).toHaveValue('1234');
     expect(fetch).toHaveBeenCalledTimes(1);
     expect(history.at(-1)).toBe('/verify-otp-email');
+  });
+});
+
+describe('the step page, on the profile step', () => {
+  it('shows the social variant, with its phone field, once the device says the driver signed up with a provider, the page staying', async () => {
+    const step = flow.steps.completeProfile;
+    if (!step || !isFormStep(step)) throw new Error('completeProfile is not a form step');
+    const location = memoryLocation({ path: step.route });
+    const page = () => (
+      <Router hook={location.hook}>
+        <PageSuspense>
+          <StepPage id="completeProfile" step={step} />
+        </PageSuspense>
+      </Router>
+    );
+    let view: ReturnType<typeof render> | undefined;
+    await act(async () => {
+      view = render(page());
+    });
+    expect(await screen.findByLabelText(/^First Name/)).toBeInTheDocument();
+    expect(screen.queryByLabelText(/^Phone Number/)).not.toBeInTheDocument();
+    setItem('isSocial', 'yes');
+    await act(async () => {
+      view?.rerender(page());
+    });
+    expect(await screen.findByLabelText(/^Phone Number/)).toBeInTheDocument();
+    expect(screen.getByLabelText(/^First Name/)).toBeInTheDocument();
   });
 });
