@@ -18,8 +18,9 @@ export function mayPredateAccount(idToken: string): boolean {
   return typeof claims.iat !== 'number' || typeof claims.auth_time !== 'number' || claims.iat > claims.auth_time;
 }
 
-async function identityToolkit(method: string, body: unknown): Promise<Record<string, unknown>> {
-  const response = await fetch(`http://${LOCAL_AUTH_EMULATOR_HOST}/identitytoolkit.googleapis.com/v1/${method}?key=bench`, {
+/** A call of the emulator's Identity Toolkit API (the endpoints the browser SDK calls); throws what it answers to a refusal. */
+export async function identityToolkit(method: string, body: unknown): Promise<Record<string, unknown>> {
+  const response = await fetch(`http://${LOCAL_AUTH_EMULATOR_HOST}/identitytoolkit.googleapis.com/v1/${method}?key=demo-api-key`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify(body),
@@ -29,12 +30,17 @@ async function identityToolkit(method: string, body: unknown): Promise<Record<st
   return answer;
 }
 
-/** A new account in the Auth emulator, and its ID token: one that postdates the account, signed in again if need be (mayPredateAccount). */
-export async function emulatorIdToken(email: string): Promise<string> {
-  const { idToken } = await identityToolkit('accounts:signUp', { email, password: PASSWORD, returnSecureToken: true });
-  if (!mayPredateAccount(String(idToken))) return String(idToken);
-  return String((await identityToolkit('accounts:signInWithPassword', { email, password: PASSWORD, returnSecureToken: true })).idToken);
+/** A new email/password account in the Auth emulator and an ID token that postdates it: signed in again if need be (mayPredateAccount). */
+export async function emulatorAccount(email: string, password = PASSWORD): Promise<{ uid: string; idToken: string }> {
+  const { localId, idToken } = await identityToolkit('accounts:signUp', { email, password, returnSecureToken: true });
+  const fresh = mayPredateAccount(String(idToken))
+    ? (await identityToolkit('accounts:signInWithPassword', { email, password, returnSecureToken: true })).idToken
+    : idToken;
+  return { uid: String(localId), idToken: String(fresh) };
 }
+
+/** A new account in the Auth emulator, and its ID token. */
+export const emulatorIdToken = async (email: string): Promise<string> => (await emulatorAccount(email)).idToken;
 
 /** The email sign-up's payload, as the sign-up form sends it. */
 export const signUpBody = (email: string, phoneNo: string, idToken: string) => ({

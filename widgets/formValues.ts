@@ -1,4 +1,5 @@
 import { useSyncExternalStore } from 'react';
+import { createListeners } from './listeners';
 
 /**
  * The form's current values, for a widget that depends on another field (the city on the state).
@@ -19,17 +20,14 @@ export interface FormValuesStore extends FormValues {
 
 export function createFormValues(initial: Record<string, unknown> = {}): FormValuesStore {
   let values = initial;
-  const listeners = new Set<() => void>();
+  const { subscribe, notify } = createListeners();
   return {
     get: (field) => values[field],
     all: () => values,
-    subscribe(listener) {
-      listeners.add(listener);
-      return () => listeners.delete(listener);
-    },
+    subscribe,
     set(next) {
       values = next;
-      for (const listener of listeners) listener();
+      notify();
     },
   };
 }

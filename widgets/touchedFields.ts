@@ -1,4 +1,5 @@
 import { useSyncExternalStore } from 'react';
+import { createListeners } from './listeners';
 
 /**
  * Which fields of a form the driver touched: a field is handed its errors once it was
@@ -18,17 +19,14 @@ export interface TouchedFieldsStore extends TouchedFields {
 
 export function createTouchedFields(): TouchedFieldsStore {
   const touched = new Set<string>();
-  const listeners = new Set<() => void>();
+  const { subscribe, notify } = createListeners();
   return {
     has: (id) => touched.has(id),
-    subscribe(listener) {
-      listeners.add(listener);
-      return () => listeners.delete(listener);
-    },
+    subscribe,
     touch(id) {
       if (touched.has(id)) return;
       touched.add(id);
-      for (const listener of listeners) listener();
+      notify();
     },
   };
 }

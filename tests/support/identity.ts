@@ -5,10 +5,9 @@
 import { randomBytes } from 'node:crypto';
 import { authEmulatorAnswers } from '../../src/cli/authEmulator.js';
 import { LOCAL_AUTH_EMULATOR_HOST, LOCAL_FIREBASE_PROJECT_ID } from '../../src/server/config.js';
-import { mayPredateAccount } from '../../tools/emulatorSignUp.js';
+import { emulatorAccount, identityToolkit as emulatorIdentityToolkit } from '../../tools/emulatorSignUp.js';
 
 export const AUTH_EMULATOR_URL = `http://${LOCAL_AUTH_EMULATOR_HOST}`;
-const IDENTITY_TOOLKIT = `${AUTH_EMULATOR_URL}/identitytoolkit.googleapis.com/v1`;
 export const TEST_PASSWORD = 'Str0ng!Pass';
 
 export interface EmulatorUser {
@@ -35,23 +34,16 @@ export function authEmulatorReady(): Promise<void> {
   return answering;
 }
 
+/** The emulator's Identity Toolkit API, once the emulator answers. */
 async function identityToolkit(method: string, body: unknown): Promise<Record<string, unknown>> {
   await authEmulatorReady();
-  const response = await fetch(`${IDENTITY_TOOLKIT}/${method}?key=demo-api-key`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  const json = (await response.json()) as Record<string, unknown>;
-  if (!response.ok) throw new Error(`Auth emulator ${method} failed: ${JSON.stringify(json)}`);
-  return json;
+  return emulatorIdentityToolkit(method, body);
 }
 
 /** An email/password account and its ID token (sign_in_provider "password"), one that postdates the account (mayPredateAccount). */
 export async function createEmulatorUser(email = uniqueEmail(), password = TEST_PASSWORD): Promise<EmulatorUser> {
-  const result = await identityToolkit('accounts:signUp', { email, password, returnSecureToken: true });
-  const idToken = mayPredateAccount(String(result.idToken)) ? await signInEmulatorUser(email, password) : String(result.idToken);
-  return { email, password, uid: String(result.localId), idToken };
+  await authEmulatorReady();
+  return { email, password, ...(await emulatorAccount(email, password)) };
 }
 
 /** A new ID token for an existing email/password account. */
