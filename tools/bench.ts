@@ -430,7 +430,7 @@ const BENCH_ACTOR = { staffId: null, actor: 'npm run bench', ip: null };
 
 async function reviewQueue(app: Awaited<ReturnType<typeof buildApp>>) {
   const runs = 9;
-  // A reviewer with a key, as a script acts (README "Staff").
+  // A reviewer with a key, as a script acts (docs/operations.md, "Staff").
   const reviewer = await addStaff(app, { email: `bench-${randomUUID()}@onramp.local`, roles: ['reviewer'], firebaseUid: `bench-${randomUUID()}` }, BENCH_ACTOR);
   const headers = { authorization: `Bearer ${(await app.staffAuth.createKey(reviewer, 'npm run bench')).key}` };
   const get = async (url: string) => {
