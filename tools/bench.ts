@@ -1,5 +1,6 @@
-// `npm run bench`: the figures of DESIGN §6, printed, never asserted (machines are shared and
-// noisy). Needs a build (`npm run build`) and Debian's Chromium for the browser figures.
+// `npm run bench`: the figures of docs/performance.md, "The bench", printed, never asserted
+// (machines are shared and noisy). Needs a build (`npm run build`) and Debian's Chromium for the
+// browser figures.
 import { execFile, execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { parseArgs, promisify } from 'node:util';
