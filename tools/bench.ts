@@ -1,5 +1,6 @@
-// `npm run bench`: the figures of DESIGN §6, printed, never asserted (machines are shared and
-// noisy). Needs a build (`npm run build`) and Debian's Chromium for the browser figures.
+// `npm run bench`: the figures of docs/performance.md, "The bench", printed, never asserted
+// (machines are shared and noisy). Needs a build (`npm run build`) and Debian's Chromium for the
+// browser figures.
 import { execFile, execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { parseArgs, promisify } from 'node:util';
@@ -430,7 +431,7 @@ const BENCH_ACTOR = { staffId: null, actor: 'npm run bench', ip: null };
 
 async function reviewQueue(app: Awaited<ReturnType<typeof buildApp>>) {
   const runs = 9;
-  // A reviewer with a key, as a script acts (README "Staff").
+  // A reviewer with a key, as a script acts (docs/operations.md, "Staff").
   const reviewer = await addStaff(app, { email: `bench-${randomUUID()}@onramp.local`, roles: ['reviewer'], firebaseUid: `bench-${randomUUID()}` }, BENCH_ACTOR);
   const headers = { authorization: `Bearer ${(await app.staffAuth.createKey(reviewer, 'npm run bench')).key}` };
   const get = async (url: string) => {

@@ -8,7 +8,7 @@ const DEFAULT_CODE_LENGTH = 4;
 /**
  * A one-time code: digits only, 4 of them, offered by the phone's SMS autofill
  * (`autocomplete="one-time-code"`). A text input with the numeric keypad (`inputMode`) where the
- * spec has a number input, a departure on purpose (README): a number input drops a leading 0 and
+ * spec has a number input, a departure on purpose (docs/departures.md): a number input drops a leading 0 and
  * takes no pasted text. A pasted "Your code is 1234" keeps its digits; the length is enforced here
  * rather than with the `maxlength` attribute, which would cut a paste to "Your" before the digits
  * are picked out.

@@ -1,6 +1,6 @@
 /**
  * Shrinks a phone photo in the browser before it is uploaded: a 5 MB camera photo becomes about
- * 330 KB at a 1600 px long edge and JPEG quality 0.8 (research/anchors-perf.md §4), i.e. ~4 s
+ * 330 KB at a 1600 px long edge and JPEG quality 0.8 (docs/performance.md), i.e. ~4 s
  * instead of ~60 s on a slow uplink. Re-encoding also drops the EXIF block (GPS position).
  */
 

@@ -15,7 +15,7 @@ export const PRIVACY_USAGE = `  export <driverId> [--out file.zip]
                                      (default file: onramp-driver-<driverId>.zip, never overwritten)
   erase <driverId> --confirm <email>
                                      erase a driver (rows, files, sessions, sign-in account); payment
-                                     records are kept without the person (see the README)`;
+                                     records are kept without the person (see docs/operations.md)`;
 
 export type PrivacyCommand = { kind: 'export'; driverId: string; out: string | null } | { kind: 'erase'; driverId: string; confirm: string };
 

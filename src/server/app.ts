@@ -1,6 +1,7 @@
 /**
- * The Onramp API server (DESIGN §4), laid out as fastify/demo: third-party plugins, then our
- * services (plugins/), then the routes (routes/), with one error handler.
+ * The Onramp API server, laid out as fastify/demo: third-party plugins, then our services
+ * (plugins/), then the routes (routes/), with one error handler (docs/architecture.md, "The server,
+ * and the outside services").
  */
 import { refusal } from './serverMessages.js';
 import { IncomingMessage, type OutgoingHttpHeaders, ServerResponse } from 'node:http';

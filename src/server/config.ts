@@ -242,7 +242,10 @@ function readApiBase(raw: string): { host: string; port: number; protocol: 'http
 
 /**
  * Stripe when STRIPE_SECRET_KEY is set, else the sandbox. Production must use Stripe: the
- * sandbox "takes" test cards from anyone.
+ * sandbox "takes" test cards from anyone. No publishable key ships with the product, where the
+ * spec's has a test key built in (a departure on purpose, docs/departures.md): the browser's key
+ * comes from STRIPE_PUBLISHABLE_KEY with the rest of Stripe's settings, and without them the
+ * local sandbox needs none.
  */
 function readPayments(env: Env, production: boolean): PaymentsConfig {
   const secretKey = env.STRIPE_SECRET_KEY;

@@ -80,7 +80,7 @@ export async function startServer(options: AppOptions = {}, env = process.env): 
         console.log(`Staff: sign in at http://${shownHost}:${port}/admin as ${email}, password ${password} (a local owner with every role).`);
       }
     } catch (error) {
-      console.log(`Staff: the local owner ${email} could not be made (${(error as Error).message}); see the README's "Staff".`);
+      console.log(`Staff: the local owner ${email} could not be made (${(error as Error).message}); see docs/operations.md, "Staff".`);
     }
   }
 

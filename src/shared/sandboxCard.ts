@@ -1,7 +1,8 @@
 /**
- * The card form of the local payment sandbox (DESIGN §4), shared by the browser's form and the
- * sandbox provider on the server so both judge a card alike, as Stripe's Payment Element and
- * Stripe's API do. Words and test cards are data: flows/sandbox-payments.json.
+ * The card form of the local payment sandbox (docs/architecture.md, "The server, and the outside
+ * services"), shared by the browser's form and the sandbox provider on the server so both judge a
+ * card alike, as Stripe's Payment Element and Stripe's API do. Words and test cards are data:
+ * flows/sandbox-payments.json.
  */
 import sandboxFile from '../../flows/sandbox-payments.json';
 import type { SandboxPayments, TestCard } from './generated/sandboxPayments.js';

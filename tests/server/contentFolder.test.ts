@@ -1,4 +1,4 @@
-// A content folder (ONRAMP_CONTENT_DIR) as the README describes it: schemas/, flows/ and
+// A content folder (ONRAMP_CONTENT_DIR) as docs/operations.md describes it: schemas/, flows/ and
 // tests/fixtures/, its translations (locales/) optional. Without them, or with some of their files
 // missing, the app builds and serves in English for what is missing, and the build says so in one
 // line, never with esbuild's stack trace ("Cannot read file: …/locales/es/rjsf.json"). And a text

@@ -54,7 +54,7 @@ describe('two server instances', { tags: ['postgresql'] }, () => {
     // One at a time: both would run the migrations (they take turns, but the log is clearer).
     a = await instance('a');
     b = await instance('b');
-    // A reviewer with a key, added to the shared database as a script would be (README "Staff").
+    // A reviewer with a key, added to the shared database as a script would be (docs/operations.md, "Staff").
     const keeper = await startTestServer({ database: { kind: 'postgres', url: postgres.url } });
     reviewerKey = keeper.reviewer.key;
     await keeper.close();

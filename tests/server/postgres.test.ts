@@ -95,7 +95,7 @@ describe('with DATABASE_URL (PostgreSQL)', { tags: ['postgresql'] }, () => {
   });
 
   it('lets the server’s database role only insert into the audit record and read it, when it is not the owner', async () => {
-    // As production runs (README "Staff"): the migrations as the owner, the server as a role given
+    // As production runs (docs/operations.md, "Staff"): the migrations as the owner, the server as a role given
     // every privilege on the tables by default, which migration 010 takes back on the audit record.
     await server.db.query('CREATE DATABASE least_privilege');
     await server.db.query('CREATE ROLE onramp_server LOGIN');

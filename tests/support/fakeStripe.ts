@@ -1,7 +1,7 @@
 /**
  * A local Stripe-shaped HTTP server for the Stripe gateway's contract tests: the official
- * stripe-mock cannot be had offline, and stripe-stateful-mock has no invoices or payment intents
- * (research/offline-components.md §2). It answers only the calls the gateway makes, with the
+ * stripe-mock cannot be had offline, and stripe-stateful-mock has no invoices or payment intents.
+ * It answers only the calls the gateway makes, with the
  * objects API 2026-10-28.endive returns, and behaves like Stripe where the gateway depends on it:
  * secret-key auth, idempotent creates, basil's invoice shape, refused expansions, Stripe's errors.
  */

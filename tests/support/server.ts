@@ -432,7 +432,7 @@ export interface TestStaff {
 const TEST_TERMINAL = { staffId: null, actor: 'terminal:tests', ip: null };
 
 /**
- * A staff member with `roles` and a key of theirs, as a script acts (README "Staff"): the key never
+ * A staff member with `roles` and a key of theirs, as a script acts (docs/operations.md, "Staff"): the key never
  * idles out, so a test may move the clock. No Firebase account: a key needs none.
  */
 export async function staffKey(app: FastifyInstance, roles: StaffRole[], email = uniqueEmail(roles.join('-'))): Promise<TestStaff & { key: string }> {

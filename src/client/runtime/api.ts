@@ -1,7 +1,8 @@
 /**
  * The one HTTP client: every request goes through `send`, which adds `Accept` and, when there is
  * a token, the bearer header; sends JSON or multipart; ends after a timeout, because a request
- * that hangs on a bad mobile connection must end in a message; and reads a failure's
+ * that hangs on a bad mobile connection must end in a message (a departure on purpose: the spec's
+ * client has no default timeout, docs/departures.md); and reads a failure's
  * `{ message, errors }`, so the caller picks the fallback when the server gave no message.
  *
  * Flow calls take their bearer from the token cookie, or from local storage for the calls the

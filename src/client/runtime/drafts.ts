@@ -3,7 +3,8 @@
  * reload, or the camera app pushing the page out of memory, loses nothing: the step's form comes
  * back as it was. What must never sit on a device is left out by the caller (`keepable`): the
  * fields a schema marks sensitive and anything typed in a password input. A draft is removed
- * once its step is sent, and every draft when the driver signs out.
+ * once its step is sent, and every draft when the driver signs out. The spec's browser keeps only
+ * the keys of its §3: this store is a departure on purpose (docs/departures.md).
  *
  * idb-keyval: IndexedDB's requests and transactions as promises, in about 1 KB. Every call is
  * guarded: a browser without IndexedDB (some web views, private modes) still runs the journey,

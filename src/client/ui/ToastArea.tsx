@@ -3,7 +3,7 @@
  * top-center, a dark red error icon and a green success icon. One at a time, close to the top
  * edge: the newest replaces the one before (a stale error never stands beside the success that
  * followed it), and a single toast covers the page's header, not its title. The spec says nothing
- * of several at once: one at a time is a departure on purpose (README).
+ * of several at once: one at a time is a departure on purpose (docs/departures.md).
  */
 import { useEffect } from 'react';
 import toast, { Toaster, useToasterStore, type ToasterProps } from 'react-hot-toast';

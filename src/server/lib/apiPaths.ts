@@ -21,7 +21,10 @@ export function apiPathTest(apiPaths: string[], pagePaths: string[] = []): (url:
 /** The resume page, /:id/:token (spec §2): its second segment is a resume link's token. */
 const RESUME_PAGE = /^\/([0-9a-fA-F-]{36})\/[^/?#]+(?:[?#].*)?$/;
 
-/** The request's URL as a log line may show it: a resume link's token is left out (DESIGN §5: no tokens in logs). */
+/**
+ * The request's URL as a log line may show it: a resume link's token is left out (no token in a log
+ * line: docs/architecture.md, "Security rules the code keeps").
+ */
 export function loggableUrl(url: string): string {
   return url.replace(RESUME_PAGE, '/$1/[token]');
 }

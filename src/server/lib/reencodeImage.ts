@@ -1,6 +1,6 @@
 /**
  * Every accepted photo and document is decoded and encoded again before it is stored
- * (research/anchors-security.md §3, "image rewriting"):
+ * (docs/architecture.md, "Security rules the code keeps"):
  *
  * - metadata goes: a phone photo of an SSN card or licence carries EXIF with the GPS position
  *   of the driver's home, the camera and the time; sharp's output keeps none of it (never call

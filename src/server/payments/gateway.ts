@@ -1,8 +1,9 @@
 /**
- * The payment gateway port (DESIGN §4): what the subscription routes need of a card payment
- * provider. Two adapters implement it, picked by configuration: Stripe (stripeGateway.ts) when a
- * secret key is set, and the project's sandbox (sandboxGateway.ts), which behaves like Stripe's
- * test mode, for `npm start` and the tests. The routes never know which one they talk to.
+ * The payment gateway port (docs/architecture.md, "The server, and the outside services"): what the
+ * subscription routes need of a card payment provider. Two adapters implement it, picked by
+ * configuration: Stripe (stripeGateway.ts) when a secret key is set, and the project's sandbox
+ * (sandboxGateway.ts), which behaves like Stripe's test mode, for `npm start` and the tests. The
+ * routes never know which one they talk to.
  */
 
 /** What the browser needs to show the card form and confirm the first payment. */

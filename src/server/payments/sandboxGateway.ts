@@ -1,10 +1,10 @@
 /**
- * The local stand-in for Stripe (DESIGN §4): a payment provider that keeps its records in the
- * app's own database and behaves like Stripe's test mode. A subscription starts `incomplete`
- * with an open first invoice; confirming its payment with 4242 4242 4242 4242 pays the invoice
- * and activates it, while the decline test cards answer with Stripe's decline messages
- * (flows/sandbox-payments.json). It never sends webhooks, so validateStripeSub is what marks a
- * driver paid here, exactly as it does after a Stripe payment.
+ * The local stand-in for Stripe (docs/architecture.md, "The server, and the outside services"): a
+ * payment provider that keeps its records in the app's own database and behaves like Stripe's test
+ * mode. A subscription starts `incomplete` with an open first invoice; confirming its payment with
+ * 4242 4242 4242 4242 pays the invoice and activates it, while the decline test cards answer with
+ * Stripe's decline messages (flows/sandbox-payments.json). It never sends webhooks, so
+ * validateStripeSub is what marks a driver paid here, exactly as it does after a Stripe payment.
  */
 import { randomBytes } from 'node:crypto';
 import type { SubscriptionPlan } from '../config.js';

@@ -1,9 +1,10 @@
 /**
- * The audit record (DESIGN §7): every decision, export, erasure, resume link, opening of a
- * driver's record or document, staff change and sign-in, failed ones too, as one row of
- * audit_events: who, what, which driver, when, from where. The table is append-only (migration
- * 010: a trigger refuses UPDATE, DELETE and TRUNCATE, and no role but its owner may do them), so
- * this plugin only ever inserts. A row never holds a driver's PII: the driver is named by id.
+ * The audit record (docs/operations.md, "Staff: signing in, roles, the audit record"): every
+ * decision, export, erasure, resume link, opening of a driver's record or document, staff change
+ * and sign-in, failed ones too, as one row of audit_events: who, what, which driver, when, from
+ * where. The table is append-only (migration 010: a trigger refuses UPDATE, DELETE and TRUNCATE,
+ * and no role but its owner may do them), so this plugin only ever inserts. A row never holds a
+ * driver's PII: the driver is named by id.
  */
 import type { FastifyRequest } from 'fastify';
 import type { Queryable } from '../db/db.js';

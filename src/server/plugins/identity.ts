@@ -63,7 +63,7 @@ function jwtHeader(token: string): Record<string, unknown> | null {
   }
 }
 
-/** What every real Firebase ID token has: an RS256 signature by one of Google's keys (research/anchors-security.md §5). */
+/** What every real Firebase ID token has: an RS256 signature by one of Google's keys. */
 const looksSigned = (token: string) => {
   const header = jwtHeader(token);
   return header?.alg === 'RS256' && typeof header.kid === 'string' && header.kid !== '';

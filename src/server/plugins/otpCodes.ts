@@ -1,7 +1,7 @@
 /**
- * One-time codes (DESIGN §5, research/anchors-security.md §1). A code proves that the driver of a
- * sign-up reads an address; it never signs anyone in (routes/auth.ts binds each call to the
- * sign-up's own token or session). The spec fixes 4 digits, which is guessable, so the server
+ * One-time codes (docs/architecture.md, "Security rules the code keeps"). A code proves that the
+ * driver of a sign-up reads an address; it never signs anyone in (routes/auth.ts binds each call to
+ * the sign-up's own token or session). The spec fixes 4 digits, which is guessable, so the server
  * makes guessing useless:
  * - crypto-random codes, stored as a keyed hash of (driver, channel, destination, purpose, code),
  *   single use, 10 minutes, and a new code replaces that driver's previous one;

@@ -10,7 +10,10 @@ declare module 'fastify' {
   }
 }
 
-/** The payment gateway configuration picks (DESIGN §4): Stripe with a secret key, else the local sandbox and its confirm endpoint. */
+/**
+ * The payment gateway configuration picks (docs/architecture.md, "The server, and the outside
+ * services"): Stripe with a secret key, else the local sandbox and its confirm endpoint.
+ */
 export const paymentsPlugin = fp<{ payments: PaymentsConfig; plan: SubscriptionPlan }>(
   async (app, options) => {
     const { payments, plan } = options;

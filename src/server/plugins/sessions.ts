@@ -1,7 +1,7 @@
 /**
  * Bearer tokens, sent back as `Authorization: Bearer` (never read from the `token` cookie the
- * client also keeps, so a forged cross-site request carries no credentials; research/
- * anchors-security.md §2a). Only a token's SHA-256 is stored. Three kinds:
+ * client also keeps, so a forged cross-site request carries no credentials; docs/architecture.md,
+ * "Security rules the code keeps"). Only a token's SHA-256 is stored. Three kinds:
  *
  * - a session: made by a sign-in (an ID token exchanged at /auth/signIn or the social sign-up),
  *   by the sign-up's verified email code, or by a resume link. It lasts a day at most, expires

@@ -1,6 +1,7 @@
 /**
- * Who may use the admin API: a staff member, as themselves (DESIGN §7). Two credentials, both
- * sent as `Authorization: Bearer` and both stored only as a SHA-256:
+ * Who may use the admin API: a staff member, as themselves (docs/operations.md, "Staff: signing in,
+ * roles, the audit record"). Two credentials, both sent as `Authorization: Bearer` and both stored
+ * only as a SHA-256:
  *
  * - a staff session: made by POST /admin/session from a fresh Firebase ID token (routes/staff.ts).
  *   It ends after 15 idle minutes, 8 hours after the sign-in, at sign-out, and when the person is

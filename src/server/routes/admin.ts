@@ -11,7 +11,8 @@
  * CLAIM_LIFETIME_MS (opening again renews it). While the claim lasts the others see who has them
  * and can't decide on them (409); a decision or POST /drivers/:id/release ends it.
  *
- * Sensitive answers (SSN, account number) leave the server masked, as everywhere (DESIGN §5).
+ * Sensitive answers (SSN, account number) leave the server masked, as everywhere
+ * (docs/architecture.md, "Security rules the code keeps").
  *
  * Over 300 lines on purpose: the queue (its query, cursor and SQL), the opening of a driver and
  * the decisions all read and write the claim (queue_claims, CLAIM_JOIN), which is what keeps two

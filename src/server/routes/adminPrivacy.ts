@@ -393,7 +393,7 @@ export async function adminPrivacyRoutes(app: FastifyInstance, options: { embedd
  *
  * The embedded database (PGlite, in DATA_DIR) then starts a new WAL segment and checkpoints with
  * recycling off, so the segments that held the rows are deleted, not kept for reuse. On a
- * PostgreSQL server the WAL, its archive and backups are the database's own retention (README).
+ * PostgreSQL server the WAL, its archive and backups are the database's own retention (docs/operations.md, "Data-access requests and erasure").
  * Best effort: a failure is logged, and the erasure stands.
  */
 async function purgeDeletedRows(app: FastifyInstance, log: FastifyBaseLogger, embeddedDatabase: boolean): Promise<void> {

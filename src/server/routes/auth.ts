@@ -113,7 +113,7 @@ export async function authRoutes(app: FastifyInstance, options: { max: number; w
       if (existing) {
         const verified = await tx.query('SELECT 1 FROM drivers WHERE id = $1 AND email_verified_at IS NOT NULL', [existing]);
         // A finished sign-up is signed into, not signed up again: no code, no changes. A departure
-        // on purpose (README): 409 with "Please sign in." where the spec falls back to signing in.
+        // on purpose (docs/departures.md): 409 with "Please sign in." where the spec falls back to signing in.
         if (verified.rows.length > 0) throw refusal(409, 'auth.alreadyVerified');
         // An unfinished sign-up of the same Firebase account: new phone/referral, and a new code.
         await tx.query(

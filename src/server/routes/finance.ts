@@ -1,8 +1,9 @@
 /**
- * The payout bank account (spec §2 Add Bank, §5 Bank). Validated with schemas/bank.schema.json,
- * as the form was; the account number is encrypted at rest and only its last four digits are
- * ever returned (DESIGN §5). Replacing an account is where a stolen session would send the money:
- * it needs a sign-in minutes old, and the driver is told by email.
+ * The payout bank account (spec §2 Add Bank, §5 Bank). Validated with schemas/bank.schema.json, as
+ * the form was; the account number is encrypted at rest and only its last four digits are ever
+ * returned (docs/architecture.md, "Security rules the code keeps"). Replacing an account is where a
+ * stolen session would send the money: it needs a sign-in minutes old, and the driver is told by
+ * email.
  */
 import { refusal } from '../serverMessages.js';
 import type { FastifyInstance } from 'fastify';

@@ -26,7 +26,7 @@ import { messageIn } from '../serverMessages.js';
 
 /**
  * The public-IP lookup the sign-up makes (spec §7), answered by the app itself, named in the
- * page's configuration: a departure on purpose (README), as a third-party service would learn
+ * page's configuration: a departure on purpose (docs/departures.md), as a third-party service would learn
  * every driver's address and add a failure the sign-up can't control.
  */
 export const IP_LOOKUP_PATH = '/ip';

@@ -1,7 +1,8 @@
 /**
  * The weekly subscription (spec §4 "Payment confirmation" and "Success check", §7). The payment
- * gateway (plugins/payments.ts) is Stripe or the local sandbox; these routes decide who may pay
- * and what counts as paid, never trusting ids a browser sends on their own (DESIGN §4):
+ * gateway (plugins/payments.ts) is Stripe or the local sandbox; these routes decide who may pay and
+ * what counts as paid, never trusting ids a browser sends on their own (docs/architecture.md, "The
+ * server, and the outside services"):
  *
  * - GET createStripeSub: approved drivers only. One subscription per driver even when requests
  *   race on any number of servers: each holds the driver's lock (db.withLock, an advisory lock on

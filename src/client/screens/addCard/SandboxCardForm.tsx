@@ -1,8 +1,9 @@
 /**
- * The local sandbox's card form (DESIGN §4), in place of Stripe's Payment Element when no Stripe
- * key is configured. It judges a card as the sandbox provider does (src/shared/sandboxCard.ts),
- * shows a field's message once touched or after a submit, and confirms through the sandbox's
- * endpoint, which answers as Stripe.js's confirmPayment does.
+ * The local sandbox's card form (docs/architecture.md, "The server, and the outside services"), in
+ * place of Stripe's Payment Element when no Stripe key is configured. It judges a card as the
+ * sandbox provider does (src/shared/sandboxCard.ts), shows a field's message once touched or after
+ * a submit, and confirms through the sandbox's endpoint, which answers as Stripe.js's
+ * confirmPayment does.
  */
 import { use, useId, useState, type ChangeEvent, type FormEvent } from 'react';
 import { localize, type Locale, type Translations } from '../../../shared/locales.js';

@@ -1,8 +1,8 @@
 /**
- * Stripe's Payment Element (DESIGN §3: `@stripe/stripe-js/pure`, so Stripe.js loads only when
- * this form mounts, on /add-card, and only when a publishable key is configured). The card data
- * stays inside Stripe's iframes; `confirmPayment` returns here when no extra check is needed and
- * goes to `returnUrl` (/success) after one, such as 3-D Secure.
+ * Stripe's Payment Element (docs/performance.md, "The first visit": `@stripe/stripe-js/pure`, so
+ * Stripe.js loads only when this form mounts, on /add-card, and only when a publishable key is
+ * configured). The card data stays inside Stripe's iframes; `confirmPayment` returns here when no
+ * extra check is needed and goes to `returnUrl` (/success) after one, such as 3-D Secure.
  */
 import { useLocale } from '../../runtime/locale.js';
 import { Elements, PaymentElement, useElements, useStripe } from '@stripe/react-stripe-js';
