@@ -29,6 +29,15 @@ export interface Translation {
 /** A translation file: by the pointer of each text in its source file. */
 export type Translations = Record<string, Translation>;
 
+/**
+ * An entry's text in `locale`, if it has one: a text of nothing but spaces is none, like an empty
+ * one (a translation still to write), so a reader is shown the English, never a blank.
+ */
+export const translatedText = (entry: Partial<Translation> | undefined, locale: Locale): string | undefined => {
+  const text = entry?.[locale];
+  return typeof text === 'string' && text.trim() !== '' ? text : undefined;
+};
+
 /** The folder of a language's files, and the file that translates a source file (by its name, without folders). */
 export const LOCALES_FOLDER = 'locales';
 export const translationFileOf = (locale: Locale, sourceFileName: string) => `${LOCALES_FOLDER}/${locale}/${sourceFileName}`;
@@ -72,8 +81,8 @@ export function localize<T>(source: T, translations: Translations | undefined, l
   if (locale === DEFAULT_LOCALE || !translations) return source;
   const copy = structuredClone(source) as Json;
   for (const [pointer, entry] of Object.entries(translations)) {
-    const text = entry[locale];
-    if (typeof text !== 'string' || text === '') continue;
+    const text = translatedText(entry, locale);
+    if (text === undefined) continue;
     const keys = pointerKeys(pointer);
     const last = keys.pop();
     let parent: Json | undefined = copy;
@@ -120,7 +129,8 @@ export function translationProblems(source: Json, copy: readonly string[], trans
   for (const pointer of copy) {
     const english = textAt(source, pointer) ?? '';
     const entry = translations[pointer];
-    if (!entry || typeof entry[locale] !== 'string' || entry[locale] === '') {
+    const translated = translatedText(entry, locale);
+    if (!entry || translated === undefined) {
       problems.push({
         entry: pointer,
         toWrite: true,
@@ -142,7 +152,7 @@ export function translationProblems(source: Json, copy: readonly string[], trans
       continue;
     }
     const wanted = markersIn(english);
-    const found = markersIn(entry[locale]);
+    const found = markersIn(translated);
     if (wanted.join() !== found.join()) {
       const braces = (names: string[]) => (names.length ? names.map((name) => (name.startsWith('%') ? name : `{${name}}`)).join(', ') : 'none');
       problems.push({

@@ -5,7 +5,7 @@
  * as rjsf's `translateString`.
  */
 import { englishStringTranslator, replaceStringParameters, TranslatableString } from '@rjsf/utils';
-import type { Locale, Translations } from './locales.js';
+import { type Locale, translatedText, type Translations } from './locales.js';
 
 /** The translation file of rjsf's strings, in each language's folder. */
 export const RJSF_STRINGS_FILE = 'rjsf.json';
@@ -16,7 +16,10 @@ export const RJSF_ENGLISH: Record<string, string> = Object.fromEntries(Object.en
 /** rjsf's `translateString` for a language: a string's translation with its %1-style values filled, else rjsf's English. */
 export function translatorFor(locale: Locale, translations: Translations | undefined): (key: TranslatableString, params?: string[]) => string {
   const byEnglish = new Map(
-    Object.entries(translations ?? {}).flatMap(([, entry]) => (typeof entry[locale] === 'string' && entry[locale] !== '' ? [[entry.en, entry[locale]]] : [])),
+    Object.entries(translations ?? {}).flatMap(([, entry]) => {
+      const text = translatedText(entry, locale);
+      return text === undefined ? [] : [[entry.en, text]];
+    }),
   );
   return (key, params) => {
     const translated = byEnglish.get(key);

@@ -66,6 +66,8 @@ const junkText = fc.oneof(
     ' ',
     '-1',
     '1e309',
+    '2147483648',
+    '9223372036854775808',
     'NaN',
     '+12025550143',
     '2025550143',
@@ -74,10 +76,13 @@ const junkText = fc.oneof(
     '😀'.repeat(300),
   ),
 );
+/** Numbers just past what PostgreSQL stores (integer, bigint), past exact doubles, and the largest double: what a column refuses with an error. */
+const edgeNumber = fc.constantFrom(2 ** 31, -(2 ** 31) - 1, 2 ** 53 + 2, 2 ** 63, 1e20, Number.MAX_VALUE, -Number.MAX_VALUE);
 const junkValue: fc.Arbitrary<unknown> = fc.oneof(
   junkText,
   fc.integer(),
   fc.double(),
+  edgeNumber,
   fc.boolean(),
   fc.constant(null),
   fc.array(junkText, { maxLength: 3 }),

@@ -38,8 +38,13 @@ describe('a file localized', () => {
     expect(localize(source, translations, 'es')).toEqual({ ...source, fields: [{ label: 'Correo' }, { label: 'Phone' }] });
   });
 
-  it('keeps the English of a text with an empty translation, and never writes where the source has no text', () => {
-    const translations = { '/title': { en: 'Sign up', es: '' }, '/missing': { en: 'x', es: 'y' }, '/fields': { en: 'x', es: 'y' } };
+  it('keeps the English of a text with an empty translation, or one of nothing but spaces, and never writes where the source has no text', () => {
+    const translations = {
+      '/title': { en: 'Sign up', es: '' },
+      '/fields/0/label': { en: 'Email', es: ' \n' },
+      '/missing': { en: 'x', es: 'y' },
+      '/fields': { en: 'x', es: 'y' },
+    };
     expect(localize(source, translations, 'es')).toEqual(source);
   });
 });
@@ -81,6 +86,7 @@ describe('rjsf’s own strings', () => {
   const translations = {
     '/RemoveButton': { en: 'Remove', es: 'Quitar' },
     '/OptionPrefix': { en: 'Option %1', es: 'Opción %1' },
+    '/AddButton': { en: 'Add', es: ' ' },
   };
 
   it('are said in the form’s language, with their values, and in rjsf’s English where none is translated', () => {

@@ -90,7 +90,7 @@ export function checkFlow(flow: Flow & JsonObject, { schemas, screenNames }: Flo
 
   const lastResume = flow.resume.length - 1;
   if (flow.resume[lastResume]?.when?.length) {
-    add(['resume', String(lastResume)], 'the last row has "when", so a status that no row matches leads nowhere', 'remove "when" from the last row');
+    add(['resume', String(lastResume), 'when'], 'the last row has "when", so a status that no row matches leads nowhere', 'remove "when" from the last row');
   }
 
   for (const [id, step] of Object.entries(flow.steps)) {
@@ -163,13 +163,15 @@ function checkRuleLists(flow: Flow & JsonObject, problems: Problems): void {
     for (let later = 1; later < rules.length; later++) {
       const earlier = whens.findIndex((conditions, i) => i < later && conditions.every((condition) => whens[later]!.includes(condition)));
       if (earlier >= 0) {
+        const same = whens[earlier]!.length > 0 && whens[earlier]!.length === whens[later]!.length;
+        // Two rules that ask the same are told apart in the later one's "when"; a rule in the wrong place is moved whole.
         problems.add(
           FLOW_FILE,
-          pointer(...keys, String(later)),
+          pointer(...keys, String(later), ...(same ? ['when'] : [])),
           `this rule is never reached: ${pointer(...keys, String(earlier))} above it holds whenever it does`,
           whens[earlier]!.length === 0
             ? 'move the rule without "when" to the end of the list'
-            : whens[earlier]!.length === whens[later]!.length
+            : same
               ? `the two ask the same: tell them apart in "when", or remove one`
               : 'move the more particular rule above the more general one',
         );
@@ -178,7 +180,7 @@ function checkRuleLists(flow: Flow & JsonObject, problems: Problems): void {
     if (mustEnd && rules.length > 0 && (whens.at(-1)?.length ?? 0) > 0) {
       problems.add(
         FLOW_FILE,
-        pointer(...keys, String(rules.length - 1)),
+        pointer(...keys, String(rules.length - 1), 'when'),
         'the last way on has "when": a driver for whom no rule holds would stay on the step',
         'end the list with a rule without "when" (where everyone else goes)',
       );
@@ -210,7 +212,7 @@ const driverStatus = (() => {
 /**
  * Each condition on the driver's status names a field the status has, and a value it can take:
  * a status the server gives ("pending", "approved", "rejected"), true or false for a fact, a step
- * of the flow for `nextFix`. A row that compares with anything else never matches.
+ * of the flow for a field that names one (`nextFix`, `renewal`). A row that compares with anything else never matches.
  */
 function checkStatusConditions(flow: Flow & JsonObject, problems: Problems): void {
   const fields = Object.keys(driverStatus.properties);
@@ -233,7 +235,7 @@ function checkStatusConditions(flow: Flow & JsonObject, problems: Problems): voi
         const value = node.equals;
         const at = pointer(...keys, 'equals');
         const statuses = driverStatus.statuses.map(String);
-        if (field === 'nextFix') {
+        if (property.$ref === '#/$defs/stepId') {
           if (typeof value !== 'string' || !stepIds.includes(value))
             problems.add(FLOW_FILE, at, `${JSON.stringify(value)} is no step of the flow`, suggestion(String(value), stepIds));
         } else if (property.$ref === '#/$defs/reviewStatus') {
@@ -317,7 +319,7 @@ function checkReview(flow: Flow, schemas: Map<string, JsonObject | null>, proble
   if (!answers) add(['review', 'answersCall'], `no call "${flow.review.answersCall}" in "calls"`, suggestion(flow.review.answersCall, Object.keys(flow.calls)));
   else if (answers.method !== 'GET' || !answers.path.includes('{step}')) {
     add(
-      ['calls', flow.review.answersCall],
+      ['calls', flow.review.answersCall, answers.method === 'GET' ? 'path' : 'method'],
       'the answers call must be a GET with {step} in its path',
       'write "method": "GET" and a path such as "/driver/answers/{step}"',
     );
@@ -416,46 +418,51 @@ const FIX_SOURCE = 'response.fixing';
 const onlyForFixes = (rule: JsonObject) =>
   Array.isArray(rule.when) && rule.when.some((condition) => isObject(condition) && condition.source === FIX_SOURCE && condition.equals === true);
 
+/** A way on: the step it leads to, and the place of its "to" in the flow. */
+interface Way {
+  to: string;
+  keys: string[];
+}
+
 /**
- * Where a step leads on: each "to" in it but its guards' and its errors', and the resume table's
- * rows for `"resume": true`; for a driver sending it the first time (`firstTime`), not the ways
- * only a fix takes.
+ * Where a step (at `keys`) leads on: each "to" in it but its guards' and its errors', and the
+ * resume table's rows for `"resume": true`; for a driver sending it the first time (`firstTime`),
+ * not the ways only a fix takes.
  */
-function waysOn(flow: Flow, step: Json, firstTime = false): string[] {
-  const ways: string[] = [];
-  const walk = (node: Json, key: string) => {
+function waysOn(flow: Flow, step: Json, keys: string[], firstTime = false): Way[] {
+  const ways: Way[] = [];
+  const walk = (node: Json, at: string[]) => {
     // A guard turns a driver back and an error sends them round again: neither is a way on.
-    if (key === 'guards' || key === 'onError') return;
-    if (Array.isArray(node)) node.forEach((each) => walk(each, ''));
+    if (at.at(-1) === 'guards' || at.at(-1) === 'onError') return;
+    if (Array.isArray(node)) node.forEach((each, i) => walk(each, [...at, String(i)]));
     else if (isObject(node)) {
       if (firstTime && onlyForFixes(node)) return;
-      if (typeof node.to === 'string') ways.push(node.to);
-      if (node.resume === true) ways.push(...flow.resume.map((row) => row.to));
-      for (const [k, value] of Object.entries(node)) walk(value, k);
+      if (typeof node.to === 'string') ways.push({ to: node.to, keys: [...at, 'to'] });
+      if (node.resume === true) ways.push(...flow.resume.map((row, i) => ({ to: row.to, keys: ['resume', String(i), 'to'] })));
+      for (const [k, value] of Object.entries(node)) walk(value, [...at, k]);
     }
   };
-  walk(step, '');
+  walk(step, keys);
   return ways;
 }
 
 /**
  * Every step a driver reaches leads to an end: a step that completes the journey, or a page that
  * leads nowhere by design (an information page). Steps that lead only round among themselves trap
- * the driver; they are reported once, at the first of them.
+ * the driver; they are reported once, at the way that leads back among them: the "to" to change.
  */
 function checkEnds(flow: Flow, steps: JsonObject, reached: Set<string>, problems: Problems): void {
-  const waysFor = (firstTime: boolean) => new Map(Object.entries(steps).map(([id, step]) => [id, waysOn(flow, step, firstTime)]));
-  const trappedBy = (firstTime: boolean) => {
-    const ways = waysFor(firstTime);
+  const waysFor = (firstTime: boolean) => new Map(Object.entries(steps).map(([id, step]) => [id, waysOn(flow, step, ['steps', id], firstTime)]));
+  const trappedBy = (ways: Map<string, Way[]>) => {
     const ending = new Set(
       Object.entries(steps)
-        .filter(([id, step]) => waysOn(flow, step).length === 0 || (isObject(steps[id]) && 'completion' in steps[id]))
+        .filter(([id, step]) => waysOn(flow, step, []).length === 0 || (isObject(steps[id]) && 'completion' in steps[id]))
         .map(([id]) => id),
     );
     for (let grew = true; grew; ) {
       grew = false;
       for (const [id, to] of ways) {
-        if (!ending.has(id) && to.some((next) => ending.has(next))) {
+        if (!ending.has(id) && to.some((next) => ending.has(next.to))) {
           ending.add(id);
           grew = true;
         }
@@ -463,37 +470,61 @@ function checkEnds(flow: Flow, steps: JsonObject, reached: Set<string>, problems
     }
     return Object.keys(steps).filter((id) => reached.has(id) && !ending.has(id));
   };
-  const trapped = trappedBy(false);
+  const everyWay = waysFor(false);
+  const trapped = trappedBy(everyWay);
   // A driver who never had a fix asked for doesn't take the ways only a fix takes ("response.fixing"):
   // named are the steps that go round, not those on the way to them.
-  const firstTime = trapped.length > 0 ? [] : roundsAmong(trappedBy(true), waysFor(true));
+  const firstTimeWays = waysFor(true);
+  const firstTime = trapped.length > 0 ? [] : roundsAmong(trappedBy(firstTimeWays), firstTimeWays);
   const looping = trapped.length > 0 ? trapped : firstTime;
   if (looping.length === 0) return;
+  const back = wayBack(looping[0]!, trapped.length > 0 ? everyWay : firstTimeWays);
   const names = looping.map((id) => `"${id}"`);
   const round = `${names.length === 1 ? `step ${names[0]} leads` : `steps ${names.join(', ')} lead`} only round among ${names.length === 1 ? 'itself' : 'themselves'}`;
+  const leadsBack = `this way leads back to "${back.to}"`;
   if (trapped.length > 0)
     problems.add(
       FLOW_FILE,
-      pointer('steps', looping[0]!),
-      `${round}: a driver there never reaches the end of the journey`,
-      'lead one of them on to a step that ends the journey (one with "completion"), or to the resume table ("resume": true)',
+      pointer(...back.keys),
+      `${round}: a driver there never reaches the end of the journey (${leadsBack})`,
+      'lead it on to a step that ends the journey (one with "completion"), or to the resume table ("resume": true)',
     );
   else
     problems.add(
       FLOW_FILE,
-      pointer('steps', looping[0]!),
-      `${round} for a driver sending them the first time: their only way out holds for a reviewer's fix ("${FIX_SOURCE}"), so that driver goes round for ever`,
-      'end one of their "next" lists with a rule without "when" that leads on towards the end of the journey (where a first-time driver goes)',
+      pointer(...back.keys),
+      `${round} for a driver sending them the first time: their only way out holds for a reviewer's fix ("${FIX_SOURCE}"), so that driver goes round for ever (${leadsBack})`,
+      'lead it on towards the end of the journey (where a first-time driver goes)',
     );
 }
 
+/** Going on from `start`, the first way that leads back to a step already on the way: what closes the round. */
+function wayBack(start: string, ways: Map<string, Way[]>): Way {
+  const onTheWay = [start];
+  const done = new Set<string>();
+  const from = (id: string): Way | undefined => {
+    for (const way of ways.get(id) ?? []) {
+      if (onTheWay.includes(way.to)) return way;
+      if (done.has(way.to)) continue;
+      onTheWay.push(way.to);
+      const found = from(way.to);
+      onTheWay.pop();
+      if (found) return found;
+      done.add(way.to);
+    }
+    return undefined;
+  };
+  // Steps that lead only round among themselves always have a way back.
+  return from(start)!;
+}
+
 /** Of the trapped steps, those that go round: each one every step it leads to leads back to. */
-function roundsAmong(trapped: string[], ways: Map<string, string[]>): string[] {
+function roundsAmong(trapped: string[], ways: Map<string, Way[]>): string[] {
   const reach = (from: string) => {
     const seen = new Set<string>();
     const queue = [from];
     for (let id = queue.shift(); id !== undefined; id = queue.shift())
-      for (const next of ways.get(id) ?? [])
+      for (const { to: next } of ways.get(id) ?? [])
         if (!seen.has(next)) {
           seen.add(next);
           queue.push(next);

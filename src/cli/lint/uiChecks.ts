@@ -15,6 +15,9 @@ import { patternLengths } from './patternLengths.js';
 import { closest, pointer, suggestion, valueAt, type Problems } from './problems.js';
 import { checkText } from './textChecks.js';
 
+/** Reports a problem (or a warning) at the keys of a place the file itself writes. */
+type Report = (keys: string[], what: string, fix: string) => void;
+
 const isUiKey = (key: string) => key.startsWith('ui:') || key.startsWith('$');
 
 /** UI keys whose value is a name for the code, not words for the driver. */
@@ -52,8 +55,11 @@ export function checkUiSchema(
   { widgetNames, judgeInputs }: { widgetNames: string[]; judgeInputs: boolean },
   problems: Problems,
 ): void {
-  const add = (keys: string[], what: string, fix: string) => {
+  const add: Report = (keys, what, fix) => {
     if (valueAt(source, keys) !== undefined) problems.add(file, pointer(...keys), what, fix);
+  };
+  const warn: Report = (keys, what, fix) => {
+    if (valueAt(source, keys) !== undefined) problems.warn(file, pointer(...keys), what, fix);
   };
 
   const checkNode = (node: JsonObject, schemaNode: JsonObject, keys: string[]) => {
@@ -92,7 +98,7 @@ export function checkUiSchema(
     const offered = keys.length > 0 ? [...ruleKeywordsIn(schemaNode), ...links] : STORAGE_KEYS.map((key) => `storage.${key}`);
     for (const { keys: at, text } of textsOf(node, keys, isField)) checkText(text, { offered, rules }, (what, fix) => add(at, what, fix));
 
-    if (keys.length > 0 && judgeInputs) checkInput(node, schemaNode, keys, add);
+    if (keys.length > 0 && judgeInputs) checkInput(node, schemaNode, keys, add, warn);
 
     const order = node['ui:order'];
     if (Array.isArray(order) && fields.length > 0) {
@@ -118,7 +124,7 @@ export function checkUiSchema(
 }
 
 /** A widget fills the kind of value its field holds; a photo field needs the photo widget (nothing else picks a file). */
-function checkWidgetFits(widget: string | undefined, field: JsonObject, at: string[], add: (keys: string[], what: string, fix: string) => void): void {
+function checkWidgetFits(widget: string | undefined, field: JsonObject, at: string[], add: Report): void {
   const photo = isPhotoField(field);
   if (widget === undefined || !Object.hasOwn(WIDGET_VALUES, widget)) {
     if (photo) add(at.slice(0, -1), 'this field holds a photo, and only the "photo" widget lets a driver pick one', 'add "ui:widget": "photo"');
@@ -148,7 +154,7 @@ function checkWidgetFits(widget: string | undefined, field: JsonObject, at: stri
 }
 
 /** A field's input against its rules: the cap lets a valid value be typed, the placeholder's sample passes, the labels pair with the choices. */
-function checkInput(node: JsonObject, fieldSchema: JsonObject, keys: string[], add: (keys: string[], what: string, fix: string) => void): void {
+function checkInput(node: JsonObject, fieldSchema: JsonObject, keys: string[], add: Report, warn: Report): void {
   const options = isObject(node['ui:options']) ? node['ui:options'] : {};
   const cap = options.maxLength;
   const lengths = typeof fieldSchema.pattern === 'string' ? patternLengths(fieldSchema.pattern) : undefined;
@@ -169,10 +175,18 @@ function checkInput(node: JsonObject, fieldSchema: JsonObject, keys: string[], a
 
   const names = node['ui:enumNames'];
   const values = fieldSchema.enum;
-  if (Array.isArray(names) && Array.isArray(values) && names.length !== values.length) {
+  if (Array.isArray(names) && Array.isArray(values) && names.length < values.length) {
+    // rjsf shows a choice without a label as its value, as it is written: nothing is shown for another.
+    const unlabelled = values.slice(names.length).map((value) => JSON.stringify(value));
+    warn(
+      [...keys, 'ui:enumNames'],
+      `${unlabelled.join(', ')} ${unlabelled.length === 1 ? 'has' : 'have'} no label, so the list shows ${unlabelled.length === 1 ? 'it' : 'them'} as written in "enum"`,
+      `add ${unlabelled.length === 1 ? 'its label' : 'their labels'} at the end of "ui:enumNames", in the order of "enum"`,
+    );
+  } else if (Array.isArray(names) && Array.isArray(values) && names.length > values.length) {
     add(
       [...keys, 'ui:enumNames'],
-      `${names.length} label${names.length === 1 ? '' : 's'} for ${values.length} value${values.length === 1 ? '' : 's'} of "enum": a choice would show another's label`,
+      `${names.length} labels for ${values.length} value${values.length === 1 ? '' : 's'} of "enum": labels pair with values by their place, so a label is shown for no choice, and a value removed above leaves the choices after it showing the next one's label`,
       'give one label per value of "enum", in the same order',
     );
   } else if (Array.isArray(names) && Array.isArray(values)) {

@@ -2,7 +2,7 @@
  * Values in a step schema that can't mean what they say: a `const`, `default`, `enum` or
  * `examples` value its own field refuses (`"const": "true"` on a box that holds true or false:
  * nobody can sign up); a pattern no text within the field's lengths can meet; limits that leave
- * nothing; labels (`enumNames`) that don't pair with the values; a blank message; and the texts
+ * nothing; labels (`enumNames`) where the form never reads them; a blank message; and the texts
  * of messages (textChecks.ts). Like the other schema checks these run on the bundled schema and
  * report only what the file itself writes.
  */
@@ -84,12 +84,13 @@ export function checkSchemaValues(file: string, source: JsonObject, bundled: Jso
       if (Array.isArray(values)) values.forEach((value, i) => checkValue(value, [...keys, keyword, String(i)]));
     }
 
-    const { enum: values, enumNames: names } = node;
-    if (Array.isArray(values) && Array.isArray(names) && values.length !== names.length) {
-      add(
-        [...keys, 'enumNames'],
-        `${names.length} label${names.length === 1 ? '' : 's'} for ${values.length} value${values.length === 1 ? '' : 's'} of "enum": a choice would show another's label`,
-        'give "enumNames" one label per value of "enum", in the same order',
+    // The form (rjsf) reads a choice's label from the UI schema only: here it shows nothing.
+    if (Array.isArray(node.enumNames) && written([...keys, 'enumNames'])) {
+      problems.warn(
+        file,
+        pointer(...keys, 'enumNames'),
+        'the form shows no "enumNames" of a step schema: each choice shows its value, as written in "enum"',
+        `move the labels to the UI schema, as this field's "ui:enumNames"`,
       );
     }
 

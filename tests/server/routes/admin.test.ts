@@ -429,6 +429,25 @@ describe('POST /admin/drivers/:id/approve and /reject', () => {
       expect(json(response)).toEqual({ message: 'reviewVersion must be the reviewVersion of the driver as listed (a whole number).' });
     });
 
+    it.each(['2147483648', '1e20', '1.7976931348623157e308'])(
+      'refuses an approval or a rejection with a version of %s, beyond any driver’s (400), and decides nothing',
+      async (version) => {
+        const driver = await waitingDriver();
+        for (const [action, extra] of [
+          ['approve', ''],
+          ['reject', ',"reason":"Blurry"'],
+        ] as const) {
+          const response = await admin('POST', `/admin/drivers/${driver.driverId}/${action}`, `{"reviewVersion":${version}${extra}}`, {
+            ...asAdmin(),
+            'content-type': 'application/json',
+          });
+          expect(response.statusCode).toBe(400);
+          expect(json(response)).toEqual({ message: 'reviewVersion must be the reviewVersion of the driver as listed (a whole number).' });
+        }
+        expect(json(await status(driver)).data).toMatchObject({ status: 'pending' });
+      },
+    );
+
     it('shows one driver, whatever their state, as the list does (GET /admin/drivers/:id)', async () => {
       const driver = await waitingDriver();
       const one = await admin('GET', `/admin/drivers/${driver.driverId}`);
