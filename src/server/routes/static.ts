@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import { negotiate } from '@fastify/accept-negotiator';
 import fastifyStatic from '@fastify/static';
+import Negotiator from 'negotiator';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ServerConfig } from '../config.js';
 import type { AppConfig } from '../../shared/appConfig.js';
@@ -162,7 +163,20 @@ function browserFills(request: FastifyRequest, { step, reviewed }: DrawnStep): b
   return reviewed && Boolean(cookieOf(request, TOKEN_COOKIE));
 }
 
-const wantsHtml = (request: FastifyRequest) => (request.headers.accept ?? '').includes('text/html');
+/** A path whose last segment names a file (`/assets/x.js`, `/logo.png`): what loads it is a script or a picture, never a visitor. */
+const NAMES_A_FILE = /\.\w+$/;
+
+/**
+ * Whether the request is answered the page: it takes HTML, by name or by a wildcard range (as
+ * curl, link previews and uptime checks send); no Accept at all takes anything. A missing file is
+ * the exception: a script or a picture takes any type too, and gets 404, not the page, unless the
+ * request names text/html itself, as a browser's visit does.
+ */
+function wantsPage(request: FastifyRequest, path: string): boolean {
+  const negotiator = new Negotiator(request);
+  if (NAMES_A_FILE.test(path)) return negotiator.mediaTypes().includes('text/html');
+  return negotiator.mediaType(['text/html']) !== undefined;
+}
 
 /** Whether the browser's copy of the page (If-None-Match) is this one: a revalidation then costs no body. */
 const holdsPage = (request: FastifyRequest, etag: string) =>
@@ -250,7 +264,8 @@ export const staticRoutes = fp<{ config: ServerConfig; isApiPath: (url: string) 
     app.get('/', (request, reply) => sendPage(request, reply));
 
     app.setNotFoundHandler(async (request, reply) => {
-      if ((request.method === 'GET' || request.method === 'HEAD') && !isApiPath(request.url) && wantsHtml(request)) return sendPage(request, reply);
+      const path = request.url.split('?')[0] ?? '/';
+      if ((request.method === 'GET' || request.method === 'HEAD') && !isApiPath(request.url) && wantsPage(request, path)) return sendPage(request, reply);
       return reply.code(404).send({ message: messageIn(request.locale, 'request.notFound') });
     });
   },
