@@ -188,10 +188,16 @@ function shown(value: unknown): string {
   return phone ? `(${phone[1]}) ${phone[2]}-${phone[3]}` : text;
 }
 
-/** Fills `{storage.phone}`-style placeholders of a text from the lookup. */
-export function interpolate(text: string, lookup: Lookup): string {
-  return text.replace(/\{([a-z]+\.[A-Za-z0-9_.]+)\}/g, (_whole, source: string) => {
+/**
+ * Fills `{storage.phone}`-style placeholders of a text from the lookup; undefined when one has no
+ * value, for the text's own words without it (a UI schema's "ui:descriptionUnfilled"), never a blank.
+ */
+export function interpolate(text: string, lookup: Lookup): string | undefined {
+  let unknown = false;
+  const filled = text.replace(/\{([a-z]+\.[A-Za-z0-9_.]+)\}/g, (_whole, source: string) => {
     const value = lookup(source);
-    return value === undefined || value === null ? '' : shown(value);
+    unknown ||= isEmpty(value);
+    return isEmpty(value) ? '' : shown(value);
   });
+  return unknown ? undefined : filled;
 }

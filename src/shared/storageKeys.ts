@@ -20,6 +20,14 @@ export const DRAFTS_COOKIE = 'drafts';
 export const DRAFT_STEP_SEPARATOR = '.';
 
 /**
+ * The cookie naming the step whose guard the server decided (src/server/routes/static.ts): it
+ * answered the visit with the guard's redirect, and the page the visitor lands on shows the guard's
+ * toast, as the browser's own guard does. It lives for a minute and holds nothing but a step's id.
+ * A departure: the spec names the token cookie only (docs/departures.md).
+ */
+export const SENT_AWAY_COOKIE = 'sent-away';
+
+/**
  * The language this device reads Onramp in, once chosen (src/client/runtime/locale.ts): kept when a
  * driver signs out, as a setting of the device. Not one of the spec's keys, which has one language
  * (docs/departures.md).

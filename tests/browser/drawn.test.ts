@@ -7,8 +7,8 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import flowFile from '../../flows/onboarding.flow.json' with { type: 'json' };
 import type { Flow } from '../../src/shared/flow.js';
-import { PHONE_VIEWPORT, startJourney, type Journey } from './support.js';
-import { DRAFTS_COOKIE } from '../../src/shared/storageKeys.js';
+import { expectToast, PHONE_VIEWPORT, startJourney, type Journey } from './support.js';
+import { DRAFTS_COOKIE, SENT_AWAY_COOKIE } from '../../src/shared/storageKeys.js';
 
 let journey: Journey;
 beforeAll(async () => {
@@ -21,12 +21,15 @@ afterAll(async () => {
 /** React's hydration failures, as the production build reports them (#418, #423, #425) and as its messages name them. */
 const HYDRATION_TROUBLE = /hydrat|#418|#423|#425/i;
 
-/** A phone in `locale` whose app scripts wait until `release()`; every console error or warning is noted. */
-async function phoneWithScriptsHeld(locale: string): Promise<{ context: BrowserContext; page: Page; release: () => void; troubles: string[] }> {
+/** A phone (or a screen of `viewport`) in `locale` whose app scripts wait until `release()`; every console error or warning is noted. */
+async function phoneWithScriptsHeld(
+  locale: string,
+  viewport = PHONE_VIEWPORT,
+): Promise<{ context: BrowserContext; page: Page; release: () => void; troubles: string[] }> {
   const context = await journey.browser.newContext({
-    viewport: PHONE_VIEWPORT,
+    viewport,
     deviceScaleFactor: 1,
-    isMobile: true,
+    isMobile: viewport === PHONE_VIEWPORT,
     hasTouch: true,
     baseURL: journey.baseUrl,
     locale,
@@ -214,5 +217,39 @@ describe('every open form step, drawn and then hydrated', () => {
         }
       });
     }
+  }
+});
+
+describe('a page drawn before the scripts read the device', () => {
+  for (const viewport of [PHONE_VIEWPORT, { width: 1280, height: 800 }]) {
+    it(`reads whole words on the phone code page, then names the number kept (${viewport.width} px)`, async () => {
+      const { context, page, release, troubles } = await phoneWithScriptsHeld('en', viewport);
+      try {
+        await context.addInitScript(() => window.localStorage.setItem('phone', '+12025550143'));
+        await page.goto('/verify-otp-phone', { waitUntil: 'commit' });
+        await page.getByRole('heading', { name: 'Verify your phone', exact: true }).waitFor();
+        await page.getByText('Enter the 4-digit code we sent you by text.', { exact: true }).waitFor();
+        release();
+        await page.getByText('Enter the 4-digit code we sent by text to (202) 555-0143.', { exact: true }).waitFor();
+        expect(troubles.filter((text) => HYDRATION_TROUBLE.test(text))).toEqual([]);
+      } finally {
+        await context.close();
+      }
+    });
+
+    it(`sends a visitor without a session from the vehicle step to the sign-up before any script runs, with the guard’s toast (${viewport.width} px)`, async () => {
+      const { context, page, release } = await phoneWithScriptsHeld('en', viewport);
+      try {
+        await page.goto('/add-vehicle', { waitUntil: 'commit' });
+        await page.getByRole('heading', { name: 'Sign up', exact: true }).waitFor();
+        expect(new URL(page.url()).pathname).toBe('/signup');
+        release();
+        await expectToast(page, 'Session expired, Please relogin');
+        // Shown once: the cookie that named the guard is gone.
+        expect((await context.cookies()).map((cookie) => cookie.name)).not.toContain(SENT_AWAY_COOKIE);
+      } finally {
+        await context.close();
+      }
+    });
   }
 });

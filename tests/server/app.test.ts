@@ -273,9 +273,33 @@ describe('the web app (dist/)', () => {
     });
 
     it('answers 404 JSON to a request that does not want HTML', async () => {
-      const response = await app.inject({ method: 'GET', url: '/no-such-file.png', headers: { accept: 'image/png' } });
-      expect(response.statusCode).toBe(404);
-      expect(json(response).message).toBe('Not found.');
+      for (const [url, accept] of [
+        ['/no-such-file.png', 'image/png'],
+        ['/signup', 'application/json'],
+        ['/signup', 'text/html;q=0, */*'],
+      ] as const) {
+        const response = await app.inject({ method: 'GET', url, headers: { accept } });
+        expect(response.statusCode, `${url} ${accept}`).toBe(404);
+        expect(json(response)).toEqual({ message: 'Not found.' });
+      }
+    });
+
+    it('answers the page to a request that takes any type, or says nothing of types (curl, a link preview, an uptime check)', async () => {
+      for (const headers of [{ accept: '*/*' }, { accept: 'text/*' }, {}]) {
+        const response = await app.inject({ method: 'GET', url: '/signup', headers });
+        expect(response.statusCode, JSON.stringify(headers)).toBe(200);
+        expect(response.headers['content-type']).toBe('text/html; charset=utf-8');
+        expect(response.body).toContain('id="app-config"');
+      }
+    });
+
+    it('answers a missing file 404 JSON to a script or a picture that takes any type, the page only to a visit that asks for HTML', async () => {
+      for (const url of ['/assets/chunks/gone-ABCD2345.js', '/no-such-file.png']) {
+        const response = await app.inject({ method: 'GET', url, headers: { accept: 'image/avif,image/webp,*/*;q=0.8' } });
+        expect(response.statusCode, url).toBe(404);
+        expect(json(response)).toEqual({ message: 'Not found.' });
+      }
+      expect((await page(app, '/index.html')).statusCode).toBe(200);
     });
   });
 });

@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../src/node/projectFiles.js';
-import { DRAFT_STEP_SEPARATOR, DRAFTS_COOKIE, TOKEN_COOKIE } from '../../src/shared/storageKeys.js';
+import { DRAFT_STEP_SEPARATOR, DRAFTS_COOKIE, SENT_AWAY_COOKIE, TOKEN_COOKIE } from '../../src/shared/storageKeys.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 let server: TestServer;
@@ -80,5 +80,46 @@ describe('a step drawn by the server', () => {
       expect(html, url).toContain('class="page-loading"');
       expect(html, url).not.toContain('id="server-page"');
     }
+  });
+});
+
+describe('a guarded step', () => {
+  const visit = (url: string, headers: Record<string, string> = {}) => server.app.inject({ method: 'GET', url, headers: { accept: '*/*', ...headers } });
+  const signedIn = { cookie: `${TOKEN_COOKIE}=x` };
+
+  it('sends a visitor without the token cookie where its guard sends, 303, naming the step for the guard’s toast', async () => {
+    for (const [url, step] of [
+      ['/add-vehicle', 'addVehicle'],
+      ['/add-card', 'addCard'],
+      ['/add-bank', 'addBank'],
+    ]) {
+      const response = await visit(url!);
+      expect(response.statusCode, url).toBe(303);
+      expect(response.headers.location, url).toBe('/signup');
+      expect(response.headers['set-cookie'], url).toBe(`${SENT_AWAY_COOKIE}=${step}; Path=/; Max-Age=60; SameSite=Strict`);
+      expect(response.body, url).toBe('');
+      expect((await visit(url!, signedIn)).statusCode, url).toBe(200);
+    }
+  });
+
+  it('draws a step whose guard only the browser can decide (what the device keeps), and a visit from another site, which carries no cookie', async () => {
+    for (const url of ['/verify-otp-email', '/verify-otp-phone']) {
+      const response = await visit(url);
+      expect(response.statusCode, url).toBe(200);
+      expect(response.body, url).toContain('id="server-page"');
+    }
+    const fromElsewhere = await visit('/add-bank', { 'sec-fetch-site': 'cross-site' });
+    expect(fromElsewhere.statusCode).toBe(200);
+    expect(fromElsewhere.headers['set-cookie']).toBeUndefined();
+  });
+
+  it('draws a code page in words that need no value the device keeps', async () => {
+    const html = (await visit('/verify-otp-phone')).body;
+    expect(html).toContain('Enter the 4-digit code we sent you by text.');
+    expect(html).not.toContain('sent by text to');
+    expect((await visit('/verify-otp-email')).body).toContain('Enter the 4-digit code we sent to your email.');
+    expect((await visit('/verify-otp-phone', { 'accept-language': 'es' })).body).toContain(
+      'Ingresa el código de 4 dígitos que te enviamos por mensaje de texto.',
+    );
   });
 });

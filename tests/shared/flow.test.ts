@@ -247,4 +247,8 @@ describe('interpolate', () => {
   it('fills the stored phone number into a description', () => {
     expect(interpolate('We sent a code to {storage.phone}.', lookupIn({ storage: { phone: '+12025550143' } }))).toBe('We sent a code to (202) 555-0143.');
   });
+  it('fills in nothing when a value it names is not known, so the text’s words without it are shown, never a blank', () => {
+    for (const phone of [undefined, '']) expect(interpolate('We sent a code to {storage.phone}.', lookupIn({ storage: { phone } }))).toBeUndefined();
+    expect(interpolate('Enter the code.', lookupIn({}))).toBe('Enter the code.');
+  });
 });

@@ -4,7 +4,7 @@
  * leaves a field out without "*"). Like the schema checks, these run on the bundled files and
  * report only what the file itself writes.
  */
-import { fillPlaceholders } from '../../shared/placeholders.js';
+import { fillPlaceholders, placeholdersIn } from '../../shared/placeholders.js';
 import { ruleKeywordsIn, ruleValuesOf } from '../../shared/ruleValues.js';
 import { isObject, type Json, type JsonObject } from '../../shared/schemaFiles.js';
 import { WIDGET_VALUES, type WidgetName } from '../../shared/registries.js';
@@ -97,6 +97,20 @@ export function checkUiSchema(
     const rules = keys.length > 0 ? ruleValuesOf(schemaNode) : {};
     const offered = keys.length > 0 ? [...ruleKeywordsIn(schemaNode), ...links] : STORAGE_KEYS.map((key) => `storage.${key}`);
     for (const { keys: at, text } of textsOf(node, keys, isField)) checkText(text, { offered, rules }, (what, fix) => add(at, what, fix));
+    // The page the server draws knows nothing of the device: a description naming a value kept there reads its words without it until then.
+    const description = node['ui:description'];
+    if (keys.length === 0 && typeof description === 'string' && placeholdersIn(description).length > 0) {
+      const unfilled = node['ui:descriptionUnfilled'];
+      if (typeof unfilled !== 'string') {
+        add(
+          ['ui:description'],
+          `the page the server draws knows no {${placeholdersIn(description)[0]}}: drivers would read a blank there until the page's scripts run`,
+          'add "ui:descriptionUnfilled": the same words without the value',
+        );
+      } else if (placeholdersIn(unfilled).length > 0) {
+        add(['ui:descriptionUnfilled'], `the words without the value name {${placeholdersIn(unfilled)[0]}}`, 'write them without any placeholder');
+      }
+    }
 
     if (keys.length > 0 && judgeInputs) checkInput(node, schemaNode, keys, add, warn);
 

@@ -11,6 +11,8 @@ import { beginOpeningRead, type KeyedRead } from '../runtime/reads.js';
 import { draftRead, storedAnswersRead } from '../runtime/stepReads.js';
 import { browserLookup, guardRedirect } from '../runtime/stepFlow.js';
 import { followTypingIn, serverPage } from '../runtime/serverPage.js';
+import { takeSentAwayCookie } from '../runtime/storage.js';
+import { toast } from '../ui/toast.js';
 import { stepSchemaName, type FormStep } from '../../shared/flow.js';
 
 /**
@@ -57,6 +59,11 @@ function drawnAsIs(opened: { holdsMore: () => boolean }): boolean {
 // and stands in when they cannot be loaded); the page shows whatever happened.
 const opened = prepareOpenedStep();
 void Promise.allSettled([prepareFirstPage(), ...opened.ready]).finally(() => {
+  // A step's guard the server decided sent the visitor here (routes/static.ts): its toast shows on
+  // arrival, in the page's language, as when the browser's own guard sends a driver away.
+  const sentAwayFrom = takeSentAwayCookie();
+  const sentAwayBy = sentAwayFrom === undefined ? undefined : guardRedirect(flow.steps[sentAwayFrom]?.guards);
+  if (sentAwayBy?.toast) toast.error(sentAwayBy.toast, { id: sentAwayBy.toast });
   const root = document.getElementById('root');
   if (!root) return;
   const hydrate = drawnAsIs(opened);

@@ -170,10 +170,13 @@ export function StepFormView({
   }, [validateAtOnce]);
 
   // What the description names of the device (an email kept on it) is filled in once the server's
-  // drawn page is hydrated. The UI schema and the context stay the same objects when hydration
+  // drawn page is hydrated; until then, and on a device that holds no such value, the description
+  // reads its words without it. The UI schema and the context stay the same objects when hydration
   // changes nothing in them: rjsf's form would otherwise work its state out and draw its fields again.
   const description = form.uiSchema['ui:description'];
-  const shownDescription = titled && typeof description === 'string' ? interpolate(description, hydrated ? browserLookup() : () => undefined) : undefined;
+  const unfilled = form.uiSchema['ui:descriptionUnfilled'];
+  const shownDescription =
+    titled && typeof description === 'string' ? (interpolate(description, hydrated ? browserLookup() : () => undefined) ?? unfilled) : undefined;
   const uiSchema = useMemo(() => {
     const locked = onlyFields ? Object.keys(form.schema.properties ?? {}).filter((field) => !onlyFields.includes(field)) : [];
     return {
@@ -181,6 +184,7 @@ export function StepFormView({
       ...Object.fromEntries(locked.map((field) => [field, { ...(form.uiSchema[field] as object | undefined), 'ui:readonly': true }])),
       ...(titled ? {} : { 'ui:title': undefined }),
       'ui:description': shownDescription,
+      'ui:descriptionUnfilled': undefined,
       'ui:submitButtonOptions': { norender: true },
     };
   }, [form, titled, shownDescription, onlyFields]);

@@ -4,7 +4,7 @@
  * the `token` cookie (path /). Every access is guarded, because storage can throw (private mode, a web view
  * with storage disabled, a full quota) and a driver must never see a crash for it.
  */
-import { DRAFT_STEP_SEPARATOR, DRAFTS_COOKIE, STORAGE_KEYS, TOKEN_COOKIE, type StorageKey } from '../../shared/storageKeys.js';
+import { DRAFT_STEP_SEPARATOR, DRAFTS_COOKIE, SENT_AWAY_COOKIE, STORAGE_KEYS, TOKEN_COOKIE, type StorageKey } from '../../shared/storageKeys.js';
 
 const COOKIE_MAX_AGE_SECONDS = 24 * 60 * 60; // as long as a server session lives
 
@@ -74,6 +74,13 @@ export function setTokenCookie(token: string): void {
 
 export function removeTokenCookie(): void {
   document.cookie = `${TOKEN_COOKIE}=; Path=/; Max-Age=0; SameSite=Strict`;
+}
+
+/** The step whose guard the server decided (its redirect brought the visitor here), read once: the cookie is removed. */
+export function takeSentAwayCookie(): string | undefined {
+  const step = getCookie(SENT_AWAY_COOKIE);
+  if (step !== undefined) document.cookie = `${SENT_AWAY_COOKIE}=; Path=/; Max-Age=0; SameSite=Strict`;
+  return step;
 }
 
 /** Whether this browser holds a driver's token (a session or a sign-up's): there is something to sign out of. */

@@ -19,12 +19,14 @@ export function apiPathTest(apiPaths: string[], pagePaths: string[] = []): (url:
 }
 
 /** The resume page, /:id/:token (spec §2): its second segment is a resume link's token. */
-const RESUME_PAGE = /^\/([0-9a-fA-F-]{36})\/[^/?#]+(?:[?#].*)?$/;
+const RESUME_PAGE = /^\/([0-9a-fA-F-]{36})\/[^/]+$/;
 
 /**
- * The request's URL as a log line may show it: a resume link's token is left out (no token in a log
- * line: docs/architecture.md, "Security rules the code keeps").
+ * The request's URL as a log line may show it: its path alone, as a query may carry a token (refused,
+ * but sent all the same) or a driver's details; and a resume link's token is left out of its path (no
+ * token in a log line: docs/architecture.md, "Security rules the code keeps").
  */
 export function loggableUrl(url: string): string {
-  return url.replace(RESUME_PAGE, '/$1/[token]');
+  const query = url.search(/[?#]/);
+  return (query === -1 ? url : url.slice(0, query)).replace(RESUME_PAGE, '/$1/[token]');
 }

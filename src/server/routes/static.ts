@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import { negotiate } from '@fastify/accept-negotiator';
 import fastifyStatic from '@fastify/static';
+import Negotiator from 'negotiator';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ServerConfig } from '../config.js';
 import type { AppConfig } from '../../shared/appConfig.js';
@@ -18,7 +19,8 @@ import { isMissingFile } from '../../node/fileErrors.js';
 import { ROUTE_PRELOADS, SSR_BUNDLE } from '../../node/projectFiles.js';
 import type { Locale } from '../../shared/locales.js';
 import { SERVER_PAGE_ELEMENT_ID, type ServerPage } from '../../shared/serverPage.js';
-import { DRAFT_STEP_SEPARATOR, DRAFTS_COOKIE, TOKEN_COOKIE } from '../../shared/storageKeys.js';
+import { DRAFT_STEP_SEPARATOR, DRAFTS_COOKIE, SENT_AWAY_COOKIE, TOKEN_COOKIE } from '../../shared/storageKeys.js';
+import { failingGuard, splitSource, type Guard } from '../../shared/flow.js';
 import { pathToFileURL } from 'node:url';
 import fp from 'fastify-plugin';
 import { SANDBOX_CONFIRM_PATH } from './sandboxPayments.js';
@@ -162,7 +164,37 @@ function browserFills(request: FastifyRequest, { step, reviewed }: DrawnStep): b
   return reviewed && Boolean(cookieOf(request, TOKEN_COOKIE));
 }
 
-const wantsHtml = (request: FastifyRequest) => (request.headers.accept ?? '').includes('text/html');
+/**
+ * The guard of `step` that sends this visitor away, where the server can tell, as the browser tries
+ * them (stepFlow.ts): in order, each on a cookie the request carries. One on what only the browser
+ * holds (its storage, the page's state) leaves it and those after it to the browser; so does a
+ * visit from another site (a link in a webmail), which carries none of the SameSite=Strict cookies
+ * the browser holds.
+ */
+function guardSendingAway(request: FastifyRequest, guards: Guard[] | undefined): Guard | undefined {
+  if (request.headers['sec-fetch-site'] === 'cross-site') return undefined;
+  const undecided = guards?.findIndex((guard) => splitSource(guard.require).kind !== 'cookie') ?? -1;
+  const onCookies = undecided === -1 ? guards : guards?.slice(0, undecided);
+  return failingGuard(onCookies, (source) => cookieOf(request, splitSource(source).path.join('.')));
+}
+
+/** How long the cookie naming a guard the server decided lives: the redirect's visit reads it at once. */
+const SENT_AWAY_MAX_AGE_SECONDS = 60;
+
+/** A path whose last segment names a file (`/assets/x.js`, `/logo.png`): what loads it is a script or a picture, never a visitor. */
+const NAMES_A_FILE = /\.\w+$/;
+
+/**
+ * Whether the request is answered the page: it takes HTML, by name or by a wildcard range (as
+ * curl, link previews and uptime checks send); no Accept at all takes anything. A missing file is
+ * the exception: a script or a picture takes any type too, and gets 404, not the page, unless the
+ * request names text/html itself, as a browser's visit does.
+ */
+function wantsPage(request: FastifyRequest, path: string): boolean {
+  const negotiator = new Negotiator(request);
+  if (NAMES_A_FILE.test(path)) return negotiator.mediaTypes().includes('text/html');
+  return negotiator.mediaType(['text/html']) !== undefined;
+}
 
 /** Whether the browser's copy of the page (If-None-Match) is this one: a revalidation then costs no body. */
 const holdsPage = (request: FastifyRequest, etag: string) =>
@@ -210,6 +242,18 @@ export const staticRoutes = fp<{ config: ServerConfig; isApiPath: (url: string) 
     });
 
     async function sendPage(request: FastifyRequest, reply: FastifyReply) {
+      const path = request.url.split('?')[0] ?? '/';
+      // A visitor the step's guard sends away goes there at once, not through the step's page.
+      const { steps } = app.callReader.flow;
+      const [id, step] = Object.entries(steps).find(([, each]) => routeMatches(each.route, path)) ?? [];
+      const guard = step && guardSendingAway(request, step.guards);
+      if (id && guard) {
+        if (guard.toast) {
+          const secure = request.protocol === 'https' ? '; Secure' : '';
+          reply.header('set-cookie', `${SENT_AWAY_COOKIE}=${id}; Path=/; Max-Age=${SENT_AWAY_MAX_AGE_SECONDS}; SameSite=Strict${secure}`);
+        }
+        return reply.redirect(steps[guard.to]?.route ?? '/', 303);
+      }
       let html: string;
       let preloads: RouteScripts = {};
       try {
@@ -227,16 +271,15 @@ export const staticRoutes = fp<{ config: ServerConfig; isApiPath: (url: string) 
         if (isMissingFile(error) || error instanceof SyntaxError) return reply.code(503).send({ message: NOT_BUILT_MESSAGE });
         throw error;
       }
-      const path = request.url.split('?')[0] ?? '/';
-      const step = await drawStep(createHash('sha256').update(html).digest('base64url'), path, request.locale);
+      const drawn = await drawStep(createHash('sha256').update(html).digest('base64url'), path, request.locale);
       // A step the browser fills itself is drawn by the browser, filled: drawn here, it would show empty first.
-      const drawn = step && !browserFills(request, step) ? step.html : null;
+      const shown = drawn && !browserFills(request, drawn) ? drawn.html : null;
       const page = html
         .replace(CONFIG_PLACEHOLDER, configScript)
         .replace(ROUTE_PRELOAD_PLACEHOLDER, routePreloads(preloads, request.url, request.locale))
         // A drawn page is in the language it was drawn in.
-        .replace(DRAWN_PAGE, (spinner) => drawn ?? spinner)
-        .replace('<html lang="en">', (tag) => (drawn ? `<html lang="${request.locale}">` : tag));
+        .replace(DRAWN_PAGE, (spinner) => shown ?? spinner)
+        .replace('<html lang="en">', (tag) => (shown ? `<html lang="${request.locale}">` : tag));
       // Asked again on every visit (a new build must reach drivers at once), answered 304 while unchanged.
       const etag = `W/"${createHash('sha256').update(page).digest('base64url')}"`;
       reply.header('cache-control', 'no-cache').header('etag', etag).header('vary', 'accept-encoding, accept-language, cookie');
@@ -250,7 +293,8 @@ export const staticRoutes = fp<{ config: ServerConfig; isApiPath: (url: string) 
     app.get('/', (request, reply) => sendPage(request, reply));
 
     app.setNotFoundHandler(async (request, reply) => {
-      if ((request.method === 'GET' || request.method === 'HEAD') && !isApiPath(request.url) && wantsHtml(request)) return sendPage(request, reply);
+      const path = request.url.split('?')[0] ?? '/';
+      if ((request.method === 'GET' || request.method === 'HEAD') && !isApiPath(request.url) && wantsPage(request, path)) return sendPage(request, reply);
       return reply.code(404).send({ message: messageIn(request.locale, 'request.notFound') });
     });
   },

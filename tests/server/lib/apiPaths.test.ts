@@ -22,7 +22,12 @@ describe('loggableUrl', () => {
     expect(loggableUrl('/3f1c2d4e-0000-4000-8000-00000000abcd/abcDEF_123-xyz')).toBe('/3f1c2d4e-0000-4000-8000-00000000abcd/[token]');
     expect(loggableUrl('/3f1c2d4e-0000-4000-8000-00000000abcd/abc%2Fdef?x=1')).toBe('/3f1c2d4e-0000-4000-8000-00000000abcd/[token]');
   });
-  it.each(['/driver/status/3f1c2d4e-0000-4000-8000-00000000abcd', '/admin/drivers?status=pending', '/signup', '/assets/app.js'])('keeps %s', (url) =>
+  it.each(['/driver/status/3f1c2d4e-0000-4000-8000-00000000abcd', '/admin/drivers', '/signup', '/assets/app.js'])('keeps %s', (url) =>
     expect(loggableUrl(url)).toBe(url),
   );
+  it.each([
+    ['/admin/drivers?status=pending&token=s3cr3t', '/admin/drivers'],
+    ['/signup?email=someone%40example.com', '/signup'],
+    ['/driver/status/1?', '/driver/status/1'],
+  ])('leaves the query of %s out', (url, logged) => expect(loggableUrl(url)).toBe(logged));
 });

@@ -1251,4 +1251,21 @@ describe('the log', () => {
     expect(log).toContain(`/${driver.driverId}/[token]`);
     for (const secret of [adminToken, resumeToken, session, driver.token, FULL_SSN]) expect(log).not.toContain(secret);
   });
+
+  it('holds no query string: a token put in one (refused) and the other values beside it stay out', async () => {
+    const driver = await waitingDriver();
+    const before = server.logs.length;
+    for (const url of [
+      `/admin/drivers?status=pending&token=${adminToken}&q=Secret%20name`,
+      `/driver/status/${driver.driverId}?token=${driver.token}&lang=es`,
+      `/signup?token=${driver.token}&email=someone%40example.com`,
+    ]) {
+      await app.inject({ method: 'GET', url, headers: { accept: 'text/html' } });
+    }
+    const lines = server.logs.slice(before).join('\n');
+    expect(lines).toContain('"url":"/admin/drivers"');
+    expect(lines).toContain(`"url":"/driver/status/${driver.driverId}"`);
+    expect(lines).toContain('"url":"/signup"');
+    for (const secret of [adminToken, driver.token, 'Secret', 'someone', 'token=']) expect(lines).not.toContain(secret);
+  });
 });
