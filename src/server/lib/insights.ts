@@ -67,7 +67,7 @@ const percentileOf = (
 
 /**
  * One row per driver of the cohort, a column per funnel step (`t0`, `t1`…: when they passed it, in
- * seconds after sign-up; the steps' names are $6, $7… in order), then one pass over them: the
+ * seconds after sign-up; the names progress_steps records them by are $6, $7… in order), then one pass over them: the
  * drivers, and per step how many passed it, the times since passing the step before (for those who
  * passed both) in ascending order (`d1`, `d2`…), and how many passed the step before last of all
  * before $5 (stalled at this one); the median and p90 are read from the sorted times.

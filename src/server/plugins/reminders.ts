@@ -59,7 +59,7 @@ interface Candidate {
 /**
  * The drivers who may be due a reminder: signed up since $1, no progress since $4, not rejected,
  * reminders not stopped, and their next step (the first of the funnel they have not passed) one of
- * $5 (indexes in the funnel, whose step names are $6, $7… in order). One pass over driver_progress
+ * $5 (indexes in the funnel, whose names in progress_steps are $6, $7… in order). One pass over driver_progress
  * by its sign-up index; only these drivers' answers and reminders are read.
  */
 function candidatesSql(funnelLength: number): string {
