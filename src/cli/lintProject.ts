@@ -17,6 +17,7 @@ import { checkFlowPaths } from './lint/flowPaths.js';
 import { checkExpiries, checkNotices, checkReminders, NOTICES_FILE } from './lint/noticeChecks.js';
 import { locate, parseJsonObject, readProjectFile } from './lint/jsonFiles.js';
 import { closest, pointer, pointerKeys, Problems, suggestion, valueAt, type Problem } from './lint/problems.js';
+import { checkRecordedSteps, RECORDED_STEPS_FILE } from './lint/recordedSteps.js';
 import { checkCompiles, checkSchemaRules } from './lint/schemaChecks.js';
 import { SchemaChecker } from './lint/schemaProblems.js';
 import { checkServedCalls } from './lint/serverRoutes.js';
@@ -372,9 +373,12 @@ export async function lintProject(root: string, registry: Registry, options: { f
       const leaveOut = (error: ErrorObject) => isMissingNext(flowJson)(error) || explainedBetter(FLOW_FILE, problems, routeForStep(flowJson))(error);
       if (flowChecker?.check<Flow>(FLOW_FILE, flowJson, problems, leaveOut) && !problems.hasAny(FLOW_FILE)) {
         await lintFlow(flowJson, folder, registry, problems);
+        const recordedSteps = readJson(root, RECORDED_STEPS_FILE, problems, 'restore it (git checkout): it lists the step names stored data may hold');
+        if (recordedSteps) checkRecordedSteps(flowJson, recordedSteps, problems);
         if (notices && !problems.hasAny(NOTICES_FILE)) {
-          checkReminders(notices, flowJson, problems);
-          checkExpiries(notices, flowJson, (name) => fieldsOf(folder.bundle(`${name}${SCHEMA_SUFFIX}`)), problems);
+          const fieldsOfSchema = (name: string) => fieldsOf(folder.bundle(`${name}${SCHEMA_SUFFIX}`));
+          checkReminders(notices, flowJson, fieldsOfSchema, problems);
+          checkExpiries(notices, flowJson, fieldsOfSchema, problems);
         }
       }
     });

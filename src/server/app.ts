@@ -18,6 +18,7 @@ import { answerFor, loggableError } from './errors.js';
 import { apiPathTest, loggableUrl } from './lib/apiPaths.js';
 import { isWellFormedJson } from './lib/wellFormedText.js';
 import { resealLegacyAnswers } from './lib/answers.js';
+import { applyStepRenames } from './lib/stepRenames.js';
 import { auditPlugin } from './plugins/audit.js';
 import { callReaderPlugin, type LiveEdits } from './plugins/callReader.js';
 import { clockPlugin } from './plugins/clock.js';
@@ -243,8 +244,11 @@ export async function buildApp(config: ServerConfig, options: AppOptions = {}): 
   await app.register(clockPlugin, { now: options.now });
   await app.register(dbPlugin, { database: config.database, db: options.db });
   await app.register(cryptoPlugin, { dataKey: config.dataKey });
-  // Sensitive answers migration 007 moved with their old ciphertext are sealed field by field (lib/answers.ts).
+  // Sensitive answers migration 007 moved with their old ciphertext are sealed field by field (lib/answers.ts),
+  // after the flow's renamed steps are carried into the stored data (lib/stepRenames.ts).
   app.addHook('onReady', async () => {
+    const renamed = await applyStepRenames(app.db, app.cipher, flow.renamed ?? {}, app.now());
+    if (renamed.length > 0) app.log.info({ renamed }, 'Moved the stored data of renamed steps');
     const resealed = await resealLegacyAnswers(app.db, app.cipher);
     if (resealed > 0) app.log.info({ steps: resealed }, 'Sealed moved answers field by field');
   });

@@ -62,6 +62,7 @@ export function checkFlow(flow: Flow & JsonObject, { schemas, screenNames }: Flo
   };
   checkStep({ keys: ['start'], name: flow.start });
   checkStep({ keys: ['account', 'signIn'], name: flow.account.signIn });
+  for (const [fact, step] of Object.entries(flow.milestones)) checkStep({ keys: ['milestones', fact], name: step });
   // The parts of the flow that lead to steps and make calls.
   const parts = ['steps', 'resume', 'account', 'social'] as const;
   for (const part of parts) referencesIn(json[part], 'to', [part]).forEach(checkStep);

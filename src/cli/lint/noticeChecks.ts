@@ -51,10 +51,26 @@ export function checkNotices(notices: JsonObject, problems: Problems): void {
   }
 }
 
-/** The reminders' schedule against the flow: each step one the flow has, the delays increasing. */
-export function checkReminders(notices: JsonObject, flow: { steps: Record<string, unknown> }, problems: Problems): void {
+/** The reminders' schedule against the flow: each step one the flow has, the delays increasing, the state's answer a field of a form step. */
+export function checkReminders(
+  notices: JsonObject,
+  flow: Pick<Flow, 'steps'>,
+  fieldsOf: (schemaName: string) => string[] | undefined,
+  problems: Problems,
+): void {
   const reminders = notices.reminders;
   if (!isObject(reminders)) return;
+  const answer = reminders.stateAnswer;
+  if (isObject(answer) && typeof answer.step === 'string' && typeof answer.field === 'string') {
+    const otherwise = "so no driver's time zone would be known, and every notice kept to Eastern time's quiet hours";
+    const at = ['reminders', 'stateAnswer'];
+    checkFormField(
+      flow,
+      fieldsOf,
+      { step: { name: answer.step, at: [...at, 'step'], otherwise }, field: { name: answer.field, at: [...at, 'field'], otherwise } },
+      problems,
+    );
+  }
   const steps = Array.isArray(reminders.steps) ? reminders.steps : [];
   const known = Object.keys(flow.steps);
   for (const [index, step] of steps.entries()) {
@@ -93,39 +109,20 @@ export function checkExpiries(
 ): void {
   const expiries = notices.expiries;
   if (!isObject(expiries)) return;
-  const steps = Object.keys(flow.steps);
   const documents = Array.isArray(expiries.documents) ? expiries.documents : [];
   for (const [index, document] of documents.entries()) {
     if (!isObject(document) || typeof document.step !== 'string') continue;
-    const step = document.step;
-    const stepFile = Object.hasOwn(flow.steps, step) ? flow.steps[step] : undefined;
-    const schemaName = stepFile && 'schema' in stepFile ? stepFile.schema : undefined;
-    if (!schemaName) {
-      const near = closest(step, steps);
-      problems.add(
-        NOTICES_FILE,
-        pointer('expiries', 'documents', index, 'step'),
-        `"${step}" is not a form step of flows/onboarding.flow.json, so this document's date is never answered`,
-        near ? `did you mean "${near}"?` : `use one of the flow's form steps: ${steps.filter((name) => 'schema' in flow.steps[name]!).join(', ')}`,
-      );
-      continue;
-    }
-    // A schema that does not load is reported in its own file.
-    const fields = fieldsOf(schemaName);
-    if (!fields) continue;
     const named: [string, unknown][] = [
       ['date', document.date],
       ...(Array.isArray(document.files) ? document.files : []).map((file, at): [string, unknown] => [`files/${at}`, file]),
     ];
+    const at = ['expiries', 'documents', String(index)];
     for (const [where, field] of named) {
-      if (typeof field !== 'string' || fields.includes(field)) continue;
-      const near = closest(field, fields);
-      problems.add(
-        NOTICES_FILE,
-        pointer('expiries', 'documents', index, ...where.split('/')),
-        `"${field}" is not a field of schemas/${schemaName}.schema.json, so this document would never be ${where === 'date' ? 'found to expire' : 'replaced'}`,
-        near ? `did you mean "${near}"?` : `use one of its fields: ${fields.join(', ')}`,
-      );
+      if (typeof field !== 'string') continue;
+      const step = { name: document.step, at: [...at, 'step'], otherwise: "so this document's date is never answered" };
+      const otherwise = `so this document would never be ${where === 'date' ? 'found to expire' : 'replaced'}`;
+      // A step that is not a form step is said once.
+      if (!checkFormField(flow, fieldsOf, { step, field: { name: field, at: [...at, ...where.split('/')], otherwise } }, problems)) break;
     }
   }
   const days = Array.isArray(expiries.daysBefore) ? expiries.daysBefore : [];
@@ -152,4 +149,39 @@ export function checkExpiries(
       );
     }
   }
+}
+
+/** A step and field the notices name, each with its place and what a wrong one would cause. */
+interface NamedField {
+  step: { name: string; at: string[]; otherwise: string };
+  field: { name: string; at: string[]; otherwise: string };
+}
+
+/** A step and field against the flow and its schemas: a form step of the flow, a field of its schema. Whether the step is a form step. */
+function checkFormField(flow: Pick<Flow, 'steps'>, fieldsOf: (schemaName: string) => string[] | undefined, named: NamedField, problems: Problems): boolean {
+  const { step, field } = named;
+  const steps = Object.keys(flow.steps);
+  const stepFile = Object.hasOwn(flow.steps, step.name) ? flow.steps[step.name] : undefined;
+  const schemaName = stepFile && 'schema' in stepFile ? stepFile.schema : undefined;
+  if (!schemaName) {
+    const near = closest(step.name, steps);
+    problems.add(
+      NOTICES_FILE,
+      pointer(...step.at),
+      `"${step.name}" is not a form step of flows/onboarding.flow.json, ${step.otherwise}`,
+      near ? `did you mean "${near}"?` : `use one of the flow's form steps: ${steps.filter((name) => 'schema' in flow.steps[name]!).join(', ')}`,
+    );
+    return false;
+  }
+  // A schema that does not load is reported in its own file.
+  const fields = fieldsOf(schemaName);
+  if (!fields || fields.includes(field.name)) return true;
+  const near = closest(field.name, fields);
+  problems.add(
+    NOTICES_FILE,
+    pointer(...field.at),
+    `"${field.name}" is not a field of schemas/${schemaName}.schema.json, ${field.otherwise}`,
+    near ? `did you mean "${near}"?` : `use one of its fields: ${fields.join(', ')}`,
+  );
+  return true;
 }

@@ -64,6 +64,17 @@ export function sealAnswers(cipher: DataCipher, driverId: string, step: string, 
   return stored;
 }
 
+/** The answers of a step renamed `from` → `to`: each sealed value sealed again under the new name, which it is bound to. */
+export function resealedUnder(cipher: DataCipher, driverId: string, from: string, to: string, stored: StoredAnswers): StoredAnswers {
+  const sealed = Object.keys(stored).filter((field) => {
+    const value = stored[field];
+    return isProtected(value) && '$sealed' in value;
+  });
+  if (sealed.length === 0) return stored;
+  const plain = openAnswers(cipher, driverId, from, Object.fromEntries(sealed.map((field) => [field, stored[field]])));
+  return { ...stored, ...sealAnswers(cipher, driverId, to, plain, sealed) };
+}
+
 /** The answers as a reviewer (or the driver's prefilled form) sees them: sensitive values masked. */
 export function maskedAnswers(stored: StoredAnswers): StoredAnswers {
   return Object.fromEntries(Object.entries(stored).map(([field, value]) => [field, isProtected(value) ? value.$masked : value]));

@@ -8,15 +8,12 @@
  * The funnel's steps are the flow's (flows/onboarding.flow.json), in its order: every form step a
  * driver sends (its answers are kept under the step's name, and so is its time in driver_progress,
  * so a step added to the flow shows up with no change here), and the steps whose passing the server
- * records on the driver itself (MILESTONE_STEPS). A screen that records nothing (the landing page,
- * the summary) has no figure and is left out.
+ * records on the driver itself (the flow's "milestones"). A screen that records nothing (the landing
+ * page, the summary) has no figure and is left out.
  */
 import type { Insights, InsightsStep } from '../../shared/review.js';
 import type { Flow } from '../../shared/flow.js';
 import type { Queryable } from '../db/db.js';
-
-/** Steps whose passing is a time on the driver's row rather than saved answers: driver_steps_passed (migration 013) names them. */
-const MILESTONE_STEPS: ReadonlySet<string> = new Set(['signup', 'verifyEmail', 'verifyPhone', 'profileApproved', 'success']);
 
 export interface InsightsQuery {
   /** The first and last day of the range (UTC), both included. */
@@ -28,12 +25,23 @@ export interface InsightsQuery {
   stalledDays: number;
 }
 
-/** The funnel's steps, as the flow has them today. */
-export function funnelSteps(flow: Flow): { step: string; label: string }[] {
+export interface FunnelStep {
+  step: string;
+  label: string;
+  /** What progress_steps records its passing under: the fact's name for a milestone (migration 015), else the step's. */
+  recordedAs: string;
+}
+
+/**
+ * The funnel's steps, as the flow has them today: the steps the server records the passing of, so
+ * the steps whose stored data names them (flows/recorded-steps.json lists them, for the lint).
+ */
+export function funnelSteps(flow: Flow): FunnelStep[] {
+  const milestones = new Map(Object.entries(flow.milestones).map(([fact, step]) => [step, `driver.${fact}`]));
   return Object.entries(flow.steps).flatMap(([step, definition]) => {
-    const answered = definition.kind === 'form' && !definition.private;
-    if (!MILESTONE_STEPS.has(step) && !answered) return [];
-    return [{ step, label: definition.journey ? `${definition.journey}: ${step}` : step }];
+    const recordedAs = milestones.get(step) ?? (definition.kind === 'form' && !definition.private ? step : undefined);
+    if (recordedAs === undefined) return [];
+    return [{ step, label: definition.journey ? `${definition.journey}: ${step}` : step, recordedAs }];
   });
 }
 
@@ -59,7 +67,7 @@ const percentileOf = (
 
 /**
  * One row per driver of the cohort, a column per funnel step (`t0`, `t1`…: when they passed it, in
- * seconds after sign-up; the steps' names are $6, $7… in order), then one pass over them: the
+ * seconds after sign-up; the names progress_steps records them by are $6, $7… in order), then one pass over them: the
  * drivers, and per step how many passed it, the times since passing the step before (for those who
  * passed both) in ascending order (`d1`, `d2`…), and how many passed the step before last of all
  * before $5 (stalled at this one); the median and p90 are read from the sorted times.
@@ -145,7 +153,7 @@ export async function insightsOf(db: Queryable, flow: Flow, query: InsightsQuery
     db.query<{ drivers: number; steps: { completed: number; percentiles?: [number, number] | null; stalled?: number }[] }>(funnelSql(steps), [
       ...filter,
       new Date(now.getTime() - query.stalledDays * DAY_MS),
-      ...steps.map(({ step }) => step),
+      ...steps.map(({ recordedAs }) => recordedAs),
     ]),
     db.query<{
       // All the decisions first (day NULL sorts first), then each day's.

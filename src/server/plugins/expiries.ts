@@ -32,7 +32,7 @@ import {
 } from '../lib/expiries.js';
 import type { Queryable } from '../db/db.js';
 import { zoneOfState } from '../lib/stateZones.js';
-import { hourIn, isQuiet, STATE_ANSWER } from './reminders.js';
+import { hourIn, isQuiet } from './reminders.js';
 
 /** How often each server looks for expiry notices that are due: the dates are days, the quiet hours hours. */
 const EXPIRY_INTERVAL_MS = 10 * 60_000;
@@ -110,8 +110,8 @@ export const expiriesPlugin = fp(
         [
           expiries.documents.map((document) => document.step),
           expiries.documents.map((document) => document.date),
-          STATE_ANSWER.step,
-          STATE_ANSWER.field,
+          reminders.stateAnswer.step,
+          reminders.stateAnswer.field,
           horizon,
           expiries.documents.map(documentKey),
         ],

@@ -9,8 +9,8 @@
  *
  * - Where they stopped is the first step of the funnel (lib/insights.ts: the flow's steps in its
  *   order) they have not passed; only the steps the data lists are reminded of.
- * - None is sent during the quiet hours in the time zone of the driver's state (their profile's
- *   answer; Eastern time before they gave one): it waits for the morning.
+ * - None is sent during the quiet hours in the time zone of the driver's state (the answer the
+ *   data's stateAnswer names; Eastern time before they gave one): it waits for the morning.
  * - The link is the sign-in page, as in every notice: it brings the driver back to where they
  *   stopped once they sign in, and gives whoever else reads the message nothing (no session, no
  *   token). The email's unsubscribe link (and its List-Unsubscribe header, RFC 8058 one-click)
@@ -28,8 +28,6 @@ const REMINDER_INTERVAL_MS = 60_000;
 const REMINDED_FOR_DAYS = 90;
 const HOUR_MS = 3600 * 1000;
 const DAY_MS = 24 * HOUR_MS;
-/** Where the driver's state is among their answers (the profile's address). */
-export const STATE_ANSWER = { step: 'completeProfile', field: 'state' } as const;
 /** The path of the one-step unsubscribe, under the public address. */
 export const UNSUBSCRIBE_PATH = '/reminders/unsubscribe';
 /** What the unsubscribe signature is a keyed hash of, besides the driver. */
@@ -61,7 +59,7 @@ interface Candidate {
 /**
  * The drivers who may be due a reminder: signed up since $1, no progress since $4, not rejected,
  * reminders not stopped, and their next step (the first of the funnel they have not passed) one of
- * $5 (indexes in the funnel, whose step names are $6, $7… in order). One pass over driver_progress
+ * $5 (indexes in the funnel, whose names in progress_steps are $6, $7… in order). One pass over driver_progress
  * by its sign-up index; only these drivers' answers and reminders are read.
  */
 function candidatesSql(funnelLength: number): string {
@@ -103,11 +101,11 @@ export const remindersPlugin = fp<{ publicOrigin: string }>(
       const firstDelay = schedule.afterHours[0]! * HOUR_MS;
       const { rows } = await app.db.query<Candidate>(candidatesSql(funnel.length), [
         new Date(now.getTime() - REMINDED_FOR_DAYS * DAY_MS),
-        STATE_ANSWER.step,
-        STATE_ANSWER.field,
+        schedule.stateAnswer.step,
+        schedule.stateAnswer.field,
         new Date(now.getTime() - firstDelay),
         funnel.flatMap((step, index) => (schedule.steps.includes(step.step) ? [index] : [])),
-        ...funnel.map((step) => step.step),
+        ...funnel.map((step) => step.recordedAs),
       ]);
       let reminded = 0;
       for (const driver of rows) {

@@ -110,6 +110,16 @@ export interface Flow {
     };
     errorSummary: string;
   };
+  milestones: {
+    signedUp: StepId;
+    emailVerified: StepId;
+    phoneVerified: StepId;
+    approved: StepId;
+    subscribed: StepId;
+  };
+  renamed?: {
+    [k: string]: StepId;
+  };
   review: {
     $comment?: string;
     /**

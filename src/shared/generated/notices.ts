@@ -43,6 +43,10 @@ export interface Notices {
       until: number;
     };
     steps: string[];
+    stateAnswer: {
+      step: string;
+      field: string;
+    };
   };
 }
 /**
