@@ -3,8 +3,9 @@
  * failure nor a refusal), as the page reports it (src/client/runtime/faults.ts), written to the
  * log as a warning for whoever runs the server. The body (src/shared/clientErrorReport.schema.json)
  * names the error, its frames in our scripts, the build and the route pattern, and takes nothing
- * else: no form value, no address with its values, nothing on a second line. Counted per client
- * address across every server instance, so neither a page in a loop nor a stranger fills the log.
+ * else: no form value, no address with its values, nothing on a second line. The reports taken are
+ * counted per client address across every server instance, so neither a page in a loop nor a
+ * stranger fills the log.
  */
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance } from 'fastify';
@@ -25,6 +26,8 @@ export async function clientErrorRoutes(app: FastifyInstance, options: { counter
     timeWindow: 60_000,
     ...(await sharedLimitStore(app, options.counters)),
     keyGenerator: (request) => `client-errors:${request.ip}`,
+    // Counted once a report is taken (after its schema): what is refused writes nothing to the log.
+    hook: 'preHandler',
     errorResponseBuilder: () => refusal(429, 'auth.tooManyRequests'),
   });
 
