@@ -72,6 +72,11 @@ export const CONTRACTS = (): Contract[] => [
     schemas: [{ path: join(SCHEMAS_DIR, 'call-context.schema.json'), type: 'CallContext' }],
   },
   {
+    file: 'clientErrorReport.ts',
+    about: "A fault of the browser app's own code, as the page reports it",
+    schemas: [{ path: join(PROJECT_ROOT, 'src', 'shared', 'clientErrorReport.schema.json'), type: 'ClientErrorReport' }],
+  },
+  {
     file: 'review.ts',
     about: "The admin API's requests and answers and a step's stored answers",
     schemas: [{ path: join(PROJECT_ROOT, 'src', 'shared', 'review.schema.json'), type: 'Review' }],

@@ -33,9 +33,11 @@ import { messagingPlugin } from './plugins/messaging.js';
 import { paymentsPlugin } from './plugins/payments.js';
 import { sessionsPlugin } from './plugins/sessions.js';
 import { staffAuthPlugin } from './plugins/staffAuth.js';
-import { MAX_FILE_BYTES, uploadsPlugin } from './plugins/uploads.js';
+import { MAX_FILE_BYTES } from './lib/uploadStore.js';
+import { uploadsPlugin } from './plugins/uploads.js';
 import { ADMIN_PREFIX, adminRoutes } from './routes/admin.js';
 import { adminPrivacyRoutes } from './routes/adminPrivacy.js';
+import { clientErrorRoutes } from './routes/clientErrors.js';
 import { authRoutes } from './routes/auth.js';
 import { devRoutes } from './routes/dev.js';
 import { driverRoutes } from './routes/driver.js';
@@ -48,6 +50,7 @@ import { expiryRoutes } from './routes/expiries.js';
 import { staffRoutes } from './routes/staff.js';
 import { subscriptionRoutes } from './routes/subscription.js';
 import { studioRoutes } from './routes/studio.js';
+import clientErrorReportSchema from '../shared/clientErrorReport.schema.json';
 import reviewSchema from '../shared/review.schema.json';
 
 /** A route of the API: its method and its path as Fastify writes it ("/driver/status/:id"). */
@@ -270,6 +273,7 @@ export async function buildApp(config: ServerConfig, options: AppOptions = {}): 
 
   // The contracts the routes' answers are declared by (their `response` schemas), stated once.
   app.addSchema(reviewSchema);
+  app.addSchema(clientErrorReportSchema);
   await app.register(healthRoutes);
   await app.register(authRoutes, { ...config.authRateLimit, counters: config.sharedCounters });
   await app.register(driverRoutes);
@@ -285,6 +289,7 @@ export async function buildApp(config: ServerConfig, options: AppOptions = {}): 
   await app.register(studioRoutes, { prefix: ADMIN_PREFIX, open: app.live !== null });
   if (!config.production) await app.register(devRoutes);
   await app.register(ipLookupRoutes);
+  await app.register(clientErrorRoutes, { counters: config.sharedCounters });
   apiRegistered = true;
   isApiPath = apiPathTest(
     apiRoutes.map((route) => route.url),

@@ -8,3 +8,6 @@
  * session ended (idle, signed out, expired) or the change needs a sign-in minutes old.
  */
 export const SIGN_IN_AGAIN_REASON = 'signInAgain';
+
+/** Where the browser reports a fault of its own code (src/shared/clientErrorReport.schema.json). */
+export const CLIENT_ERRORS_PATH = '/client-errors';

@@ -1,5 +1,7 @@
 /** Runtime settings the server writes into the page (src/server/routes/static.ts `appConfigOf`), which the browser reads (src/client/runtime/config.ts). */
 export interface AppConfig {
+  /** The build the page's scripts come from (a hash of the index.html that names them): what a fault report names. */
+  build: string;
   firebase: { apiKey: string; authDomain: string; projectId: string };
   /** The Firebase Auth emulator, used locally instead of Google's servers; null in production. */
   authEmulatorUrl: string | null;

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { brotliCompressSync, brotliDecompressSync, gunzipSync, gzipSync } from 'node:zlib';
@@ -54,9 +55,10 @@ describe('the web app (dist/)', () => {
   });
 
   describe('once built', () => {
+    const INDEX_HTML = '<!doctype html><html><head><!--app-config--></head><body></body></html>';
     beforeAll(async () => {
       await mkdir(join(dist(), 'assets'), { recursive: true });
-      await writeFile(join(dist(), 'index.html'), '<!doctype html><html><head><!--app-config--></head><body></body></html>');
+      await writeFile(join(dist(), 'index.html'), INDEX_HTML);
       await writeFile(join(dist(), 'assets', 'app.js'), 'console.log("onramp")');
     });
 
@@ -67,6 +69,8 @@ describe('the web app (dist/)', () => {
         expect(response.headers['content-type']).toContain('text/html');
         const script = /<script type="application\/json" id="app-config">(.*)<\/script>/.exec(response.body);
         expect(JSON.parse(script?.[1] ?? 'null')).toEqual({
+          // The build named by index.html's hash.
+          build: createHash('sha256').update(INDEX_HTML).digest('base64url').slice(0, 16),
           firebase: { apiKey: 'demo-api-key', authDomain: 'demo-onramp.firebaseapp.com', projectId: 'demo-onramp' },
           authEmulatorUrl: 'http://127.0.0.1:9099',
           ipLookupUrl: '/ip',

@@ -10,6 +10,7 @@ import { useId, useState, type FormEvent } from 'react';
 import type { StaffSession } from '../../shared/review.js';
 import { Dialog } from '../ui/Dialog.js';
 import { signInStaff } from './adminApi.js';
+import { reportFault } from '../runtime/faults.js';
 
 const WRONG_CREDENTIALS = 'The email or password is not right.';
 const SIGN_IN_FAILED = 'Signing in failed. Please try again.';
@@ -42,8 +43,10 @@ export function StaffSignInForm({ onSignedIn, email: fixedEmail, notice, submitT
       const result = await signInStaff(email.trim(), password);
       if (result.ok && result.data.token) onSignedIn({ ...result.data, token: result.data.token });
       else setProblem('wrongCredentials' in result ? WRONG_CREDENTIALS : !result.ok && result.message ? result.message : SIGN_IN_FAILED);
-    } catch {
-      // The API's refusals come back as results; what throws is Firebase or its chunk not loading (offline): said as a failed sign-in.
+    } catch (error) {
+      // The API's refusals come back as results; what throws is Firebase, its chunk not loading (offline), or a fault of our
+      // code (reported): said as a failed sign-in.
+      reportFault(error);
       setProblem(SIGN_IN_FAILED);
     } finally {
       setBusy(false);
@@ -59,8 +62,9 @@ export function StaffSignInForm({ onSignedIn, email: fixedEmail, notice, submitT
     try {
       await (await import('../runtime/identity.js')).sendPasswordReset(email.trim());
       setInfo(RESET_SENT);
-    } catch {
-      // Firebase refused or could not be reached: the staff member is told, and can ask again.
+    } catch (error) {
+      // Firebase refused or could not be reached, or our code failed (reported): the staff member is told, and can ask again.
+      reportFault(error);
       setProblem(SIGN_IN_FAILED);
     }
   }

@@ -2,7 +2,7 @@ import { lazy, useEffect, useState } from 'react';
 import { SWRConfig } from 'swr';
 import { Redirect, Route, Switch } from 'wouter';
 import { CurrentStep } from '../ui/currentStep.js';
-import { flow, routeOf } from '../runtime/flow.js';
+import { flow, PAGE_ROUTES, routeOf } from '../runtime/flow.js';
 import { useLocale } from '../runtime/locale.js';
 import { readPath } from '../runtime/reads.js';
 import { RideRequestPanelProvider } from '../ui/rideRequestPanel.js';
@@ -24,12 +24,6 @@ const StepPage = stepPage.Component;
 const AdminPage = lazy(() => import('../admin/AdminPage.js').then((module) => ({ default: module.AdminPage })));
 const StudioPage = lazy(() => import('../studio/StudioPage.js').then((module) => ({ default: module.StudioPage })));
 const StudioFrame = lazy(() => import('../studio/StudioFrame.js').then((module) => ({ default: module.StudioFrame })));
-
-/** Where the administrators' review page lives; not a step of the drivers' flow. */
-const ADMIN_ROUTE = '/admin';
-/** The form studio, and the frame its preview is drawn in. */
-const STUDIO_ROUTE = '/studio';
-const STUDIO_FRAME_ROUTE = '/studio/frame';
 
 /**
  * Toasts from the first page on, their code loaded once the app is on the page and drawn once
@@ -63,17 +57,17 @@ function Pages() {
     <RideRequestPanelProvider>
       <Toasts />
       <Switch>
-        <Route path={ADMIN_ROUTE}>
+        <Route path={PAGE_ROUTES.admin}>
           <PageSuspense>
             <AdminPage />
           </PageSuspense>
         </Route>
-        <Route path={STUDIO_FRAME_ROUTE}>
+        <Route path={PAGE_ROUTES.studioFrame}>
           <PageSuspense>
             <StudioFrame />
           </PageSuspense>
         </Route>
-        <Route path={STUDIO_ROUTE}>
+        <Route path={PAGE_ROUTES.studio}>
           <PageSuspense>
             <StudioPage />
           </PageSuspense>

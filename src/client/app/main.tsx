@@ -4,6 +4,7 @@ import { Router } from 'wouter';
 import '../../../widgets/widgets.css';
 import './app.css';
 import { App, stepPage } from './App.js';
+import { reportUncaughtFaults } from '../runtime/faults.js';
 import { appConfig } from '../runtime/config.js';
 import { flow, isFormStep } from '../runtime/flow.js';
 import { currentLocale, prepareFirstPage } from '../runtime/locale.js';
@@ -54,6 +55,9 @@ function drawnAsIs(opened: { holdsMore: () => boolean }): boolean {
   const drawn = serverPage();
   return drawn !== null && drawn.route === window.location.pathname && drawn.locale === currentLocale() && !opened.holdsMore();
 }
+
+// A fault of our code that no handler catches reaches the server's log, from the first script on.
+reportUncaughtFaults();
 
 // The flow's texts in the page's language before the first page shows (English needs nothing,
 // and stands in when they cannot be loaded); the page shows whatever happened.

@@ -9,6 +9,7 @@ import type { FormValues } from '../../../widgets/formValues.js';
 import type { FormStep } from '../../shared/flow.js';
 import { flow } from '../runtime/flow.js';
 import { useHydrated } from '../runtime/serverPage.js';
+import { reportFault } from '../runtime/faults.js';
 
 /** Enough of an address to ask Firebase about; Firebase judges the rest. */
 const LOOKS_LIKE_EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
@@ -30,8 +31,9 @@ export function PasswordReset({ copy, values }: { copy: NonNullable<FormStep['pa
       const { sendPasswordReset } = await import('../runtime/identity.js');
       await sendPasswordReset(address);
       toast.success(copy.sent, { id: copy.sent });
-    } catch {
-      // Firebase refused or could not be reached (its chunk, offline): the driver may ask again.
+    } catch (error) {
+      // Firebase refused or could not be reached (its chunk, offline), or our code failed (reported): the driver may ask again.
+      reportFault(error);
       toast.error(flow.messages.requestFailed);
     } finally {
       setBusy(false);

@@ -14,6 +14,7 @@ import { getItem } from '../runtime/storage.js';
 import { followResume, sendStep, storeReturningDriver, type Navigation } from '../runtime/stepFlow.js';
 import { useLocale } from '../runtime/locale.js';
 import { useStepFormState } from './useStepFormState.js';
+import { reportFault } from '../runtime/faults.js';
 
 interface SignInAgainProps {
   /** Why the sign-in is asked for, in the words of the answer that asked (the flow's `messages.sessionExpired`, or `messages.tokenNotFound`). */
@@ -71,8 +72,10 @@ function SignInForm({ onSignedIn, onCancel }: SignInAgainProps) {
             if (!sent.ok) toast.error(sent.message);
             else if (!sent.result.ok) toast.error(sent.result.message ?? flow.messages.requestFailed);
             else await signedIn(sent.result.data);
-          } catch {
-            // The API's refusals come back as results; what throws is Firebase or a chunk that did not load: the driver may try again.
+          } catch (error) {
+            // The API's refusals come back as results; what throws is Firebase, a chunk that did not load, or a fault of our code
+            // (reported): the driver may try again.
+            reportFault(error);
             toast.error(flow.messages.requestFailed);
           } finally {
             setBusy(false);

@@ -15,6 +15,7 @@ import { callByName, flow } from '../runtime/flow.js';
 import { prepareActions } from '../runtime/prepare.js';
 import { nextNavigation } from '../runtime/stepFlow.js';
 import { useHydrated } from '../runtime/serverPage.js';
+import { reportFault } from '../runtime/faults.js';
 
 interface SocialSignInProps {
   social: Social;
@@ -51,8 +52,10 @@ export function SocialSignIn({ social, onSignedIn }: SocialSignInProps) {
       if (onSignedIn) return onSignedIn(result.data);
       const next = await nextNavigation(social.next, result.data, lookupIn({ response: result.data }));
       if (next) navigate(next.to, { state: next.state });
-    } catch {
-      // The API's refusals come back as results; what throws is the browser's (a chunk that did not load): the driver may try again.
+    } catch (error) {
+      // The API's refusals come back as results; what throws is the browser's (a chunk that did not load) or a fault of our
+      // code (reported): the driver may try again.
+      reportFault(error);
       toast.error(flow.messages.requestFailed);
     } finally {
       setBusy(undefined);

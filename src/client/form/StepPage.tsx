@@ -32,6 +32,7 @@ import { useStepFormState } from './useStepFormState.js';
 import { PageSuspense } from '../ui/PageSuspense.js';
 import { useStoredAnswers, type StoredAnswers } from './useStoredAnswers.js';
 import { forgetTypedBeforeScripts, onServer, typedBeforeScriptsRan, typedWhileHydrating, useHydrated } from '../runtime/serverPage.js';
+import { reportFault } from '../runtime/faults.js';
 
 export function StepPage({ id, step }: { id: string; step: FormStep }) {
   const [, navigate] = useLocation();
@@ -232,8 +233,10 @@ function FilledStepForm({ id, step, form, stored, initial, keep, typedBefore }: 
         state.showServerErrors(outcome.fieldErrors);
         if (outcome.navigation) go(outcome.navigation);
       }
-    } catch {
-      // The API's refusals come back as results; what throws is the browser's (storage, a chunk that did not load): the driver may try again.
+    } catch (error) {
+      // The API's refusals come back as results; what throws is the browser's (storage, a chunk that did not load) or a fault
+      // of our code, which is reported: the driver may try again.
+      reportFault(error);
       toast.error(flow.messages.requestFailed);
     } finally {
       setBusy(false);

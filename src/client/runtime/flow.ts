@@ -29,4 +29,7 @@ export function callByName(name: string) {
   return call;
 }
 
+/** The pages beside the flow's steps: the review page, the form studio, and the frame its preview is drawn in. */
+export const PAGE_ROUTES = { admin: '/admin', studio: '/studio', studioFrame: '/studio/frame' } as const;
+
 export const isFormStep = (step: Step): step is FormStep => step.kind === 'form';

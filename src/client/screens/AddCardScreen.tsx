@@ -20,6 +20,7 @@ import { SandboxCardForm } from './addCard/SandboxCardForm.js';
 import { priceText } from '../runtime/price.js';
 import { dataOf, READ_ONCE, useOpening, type RequestError } from '../runtime/reads.js';
 import { applyStore } from '../runtime/storage.js';
+import { reportFault } from '../runtime/faults.js';
 
 // Stripe.js and its React bindings: only for drivers who reach this screen with Stripe configured.
 const StripeCardForm = lazy(() => import('./addCard/StripeCardForm.js').then((module) => ({ default: module.StripeCardForm })));
@@ -79,8 +80,9 @@ export function AddCardScreen({ step }: { step: ScreenStep }) {
         return;
       }
       navigate(routeOf(resolveNextStep(step.next, lookup)?.to ?? flow.start));
-    } catch {
-      // The card provider's script threw rather than answered (its page unreachable): the words for that case.
+    } catch (error) {
+      // The card provider's script threw rather than answered (its page unreachable), or our code failed (reported): the words for that case.
+      reportFault(error);
       toast.error(card.errors.thrown);
     } finally {
       setBusy(false);

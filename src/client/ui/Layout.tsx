@@ -9,6 +9,7 @@ import { LOCALES, type Locale } from '../../shared/locales.js';
 import { signOut } from '../runtime/session.js';
 import { holdsDriverToken } from '../runtime/storage.js';
 import { useHydrated } from '../runtime/serverPage.js';
+import { reportFault } from '../runtime/faults.js';
 
 /** The address the page's heading was last focused for: none at the first page, which the browser announces itself. */
 let focusedFor: string | undefined;
@@ -85,8 +86,11 @@ function LanguageSwitch({ current }: { current: Locale }) {
         onClick={() => {
           setBusy(true);
           chooseLocale(locale)
-            // Its texts could not be loaded (offline): the page stays in its language, and says so.
-            .catch(() => toast.error(flow.messages.requestFailed))
+            // Its texts could not be loaded (offline), or our code failed (reported): the page stays in its language, and says so.
+            .catch((error: unknown) => {
+              reportFault(error);
+              toast.error(flow.messages.requestFailed);
+            })
             .finally(() => setBusy(false));
         }}
       >

@@ -6,7 +6,7 @@
  * own data is exported.
  */
 import type { Queryable } from '../db/db.js';
-import type { DataCipher } from '../plugins/crypto.js';
+import type { DataCipher } from './dataCipher.js';
 
 /** A sensitive answer as stored. */
 interface SealedAnswer {

@@ -17,6 +17,7 @@ import type { FastifyInstance, FastifySchema } from 'fastify';
 import { createAjv } from '../../shared/ajv.js';
 import { fillPlaceholders } from '../../shared/placeholders.js';
 import { isObject, type Json, type JsonObject } from '../../shared/schemaFiles.js';
+import clientErrorReportSchema from '../../shared/clientErrorReport.schema.json';
 import reviewSchema from '../../shared/review.schema.json';
 
 /** Where a problem comes in the order it is told: by what the error is about (`ErrorObject.keyword` of the error ajv-errors replaced). */
@@ -71,13 +72,14 @@ function ajvWithContracts(): Ajv {
   if (!contractsAjv) {
     contractsAjv = createAjv();
     contractsAjv.addSchema(reviewSchema);
+    contractsAjv.addSchema(clientErrorReportSchema);
   }
   return contractsAjv;
 }
 
 /**
  * The routes of `app` (an encapsulated plugin) check their bodies by their declared schemas, the
- * contracts of src/shared/review.schema.json.
+ * contracts of src/shared/review.schema.json and src/shared/clientErrorReport.schema.json.
  */
 export function checkBodiesBySchema(app: FastifyInstance): void {
   const ajv = ajvWithContracts();

@@ -5,7 +5,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Review } from '../../shared/flow.js';
 import type { Queryable } from '../db/db.js';
-import { removeUnnamedFiles } from '../plugins/uploads.js';
+import { removeUnnamedFiles } from './uploadStore.js';
 import { keptSealedValue, openAnswers, saveStepAnswers, stepAnswersOf } from './answers.js';
 import type { CallValues, ContextName, KeptAnswers } from './callReader/checkCall.js';
 

@@ -10,7 +10,7 @@
  * started again does nothing.
  */
 import type { Db } from '../db/db.js';
-import type { DataCipher } from '../plugins/crypto.js';
+import type { DataCipher } from './dataCipher.js';
 import { resealedUnder, type StoredAnswers } from './answers.js';
 
 interface SealedRow {

@@ -6,31 +6,8 @@
  * and no role but its owner may do them), so this plugin only ever inserts. A row never holds a
  * driver's PII: the driver is named by id.
  */
-import type { FastifyRequest } from 'fastify';
-import type { Queryable } from '../db/db.js';
-import type { AuditAction } from '../../shared/review.js';
+import type { Audit } from '../lib/auditRecord.js';
 import fp from 'fastify-plugin';
-
-/** Who a row names when no staff member is signed in: the terminal's bootstrap, a failed sign-in. */
-export interface AuditActor {
-  staffId: string | null;
-  /** The staff member's email, `terminal:<user>`, or the email a failed sign-in gave. */
-  actor: string | null;
-  ip: string | null;
-}
-
-export interface AuditEntry {
-  action: AuditAction;
-  driverId?: string | null;
-  details?: Record<string, unknown>;
-}
-
-export interface Audit {
-  /** A row for what the request's staff member did, from the request's address. */
-  record(request: FastifyRequest, entry: AuditEntry, db?: Queryable): Promise<void>;
-  /** A row for someone not signed in as staff. */
-  recordAs(actor: AuditActor, entry: AuditEntry, db?: Queryable): Promise<void>;
-}
 
 declare module 'fastify' {
   interface FastifyInstance {

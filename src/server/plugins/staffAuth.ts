@@ -22,8 +22,6 @@ import { signInAgain } from '../errors.js';
 import { bearerToken, FRESH_SIGN_IN_MS } from './sessions.js';
 import fp from 'fastify-plugin';
 
-export const STAFF_ROLES = ['reviewer', 'privacy-officer', 'owner'] as const satisfies readonly StaffRole[];
-
 /** ASVS 3.3.2 (L3 for staff): re-authenticate after 15 idle minutes, and after 8 hours whatever happens. */
 export const STAFF_SESSION_IDLE_MS = 15 * 60 * 1000;
 export const STAFF_SESSION_LIFETIME_MS = 8 * 60 * 60 * 1000;

@@ -12,48 +12,17 @@ import { randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import pLimit from 'p-limit';
-import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import type { StorageConfig } from '../config.js';
 import type { Db } from '../db/db.js';
 import { imageTypeOf, reencodeImage, type ReencodedImage } from '../lib/reencodeImage.js';
 import { createDiskStore } from '../storage/diskStore.js';
 import type { ObjectStore } from '../storage/objectStore.js';
-import type { DataCipher } from './crypto.js';
+import type { DataCipher } from '../lib/dataCipher.js';
+import type { StoredFile, UploadStore } from '../lib/uploadStore.js';
 import fp from 'fastify-plugin';
-
-/** 10 MiB per file: the client resizes photos to ≈330 KB; this leaves room for an unresized one. */
-export const MAX_FILE_BYTES = 10 * 1024 * 1024;
-
-/** A file of a request, received to a scratch file. */
-export interface ReceivedFile {
-  path: string;
-  size: number;
-  /** As sharp reads its header (lib/reencodeImage.ts `imageTypeOf`). */
-  mime: string;
-}
-
-/** A document as it is kept: its random name in the store, the type it was encoded as, and its size. */
-export interface StoredFile {
-  storageName: string;
-  mime: string;
-  size: number;
-}
-
-export interface UploadStore {
-  /** Writes a request's file to a scratch file as it arrives (remove it with `discard`). */
-  receive(stream: Readable): Promise<ReceivedFile>;
-  discard(file: ReceivedFile): Promise<void>;
-  /**
-   * Decodes and encodes the image again (one at a time in the whole server), encrypts it and
-   * keeps it under a new random name. Throws the 400/413 of an image that can't be taken.
-   */
-  store(file: ReceivedFile, field: string): Promise<StoredFile>;
-  read(storageName: string): Promise<Buffer | null>;
-  remove(storageName: string): Promise<void>;
-}
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -142,17 +111,6 @@ export async function sweepOrphanUploads(store: ObjectStore, scratch: ObjectStor
 /** SQL: the upload `u` is a file sent ahead of its step (routes/driver.ts) that the step's answers have not taken. */
 export const NOT_TAKEN_BY_ITS_STEP =
   'NOT EXISTS (SELECT 1 FROM step_answers a WHERE a.driver_id = u.driver_id AND a.step = u.step AND a.files ->> u.field = u.id::text)';
-
-/**
- * Removes stored files that no committed row names any more (a step's answers replaced them). One
- * that can't be removed now is an orphan the sweep at the next start removes: said in the log,
- * never the request's failure.
- */
-export async function removeUnnamedFiles(uploads: UploadStore, storageNames: string[], log: FastifyBaseLogger): Promise<void> {
-  const removals = await Promise.allSettled(storageNames.map((name) => uploads.remove(name)));
-  const notRemoved = removals.filter((result) => result.status === 'rejected').length;
-  if (notRemoved > 0) log.warn({ notRemoved }, 'Replaced files could not be removed now: the sweep at the next start removes them');
-}
 
 /** A file sent ahead of its step that no step took within this is removed. */
 const UNTAKEN_AGE_MS = 24 * 60 * 60 * 1000;

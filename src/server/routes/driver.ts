@@ -27,7 +27,8 @@ import { fillPlaceholders } from '../../shared/placeholders.js';
 import { driverFromRow, returningDriver } from '../lib/driverStatus.js';
 import { keptAnswersOf, saveStep, type FixRound } from '../lib/saveStep.js';
 import { findUpload, sendUpload } from '../lib/uploadFiles.js';
-import { NOT_TAKEN_BY_ITS_STEP, removeUnnamedFiles } from '../plugins/uploads.js';
+import { removeUnnamedFiles } from '../lib/uploadStore.js';
+import { NOT_TAKEN_BY_ITS_STEP } from '../plugins/uploads.js';
 
 /** A route's path parts, declared: the route reads them, and the lint checks the flow's path names each (`{id}`). */
 const pathParams = (...names: string[]) => ({

@@ -44,11 +44,13 @@ const IMMUTABLE = 'public, max-age=31536000, immutable';
 export const NOT_BUILT_MESSAGE = 'The web app is not built yet. Run `npm run build`, then reload.';
 
 /**
- * What the browser needs to know at run time, rendered into index.html. `dev` is set under
- * `npm run dev`: the build the page comes from, so the page follows later edits (src/client/dev/).
+ * What the browser needs to know at run time, rendered into index.html. `build` names the build
+ * the page's scripts come from; `dev` is set under `npm run dev`: the build the page comes from,
+ * so the page follows later edits (src/client/dev/).
  */
-export function appConfigOf(config: ServerConfig, dev: { version: number } | null = null): AppConfig {
+export function appConfigOf(config: ServerConfig, build: string, dev: { version: number } | null = null): AppConfig {
   return {
+    build,
     firebase: {
       apiKey: config.firebaseApiKey,
       authDomain: `${config.firebaseProjectId}.firebaseapp.com`,
@@ -67,10 +69,13 @@ export function appConfigOf(config: ServerConfig, dev: { version: number } | nul
 }
 
 /** `<` escaped so no value can close the script element. */
-export function appConfigScript(config: ServerConfig, dev: { version: number } | null = null): string {
-  const json = JSON.stringify(appConfigOf(config, dev)).replace(/</g, '\\u003c');
+export function appConfigScript(config: ServerConfig, build: string, dev: { version: number } | null = null): string {
+  const json = JSON.stringify(appConfigOf(config, build, dev)).replace(/</g, '\\u003c');
   return `<script type="application/json" id="app-config">${json}</script>`;
 }
+
+/** Characters of index.html's hash that name a build: enough that two builds never share one. */
+const BUILD_ID_LENGTH = 16;
 
 const ROUTE_PRELOAD_PLACEHOLDER = '<!--route-preload-->';
 
@@ -217,7 +222,7 @@ export const staticRoutes = fp<{ config: ServerConfig; isApiPath: (url: string) 
     const { config, isApiPath } = options;
     const { live } = app;
     const indexFile = join(config.staticDir, 'index.html');
-    const configScript = () => appConfigScript(config, live ? { version: live.state.version } : null);
+    const configScript = (build: string) => appConfigScript(config, build, live ? { version: live.state.version } : null);
     const drawStep = stepDrawings(app.log);
 
     if (!existsSync(indexFile)) app.log.warn(`${indexFile} does not exist yet: pages answer 503 until \`npm run build\` has run.`);
@@ -271,11 +276,13 @@ export const staticRoutes = fp<{ config: ServerConfig; isApiPath: (url: string) 
         if (isMissingFile(error) || error instanceof SyntaxError) return reply.code(503).send({ message: NOT_BUILT_MESSAGE });
         throw error;
       }
-      const drawn = await drawStep(createHash('sha256').update(html).digest('base64url'), path, request.locale);
+      // index.html names the build's scripts: its hash names the build.
+      const build = createHash('sha256').update(html).digest('base64url').slice(0, BUILD_ID_LENGTH);
+      const drawn = await drawStep(build, path, request.locale);
       // A step the browser fills itself is drawn by the browser, filled: drawn here, it would show empty first.
       const shown = drawn && !browserFills(request, drawn) ? drawn.html : null;
       const page = html
-        .replace(CONFIG_PLACEHOLDER, configScript)
+        .replace(CONFIG_PLACEHOLDER, () => configScript(build))
         .replace(ROUTE_PRELOAD_PLACEHOLDER, routePreloads(preloads, request.url, request.locale))
         // A drawn page is in the language it was drawn in.
         .replace(DRAWN_PAGE, (spinner) => shown ?? spinner)

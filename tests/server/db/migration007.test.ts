@@ -17,7 +17,7 @@ import { buildApp } from '../../../src/server/app.js';
 import { readConfig, type ServerConfig } from '../../../src/server/config.js';
 import { migrate, openPglite, type Db } from '../../../src/server/db/db.js';
 import { openAnswers, type StoredAnswers } from '../../../src/server/lib/answers.js';
-import { createDataCipher, type DataCipher } from '../../../src/server/plugins/crypto.js';
+import { createDataCipher, type DataCipher } from '../../../src/server/lib/dataCipher.js';
 import type { QueuePage, ReviewDriver, ReviewedField, ReviewedStep } from '../../../src/shared/review.js';
 import { bearer, JPEG_BYTES, json, PNG_BYTES, staffKey, VEHICLE_IMAGE_FIELDS } from '../../support/server.js';
 

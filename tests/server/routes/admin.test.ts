@@ -6,7 +6,7 @@ import type { FastifyInstance, InjectOptions } from 'fastify';
 import sharp from 'sharp';
 import { runAdminCommand } from '../../../src/cli/admin.js';
 import type { AdminIo } from '../../../src/cli/adminApi.js';
-import { createDataCipher } from '../../../src/server/plugins/crypto.js';
+import { createDataCipher } from '../../../src/server/lib/dataCipher.js';
 import type { QueueDriver, QueuePage, ReviewDriver, ReviewedField, StepAnswersAnswer } from '../../../src/shared/review.js';
 import reviewSchema from '../../../src/shared/review.schema.json';
 import {

@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import type { FastifyInstance } from 'fastify';
 import sharp from 'sharp';
 import { isoDateOffset } from '../../../src/shared/dates.js';
-import { createDataCipher } from '../../../src/server/plugins/crypto.js';
+import { createDataCipher } from '../../../src/server/lib/dataCipher.js';
 import { sweepUntakenUploads } from '../../../src/server/plugins/uploads.js';
 import { HOLDER_STATEMENT } from '../../../src/server/plugins/sessions.js';
 import { createSocialUser } from '../../support/identity.js';

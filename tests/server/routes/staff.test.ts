@@ -4,7 +4,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AuditPage, QueuePage, ReviewDriver, StaffList, StaffRole } from '../../../src/shared/review.js';
-import { STAFF_ROLES, STAFF_SESSION_IDLE_MS, STAFF_SESSION_LIFETIME_MS } from '../../../src/server/plugins/staffAuth.js';
+import { STAFF_ROLES } from '../../../src/server/lib/staffMembers.js';
+import { STAFF_SESSION_IDLE_MS, STAFF_SESSION_LIFETIME_MS } from '../../../src/server/plugins/staffAuth.js';
 import { csvField, SIGN_IN_MESSAGES } from '../../../src/server/routes/staff.js';
 import { createEmulatorUser, signInEmulatorUser } from '../../support/identity.js';
 import {

@@ -25,7 +25,7 @@ import type { JsonObject } from '../../../shared/schemaFiles.js';
 import type { CallContext } from '../../../shared/generated/callContext.js';
 import type { CallForms } from '../../../shared/generated/forms.js';
 import { formError } from '../../errors.js';
-import type { StoredFile } from '../../plugins/uploads.js';
+import type { StoredFile } from '../uploadStore.js';
 import { refusal } from '../../serverMessages.js';
 import { createFormSchemas, type FormSchema } from '../formSchemas.js';
 import { contextNamesOf, payloadKeyOf, type FlowIndex } from './flowIndex.js';

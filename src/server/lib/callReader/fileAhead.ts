@@ -6,7 +6,7 @@
 import type { FastifyRequest } from 'fastify';
 import { expandErrors, fieldOf } from '../../../shared/errors.js';
 import { formError } from '../../errors.js';
-import { MAX_FILE_BYTES, type ReceivedFile, type StoredFile } from '../../plugins/uploads.js';
+import { MAX_FILE_BYTES, type ReceivedFile, type StoredFile } from '../uploadStore.js';
 import { refusal } from '../../serverMessages.js';
 import { messageOf, type CallCheck } from './checkCall.js';
 import type { FlowIndex } from './flowIndex.js';

@@ -7,7 +7,7 @@
 import type { MultipartFile, MultipartValue } from '@fastify/multipart';
 import type { FastifyRequest } from 'fastify';
 import { KEPT_FILE_PREFIX } from '../../../shared/review.js';
-import { MAX_FILE_BYTES, type ReceivedFile } from '../../plugins/uploads.js';
+import { MAX_FILE_BYTES, type ReceivedFile } from '../uploadStore.js';
 import { refusal } from '../../serverMessages.js';
 import { isWellFormedText } from '../wellFormedText.js';
 

@@ -11,7 +11,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { Call, Flow } from '../../../shared/flow.js';
 import type { Locale } from '../../../shared/locales.js';
-import type { StoredFile } from '../../plugins/uploads.js';
+import type { StoredFile } from '../uploadStore.js';
 import { refusal } from '../../serverMessages.js';
 import { createCallCheck, typed, type CallValues, type ContextName, type FormOf, type ReadOptions } from './checkCall.js';
 import { receiveFileAhead } from './fileAhead.js';

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { createDataCipher } from '../../../src/server/plugins/crypto.js';
+import { createDataCipher } from '../../../src/server/lib/dataCipher.js';
 
 describe('the data cipher', () => {
   const cipher = createDataCipher(randomBytes(32));
