@@ -12,6 +12,7 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { isMissingFile } from '../node/fileErrors.js';
+import { DIST } from '../node/projectFiles.js';
 
 /** The local stand-ins' addresses (firebase.json starts the emulator there). */
 export const LOCAL_AUTH_EMULATOR_HOST = '127.0.0.1:9099';
@@ -36,7 +37,7 @@ export interface ServerConfig {
   firebaseApiKey: string;
   /** host:port of the Firebase Auth emulator; always null in production. */
   firebaseAuthEmulatorHost: string | null;
-  /** The built client (dist/). */
+  /** The built client: the content's dist/ (projectFiles.ts), or STATIC_DIR. */
   staticDir: string;
   /** Only behind a reverse proxy that sets X-Forwarded-For; otherwise a client could pick its own IP. */
   trustProxy: boolean;
@@ -360,7 +361,7 @@ const isInside = (child: string, parent: string) => {
 export function readConfig(env: Env = process.env): ServerConfig {
   const production = env.NODE_ENV === 'production';
   const dataDir = dataDirOf(env);
-  const staticDir = resolve(env.STATIC_DIR || 'dist');
+  const staticDir = env.STATIC_DIR ? resolve(env.STATIC_DIR) : DIST;
 
   if (isInside(join(dataDir, 'uploads'), staticDir)) {
     // Uploads are identity documents: they must never be reachable as static files.
