@@ -10,7 +10,7 @@ import { once } from 'node:events';
 import { readdirSync, readFileSync, watch } from 'node:fs';
 import { join, relative } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { buildDist, DIST, type Bundle } from '../node/build.js';
+import { buildDist, type Bundle } from '../node/build.js';
 import { createCallReader, type CallReader } from '../server/lib/callReader/reader.js';
 import { LiveEdits } from '../server/plugins/callReader.js';
 import { startServer } from '../server/main.js';
@@ -57,7 +57,7 @@ export async function startDev(): Promise<void> {
   const build = await buildDist();
   let flow = loadFlow();
   const live = new LiveEdits(createCallReader(flow));
-  const server = await startServer({ live }, { ...process.env, STATIC_DIR: DIST });
+  const server = await startServer({ live });
 
   async function apply(files: string[]) {
     const started = performance.now();

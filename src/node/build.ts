@@ -15,6 +15,7 @@ import * as esbuild from 'esbuild';
 import { precompiledValidatorsCode } from './precompiledValidators.js';
 import {
   CONTENT_ROOT,
+  DIST,
   filesReadBy,
   FLOW_FILE,
   loadFlow,
@@ -56,7 +57,6 @@ export interface DistBuild {
 
 export type Metafile = esbuild.Metafile;
 
-export const DIST = join(CONTENT_ROOT, 'dist');
 const GENERATED = join(CONTENT_ROOT, 'build', 'generated');
 const CLIENT = join(PROJECT_ROOT, 'src', 'client');
 export const METAFILE = join(CONTENT_ROOT, 'build', 'metafile.json');

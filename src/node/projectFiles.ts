@@ -28,10 +28,16 @@ import { isMissingFile } from './fileErrors.js';
 export const PROJECT_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 /**
  * The folder whose schemas/, flows/, locales/ (optional) and tests/fixtures/ the app is made of, and where it is built
- * (dist/, build/): the project itself, or a copy named by ONRAMP_CONTENT_DIR, so a test of
- * `npm run dev` can edit files without touching the project's own.
+ * (dist/, build/): the project itself, or a copy named by ONRAMP_CONTENT_DIR (operations staff's
+ * own content, or a test's copy it edits without touching the project's).
  */
 export const CONTENT_ROOT = process.env.ONRAMP_CONTENT_DIR ? resolve(process.env.ONRAMP_CONTENT_DIR) : PROJECT_ROOT;
+/**
+ * The built client of the content: where every build writes it and what the server serves unless
+ * STATIC_DIR says otherwise (config.ts), so the forms drivers get are those of the content the
+ * server checks answers against.
+ */
+export const DIST = join(CONTENT_ROOT, 'dist');
 export const SCHEMAS_DIR = join(CONTENT_ROOT, 'schemas');
 export const FLOWS_DIR = join(CONTENT_ROOT, 'flows');
 export const FLOW_FILE = join(FLOWS_DIR, 'onboarding.flow.json');

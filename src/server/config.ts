@@ -12,6 +12,7 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { isMissingFile } from '../node/fileErrors.js';
+import { DIST } from '../node/projectFiles.js';
 
 /** The local stand-ins' addresses (firebase.json starts the emulator there). */
 export const LOCAL_AUTH_EMULATOR_HOST = '127.0.0.1:9099';
@@ -36,7 +37,7 @@ export interface ServerConfig {
   firebaseApiKey: string;
   /** host:port of the Firebase Auth emulator; always null in production. */
   firebaseAuthEmulatorHost: string | null;
-  /** The built client (dist/). */
+  /** The built client: the content's dist/ (projectFiles.ts), or STATIC_DIR. */
   staticDir: string;
   /** Only behind a reverse proxy that sets X-Forwarded-For; otherwise a client could pick its own IP. */
   trustProxy: boolean;
@@ -45,8 +46,8 @@ export interface ServerConfig {
   authRateLimit: { max: number; windowMs: number };
   /**
    * The ready-made owner `npm start` signs in with (main.ts): an account in the Auth emulator and a
-   * staff member with every role, made on a first start. Null in production (no emulator there),
-   * and until a start wrote its password (prepareLocalSecrets).
+   * staff member with every role, made on the data folder's first start. Null in production (no
+   * emulator there), and until a start wrote their address and password (prepareLocalSecrets).
    */
   localOwner: { email: string; password: string } | null;
   /** The address drivers open (for resume links), e.g. https://onramp.example.com; null: the request's own origin. */
@@ -142,6 +143,7 @@ function parseDataKey(raw: string, from: string): Buffer {
 
 /** The local secrets' files in DATA_DIR, which prepareLocalSecrets writes and readConfig reads. */
 const DATA_KEY_FILE = 'data-key';
+const OWNER_ADDRESS_FILE = 'local-owner-address';
 const OWNER_PASSWORD_FILE = 'local-owner-password';
 
 /**
@@ -159,12 +161,13 @@ function readDataKeyFile(dataDir: string): Buffer {
 }
 
 /**
- * The local owner, once prepareLocalSecrets made their password as the server started. A
- * configuration read with no start (a test's, the lint's) has none: no owner is made then.
+ * The local owner, once prepareLocalSecrets made their address and password as the server started.
+ * A configuration read with no start (a test's, the lint's) has none: no owner is made then.
  */
 function localOwnerOf(dataDir: string): ServerConfig['localOwner'] {
   try {
-    return { email: LOCAL_OWNER_EMAIL, password: readFileSync(join(dataDir, OWNER_PASSWORD_FILE), 'utf8').trim() };
+    const [email = '', password = ''] = [OWNER_ADDRESS_FILE, OWNER_PASSWORD_FILE].map((file) => readFileSync(join(dataDir, file), 'utf8').trim());
+    return { email, password };
   } catch (error) {
     if (isMissingFile(error)) return null;
     throw error;
@@ -186,22 +189,22 @@ function writeOnce(file: string, text: string): void {
  * The one step that writes configuration, run as a server starts (main.ts) before readConfig,
  * which writes nothing. Outside production, the secrets no one sets there are generated once into
  * DATA_DIR and reused, so `npm start` works with no set-up and data written yesterday can still
- * be read today: the data key (unless DATA_KEY is set) and the local owner's password (the
- * emulator forgets its accounts when it stops; main.ts makes the account again).
+ * be read today: the data key (unless DATA_KEY is set) and the local owner's address and password
+ * (the emulator forgets its accounts when it stops; main.ts makes the account again). The address,
+ * of no real domain (`.local`), is the data folder's own: every local server shares the one
+ * emulator and sets its owner's password there, which would undo the one another folder's printed.
  */
 export function prepareLocalSecrets(env: Env = process.env): void {
   if (env.NODE_ENV === 'production') return;
   const dataDir = dataDirOf(env);
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   if (!env.DATA_KEY) writeOnce(join(dataDir, DATA_KEY_FILE), randomBytes(32).toString('base64'));
+  writeOnce(join(dataDir, OWNER_ADDRESS_FILE), `owner-${randomBytes(4).toString('hex')}@onramp.local`);
   writeOnce(join(dataDir, OWNER_PASSWORD_FILE), randomBytes(12).toString('base64url'));
 }
 
 /** Where the server keeps its local state. */
 export const dataDirOf = (env: Env = process.env) => resolve(env.DATA_DIR || '.data');
-
-/** The local ready-made owner's address (an address of no real domain: `.local`). */
-export const LOCAL_OWNER_EMAIL = 'owner@onramp.local';
 
 /**
  * An address setting, parsed, its scheme one of `schemes`. The messages name the setting and an
@@ -363,7 +366,7 @@ const isInside = (child: string, parent: string) => {
 export function readConfig(env: Env = process.env): ServerConfig {
   const production = env.NODE_ENV === 'production';
   const dataDir = dataDirOf(env);
-  const staticDir = resolve(env.STATIC_DIR || 'dist');
+  const staticDir = env.STATIC_DIR ? resolve(env.STATIC_DIR) : DIST;
 
   if (isInside(join(dataDir, 'uploads'), staticDir)) {
     // Uploads are identity documents: they must never be reachable as static files.

@@ -43,11 +43,11 @@ const page = (target: FastifyInstance, url: string) => target.inject({ method: '
 describe('the web app (dist/)', () => {
   const dist = () => server.config.staticDir;
 
-  it('answers 503 with a message to run the build while dist/index.html does not exist', async () => {
+  it('answers 503 with a message to put a build in STATIC_DIR while its index.html does not exist', async () => {
     await rm(dist(), { recursive: true, force: true });
     const response = await page(app, '/signup');
     expect(response.statusCode).toBe(503);
-    expect(json(response).message).toContain('npm run build');
+    expect(json(response)).toEqual({ message: 'The web app is not built yet. Put a build (`npm run build` makes dist/) in STATIC_DIR, then reload.' });
   });
 
   it('answers a path of over 4,000 characters under an API prefix 404 with a message, as it does once built', async () => {

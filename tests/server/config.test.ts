@@ -232,16 +232,25 @@ describe('readConfig', () => {
     expect(readConfig({ ...env, ...PRODUCTION_STRIPE }).payments.kind).toBe('stripe');
   });
 
-  it('generates the local owner’s password once, readable only by its owner', () => {
+  it('generates the local owner’s address and password once, readable only by its owner, and another owner for another data folder', () => {
     const dataDir = join(scratch, 'owner');
     prepareLocalSecrets({ DATA_DIR: dataDir });
     const first = readConfig({ DATA_DIR: dataDir });
     prepareLocalSecrets({ DATA_DIR: dataDir });
-    const file = join(dataDir, 'local-owner-password');
-    expect(first.localOwner).toEqual({ email: 'owner@onramp.local', password: expect.stringMatching(/^[A-Za-z0-9_-]{16}$/) });
-    expect(statSync(file).mode & 0o077).toBe(0);
-    expect(readFileSync(file, 'utf8').trim()).toBe(first.localOwner?.password);
+    expect(first.localOwner).toEqual({
+      email: expect.stringMatching(/^owner-[0-9a-f]{8}@onramp\.local$/),
+      password: expect.stringMatching(/^[A-Za-z0-9_-]{16}$/),
+    });
+    const files = { 'local-owner-address': first.localOwner?.email, 'local-owner-password': first.localOwner?.password };
+    for (const [name, value] of Object.entries(files)) {
+      const file = join(dataDir, name);
+      expect(statSync(file).mode & 0o077).toBe(0);
+      expect(readFileSync(file, 'utf8').trim()).toBe(value);
+    }
     expect(readConfig({ DATA_DIR: dataDir }).localOwner).toEqual(first.localOwner);
+    const otherDir = join(scratch, 'another-owner');
+    prepareLocalSecrets({ DATA_DIR: otherDir });
+    expect(readConfig({ DATA_DIR: otherDir }).localOwner?.email).not.toBe(first.localOwner?.email);
   });
 
   it('reads PUBLIC_URL without its trailing slash, and refuses what is not an http(s) address', () => {

@@ -240,3 +240,24 @@ describe('a form given an "allOf", an "anyOf" and an array', () => {
     }
   });
 });
+
+describe('a content folder not built yet', () => {
+  it('answers its pages 503 with the build that serves them: the one with the same ONRAMP_CONTENT_DIR', async () => {
+    const content = mkdtempSync(join(tmpdir(), 'onramp-content-'));
+    copies.push(content);
+    for (const path of ['schemas', 'flows', 'locales']) cpSync(join(PROJECT, path), join(content, path), { recursive: true });
+    process.env.ONRAMP_CONTENT_DIR = content;
+    vi.resetModules();
+    const support = await import('../support/server.js');
+    const { DIST } = await import('../../src/node/projectFiles.js');
+    expect(DIST).toBe(join(content, 'dist'));
+    const server = await support.startTestServer({ staticDir: DIST });
+    try {
+      const page = await server.app.inject({ method: 'GET', url: '/signup', headers: { accept: 'text/html' } });
+      expect(page.statusCode).toBe(503);
+      expect(support.json(page)).toEqual({ message: 'The web app is not built yet. Run `npm run build` with the same ONRAMP_CONTENT_DIR, then reload.' });
+    } finally {
+      await server.close();
+    }
+  });
+});

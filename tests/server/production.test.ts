@@ -2,7 +2,6 @@
 // node, NODE_ENV=production, no emulator. It refuses to start, in one clear line, without what
 // production needs; with it, it makes its folders under DATA_DIR and answers the health checks.
 import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,30 +10,9 @@ import { PROJECT_ROOT } from '../../src/node/projectFiles.js';
 import { installProduction } from '../../tools/productionInstall.js';
 import { freePort, runningPostgres, type TestPostgres } from '../../tools/postgres.js';
 import { startServerProcess } from '../../tools/serverProcess.js';
+import { productionEnv } from '../support/production.js';
 
 const SERVER = join(PROJECT_ROOT, 'build', 'server', 'main.mjs');
-
-/** Everything production asks for, but the database. */
-const productionEnv = (dataDir: string): Record<string, string> => ({
-  PATH: process.env.PATH ?? '',
-  NODE_ENV: 'production',
-  DATA_DIR: dataDir,
-  DATA_KEY: randomBytes(32).toString('base64'),
-  FIREBASE_PROJECT_ID: 'onramp-production-test',
-  FIREBASE_API_KEY: 'AIzaTestKey',
-  STRIPE_SECRET_KEY: 'sk_test_production',
-  STRIPE_PUBLISHABLE_KEY: 'pk_test_production',
-  STRIPE_PRICE_ID: 'price_weekly',
-  STRIPE_WEBHOOK_SECRET: 'whsec_production',
-  SMTP_URL: 'smtps://onramp:secret@smtp.onramp.example:465',
-  MAIL_FROM: 'Onramp <no-reply@onramp.example>',
-  TWILIO_ACCOUNT_SID: 'AC00000000000000000000000000000000',
-  TWILIO_AUTH_TOKEN: 'twilio-auth-token',
-  TWILIO_FROM: '+12025550100',
-  PORT: '0',
-  // No balancer to wait for on SIGTERM (src/server/shutdown.ts).
-  SHUTDOWN_GRACE_MS: '0',
-});
 
 interface Run {
   code: number | null;

@@ -72,14 +72,15 @@ export async function addStaff(
 }
 
 /**
- * The local ready-made owner (`npm start`, never production): their emulator account, made again
- * whenever the emulator forgot it, and on the first start (no staff yet) a staff member with every
- * role. Answers whether they are a staff member now (an owner may have removed them since).
+ * The local ready-made owner of a data folder (`npm start`, never production): their emulator
+ * account, made again whenever the emulator forgot it, and on the folder's first start (their
+ * address never yet among the staff) a staff member with every role. Answers whether they are a
+ * staff member now (an owner may have removed them since).
  */
 export async function ensureLocalOwner(app: FastifyInstance, owner: { email: string; password: string }): Promise<boolean> {
   const account = await app.identity.ensureAccount(owner.email, { password: owner.password, emailVerified: true });
-  const { rows } = await app.db.query<{ staff: number }>('SELECT count(*)::int AS staff FROM staff');
-  if (rows[0]!.staff === 0) {
+  const { rows } = await app.db.query('SELECT 1 FROM staff WHERE email = $1', [owner.email]);
+  if (rows.length === 0) {
     await addStaff(app, { email: owner.email, roles: [...STAFF_ROLES], firebaseUid: account.uid }, { staffId: null, actor: 'npm start', ip: null });
     return true;
   }

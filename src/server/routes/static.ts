@@ -16,7 +16,7 @@ import type { ServerConfig } from '../config.js';
 import type { AppConfig } from '../../shared/appConfig.js';
 import type { RouteScripts } from '../../node/build.js';
 import { isMissingFile } from '../../node/fileErrors.js';
-import { ROUTE_PRELOADS, SSR_BUNDLE } from '../../node/projectFiles.js';
+import { CONTENT_ROOT, DIST, PROJECT_ROOT, ROUTE_PRELOADS, SSR_BUNDLE } from '../../node/projectFiles.js';
 import type { Locale } from '../../shared/locales.js';
 import { SERVER_PAGE_ELEMENT_ID, type ServerPage } from '../../shared/serverPage.js';
 import { DRAFT_STEP_SEPARATOR, DRAFTS_COOKIE, SENT_AWAY_COOKIE, TOKEN_COOKIE } from '../../shared/storageKeys.js';
@@ -41,7 +41,17 @@ export const CONFIG_PLACEHOLDER = '<!--app-config-->';
  */
 export const HASHED_ASSET = /[/\\]assets[/\\](chunks[/\\])?[\w.-]+-[A-Z0-9]{8}\.js(\.br|\.gz)?$/;
 const IMMUTABLE = 'public, max-age=31536000, immutable';
-export const NOT_BUILT_MESSAGE = 'The web app is not built yet. Run `npm run build`, then reload.';
+
+/**
+ * What a page answers while the folder served holds no build: advice that fills that folder. The
+ * build writes the content's dist/, so with a content folder it must be run with the same one; a
+ * STATIC_DIR elsewhere is filled by whoever set it. No path is named: the answer reaches anyone.
+ */
+export function notBuiltMessage(staticDir: string): string {
+  if (staticDir !== DIST) return 'The web app is not built yet. Put a build (`npm run build` makes dist/) in STATIC_DIR, then reload.';
+  const build = CONTENT_ROOT === PROJECT_ROOT ? '`npm run build`' : '`npm run build` with the same ONRAMP_CONTENT_DIR';
+  return `The web app is not built yet. Run ${build}, then reload.`;
+}
 
 /**
  * What the browser needs to know at run time, rendered into index.html. `build` names the build
@@ -225,7 +235,8 @@ export const staticRoutes = fp<{ config: ServerConfig; isApiPath: (url: string) 
     const configScript = (build: string) => appConfigScript(config, build, live ? { version: live.state.version } : null);
     const drawStep = stepDrawings(app.log);
 
-    if (!existsSync(indexFile)) app.log.warn(`${indexFile} does not exist yet: pages answer 503 until \`npm run build\` has run.`);
+    const notBuilt = notBuiltMessage(config.staticDir);
+    if (!existsSync(indexFile)) app.log.warn(`${indexFile} does not exist yet, so pages answer 503: ${notBuilt}`);
     await app.register(fastifyStatic, {
       root: config.staticDir,
       // index.html is only ever sent with its configuration filled in (the fallback below).
@@ -273,7 +284,7 @@ export const staticRoutes = fp<{ config: ServerConfig; isApiPath: (url: string) 
         ) as RouteScripts;
       } catch (error) {
         // No page built (or one cut short): the answer says so rather than a bare error.
-        if (isMissingFile(error) || error instanceof SyntaxError) return reply.code(503).send({ message: NOT_BUILT_MESSAGE });
+        if (isMissingFile(error) || error instanceof SyntaxError) return reply.code(503).send({ message: notBuilt });
         throw error;
       }
       // index.html names the build's scripts: its hash names the build.
