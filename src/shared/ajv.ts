@@ -53,6 +53,16 @@ const shared = { lenient: undefined as Ajv | undefined, strict: undefined as Ajv
 const compiledByText = { lenient: new Map<string, ValidateFunction | Error>(), strict: new Map<string, ValidateFunction | Error>() };
 
 /**
+ * The process's Ajv of each kind, set up once: setting one up compiles JSON Schema's meta-schema
+ * and our keywords' (tens of milliseconds each time), which the lint would otherwise do for each
+ * schema it checks files against, and `npm run dev` at each save.
+ */
+export function sharedAjv({ strict = false }: { strict?: boolean } = {}): Ajv {
+  const kind = strict ? 'strict' : 'lenient';
+  return (shared[kind] ??= createAjv({ strict }));
+}
+
+/**
  * The validator of a self-contained schema, compiled once per text in this process: the lint
  * checks many copies of the same files, and `npm run dev` reads them all again at each save.
  * Throws Ajv's error, each time, for a schema Ajv refuses.
@@ -62,7 +72,7 @@ export function compileOnce<T = unknown>(schema: object, { strict = false }: { s
   const text = JSON.stringify(schema);
   let compiled = compiledByText[kind].get(text);
   if (!compiled) {
-    const ajv = (shared[kind] ??= createAjv({ strict }));
+    const ajv = sharedAjv({ strict });
     try {
       compiled = ajv.compile(schema);
     } catch (error) {

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { readFileSync, rmSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
@@ -44,6 +44,25 @@ describe('npm run lint:schemas', () => {
       expect(lines.at(-1)).toMatch(
         new RegExp(`^schemas and flow: ${edit.expect.length - warnings} problems, ${warnings} warnings \\(checked in \\d+ ms, \\d+ ms in all\\)$`),
       );
+    } finally {
+      rmSync(root, { recursive: true });
+    }
+  });
+});
+
+describe('a file that describes others, refused by Ajv', () => {
+  it('is the same problem line at each lint of the process, as npm run dev lints at each save', async () => {
+    const root = copyProject();
+    const file = join(root, 'flows', 'notices.schema.json');
+    writeFileSync(file, readFileSync(file, 'utf8').replace('"type": "object"', '"type": "objekt"'));
+    try {
+      const lint = async () =>
+        (await lintProject(root, registry, { fixturesAndTranslations: false })).filter((p) => p.file === 'flows/notices.schema.json').map(formatProblem);
+      const expected = [
+        'flows/notices.schema.json:1:1 /: this file no longer describes the files it checks (schema is invalid: data/type must be equal to one of the allowed values, data/type must be array, data/type must match a schema in anyOf) — restore it (git checkout) — editors and the lint need it',
+      ];
+      expect(await lint()).toEqual(expected);
+      expect(await lint()).toEqual(expected);
     } finally {
       rmSync(root, { recursive: true });
     }

@@ -6,9 +6,10 @@
  * Ajv reports every branch of a oneOf/anyOf: a form step with one typo would also be reported
  * as a very wrong screen step. Only the branch the data comes closest to is reported.
  */
+import { createHash } from 'node:crypto';
 import type Ajv from 'ajv';
 import type { ErrorObject, ValidateFunction } from 'ajv';
-import { createAjv } from '../../shared/ajv.js';
+import { sharedAjv } from '../../shared/ajv.js';
 import { isObject, type Json, type JsonObject } from '../../shared/schemaFiles.js';
 import { isWithin, pointer, pointerKeys, suggestion, type Problems } from './problems.js';
 
@@ -42,7 +43,10 @@ function distanceOf(errors: ErrorObject[]): number {
 }
 
 export class SchemaChecker {
-  private readonly ajv: Ajv = createAjv();
+  // The process's one Ajv: setting one up for each describing schema took longer than the checks.
+  private readonly ajv: Ajv = sharedAjv();
+  /** The schema's key in that Ajv, by its content: the tests lint edited copies of the same file beside the shipped one. */
+  private readonly id: string;
   private readonly validate: ValidateFunction;
   private readonly branches = new Map<string, ValidateFunction>();
 
@@ -55,8 +59,15 @@ export class SchemaChecker {
     private readonly schemaFile: string,
     private readonly noun: string,
   ) {
-    this.ajv.addSchema(schema, schemaFile);
-    this.validate = this.ajv.getSchema(schemaFile)!;
+    this.id = `${schemaFile}?${createHash('sha256').update(JSON.stringify(schema)).digest('base64url')}`;
+    try {
+      this.ajv.addSchema(schema, this.id);
+      this.validate = this.ajv.getSchema(this.id)!;
+    } catch (error) {
+      // A schema Ajv refuses is not kept: the same text is refused again, in the same words, at the next lint.
+      this.ajv.removeSchema(this.id).removeSchema(schema);
+      throw error;
+    }
   }
 
   /**
@@ -88,7 +99,7 @@ export class SchemaChecker {
       if (!isObject(node)) return node;
       const copy: JsonObject = {};
       for (const [key, value] of Object.entries(node)) {
-        copy[key] = key === '$ref' && typeof value === 'string' && value.startsWith('#') ? `${this.schemaFile}${value}` : anchor(value);
+        copy[key] = key === '$ref' && typeof value === 'string' && value.startsWith('#') ? `${this.id}${value}` : anchor(value);
       }
       return copy;
     };

@@ -14,7 +14,7 @@ import type Ajv from 'ajv';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { httpErrors } from '@fastify/sensible';
 import type { FastifyInstance, FastifySchema } from 'fastify';
-import { createAjv } from '../../shared/ajv.js';
+import { sharedAjv } from '../../shared/ajv.js';
 import { fillPlaceholders } from '../../shared/placeholders.js';
 import { isObject, type Json, type JsonObject } from '../../shared/schemaFiles.js';
 import clientErrorReportSchema from '../../shared/clientErrorReport.schema.json';
@@ -61,20 +61,17 @@ function refusalOf(validate: ValidateFunction, body: unknown) {
   return httpErrors.badRequest(fillPlaceholders(message, valuesFor(first!, body)));
 }
 
-let contractsAjv: Ajv | undefined;
-
 /**
- * One Ajv with the contracts for every app the process builds, each contract compiled the first
- * time a route asks for it: setting up an Ajv costs more than the rest of building the app, which
- * the lint does at each run (and `npm run dev`'s lint at each save).
+ * The process's Ajv with the contracts for every app the process builds, each contract compiled
+ * the first time a route asks for it: setting up an Ajv costs more than the rest of building the
+ * app, which the lint does at each run (and `npm run dev`'s lint at each save).
  */
+let contractsAdded = false;
 function ajvWithContracts(): Ajv {
-  if (!contractsAjv) {
-    contractsAjv = createAjv();
-    contractsAjv.addSchema(reviewSchema);
-    contractsAjv.addSchema(clientErrorReportSchema);
-  }
-  return contractsAjv;
+  const ajv = sharedAjv();
+  if (!contractsAdded) ajv.addSchema([reviewSchema, clientErrorReportSchema]);
+  contractsAdded = true;
+  return ajv;
 }
 
 /**
