@@ -45,7 +45,7 @@ export default defineConfig({
           name: 'unit',
           include: ['tests/*.test.ts', 'tests/{shared,widgets,client,cli,docs}/**/*.test.{ts,tsx}'],
           isolate: false,
-          setupFiles: ['tests/support/testingLibrary.ts'],
+          setupFiles: ['tests/support/testingLibrary.ts', 'tests/support/indexedDb.ts'],
         },
       },
       { extends: true, test: { name: 'server', include: ['tests/server/**/*.test.ts'], isolate: false, globalSetup: services } },

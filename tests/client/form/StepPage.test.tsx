@@ -11,6 +11,7 @@ import { Router } from 'wouter';
 import { memoryLocation } from 'wouter/memory-location';
 import { flow, isFormStep } from '../../../src/client/runtime/flow.js';
 import { StepPage } from '../../../src/client/form/StepPage.js';
+import { removeAllDrafts } from '../../../src/client/runtime/drafts.js';
 import { setItem } from '../../../src/client/runtime/storage.js';
 import { PageSuspense } from '../../../src/client/ui/PageSuspense.js';
 
@@ -52,9 +53,10 @@ async function renderStep(stepId: string) {
   return { user: userEvent.setup(), history: location.history };
 }
 
-beforeEach(() => {
+beforeEach(async () => {
   localStorage.clear();
   document.cookie = 'token=; Max-Age=0; Path=/';
+  await removeAllDrafts();
 });
 afterEach(() => {
   cleanup();
