@@ -11,7 +11,9 @@ import { currentLocale, prepareFirstPage } from '../runtime/locale.js';
 import { beginOpeningRead, type KeyedRead } from '../runtime/reads.js';
 import { draftRead, storedAnswersRead } from '../runtime/stepReads.js';
 import { browserLookup, guardRedirect } from '../runtime/stepFlow.js';
+import { getTokenCookie } from '../runtime/storage.js';
 import { followTypingIn, serverPage } from '../runtime/serverPage.js';
+import { deviceFills } from '../../shared/drawnPage.js';
 import { takeSentAwayCookie } from '../runtime/storage.js';
 import { toast } from '../ui/toast.js';
 import { stepSchemaName, type FormStep } from '../../shared/flow.js';
@@ -41,15 +43,18 @@ function prepareOpenedStep(): { ready: Promise<unknown>[]; holdsMore: () => bool
   const reads = [noted, stored].flatMap((read: KeyedRead<unknown> | null) => (read ? [beginOpeningRead(read)] : []));
   return {
     ready: [...reads, stepPage.load().then((page) => page.prepareStepPage(step))],
-    // What the device knows that the server's drawing has not: a draft, a signed-in driver's
-    // answers sent before, a variant of the form.
-    holdsMore: () => draftFound || stored !== null || stepSchemaName(step, browserLookup()) !== serverPage()?.schema,
+    holdsMore: () =>
+      deviceFills(
+        { reviewed: flow.review.steps.includes(id) },
+        { draft: draftFound, signedIn: getTokenCookie() !== undefined, otherVariant: stepSchemaName(step, browserLookup()) !== serverPage()?.schema },
+      ),
   };
 }
 
 /**
  * Whether the page the server drew is the one the browser would draw first, to be hydrated
- * rather than drawn again: the same step in the same language, with nothing more to show.
+ * rather than drawn again: the same step in the same language, and nothing of the device's to
+ * fill it with (src/shared/drawnPage.ts).
  */
 function drawnAsIs(opened: { holdsMore: () => boolean }): boolean {
   const drawn = serverPage();

@@ -5,15 +5,14 @@
  * sign-in), a dialog asks for it on the page and the submit is sent again: nothing typed is lost,
  * nor by a reload: the answers are kept on the device as a draft (drafts.ts) until the step is sent.
  */
-import { use, useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { use, useCallback, useEffect, useMemo, useState } from 'react';
 import { toast } from '../ui/toast.js';
 import { useLocation } from 'wouter';
 import { buildPayload, stepSchemaName, type Completion, type FormStep, type StepAction } from '../../shared/flow.js';
-import { useValuesSelection, type FormValuesStore } from '../../../widgets/formValues.js';
-import { clearPhoto, getPhoto, isKeptPhoto, setPhoto } from '../../../widgets/photoStore.js';
+import { useValuesSelection } from '../../../widgets/formValues.js';
+import { clearPhoto } from '../../../widgets/photoStore.js';
 import { callApi } from '../runtime/api.js';
 import { CompletionView } from './CompletionView.js';
-import { removeDraft, saveDraft, type Draft } from '../runtime/drafts.js';
 import { callByName, flow, routeOf } from '../runtime/flow.js';
 import { PasswordReset } from './PasswordReset.js';
 import { SignInAgainDialog } from './SignInAgainDialog.js';
@@ -25,13 +24,13 @@ import { loadStepForm, StepFormView, submitTextOf, type LoadedForm } from './Ste
 import type { StepValues } from '../runtime/stepValues.js';
 import { currentLocale, useLocale } from '../runtime/locale.js';
 import { getItem } from '../runtime/storage.js';
-import { readPath, useOpeningRead } from '../runtime/reads.js';
+import { readPath } from '../runtime/reads.js';
 import { listPreloads } from '../../../widgets/index.js';
-import { draftRead } from '../runtime/stepReads.js';
+import { useDraft, useDraftSaving, type OpenedDraft } from './useDraft.js';
 import { useStepFormState } from './useStepFormState.js';
 import { PageSuspense } from '../ui/PageSuspense.js';
 import { useStoredAnswers, type StoredAnswers } from './useStoredAnswers.js';
-import { forgetTypedBeforeScripts, onServer, typedBeforeScriptsRan, typedWhileHydrating, useHydrated } from '../runtime/serverPage.js';
+import { onServer, typedWhileHydrating, useHydrated } from '../runtime/serverPage.js';
 import { reportFault } from '../runtime/faults.js';
 
 export function StepPage({ id, step }: { id: string; step: FormStep }) {
@@ -76,45 +75,13 @@ const sensitiveFieldsOf = (schema: { properties?: Record<string, unknown> }) =>
     .filter(([, property]) => (property as { sensitive?: unknown }).sensitive === true)
     .map(([field]) => field);
 
-/** What a draft may keep on the device: every field but the sensitive ones and those typed in a password input. */
-function draftFieldsOf(form: LoadedForm, sensitive: readonly string[]): { values: string[]; photos: string[] } {
-  const widgetOf = (field: string) => (form.uiSchema[field] as { 'ui:widget'?: unknown } | undefined)?.['ui:widget'];
-  const fields = Object.keys(form.schema.properties ?? {}).filter((field) => !sensitive.includes(field) && widgetOf(field) !== 'password');
-  return { values: fields, photos: fields.filter((field) => widgetOf(field) === 'photo') };
-}
-
-/** Puts a draft's photos back in their slots; answers the values the form starts from (null: no draft). */
-function restoreDraft(draft: Draft | undefined): { values: StepValues } | null {
-  if (!draft) return null;
-  const values = { ...draft.values };
-  for (const [field, photo] of Object.entries(draft.photos)) {
-    setPhoto(field, photo);
-    // A photo's value is its type: a draft saved between a photo and its value still brings back both.
-    values[field] ??= photo.type || undefined;
-  }
-  return { values };
-}
-
-/** The step's draft on this device, read afresh each time the step opens; its photos go back in their slots. */
-function useDraft(stepId: string): { ready: boolean; values?: StepValues } {
-  // None on the server: a draft is the device's.
-  const [read] = useState(() => (onServer ? null : draftRead(stepId)));
-  const { data, error } = useOpeningRead(read, restoreDraft);
-  return { ready: read === null || data !== undefined || error !== undefined, values: data?.values ?? undefined };
-}
-
 /** The step's form, once what the driver sent before (a reviewed step they come back to) and their draft are here to fill it. */
 function StepForm({ id, step, schemaName }: { id: string; step: FormStep; schemaName: string }) {
   const form = use(loadStepForm(schemaName, useLocale()));
   const sensitiveFields = useMemo(() => sensitiveFieldsOf(form.schema as { properties?: Record<string, unknown> }), [form]);
-  // The same object while the form stays: the draft's saving subscribes with it.
-  const keep = useMemo(() => draftFieldsOf(form, sensitiveFields), [form, sensitiveFields]);
   const stored = useStoredAnswers(id, sensitiveFields);
-  const draft = useDraft(id);
-  // What was typed into the server's drawn form before the scripts ran: the newest of all.
-  const [typed] = useState(() => pickFields(typedBeforeScriptsRan(), Object.keys(form.schema.properties ?? {})));
-  useEffect(forgetTypedBeforeScripts, []);
-  if (!stored.ready || !draft.ready) {
+  const opened = useDraft(id, form, sensitiveFields, stored);
+  if (!opened) {
     return (
       <Layout>
         <p className="step-loading" role="status">
@@ -123,80 +90,22 @@ function StepForm({ id, step, schemaName }: { id: string; step: FormStep; schema
       </Layout>
     );
   }
-  // The draft is newer than what was sent: what the driver typed since wins.
-  const kept = draft.values ? { ...stored.formData, ...draft.values } : stored.formData;
-  const initial = Object.keys(typed).length > 0 ? { ...kept, ...typed } : kept;
-  return <FilledStepForm id={id} step={step} form={form} stored={stored} initial={initial} keep={keep} typedBefore={typed} />;
+  return <FilledStepForm id={id} step={step} form={form} stored={stored} opened={opened} />;
 }
-
-const pickFields = (values: StepValues, fields: string[]): StepValues => Object.fromEntries(Object.entries(values).filter(([field]) => fields.includes(field)));
-
-/**
- * Saves the answers as a draft a moment after the driver stops typing, once they typed anything
- * (a step only opened keeps nothing; what was typed into the server's drawn form before the
- * scripts ran, `typedBefore`, counts), until the step is sent: then `sent()` stops it.
- */
-function useDraftSaving(stepId: string, values: FormValuesStore, keep: { values: string[]; photos: string[] }, typedBefore: boolean) {
-  const isSent = useRef(false);
-  useEffect(() => {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const save = () => {
-      timer = undefined;
-      if (isSent.current) return;
-      const kept = Object.fromEntries(Object.entries(values.all()).filter(([field]) => keep.values.includes(field)));
-      // A photo sent before stays on the server; only a new one is kept here.
-      const photos = Object.fromEntries(
-        keep.photos.flatMap((field) => {
-          const photo = isKeptPhoto(field) ? undefined : getPhoto(field);
-          return photo ? [[field, photo]] : [];
-        }),
-      );
-      void saveDraft(getItem('driver_id'), stepId, { values: kept, photos });
-    };
-    const saveSoon = () => {
-      clearTimeout(timer);
-      timer = setTimeout(save, DRAFT_SAVE_DELAY_MS);
-    };
-    // Leaving the page (a reload, another app, the tab closed) with keys not yet kept: kept now.
-    const saveWaiting = () => {
-      if (timer === undefined) return;
-      clearTimeout(timer);
-      save();
-    };
-    const unsubscribe = values.subscribe(saveSoon);
-    if (typedBefore) saveSoon();
-    window.addEventListener('pagehide', saveWaiting);
-    return () => {
-      unsubscribe();
-      clearTimeout(timer);
-      window.removeEventListener('pagehide', saveWaiting);
-    };
-  }, [stepId, values, keep, typedBefore]);
-  return {
-    sent: () => {
-      isSent.current = true;
-    },
-  };
-}
-
-/** Long enough not to write at every key press, short enough that a tab killed right after typing keeps it. */
-const DRAFT_SAVE_DELAY_MS = 300;
 
 interface FilledStepFormProps {
   id: string;
   step: FormStep;
   form: LoadedForm;
   stored: StoredAnswers;
-  initial?: StepValues;
-  keep: { values: string[]; photos: string[] };
-  /** What was typed into the server's drawn form before the scripts ran (in `initial` too): kept as a draft at once. */
-  typedBefore: StepValues;
+  opened: OpenedDraft;
 }
 
-function FilledStepForm({ id, step, form, stored, initial, keep, typedBefore }: FilledStepFormProps) {
+function FilledStepForm({ id, step, form, stored, opened }: FilledStepFormProps) {
   const [, navigate] = useLocation();
+  const { initial, typedBefore } = opened;
   const state = useStepFormState(initial);
-  const draft = useDraftSaving(id, state.values, keep, Object.keys(typedBefore).length > 0);
+  const draft = useDraftSaving(id, state.values, opened);
   // Keyed by the fixes still to make, so the context (and the fields) change only when one is made.
   const openFixes = useValuesSelection(state.values, (all) => JSON.stringify(stored.openFixes(all)));
   const formContext = useMemo(() => {
@@ -215,14 +124,13 @@ function FilledStepForm({ id, step, form, stored, initial, keep, typedBefore }: 
     // A new try: the last one's errors no longer stand.
     toast.dismiss();
     state.showServerErrors(undefined);
+    // The draft is kept under the driver it was saved for: a sign-up's, before the driver had an id.
     const driverBefore = getItem('driver_id');
     try {
       const outcome = await submitStep(id, step, submitted);
       if (outcome.ok) {
         for (const field of Object.keys(form.schema.properties ?? {})) clearPhoto(field);
-        // Under the driver it was kept for (a sign-up's draft was kept before the driver had an id).
-        draft.sent();
-        await removeDraft(driverBefore, id);
+        await draft.sent(driverBefore);
         if (outcome.successToast) toast.success(outcome.successToast);
         if ('completion' in outcome) setCompletion(outcome.completion);
         else go(outcome.navigation);

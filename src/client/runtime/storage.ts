@@ -4,6 +4,7 @@
  * the `token` cookie (path /). Every access is guarded, because storage can throw (private mode, a web view
  * with storage disabled, a full quota) and a driver must never see a crash for it.
  */
+import { draftSteps } from '../../shared/drawnPage.js';
 import { DRAFT_STEP_SEPARATOR, DRAFTS_COOKIE, SENT_AWAY_COOKIE, STORAGE_KEYS, TOKEN_COOKIE, type StorageKey } from '../../shared/storageKeys.js';
 
 const COOKIE_MAX_AGE_SECONDS = 24 * 60 * 60; // as long as a server session lives
@@ -53,7 +54,7 @@ const DRAFTS_COOKIE_MAX_AGE_SECONDS = 400 * 24 * 60 * 60;
 
 /** Names `step` in the drafts cookie (a draft of it is kept on the device), or takes it out. */
 export function noteDraftCookie(step: string, kept: boolean): void {
-  const steps = new Set(getCookie(DRAFTS_COOKIE)?.split(DRAFT_STEP_SEPARATOR) ?? []);
+  const steps = new Set(draftSteps(getCookie(DRAFTS_COOKIE)));
   if (kept === steps.has(step)) return;
   if (kept) steps.add(step);
   else steps.delete(step);

@@ -19,7 +19,8 @@ import { isMissingFile } from '../../node/fileErrors.js';
 import { CONTENT_ROOT, DIST, PROJECT_ROOT, ROUTE_PRELOADS, SSR_BUNDLE } from '../../node/projectFiles.js';
 import type { Locale } from '../../shared/locales.js';
 import { SERVER_PAGE_ELEMENT_ID, type ServerPage } from '../../shared/serverPage.js';
-import { DRAFT_STEP_SEPARATOR, DRAFTS_COOKIE, SENT_AWAY_COOKIE, TOKEN_COOKIE } from '../../shared/storageKeys.js';
+import { deviceFills, draftSteps } from '../../shared/drawnPage.js';
+import { DRAFTS_COOKIE, SENT_AWAY_COOKIE, TOKEN_COOKIE } from '../../shared/storageKeys.js';
 import { failingGuard, splitSource, type Guard } from '../../shared/flow.js';
 import { pathToFileURL } from 'node:url';
 import fp from 'fastify-plugin';
@@ -168,15 +169,9 @@ function cookieOf(request: FastifyRequest, name: string): string | undefined {
     ?.slice(prefix.length);
 }
 
-/**
- * Whether the browser fills the step with what only it can read, so that the server's drawing
- * would show empty first: a draft kept on the device (named in the drafts cookie), or, on a reviewed
- * step, a signed-in driver's answers sent before (read with the token the cookie holds; only its
- * presence is looked at here, as the browser's stepReads.ts does).
- */
+/** Whether the browser fills the step with what only it can read (src/shared/drawnPage.ts), as its cookies tell. */
 function browserFills(request: FastifyRequest, { step, reviewed }: DrawnStep): boolean {
-  if ((cookieOf(request, DRAFTS_COOKIE) ?? '').split(DRAFT_STEP_SEPARATOR).includes(step)) return true;
-  return reviewed && Boolean(cookieOf(request, TOKEN_COOKIE));
+  return deviceFills({ reviewed }, { draft: draftSteps(cookieOf(request, DRAFTS_COOKIE)).includes(step), signedIn: Boolean(cookieOf(request, TOKEN_COOKIE)) });
 }
 
 /**

@@ -11,6 +11,7 @@ import { Router } from 'wouter';
 import { memoryLocation } from 'wouter/memory-location';
 import { flow, isFormStep } from '../../../src/client/runtime/flow.js';
 import { StepPage } from '../../../src/client/form/StepPage.js';
+import { readDraft, removeAllDrafts, saveDraft } from '../../../src/client/runtime/drafts.js';
 import { setItem } from '../../../src/client/runtime/storage.js';
 import { PageSuspense } from '../../../src/client/ui/PageSuspense.js';
 
@@ -52,9 +53,10 @@ async function renderStep(stepId: string) {
   return { user: userEvent.setup(), history: location.history };
 }
 
-beforeEach(() => {
+beforeEach(async () => {
   localStorage.clear();
   document.cookie = 'token=; Max-Age=0; Path=/';
+  await removeAllDrafts();
 });
 afterEach(() => {
   cleanup();
@@ -112,6 +114,23 @@ describe('the step page, on the email code step', () => {
     expect(localStorage.getItem('token')).toBe('session-token');
     expect(localStorage.getItem('driver_id')).toBe('driver-1');
     expect(document.cookie).toContain('token=session-token');
+  });
+
+  it('opens with the code kept as a draft on this device, and forgets the draft once the code is sent', async () => {
+    localStorage.setItem('email', 'ana@example.com');
+    localStorage.setItem('token', 'sign-up-token');
+    await saveDraft(undefined, 'verifyEmail', { values: { otp: '12' }, photos: {} });
+    serveApi({
+      'POST /auth/validateOTP': { status: 200, body: { token: 'session-token', driverId: 'driver-1', data: { isSocial: false } } },
+      'POST /auth/sendPhoneOTP': { status: 201, body: {} },
+    });
+    const { user, history } = await renderStep('verifyEmail');
+    const code = await screen.findByRole('textbox', { name: /^Email code/ });
+    expect(code).toHaveValue('12');
+    await user.type(code, '34');
+    await user.click(screen.getByRole('button', { name: 'Continue' }));
+    await waitFor(() => expect(history.at(-1)).toBe('/verify-otp-phone'));
+    expect(await readDraft(undefined, 'verifyEmail')).toBeUndefined();
   });
 
   it('resends the code with "Resend" and says "Email Resent Sent Successfully."', async () => {
