@@ -12,6 +12,8 @@ const TAG_BYTES = 16;
 export interface DataCipher {
   /** iv | ciphertext | tag. `context` (e.g. "ssn:<driver id>") is bound as associated data. */
   encrypt(plain: Buffer | string, context: string): Buffer;
+  /** The same sealing of bytes read as they come: a large file is never whole in memory. */
+  encryptStream(plain: AsyncIterable<Buffer>, context: string): AsyncGenerator<Buffer>;
   /** Throws if the data or its context was changed. */
   decrypt(sealed: Uint8Array, context: string): Buffer;
   /** Keyed hash (hex) of a sensitive value in its context: equal values compare equal, nothing else shows. */
@@ -36,6 +38,14 @@ export function createDataCipher(dataKey: Buffer): DataCipher {
       cipher.setAAD(Buffer.from(context));
       const body = Buffer.concat([cipher.update(typeof plain === 'string' ? Buffer.from(plain) : plain), cipher.final()]);
       return Buffer.concat([iv, body, cipher.getAuthTag()]);
+    },
+    async *encryptStream(plain, context) {
+      const iv = randomBytes(IV_BYTES);
+      const cipher = createCipheriv('aes-256-gcm', encryptionKey, iv);
+      cipher.setAAD(Buffer.from(context));
+      yield iv;
+      for await (const chunk of plain) yield cipher.update(chunk);
+      yield Buffer.concat([cipher.final(), cipher.getAuthTag()]);
     },
     decrypt(sealed, context) {
       const bytes = Buffer.from(sealed);

@@ -75,17 +75,13 @@ export async function imageTypeOf(path: string): Promise<string> {
   }
 }
 
-export interface ReencodedImage {
-  bytes: Buffer;
-  mime: string;
-}
-
 /**
- * The image in the file at `path` decoded, turned upright and encoded again without metadata.
- * Throws a 413 for more than 40 megapixels and a 400 for bytes that are not a readable image of
+ * The image in the file at `path` decoded, turned upright and encoded again without metadata into
+ * the file at `to` (libvips writes it as it encodes: the encoded image is never whole in memory).
+ * Returns the type it was encoded as. Throws a 413 for more than 40 megapixels and a 400 for bytes that are not a readable image of
  * a format taken; both carry the message under `field` too, so the form shows it beside that photo.
  */
-export async function reencodeImage(path: string, field: string): Promise<ReencodedImage> {
+export async function reencodeImage(path: string, to: string, field: string): Promise<string> {
   const refuse = (status: 400 | 413) => refusal(status, status === 413 ? 'files.imageTooLarge' : 'files.imageUnreadable', { fields: [field] });
   let header: Metadata;
   try {
@@ -100,7 +96,8 @@ export async function reencodeImage(path: string, field: string): Promise<Reenco
   try {
     // failOn 'warning' (sharp's default, said here on purpose): a truncated or damaged image is refused.
     const image = sharp(path, { limitInputPixels: MAX_IMAGE_PIXELS, failOn: 'warning', pages: 1 }).rotate();
-    return { bytes: await rewrite.encode(image).toBuffer(), mime: rewrite.mime };
+    await rewrite.encode(image).toFile(to);
+    return rewrite.mime;
   } catch (error) {
     if (error instanceof Error && /pixel limit/i.test(error.message)) throw refuse(413);
     throw refuse(400);

@@ -81,6 +81,8 @@ export interface Sessions {
   exchangeResume(tx: Queryable, token: string, driverId: string): Promise<IssuedToken | null>;
   /** Whether the holder signed in with Firebase within FRESH_SIGN_IN_MS. */
   isFresh(holder: TokenHolder): boolean;
+  /** The Firebase user's "valid since", as asked at most once per VALID_SINCE_TTL_MS (staff sessions end by it too). */
+  validSince(uid: string): Promise<Date | null>;
 }
 
 declare module 'fastify' {
@@ -204,6 +206,7 @@ export const sessionsPlugin = fp(
         return issue(tx, driverId, 'session', SESSION_LIFETIME_MS, null);
       },
       isFresh: (holder) => holder.authenticatedAt !== null && app.now().getTime() - holder.authenticatedAt.getTime() <= FRESH_SIGN_IN_MS,
+      validSince: validSinceOf,
     };
     app.decorate('sessions', sessions);
     app.decorateRequest('driverId', '');

@@ -4,8 +4,9 @@
  * only as a SHA-256:
  *
  * - a staff session: made by POST /admin/session from a fresh Firebase ID token (routes/staff.ts).
- *   It ends after 15 idle minutes, 8 hours after the sign-in, at sign-out, and when the person is
- *   removed. Apart from drivers' sessions (plugins/sessions.ts): neither opens the other's routes.
+ *   It ends after 15 idle minutes, 8 hours after the sign-in, at sign-out, when the person is
+ *   removed, and when their password changes, however it was changed: Firebase moves their "valid
+ *   since", and a session made before it ends, as a driver's does (plugins/sessions.ts). Apart from drivers' sessions (plugins/sessions.ts): neither opens the other's routes.
  * - a staff key (`onramp-key-…`): what the command line and scripts act with, for one person,
  *   made by that person signed in (or by `npm run admin -- staff add`) and revocable by an owner.
  *
@@ -56,6 +57,8 @@ export interface StaffAuth {
   /** A new staff session for the person, who signed in with Firebase at `authenticatedAt`. */
   startSession(staffId: string, authenticatedAt: Date): Promise<{ token: string; expiresAt: Date }>;
   endSession(token: string): Promise<void>;
+  /** Ends the person's sessions made before `before` (a new password). */
+  endOlderThan(staffId: string, before: Date): Promise<void>;
   /** A new key for the person: the key itself is answered once and never kept. */
   createKey(staffId: string, label: string, db?: Queryable): Promise<{ id: string; key: string }>;
 }
@@ -89,19 +92,29 @@ interface HolderRow {
   seen: Date | null;
 }
 
+interface SessionRow extends HolderRow {
+  created_at: Date;
+  firebase_uid: string;
+}
+
 export const staffAuthPlugin = fp(
   async (app) => {
     const sessionHolder = async (token: string): Promise<StaffHolder | null> => {
       const now = app.now();
       const hash = hashSecret(token);
-      const { rows } = await app.db.query<HolderRow>(
-        `SELECT st.id, st.email, st.roles, ss.authenticated_at, ss.expires_at, ss.last_seen_at AS seen
+      const { rows } = await app.db.query<SessionRow>(
+        `SELECT st.id, st.email, st.roles, ss.authenticated_at, ss.expires_at, ss.last_seen_at AS seen, ss.created_at, st.firebase_uid
          FROM staff_sessions ss JOIN staff st ON st.id = ss.staff_id
          WHERE ss.token_hash = $1 AND ss.expires_at > $2 AND ss.last_seen_at > $3 AND st.removed_at IS NULL`,
         [hash, now, new Date(now.getTime() - STAFF_SESSION_IDLE_MS)],
       );
       const row = rows[0];
       if (!row) return null;
+      const since = await app.sessions.validSince(row.firebase_uid);
+      if (since && new Date(row.created_at).getTime() < since.getTime()) {
+        await staffAuth.endOlderThan(row.id, since);
+        return null;
+      }
       if (now.getTime() - new Date(row.seen!).getTime() > LAST_SEEN_GRANULARITY_MS) {
         await app.db.query('UPDATE staff_sessions SET last_seen_at = $2 WHERE token_hash = $1', [hash, now]);
       }
@@ -152,6 +165,9 @@ export const staffAuthPlugin = fp(
       },
       async endSession(token) {
         if (SESSION_PATTERN.test(token)) await app.db.query('DELETE FROM staff_sessions WHERE token_hash = $1', [hashSecret(token)]);
+      },
+      async endOlderThan(staffId, before) {
+        await app.db.query('DELETE FROM staff_sessions WHERE staff_id = $1 AND created_at < $2', [staffId, before]);
       },
       async createKey(staffId, label, db = app.db) {
         const key = `${STAFF_KEY_PREFIX}${randomBytes(32).toString('base64url')}`;

@@ -9,15 +9,16 @@
  * once hold a few megabytes each, not hundreds.
  */
 import { randomBytes } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
+import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import pLimit from 'p-limit';
 import type { FastifyRequest } from 'fastify';
 import type { StorageConfig } from '../config.js';
 import type { Db } from '../db/db.js';
-import { imageTypeOf, reencodeImage, type ReencodedImage } from '../lib/reencodeImage.js';
+import { imageTypeOf, reencodeImage } from '../lib/reencodeImage.js';
 import { createDiskStore } from '../storage/diskStore.js';
 import type { ObjectStore } from '../storage/objectStore.js';
 import type { DataCipher } from '../lib/dataCipher.js';
@@ -48,9 +49,10 @@ export function createUploadStore(store: ObjectStore, scratchDir: string, cipher
     if (!STORAGE_NAME.test(storageName)) throw new Error('Not an upload storage name.');
     return storageName;
   };
+  const scratchPath = () => join(scratchDir, `${randomBytes(16).toString('hex')}.part`);
   return {
     async receive(stream) {
-      const path = join(scratchDir, `${randomBytes(16).toString('hex')}.part`);
+      const path = scratchPath();
       const file = createWriteStream(path, { mode: 0o600, flags: 'wx' });
       try {
         await pipeline(stream, file);
@@ -62,11 +64,18 @@ export function createUploadStore(store: ObjectStore, scratchDir: string, cipher
     },
     discard: (file) => rm(file.path, { force: true }),
     async store(file, field) {
-      const image: ReencodedImage = await REENCODE_SLOTS(() => reencodeImage(file.path, field));
-      const storageName = `${randomBytes(16).toString('hex')}.bin`;
-      // The name is the associated data: an object copied over another's name will not decrypt.
-      await store.put(storageName, cipher.encrypt(image.bytes, `upload:${storageName}`));
-      return { storageName, mime: image.mime, size: image.bytes.length };
+      // Encoded to a scratch file and sealed from it as it is read: a chunk at a time in memory.
+      const encoded = scratchPath();
+      try {
+        const mime = await REENCODE_SLOTS(() => reencodeImage(file.path, encoded, field));
+        const storageName = `${randomBytes(16).toString('hex')}.bin`;
+        const source = createReadStream(encoded);
+        // The name is the associated data: an object copied over another's name will not decrypt.
+        await store.put(storageName, Readable.from(cipher.encryptStream(source, `upload:${storageName}`)));
+        return { storageName, mime, size: source.bytesRead };
+      } finally {
+        await rm(encoded, { force: true });
+      }
     },
     async read(storageName) {
       const sealed = await store.get(checked(storageName));

@@ -177,6 +177,9 @@ export async function staffRoutes(app: FastifyInstance, options: { rateLimit: { 
           }
           await app.db.query('UPDATE staff SET firebase_uid = $2 WHERE id = $1 AND firebase_uid IS NULL', [staff.id, user.uid]);
         }
+        // A new password (or a revocation) moves Firebase's "valid since": sessions made before it end.
+        const validSince = await app.identity.tokensValidSince(user.uid);
+        if (validSince) await app.staffAuth.endOlderThan(staff.id, validSince);
         const session = await app.staffAuth.startSession(staff.id, user.authTime);
         await app.audit.recordAs({ staffId: staff.id, actor: staff.email, ip: request.ip }, { action: 'staff.sign-in' });
         return { token: session.token, email: staff.email, roles: staff.roles, via: 'session', expiresAt: session.expiresAt.toISOString() };

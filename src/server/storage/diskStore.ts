@@ -1,6 +1,8 @@
 /** Documents as files of one folder on this machine (DATA_DIR/uploads): the local default. */
-import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { createWriteStream } from 'node:fs';
+import { mkdir, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { pipeline } from 'node:stream/promises';
 import type { ObjectStore } from './objectStore.js';
 import { isMissingFile } from '../../node/fileErrors.js';
 
@@ -8,7 +10,14 @@ export async function createDiskStore(dir: string): Promise<ObjectStore> {
   await mkdir(dir, { recursive: true, mode: 0o700 });
   return {
     async put(name, sealed) {
-      await writeFile(join(dir, name), sealed, { mode: 0o600, flag: 'wx' });
+      const path = join(dir, name);
+      try {
+        await pipeline(sealed, createWriteStream(path, { mode: 0o600, flags: 'wx' }));
+      } catch (error) {
+        // Half a file under its name would be an object that never decrypts.
+        await rm(path, { force: true });
+        throw error;
+      }
     },
     async get(name) {
       try {

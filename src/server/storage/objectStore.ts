@@ -3,8 +3,11 @@
  * or an S3-compatible bucket that every server instance shares. The store sees only sealed bytes:
  * encryption is done before (plugins/uploads.ts).
  */
+import type { Readable } from 'node:stream';
+
 export interface ObjectStore {
-  put(name: string, sealed: Buffer): Promise<void>;
+  /** Writes the sealed bytes as they come. */
+  put(name: string, sealed: Readable): Promise<void>;
   /** The bytes, or null when there is no such object. */
   get(name: string): Promise<Buffer | null>;
   delete(name: string): Promise<void>;

@@ -28,8 +28,10 @@ export function createS3Store(config: Extract<StorageConfig, { kind: 's3' }>): O
   const bucket = config.bucket;
   return {
     async put(name, sealed) {
+      // Whole in memory here: the SDK sends the body again when it retries, and a stream is read once.
+      const body = Buffer.concat(await sealed.toArray());
       await client
-        .send(new PutObjectCommand({ Bucket: bucket, Key: name, Body: sealed, ContentType: 'application/octet-stream', ContentLength: sealed.length }))
+        .send(new PutObjectCommand({ Bucket: bucket, Key: name, Body: body, ContentType: 'application/octet-stream', ContentLength: body.length }))
         .catch(unavailable);
     },
     async get(name) {

@@ -2,12 +2,13 @@
 // apart, sessions that end (idle, 8 hours, sign-out, removal), the fresh sign-in export and erase
 // need, queue claims, staff management, keys, and an audit row for every action.
 import { randomUUID } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AuditPage, QueuePage, ReviewDriver, StaffList, StaffRole } from '../../../src/shared/review.js';
 import { STAFF_ROLES } from '../../../src/server/lib/staffMembers.js';
 import { STAFF_SESSION_IDLE_MS, STAFF_SESSION_LIFETIME_MS } from '../../../src/server/plugins/staffAuth.js';
 import { csvField, SIGN_IN_MESSAGES } from '../../../src/server/routes/staff.js';
-import { createEmulatorUser, signInEmulatorUser } from '../../support/identity.js';
+import { createEmulatorUser, resetPasswordInEmulator, signInEmulatorUser } from '../../support/identity.js';
 import {
   bearer,
   decide,
@@ -198,6 +199,33 @@ describe('staff sessions end', () => {
     // And they can't sign in again.
     const again = await call('POST', '/admin/session', undefined, { idToken: await signInEmulatorUser(reviewer.email) });
     expect(again.statusCode).toBe(403);
+  });
+
+  it('with a new password: at the sign-in with it, and within 30 s without one, on every instance', async () => {
+    const staff = await staffSession(app(), ['reviewer']);
+    const another = await server.buildAnother();
+    const laptop = json<{ token: string }>(await call('POST', '/admin/session', undefined, { idToken: await signInEmulatorUser(staff.email) })).token;
+    const sessionOn = (target: FastifyInstance, token: string) => target.inject({ method: 'GET', url: '/admin/session', headers: bearer(token) });
+    expect((await sessionOn(app(), staff.token)).statusCode).toBe(200);
+    expect((await sessionOn(another, laptop)).statusCode).toBe(200);
+
+    await new Promise((resolve) => setTimeout(resolve, 1100)); // Firebase counts "valid since" in whole seconds
+    await resetPasswordInEmulator(staff.email, 'N3w!Passw0rd');
+    const after = await call('POST', '/admin/session', undefined, { idToken: await signInEmulatorUser(staff.email, 'N3w!Passw0rd') });
+    expect(after.statusCode).toBe(200);
+    const ended = await sessionOn(app(), staff.token);
+    expect(ended.statusCode).toBe(401);
+    expect(json(ended)).toEqual(SESSION_ENDED);
+    expect((await sessionOn(app(), json<{ token: string }>(after).token)).statusCode).toBe(200);
+    // The other instance asks Firebase again within 30 s, with no sign-in there.
+    try {
+      server.clock.advance(30_001);
+      const endedThere = await sessionOn(another, laptop);
+      expect(endedThere.statusCode).toBe(401);
+      expect(json(endedThere)).toEqual(SESSION_ENDED);
+    } finally {
+      server.clock.reset();
+    }
   });
 
   it('a role taken away holds from the next request (403)', async () => {
