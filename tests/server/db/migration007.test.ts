@@ -591,9 +591,9 @@ describe('the migrated drivers on the admin page', () => {
       submittedAt: ADA_VEHICLE.submittedAt,
     });
     expect(driver.steps.map((step) => [step.step, step.title, step.reviewed])).toEqual([
-      ['completeProfile', 'Update Personal Info', true],
+      ['completeProfile', 'Complete profile', true],
       ['uploadVehicleImages', 'Upload vehicle images', true],
-      ['addVehicle', 'Add Vehicle', true],
+      ['addVehicle', 'Add vehicle', true],
     ]);
     const [profile, images, vehicle] = driver.steps;
     expect(profile!.schema).toEqual({ name: 'profile', version: 'before-answers' });
