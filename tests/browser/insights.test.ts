@@ -5,6 +5,7 @@
 import { readFile } from 'node:fs/promises';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { formatDuration } from '../../src/client/admin/adminData.js';
 import { expectedFigures, FUNNEL, seedDrivers, writeSeed, type SeedDriver } from '../support/insightsSeed.js';
 import { staffAccount, type TestStaff } from '../support/server.js';
 import { contextForTest, screenshot, signInAsStaff, startJourney, type Journey } from './support.js';
@@ -28,7 +29,6 @@ beforeAll(async () => {
 afterAll(() => journey?.close());
 
 const percent = (share: number | null) => (share === null ? '—' : `${(share * 100).toFixed(1)}%`);
-const inHours = (value: number | null) => (value === null ? '—' : `${value} h`);
 
 async function openInsights(page: Page) {
   await page.goto('/admin');
@@ -60,25 +60,25 @@ describe('the insights tab', () => {
       expected.steps.map((step) => [
         String(step.completed),
         percent(step.conversion),
-        inHours(step.medianHours),
-        inHours(step.p90Hours),
+        formatDuration(step.medianHours),
+        formatDuration(step.p90Hours),
         step.stalled === null ? '—' : String(step.stalled),
       ]),
     );
     // The chart: a bar per step, each named by its step, the widest the first.
-    const bars = await page.locator('svg.admin-chart g[data-step]').evaluateAll((groups) =>
-      groups.map((group) => ({
-        step: group.getAttribute('data-step'),
-        width: Number(group.querySelector('rect')!.getAttribute('width')),
-        value: group.lastElementChild!.textContent,
+    const bars = await page.locator('.admin-funnel-row').evaluateAll((rows) =>
+      rows.map((row) => ({
+        step: row.getAttribute('data-step'),
+        width: row.querySelector('.admin-funnel-bar')!.getBoundingClientRect().width,
+        value: row.querySelector('.admin-funnel-value')!.textContent,
       })),
     );
     expect(bars.map((bar) => bar.step)).toEqual([...FUNNEL]);
     expect(bars.map((bar) => bar.value)).toEqual(expected.steps.map((step) => String(step.completed)));
     expect(bars.every((bar) => bar.width <= bars[0]!.width)).toBe(true);
     expect(await page.locator('[data-figure="approvalRate"]').textContent()).toBe(percent(expected.review.approvalRate));
-    expect(await page.locator('[data-figure="reviewMedian"]').textContent()).toBe(inHours(expected.review.medianHours));
-    expect(await page.locator('[data-figure="reviewP90"]').textContent()).toBe(inHours(expected.review.p90Hours));
+    expect(await page.locator('[data-figure="reviewMedian"]').textContent()).toBe(formatDuration(expected.review.medianHours));
+    expect(await page.locator('[data-figure="reviewP90"]').textContent()).toBe(formatDuration(expected.review.p90Hours));
     expect(await page.locator('svg.admin-chart circle').count()).toBe(expected.review.byDay.length);
     expect(await page.locator('.admin-insights-reasons li').allTextContents()).toEqual(expected.review.fixReasons.map((fix) => `${fix.reason} (${fix.count})`));
     await screenshot(page, '70-insights-desktop');
@@ -102,7 +102,7 @@ describe('the insights tab', () => {
   it('fits a phone', async () => {
     const page = await (await contextForTest(journey)).newPage();
     await openInsights(page);
-    await page.locator('svg.admin-chart').first().waitFor();
+    await page.locator('.admin-funnel').waitFor();
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
     await screenshot(page, '71-insights-phone');
   });

@@ -30,7 +30,7 @@ afterAll(async () => {
 /** Opens the driver's card on the review page (the queue lists the profile's name). */
 async function openDriver(): Promise<void> {
   await admin.getByRole('button', { name: 'Ada Lovelace', exact: true }).click();
-  await admin.getByRole('heading', { name: 'Update Personal Info' }).waitFor();
+  await admin.getByRole('heading', { name: 'Complete profile' }).waitFor();
 }
 
 describe('a reviewer asks for two fixes, and only those are sent again', () => {
@@ -49,8 +49,8 @@ describe('a reviewer asks for two fixes, and only those are sent again', () => {
     await admin.getByLabel('What to fix in Driver License (front)').fill('The licence photo is blurry.');
     await admin.getByRole('button', { name: /^Ask for 2 fixes/ }).click();
     await screenshot(admin, '31-review-fixes');
-    await admin.getByRole('button', { name: /^Send rejection/ }).click();
-    await expectToast(admin, 'Driver rejected.');
+    await admin.getByRole('button', { name: /^Ask for 2 fixes of/ }).click();
+    await expectToast(admin, 'Asked Ada Lovelace for 2 fixes.');
   });
 
   it('tells the driver what to fix and takes them to the profile, prefilled, the name marked', async () => {
@@ -109,7 +109,7 @@ describe('a reviewer asks for two fixes, and only those are sent again', () => {
   it('shows the reviewer what changed since, and nothing else, and approves', async () => {
     await admin.reload();
     await admin.getByRole('button', { name: 'Ada King', exact: true }).click();
-    await admin.getByRole('heading', { name: 'Update Personal Info' }).waitFor();
+    await admin.getByRole('heading', { name: 'Complete profile' }).waitFor();
     await admin.getByText('Changed since the last review: was Lovelace').waitFor();
     await expect(admin.locator('.admin-answer.is-changed dt').allTextContents()).resolves.toEqual(['Last Name', 'Driver License (front)']);
     await screenshot(admin, '34-review-changed');

@@ -150,7 +150,7 @@ describe('a field added as docs/authoring.md shows, and a sensitive one beside i
     expect(response.statusCode).toBe(200);
     expect(response.body).not.toContain(POLICY.slice(0, -4));
     const step = support.json<ReviewDriver>(response).steps.find((each) => each.step === 'addVehicle')!;
-    expect(step.title).toBe('Add Vehicle');
+    expect(step.title).toBe('Add vehicle');
     const fields = step.fields.map((field) => field.field);
     expect(fields.slice(fields.indexOf('plateNumber'), fields.indexOf('plateNumber') + 4)).toEqual([
       'plateNumber',
@@ -193,7 +193,7 @@ describe('a field added as docs/authoring.md shows, and a sensitive one beside i
       await admin.getByLabel('Password').fill(reviewer.user.password);
       await admin.getByRole('button', { name: 'Sign in' }).click();
       await admin.getByRole('button', { name: 'Ada Lovelace', exact: true }).click();
-      const vehicle = admin.locator('section.admin-step', { has: admin.getByRole('heading', { name: 'Add Vehicle' }) });
+      const vehicle = admin.locator('section.admin-step', { has: admin.getByRole('heading', { name: 'Add vehicle' }) });
       await vehicle.getByText(COLOR).waitFor();
       const terms = await vehicle.locator('dt').allTextContents();
       expect(terms.slice(terms.indexOf('Plate Number'), terms.indexOf('Plate Number') + 3)).toEqual(['Plate Number', 'Color', POLICY_TITLE]);

@@ -6,6 +6,7 @@
  */
 import { join } from 'node:path';
 import { PROJECT_ROOT, readJsonFile } from '../../node/projectFiles.js';
+import { funnelSteps } from '../../server/lib/insights.js';
 import { splitSource, type Flow, type FormStep } from '../../shared/flow.js';
 import { isObject, type Json, type JsonObject } from '../../shared/schemaFiles.js';
 import { STORAGE_KEYS } from '../../shared/storageKeys.js';
@@ -94,8 +95,17 @@ export function checkFlow(flow: Flow & JsonObject, { schemas, screenNames }: Flo
     add(['resume', String(lastResume), 'when'], 'the last row has "when", so a status that no row matches leads nowhere', 'remove "when" from the last row');
   }
 
+  // Staff read these steps by name: the insights' funnel and the review page.
+  const named = new Set([...funnelSteps(flow).map(({ step }) => step), ...flow.review.steps]);
   for (const [id, step] of Object.entries(flow.steps)) {
     checkRoute(step.route, ['steps', id, 'route']);
+    if (named.has(id) && step.title === undefined) {
+      add(
+        ['steps', id],
+        `step "${id}" has no "title": the admin page's insights and review name it`,
+        'add "title": its name for staff, in sentence case ("Add vehicle")',
+      );
+    }
     if (step.journey !== undefined && !flow.journey.includes(step.journey)) {
       add(['steps', id, 'journey'], `"${step.journey}" is no stage of "journey", so the strip would mark none`, suggestion(step.journey, flow.journey));
     }

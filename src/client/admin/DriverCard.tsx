@@ -37,6 +37,10 @@ interface DriverCardProps {
   today: string;
 }
 
+/** What a reviewer asks of a driver whose fields they marked: "Ask for a fix", "Ask for 3 fixes". */
+const fixesWord = (count: number) => (count === 1 ? 'a fix' : `${count} fixes`);
+const askForFixes = (count: number) => `Ask for ${fixesWord(count)}`;
+
 /** Fixes being written, by "step/field": the reason typed so far. */
 type FixDrafts = ReadonlyMap<string, string>;
 const fixKey = (step: string, field: string) => `${step}/${field}`;
@@ -128,7 +132,12 @@ function Decision({
   const [reason, setReason] = useState('');
   const [reasonError, setReasonError] = useState<string>();
   const rejectButton = useRef<HTMLButtonElement>(null);
-  const ids = { reason: `admin-reason-${driver.id}`, counter: `admin-reason-count-${driver.id}`, error: `admin-reason-error-${driver.id}` };
+  const ids = {
+    title: `admin-reject-title-${driver.id}`,
+    reason: `admin-reason-${driver.id}`,
+    counter: `admin-reason-count-${driver.id}`,
+    error: `admin-reason-error-${driver.id}`,
+  };
 
   async function decide(send: () => ReturnType<typeof approveDriver>, done: string) {
     setBusy(true);
@@ -155,7 +164,8 @@ function Decision({
     if (!trimmed && fixes.length === 0) return setReasonError('Please give the reason, or mark the fields to fix, so the driver knows what to change.');
     if (trimmed.length > MAX_REASON_LENGTH) return setReasonError(`Please keep the reason to ${MAX_REASON_LENGTH} characters.`);
     setReasonError(undefined);
-    void decide(() => rejectDriver(driver, { reason: trimmed, fixes }, session.bearer), 'Driver rejected.');
+    const done = fixes.length > 0 ? `Asked ${name} for ${fixesWord(fixes.length)}.` : 'Driver rejected.';
+    void decide(() => rejectDriver(driver, { reason: trimmed, fixes }, session.bearer), done);
   }
 
   function cancelRejection() {
@@ -185,14 +195,15 @@ function Decision({
             disabled={busy}
             onClick={() => setRejecting(true)}
           >
-            {fixes.length > 0 ? `Ask for ${fixes.length} ${fixes.length === 1 ? 'fix' : 'fixes'}` : 'Reject'}
+            {fixes.length > 0 ? askForFixes(fixes.length) : 'Reject'}
             <span className="visually-hidden"> {name}</span>
           </button>
         </div>
       )}
       {rejecting && (
-        <form className="admin-reject-form" onSubmit={sendRejection} noValidate>
-          <label htmlFor={ids.reason}>Reason for rejecting {name}</label>
+        <form className="admin-reject-form" aria-labelledby={ids.title} onSubmit={sendRejection} noValidate>
+          <h4 id={ids.title}>{fixes.length > 0 ? askForFixes(fixes.length) : `Reject ${name}`}</h4>
+          <label htmlFor={ids.reason}>{fixes.length > 0 ? `A note to ${name} (optional)` : `Reason for rejecting ${name}`}</label>
           <p className="admin-muted admin-hint">
             {fixes.length > 0
               ? `The driver is asked to fix the ${fixes.length === 1 ? 'field' : `${fixes.length} fields`} you marked; a general note is optional.`
@@ -224,7 +235,8 @@ function Decision({
           <div className="admin-actions">
             <button type="submit" className="button button-primary admin-action admin-reject-send" disabled={busy}>
               {busy && <span className="spinner" aria-hidden="true" />}
-              Send rejection<span className="visually-hidden"> of {name}</span>
+              {fixes.length > 0 ? askForFixes(fixes.length) : 'Send rejection'}
+              <span className="visually-hidden"> of {name}</span>
             </button>
             <button type="button" className="button button-secondary admin-action" disabled={busy} onClick={cancelRejection}>
               Cancel

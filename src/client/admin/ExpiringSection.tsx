@@ -55,40 +55,38 @@ export function ExpiringSection({ session }: { session: AdminSession }) {
       <ReadFailure error={error} />
       {list && list.drivers.length === 0 && <p className="admin-empty">No document expires within {list.days} days.</p>}
       {list && list.drivers.length > 0 && (
-        <div className="admin-audit-scroll">
-          <table className="admin-audit admin-expiring">
-            <thead>
-              <tr>
-                {Object.values(COLUMNS).map((label) => (
-                  <th key={label} scope="col">
-                    {label}
-                  </th>
-                ))}
-              </tr>
-            </thead>
-            <tbody>
-              {list.drivers.flatMap((driver) =>
-                driver.documents.map((document) => (
-                  <tr key={`${driver.id}/${document.field}`}>
-                    <td data-label={COLUMNS.driver}>
-                      <span>
-                        {driver.name && `${driver.name} `}
-                        <span className={driver.name ? 'admin-muted' : undefined}>{driver.email}</span>
-                      </span>
-                    </td>
-                    <td data-label={COLUMNS.status}>{REVIEW_TABS.find((tab) => tab.status === driver.status)?.label}</td>
-                    <td data-label={COLUMNS.document}>{document.name}</td>
-                    <td data-label={COLUMNS.expires} className={document.daysLeft < 0 ? 'admin-expired' : undefined}>
-                      <span>
-                        <time dateTime={document.expiresOn}>{formatDay(document.expiresOn)}</time> ({left(document.daysLeft)})
-                      </span>
-                    </td>
-                  </tr>
-                )),
-              )}
-            </tbody>
-          </table>
-        </div>
+        <table className="admin-audit admin-expiring">
+          <thead>
+            <tr>
+              {Object.values(COLUMNS).map((label) => (
+                <th key={label} scope="col">
+                  {label}
+                </th>
+              ))}
+            </tr>
+          </thead>
+          <tbody>
+            {list.drivers.flatMap((driver) =>
+              driver.documents.map((document) => (
+                <tr key={`${driver.id}/${document.field}`}>
+                  <td data-label={COLUMNS.driver}>
+                    <span>
+                      {driver.name && `${driver.name} `}
+                      <span className={driver.name ? 'admin-muted' : undefined}>{driver.email}</span>
+                    </span>
+                  </td>
+                  <td data-label={COLUMNS.status}>{REVIEW_TABS.find((tab) => tab.status === driver.status)?.label}</td>
+                  <td data-label={COLUMNS.document}>{document.name}</td>
+                  <td data-label={COLUMNS.expires} className={document.daysLeft < 0 ? 'admin-expired' : undefined}>
+                    <span>
+                      <time dateTime={document.expiresOn}>{formatDay(document.expiresOn)}</time> ({left(document.daysLeft)})
+                    </span>
+                  </td>
+                </tr>
+              )),
+            )}
+          </tbody>
+        </table>
       )}
     </>
   );

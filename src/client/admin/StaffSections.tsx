@@ -7,7 +7,7 @@ import { useState, type FormEvent } from 'react';
 import { toast } from '../ui/toast.js';
 import useSWR from 'swr';
 import useSWRInfinite from 'swr/infinite';
-import { AUDIT_ACTIONS, type AuditPage, type StaffList, type StaffMember, type StaffRole } from '../../shared/review.js';
+import { AUDIT_ACTIONS, type AuditEvent, type AuditPage, type StaffList, type StaffMember, type StaffRole } from '../../shared/review.js';
 import { request, type ApiResult } from '../runtime/api.js';
 import { flow } from '../runtime/flow.js';
 import { READ_ONCE, type RequestError } from '../runtime/reads.js';
@@ -168,6 +168,25 @@ export function StaffSection({ session }: { session: AdminSession }) {
   );
 }
 
+/** A row of the audit record as shown: an event, or a run of one person's openings of one driver's documents. */
+type AuditRow = AuditEvent & { count: number };
+
+/**
+ * The events, newest first, with each run of one person opening one driver's documents in one
+ * row: a card shows every document at once, and each opening is its own event. The download keeps
+ * every event.
+ */
+function auditRows(events: readonly AuditEvent[]): AuditRow[] {
+  const rows: AuditRow[] = [];
+  for (const event of events) {
+    const last = rows.at(-1);
+    if (last && event.action === 'document.open' && last.action === event.action && last.actor === event.actor && last.driverId === event.driverId)
+      last.count += 1;
+    else rows.push({ ...event, count: 1 });
+  }
+  return rows;
+}
+
 export function AuditSection({ session }: { session: AdminSession }) {
   const [filter, setFilter] = useState({ action: '', actor: '', driver: '' });
   const [shown, setShown] = useState(filter);
@@ -181,7 +200,7 @@ export function AuditSection({ session }: { session: AdminSession }) {
     readAdmin<AuditPage>,
     { ...READ_ONCE, dedupingInterval: 0, onError: (failed) => checkRefusal(session, failed) },
   );
-  const events = data?.flatMap((page) => page.events);
+  const events = data && auditRows(data.flatMap((page) => page.events));
 
   async function save(format: 'csv' | 'jsonl') {
     const result = await download(`/admin/audit/download${query({ format })}`, session.bearer, `onramp-audit.${format}`);
@@ -236,33 +255,41 @@ export function AuditSection({ session }: { session: AdminSession }) {
       <ReadFailure error={error} />
       {events && events.length === 0 && <p className="admin-empty">Nothing in the record matches.</p>}
       {events && events.length > 0 && (
-        <div className="admin-audit-scroll">
-          <table className="admin-audit">
-            <thead>
-              <tr>
-                <th scope="col">When</th>
-                <th scope="col">Who</th>
-                <th scope="col">What</th>
-                <th scope="col">Driver</th>
-                <th scope="col">From</th>
+        <table className="admin-audit">
+          <thead>
+            <tr>
+              <th scope="col">When</th>
+              <th scope="col">Who</th>
+              <th scope="col">What</th>
+              <th scope="col">Driver</th>
+              <th scope="col">From</th>
+            </tr>
+          </thead>
+          <tbody>
+            {events.map((event) => (
+              <tr key={event.id}>
+                {/* data-label: a phone shows each row as a card, each value under its column's name (app.css). */}
+                <td data-label="When">{formatTime(event.at)}</td>
+                <td data-label="Who">{event.actor ?? '—'}</td>
+                <td data-label="What">
+                  {event.action}
+                  {event.count > 1 && ` · ${event.count} documents`}
+                </td>
+                <td data-label="Driver">
+                  {event.driverId ? (
+                    <span className="admin-audit-driver">
+                      {event.driverName}
+                      <span className="admin-audit-id">{event.driverId}</span>
+                    </span>
+                  ) : (
+                    '—'
+                  )}
+                </td>
+                <td data-label="From">{event.ip ?? '—'}</td>
               </tr>
-            </thead>
-            <tbody>
-              {events.map((event) => (
-                <tr key={event.id}>
-                  {/* data-label: a phone shows each row as a card, each value under its column's name (app.css). */}
-                  <td data-label="When">{formatTime(event.at)}</td>
-                  <td data-label="Who">{event.actor ?? '—'}</td>
-                  <td data-label="What">{event.action}</td>
-                  <td data-label="Driver" className="admin-audit-id">
-                    {event.driverId ?? '—'}
-                  </td>
-                  <td data-label="From">{event.ip ?? '—'}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+            ))}
+          </tbody>
+        </table>
       )}
       {data?.at(-1)?.next && (
         <button type="button" className="button button-secondary admin-action admin-more" onClick={() => void setSize((size) => size + 1)}>

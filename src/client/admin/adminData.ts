@@ -67,3 +67,19 @@ export function formatTime(iso: string): string {
   const date = new Date(iso);
   return Number.isNaN(date.getTime()) ? iso : dateTime.format(date);
 }
+
+const inUnit = (unit: 'minute' | 'hour' | 'day', digits: number) =>
+  new Intl.NumberFormat('en-US', { style: 'unit', unit, unitDisplay: 'long', maximumFractionDigits: digits });
+const MINUTES = inUnit('minute', 0);
+const HOURS = inUnit('hour', 1);
+const DAYS = inUnit('day', 1);
+
+/** A time in hours (the insights' figures) in the unit that reads best: "25 minutes", "3.5 hours", "2.3 days"; "—" for none. */
+export function formatDuration(hours: number | null): string {
+  if (hours === null) return '—';
+  const minutes = Math.round(hours * 60);
+  if (minutes < 1) return 'less than a minute';
+  if (minutes < 60) return MINUTES.format(minutes);
+  if (hours < 48) return HOURS.format(hours);
+  return DAYS.format(hours / 24);
+}

@@ -34,14 +34,15 @@ export interface FunnelStep {
 
 /**
  * The funnel's steps, as the flow has them today: the steps the server records the passing of, so
- * the steps whose stored data names them (flows/recorded-steps.json lists them, for the lint).
+ * the steps whose stored data names them (flows/recorded-steps.json lists them, for the lint), each
+ * under the name the flow gives it for staff (the lint sees that it has one).
  */
 export function funnelSteps(flow: Flow): FunnelStep[] {
   const milestones = new Map(Object.entries(flow.milestones).map(([fact, step]) => [step, `driver.${fact}`]));
   return Object.entries(flow.steps).flatMap(([step, definition]) => {
     const recordedAs = milestones.get(step) ?? (definition.kind === 'form' && !definition.private ? step : undefined);
     if (recordedAs === undefined) return [];
-    return [{ step, label: definition.journey ? `${definition.journey}: ${step}` : step, recordedAs }];
+    return [{ step, label: definition.title ?? step, recordedAs }];
   });
 }
 

@@ -63,7 +63,8 @@ export function reviewedSteps(
       );
       return {
         step: step.step,
-        title: typeof ui['ui:title'] === 'string' ? ui['ui:title'] : step.step,
+        // The flow's name for staff, one case across the page; the driver's page keeps its own (the UI schema's).
+        title: flow.steps[step.step]?.title ?? step.step,
         schema: { name: step.schemaName, version: step.schemaVersion },
         submittedAt: step.submittedAt.toISOString(),
         reviewed: flow.review.steps.includes(step.step),

@@ -33,6 +33,7 @@ import {
   type StaffBody,
   type StaffList,
   type StaffMember,
+  type StaffRole,
   type StaffRolesBody,
   type StaffSession,
   type StaffSignInBody,
@@ -93,6 +94,9 @@ function auditFilterOf(query: Record<string, unknown>, extra: readonly string[])
 }
 
 interface AuditRow {
+  /** The driver's review name and email (GET /admin/audit joins them; null once the driver is erased). */
+  driver_name?: string | null;
+  driver_email?: string | null;
   id: string;
   at: Date;
   actor: string | null;
@@ -122,6 +126,24 @@ const auditEvent = (row: AuditRow): AuditEvent => ({
   ip: row.ip,
   details: row.details,
 });
+
+/** The roles that read drivers' data anyway: they see a driver named in full in the audit record. */
+const READS_DRIVERS: readonly StaffRole[] = ['reviewer', 'privacy-officer'];
+
+/**
+ * Who a row of the audit record is about, as the reader's roles allow: the name the review queue
+ * shows (the email before the driver gave one) for those who read drivers' data; for others, the
+ * first name and the last's initial ("Ada L."), or the email's first letter and its domain.
+ */
+function driverNameOf(row: AuditRow, roles: readonly StaffRole[]): string | null {
+  if (!row.driver_email) return null;
+  if (roles.some((role) => READS_DRIVERS.includes(role))) return row.driver_name ?? row.driver_email;
+  const words = row.driver_name?.trim().split(/\s+/) ?? [];
+  if (words.length > 1) return `${words[0]} ${words.at(-1)!.charAt(0)}.`;
+  if (words.length === 1) return words[0]!;
+  const [local = '', domain = ''] = row.driver_email.split('@');
+  return `${local.charAt(0)}•••@${domain}`;
+}
 
 /** A CSV field: quoted when it must be, and never read as a formula by a spreadsheet (OWASP CSV injection). */
 export function csvField(value: string | null): string {
@@ -336,12 +358,17 @@ export async function staffRoutes(app: FastifyInstance, options: { rateLimit: { 
     const before = query.before;
     if (before !== undefined && (typeof before !== 'string' || !/^[1-9]\d{0,17}$/.test(before))) throw httpErrors.badRequest(AUDIT_MESSAGES.badBefore);
     const { rows } = await app.db.query<AuditRow>(
-      `SELECT id, at, actor, action, driver_id, ip, details FROM audit_events
-       WHERE ${AUDIT_WHERE} AND ($6::bigint IS NULL OR id < $6) ORDER BY id DESC LIMIT $7`,
+      `SELECT a.id, a.at, a.actor, a.action, a.driver_id, a.ip, a.details, d.review_name AS driver_name, d.email AS driver_email
+       FROM (SELECT * FROM audit_events WHERE ${AUDIT_WHERE} AND ($6::bigint IS NULL OR id < $6) ORDER BY id DESC LIMIT $7) a
+       LEFT JOIN drivers d ON d.id = a.driver_id ORDER BY a.id DESC`,
       [...filterParams(filter), before ?? null, limit + 1],
     );
     const page = rows.slice(0, limit);
-    return { events: page.map(auditEvent), next: rows.length > limit ? String(page.at(-1)!.id) : null };
+    const roles = request.staff!.roles;
+    return {
+      events: page.map((row) => ({ ...auditEvent(row), driverName: driverNameOf(row, roles) })),
+      next: rows.length > limit ? String(page.at(-1)!.id) : null,
+    };
   });
 
   app.get('/audit/download', owners, async (request, reply) => {

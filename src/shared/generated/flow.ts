@@ -218,6 +218,10 @@ export interface FormStep {
   route: Route;
   kind: 'form';
   /**
+   * the step's name where staff read it, in sentence case ("Add vehicle"): the admin page's insights and review. The driver's page shows its own title (the UI schema's, or the screen's content). Every step the insights count or the review shows must have one (the lint checks).
+   */
+  title?: string;
+  /**
    * the stage of the journey this step belongs to, one of "journey" (such as "Complete Profile"): the strip at the top of its page marks it
    */
   journey?: string;
@@ -277,6 +281,10 @@ export interface Store {
 export interface ScreenStep {
   route: Route;
   kind: 'screen';
+  /**
+   * the step's name where staff read it, in sentence case ("Add vehicle"): the admin page's insights and review. The driver's page shows its own title (the UI schema's, or the screen's content). Every step the insights count or the review shows must have one (the lint checks).
+   */
+  title?: string;
   /**
    * the stage of the journey this step belongs to, one of "journey" (such as "Complete Profile"): the strip at the top of its page marks it
    */

@@ -441,6 +441,10 @@ export interface AuditEvent {
   actor: string | null;
   action: AuditAction;
   driverId: string | null;
+  /**
+   * The driver, as the reader's roles allow: in full for a reviewer or privacy officer (the review queue's name, or the email before one was given); otherwise masked ("Ada L.", "a•••@example.com"). Null for no driver, or one erased. In the page only, not the download.
+   */
+  driverName?: string | null;
   ip: string | null;
   details: {};
 }

@@ -3,6 +3,7 @@ import {
   answerText,
   driverName,
   formatDay,
+  formatDuration,
   isExpired,
   isPastDate,
   localToday,
@@ -80,5 +81,23 @@ describe('the review page’s rules (admin/adminData.ts)', () => {
   it('takes today in the reviewer’s own time zone, as YYYY-MM-DD', () => {
     expect(localToday(new Date(2031, 0, 5, 23, 59))).toBe('2031-01-05');
     expect(localToday(new Date(2031, 11, 31, 0, 0))).toBe('2031-12-31');
+  });
+});
+
+describe('a time in the insights', () => {
+  it('reads in minutes, hours or days, as fits', () => {
+    expect([null, 0, 0.004, 0.25, 1 / 60, 0.999, 1, 3.5, 47.9, 48, 55.2].map(formatDuration)).toEqual([
+      '—',
+      'less than a minute',
+      'less than a minute',
+      '15 minutes',
+      '1 minute',
+      '1 hour',
+      '1 hour',
+      '3.5 hours',
+      '47.9 hours',
+      '2 days',
+      '2.3 days',
+    ]);
   });
 });

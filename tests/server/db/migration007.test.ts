@@ -591,9 +591,9 @@ describe('the migrated drivers on the admin page', () => {
       submittedAt: ADA_VEHICLE.submittedAt,
     });
     expect(driver.steps.map((step) => [step.step, step.title, step.reviewed])).toEqual([
-      ['completeProfile', 'Update Personal Info', true],
+      ['completeProfile', 'Complete profile', true],
       ['uploadVehicleImages', 'Upload vehicle images', true],
-      ['addVehicle', 'Add Vehicle', true],
+      ['addVehicle', 'Add vehicle', true],
     ]);
     const [profile, images, vehicle] = driver.steps;
     expect(profile!.schema).toEqual({ name: 'profile', version: 'before-answers' });
@@ -657,7 +657,7 @@ describe('the migrated drivers on the admin page', () => {
     expect(profile.get('SSN')).toMatchObject({ title: 'SSN', kind: 'sensitive', value: '•••••4321' });
     expect(profile.get('firstName')).toMatchObject({ title: 'First Name', value: 'Grace' });
     const bank = driver.steps[3]!;
-    expect(bank).toMatchObject({ title: 'Bank details', reviewed: false });
+    expect(bank).toMatchObject({ title: 'Add bank', reviewed: false });
     expect(bank.fields.map((field) => [field.field, field.title, field.kind, field.value])).toEqual([
       ['accountHolderName', 'Account holder name', 'text', 'Grace B. Hopper'],
       ['accountNumber', 'Account number', 'sensitive', '•••••4321'],

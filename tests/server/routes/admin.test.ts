@@ -225,9 +225,9 @@ describe('GET /admin/drivers', () => {
       decisions: [],
     });
     expect(driver.steps.map((step) => [step.step, step.title, step.schema.name, step.reviewed])).toEqual([
-      ['completeProfile', 'Update Personal Info', 'profile', true],
+      ['completeProfile', 'Complete profile', 'profile', true],
       ['uploadVehicleImages', 'Upload vehicle images', 'vehicle-images', true],
-      ['addVehicle', 'Add Vehicle', 'vehicle', true],
+      ['addVehicle', 'Add vehicle', 'vehicle', true],
     ]);
     expect(driver.submittedAt).toBe(driver.steps.at(-1)!.submittedAt);
     expect(answersIn(driver, 'completeProfile')).toEqual(PROFILE_AS_REVIEWED);

@@ -426,8 +426,18 @@ describe('the audit record', () => {
     await call('GET', `/admin/drivers/${driver.driverId}`, reviewer.key);
 
     const page = json<AuditPage>(await call('GET', `/admin/audit?driver=${driver.driverId}&limit=1`, owner.token));
+    // An owner reads no driver's data otherwise: a driver with no name yet is their email, masked.
     expect(page.events).toEqual([
-      { id: expect.any(String), at: expect.any(String), actor: reviewer.email, action: 'driver.open', driverId: driver.driverId, ip: '127.0.0.1', details: {} },
+      {
+        id: expect.any(String),
+        at: expect.any(String),
+        actor: reviewer.email,
+        action: 'driver.open',
+        driverId: driver.driverId,
+        driverName: `d•••@${driver.email.split('@')[1]}`,
+        ip: '127.0.0.1',
+        details: {},
+      },
     ]);
     const next = json<AuditPage>(await call('GET', `/admin/audit?driver=${driver.driverId}&limit=1&before=${page.next}`, owner.token));
     expect(next.events).toHaveLength(1);
