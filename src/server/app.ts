@@ -27,7 +27,7 @@ import { dbPlugin } from './plugins/db.js';
 import { identityPlugin } from './plugins/identity.js';
 import { localePlugin } from './plugins/locale.js';
 import { otpCodesPlugin } from './plugins/otpCodes.js';
-import { remindersPlugin } from './plugins/reminders.js';
+import { remindersPlugin, UNSUBSCRIBE_PATH } from './plugins/reminders.js';
 import { expiriesPlugin } from './plugins/expiries.js';
 import { messagingPlugin } from './plugins/messaging.js';
 import { paymentsPlugin } from './plugins/payments.js';
@@ -41,17 +41,36 @@ import { clientErrorRoutes } from './routes/clientErrors.js';
 import { authRoutes } from './routes/auth.js';
 import { devRoutes } from './routes/dev.js';
 import { driverRoutes } from './routes/driver.js';
-import { healthRoutes } from './routes/health.js';
+import { healthRoutes, LIVENESS_PATH, READINESS_PATH } from './routes/health.js';
 import { financeRoutes } from './routes/finance.js';
-import { ipLookupRoutes, staticRoutes } from './routes/static.js';
+import { IP_LOOKUP_PATH, ipLookupRoutes, staticRoutes } from './routes/static.js';
 import { insightsRoutes } from './routes/insights.js';
 import { reminderRoutes } from './routes/reminders.js';
 import { expiryRoutes } from './routes/expiries.js';
 import { staffRoutes } from './routes/staff.js';
-import { subscriptionRoutes } from './routes/subscription.js';
+import { subscriptionRoutes, WEBHOOK_PATH } from './routes/subscription.js';
+import { SANDBOX_CONFIRM_PATH } from './routes/sandboxPayments.js';
+import { UPLOADS_PATH } from '../shared/review.js';
+import { CLIENT_ERRORS_PATH } from '../shared/apiAnswers.js';
 import { studioRoutes } from './routes/studio.js';
 import clientErrorReportSchema from '../shared/clientErrorReport.schema.json';
 import reviewSchema from '../shared/review.schema.json';
+
+/** The API's paths beside the flow's calls, as the route files declare them (/dev: lib/apiPaths.ts). */
+const DECLARED_API_PATHS = [
+  ADMIN_PREFIX,
+  LIVENESS_PATH,
+  READINESS_PATH,
+  IP_LOOKUP_PATH,
+  UPLOADS_PATH,
+  CLIENT_ERRORS_PATH,
+  UNSUBSCRIBE_PATH,
+  WEBHOOK_PATH,
+  SANDBOX_CONFIRM_PATH,
+];
+
+/** The routes of the web app (routes/static.ts): the page, and the built files with their fallback. */
+const PAGE_ROUTES = new Set(['/', '/*']);
 
 /** A route of the API: its method and its path as Fastify writes it ("/driver/status/:id"). */
 export interface ApiRoute {
@@ -156,19 +175,23 @@ export async function buildApp(config: ServerConfig, options: AppOptions = {}): 
   await app.register(localePlugin);
   await app.register(callReaderPlugin, { flow, live: options.live });
 
-  // Every route of the API as Fastify registers it (the static files and the page come last, and
-  // are not in it): what answers JSON and is never cached, and what a fuzz test drives.
+  // The API's paths, known before any route registers: the flow's calls and the paths the route
+  // files declare. The admin review page is /admin itself; the admin API is everything below it.
+  const isApiPath = apiPathTest([...Object.values(flow.calls).map((call) => call.path), ...DECLARED_API_PATHS], [ADMIN_PREFIX]);
+  // Every route of the API as Fastify registers it (not the static files and the page): what
+  // answers JSON and is never cached, and what a fuzz test drives.
   const apiRoutes: ApiRoute[] = [];
-  let apiRegistered = false;
   app.decorate('apiRoutes', apiRoutes);
   app.addHook('onRoute', (route) => {
+    if (!isApiPath(route.url)) {
+      // A route of the API its paths leave out would be answered the page's headers and caching.
+      if (PAGE_ROUTES.has(route.url)) return;
+      throw new Error(`The route ${route.url} is not under a path of the API: declare its path in DECLARED_API_PATHS`);
+    }
     const paramsSchema = route.schema?.params as { required?: string[] } | undefined;
     const params = paramsSchema?.required ?? [];
-    if (!apiRegistered) for (const method of [route.method].flat()) apiRoutes.push({ method, url: route.url, params });
+    for (const method of [route.method].flat()) apiRoutes.push({ method, url: route.url, params });
   });
-  // Filled in once the API's routes are registered. The admin review page is /admin itself; the
-  // admin API is everything below it.
-  let isApiPath: (url: string) => boolean = () => true;
 
   app.setErrorHandler((error, request, reply) => {
     // @fastify/static refuses a path it can't check against the disk (a name longer than the file
@@ -290,11 +313,6 @@ export async function buildApp(config: ServerConfig, options: AppOptions = {}): 
   if (!config.production) await app.register(devRoutes);
   await app.register(ipLookupRoutes);
   await app.register(clientErrorRoutes, { counters: config.sharedCounters });
-  apiRegistered = true;
-  isApiPath = apiPathTest(
-    apiRoutes.map((route) => route.url),
-    [ADMIN_PREFIX],
-  );
-  await app.register(staticRoutes, { config, isApiPath: (url) => isApiPath(url) });
+  await app.register(staticRoutes, { config, isApiPath });
   return app;
 }

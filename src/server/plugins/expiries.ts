@@ -32,6 +32,7 @@ import {
 } from '../lib/expiries.js';
 import type { Queryable } from '../db/db.js';
 import { zoneOfState } from '../lib/stateZones.js';
+import { everyInterval } from '../lib/backgroundPass.js';
 import { hourIn, isQuiet } from './reminders.js';
 
 /** How often each server looks for expiry notices that are due: the dates are days, the quiet hours hours. */
@@ -152,12 +153,7 @@ export const expiriesPlugin = fp(
       return sent;
     }
 
-    const loop = setInterval(
-      () => void noticeDueNow().catch((error: unknown) => app.log.warn({ error: String(error) }, 'Document expiry pass failed')),
-      EXPIRY_INTERVAL_MS,
-    );
-    loop.unref();
-    app.addHook('onClose', async () => clearInterval(loop));
+    everyInterval(app, { name: 'document expiries', intervalMs: EXPIRY_INTERVAL_MS, run: noticeDueNow });
     app.decorate('expiries', { noticeDue: noticeDueNow } satisfies DocumentExpiries);
   },
   { name: 'onramp-expiries', decorators: { fastify: ['db', 'messaging', 'now'] } },

@@ -18,6 +18,7 @@ import { loadNotices } from '../../node/projectFiles.js';
 import type { NoticeName, NoticeValues } from '../../shared/notices.js';
 import type { MessagingConfig } from '../config.js';
 import type { Queryable } from '../db/db.js';
+import { everyInterval } from '../lib/backgroundPass.js';
 import { DeliveryError, type Channel, type OutgoingMessage, type Transport, type Undeliverable } from '../messaging/delivery.js';
 import { LocalOutbox } from '../messaging/localOutbox.js';
 import { renderNotice } from '../messaging/render.js';
@@ -271,15 +272,13 @@ export const messagingPlugin = fp<{ config: MessagingConfig; signInUrl: string }
       return { claimed: rows.length, sent };
     }
 
-    const loop = setInterval(() => void deliverDue().catch(passFailed), DELIVERY_INTERVAL_MS);
-    loop.unref();
     app.addHook('onClose', async () => {
-      clearInterval(loop);
       // Waited for, not reported again: each pass's failure was logged by whoever started it.
       await deliveringAgain?.catch(() => undefined);
       await delivering?.catch(() => undefined);
       for (const transport of new Set(Object.values(transports))) await transport.close?.();
     });
+    everyInterval(app, { name: 'notice delivery', intervalMs: DELIVERY_INTERVAL_MS, run: deliverDue });
 
     const messaging: Messaging = { sendCode, notify, deliverDue, outbox };
     app.decorate('messaging', messaging);

@@ -8,12 +8,13 @@ import type { FastifyRateLimitStore, FastifyRateLimitStoreCtor, RateLimitPluginO
 import type { FastifyInstance } from 'fastify';
 import type { ServerConfig } from '../config.js';
 import type { Db } from '../db/db.js';
+import { everyInterval } from '../lib/backgroundPass.js';
 
 /** Expired windows are deleted this often. */
 const CLEANUP_MS = 10 * 60 * 1000;
 
 /** A store class for @fastify/rate-limit that counts in the database's rate_limits table. */
-export function databaseRateLimitStore(db: Db, now: () => Date): { Store: FastifyRateLimitStoreCtor; stop(): void } {
+function databaseRateLimitStore(db: Db, now: () => Date): FastifyRateLimitStoreCtor {
   class DatabaseStore implements FastifyRateLimitStore {
     incr(key: string, callback: (error: Error | null, result?: { current: number; ttl: number }) => void, timeWindow: number): void {
       const at = now();
@@ -34,10 +35,7 @@ export function databaseRateLimitStore(db: Db, now: () => Date): { Store: Fastif
       return new DatabaseStore();
     }
   }
-  // A sweep that fails (the database away) is done by the next one; a count past its reset is not used meanwhile.
-  const cleanup = setInterval(() => void db.query('DELETE FROM rate_limits WHERE resets_at < $1', [now()]).catch(() => undefined), CLEANUP_MS);
-  cleanup.unref();
-  return { Store: DatabaseStore, stop: () => clearInterval(cleanup) };
+  return DatabaseStore;
 }
 
 /**
@@ -58,7 +56,11 @@ export async function sharedLimitStore(
     app.addHook('onClose', async () => void (await redis.quit().catch(() => undefined)));
     return { redis, skipOnError: true };
   }
-  const { Store, stop } = databaseRateLimitStore(app.db, app.now);
-  app.addHook('onClose', async () => stop());
-  return { store: Store, skipOnError: true };
+  // A sweep that fails (the database away) is done by the next one; a count past its reset is not used meanwhile.
+  everyInterval(app, {
+    name: 'cleanup of request limits',
+    intervalMs: CLEANUP_MS,
+    run: () => app.db.query('DELETE FROM rate_limits WHERE resets_at < $1', [app.now()]),
+  });
+  return { store: databaseRateLimitStore(app.db, app.now), skipOnError: true };
 }

@@ -19,6 +19,7 @@
 import fp from 'fastify-plugin';
 import { DEFAULT_LOCALE, isLocale } from '../../shared/locales.js';
 import { loadNotices } from '../../node/projectFiles.js';
+import { everyInterval } from '../lib/backgroundPass.js';
 import { funnelSteps } from '../lib/insights.js';
 import { zoneOfState } from '../lib/stateZones.js';
 
@@ -141,12 +142,7 @@ export const remindersPlugin = fp<{ publicOrigin: string }>(
       return reminded;
     }
 
-    const loop = setInterval(
-      () => void remindDue().catch((error: unknown) => app.log.warn({ error: String(error) }, 'Reminder pass failed')),
-      REMINDER_INTERVAL_MS,
-    );
-    loop.unref();
-    app.addHook('onClose', async () => clearInterval(loop));
+    everyInterval(app, { name: 'reminders', intervalMs: REMINDER_INTERVAL_MS, run: remindDue });
     app.decorate('reminders', { remindDue, unsubscribeUrl } satisfies Reminders);
   },
   { name: 'onramp-reminders', decorators: { fastify: ['callReader', 'cipher', 'db', 'messaging', 'now'] } },

@@ -18,6 +18,7 @@ import pLimit from 'p-limit';
 import type { FastifyRequest } from 'fastify';
 import type { StorageConfig } from '../config.js';
 import type { Db } from '../db/db.js';
+import { everyInterval } from '../lib/backgroundPass.js';
 import { imageTypeOf, reencodeImage } from '../lib/reencodeImage.js';
 import { createDiskStore } from '../storage/diskStore.js';
 import type { ObjectStore } from '../storage/objectStore.js';
@@ -175,18 +176,16 @@ export const uploadsPlugin = fp<{ dataDir: string; storage: StorageConfig }>(
     app.addHook('onClose', async () => store.close?.());
     const removed = await sweepOrphanUploads(store, scratch, app.db, app.now());
     if (removed > 0) app.log.info({ removed }, 'Removed stored files that no upload refers to');
-    // Beside the server's start and then hourly; a sweep that fails (the database away) waits for the next.
-    const sweepUntaken = () =>
-      sweepUntakenUploads(uploads, app.db, app.now()).then(
-        (untaken) => {
-          if (untaken > 0) app.log.info({ removed: untaken }, 'Removed files sent ahead of a step that no step took');
-        },
-        (error: unknown) => app.log.warn({ error: String(error) }, 'The sweep of files sent ahead failed'),
-      );
-    void sweepUntaken();
-    const sweeps = setInterval(() => void sweepUntaken(), UNTAKEN_SWEEP_MS);
-    sweeps.unref();
-    app.addHook('onClose', async () => clearInterval(sweeps));
+    // Beside the server's start and then hourly.
+    everyInterval(app, {
+      name: 'sweep of files sent ahead',
+      intervalMs: UNTAKEN_SWEEP_MS,
+      atStart: true,
+      run: async () => {
+        const untaken = await sweepUntakenUploads(uploads, app.db, app.now());
+        if (untaken > 0) app.log.info({ removed: untaken }, 'Removed files sent ahead of a step that no step took');
+      },
+    });
   },
   { name: 'onramp-uploads', decorators: { fastify: ['cipher', 'db', 'now'] } },
 );

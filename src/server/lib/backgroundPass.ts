@@ -1,0 +1,43 @@
+/**
+ * The passes a server runs in the background (reminders, expiry notices, notice delivery,
+ * sweeps): each every so often, one at a time, a failure logged and left for the next pass
+ * (the database away comes back), never keeping the process alive, and the pass in flight
+ * finished before the app's other resources close.
+ */
+import type { FastifyInstance } from 'fastify';
+
+export interface BackgroundPass {
+  /** Names the pass in the log line of a failure. */
+  name: string;
+  intervalMs: number;
+  run(): Promise<unknown>;
+  /** Runs one pass at once too, beside the server's start. */
+  atStart?: boolean;
+}
+
+/** Runs `run` every `intervalMs` until the app closes; its onClose hook waits for the pass in flight. */
+export function everyInterval(app: Pick<FastifyInstance, 'addHook' | 'log'>, { name, intervalMs, run, atStart = false }: BackgroundPass): void {
+  let inFlight: Promise<void> | null = null;
+  const pass = () => {
+    // A pass slower than the interval is not joined by another: the next tick after it looks again.
+    if (inFlight) return;
+    inFlight = Promise.resolve()
+      .then(run)
+      .then(
+        () => undefined,
+        (error: unknown) => app.log.warn({ pass: name, error: String(error) }, 'A background pass failed; the next one will try again'),
+      )
+      .finally(() => {
+        inFlight = null;
+      });
+  };
+  const timer = setInterval(pass, intervalMs);
+  timer.unref();
+  // Fastify runs onClose hooks last-added first: added after the hooks that close what a pass
+  // uses (a transport), this one stops the pass before they run.
+  app.addHook('onClose', async () => {
+    clearInterval(timer);
+    await inFlight;
+  });
+  if (atStart) pass();
+}
