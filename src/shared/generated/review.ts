@@ -349,6 +349,23 @@ export interface StepAnswersAnswer {
 }
 /**
  * This interface was referenced by `Review`'s JSON-Schema
+ * via the `definition` "queueQuery".
+ */
+export interface QueueQuery {
+  status?: ReviewStatus;
+  limit?: number;
+  after?: string;
+  q?: string;
+}
+/**
+ * This interface was referenced by `Review`'s JSON-Schema
+ * via the `definition` "expiringQuery".
+ */
+export interface ExpiringQuery {
+  days?: number;
+}
+/**
+ * This interface was referenced by `Review`'s JSON-Schema
  * via the `definition` "staffKey".
  */
 export interface StaffKey {
