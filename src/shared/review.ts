@@ -9,8 +9,10 @@ import type { AuditAction, ReviewStatus } from './generated/review.js';
 export type {
   ApproveBody,
   AuditAction,
+  AuditDownloadQuery,
   AuditEvent,
   AuditPage,
+  AuditQuery,
   ExpiringDocument,
   ExpiringList,
   ExpiringQuery,

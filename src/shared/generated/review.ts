@@ -35,9 +35,9 @@ export type ReviewDriver = QueueDriver & {
 export type ReviewVersion = number;
 /**
  * This interface was referenced by `Review`'s JSON-Schema
- * via the `definition` "staffRole".
+ * via the `definition` "auditFilterAction".
  */
-export type StaffRole = 'reviewer' | 'privacy-officer' | 'owner';
+export type AuditFilterAction = '' | AuditAction;
 /**
  * This interface was referenced by `Review`'s JSON-Schema
  * via the `definition` "auditAction".
@@ -62,6 +62,26 @@ export type AuditAction =
   | 'audit.download'
   | 'insights.open'
   | 'drivers.expiring';
+/**
+ * This interface was referenced by `Review`'s JSON-Schema
+ * via the `definition` "auditFilterActor".
+ */
+export type AuditFilterActor = string;
+/**
+ * This interface was referenced by `Review`'s JSON-Schema
+ * via the `definition` "auditFilterDriver".
+ */
+export type AuditFilterDriver = string;
+/**
+ * This interface was referenced by `Review`'s JSON-Schema
+ * via the `definition` "auditFilterTime".
+ */
+export type AuditFilterTime = string;
+/**
+ * This interface was referenced by `Review`'s JSON-Schema
+ * via the `definition` "staffRole".
+ */
+export type StaffRole = 'reviewer' | 'privacy-officer' | 'owner';
 
 /**
  * This interface was referenced by `Review`'s JSON-Schema
@@ -363,6 +383,31 @@ export interface QueueQuery {
  */
 export interface ExpiringQuery {
   days?: number;
+}
+/**
+ * This interface was referenced by `Review`'s JSON-Schema
+ * via the `definition` "auditQuery".
+ */
+export interface AuditQuery {
+  action?: AuditFilterAction;
+  actor?: AuditFilterActor;
+  driver?: AuditFilterDriver;
+  from?: AuditFilterTime;
+  to?: AuditFilterTime;
+  before?: string;
+  limit?: number;
+}
+/**
+ * This interface was referenced by `Review`'s JSON-Schema
+ * via the `definition` "auditDownloadQuery".
+ */
+export interface AuditDownloadQuery {
+  action?: AuditFilterAction;
+  actor?: AuditFilterActor;
+  driver?: AuditFilterDriver;
+  from?: AuditFilterTime;
+  to?: AuditFilterTime;
+  format?: 'csv' | 'jsonl';
 }
 /**
  * This interface was referenced by `Review`'s JSON-Schema
