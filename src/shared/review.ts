@@ -22,6 +22,7 @@ export type {
   FileAheadAnswer,
   FixRequest,
   Insights,
+  InsightsQueryString,
   InsightsStep,
   KeyBody,
   PastDecision,

@@ -79,6 +79,11 @@ export type AuditFilterDriver = string;
 export type AuditFilterTime = string;
 /**
  * This interface was referenced by `Review`'s JSON-Schema
+ * via the `definition` "insightsQueryDay".
+ */
+export type InsightsQueryDay = '' | string;
+/**
+ * This interface was referenced by `Review`'s JSON-Schema
  * via the `definition` "staffRole".
  */
 export type StaffRole = 'reviewer' | 'privacy-officer' | 'owner';
@@ -408,6 +413,17 @@ export interface AuditDownloadQuery {
   from?: AuditFilterTime;
   to?: AuditFilterTime;
   format?: 'csv' | 'jsonl';
+}
+/**
+ * This interface was referenced by `Review`'s JSON-Schema
+ * via the `definition` "insightsQueryString".
+ */
+export interface InsightsQueryString {
+  from?: InsightsQueryDay;
+  to?: InsightsQueryDay;
+  method?: string;
+  language?: string;
+  stalledDays?: number;
 }
 /**
  * This interface was referenced by `Review`'s JSON-Schema
