@@ -627,3 +627,32 @@ export interface Insights {
     fixReasons: InsightsFixReason[];
   };
 }
+
+/** Every value of reviewStatus, in the schema's order. */
+export const REVIEW_STATUSES = ['pending', 'approved', 'rejected'] as const satisfies readonly ReviewStatus[];
+
+/** Every value of staffRole, in the schema's order. */
+export const STAFF_ROLES = ['reviewer', 'privacy-officer', 'owner'] as const satisfies readonly StaffRole[];
+
+/** Every value of auditAction, in the schema's order. */
+export const AUDIT_ACTIONS = [
+  'staff.sign-in',
+  'staff.sign-in-failed',
+  'staff.sign-out',
+  'staff.add',
+  'staff.roles',
+  'staff.remove',
+  'staff.key-create',
+  'staff.key-revoke',
+  'driver.open',
+  'driver.release',
+  'document.open',
+  'driver.approve',
+  'driver.reject',
+  'driver.resume-link',
+  'driver.export',
+  'driver.erase',
+  'audit.download',
+  'insights.open',
+  'drivers.expiring',
+] as const satisfies readonly AuditAction[];

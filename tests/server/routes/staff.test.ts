@@ -4,8 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AUDIT_ACTIONS, type AuditPage, type QueuePage, type ReviewDriver, type StaffList, type StaffRole } from '../../../src/shared/review.js';
-import { STAFF_ROLES } from '../../../src/server/lib/staffMembers.js';
+import { AUDIT_ACTIONS, STAFF_ROLES, type AuditPage, type QueuePage, type ReviewDriver, type StaffList, type StaffRole } from '../../../src/shared/review.js';
 import { STAFF_SESSION_IDLE_MS, STAFF_SESSION_LIFETIME_MS } from '../../../src/server/plugins/staffAuth.js';
 import { csvField, SIGN_IN_MESSAGES } from '../../../src/server/routes/staff.js';
 import { createEmulatorUser, resetPasswordInEmulator, signInEmulatorUser } from '../../support/identity.js';
