@@ -12,11 +12,11 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { buildApp } from '../server/app.js';
 import { LOCAL_AUTH_EMULATOR_HOST, prepareLocalSecrets, readConfig } from '../server/config.js';
-import { addStaff, STAFF_ROLES, staffEmailOf, staffRolesOf } from '../server/lib/staffMembers.js';
+import { addStaff, staffEmailOf, staffRolesOf } from '../server/lib/staffMembers.js';
 import { STAFF_KEY_PREFIX } from '../server/plugins/staffAuth.js';
 import type { StaffRole, StaffSession } from '../shared/review.js';
 import { AdminApiError, adminRequest, type AdminIo, type AdminSettings } from './adminApi.js';
-import { REVIEW_STATUSES, type QueueDriver, type QueuePage, type ReviewStatus } from '../shared/review.js';
+import { REVIEW_STATUSES, STAFF_ROLES, type QueueDriver, type QueuePage, type ReviewStatus } from '../shared/review.js';
 import { PRIVACY_USAGE, parsePrivacyArgs, runPrivacyCommand, type PrivacyCommand } from './adminPrivacy.js';
 
 export const DEFAULT_ONRAMP_URL = 'http://127.0.0.1:3000';

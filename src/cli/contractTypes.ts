@@ -48,6 +48,30 @@ function callForms(): string {
   return `/** The form each call of ${relative(PROJECT_ROOT, FLOW_FILE)} sends, by call name. */\nexport interface CallForms {\n${lines.join('\n')}\n}\n`;
 }
 
+/**
+ * Each list a review contract defines (a $def that is an enum of texts: staffRole, reviewStatus…)
+ * as a constant too (STAFF_ROLES, REVIEW_STATUSES…), for the code that goes through its values:
+ * the schema is the one list.
+ */
+function reviewLists(): string {
+  const schema = JSON.parse(readFileSync(REVIEW_SCHEMA, 'utf8')) as { $defs: Record<string, Json> };
+  return Object.entries(schema.$defs)
+    .flatMap(([name, def]) => {
+      if (!isObject(def) || !Array.isArray(def.enum) || !def.enum.every((value) => typeof value === 'string')) return [];
+      const constant = `${name.replace(/[A-Z]/g, (letter) => `_${letter}`).toUpperCase()}${name.endsWith('s') ? 'ES' : 'S'}`;
+      const declare = (values: string) => `export const ${constant} = [${values}] as const satisfies readonly ${pascal(name)}[];`;
+      const values = def.enum.map((value) => `'${value}'`);
+      // As the formatter lays it out: on one line if it fits in 160 characters, else one value a line.
+      const line = declare(values.join(', '));
+      return [
+        `/** Every value of ${name}, in the schema's order. */\n${line.length <= 160 ? line : declare(`\n${values.map((value) => `  ${value},\n`).join('')}`)}\n`,
+      ];
+    })
+    .join('\n');
+}
+
+const REVIEW_SCHEMA = join(PROJECT_ROOT, 'src', 'shared', 'review.schema.json');
+
 export const CONTRACTS = (): Contract[] => [
   { file: 'flow.ts', about: 'The flow file', schemas: [{ path: join(PROJECT_ROOT, 'flows', 'flow.schema.json'), type: 'Flow' }] },
   {
@@ -79,7 +103,8 @@ export const CONTRACTS = (): Contract[] => [
   {
     file: 'review.ts',
     about: "The admin API's requests and answers and a step's stored answers",
-    schemas: [{ path: join(PROJECT_ROOT, 'src', 'shared', 'review.schema.json'), type: 'Review' }],
+    schemas: [{ path: REVIEW_SCHEMA, type: 'Review' }],
+    extra: reviewLists,
   },
 ];
 

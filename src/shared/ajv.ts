@@ -26,10 +26,11 @@ export function extendAjv(ajv: Ajv): Ajv {
 
 /**
  * A ready Ajv. `strict` is for the lint: rjsf's non-strict Ajv silently ignores a mistyped
- * keyword, so the lint compiles every schema strictly to catch one.
+ * keyword, so the lint compiles every schema strictly to catch one. `coerceTypes` is for query
+ * strings, whose values are all text: a number in one is read as the number it spells.
  */
-export function createAjv({ strict = false }: { strict?: boolean } = {}): Ajv {
-  const ajv = new Ajv({ ...AJV_OPTIONS, strict, allowUnionTypes: true });
+export function createAjv({ strict = false, coerceTypes = false }: { strict?: boolean; coerceTypes?: boolean } = {}): Ajv {
+  const ajv = new Ajv({ ...AJV_OPTIONS, strict, coerceTypes, allowUnionTypes: true });
   addFormats(ajv);
   // A "pattern" is compiled with the u flag (Ajv's unicodeRegExp), which refuses what a plain
   // RegExp lets pass ("\-" outside brackets): a text is a regular expression as it will be compiled.

@@ -4,26 +4,31 @@
  * and where a driver stands (the status the resume table reads): stated once, in
  * src/shared/review.schema.json, whose generated types these are.
  */
-import type { AuditAction, ReviewStatus } from './generated/review.js';
+export { AUDIT_ACTIONS, REVIEW_STATUSES, STAFF_ROLES } from './generated/review.js';
 
 export type {
   ApproveBody,
   AuditAction,
+  AuditDownloadQuery,
   AuditEvent,
   AuditPage,
+  AuditQuery,
   ExpiringDocument,
   ExpiringList,
+  ExpiringQuery,
   Claim,
   DriverStatus,
   EraseBody,
   FileAheadAnswer,
   FixRequest,
   Insights,
+  InsightsQueryString,
   InsightsStep,
   KeyBody,
   PastDecision,
   QueueDriver,
   QueuePage,
+  QueueQuery,
   RejectBody,
   ReviewDriver,
   ReviewedField,
@@ -39,31 +44,6 @@ export type {
   StatusAnswer,
   StepAnswersAnswer,
 } from './generated/review.js';
-
-export const REVIEW_STATUSES = ['pending', 'approved', 'rejected'] as const satisfies readonly ReviewStatus[];
-
-/** Every action of the audit record, as its schema lists them. */
-export const AUDIT_ACTIONS = [
-  'staff.sign-in',
-  'staff.sign-in-failed',
-  'staff.sign-out',
-  'staff.add',
-  'staff.roles',
-  'staff.remove',
-  'staff.key-create',
-  'staff.key-revoke',
-  'driver.open',
-  'driver.release',
-  'document.open',
-  'driver.approve',
-  'driver.reject',
-  'driver.resume-link',
-  'driver.export',
-  'driver.erase',
-  'audit.download',
-  'insights.open',
-  'drivers.expiring',
-] as const satisfies readonly AuditAction[];
 
 export const MAX_REASON_LENGTH = 500;
 

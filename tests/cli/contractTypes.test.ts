@@ -8,12 +8,20 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { generateContractTypes } from '../../src/cli/contractTypes.js';
 import { PROJECT_ROOT } from '../../src/node/projectFiles.js';
+import { AUDIT_ACTIONS, REVIEW_STATUSES, STAFF_ROLES } from '../../src/shared/review.js';
+import reviewSchema from '../../src/shared/review.schema.json';
 
 describe('npm run types', () => {
   it('has made the committed types from the schemas as they are', async () => {
     for (const [path, text] of await generateContractTypes()) {
       expect(readFileSync(path, 'utf8'), `${path} is stale: run npm run types`).toBe(text);
     }
+  });
+
+  it('makes each list of the review contract a constant the code goes through: the roles are the schema’s', () => {
+    expect(STAFF_ROLES).toEqual(reviewSchema.$defs.staffRole.enum);
+    expect(REVIEW_STATUSES).toEqual(reviewSchema.$defs.reviewStatus.enum);
+    expect(AUDIT_ACTIONS).toEqual(reviewSchema.$defs.auditAction.enum);
   });
 
   describe('on a copy of the project where a form field is renamed in its schema', () => {

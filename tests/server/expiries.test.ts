@@ -9,7 +9,6 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadNotices } from '../../src/node/projectFiles.js';
 import { STAFF_AUTH_MESSAGES } from '../../src/server/plugins/staffAuth.js';
-import { EXPIRING_MESSAGES } from '../../src/server/routes/expiries.js';
 import { SERVER_MESSAGES } from '../../src/server/serverMessages.js';
 import { isoDateOffset } from '../../src/shared/dates.js';
 import type { ExpiringList, QueuePage, ReviewDriver, StepAnswersAnswer } from '../../src/shared/review.js';
@@ -229,7 +228,19 @@ describe('the list of what expires soon', () => {
     expect(rows[0]!.action).toBe('drivers.expiring');
     const bad = await asReviewer('/admin/expiring?days=many');
     expect(bad.statusCode).toBe(400);
-    expect(json(bad)).toEqual({ message: EXPIRING_MESSAGES.badDays });
+    expect(json(bad)).toEqual({ message: 'days must be a whole number from 0 to 365.' });
+  });
+
+  it.each([
+    ['days=366', 'days must be a whole number from 0 to 365.'],
+    ['days=1.5', 'days must be a whole number from 0 to 365.'],
+    ['days=', 'days must be a whole number from 0 to 365.'],
+    ['days=1&days=2', 'days must be a whole number from 0 to 365.'],
+    ['within=30', 'Unknown query parameter: within'],
+  ])('refuses ?%s with 400 { message }', async (query, message) => {
+    const response = await asReviewer(`/admin/expiring?${query}`);
+    expect(response.statusCode).toBe(400);
+    expect(json(response)).toEqual({ message });
   });
 
   it('is refused to a driver’s session (403) and to no session (401)', async () => {

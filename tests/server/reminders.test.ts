@@ -5,7 +5,6 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { UNSUBSCRIBE_MESSAGES } from '../../src/server/routes/reminders.js';
 import { loadNotices } from '../../src/node/projectFiles.js';
 import { deliveredBy, startTestServer, type TestServer } from '../support/server.js';
 
@@ -158,6 +157,28 @@ describe('reminders', () => {
     for (const each of both) expect(await reminders(each)).toEqual({ email: 1 });
   });
 
+  it('offer their unsubscribe page in the driver’s language', async () => {
+    at(T0);
+    const spanish = await driver(T0, { locale: 'es' });
+    at(T0 + 24 * HOUR_MS);
+    await pass();
+    const sent = (await delivered()).find((entry) => entry.to === spanish.email)!;
+    const link = new URL(/^<(.+)>$/.exec(('headers' in sent && sent.headers?.['List-Unsubscribe']) || '')![1]!);
+    const opened = await server.app.inject({ method: 'GET', url: `${link.pathname}${link.search}`, headers: { 'accept-language': 'en' } });
+    expect(opened.body).toContain('<html lang="es">');
+    expect(opened.body).toContain('<h1>Recordatorios de Onramp</h1>');
+    expect(opened.body).toContain(
+      '<p>¿Dejar de recibir los correos y mensajes de texto que te recuerdan terminar tu registro para conducir con Onramp?</p><form method="post"><button type="submit">Dejar de recibir recordatorios</button></form>',
+    );
+    const clicked = await server.app.inject({
+      method: 'POST',
+      url: `${link.pathname}${link.search}`,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: 'List-Unsubscribe=One-Click',
+    });
+    expect(clicked.body).toContain('<p>Listo: ya no recibirás más recordatorios de Onramp.</p>');
+  });
+
   it('stop after the one-step unsubscribe of the email', async () => {
     at(T0);
     const leaving = await driver(T0);
@@ -170,7 +191,7 @@ describe('reminders', () => {
     // Opening the link changes nothing (mail scanners open links); the one-click POST does.
     const opened = await server.app.inject({ method: 'GET', url: `${link.pathname}${link.search}` });
     expect(opened.statusCode).toBe(200);
-    expect(opened.body).toContain(UNSUBSCRIBE_MESSAGES.button);
+    expect(opened.body).toContain('<button type="submit">Stop reminders</button>');
     const forged = await server.app.inject({
       method: 'POST',
       url: `${link.pathname}?driver=${leaving.id}&signature=${'0'.repeat(32)}`,
@@ -178,7 +199,7 @@ describe('reminders', () => {
       payload: 'List-Unsubscribe=One-Click',
     });
     expect(forged.statusCode).toBe(400);
-    expect(forged.json()).toEqual({ message: UNSUBSCRIBE_MESSAGES.badLink });
+    expect(forged.json()).toEqual({ message: 'This unsubscribe link is not valid. Use the link of the reminder email as it came.' });
     const clicked = await server.app.inject({
       method: 'POST',
       url: `${link.pathname}${link.search}`,
@@ -186,7 +207,7 @@ describe('reminders', () => {
       payload: 'List-Unsubscribe=One-Click',
     });
     expect(clicked.statusCode).toBe(200);
-    expect(clicked.body).toContain(UNSUBSCRIBE_MESSAGES.done);
+    expect(clicked.body).toContain('<p>Done: you will get no more reminders from Onramp.</p>');
     at(T0 + 72 * HOUR_MS);
     await pass();
     expect(await reminders(leaving)).toEqual({ email: 1 });

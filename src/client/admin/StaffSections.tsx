@@ -7,7 +7,7 @@ import { useState, type FormEvent } from 'react';
 import { toast } from '../ui/toast.js';
 import useSWR from 'swr';
 import useSWRInfinite from 'swr/infinite';
-import { AUDIT_ACTIONS, type AuditEvent, type AuditPage, type StaffList, type StaffMember, type StaffRole } from '../../shared/review.js';
+import { AUDIT_ACTIONS, STAFF_ROLES, type AuditEvent, type AuditPage, type StaffList, type StaffMember, type StaffRole } from '../../shared/review.js';
 import { request, type ApiResult } from '../runtime/api.js';
 import { flow } from '../runtime/flow.js';
 import { READ_ONCE, type RequestError } from '../runtime/reads.js';
@@ -20,7 +20,6 @@ export const ROLE_LABELS: Record<StaffRole, string> = {
   'privacy-officer': 'Privacy officer',
   owner: 'Owner',
 };
-const ROLES = Object.keys(ROLE_LABELS) as StaffRole[];
 
 /** A call's answer told as a toast; a refusal handed to the page (sign in again, or why not). Whether it went through. */
 function told(session: AdminSession, result: ApiResult<unknown>, done: string): boolean {
@@ -37,7 +36,7 @@ function RoleChoices({ name, roles, onChange }: { name: string; roles: readonly 
   return (
     <fieldset className="admin-roles">
       <legend className="visually-hidden">Roles of {name}</legend>
-      {ROLES.map((role) => (
+      {STAFF_ROLES.map((role) => (
         <label key={role} className="admin-fix-toggle">
           <input
             type="checkbox"

@@ -14,7 +14,7 @@ import type Ajv from 'ajv';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { httpErrors } from '@fastify/sensible';
 import type { FastifyInstance, FastifySchema } from 'fastify';
-import { sharedAjv } from '../../shared/ajv.js';
+import { createAjv, sharedAjv } from '../../shared/ajv.js';
 import { fillPlaceholders } from '../../shared/placeholders.js';
 import { isObject, type Json, type JsonObject } from '../../shared/schemaFiles.js';
 import clientErrorReportSchema from '../../shared/clientErrorReport.schema.json';
@@ -74,13 +74,22 @@ function ajvWithContracts(): Ajv {
   return ajv;
 }
 
+/** The Ajv for query strings: the same contracts, each value read as the type its schema says ("20" as 20), a repeated name refused. */
+let queryAjv: Ajv | undefined;
+function ajvForQueries(): Ajv {
+  return (queryAjv ??= createAjv({ coerceTypes: true }).addSchema([reviewSchema]));
+}
+
 /**
  * The routes of `app` (an encapsulated plugin) check their bodies by their declared schemas, the
- * contracts of src/shared/review.schema.json and src/shared/clientErrorReport.schema.json.
+ * contracts of src/shared/review.schema.json and src/shared/clientErrorReport.schema.json, and their
+ * query strings the same way (`schema: { querystring: { $ref: … } }`): a bad one is a 400 { message }
+ * in the contract's words.
  */
 export function checkBodiesBySchema(app: FastifyInstance): void {
-  const ajv = ajvWithContracts();
-  app.setValidatorCompiler(({ schema }) => {
+  const contracts = ajvWithContracts();
+  app.setValidatorCompiler(({ schema, httpPart }) => {
+    const ajv = httpPart === 'querystring' ? ajvForQueries() : contracts;
     const { $ref } = schema as FastifySchema & { $ref?: string };
     const validate = ($ref ? ajv.getSchema($ref) : undefined) ?? ajv.compile(schema);
     return (data: unknown) => {

@@ -11,14 +11,12 @@
  */
 import { httpErrors } from '@fastify/sensible';
 import type { FastifyInstance } from 'fastify';
-import type { StaffRole } from '../../shared/review.js';
+import { STAFF_ROLES, type StaffRole } from '../../shared/review.js';
 import type { AuditActor } from './auditRecord.js';
 import reviewSchema from '../../shared/review.schema.json';
 
 /** The person's email and roles: the routes' schema (review.schema.json staffBody) states them, and the admin command checks its arguments with the same words. */
 const { email: emailRule, roles: rolesRule } = reviewSchema.$defs.staffBody.properties;
-
-export const STAFF_ROLES = ['reviewer', 'privacy-officer', 'owner'] as const satisfies readonly StaffRole[];
 
 export const STAFF_MESSAGES = {
   emailRequired: emailRule.errorMessage,

@@ -1,25 +1,19 @@
 /**
  * Documents that expire, for reviewers (issue 30): GET /admin/expiring lists the drivers with a
  * document (flows/notices.json's expiries) that expires within `days` days (the first notice's
- * days unless asked otherwise, at most MAX_DAYS) or has expired, the soonest first, at most
+ * days unless asked otherwise, at most a year: the query's contract) or has expired, the soonest first, at most
  * MAX_DRIVERS; and the review queue marks the documents past their date (expiredByDriver). The
  * list names drivers: each reading is in the audit record.
  */
-import { httpErrors } from '@fastify/sensible';
 import type { FastifyInstance } from 'fastify';
 import type { Queryable } from '../db/db.js';
 import { loadNotices } from '../../node/projectFiles.js';
-import type { ExpiringDocument, ExpiringList, ReviewStatus } from '../../shared/review.js';
+import type { ExpiringDocument, ExpiringList, ExpiringQuery, ReviewStatus } from '../../shared/review.js';
+import { checkBodiesBySchema } from '../lib/bodySchemas.js';
 import { addDays, daysUntil, expiredDocuments, renewalWindowDays, type Expiries } from '../lib/expiries.js';
 
-const MAX_DAYS = 365;
 /** The most drivers one list holds: the soonest dates first, which are the ones to act on. */
 const MAX_DRIVERS = 500;
-
-export const EXPIRING_MESSAGES = {
-  unknownQuery: 'Unknown query parameter: ',
-  badDays: `days must be a whole number from 0 to ${MAX_DAYS}.`,
-} as const;
 
 /** Today for the reviewers' lists: UTC's day. */
 const todayOf = (now: Date) => now.toISOString().slice(0, 10);
@@ -55,36 +49,36 @@ export async function expiredByDriver(db: Queryable, driverIds: string[], now: D
 export async function expiryRoutes(app: FastifyInstance) {
   const { expiries } = loadNotices();
   const reviewers = { config: { staffRoles: ['reviewer'] as const }, onRequest: app.requireStaff };
+  checkBodiesBySchema(app);
 
-  app.get('/expiring', { ...reviewers, schema: { response: { 200: { $ref: 'review#/$defs/expiringList' } } } }, async (request): Promise<ExpiringList> => {
-    const query = (request.query ?? {}) as Record<string, unknown>;
-    const unknown = Object.keys(query).find((key) => key !== 'days');
-    if (unknown !== undefined) throw httpErrors.badRequest(`${EXPIRING_MESSAGES.unknownQuery}${unknown}`);
-    const days = query.days === undefined ? renewalWindowDays(expiries) : Number(query.days);
-    if (typeof query.days === 'object' || query.days === '' || !Number.isInteger(days) || days < 0 || days > MAX_DAYS)
-      throw httpErrors.badRequest(EXPIRING_MESSAGES.badDays);
-    const today = todayOf(app.now());
-    const { rows } = await app.db.query<{ id: string; email: string; name: string | null; status: ReviewStatus; document: number; expires_on: string }>(
-      `SELECT d.id, d.email, d.review_name AS name, d.status, doc.document::int AS document, a.answers ->> doc.field AS expires_on
+  app.get<{ Querystring: ExpiringQuery }>(
+    '/expiring',
+    { ...reviewers, schema: { querystring: { $ref: 'review#/$defs/expiringQuery' }, response: { 200: { $ref: 'review#/$defs/expiringList' } } } },
+    async (request): Promise<ExpiringList> => {
+      const days = request.query.days ?? renewalWindowDays(expiries);
+      const today = todayOf(app.now());
+      const { rows } = await app.db.query<{ id: string; email: string; name: string | null; status: ReviewStatus; document: number; expires_on: string }>(
+        `SELECT d.id, d.email, d.review_name AS name, d.status, doc.document::int AS document, a.answers ->> doc.field AS expires_on
        FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS doc (step, field, document)
        JOIN step_answers a ON a.step = doc.step
        JOIN drivers d ON d.id = a.driver_id
        WHERE a.answers ->> doc.field ~ '^\\d{4}-\\d{2}-\\d{2}$' AND a.answers ->> doc.field <= $3
        ORDER BY a.answers ->> doc.field, d.id
        LIMIT $4`,
-      [expiries.documents.map((document) => document.step), expiries.documents.map((document) => document.date), addDays(today, days), MAX_DRIVERS * 4],
-    );
-    const drivers = new Map<string, ExpiringList['drivers'][number]>();
-    for (const row of rows) {
-      const document = expiries.documents[row.document - 1]!;
-      const daysLeft = daysUntil(row.expires_on, today);
-      if (daysLeft === null) continue;
-      const entry: ExpiringDocument = { step: document.step, field: document.date, name: document.name, expiresOn: row.expires_on, daysLeft };
-      const driver = drivers.get(row.id);
-      if (driver) driver.documents.push(entry);
-      else if (drivers.size < MAX_DRIVERS) drivers.set(row.id, { id: row.id, email: row.email, name: row.name, status: row.status, documents: [entry] });
-    }
-    await app.audit.record(request, { action: 'drivers.expiring', details: { days, drivers: drivers.size } });
-    return { days, drivers: [...drivers.values()] };
-  });
+        [expiries.documents.map((document) => document.step), expiries.documents.map((document) => document.date), addDays(today, days), MAX_DRIVERS * 4],
+      );
+      const drivers = new Map<string, ExpiringList['drivers'][number]>();
+      for (const row of rows) {
+        const document = expiries.documents[row.document - 1]!;
+        const daysLeft = daysUntil(row.expires_on, today);
+        if (daysLeft === null) continue;
+        const entry: ExpiringDocument = { step: document.step, field: document.date, name: document.name, expiresOn: row.expires_on, daysLeft };
+        const driver = drivers.get(row.id);
+        if (driver) driver.documents.push(entry);
+        else if (drivers.size < MAX_DRIVERS) drivers.set(row.id, { id: row.id, email: row.email, name: row.name, status: row.status, documents: [entry] });
+      }
+      await app.audit.record(request, { action: 'drivers.expiring', details: { days, drivers: drivers.size } });
+      return { days, drivers: [...drivers.values()] };
+    },
+  );
 }

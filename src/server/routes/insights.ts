@@ -10,34 +10,24 @@
 import { httpErrors } from '@fastify/sensible';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { isLocale } from '../../shared/locales.js';
-import type { Insights } from '../../shared/review.js';
+import type { Insights, InsightsQueryString } from '../../shared/review.js';
+import { checkBodiesBySchema } from '../lib/bodySchemas.js';
 import { insightsOf, type InsightsQuery } from '../lib/insights.js';
 import { csvField } from './staff.js';
 
 const DEFAULT_DAYS = 30;
 const DEFAULT_STALLED_DAYS = 7;
-const MAX_STALLED_DAYS = 365;
 /** A range of at most ten years: a typo in a year shouldn't read the whole table ten times over. */
 const MAX_RANGE_DAYS = 3660;
 const DAY_MS = 24 * 3600 * 1000;
 
 export const INSIGHTS_MESSAGES = {
-  unknownQuery: 'Unknown query parameter: ',
-  badDay: 'from and to must be days as YYYY-MM-DD, e.g. 2026-01-31.',
   badRange: `to must not be before from, and the range at most ${MAX_RANGE_DAYS} days.`,
   badMethod: 'method must be password or one of the flow’s social sign-in providers: ',
   badLanguage: 'language must be one of the app’s languages, e.g. en or es.',
-  badStalledDays: `stalledDays must be a whole number from 1 to ${MAX_STALLED_DAYS}.`,
 } as const;
 
 const dayOf = (date: Date) => date.toISOString().slice(0, 10);
-
-function dayParameter(value: unknown, fallback: string): string {
-  if (value === undefined || value === '') return fallback;
-  if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(value) || Number.isNaN(Date.parse(value)) || dayOf(new Date(value)) !== value)
-    throw httpErrors.badRequest(INSIGHTS_MESSAGES.badDay);
-  return value;
-}
 
 /** The CSV of the figures: the funnel, the review totals, the turnaround by day and the fix reasons, one table after another. */
 export function insightsCsv(insights: Insights): string {
@@ -75,26 +65,22 @@ export function insightsCsv(insights: Insights): string {
 
 export async function insightsRoutes(app: FastifyInstance) {
   const readers = { config: { staffRoles: ['reviewer', 'owner'] as const }, onRequest: app.requireStaff };
+  const querystring = { $ref: 'review#/$defs/insightsQueryString' };
+  checkBodiesBySchema(app);
 
-  function queryOf(request: FastifyRequest): InsightsQuery {
-    const query = (request.query ?? {}) as Record<string, unknown>;
-    const unknown = Object.keys(query).find((key) => !['from', 'to', 'method', 'language', 'stalledDays'].includes(key));
-    if (unknown !== undefined) throw httpErrors.badRequest(`${INSIGHTS_MESSAGES.unknownQuery}${unknown}`);
-    const today = app.now();
-    const to = dayParameter(query.to, dayOf(today));
-    const from = dayParameter(query.from, dayOf(new Date(Date.parse(to) - (DEFAULT_DAYS - 1) * DAY_MS)));
+  /** The query as the figures take it: its contract checked each part; what depends on the flow and the app, and the range's length, are checked here. */
+  function queryOf(request: FastifyRequest<{ Querystring: InsightsQueryString }>): InsightsQuery {
+    const { query } = request;
+    const to = query.to || dayOf(app.now());
+    const from = query.from || dayOf(new Date(Date.parse(to) - (DEFAULT_DAYS - 1) * DAY_MS));
     const span = (Date.parse(to) - Date.parse(from)) / DAY_MS;
     if (span < 0 || span >= MAX_RANGE_DAYS) throw httpErrors.badRequest(INSIGHTS_MESSAGES.badRange);
     const methods = ['password', ...(app.callReader.flow.social?.providers.map((provider) => provider.id) ?? [])];
-    const method = query.method === undefined || query.method === '' ? null : query.method;
-    if (method !== null && (typeof method !== 'string' || !methods.includes(method)))
-      throw httpErrors.badRequest(`${INSIGHTS_MESSAGES.badMethod}${methods.slice(1).join(', ')}.`);
-    const language = query.language === undefined || query.language === '' ? null : query.language;
+    const method = query.method || null;
+    if (method !== null && !methods.includes(method)) throw httpErrors.badRequest(`${INSIGHTS_MESSAGES.badMethod}${methods.slice(1).join(', ')}.`);
+    const language = query.language || null;
     if (language !== null && !isLocale(language)) throw httpErrors.badRequest(INSIGHTS_MESSAGES.badLanguage);
-    const stalledDays = query.stalledDays === undefined ? DEFAULT_STALLED_DAYS : Number(query.stalledDays);
-    if (typeof query.stalledDays === 'object' || !Number.isInteger(stalledDays) || stalledDays < 1 || stalledDays > MAX_STALLED_DAYS)
-      throw httpErrors.badRequest(INSIGHTS_MESSAGES.badStalledDays);
-    return { from, to, method: method as string | null, language, stalledDays };
+    return { from, to, method, language, stalledDays: query.stalledDays ?? DEFAULT_STALLED_DAYS };
   }
 
   async function read(request: FastifyRequest, format: 'json' | 'csv', query: InsightsQuery) {
@@ -103,13 +89,13 @@ export async function insightsRoutes(app: FastifyInstance) {
     return insights;
   }
 
-  app.get(
+  app.get<{ Querystring: InsightsQueryString }>(
     '/insights',
-    { ...readers, schema: { response: { 200: { $ref: 'review#/$defs/insights' } } } },
+    { ...readers, schema: { querystring, response: { 200: { $ref: 'review#/$defs/insights' } } } },
     async (request): Promise<Insights> => read(request, 'json', queryOf(request)),
   );
 
-  app.get('/insights/download', readers, async (request, reply) => {
+  app.get<{ Querystring: InsightsQueryString }>('/insights/download', { ...readers, schema: { querystring } }, async (request, reply) => {
     const query = queryOf(request);
     const insights = await read(request, 'csv', query);
     return reply

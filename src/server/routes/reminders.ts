@@ -5,27 +5,24 @@
  * nothing. The signature is a keyed hash of the driver's id: the link stops that driver's
  * reminders and does nothing else.
  */
-import { httpErrors } from '@fastify/sensible';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { isUuid } from '../db/db.js';
 import { UNSUBSCRIBE_CONTEXT, UNSUBSCRIBE_PATH } from '../plugins/reminders.js';
+import { messageIn, refusal } from '../serverMessages.js';
+import { isLocale, type Locale } from '../../shared/locales.js';
 
-export const UNSUBSCRIBE_MESSAGES = {
-  badLink: 'This unsubscribe link is not valid. Use the link of the reminder email as it came.',
-  title: 'Onramp reminders',
-  ask: 'Stop the emails and text messages that remind you to finish signing up to drive with Onramp?',
-  button: 'Stop reminders',
-  done: 'Done: you will get no more reminders from Onramp.',
-} as const;
-
-const page = (body: string) =>
-  `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${UNSUBSCRIBE_MESSAGES.title}</title></head><body><main><h1>${UNSUBSCRIBE_MESSAGES.title}</h1>${body}</main></body></html>`;
+/** The page in `locale`: its words are flows/server-messages.json's reminders, translated as the server's other messages. */
+function page(locale: Locale, body: string): string {
+  const title = messageIn(locale, 'reminders.title');
+  return `<!doctype html><html lang="${locale}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${title}</title></head><body><main><h1>${title}</h1>${body}</main></body></html>`;
+}
 
 export async function reminderRoutes(app: FastifyInstance) {
   // The one-click POST is a form (List-Unsubscribe=One-Click): read as text, its content is not needed.
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 1024 }, (_request, body, done) => done(null, body));
 
-  function driverOf(request: FastifyRequest): string {
+  /** The link's driver and the language they read Onramp in (the request's if they are gone). */
+  async function driverOf(request: FastifyRequest): Promise<{ driver: string; locale: Locale }> {
     const { driver, signature } = (request.query ?? {}) as Record<string, unknown>;
     if (
       typeof driver !== 'string' ||
@@ -33,20 +30,27 @@ export async function reminderRoutes(app: FastifyInstance) {
       typeof signature !== 'string' ||
       !app.cipher.sameHash(signature, app.cipher.fingerprint(driver, UNSUBSCRIBE_CONTEXT))
     )
-      throw httpErrors.badRequest(UNSUBSCRIBE_MESSAGES.badLink);
-    return driver;
+      throw refusal(400, 'reminders.badLink');
+    const { rows } = await app.db.query<{ locale: string }>('SELECT locale FROM drivers WHERE id = $1', [driver]);
+    const stored = rows[0]?.locale;
+    return { driver, locale: isLocale(stored) ? stored : request.locale };
   }
 
   app.get(UNSUBSCRIBE_PATH, async (request, reply) => {
-    driverOf(request);
+    const { locale } = await driverOf(request);
     return reply
       .type('text/html; charset=utf-8')
-      .send(page(`<p>${UNSUBSCRIBE_MESSAGES.ask}</p><form method="post"><button type="submit">${UNSUBSCRIBE_MESSAGES.button}</button></form>`));
+      .send(
+        page(
+          locale,
+          `<p>${messageIn(locale, 'reminders.ask')}</p><form method="post"><button type="submit">${messageIn(locale, 'reminders.button')}</button></form>`,
+        ),
+      );
   });
 
   app.post(UNSUBSCRIBE_PATH, async (request, reply) => {
-    const driver = driverOf(request);
+    const { driver, locale } = await driverOf(request);
     await app.db.query('UPDATE drivers SET reminders_stopped_at = coalesce(reminders_stopped_at, $2) WHERE id = $1', [driver, app.now()]);
-    return reply.type('text/html; charset=utf-8').send(page(`<p>${UNSUBSCRIBE_MESSAGES.done}</p>`));
+    return reply.type('text/html; charset=utf-8').send(page(locale, `<p>${messageIn(locale, 'reminders.done')}</p>`));
   });
 }

@@ -35,9 +35,9 @@ export type ReviewDriver = QueueDriver & {
 export type ReviewVersion = number;
 /**
  * This interface was referenced by `Review`'s JSON-Schema
- * via the `definition` "staffRole".
+ * via the `definition` "auditFilterAction".
  */
-export type StaffRole = 'reviewer' | 'privacy-officer' | 'owner';
+export type AuditFilterAction = '' | AuditAction;
 /**
  * This interface was referenced by `Review`'s JSON-Schema
  * via the `definition` "auditAction".
@@ -62,6 +62,31 @@ export type AuditAction =
   | 'audit.download'
   | 'insights.open'
   | 'drivers.expiring';
+/**
+ * This interface was referenced by `Review`'s JSON-Schema
+ * via the `definition` "auditFilterActor".
+ */
+export type AuditFilterActor = string;
+/**
+ * This interface was referenced by `Review`'s JSON-Schema
+ * via the `definition` "auditFilterDriver".
+ */
+export type AuditFilterDriver = string;
+/**
+ * This interface was referenced by `Review`'s JSON-Schema
+ * via the `definition` "auditFilterTime".
+ */
+export type AuditFilterTime = string;
+/**
+ * This interface was referenced by `Review`'s JSON-Schema
+ * via the `definition` "insightsQueryDay".
+ */
+export type InsightsQueryDay = '' | string;
+/**
+ * This interface was referenced by `Review`'s JSON-Schema
+ * via the `definition` "staffRole".
+ */
+export type StaffRole = 'reviewer' | 'privacy-officer' | 'owner';
 
 /**
  * This interface was referenced by `Review`'s JSON-Schema
@@ -349,6 +374,59 @@ export interface StepAnswersAnswer {
 }
 /**
  * This interface was referenced by `Review`'s JSON-Schema
+ * via the `definition` "queueQuery".
+ */
+export interface QueueQuery {
+  status?: ReviewStatus;
+  limit?: number;
+  after?: string;
+  q?: string;
+}
+/**
+ * This interface was referenced by `Review`'s JSON-Schema
+ * via the `definition` "expiringQuery".
+ */
+export interface ExpiringQuery {
+  days?: number;
+}
+/**
+ * This interface was referenced by `Review`'s JSON-Schema
+ * via the `definition` "auditQuery".
+ */
+export interface AuditQuery {
+  action?: AuditFilterAction;
+  actor?: AuditFilterActor;
+  driver?: AuditFilterDriver;
+  from?: AuditFilterTime;
+  to?: AuditFilterTime;
+  before?: string;
+  limit?: number;
+}
+/**
+ * This interface was referenced by `Review`'s JSON-Schema
+ * via the `definition` "auditDownloadQuery".
+ */
+export interface AuditDownloadQuery {
+  action?: AuditFilterAction;
+  actor?: AuditFilterActor;
+  driver?: AuditFilterDriver;
+  from?: AuditFilterTime;
+  to?: AuditFilterTime;
+  format?: 'csv' | 'jsonl';
+}
+/**
+ * This interface was referenced by `Review`'s JSON-Schema
+ * via the `definition` "insightsQueryString".
+ */
+export interface InsightsQueryString {
+  from?: InsightsQueryDay;
+  to?: InsightsQueryDay;
+  method?: string;
+  language?: string;
+  stalledDays?: number;
+}
+/**
+ * This interface was referenced by `Review`'s JSON-Schema
  * via the `definition` "staffKey".
  */
 export interface StaffKey {
@@ -549,3 +627,32 @@ export interface Insights {
     fixReasons: InsightsFixReason[];
   };
 }
+
+/** Every value of reviewStatus, in the schema's order. */
+export const REVIEW_STATUSES = ['pending', 'approved', 'rejected'] as const satisfies readonly ReviewStatus[];
+
+/** Every value of staffRole, in the schema's order. */
+export const STAFF_ROLES = ['reviewer', 'privacy-officer', 'owner'] as const satisfies readonly StaffRole[];
+
+/** Every value of auditAction, in the schema's order. */
+export const AUDIT_ACTIONS = [
+  'staff.sign-in',
+  'staff.sign-in-failed',
+  'staff.sign-out',
+  'staff.add',
+  'staff.roles',
+  'staff.remove',
+  'staff.key-create',
+  'staff.key-revoke',
+  'driver.open',
+  'driver.release',
+  'document.open',
+  'driver.approve',
+  'driver.reject',
+  'driver.resume-link',
+  'driver.export',
+  'driver.erase',
+  'audit.download',
+  'insights.open',
+  'drivers.expiring',
+] as const satisfies readonly AuditAction[];

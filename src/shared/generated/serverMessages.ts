@@ -110,4 +110,11 @@ export interface ServerMessages {
     busy: Text;
     providerDown: Text;
   };
+  reminders: {
+    badLink: Text;
+    title: Text;
+    ask: Text;
+    button: Text;
+    done: Text;
+  };
 }

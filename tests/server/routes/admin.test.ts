@@ -307,6 +307,19 @@ describe('GET /admin/drivers', () => {
     expect(json(response)).toEqual({ message: 'status must be one of: pending, approved, rejected.' });
   });
 
+  it.each([
+    ['limit=0', 'limit must be a whole number from 1 to 200.'],
+    ['limit=201', 'limit must be a whole number from 1 to 200.'],
+    ['limit=ten', 'limit must be a whole number from 1 to 200.'],
+    [`q=${'x'.repeat(101)}`, 'q must be plain text of at most 100 characters.'],
+    ['q=a%0Ab', 'q must be plain text of at most 100 characters.'],
+    ['after=not%20a%20page', 'after must be the "next" of an earlier page.'],
+  ])('refuses ?%s with 400 { message }', async (query, message) => {
+    const response = await admin('GET', `/admin/drivers?${query}`);
+    expect(response.statusCode).toBe(400);
+    expect(json(response)).toEqual({ message });
+  });
+
   it('refuses an unknown query parameter with 400', async () => {
     const response = await admin('GET', '/admin/drivers?state=pending');
     expect(response.statusCode).toBe(400);

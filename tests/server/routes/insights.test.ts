@@ -83,16 +83,17 @@ describe('GET /admin/insights', () => {
 
   it('refuses a bad query with a message', async () => {
     for (const [query, message] of [
-      ['from=2026-02-31', INSIGHTS_MESSAGES.badDay],
-      ['to=yesterday', INSIGHTS_MESSAGES.badDay],
+      ['from=2026-02-31', 'from and to must be days as YYYY-MM-DD, e.g. 2026-01-31.'],
+      ['to=yesterday', 'from and to must be days as YYYY-MM-DD, e.g. 2026-01-31.'],
       ['from=2026-03-02&to=2026-03-01', INSIGHTS_MESSAGES.badRange],
       ['from=1900-01-01&to=2026-01-01', INSIGHTS_MESSAGES.badRange],
       ['method=myspace.com', `${INSIGHTS_MESSAGES.badMethod}google.com, apple.com, facebook.com.`],
       ['language=fr', INSIGHTS_MESSAGES.badLanguage],
-      ['stalledDays=0', INSIGHTS_MESSAGES.badStalledDays],
-      ['stalledDays=1.5', INSIGHTS_MESSAGES.badStalledDays],
-      ['stalledDays=1&stalledDays=2', INSIGHTS_MESSAGES.badStalledDays],
-      ['driver=x', `${INSIGHTS_MESSAGES.unknownQuery}driver`],
+      ['stalledDays=0', 'stalledDays must be a whole number from 1 to 365.'],
+      ['stalledDays=1.5', 'stalledDays must be a whole number from 1 to 365.'],
+      ['stalledDays=366', 'stalledDays must be a whole number from 1 to 365.'],
+      ['stalledDays=1&stalledDays=2', 'stalledDays must be a whole number from 1 to 365.'],
+      ['driver=x', 'Unknown query parameter: driver'],
     ]) {
       const response = await get(`/admin/insights?${query}`);
       expect(response.statusCode, query).toBe(400);

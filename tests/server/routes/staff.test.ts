@@ -4,8 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AuditPage, QueuePage, ReviewDriver, StaffList, StaffRole } from '../../../src/shared/review.js';
-import { STAFF_ROLES } from '../../../src/server/lib/staffMembers.js';
+import { AUDIT_ACTIONS, STAFF_ROLES, type AuditPage, type QueuePage, type ReviewDriver, type StaffList, type StaffRole } from '../../../src/shared/review.js';
 import { STAFF_SESSION_IDLE_MS, STAFF_SESSION_LIFETIME_MS } from '../../../src/server/plugins/staffAuth.js';
 import { csvField, SIGN_IN_MESSAGES } from '../../../src/server/routes/staff.js';
 import { createEmulatorUser, resetPasswordInEmulator, signInEmulatorUser } from '../../support/identity.js';
@@ -446,8 +445,19 @@ describe('the audit record', () => {
       await call('GET', `/admin/audit?actor=${encodeURIComponent(reviewer.email.slice(0, 12).toUpperCase())}&action=driver.open`, owner.token),
     );
     expect(byActor.events.every((event) => event.actor === reviewer.email && event.action === 'driver.open')).toBe(true);
-    for (const query of ['action=nothing', 'driver=x', 'from=yesterday', 'before=-1', 'limit=0', 'colour=red']) {
-      expect((await call('GET', `/admin/audit?${query}`, owner.token)).statusCode, query).toBe(400);
+    for (const [query, message] of [
+      ['action=nothing', `action must be one of: ${AUDIT_ACTIONS.join(', ')}.`],
+      ['driver=x', 'driver must be a driver id.'],
+      ['from=yesterday', 'from and to must be ISO 8601 times, e.g. 2026-01-31T00:00:00Z.'],
+      ['to=2026-13-01', 'from and to must be ISO 8601 times, e.g. 2026-01-31T00:00:00Z.'],
+      [`actor=${'a'.repeat(255)}`, 'actor must be text of at most 254 characters.'],
+      ['before=-1', 'before must be the "next" of an earlier page.'],
+      ['limit=0', 'limit must be a whole number from 1 to 200.'],
+      ['limit=201', 'limit must be a whole number from 1 to 200.'],
+      ['colour=red', 'Unknown query parameter: colour'],
+    ]) {
+      const response = await call('GET', `/admin/audit?${query}`, owner.token);
+      expect([response.statusCode, json(response)], query).toEqual([400, { message }]);
     }
 
     const csv = await call('GET', `/admin/audit/download?driver=${driver.driverId}`, owner.token);
@@ -466,7 +476,14 @@ describe('the audit record', () => {
         .split('\n')
         .map((line) => JSON.parse(line).action),
     ).toEqual(['driver.open', 'driver.open']);
-    expect((await call('GET', '/admin/audit/download?format=xml', owner.token)).statusCode).toBe(400);
+    for (const [query, message] of [
+      ['format=xml', 'format must be csv or jsonl.'],
+      ['limit=1', 'Unknown query parameter: limit'],
+      ['driver=x', 'driver must be a driver id.'],
+    ]) {
+      const response = await call('GET', `/admin/audit/download?${query}`, owner.token);
+      expect([response.statusCode, json(response)], query).toEqual([400, { message }]);
+    }
   });
 
   it('writes CSV a spreadsheet reads as text: quoted where needed, never a formula', () => {
