@@ -187,7 +187,9 @@ describe('every screen', () => {
     const refused = await axeViolations(page);
     if (refused.length > 0) found['/complete-profile refused'] = refused;
     expect(found).toEqual({});
-  });
+    // Fifteen pages, each checked by axe at two widths: ~20 s alone, three times that beside two
+    // other browser files on two busy cores.
+  }, 180_000);
   it('asks a browser with JavaScript off to turn it on, with no spinner turning for ever above it', async () => {
     const context = await journey.browser.newContext({ viewport: { width: 390, height: 844 }, javaScriptEnabled: false, baseURL: journey.baseUrl });
     onTestFinished(() => context.close());
