@@ -14,26 +14,7 @@ import { StepPage } from '../../../src/client/form/StepPage.js';
 import { readDraft, removeAllDrafts, saveDraft } from '../../../src/client/runtime/drafts.js';
 import { setItem } from '../../../src/client/runtime/storage.js';
 import { PageSuspense } from '../../../src/client/ui/PageSuspense.js';
-
-interface Sent {
-  method: string;
-  path: string;
-  bearer: string | null;
-  body: unknown;
-}
-
-/** The API's answers by "METHOD path"; every request is recorded. */
-function serveApi(answers: Record<string, { status: number; body: Record<string, unknown> }>): Sent[] {
-  const sent: Sent[] = [];
-  vi.stubGlobal('fetch', async (path: string, init: RequestInit = {}) => {
-    const method = init.method ?? 'GET';
-    const headers = new Headers(init.headers);
-    sent.push({ method, path, bearer: headers.get('Authorization'), body: typeof init.body === 'string' ? JSON.parse(init.body) : init.body });
-    const answer = answers[`${method} ${path}`] ?? { status: 404, body: { message: 'Not found' } };
-    return new Response(JSON.stringify(answer.body), { status: answer.status, headers: { 'Content-Type': 'application/json' } });
-  });
-  return sent;
-}
+import { serveApi } from '../../support/serveApi.js';
 
 /** The page at the step's route, once its form module has loaded (React's `use` suspends until then). */
 async function renderStep(stepId: string) {

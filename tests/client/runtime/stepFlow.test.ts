@@ -8,30 +8,7 @@ import { browserLookup, guardRedirect, nextNavigation, submitStep } from '../../
 import { getItem, getTokenCookie, setItem, setTokenCookie } from '../../../src/client/runtime/storage.js';
 import { clearAllPhotos, setPhoto } from '../../../widgets/photoStore.js';
 import type { FormStep } from '../../../src/shared/flow.js';
-
-interface Sent {
-  method: string;
-  path: string;
-  bearer: string | null;
-  body: unknown;
-}
-
-/** The API's answers by "METHOD path"; every request is recorded. */
-function serveApi(answers: Record<string, { status: number; body: Record<string, unknown> }>): Sent[] {
-  const sent: Sent[] = [];
-  vi.stubGlobal('fetch', async (path: string, init: RequestInit = {}) => {
-    const method = init.method ?? 'GET';
-    sent.push({
-      method,
-      path,
-      bearer: new Headers(init.headers).get('Authorization'),
-      body: typeof init.body === 'string' ? JSON.parse(init.body) : init.body,
-    });
-    const answer = answers[`${method} ${path}`] ?? { status: 404, body: { message: 'Not found' } };
-    return new Response(JSON.stringify(answer.body), { status: answer.status, headers: { 'Content-Type': 'application/json' } });
-  });
-  return sent;
-}
+import { serveApi } from '../../support/serveApi.js';
 
 function formStep(id: string): FormStep {
   const step = flow.steps[id];
