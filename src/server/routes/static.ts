@@ -14,7 +14,7 @@ import Negotiator from 'negotiator';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ServerConfig } from '../config.js';
 import type { AppConfig } from '../../shared/appConfig.js';
-import type { RouteScripts } from '../../node/build.js';
+import type { RouteScripts } from '../../node/build/pageScripts.js';
 import { isMissingFile } from '../../node/fileErrors.js';
 import { CONTENT_ROOT, DIST, PROJECT_ROOT, ROUTE_PRELOADS, SSR_BUNDLE } from '../../node/projectFiles.js';
 import type { Locale } from '../../shared/locales.js';
