@@ -71,7 +71,7 @@ export function rjsfPartsPlugin(inUse: () => ReadonlySet<RjsfPart>): esbuild.Plu
         },
       );
       build.onLoad({ filter: /.*/, namespace: RJSF_PART_LEFT_OUT }, ({ path }) => ({
-        contents: `export default function leftOut() {\n  throw new Error(${JSON.stringify(`A form in the browser calls for rjsf's part "${path}", which the build left out as no form called for it (RJSF_PARTS, src/node/build/rjsfParts.ts)`)});\n}\n`,
+        contents: `export default function leftOut() {\n  throw new Error(${JSON.stringify(`A form in the browser calls for rjsf's part "${path}", which the build left out as no form called for it (RJSF_PARTS, src/node/builds/rjsfParts.ts)`)});\n}\n`,
         loader: 'js',
       }));
     },
