@@ -3,7 +3,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { brotliDecompressSync, gunzipSync, gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { inlineStylesheet, staticClosure, type Metafile, type RouteScripts } from '../src/node/build.js';
+import { inlineStylesheet } from '../src/node/builds/indexHtml.js';
+import { staticClosure, type Metafile, type RouteScripts } from '../src/node/builds/pageScripts.js';
 import { PROJECT_ROOT } from '../src/node/projectFiles.js';
 import { HASHED_ASSET } from '../src/server/routes/static.js';
 

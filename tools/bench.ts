@@ -24,7 +24,7 @@ import { gzipSync } from 'node:zlib';
 import { postgresBinDir, runningPostgres } from './postgres.js';
 import { HOLDER_QUERY, HOLDER_STATEMENT, holderQueryParams } from '../src/server/plugins/sessions.js';
 import { POOL_SIZE } from '../src/server/db/db.js';
-import { pageScripts, type Metafile } from '../src/node/build.js';
+import { pageScripts, type Metafile } from '../src/node/builds/pageScripts.js';
 import { startAuthEmulator } from '../src/cli/authEmulator.js';
 import { emulatorIdToken, signUpBody } from './emulatorSignUp.js';
 import { launchChromium } from './chromium.js';

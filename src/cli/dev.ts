@@ -10,7 +10,7 @@ import { once } from 'node:events';
 import { readdirSync, readFileSync, watch } from 'node:fs';
 import { join, relative } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { buildDist, type Bundle } from '../node/build.js';
+import { buildDist, type Bundle } from '../node/builds/dist.js';
 import { createCallReader, type CallReader } from '../server/lib/callReader/reader.js';
 import { LiveEdits } from '../server/plugins/callReader.js';
 import { startServer } from '../server/main.js';

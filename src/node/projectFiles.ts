@@ -49,10 +49,10 @@ export const SERVER_MESSAGES_SCHEMA_FILE = join(FLOWS_DIR, 'server-messages.sche
 export const FIXTURES_DIR = join(CONTENT_ROOT, 'tests', 'fixtures');
 /** The folders of data files the app is made of, which operations staff edit: a copy of the content is these. */
 export const CONTENT_FOLDERS = ['schemas', 'flows', LOCALES_FOLDER] as const;
-/** In the built client (dist/): for each step's route, the scripts its page loads on demand (build.ts writes it, the server preloads them). */
+/** In the built client (dist/): for each step's route, the scripts its page loads on demand (builds/indexHtml.ts writes it, the server preloads them). */
 export const ROUTE_PRELOADS = 'route-preloads.json';
 
-/** The server's drawing of the steps (src/client/app/serverRender.tsx, built by build.ts): beside dist/, never served. */
+/** The server's drawing of the steps (src/client/app/serverRender.tsx, built by builds/bundles.ts): beside dist/, never served. */
 export const SSR_BUNDLE = join(CONTENT_ROOT, 'build', 'ssr', 'render.mjs');
 
 export class ProjectFileError extends Error {

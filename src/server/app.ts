@@ -118,7 +118,7 @@ export function contentSecurityPolicy(config: ServerConfig): Record<string, stri
     'script-src': ["'self'", ...(stripe ? ['https://js.stripe.com'] : [])],
     // 'self' as well: the form studio previews a step in a frame of its own.
     ...(stripe ? { 'frame-src': ["'self'", 'https://js.stripe.com', 'https://hooks.stripe.com'] } : {}),
-    // index.html holds the app's stylesheet (build.ts, inlineStylesheet); toasts (react-hot-toast)
+    // index.html holds the app's stylesheet (src/node/builds/indexHtml.ts, inlineStylesheet); toasts (react-hot-toast)
     // inject their styles at run time.
     'style-src': ["'self'", "'unsafe-inline'"],
     'img-src': ["'self'", 'blob:', 'data:'],

@@ -4,7 +4,7 @@ import ajvErrors from 'ajv-errors';
 import { customKeywords } from './keywords.js';
 
 /**
- * The one Ajv set-up. The browser's precompiled validators (src/node/build.ts), the server's request
+ * The one Ajv set-up. The browser's precompiled validators (src/node/builds/forms.ts), the server's request
  * validation and the command-line tools all extend Ajv with `extendAjv`, so a rule or a message
  * can never differ between them. The options match rjsf's (allErrors is what ajv-errors needs).
  */

@@ -108,6 +108,12 @@ function missingPaths(file: string, text: string, offset: (index: number) => num
       : [dirname(file), PROJECT_ROOT, join(PROJECT_ROOT, 'docs')].map((folder) => join(folder, named)).find(existsSync);
     if (found === undefined ? markdownFile : !existsSync(found)) missing.push({ at, named, problem: 'not in the repository' });
   }
+  // A page cited by its name and a section ("README §2") is one of the repository's Markdown pages.
+  for (const match of prose.matchAll(/(?<![\w-])([A-Z][A-Z_-]*) §/g)) {
+    const page = `${match[1]}.md`;
+    if (![dirname(file), PROJECT_ROOT, join(PROJECT_ROOT, 'docs')].some((folder) => existsSync(join(folder, page))))
+      missing.push({ at: `${project(file)}:${offset(match.index)}`, named: page, problem: 'not in the repository' });
+  }
   return missing;
 }
 
@@ -151,13 +157,14 @@ describe('references to documents and files', () => {
       report(
         missingPaths(
           source,
-          '/**\n * As routes/auth.ts binds it (see docs/architecture.md, notes/security.md §1 and PLAN.md);\n * schemas/<step>.ui.json, firebase/auth, image/jpeg, https://example.com/docs/x.md, src/server/gone.ts.\n */',
+          '/**\n * As routes/auth.ts binds it (see docs/architecture.md, notes/security.md §1 and PLAN.md);\n * schemas/<step>.ui.json, firebase/auth, image/jpeg, https://example.com/docs/x.md, src/server/gone.ts.\n * As README §3 and DESIGN §7 say (spec §4, NIST 800-63B §5.2.2).\n */',
         ),
       ),
     ).toEqual([
       'src/server/plugins/sample.ts:2: notes/security.md: not in the repository',
       'src/server/plugins/sample.ts:2: PLAN.md: not in the repository',
       'src/server/plugins/sample.ts:3: src/server/gone.ts: not in the repository',
+      'src/server/plugins/sample.ts:4: DESIGN.md: not in the repository',
     ]);
   });
 

@@ -44,7 +44,7 @@ async function buildAndServe(withoutTranslations: string[] | 'all', edits: { fil
   const warnings: string[] = [];
   const warn = vi.spyOn(console, 'warn').mockImplementation((line: unknown) => void warnings.push(String(line)));
   try {
-    const { buildDist } = await import('../../src/node/build.js');
+    const { buildDist } = await import('../../src/node/builds/dist.js');
     await (await buildDist()).dispose();
   } finally {
     warn.mockRestore();

@@ -1,7 +1,7 @@
 /**
  * The server's drawing of a form step (src/server/routes/static.ts): the same App, StepPage, rjsf
  * templates and widgets as the browser, in the page's language, for the browser to hydrate
- * (main.tsx). Built by src/node/build.ts into build/ssr/ for node; it holds nothing of a driver's,
+ * (main.tsx). Built by src/node/builds/bundles.ts into build/ssr/ for node; it holds nothing of a driver's,
  * so the server keeps each drawing per language and build.
  */
 import { StrictMode } from 'react';

@@ -1,7 +1,7 @@
 /**
  * What every page loads with the entry (main.tsx), in one chunk: the modules the entry shares with
  * the pages, screens and forms loaded later. The build makes the entry and each module loaded by
- * import() import this one (src/node/build.ts, sharedChunkPlugin), so everything named here is
+ * import() import this one (src/node/builds/sharedChunk.ts), so everything named here is
  * shared by all of them alike; tests/build.test.ts counts the first page's scripts. No product
  * module imports it.
  */

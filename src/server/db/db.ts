@@ -321,6 +321,7 @@ export async function migrate(db: Db, dir: string = MIGRATIONS_DIR): Promise<str
       execSqlScript: (sql) => tx.exec(sql),
     });
     await adoptSchemaMigrations(tx, await postgrator.getMigrations());
+    await takeCommentAmendments(tx);
     const applied = await postgrator.migrate();
     return applied.map((migration) => basename(migration.filename));
   });
@@ -345,6 +346,32 @@ async function adoptSchemaMigrations(tx: Queryable, migrations: Postgrator.Migra
      FROM schema_migrations ran JOIN unnest($1::bigint[], $2::text[], $3::text[]) AS file (version, name, md5)
        ON file.version = split_part(ran.name, '_', 1)::bigint`,
     [files.map((each) => each.version), files.map((each) => each.name), files.map((each) => each.md5)],
+  );
+}
+
+/**
+ * Migrations edited in their comments only, after databases ran them. Postgrator keeps
+ * the checksum (md5) of each file it ran and refuses to start when a file's differs: a database
+ * holding a file's checksum as first run (`ran`) is given the amended file's (`now`) before
+ * postgrator compares, so it starts; any other edit of a migration is still refused.
+ */
+const COMMENT_AMENDMENTS: readonly { version: number; ran: string; now: string; why: string }[] = [
+  {
+    version: 10,
+    ran: '5fc24064ba8f50f963870137d72c8d98',
+    now: '33a380957bf6b32281500bbd0443cd21',
+    why: 'The first line cited a document the repository does not hold; it names docs/operations.md.',
+  },
+];
+
+async function takeCommentAmendments(tx: Queryable): Promise<void> {
+  const { rows } = await tx.query<{ ran: boolean }>(`SELECT to_regclass('${SCHEMA_TABLE}') IS NOT NULL AS ran`);
+  if (!rows[0]?.ran) return;
+  await tx.query(
+    `UPDATE ${SCHEMA_TABLE} SET md5 = amended.now
+     FROM unnest($1::bigint[], $2::text[], $3::text[]) AS amended (version, ran, now)
+     WHERE ${SCHEMA_TABLE}.version = amended.version AND ${SCHEMA_TABLE}.md5 = amended.ran`,
+    [COMMENT_AMENDMENTS.map((each) => each.version), COMMENT_AMENDMENTS.map((each) => each.ran), COMMENT_AMENDMENTS.map((each) => each.now)],
   );
 }
 

@@ -14,7 +14,7 @@ import Negotiator from 'negotiator';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ServerConfig } from '../config.js';
 import type { AppConfig } from '../../shared/appConfig.js';
-import type { RouteScripts } from '../../node/build.js';
+import type { RouteScripts } from '../../node/builds/pageScripts.js';
 import { isMissingFile } from '../../node/fileErrors.js';
 import { CONTENT_ROOT, DIST, PROJECT_ROOT, ROUTE_PRELOADS, SSR_BUNDLE } from '../../node/projectFiles.js';
 import type { Locale } from '../../shared/locales.js';
@@ -37,7 +37,7 @@ export const IP_LOOKUP_PATH = '/ip';
 export const CONFIG_PLACEHOLDER = '<!--app-config-->';
 
 /**
- * The build names its scripts by their contents (build.ts: [name]-[hash]; a form's
+ * The build names its scripts by their contents (src/node/builds/bundles.ts: [name]-[hash]; a form's
  * name may hold dashes, "profile-social"); .br and .gz are their compressed forms.
  */
 export const HASHED_ASSET = /[/\\]assets[/\\](chunks[/\\])?[\w.-]+-[A-Z0-9]{8}\.js(\.br|\.gz)?$/;
@@ -96,7 +96,7 @@ const routeMatches = (route: string, path: string) => new RegExp(`^${route.repla
 /**
  * The page's own scripts, preloaded: those of the step at this path, in the language the browser
  * asks for, which is the one the page picks unless the driver chose another on this device
- * (build.ts, route-preloads.json).
+ * (src/node/builds/indexHtml.ts, route-preloads.json).
  */
 function routePreloads(preloads: RouteScripts, url: string, locale: Locale): string {
   const path = url.split('?')[0] ?? '/';

@@ -1,8 +1,8 @@
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { migrate, openDb } from '../../../src/server/db/db.js';
+import { migrate, openDb, openPglite } from '../../../src/server/db/db.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'onramp-migrate-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -45,6 +45,57 @@ describe('migration 003 (resume tokens)', () => {
       await expect(
         db.query("INSERT INTO sessions (token_hash, driver_id, created_at, expires_at, kind) VALUES ('h2', $1, now(), now(), 'admin')", [rows[0]!.id]),
       ).rejects.toThrow();
+    } finally {
+      await db.close();
+    }
+  });
+});
+
+describe('migrations edited in their comments only', () => {
+  const source = join(import.meta.dirname, '../../../src/server/db/migrations');
+  const STAFF = '010.do.staff_and_audit.sql';
+  const staffNow = readFileSync(join(source, STAFF), 'utf8');
+  /** Migration 010 as the databases that ran it before its first line was amended read it. */
+  const staffFirstWritten = staffNow.replace(/^[^\n]*/, '-- Staff accounts, roles, sessions, keys, queue claims and the audit record (issue 28; DESIGN §7).');
+  /** The migrations folder with `edits` (file name to text) in place of the files as they are. */
+  const migrationsWith = (name: string, edits: Record<string, string>) => {
+    const dir = join(scratch, name);
+    cpSync(source, dir, { recursive: true });
+    for (const [file, text] of Object.entries(edits)) writeFileSync(join(dir, file), text);
+    return dir;
+  };
+
+  it('a database that ran the earlier text still starts, and any other edit of a migration is still refused', async () => {
+    const data = join(scratch, 'ran-first-written');
+    const before = await openPglite(data);
+    try {
+      expect(await migrate(before, migrationsWith('first-written', { [STAFF]: staffFirstWritten }))).toContain(STAFF);
+    } finally {
+      await before.close();
+    }
+    const started = await openDb({ kind: 'pglite', dir: data });
+    try {
+      await expect(migrate(started, migrationsWith('statement-edited', { [STAFF]: `${staffNow}CREATE TABLE later (x int);\n` }))).rejects.toThrow(
+        'MD5 checksum failed for migration [10]',
+      );
+      await expect(
+        migrate(
+          started,
+          migrationsWith('comment-added', { '009.do.driver_language.sql': `-- a note\n${readFileSync(join(source, '009.do.driver_language.sql'), 'utf8')}` }),
+        ),
+      ).rejects.toThrow('MD5 checksum failed for migration [9]');
+    } finally {
+      await started.close();
+    }
+  });
+
+  it('takes the earlier text to the amended one only: another text of it is refused', async () => {
+    const db = await openPglite(null);
+    try {
+      await migrate(db, migrationsWith('first-written-again', { [STAFF]: staffFirstWritten }));
+      await expect(migrate(db, migrationsWith('otherwise-amended', { [STAFF]: staffNow.replace(/^[^\n]*/, '-- Staff accounts.') }))).rejects.toThrow(
+        'MD5 checksum failed for migration [10]',
+      );
     } finally {
       await db.close();
     }

@@ -1,4 +1,4 @@
--- Staff accounts, roles, sessions, keys, queue claims and the audit record (issue 28; DESIGN §7).
+-- Staff accounts, roles, sessions, keys, queue claims and the audit record (docs/operations.md).
 -- The people on the operator's side sign in as themselves (Firebase Auth, as drivers do) and act
 -- with the roles an owner gave them; no shared secret opens anything for a person.
 

@@ -1,0 +1,79 @@
+/**
+ * Parts of rjsf that only some kinds of form call for, left out of the browser's scripts while no
+ * form does: ~11 KB (Brotli) of every step's first visit for these four.
+ */
+import type * as esbuild from 'esbuild';
+
+/** Whether a JSON value has, at any depth, an object that passes `test`. */
+const holds = (value: unknown, test: (object: Record<string, unknown>) => boolean): boolean =>
+  typeof value === 'object' && value !== null && (test(value as Record<string, unknown>) || Object.values(value).some((each) => holds(each, test)));
+const hasKey =
+  (...keys: string[]) =>
+  (object: Record<string, unknown>) =>
+    keys.some((key) => Object.hasOwn(object, key));
+
+/** Whether a UI schema names one of rjsf's fields (as a "ui:field"): a form may call for a field its schema alone would not. */
+const namesField = (uiSchema: unknown, fields: RegExp) => new RegExp(`"(${fields.source})"`).test(JSON.stringify(uiSchema));
+
+/**
+ * Each part with its modules (paths as rjsf imports them) and what in a form's schema or UI schema
+ * calls for it; a property merely named like a keyword counts too, which only keeps a part in.
+ */
+const RJSF_PARTS = {
+  // An "allOf" is merged with @x0k/json-schema-merge.
+  allOf: { modules: /^\.\/shallowAllOfMerge\.js$/, calledFor: (schema: unknown) => holds(schema, hasKey('allOf')) },
+  arrays: {
+    modules: /^\.\/ArrayField(\w*Template)?\.js$/,
+    calledFor: (schema: unknown, uiSchema: unknown) =>
+      holds(schema, (object) => hasKey('items', 'prefixItems')(object) || [object.type].flat().includes('array')) || namesField(uiSchema, /ArrayField/),
+  },
+  alternatives: {
+    modules: /^\.\/MultiSchemaField(Template)?\.js$/,
+    calledFor: (schema: unknown, uiSchema: unknown) => holds(schema, hasKey('oneOf', 'anyOf')) || namesField(uiSchema, /AnyOfField|OneOfField/),
+  },
+  layoutGrid: {
+    modules: /^\.\/Layout(Grid|Header|MultiSchema)Field\.js$/,
+    calledFor: (_schema: unknown, uiSchema: unknown) => namesField(uiSchema, /Layout(Grid|Header|MultiSchema)Field/),
+  },
+} as const;
+export type RjsfPart = keyof typeof RJSF_PARTS;
+
+/** The optional parts of rjsf a form calls for. */
+export const rjsfPartsCalledFor = (schema: unknown, uiSchema: unknown): RjsfPart[] =>
+  (Object.keys(RJSF_PARTS) as RjsfPart[]).filter((part) => RJSF_PARTS[part].calledFor(schema, uiSchema));
+
+/** The namespace of an rjsf part left out (rjsfPartsPlugin). */
+const RJSF_PART_LEFT_OUT = 'rjsf-part-left-out';
+
+/**
+ * Leaves out of the browser's scripts each part of rjsf no form calls for (`inUse`, worked out as
+ * each build makes the forms): in its place, a module that says so if ever called. A form given
+ * one (an ops edit adding an array, say) brings the part back at the next build.
+ */
+export function rjsfPartsPlugin(inUse: () => ReadonlySet<RjsfPart>): esbuild.Plugin {
+  return {
+    name: 'rjsf-parts',
+    setup(build) {
+      // Only these paths: each one a plugin is asked about is a call from esbuild into this process.
+      build.onResolve(
+        {
+          filter: new RegExp(
+            Object.values(RJSF_PARTS)
+              .map(({ modules }) => modules.source)
+              .join('|'),
+          ),
+        },
+        ({ path, importer }) => {
+          if (!/[/\\]node_modules[/\\]@rjsf[/\\]/.test(importer)) return undefined;
+          const part = (Object.keys(RJSF_PARTS) as RjsfPart[]).find((each) => RJSF_PARTS[each].modules.test(path));
+          // One module in place of all of a part's.
+          return part && !inUse().has(part) ? { path: part, namespace: RJSF_PART_LEFT_OUT } : undefined;
+        },
+      );
+      build.onLoad({ filter: /.*/, namespace: RJSF_PART_LEFT_OUT }, ({ path }) => ({
+        contents: `export default function leftOut() {\n  throw new Error(${JSON.stringify(`A form in the browser calls for rjsf's part "${path}", which the build left out as no form called for it (RJSF_PARTS, src/node/builds/rjsfParts.ts)`)});\n}\n`,
+        loader: 'js',
+      }));
+    },
+  };
+}
