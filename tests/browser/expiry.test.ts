@@ -1,5 +1,5 @@
 // @module-tag chromium
-// Documents that expire (issue 30), in headless Chromium at 390×844: an approved driver whose
+// Documents that expire, in headless Chromium at 390×844: an approved driver whose
 // proof of insurance expires in 20 days signs in, lands on the vehicle step with that document's
 // fields marked and every other field read-only, and sends the new document and its date,
 // which takes them to the approval wait; the reviewer sees only that document changed, and the

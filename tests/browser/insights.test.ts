@@ -1,5 +1,5 @@
 // @module-tag chromium
-// The insights tab (issue 30) in headless Chromium: a reviewer opens it for a range of seeded
+// The insights tab in headless Chromium: a reviewer opens it for a range of seeded
 // drivers whose figures tests/support/insightsSeed.ts computed on its own; the funnel (chart and
 // table) and the review figures show them, and the CSV the page downloads holds the same.
 import { readFile } from 'node:fs/promises';

@@ -1,5 +1,5 @@
 // @module-tag chromium
-// Staff on /admin in headless Chromium (issue 28): an owner adds a reviewer; the reviewer sets a
+// Staff on /admin in headless Chromium: an owner adds a reviewer; the reviewer sets a
 // password, signs in on a phone, opens a waiting driver (which claims them) and asks for a fix; a
 // second reviewer sees who has the driver and can't decide; the owner reads both actions in the
 // audit record; a session that idles out asks for a sign-in over the page, and what was typed stays.

@@ -1,4 +1,4 @@
-// Documents that expire (issue 30) with a moved clock: the notices of flows/notices.json's expiries
+// Documents that expire with a moved clock: the notices of flows/notices.json's expiries
 // on the configured days before a document's date and not before, once each however many server
 // instances run, in the driver's language, by text only with consent; an expired one unreplaced
 // does what the data says (askFix: a fix asked, "document expired" in the queue); an approved

@@ -1,4 +1,4 @@
-// Reminders (issue 30) with a moved clock: sent at the delays of flows/notices.json and then never
+// Reminders with a moved clock: sent at the delays of flows/notices.json and then never
 // again, not after progress, not during the night of the driver's state, by text only with consent,
 // once across two server instances, in the driver's language, and not after the one-step
 // unsubscribe of the email's List-Unsubscribe link.

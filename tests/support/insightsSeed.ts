@@ -1,5 +1,5 @@
 /**
- * A set of drivers for the insights (issue 30), written straight into the database with chosen
+ * A set of drivers for the insights, written straight into the database with chosen
  * times, and their figures computed here, in plain TypeScript, from the same description: what
  * GET /admin/insights must answer, found without its SQL.
  */

@@ -1,5 +1,5 @@
 /**
- * Documents that expire (issue 30), as flows/notices.json's "expiries" states them: which answer
+ * Documents that expire, as flows/notices.json's "expiries" states them: which answer
  * is the expiry date of which document (and which files show it), how many days before it the
  * driver is told, and from when an approved driver may replace it. Pure: the days are YYYY-MM-DD,
  * as the date answers hold them.

@@ -1,5 +1,5 @@
 /**
- * The operator's figures (issue 30): how far the drivers who signed up in a date range got, how
+ * The operator's figures: how far the drivers who signed up in a date range got, how
  * long each step took them, where they stalled, and how long reviews took and what they asked to
  * fix. The funnel is one pass over driver_progress (migration 013: each driver's step times, kept
  * up to date as they move on, indexed by sign-up time), the review figures one over the decisions

@@ -1,5 +1,5 @@
 /**
- * Documents that expire (issue 30): an approved driver is told, by email and, if they accepted
+ * Documents that expire: an approved driver is told, by email and, if they accepted
  * text notifications at sign-up, by text message, on each of flows/notices.json's
  * expiries.daysBefore before a document's date (documentExpiring), and once it has passed
  * unreplaced (documentExpired), when expiries.whenExpired says what else happens: "askFix" sends

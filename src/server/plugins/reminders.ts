@@ -1,5 +1,5 @@
 /**
- * Reminders (issue 30): a driver who stopped part-way through signing up is reminded, by email
+ * Reminders: a driver who stopped part-way through signing up is reminded, by email
  * and, if they accepted text notifications at sign-up, by text message, after each delay of
  * flows/notices.json's "reminders" without progress (then never again), in their language, with
  * the words of its "reminder". Every server runs the pass each minute; each reminder is sent once

@@ -1,5 +1,5 @@
 /**
- * The admin API (issue 3; the spec leaves approval out, but without it nobody gets past the
+ * The admin API (the spec leaves approval out, but without it nobody gets past the
  * wait): the review queue, paged and searchable; each driver's answers drawn from the steps'
  * schemas (lib/reviewView.ts) with their documents; approve; reject with a reason and fixes
  * field by field; and a resume link. Everything here is for staff with the reviewer role

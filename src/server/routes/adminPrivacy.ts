@@ -1,5 +1,5 @@
 /**
- * Data-access requests and erasure (issue 11, point 6), for staff with the privacy-officer role
+ * Data-access requests and erasure, for staff with the privacy-officer role
  * who signed in at most 5 minutes ago (plugins/staffAuth.ts; a key never is fresh):
  *
  * - GET /admin/drivers/:id/export: everything the server keeps of one driver, as a zip for the

@@ -1,5 +1,5 @@
 /**
- * Documents that expire, for reviewers (issue 30): GET /admin/expiring lists the drivers with a
+ * Documents that expire, for reviewers: GET /admin/expiring lists the drivers with a
  * document (flows/notices.json's expiries) that expires within `days` days (the first notice's
  * days unless asked otherwise, at most a year: the query's contract) or has expired, the soonest first, at most
  * MAX_DRIVERS; and the review queue marks the documents past their date (expiredByDriver). The

@@ -1,5 +1,5 @@
 /**
- * Insights for the operator (issue 30), for reviewers and owners: GET /admin/insights answers the
+ * Insights for the operator, for reviewers and owners: GET /admin/insights answers the
  * figures of lib/insights.ts (contract: review.schema.json#/$defs/insights), and
  * GET /admin/insights/download the same figures as CSV. Query (every part optional):
  * `from`, `to` (YYYY-MM-DD, both days included; the last 30 days by default), `method` (password

@@ -1,5 +1,5 @@
 /**
- * The operator's own side of the admin API (issue 28): staff sign in and out, the people and their
+ * The operator's own side of the admin API: staff sign in and out, the people and their
  * roles (owners), per-person keys for the command line, and the audit record (owners). Contracts:
  * src/shared/review.schema.json (staff*, audit*).
  *

@@ -1,8 +1,9 @@
-import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { migrate, openDb, openPglite } from '../../../src/server/db/db.js';
+import { COMMENT_AMENDMENTS, migrate, openDb, openPglite } from '../../../src/server/db/db.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'onramp-migrate-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -86,6 +87,15 @@ describe('migrations edited in their comments only', () => {
       ).rejects.toThrow('MD5 checksum failed for migration [9]');
     } finally {
       await started.close();
+    }
+  });
+
+  it('declares each amended migration as its file reads now: a later edit of one is refused, not taken', () => {
+    const files = readdirSync(source);
+    for (const amendment of COMMENT_AMENDMENTS) {
+      const file = files.find((name) => Number(name.split('.')[0]) === amendment.version);
+      expect(file, `migration ${amendment.version}`).toBeDefined();
+      expect(createHash('md5').update(readFileSync(join(source, file ?? ''), 'utf8')).digest('hex'), file).toBe(amendment.now);
     }
   });
 

@@ -1,4 +1,4 @@
-// Data-access requests and erasure (issue 11, point 6): the export holds the driver's own data in
+// Data-access requests and erasure: the export holds the driver's own data in
 // clear, and an erasure leaves nothing of the driver in any table but the log and the kept payment
 // records, and nothing in the data folder: not in the documents, not in the database's files.
 import { execFile } from 'node:child_process';

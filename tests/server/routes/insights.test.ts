@@ -1,4 +1,4 @@
-// Insights (issue 30): GET /admin/insights and its CSV on a seeded set of drivers whose figures
+// Insights: GET /admin/insights and its CSV on a seeded set of drivers whose figures
 // tests/support/insightsSeed.ts computes on its own; who may read them; bad queries; the funnel
 // follows the flow file.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

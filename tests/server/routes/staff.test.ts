@@ -1,4 +1,4 @@
-// Staff accounts (issue 28): each role against each staff route, staff and driver credentials kept
+// Staff accounts: each role against each staff route, staff and driver credentials kept
 // apart, sessions that end (idle, 8 hours, sign-out, removal), the fresh sign-in export and erase
 // need, queue claims, staff management, keys, and an audit row for every action.
 import { randomUUID } from 'node:crypto';

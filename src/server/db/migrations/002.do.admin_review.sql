@@ -1,4 +1,4 @@
--- Administrator review (issue 3): who decided on a driver and when. The driver row keeps the
+-- Administrator review: who decided on a driver and when. The driver row keeps the
 -- latest decision (what GET /driver/status and the admin list read); driver_reviews keeps every
 -- one, since a rejected driver who sends the vehicle again is pending again and the reason is
 -- cleared from the row.

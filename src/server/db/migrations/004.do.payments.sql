@@ -1,4 +1,4 @@
--- The weekly subscription and the payout bank account (issue 4). The provider (Stripe, or the
+-- The weekly subscription and the payout bank account. The provider (Stripe, or the
 -- local sandbox that stands in for it) keeps the money side; these rows keep which provider
 -- objects belong to which driver, so no id sent by a browser is trusted on its own.
 

@@ -1,4 +1,4 @@
--- Safe accounts (issue 9): codes that only verify, sign-in sessions that can be ended and go idle,
+-- Safe accounts: codes that only verify, sign-in sessions that can be ended and go idle,
 -- lockouts after repeated wrong codes, one verified phone per account, and review that can't be
 -- bypassed.
 

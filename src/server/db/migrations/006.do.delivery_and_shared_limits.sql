@@ -1,4 +1,4 @@
--- Delivery and more than one server (issue 10): notices waiting to go out, and the request limits
+-- Delivery and more than one server: notices waiting to go out, and the request limits
 -- every server instance counts together.
 
 -- A notice to a driver (approved, rejected, …), written with what it tells and delivered in the

@@ -1,4 +1,4 @@
--- Data-access requests and erasure (issue 11): an administrator exports one driver's data for
+-- Data-access requests and erasure: an administrator exports one driver's data for
 -- them, or erases the driver (routes/adminPrivacy.ts). Both are recorded with who did it.
 
 -- Every export and erasure. No foreign key on purpose: the record that a driver was erased must

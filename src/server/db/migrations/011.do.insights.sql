@@ -1,4 +1,4 @@
--- Insights for the operator (issue 30): where drivers stop, how long each step and each review takes.
+-- Insights for the operator: where drivers stop, how long each step and each review takes.
 
 -- When the driver had sent what a decision judged (their submitted_at then): the review turnaround
 -- is reviewed_at − sent_at. Earlier decisions get the driver's submission if it came before them.

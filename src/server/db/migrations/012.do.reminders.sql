@@ -1,4 +1,4 @@
--- Reminders (issue 30): a driver who stopped part-way through gets a reminder after each delay of
+-- Reminders: a driver who stopped part-way through gets a reminder after each delay of
 -- flows/notices.json's "reminders". A row here is written, in the transaction that records the
 -- notice, before the reminder goes out: the primary key lets one server instance alone win each
 -- (driver, step, reminder), so each is sent exactly once however many servers run.

@@ -1,4 +1,4 @@
--- Each driver's progress, kept up to date as they move on (issue 30): when they passed each step,
+-- Each driver's progress, kept up to date as they move on: when they passed each step,
 -- one compact row per driver, so the insights read 100,000 drivers without joining their answers
 -- (lib/insights.ts) and the reminder pass finds who stopped where without reading them one by one.
 --

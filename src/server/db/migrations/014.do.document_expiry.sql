@@ -1,4 +1,4 @@
--- Documents that expire (issue 30): flows/notices.json's "expiries" says which answers are the
+-- Documents that expire: flows/notices.json's "expiries" says which answers are the
 -- expiry dates of which document, how many days before one the driver is told, and what happens
 -- when it expires unreplaced. A row here is written, in the transaction that records the notice,
 -- before it goes out: the primary key lets one server instance alone win each notice, so each is
