@@ -11,7 +11,6 @@ import multipart from '@fastify/multipart';
 import sensible from '@fastify/sensible';
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import helmet, { type HelmetOptions } from 'helmet';
-import type { Flow } from '../shared/flow.js';
 import { loadFlow } from '../node/projectFiles.js';
 import type { ServerConfig } from './config.js';
 import type { Db } from './db/db.js';
@@ -46,8 +45,6 @@ export interface AppOptions {
   db?: Db;
   /** Where log lines go instead of stdout (tests read them). */
   logStream?: { write(line: string): void };
-  /** The flow to serve instead of flows/onboarding.flow.json (the lint checks an edited copy's calls). */
-  flow?: Flow;
   /** Under `npm run dev`: validators swapped after each edit, and the pages told (plugins/callReader.ts). */
   live?: LiveEdits;
 }
@@ -123,7 +120,7 @@ export async function buildApp(config: ServerConfig, options: AppOptions = {}): 
     requestTimeout: 120_000,
   });
 
-  const flow = options.flow ?? loadFlow();
+  const flow = loadFlow();
   await app.register(localePlugin);
   await app.register(callReaderPlugin, { flow, live: options.live });
 
