@@ -50,12 +50,12 @@ function callsIn(value: unknown, found: string[] = []): string[] {
 }
 
 /**
- * The route files that serve a call: the server registers a flow call's route by its name
- * (`reader.routePath('completeVehicle')`), the review's answers call by the flow's name for it.
+ * The route files that serve a call: a route file's table names a flow call's route by the call's
+ * name (`call: 'completeVehicle'`), the review's answers call by the flow's name for it.
  */
 function routeFilesOf(flow: Flow, call: string, routeSources: Map<string, string>): string[] {
-  const registered = [`routePath('${call}')`];
-  if (call === flow.review.answersCall) registered.push('routePath(reader.flow.review.answersCall)');
+  const registered = [`call: '${call}'`];
+  if (call === flow.review.answersCall) registered.push('call: REVIEW_ANSWERS_CALL');
   return [...routeSources].filter(([, text]) => registered.some((mark) => text.includes(mark))).map(([file]) => file);
 }
 
@@ -150,8 +150,8 @@ export function stepsTable(): string {
     "A step's names differ where the spec fixes them. The route (`/add-vehicle`) and the call's path",
     "(`POST /driver/completeVehicle`) are the spec's; the call is named after its path's last part; the step and its",
     "fixtures folder share the step's name (`addVehicle`); the schema is named after what it describes (`vehicle`).",
-    "The server registers a call's route at the path the flow gives it, by the call's name",
-    "(`reader.routePath('completeVehicle')`): grep for the call's name, or read the route file here.",
+    "The server registers a call's route at the path the flow gives it, by the call's name in its route file's table",
+    "(`call: 'completeVehicle'`): grep for the call's name, or read the route file here.",
     'A form step is drawn by the one step page, a screen by its component in src/client/screens/.',
     "The tests listed name the step's route, its call's path or its fixtures folder; the step's own come first,",
     'those with a suite (`describe`) named after its route or its call.',

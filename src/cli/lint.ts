@@ -24,8 +24,8 @@ export async function runLint(root: string, out: (line: string) => void): Promis
 }
 
 if (process.argv[1] && import.meta.url.endsWith(basename(process.argv[1]))) {
-  // A process of its own, which lints once, loads the server's code with the rest of its code, as
-  // it did when that was a static import: "checked in" times the checks alone, "in all" includes it.
+  // A process of its own, which lints once, loads the server's route files (their route tables) with
+  // the rest of its code: "checked in" times the checks alone, "in all" includes it.
   // A broken data file the server's code reads fails that load; it is reported by the checks, and
   // the load's failure only if they pass (checkServedCalls). A process that lints again, as the
   // tests and npm run dev do, loads it once the data files hold, so a failed load isn't kept.

@@ -1,7 +1,8 @@
 /**
  * The Onramp API server, laid out as fastify/demo: third-party plugins, then our services
- * (plugins/), then the routes (routes/), with one error handler (docs/architecture.md, "The server,
- * and the outside services").
+ * (plugins/), then the API (routes/api.ts: every route file, from its route table) and the web app
+ * (routes/static.ts), with one error handler (docs/architecture.md, "The server, and the outside
+ * services").
  */
 import { refusal } from './serverMessages.js';
 import { IncomingMessage, type OutgoingHttpHeaders, ServerResponse } from 'node:http';
@@ -10,12 +11,11 @@ import multipart from '@fastify/multipart';
 import sensible from '@fastify/sensible';
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import helmet, { type HelmetOptions } from 'helmet';
-import type { Flow } from '../shared/flow.js';
 import { loadFlow } from '../node/projectFiles.js';
 import type { ServerConfig } from './config.js';
 import type { Db } from './db/db.js';
 import { answerFor, loggableError } from './errors.js';
-import { apiPathTest, loggableUrl } from './lib/apiPaths.js';
+import { loggableUrl } from './lib/apiPaths.js';
 import { isWellFormedJson } from './lib/wellFormedText.js';
 import { resealLegacyAnswers } from './lib/answers.js';
 import { applyStepRenames } from './lib/stepRenames.js';
@@ -27,7 +27,7 @@ import { dbPlugin } from './plugins/db.js';
 import { identityPlugin } from './plugins/identity.js';
 import { localePlugin } from './plugins/locale.js';
 import { otpCodesPlugin } from './plugins/otpCodes.js';
-import { remindersPlugin, UNSUBSCRIBE_PATH } from './plugins/reminders.js';
+import { remindersPlugin } from './plugins/reminders.js';
 import { expiriesPlugin } from './plugins/expiries.js';
 import { messagingPlugin } from './plugins/messaging.js';
 import { paymentsPlugin } from './plugins/payments.js';
@@ -35,57 +35,8 @@ import { sessionsPlugin } from './plugins/sessions.js';
 import { staffAuthPlugin } from './plugins/staffAuth.js';
 import { MAX_FILE_BYTES } from './lib/uploadStore.js';
 import { uploadsPlugin } from './plugins/uploads.js';
-import { ADMIN_PREFIX, adminRoutes } from './routes/admin.js';
-import { adminPrivacyRoutes } from './routes/adminPrivacy.js';
-import { clientErrorRoutes } from './routes/clientErrors.js';
-import { authRoutes } from './routes/auth.js';
-import { devRoutes } from './routes/dev.js';
-import { driverRoutes } from './routes/driver.js';
-import { healthRoutes, LIVENESS_PATH, READINESS_PATH } from './routes/health.js';
-import { financeRoutes } from './routes/finance.js';
-import { IP_LOOKUP_PATH, ipLookupRoutes, staticRoutes } from './routes/static.js';
-import { insightsRoutes } from './routes/insights.js';
-import { reminderRoutes } from './routes/reminders.js';
-import { expiryRoutes } from './routes/expiries.js';
-import { staffRoutes } from './routes/staff.js';
-import { subscriptionRoutes, WEBHOOK_PATH } from './routes/subscription.js';
-import { SANDBOX_CONFIRM_PATH } from './routes/sandboxPayments.js';
-import { UPLOADS_PATH } from '../shared/review.js';
-import { CLIENT_ERRORS_PATH } from '../shared/apiAnswers.js';
-import { studioRoutes } from './routes/studio.js';
-import clientErrorReportSchema from '../shared/clientErrorReport.schema.json';
-import reviewSchema from '../shared/review.schema.json';
-
-/** The API's paths beside the flow's calls, as the route files declare them (/dev: lib/apiPaths.ts). */
-const DECLARED_API_PATHS = [
-  ADMIN_PREFIX,
-  LIVENESS_PATH,
-  READINESS_PATH,
-  IP_LOOKUP_PATH,
-  UPLOADS_PATH,
-  CLIENT_ERRORS_PATH,
-  UNSUBSCRIBE_PATH,
-  WEBHOOK_PATH,
-  SANDBOX_CONFIRM_PATH,
-];
-
-/** The routes of the web app (routes/static.ts): the page, and the built files with their fallback. */
-const PAGE_ROUTES = new Set(['/', '/*']);
-
-/** A route of the API: its method and its path as Fastify writes it ("/driver/status/:id"). */
-export interface ApiRoute {
-  method: string;
-  url: string;
-  /** The parts of the path the route reads (its `params` schema's required names): the lint checks the flow's paths name them. */
-  params: string[];
-}
-
-declare module 'fastify' {
-  interface FastifyInstance {
-    /** The API's routes, as registered: every path that is not the web app. */
-    apiRoutes: readonly ApiRoute[];
-  }
-}
+import { apiPathTestOf, apiPlugin } from './routes/api.js';
+import { staticRoutes } from './routes/static.js';
 
 export interface AppOptions {
   /** The clock for code and session expiry (tests move it instead of sleeping). */
@@ -94,8 +45,6 @@ export interface AppOptions {
   db?: Db;
   /** Where log lines go instead of stdout (tests read them). */
   logStream?: { write(line: string): void };
-  /** The flow to serve instead of flows/onboarding.flow.json (the lint checks an edited copy's calls). */
-  flow?: Flow;
   /** Under `npm run dev`: validators swapped after each edit, and the pages told (plugins/callReader.ts). */
   live?: LiveEdits;
 }
@@ -171,27 +120,12 @@ export async function buildApp(config: ServerConfig, options: AppOptions = {}): 
     requestTimeout: 120_000,
   });
 
-  const flow = options.flow ?? loadFlow();
+  const flow = loadFlow();
   await app.register(localePlugin);
   await app.register(callReaderPlugin, { flow, live: options.live });
 
-  // The API's paths, known before any route registers: the flow's calls and the paths the route
-  // files declare. The admin review page is /admin itself; the admin API is everything below it.
-  const isApiPath = apiPathTest([...Object.values(flow.calls).map((call) => call.path), ...DECLARED_API_PATHS], [ADMIN_PREFIX]);
-  // Every route of the API as Fastify registers it (not the static files and the page): what
-  // answers JSON and is never cached, and what a fuzz test drives.
-  const apiRoutes: ApiRoute[] = [];
-  app.decorate('apiRoutes', apiRoutes);
-  app.addHook('onRoute', (route) => {
-    if (!isApiPath(route.url)) {
-      // A route of the API its paths leave out would be answered the page's headers and caching.
-      if (PAGE_ROUTES.has(route.url)) return;
-      throw new Error(`The route ${route.url} is not under a path of the API: declare its path in DECLARED_API_PATHS`);
-    }
-    const paramsSchema = route.schema?.params as { required?: string[] } | undefined;
-    const params = paramsSchema?.required ?? [];
-    for (const method of [route.method].flat()) apiRoutes.push({ method, url: route.url, params });
-  });
+  // The API's paths, known before any route registers: its routes' tables and the flow's calls (routes/api.ts).
+  const isApiPath = apiPathTestOf(flow);
 
   app.setErrorHandler((error, request, reply) => {
     // @fastify/static refuses a path it can't check against the disk (a name longer than the file
@@ -294,25 +228,7 @@ export async function buildApp(config: ServerConfig, options: AppOptions = {}): 
   // Per-route limits (exact file count) are set where each form is read (lib/callReader/multipartBody.ts).
   await app.register(multipart, { limits: { fileSize: MAX_FILE_BYTES } });
 
-  // The contracts the routes' answers are declared by (their `response` schemas), stated once.
-  app.addSchema(reviewSchema);
-  app.addSchema(clientErrorReportSchema);
-  await app.register(healthRoutes);
-  await app.register(authRoutes, { ...config.authRateLimit, counters: config.sharedCounters });
-  await app.register(driverRoutes);
-  await app.register(subscriptionRoutes);
-  await app.register(financeRoutes);
-  await app.register(adminRoutes, { prefix: ADMIN_PREFIX, config });
-  await app.register(adminPrivacyRoutes, { prefix: ADMIN_PREFIX, embeddedDatabase: config.database.kind === 'pglite' });
-  await app.register(insightsRoutes, { prefix: ADMIN_PREFIX });
-  await app.register(expiryRoutes, { prefix: ADMIN_PREFIX });
-  await app.register(reminderRoutes);
-  await app.register(staffRoutes, { prefix: ADMIN_PREFIX, rateLimit: config.authRateLimit, counters: config.sharedCounters });
-  // The form studio's data: open under `npm run dev`, otherwise for staff.
-  await app.register(studioRoutes, { prefix: ADMIN_PREFIX, open: app.live !== null });
-  if (!config.production) await app.register(devRoutes);
-  await app.register(ipLookupRoutes);
-  await app.register(clientErrorRoutes, { counters: config.sharedCounters });
+  await app.register(apiPlugin, { config });
   await app.register(staticRoutes, { config, isApiPath });
   return app;
 }

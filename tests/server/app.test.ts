@@ -5,6 +5,8 @@ import { brotliCompressSync, brotliDecompressSync, gunzipSync, gzipSync } from '
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { buildApp, contentSecurityPolicy } from '../../src/server/app.js';
+import { urlOf } from '../../src/server/lib/routeTable.js';
+import { DECLARED_ROUTES } from '../../src/server/routes/api.js';
 import { bearer, json, latestCode, outbox, verifiedDriver, signUp, startTestServer, type TestServer } from '../support/server.js';
 
 let server: TestServer;
@@ -305,6 +307,20 @@ describe('the web app (dist/)', () => {
       }
       expect((await page(app, '/index.html')).statusCode).toBe(200);
     });
+  });
+});
+
+describe("the API's route tables (routes/api.ts), which the lint reads", () => {
+  it('are the routes the server registers, each with the parts of its path it reads (the live-edit stream is there under npm run dev alone)', () => {
+    const registered = app.apiRoutes.filter((route) => route.method !== 'HEAD').map((route) => `${route.method} ${route.url} [${route.params.join(', ')}]`);
+    const declared = DECLARED_ROUTES.map((route) => `${route.method} ${urlOf(route, app.callReader.flow)} [${(route.params ?? []).join(', ')}]`);
+    expect(registered.sort()).toEqual(declared.filter((route) => !route.startsWith('GET /dev/events ')).sort());
+  });
+
+  it('leave out of a production server the local helpers', () => {
+    const registered = production.apiRoutes.filter((route) => route.method !== 'HEAD').map((route) => `${route.method} ${route.url}`);
+    const declared = DECLARED_ROUTES.map((route) => `${route.method} ${urlOf(route, production.callReader.flow)}`);
+    expect(registered.sort()).toEqual(declared.filter((route) => !route.includes(' /dev/')).sort());
   });
 });
 

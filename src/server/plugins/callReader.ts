@@ -37,7 +37,6 @@ export class LiveEdits {
       flowIn: (locale) => this.reader.flowIn(locale),
       call: (name) => this.reader.call(name),
       stepOf: (callName) => this.reader.stepOf(callName),
-      routePath: (callName) => this.reader.routePath(callName),
       json: (callName, request, options) => this.reader.json(callName, request, options),
       multipart: (callName, request, options) => this.reader.multipart(callName, request, options),
       fileAhead: (step, field, request) => this.reader.fileAhead(step, field, request),

@@ -38,9 +38,18 @@ import { checkBodiesBySchema } from '../lib/bodySchemas.js';
 import { fieldTitle, reviewedSteps, type ReviewFix } from '../lib/reviewView.js';
 import { findUpload, sendUpload } from '../lib/uploadFiles.js';
 import { expiredByDriver } from './expiries.js';
+import { ADMIN_PREFIX, type RouteTable } from '../lib/routeTable.js';
 
-/** Where the admin API lives; the browser page is exactly /admin (see lib/apiPaths.ts). */
-export const ADMIN_PREFIX = '/admin';
+/** The review's routes (lib/routeTable.ts). */
+export const ADMIN_ROUTES = {
+  queue: { method: 'GET', url: `${ADMIN_PREFIX}/drivers` },
+  driver: { method: 'GET', url: `${ADMIN_PREFIX}/drivers/:id` },
+  approve: { method: 'POST', url: `${ADMIN_PREFIX}/drivers/:id/approve` },
+  reject: { method: 'POST', url: `${ADMIN_PREFIX}/drivers/:id/reject` },
+  release: { method: 'POST', url: `${ADMIN_PREFIX}/drivers/:id/release` },
+  resumeLink: { method: 'POST', url: `${ADMIN_PREFIX}/drivers/:id/resume-link` },
+  upload: { method: 'GET', url: `${ADMIN_PREFIX}/uploads/:uploadId` },
+} as const satisfies RouteTable;
 
 /**
  * Resume links carry a token in an address, which ends up in chats and histories: it lives 15
@@ -299,7 +308,7 @@ export async function adminRoutes(app: FastifyInstance, options: { config: Serve
   }
 
   app.get<{ Querystring: QueueQuery }>(
-    '/drivers',
+    ADMIN_ROUTES.queue.url,
     { ...reviewers, schema: { querystring: { $ref: 'review#/$defs/queueQuery' }, response: { 200: { $ref: 'review#/$defs/queuePage' } } } },
     async (request): Promise<QueuePage> => {
       const { status = 'pending', limit = DEFAULT_PAGE_SIZE, after, q } = request.query;
@@ -333,7 +342,7 @@ export async function adminRoutes(app: FastifyInstance, options: { config: Serve
    * decisions (the admin command reads the review version here). A waiting driver is claimed.
    */
   app.get<DriverParams>(
-    '/drivers/:id',
+    ADMIN_ROUTES.driver.url,
     { ...reviewers, schema: { response: { 200: { $ref: 'review#/$defs/reviewDriver' } } } },
     async (request): Promise<ReviewDriver> => {
       const found = await queuedDriver(request.params.id, request);
@@ -353,26 +362,26 @@ export async function adminRoutes(app: FastifyInstance, options: { config: Serve
   );
 
   app.post<DriverParams & { Body: ApproveBody }>(
-    '/drivers/:id/approve',
+    ADMIN_ROUTES.approve.url,
     { ...reviewers, schema: { body: { $ref: 'review#/$defs/approveBody' } } },
     async (request) => decide(request, 'approved'),
   );
 
   app.post<DriverParams & { Body: RejectBody }>(
-    '/drivers/:id/reject',
+    ADMIN_ROUTES.reject.url,
     { ...reviewers, schema: { body: { $ref: 'review#/$defs/rejectBody' } } },
     async (request) => decide(request, 'rejected'),
   );
 
   /** The reviewer lets a driver they opened go back to the team. */
-  app.post<DriverParams>('/drivers/:id/release', reviewers, async (request) => {
+  app.post<DriverParams>(ADMIN_ROUTES.release.url, reviewers, async (request) => {
     const driver = await queuedDriver(request.params.id, request);
     const { rows } = await app.db.query('DELETE FROM queue_claims WHERE driver_id = $1 AND staff_id = $2 RETURNING driver_id', [driver.id, request.staff!.id]);
     if (rows.length > 0) await app.audit.record(request, { action: 'driver.release', driverId: driver.id });
     return { success: true };
   });
 
-  app.post<DriverParams>('/drivers/:id/resume-link', reviewers, async (request) => {
+  app.post<DriverParams>(ADMIN_ROUTES.resumeLink.url, reviewers, async (request) => {
     const driver = await queuedDriver(request.params.id, request);
     // A link gives a session, and a session is what a verified email code gives: never before it.
     if (!driver.isEmailVerified) throw httpErrors.conflict(ADMIN_MESSAGES.emailNotVerified);
@@ -383,7 +392,7 @@ export async function adminRoutes(app: FastifyInstance, options: { config: Serve
     return { url: `${origin}/${driver.id}/${encodeURIComponent(token)}`, expiresAt: expiresAt.toISOString() };
   });
 
-  app.get<{ Params: { uploadId: string } }>('/uploads/:uploadId', reviewers, async (request, reply) => {
+  app.get<{ Params: { uploadId: string } }>(ADMIN_ROUTES.upload.url, reviewers, async (request, reply) => {
     const upload = await findUpload(app, request.params.uploadId);
     await app.audit.record(request, { action: 'document.open', driverId: upload.driverId, details: { uploadId: upload.id } });
     return sendUpload(app, reply, upload);

@@ -26,6 +26,13 @@ import { answersOf, openAnswers, type StoredAnswers } from '../lib/answers.js';
 import { checkBodiesBySchema } from '../lib/bodySchemas.js';
 import type { Channel } from '../messaging/delivery.js';
 import { subjectsOf } from '../plugins/otpCodes.js';
+import { ADMIN_PREFIX, type RouteTable } from '../lib/routeTable.js';
+
+/** A driver's data, exported and erased (lib/routeTable.ts). */
+export const ADMIN_PRIVACY_ROUTES = {
+  export: { method: 'GET', url: `${ADMIN_PREFIX}/drivers/:id/export` },
+  erase: { method: 'POST', url: `${ADMIN_PREFIX}/drivers/:id/erase` },
+} as const satisfies RouteTable;
 
 export const PRIVACY_MESSAGES = {
   unknownDriver: 'There is no driver with this id.',
@@ -171,7 +178,7 @@ export async function adminPrivacyRoutes(app: FastifyInstance, options: { embedd
     await app.audit.record(request, { action: action === 'export' ? 'driver.export' : 'driver.erase', driverId, details }, db);
   };
 
-  app.get<{ Params: { id: string } }>('/drivers/:id/export', privacyOfficers, async (request, reply) => {
+  app.get<{ Params: { id: string } }>(ADMIN_PRIVACY_ROUTES.export.url, privacyOfficers, async (request, reply) => {
     const driverId = request.params.id;
     if (!isUuid(driverId)) throw httpErrors.notFound(PRIVACY_MESSAGES.unknownDriver);
     // One consistent snapshot of the rows; the files are read after it (the store may be slow,
@@ -294,7 +301,7 @@ export async function adminPrivacyRoutes(app: FastifyInstance, options: { embedd
   });
 
   app.post<{ Params: { id: string }; Body: EraseBody }>(
-    '/drivers/:id/erase',
+    ADMIN_PRIVACY_ROUTES.erase.url,
     { ...privacyOfficers, schema: { body: { $ref: 'review#/$defs/eraseBody' } } },
     async (request) => {
       // The body was checked by the route's schema first: a bad request is a bad request whoever it names.

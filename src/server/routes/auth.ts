@@ -22,6 +22,19 @@ import type { Queryable } from '../db/db.js';
 import { sharedLimitStore } from '../plugins/rateLimitStore.js';
 import type { SignedInUser } from '../plugins/identity.js';
 import { bearerToken, type IssuedToken } from '../plugins/sessions.js';
+import { type RouteTable, urlOf } from '../lib/routeTable.js';
+
+/** The sign-up, sign-in and codes, each at its call of the flow (lib/routeTable.ts). */
+export const AUTH_ROUTES = {
+  driverEmailSignUp: { method: 'POST', call: 'driverEmailSignUp' },
+  driverSocialSignup: { method: 'POST', call: 'driverSocialSignup' },
+  signIn: { method: 'POST', call: 'signIn' },
+  signOut: { method: 'POST', call: 'signOut' },
+  sendEmailCode: { method: 'POST', call: 'sendEmailCode' },
+  validateEmailCode: { method: 'POST', call: 'validateEmailCode' },
+  sendPhoneCode: { method: 'POST', call: 'sendPhoneCode' },
+  validatePhoneCode: { method: 'POST', call: 'validatePhoneCode' },
+} as const satisfies RouteTable;
 
 const isUniqueViolation = (error: unknown) => (error as { code?: unknown }).code === '23505';
 
@@ -98,7 +111,7 @@ export async function authRoutes(app: FastifyInstance, options: { max: number; w
     return app.sessions.startSignup(driverId, user.authTime);
   }
 
-  app.post(reader.routePath('driverEmailSignUp'), async (request) => {
+  app.post(urlOf(AUTH_ROUTES.driverEmailSignUp, reader.flow), async (request) => {
     const { sent, context } = reader.json('driverEmailSignUp', request, { expects: ['idToken', 'ip'] });
     const { ip } = context;
     const user = await app.identity.verify(context.idToken);
@@ -135,7 +148,7 @@ export async function authRoutes(app: FastifyInstance, options: { max: number; w
     return { success: true, message: messageIn(request.locale, 'auth.emailCodeSent'), driverId, token: signUp.token };
   });
 
-  app.post(reader.routePath('driverSocialSignup'), async (request) => {
+  app.post(urlOf(AUTH_ROUTES.driverSocialSignup, reader.flow), async (request) => {
     const { context } = reader.json('driverSocialSignup', request, { expects: ['email', 'idToken', 'ip'] });
     const { ip } = context;
     const user = await app.identity.verify(context.idToken);
@@ -171,7 +184,7 @@ export async function authRoutes(app: FastifyInstance, options: { max: number; w
     return answerFor(driverId, issued);
   });
 
-  app.post(reader.routePath('signIn'), async (request) => {
+  app.post(urlOf(AUTH_ROUTES.signIn, reader.flow), async (request) => {
     const { context } = reader.json('signIn', request, { expects: ['idToken'] });
     const user = await app.identity.verify(context.idToken);
     const { rows } = await app.db.query<{ id: string; email: string; email_verified: boolean }>(
@@ -193,11 +206,15 @@ export async function authRoutes(app: FastifyInstance, options: { max: number; w
     return answerFor(driver.id, issued);
   });
 
-  app.post(reader.routePath('signOut'), { config: { tokenKinds: ['session', 'signup'] as const }, preHandler: app.requireDriver }, async (request) => {
-    reader.json('signOut', request);
-    await app.sessions.end(request.token!.value);
-    return { success: true, message: messageIn(request.locale, 'auth.signedOut') };
-  });
+  app.post(
+    urlOf(AUTH_ROUTES.signOut, reader.flow),
+    { config: { tokenKinds: ['session', 'signup'] as const }, preHandler: app.requireDriver },
+    async (request) => {
+      reader.json('signOut', request);
+      await app.sessions.end(request.token!.value);
+      return { success: true, message: messageIn(request.locale, 'auth.signedOut') };
+    },
+  );
 
   /** The sign-up of this request's sign-up token, which must be for `email` and not finished yet. */
   async function pendingSignUp(driverId: string, email: string): Promise<void> {
@@ -210,14 +227,14 @@ export async function authRoutes(app: FastifyInstance, options: { max: number; w
     if (driver.verified) throw refusal(409, 'auth.alreadyVerified');
   }
 
-  app.post(reader.routePath('sendEmailCode'), signUpOnly, async (request, reply) => {
+  app.post(urlOf(AUTH_ROUTES.sendEmailCode, reader.flow), signUpOnly, async (request, reply) => {
     const { email } = reader.json('sendEmailCode', request, { expects: ['email'] }).context;
     await pendingSignUp(request.driverId, email);
     await app.otpCodes.send({ driverId: request.driverId, channel: 'email', destination: email, purpose: 'verify' }, request.locale);
     return reply.code(201).send({ success: true, message: messageIn(request.locale, 'auth.emailCodeResent') });
   });
 
-  app.post(reader.routePath('validateEmailCode'), signUpOnly, async (request) => {
+  app.post(urlOf(AUTH_ROUTES.validateEmailCode, reader.flow), signUpOnly, async (request) => {
     const { form, context } = reader.json('validateEmailCode', request, { expects: ['email'] });
     const { email } = context;
     const driverId = request.driverId;
@@ -248,7 +265,7 @@ export async function authRoutes(app: FastifyInstance, options: { max: number; w
     return phone;
   }
 
-  app.post(reader.routePath('sendPhoneCode'), sessionOnly, async (request, reply) => {
+  app.post(urlOf(AUTH_ROUTES.sendPhoneCode, reader.flow), sessionOnly, async (request, reply) => {
     const { context } = reader.json('sendPhoneCode', request, { expects: ['phone'] });
     const phone = await driverPhone(request.driverId, context.phone);
     await refuseClaimedPhone(app.db, phone, request.driverId);
@@ -257,7 +274,7 @@ export async function authRoutes(app: FastifyInstance, options: { max: number; w
     return reply.code(firstForDriver ? 200 : 201).send({ success: true, message: messageIn(request.locale, 'auth.phoneCodeSent') });
   });
 
-  app.post(reader.routePath('validatePhoneCode'), sessionOnly, async (request) => {
+  app.post(urlOf(AUTH_ROUTES.validatePhoneCode, reader.flow), sessionOnly, async (request) => {
     const { form, context } = reader.json('validatePhoneCode', request, { expects: ['phone'] });
     const phone = await driverPhone(request.driverId, context.phone);
     // The driver comes from the token, never from the phone number sent.

@@ -15,6 +15,12 @@ import { checkBodiesBySchema } from '../lib/bodySchemas.js';
 import { refusal } from '../serverMessages.js';
 import { CLIENT_ERRORS_PATH } from '../../shared/apiAnswers.js';
 import type { ClientErrorReport } from '../../shared/generated/clientErrorReport.js';
+import { type RouteTable } from '../lib/routeTable.js';
+
+/** The browser's fault reports (lib/routeTable.ts). */
+export const CLIENT_ERROR_ROUTES = {
+  report: { method: 'POST', url: CLIENT_ERRORS_PATH },
+} as const satisfies RouteTable;
 
 /** A page reports each of its faults once (the browser keeps count), so a handful a minute is plenty for one address. */
 const REPORTS_PER_MINUTE = 10;
@@ -31,7 +37,7 @@ export async function clientErrorRoutes(app: FastifyInstance, options: { counter
     errorResponseBuilder: () => refusal(429, 'auth.tooManyRequests'),
   });
 
-  app.post<{ Body: ClientErrorReport }>(CLIENT_ERRORS_PATH, { schema: { body: { $ref: 'client-error-report' } } }, async (request, reply) => {
+  app.post<{ Body: ClientErrorReport }>(CLIENT_ERROR_ROUTES.report.url, { schema: { body: { $ref: 'client-error-report' } } }, async (request, reply) => {
     const { name, message, stack, build, route } = request.body;
     request.log.warn({ clientError: { name, message, stack, build, route } }, 'The browser app failed: a fault of its own code');
     return reply.code(204).send();

@@ -4,13 +4,20 @@
 import type { ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import type { LiveState } from '../../shared/liveState.js';
+import { type RouteTable } from '../lib/routeTable.js';
+
+/** The local helpers (lib/routeTable.ts); the live stream only under `npm run dev`. */
+export const DEV_ROUTES = {
+  outbox: { method: 'GET', url: '/dev/outbox' },
+  events: { method: 'GET', url: '/dev/events' },
+} as const satisfies RouteTable;
 
 /** How soon a page's EventSource tries again after the stream ends (the server restarted). */
 const RECONNECT_MS = 300;
 
 export async function devRoutes(app: FastifyInstance) {
   /** The codes and notices the server "sent" (when the local outbox stands in for SMTP or Twilio), newest first, so a developer or a test can sign in. */
-  app.get('/dev/outbox', async () => app.messaging.outbox?.list() ?? []);
+  app.get(DEV_ROUTES.outbox.url, async () => app.messaging.outbox?.list() ?? []);
 
   const { live } = app;
   if (!live) return;
@@ -20,7 +27,7 @@ export async function devRoutes(app: FastifyInstance) {
    * Under `npm run dev`: a Server-Sent Events stream of the live state (plugins/callReader.ts), sent on
    * connecting and after each edit; the page's dev client (src/client/dev/) follows it.
    */
-  app.get('/dev/events', (request, reply) => {
+  app.get(DEV_ROUTES.events.url, (request, reply) => {
     reply.hijack();
     const stream = reply.raw;
     stream.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store', connection: 'keep-alive' });

@@ -29,13 +29,18 @@ import { keptAnswersOf, saveStep, type FixRound } from '../lib/saveStep.js';
 import { findUpload, sendUpload } from '../lib/uploadFiles.js';
 import { removeUnnamedFiles } from '../lib/uploadStore.js';
 import { NOT_TAKEN_BY_ITS_STEP } from '../plugins/uploads.js';
+import { paramsSchemaOf, REVIEW_ANSWERS_CALL, type RouteTable, urlOf } from '../lib/routeTable.js';
 
-/** A route's path parts, declared: the route reads them, and the lint checks the flow's path names each (`{id}`). */
-const pathParams = (...names: string[]) => ({
-  type: 'object',
-  required: names,
-  properties: Object.fromEntries(names.map((name) => [name, { type: 'string', minLength: 1 }])),
-});
+/** The driver's routes (lib/routeTable.ts): most at the flow's calls, the photos sent ahead and fetched at paths of their own. */
+export const DRIVER_ROUTES = {
+  completeProfile: { method: 'POST', call: 'completeProfile' },
+  completeVehicleDocs: { method: 'POST', call: 'completeVehicleDocs' },
+  completeVehicle: { method: 'POST', call: 'completeVehicle' },
+  status: { method: 'GET', call: 'driverStatus', params: ['id'] },
+  answers: { method: 'GET', call: REVIEW_ANSWERS_CALL, params: ['step'] },
+  fileAhead: { method: 'POST', url: `${UPLOADS_PATH}/:step/:field`, params: ['step', 'field'] },
+  upload: { method: 'GET', url: `${UPLOADS_PATH}/:uploadId` },
+} as const satisfies RouteTable;
 
 interface DriverRow {
   provider: string;
@@ -108,7 +113,7 @@ export async function driverRoutes(app: FastifyInstance) {
     return { ...answer, fixing: true, data: { ...answer.data, ...status?.data } };
   }
 
-  app.post(reader.routePath('completeProfile'), async (request) => {
+  app.post(urlOf(DRIVER_ROUTES.completeProfile, reader.flow), async (request) => {
     const driverId = request.driverId;
     const driver = await changeableDriver(driverId, reader.stepOf('completeProfile'));
     const social = driver.provider !== 'password';
@@ -140,7 +145,7 @@ export async function driverRoutes(app: FastifyInstance) {
     return answerAfter(driverId, round, { success: true, message: messageIn(request.locale, 'driver.profileSaved') });
   });
 
-  app.post(reader.routePath('completeVehicleDocs'), async (request) => {
+  app.post(urlOf(DRIVER_ROUTES.completeVehicleDocs, reader.flow), async (request) => {
     const driverId = request.driverId;
     const driver = await changeableDriver(driverId, reader.stepOf('completeVehicleDocs'));
     if (!driver.profile_completed_at) throw refusal(403, 'driver.profileFirst');
@@ -162,7 +167,7 @@ export async function driverRoutes(app: FastifyInstance) {
     return answerAfter(driverId, round, { success: true, data: { vehicle: { id: vehicleId } } });
   });
 
-  app.post(reader.routePath('completeVehicle'), async (request) => {
+  app.post(urlOf(DRIVER_ROUTES.completeVehicle, reader.flow), async (request) => {
     const driverId = request.driverId;
     const driver = await changeableDriver(driverId, reader.stepOf('completeVehicle'));
     const keep = await keptAnswersOf(app, driverId, reader.stepOf('completeVehicle'));
@@ -191,9 +196,9 @@ export async function driverRoutes(app: FastifyInstance) {
   // driver is (as a sign-in does). A session's request gets `data` alone.
   const statusRoute = {
     config: { tokenKinds: ['session', 'resume'] },
-    schema: { params: pathParams('id'), response: { 200: { $ref: 'review#/$defs/statusAnswer' } } },
+    schema: { params: paramsSchemaOf(DRIVER_ROUTES.status), response: { 200: { $ref: 'review#/$defs/statusAnswer' } } },
   } as const;
-  app.get<{ Params: { id: string } }>(reader.routePath('driverStatus'), statusRoute, async (request): Promise<StatusAnswer> => {
+  app.get<{ Params: { id: string } }>(urlOf(DRIVER_ROUTES.status, reader.flow), statusRoute, async (request): Promise<StatusAnswer> => {
     // Another driver's id is refused before anything else, and does not use up a resume token.
     if (request.params.id !== request.driverId) throw refusal(403, 'driver.notYourStatus');
     const token = request.token!;
@@ -222,8 +227,8 @@ export async function driverRoutes(app: FastifyInstance) {
   }
 
   /** What the driver sent of a step, to prefill its form: sensitive values masked, files as links, the fixes asked. */
-  const answersAnswer = { schema: { params: pathParams('step'), response: { 200: { $ref: 'review#/$defs/stepAnswersAnswer' } } } };
-  app.get<{ Params: { step: string } }>(reader.routePath(reader.flow.review.answersCall), answersAnswer, async (request): Promise<StepAnswersAnswer> => {
+  const answersAnswer = { schema: { params: paramsSchemaOf(DRIVER_ROUTES.answers), response: { 200: { $ref: 'review#/$defs/stepAnswersAnswer' } } } };
+  app.get<{ Params: { step: string } }>(urlOf(DRIVER_ROUTES.answers, reader.flow), answersAnswer, async (request): Promise<StepAnswersAnswer> => {
     const { step } = request.params;
     if (!Object.hasOwn(reader.flow.steps, step)) throw refusal(404, 'driver.noSuchStep');
     const stored = await stepAnswersOf(app.db, request.driverId, step);
@@ -257,8 +262,8 @@ export async function driverRoutes(app: FastifyInstance) {
    * and answered with its id, which the step's own call then sends as `kept:<id>`. One that no
    * step took is removed a day later (plugins/uploads.ts).
    */
-  const fileAhead = { schema: { params: pathParams('step', 'field'), response: { 200: { $ref: 'review#/$defs/fileAheadAnswer' } } } };
-  app.post<{ Params: { step: string; field: string } }>(`${UPLOADS_PATH}/:step/:field`, fileAhead, async (request): Promise<FileAheadAnswer> => {
+  const fileAhead = { schema: { params: paramsSchemaOf(DRIVER_ROUTES.fileAhead), response: { 200: { $ref: 'review#/$defs/fileAheadAnswer' } } } };
+  app.post<{ Params: { step: string; field: string } }>(DRIVER_ROUTES.fileAhead.url, fileAhead, async (request): Promise<FileAheadAnswer> => {
     const { step, field } = request.params;
     const driver = await changeableDriver(request.driverId, Object.hasOwn(reader.flow.steps, step) ? step : null);
     if (driver.onlyFields && !driver.onlyFields.has(field)) throw refusal(409, 'driver.renewalOnly');
@@ -281,7 +286,7 @@ export async function driverRoutes(app: FastifyInstance) {
   });
 
   /** The driver's own photos and documents (the admin API serves anyone's). */
-  app.get<{ Params: { uploadId: string } }>(`${UPLOADS_PATH}/:uploadId`, async (request, reply) => {
+  app.get<{ Params: { uploadId: string } }>(DRIVER_ROUTES.upload.url, async (request, reply) => {
     const upload = await findUpload(app, request.params.uploadId);
     if (upload.driverId !== request.driverId) throw refusal(403, 'driver.notYourFile');
     return sendUpload(app, reply, upload);

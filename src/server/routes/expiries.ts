@@ -11,6 +11,12 @@ import { loadNotices } from '../../node/projectFiles.js';
 import type { ExpiringDocument, ExpiringList, ExpiringQuery, ReviewStatus } from '../../shared/review.js';
 import { checkBodiesBySchema } from '../lib/bodySchemas.js';
 import { addDays, daysUntil, expiredDocuments, renewalWindowDays, type Expiries } from '../lib/expiries.js';
+import { ADMIN_PREFIX, type RouteTable } from '../lib/routeTable.js';
+
+/** The documents that expire soon (lib/routeTable.ts). */
+export const EXPIRY_ROUTES = {
+  expiring: { method: 'GET', url: `${ADMIN_PREFIX}/expiring` },
+} as const satisfies RouteTable;
 
 /** The most drivers one list holds: the soonest dates first, which are the ones to act on. */
 const MAX_DRIVERS = 500;
@@ -52,7 +58,7 @@ export async function expiryRoutes(app: FastifyInstance) {
   checkBodiesBySchema(app);
 
   app.get<{ Querystring: ExpiringQuery }>(
-    '/expiring',
+    EXPIRY_ROUTES.expiring.url,
     { ...reviewers, schema: { querystring: { $ref: 'review#/$defs/expiringQuery' }, response: { 200: { $ref: 'review#/$defs/expiringList' } } } },
     async (request): Promise<ExpiringList> => {
       const days = request.query.days ?? renewalWindowDays(expiries);

@@ -9,12 +9,18 @@ import { refusal } from '../serverMessages.js';
 import type { FastifyInstance } from 'fastify';
 import { SIGN_IN_AGAIN_REASON } from '../../shared/apiAnswers.js';
 import { saveStepAnswers } from '../lib/answers.js';
+import { type RouteTable, urlOf } from '../lib/routeTable.js';
+
+/** The payout account, at its call of the flow (lib/routeTable.ts). */
+export const FINANCE_ROUTES = {
+  addBank: { method: 'POST', call: 'addBank' },
+} as const satisfies RouteTable;
 
 export async function financeRoutes(app: FastifyInstance) {
   const reader = app.callReader;
   app.addHook('preHandler', app.requireDriver);
 
-  app.post(reader.routePath('addBank'), async (request) => {
+  app.post(urlOf(FINANCE_ROUTES.addBank, reader.flow), async (request) => {
     const driverId = request.driverId;
     const { rows } = await app.db.query<{ status: string; is_subscription_paid: boolean }>('SELECT status, is_subscription_paid FROM drivers WHERE id = $1', [
       driverId,

@@ -5,6 +5,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { SERVER_MESSAGES } from '../serverMessages.js';
+import { type RouteTable } from '../lib/routeTable.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -13,8 +14,11 @@ declare module 'fastify' {
   }
 }
 
-export const LIVENESS_PATH = '/healthz';
-export const READINESS_PATH = '/readyz';
+/** The probes (lib/routeTable.ts). */
+export const HEALTH_ROUTES = {
+  liveness: { method: 'GET', url: '/healthz' },
+  readiness: { method: 'GET', url: '/readyz' },
+} as const satisfies RouteTable;
 
 /** What /readyz answers a balancer once the server is stopping. */
 export const STOPPING_MESSAGE = 'This server is stopping: send requests to another one.';
@@ -23,9 +27,9 @@ export const STOPPING_MESSAGE = 'This server is stopping: send requests to anoth
 const READINESS_TIMEOUT_MS = 2_000;
 
 export async function healthRoutes(app: FastifyInstance) {
-  app.get(LIVENESS_PATH, async () => ({ status: 'ok' }));
+  app.get(HEALTH_ROUTES.liveness.url, async () => ({ status: 'ok' }));
 
-  app.get(READINESS_PATH, async (request, reply) => {
+  app.get(HEALTH_ROUTES.readiness.url, async (request, reply) => {
     if (app.draining) return reply.code(503).send({ message: STOPPING_MESSAGE });
     let timer: NodeJS.Timeout | undefined;
     const timedOut = new Promise<never>((_resolve, reject) => {

@@ -14,6 +14,13 @@ import type { Insights, InsightsQueryString } from '../../shared/review.js';
 import { checkBodiesBySchema } from '../lib/bodySchemas.js';
 import { insightsOf, type InsightsQuery } from '../lib/insights.js';
 import { csvField } from './staff.js';
+import { ADMIN_PREFIX, type RouteTable } from '../lib/routeTable.js';
+
+/** The insights, to read and to download (lib/routeTable.ts). */
+export const INSIGHTS_ROUTES = {
+  insights: { method: 'GET', url: `${ADMIN_PREFIX}/insights` },
+  download: { method: 'GET', url: `${ADMIN_PREFIX}/insights/download` },
+} as const satisfies RouteTable;
 
 const DEFAULT_DAYS = 30;
 const DEFAULT_STALLED_DAYS = 7;
@@ -90,12 +97,12 @@ export async function insightsRoutes(app: FastifyInstance) {
   }
 
   app.get<{ Querystring: InsightsQueryString }>(
-    '/insights',
+    INSIGHTS_ROUTES.insights.url,
     { ...readers, schema: { querystring, response: { 200: { $ref: 'review#/$defs/insights' } } } },
     async (request): Promise<Insights> => read(request, 'json', queryOf(request)),
   );
 
-  app.get<{ Querystring: InsightsQueryString }>('/insights/download', { ...readers, schema: { querystring } }, async (request, reply) => {
+  app.get<{ Querystring: InsightsQueryString }>(INSIGHTS_ROUTES.download.url, { ...readers, schema: { querystring } }, async (request, reply) => {
     const query = queryOf(request);
     const insights = await read(request, 'csv', query);
     return reply

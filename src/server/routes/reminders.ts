@@ -10,6 +10,13 @@ import { isUuid } from '../db/db.js';
 import { UNSUBSCRIBE_CONTEXT, UNSUBSCRIBE_PATH } from '../plugins/reminders.js';
 import { messageIn, refusal } from '../serverMessages.js';
 import { isLocale, type Locale } from '../../shared/locales.js';
+import { type RouteTable } from '../lib/routeTable.js';
+
+/** The unsubscribe link's page and its one click (lib/routeTable.ts). */
+export const REMINDER_ROUTES = {
+  unsubscribePage: { method: 'GET', url: UNSUBSCRIBE_PATH },
+  unsubscribe: { method: 'POST', url: UNSUBSCRIBE_PATH },
+} as const satisfies RouteTable;
 
 /** The page in `locale`: its words are flows/server-messages.json's reminders, translated as the server's other messages. */
 function page(locale: Locale, body: string): string {
@@ -36,7 +43,7 @@ export async function reminderRoutes(app: FastifyInstance) {
     return { driver, locale: isLocale(stored) ? stored : request.locale };
   }
 
-  app.get(UNSUBSCRIBE_PATH, async (request, reply) => {
+  app.get(REMINDER_ROUTES.unsubscribePage.url, async (request, reply) => {
     const { locale } = await driverOf(request);
     return reply
       .type('text/html; charset=utf-8')
@@ -48,7 +55,7 @@ export async function reminderRoutes(app: FastifyInstance) {
       );
   });
 
-  app.post(UNSUBSCRIBE_PATH, async (request, reply) => {
+  app.post(REMINDER_ROUTES.unsubscribe.url, async (request, reply) => {
     const { driver, locale } = await driverOf(request);
     await app.db.query('UPDATE drivers SET reminders_stopped_at = coalesce(reminders_stopped_at, $2) WHERE id = $1', [driver, app.now()]);
     return reply.type('text/html; charset=utf-8').send(page(locale, `<p>${messageIn(locale, 'reminders.done')}</p>`));

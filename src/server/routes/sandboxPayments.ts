@@ -10,8 +10,14 @@ import { sandboxPayments, type SandboxPayments } from '../../shared/sandboxCard.
 import { refusal } from '../serverMessages.js';
 import type { FastifyInstance } from 'fastify';
 import type { SandboxGateway } from '../payments/sandboxGateway.js';
+import { type RouteTable } from '../lib/routeTable.js';
 
 export const SANDBOX_CONFIRM_PATH = '/sandbox/confirmPayment';
+
+/** The sandbox's confirm, registered with the API only while the sandbox is the gateway (plugins/payments.ts; lib/routeTable.ts). */
+export const SANDBOX_PAYMENT_ROUTES = {
+  confirm: { method: 'POST', url: SANDBOX_CONFIRM_PATH },
+} as const satisfies RouteTable;
 
 /** Client secrets are 60 to 80 characters; card fields far fewer. */
 const MAX_TEXT = 200;
@@ -33,7 +39,7 @@ function wordsIn(locale: Locale): SandboxPayments {
 }
 
 export async function sandboxPaymentRoutes(app: FastifyInstance, options: { gateway: SandboxGateway }) {
-  app.post(SANDBOX_CONFIRM_PATH, async (request, reply) => {
+  app.post(SANDBOX_PAYMENT_ROUTES.confirm.url, async (request, reply) => {
     const body = request.body;
     if (typeof body !== 'object' || body === null || Array.isArray(body)) throw refusal(400, 'request.bodyNotObject');
     const fields = body as Record<string, unknown>;

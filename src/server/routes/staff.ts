@@ -42,6 +42,22 @@ import {
 import { sharedLimitStore } from '../plugins/rateLimitStore.js';
 import { bearerToken } from '../plugins/sessions.js';
 import { refusal } from '../serverMessages.js';
+import { ADMIN_PREFIX, type RouteTable } from '../lib/routeTable.js';
+
+/** Staff sessions, people and roles, keys and the audit record (lib/routeTable.ts). */
+export const STAFF_ROUTES = {
+  signIn: { method: 'POST', url: `${ADMIN_PREFIX}/session` },
+  session: { method: 'GET', url: `${ADMIN_PREFIX}/session` },
+  signOut: { method: 'POST', url: `${ADMIN_PREFIX}/session/end` },
+  staff: { method: 'GET', url: `${ADMIN_PREFIX}/staff` },
+  addStaff: { method: 'POST', url: `${ADMIN_PREFIX}/staff` },
+  roles: { method: 'POST', url: `${ADMIN_PREFIX}/staff/:id/roles` },
+  remove: { method: 'POST', url: `${ADMIN_PREFIX}/staff/:id/remove` },
+  addKey: { method: 'POST', url: `${ADMIN_PREFIX}/keys` },
+  revokeKey: { method: 'POST', url: `${ADMIN_PREFIX}/keys/:id/revoke` },
+  audit: { method: 'GET', url: `${ADMIN_PREFIX}/audit` },
+  auditDownload: { method: 'GET', url: `${ADMIN_PREFIX}/audit/download` },
+} as const satisfies RouteTable;
 
 export const SIGN_IN_MESSAGES = {
   notStaff: 'This account is not a staff member of Onramp. Ask an owner to add you.',
@@ -146,7 +162,7 @@ export async function staffRoutes(app: FastifyInstance, options: { rateLimit: { 
     });
 
     signIn.post<{ Body: StaffSignInBody }>(
-      '/session',
+      STAFF_ROUTES.signIn.url,
       { schema: { body: { $ref: 'review#/$defs/staffSignInBody' }, response: { 200: { $ref: 'review#/$defs/staffSession' } } } },
       async (request): Promise<StaffSession> => {
         const { idToken } = request.body;
@@ -185,12 +201,16 @@ export async function staffRoutes(app: FastifyInstance, options: { rateLimit: { 
     );
   });
 
-  app.get('/session', { ...anyStaff, schema: { response: { 200: { $ref: 'review#/$defs/staffSession' } } } }, async (request): Promise<StaffSession> => {
-    const staff = request.staff!;
-    return { email: staff.email, roles: staff.roles, via: staff.via, expiresAt: staff.expiresAt?.toISOString() ?? null };
-  });
+  app.get(
+    STAFF_ROUTES.session.url,
+    { ...anyStaff, schema: { response: { 200: { $ref: 'review#/$defs/staffSession' } } } },
+    async (request): Promise<StaffSession> => {
+      const staff = request.staff!;
+      return { email: staff.email, roles: staff.roles, via: staff.via, expiresAt: staff.expiresAt?.toISOString() ?? null };
+    },
+  );
 
-  app.post('/session/end', anyStaff, async (request) => {
+  app.post(STAFF_ROUTES.signOut.url, anyStaff, async (request) => {
     await app.staffAuth.endSession(bearerToken(request)!);
     await app.audit.record(request, { action: 'staff.sign-out' });
     return { success: true };
@@ -230,12 +250,12 @@ export async function staffRoutes(app: FastifyInstance, options: { rateLimit: { 
   const asStaff = (request: FastifyRequest) => ({ staffId: request.staff!.id, actor: request.staff!.email, ip: request.ip });
 
   app.get(
-    '/staff',
+    STAFF_ROUTES.staff.url,
     { ...owners, schema: { response: { 200: { $ref: 'review#/$defs/staffList' } } } },
     async (): Promise<StaffList> => ({ staff: await staffList() }),
   );
 
-  app.post<{ Body: StaffBody }>('/staff', { ...owners, schema: { body: { $ref: 'review#/$defs/staffBody' } } }, async (request, reply) => {
+  app.post<{ Body: StaffBody }>(STAFF_ROUTES.addStaff.url, { ...owners, schema: { body: { $ref: 'review#/$defs/staffBody' } } }, async (request, reply) => {
     // Checked by the route's schema; stored as one form (the email lower-cased, each role once).
     const email = staffEmailOf(request.body.email);
     const roles = staffRolesOf(request.body.roles);
@@ -280,7 +300,7 @@ export async function staffRoutes(app: FastifyInstance, options: { rateLimit: { 
   }
 
   app.post<StaffParams & { Body: StaffRolesBody }>(
-    '/staff/:id/roles',
+    STAFF_ROUTES.roles.url,
     { ...owners, schema: { body: { $ref: 'review#/$defs/staffRolesBody' } } },
     async (request) => {
       const roles = staffRolesOf(request.body.roles);
@@ -288,11 +308,11 @@ export async function staffRoutes(app: FastifyInstance, options: { rateLimit: { 
     },
   );
 
-  app.post<StaffParams>('/staff/:id/remove', owners, async (request) => changeStaff(request, null));
+  app.post<StaffParams>(STAFF_ROUTES.remove.url, owners, async (request) => changeStaff(request, null));
 
   // ---- keys for the command line and scripts ----
 
-  app.post<{ Body: KeyBody }>('/keys', { ...anyStaff, schema: { body: { $ref: 'review#/$defs/keyBody' } } }, async (request, reply) => {
+  app.post<{ Body: KeyBody }>(STAFF_ROUTES.addKey.url, { ...anyStaff, schema: { body: { $ref: 'review#/$defs/keyBody' } } }, async (request, reply) => {
     const { label } = request.body;
     // A key must trace back to a person who signed in, not to another key.
     if (request.staff!.via !== 'session') throw httpErrors.forbidden(STAFF_MESSAGES.keyNeedsSession);
@@ -304,7 +324,7 @@ export async function staffRoutes(app: FastifyInstance, options: { rateLimit: { 
     return reply.code(201).send({ id: created.id, key: created.key, label: label.trim() });
   });
 
-  app.post<{ Params: { id: string } }>('/keys/:id/revoke', anyStaff, async (request) => {
+  app.post<{ Params: { id: string } }>(STAFF_ROUTES.revokeKey.url, anyStaff, async (request) => {
     const id = request.params.id;
     const staff = request.staff!;
     const key = isUuid(id)
@@ -327,7 +347,7 @@ export async function staffRoutes(app: FastifyInstance, options: { rateLimit: { 
   // ---- the audit record (owners) ----
 
   app.get<{ Querystring: AuditQuery }>(
-    '/audit',
+    STAFF_ROUTES.audit.url,
     { ...owners, schema: { querystring: { $ref: 'review#/$defs/auditQuery' }, response: { 200: { $ref: 'review#/$defs/auditPage' } } } },
     async (request): Promise<AuditPage> => {
       const filter = auditFilterOf(request.query);
@@ -348,7 +368,7 @@ export async function staffRoutes(app: FastifyInstance, options: { rateLimit: { 
   );
 
   app.get<{ Querystring: AuditDownloadQuery }>(
-    '/audit/download',
+    STAFF_ROUTES.auditDownload.url,
     { ...owners, schema: { querystring: { $ref: 'review#/$defs/auditDownloadQuery' } } },
     async (request, reply) => {
       const filter = auditFilterOf(request.query);

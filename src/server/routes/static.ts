@@ -25,14 +25,8 @@ import { failingGuard, splitSource, type Guard } from '../../shared/flow.js';
 import { pathToFileURL } from 'node:url';
 import fp from 'fastify-plugin';
 import { SANDBOX_CONFIRM_PATH } from './sandboxPayments.js';
+import { IP_LOOKUP_PATH } from './ipLookup.js';
 import { messageIn } from '../serverMessages.js';
-
-/**
- * The public-IP lookup the sign-up makes (spec §7), answered by the app itself, named in the
- * page's configuration: a departure on purpose (docs/departures.md), as a third-party service would learn
- * every driver's address and add a failure the sign-up can't control.
- */
-export const IP_LOOKUP_PATH = '/ip';
 
 export const CONFIG_PLACEHOLDER = '<!--app-config-->';
 
@@ -215,11 +209,6 @@ const PAGE_ENCODINGS = {
   br: (page: string) => brotliCompressSync(page, { params: { [constants.BROTLI_PARAM_QUALITY]: 5 } }),
   gzip: (page: string) => gzipSync(page),
 };
-
-/** GET /ip: the local stand-in for the public-IP lookup the sign-up makes. */
-export async function ipLookupRoutes(app: FastifyInstance) {
-  app.get(IP_LOOKUP_PATH, async (request) => ({ ip: request.ip }));
-}
 
 /** Shared (not encapsulated): its not-found handler is the whole app's. */
 export const staticRoutes = fp<{ config: ServerConfig; isApiPath: (url: string) => boolean }>(

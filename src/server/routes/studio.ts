@@ -1,7 +1,6 @@
 /**
  * What the form studio (/studio, src/client/studio/) needs of the server: the testers' fixtures
- * under tests/fixtures/, in their format (src/shared/fixtureFiles.ts). Registered under the
- * admin prefix: any staff member may read it (no driver data in it), and anyone under `npm run dev`.
+ * under tests/fixtures/, in their format (src/shared/fixtureFiles.ts). Under the admin prefix: any staff member may read it (no driver data in it), and anyone under `npm run dev`.
  */
 import { relative } from 'node:path';
 import type { FastifyInstance } from 'fastify';
@@ -9,8 +8,12 @@ import { parseFixture, type ListedFixture } from '../../shared/fixtureFiles.js';
 import { isMissingFile } from '../../node/fileErrors.js';
 import { listFixtureFiles } from '../../node/projectFiles.js';
 import { CONTENT_ROOT, loadFlow, readJsonFile } from '../../node/projectFiles.js';
+import { ADMIN_PREFIX, type RouteTable } from '../lib/routeTable.js';
 
-export const FIXTURES_PATH = '/fixtures';
+/** The studio's data (lib/routeTable.ts). */
+export const STUDIO_ROUTES = {
+  fixtures: { method: 'GET', url: `${ADMIN_PREFIX}/fixtures` },
+} as const satisfies RouteTable;
 
 /** Every fixture that reads well; a broken one is left out here and reported by `npm run validate`. */
 export function readFixtures(): ListedFixture[] {
@@ -36,5 +39,5 @@ export function readFixtures(): ListedFixture[] {
 export async function studioRoutes(app: FastifyInstance, options: { open: boolean }) {
   if (!options.open) app.addHook('onRequest', app.requireStaff);
   /** Read at each request: a tester adds fixtures while the server runs. */
-  app.get(FIXTURES_PATH, async () => ({ fixtures: readFixtures() }));
+  app.get(STUDIO_ROUTES.fixtures.url, async () => ({ fixtures: readFixtures() }));
 }

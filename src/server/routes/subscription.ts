@@ -17,8 +17,14 @@ import { refusal } from '../serverMessages.js';
 import type { FastifyInstance } from 'fastify';
 import { LockBusy, type Queryable } from '../db/db.js';
 import { WebhookSignatureError, type CreatedSubscription, type SubscriptionState } from '../payments/gateway.js';
+import { type RouteTable, urlOf } from '../lib/routeTable.js';
 
-export const WEBHOOK_PATH = '/subscription/webhook';
+/** The subscription's calls of the flow, and the provider's webhook (lib/routeTable.ts). */
+export const SUBSCRIPTION_ROUTES = {
+  createStripeSub: { method: 'GET', call: 'createStripeSub' },
+  validateStripeSub: { method: 'POST', call: 'validateStripeSub' },
+  webhook: { method: 'POST', url: '/subscription/webhook' },
+} as const satisfies RouteTable;
 
 /** How long a request waits for a concurrent one's subscription before asking the driver to retry. */
 const CLAIM_WAIT_MS = 15_000;
@@ -106,7 +112,7 @@ export async function subscriptionRoutes(app: FastifyInstance) {
   app.register(async (scoped) => {
     scoped.addHook('preHandler', app.requireDriver);
 
-    scoped.get(reader.routePath('createStripeSub'), async (request) => {
+    scoped.get(urlOf(SUBSCRIPTION_ROUTES.createStripeSub, reader.flow), async (request) => {
       const driverId = request.driverId;
       const driver = await approvedDriver(driverId);
       if (driver.paid) throw refusal(409, 'subscription.alreadyActive');
@@ -137,7 +143,7 @@ export async function subscriptionRoutes(app: FastifyInstance) {
       }
     });
 
-    scoped.post(reader.routePath('validateStripeSub'), async (request) => {
+    scoped.post(urlOf(SUBSCRIPTION_ROUTES.validateStripeSub, reader.flow), async (request) => {
       const driverId = request.driverId;
       await approvedDriver(driverId);
       const { context } = reader.json('validateStripeSub', request, { expects: ['subscriptionId', 'paymentIntent'] });
@@ -159,7 +165,7 @@ export async function subscriptionRoutes(app: FastifyInstance) {
   app.register(async (webhook) => {
     webhook.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
     // An invoice event with its lines is tens of kilobytes, more than the JSON limit of driver calls.
-    webhook.post(WEBHOOK_PATH, { bodyLimit: 1024 * 1024 }, async (request) => {
+    webhook.post(SUBSCRIPTION_ROUTES.webhook.url, { bodyLimit: 1024 * 1024 }, async (request) => {
       const signature = request.headers['stripe-signature'];
       let event;
       try {

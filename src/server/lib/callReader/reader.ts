@@ -27,8 +27,6 @@ export interface CallReader {
   call(name: string): Call;
   /** The form step whose answers a call sends, or null. */
   stepOf(callName: string): string | null;
-  /** The call's path as a Fastify route ("/driver/status/{id}" → "/driver/status/:id"). */
-  routePath(callName: string): string;
   json<CallName extends string, Names extends ContextName = never>(
     callName: CallName,
     request: FastifyRequest,
@@ -53,7 +51,6 @@ export function createCallReader(flow: Flow): CallReader {
     flowIn: index.flowIn,
     call: index.call,
     stepOf: (callName) => index.formStepOf(callName)?.id ?? null,
-    routePath: (callName) => index.call(callName).path.replace(/\{(\w+)\}/g, ':$1'),
 
     json<CallName extends string, Names extends ContextName = never>(callName: CallName, request: FastifyRequest, options: ReadOptions<Names> = {}) {
       if (request.isMultipart()) throw refusal(415, 'request.sendAsJson');

@@ -1,0 +1,121 @@
+/**
+ * The API: every route that answers JSON (or a document, an export), never a page, as one plugin
+ * whose routes register in a context of their own. Each route file declares its routes in a table
+ * and registers them from it (lib/routeTable.ts); this file gathers the tables, so the API's paths
+ * are known before any route registers (app.ts, apiPathTestOf), and the lint checks the flow's
+ * calls against the same tables without building the app (src/cli/lint/serverRoutes.ts). A route
+ * that is in no table stops the start.
+ */
+import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+import type { Flow } from '../../shared/flow.js';
+import clientErrorReportSchema from '../../shared/clientErrorReport.schema.json';
+import reviewSchema from '../../shared/review.schema.json';
+import type { ServerConfig } from '../config.js';
+import { apiPathTest } from '../lib/apiPaths.js';
+import { ADMIN_PREFIX, type DeclaredRoute, urlOf } from '../lib/routeTable.js';
+import { ADMIN_ROUTES, adminRoutes } from './admin.js';
+import { ADMIN_PRIVACY_ROUTES, adminPrivacyRoutes } from './adminPrivacy.js';
+import { AUTH_ROUTES, authRoutes } from './auth.js';
+import { CLIENT_ERROR_ROUTES, clientErrorRoutes } from './clientErrors.js';
+import { DEV_ROUTES, devRoutes } from './dev.js';
+import { DRIVER_ROUTES, driverRoutes } from './driver.js';
+import { EXPIRY_ROUTES, expiryRoutes } from './expiries.js';
+import { FINANCE_ROUTES, financeRoutes } from './finance.js';
+import { HEALTH_ROUTES, healthRoutes } from './health.js';
+import { INSIGHTS_ROUTES, insightsRoutes } from './insights.js';
+import { IP_LOOKUP_ROUTES, ipLookupRoutes } from './ipLookup.js';
+import { REMINDER_ROUTES, reminderRoutes } from './reminders.js';
+import { SANDBOX_PAYMENT_ROUTES } from './sandboxPayments.js';
+import { STAFF_ROUTES, staffRoutes } from './staff.js';
+import { STUDIO_ROUTES, studioRoutes } from './studio.js';
+import { SUBSCRIPTION_ROUTES, subscriptionRoutes } from './subscription.js';
+
+/** Every route the API may serve: the sandbox's only while it is the gateway, /dev's only outside production. */
+export const DECLARED_ROUTES: readonly DeclaredRoute[] = [
+  HEALTH_ROUTES,
+  AUTH_ROUTES,
+  DRIVER_ROUTES,
+  SUBSCRIPTION_ROUTES,
+  SANDBOX_PAYMENT_ROUTES,
+  FINANCE_ROUTES,
+  ADMIN_ROUTES,
+  ADMIN_PRIVACY_ROUTES,
+  INSIGHTS_ROUTES,
+  EXPIRY_ROUTES,
+  REMINDER_ROUTES,
+  STAFF_ROUTES,
+  STUDIO_ROUTES,
+  DEV_ROUTES,
+  IP_LOOKUP_ROUTES,
+  CLIENT_ERROR_ROUTES,
+].flatMap((table) => Object.values(table));
+
+/** A route of the API: its method and its path as Fastify writes it ("/driver/status/:id"). */
+export interface ApiRoute {
+  method: string;
+  url: string;
+  /** The parts of the path the route reads (its `params` schema's required names): the lint checks the flow's paths name them. */
+  params: readonly string[];
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The API's routes, as registered (with the HEAD Fastify adds to each GET): every path that is not the web app. */
+    apiRoutes: readonly ApiRoute[];
+  }
+}
+
+/**
+ * Which request paths are the API's (answered JSON, never cached, never the page): the first
+ * segments of the declared routes and of the flow's calls, and /dev. The admin review page is
+ * /admin itself; the admin API is everything below it.
+ */
+export function apiPathTestOf(flow: Flow): (url: string) => boolean {
+  const paths = [...Object.values(flow.calls).map((call) => call.path), ...DECLARED_ROUTES.flatMap((route) => ('url' in route ? [route.url] : []))];
+  return apiPathTest(paths, [ADMIN_PREFIX]);
+}
+
+/** Shared for its `apiRoutes` only: the routes themselves register in a context of their own. */
+export const apiPlugin = fp<{ config: ServerConfig }>(
+  async (app, { config }) => {
+    // Throws for a call a route serves and the flow no longer has, as the route itself would.
+    const declared = new Set(DECLARED_ROUTES.map((route) => `${route.method} ${urlOf(route, app.callReader.flow)}`));
+    const apiRoutes: ApiRoute[] = [];
+    app.decorate('apiRoutes', apiRoutes);
+    await app.register(async (api: FastifyInstance) => {
+      api.addHook('onRoute', (route) => {
+        for (const method of [route.method].flat()) {
+          // Fastify adds a HEAD beside each GET.
+          if (!declared.has(`${method === 'HEAD' ? 'GET' : method} ${route.url}`)) {
+            throw new Error(`The route ${method} ${route.url} is in no route table: declare it in its file's (lib/routeTable.ts)`);
+          }
+          const paramsSchema = route.schema?.params as { required?: string[] } | undefined;
+          apiRoutes.push({ method, url: route.url, params: paramsSchema?.required ?? [] });
+        }
+      });
+      // The contracts the routes' answers are declared by (their `response` schemas), stated once.
+      api.addSchema(reviewSchema);
+      api.addSchema(clientErrorReportSchema);
+      await api.register(healthRoutes);
+      await api.register(authRoutes, { ...config.authRateLimit, counters: config.sharedCounters });
+      await api.register(driverRoutes);
+      await api.register(subscriptionRoutes);
+      // The gateway's own routes, as plugins/payments.ts picks them (the sandbox's confirm).
+      if (app.paymentRoutes) await api.register(app.paymentRoutes);
+      await api.register(financeRoutes);
+      await api.register(adminRoutes, { config });
+      await api.register(adminPrivacyRoutes, { embeddedDatabase: config.database.kind === 'pglite' });
+      await api.register(insightsRoutes);
+      await api.register(expiryRoutes);
+      await api.register(reminderRoutes);
+      await api.register(staffRoutes, { rateLimit: config.authRateLimit, counters: config.sharedCounters });
+      // The form studio's data: open under `npm run dev`, otherwise for staff.
+      await api.register(studioRoutes, { open: app.live !== null });
+      if (!config.production) await api.register(devRoutes);
+      await api.register(ipLookupRoutes);
+      await api.register(clientErrorRoutes, { counters: config.sharedCounters });
+    });
+  },
+  { name: 'onramp-api', decorators: { fastify: ['callReader', 'payments'] } },
+);
