@@ -48,6 +48,7 @@ import { insightsRoutes } from './routes/insights.js';
 import { reminderRoutes } from './routes/reminders.js';
 import { expiryRoutes } from './routes/expiries.js';
 import { staffRoutes } from './routes/staff.js';
+import { INTEGRATION_PREFIX, integrationAdminRoutes, integrationRoutes } from './routes/integrations.js';
 import { subscriptionRoutes, WEBHOOK_PATH } from './routes/subscription.js';
 import { SANDBOX_CONFIRM_PATH } from './routes/sandboxPayments.js';
 import { UPLOADS_PATH } from '../shared/review.js';
@@ -59,6 +60,7 @@ import reviewSchema from '../shared/review.schema.json';
 /** The API's paths beside the flow's calls, as the route files declare them (/dev: lib/apiPaths.ts). */
 const DECLARED_API_PATHS = [
   ADMIN_PREFIX,
+  INTEGRATION_PREFIX,
   LIVENESS_PATH,
   READINESS_PATH,
   IP_LOOKUP_PATH,
@@ -284,7 +286,8 @@ export async function buildApp(config: ServerConfig, options: AppOptions = {}): 
   // Notices link to the sign-in step, at the address drivers open.
   const signInUrl = `${config.publicUrl ?? `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`}${flow.steps[flow.account.signIn]?.route ?? '/'}`;
   await app.register(messagingPlugin, { config: config.messaging, signInUrl });
-  await app.register(remindersPlugin, { publicOrigin: new URL(signInUrl).origin });
+  const publicOrigin = new URL(signInUrl).origin;
+  await app.register(remindersPlugin, { publicOrigin });
   await app.register(expiriesPlugin);
   await app.register(otpCodesPlugin);
   await app.register(uploadsPlugin, { dataDir: config.dataDir, storage: config.storage });
@@ -308,6 +311,8 @@ export async function buildApp(config: ServerConfig, options: AppOptions = {}): 
   await app.register(expiryRoutes, { prefix: ADMIN_PREFIX });
   await app.register(reminderRoutes);
   await app.register(staffRoutes, { prefix: ADMIN_PREFIX, rateLimit: config.authRateLimit, counters: config.sharedCounters });
+  await app.register(integrationAdminRoutes, { prefix: ADMIN_PREFIX });
+  await app.register(integrationRoutes, { prefix: INTEGRATION_PREFIX, publicOrigin });
   // The form studio's data: open under `npm run dev`, otherwise for staff.
   await app.register(studioRoutes, { prefix: ADMIN_PREFIX, open: app.live !== null });
   if (!config.production) await app.register(devRoutes);
