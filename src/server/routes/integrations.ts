@@ -29,6 +29,7 @@ import type { DataCipher } from '../lib/dataCipher.js';
 import { checkBodiesBySchema } from '../lib/bodySchemas.js';
 import { INTEGRATION_ROLE } from '../plugins/staffAuth.js';
 import {
+  INTEGRATION_ROUTES,
   LAUNCH_PAGE_PATH,
   type Integration,
   type IntegrationBody,
@@ -47,7 +48,6 @@ import {
 } from '../../shared/review.js';
 import reviewSchema from '../../shared/review.schema.json';
 
-export const INTEGRATION_PREFIX = '/integration';
 /** Stripe's Account Links last 5 minutes; a driver handed a link in another app gets a little longer. */
 export const LAUNCH_LINK_LIFETIME_MS = 15 * 60 * 1000;
 /** How long after opening a link the driver's sign-up is still taken for the link's: a sign-up is minutes. */
@@ -272,6 +272,8 @@ export async function integrationRoutes(app: FastifyInstance, options: { publicO
   const integrationOnly = { config: { staffRoles: [INTEGRATION_ROLE] }, onRequest: app.requireStaff };
   checkBodiesBySchema(app);
   const flow = () => app.callReader.flow;
+  /** The journey's last step, the one whose sending ends it (its `completion`): a driver who sent it is onboarded. */
+  const lastStep = () => Object.entries(flow().steps).find(([, step]) => step.kind === 'form' && step.completion)?.[0] ?? null;
 
   app.post<{ Body: LaunchLinkBody }>(
     '/launch-links',
@@ -332,12 +334,12 @@ export async function integrationRoutes(app: FastifyInstance, options: { publicO
         steps: { step: string; sent_at: string }[] | null;
       }>(
         `SELECT d.id, d.external_id, d.status, d.email_verified_at IS NOT NULL AS email_verified, d.phone_verified_at IS NOT NULL AS phone_verified,
-           d.is_session_complete, d.is_subscription_paid, EXISTS (SELECT 1 FROM bank_accounts b WHERE b.driver_id = d.id) AS bank_added,
+           d.is_session_complete, d.is_subscription_paid, EXISTS (SELECT 1 FROM step_answers a WHERE a.driver_id = d.id AND a.step = $4) AS bank_added,
            (SELECT json_agg(json_build_object('step', a.step, 'sent_at', a.submitted_at) ORDER BY a.submitted_at) FROM step_answers a WHERE a.driver_id = d.id) AS steps
          FROM drivers d
          WHERE d.integration_id = $1 AND ($2::uuid IS NULL OR d.id = $2) AND ($3::text IS NULL OR d.external_id = $3)
          ORDER BY d.created_at DESC LIMIT 1`,
-        [request.staff!.id, driverId ?? null, externalId ?? null],
+        [request.staff!.id, driverId ?? null, externalId ?? null, lastStep()],
       );
       const row = rows[0];
       if (!row) throw httpErrors.notFound(INTEGRATION_MESSAGES.unknownDriver);
@@ -356,7 +358,7 @@ export async function integrationRoutes(app: FastifyInstance, options: { publicO
   );
 
   app.post<{ Body: LaunchOpenBody }>(
-    '/launch',
+    INTEGRATION_ROUTES.launch,
     { schema: { body: { $ref: 'review#/$defs/launchOpenBody' }, response: { 200: { $ref: 'review#/$defs/launchOpened' } } } },
     async (request): Promise<LaunchOpened> =>
       app.db.transaction(async (tx) => {
@@ -397,14 +399,14 @@ export async function integrationRoutes(app: FastifyInstance, options: { publicO
   );
 
   app.get(
-    '/return',
+    INTEGRATION_ROUTES.return,
     { preHandler: app.requireDriver, schema: { response: { 200: { $ref: 'review#/$defs/launchReturn' } } } },
     async (request: FastifyRequest): Promise<LaunchReturn> => {
       const { rows } = await app.db.query<{ integration_id: string; signing_secret: Uint8Array; external_id: string | null; return_url: string }>(
         `SELECT i.id AS integration_id, i.signing_secret, d.external_id, d.return_url
          FROM drivers d JOIN integrations i ON i.id = d.integration_id
-         WHERE d.id = $1 AND d.return_url IS NOT NULL AND EXISTS (SELECT 1 FROM bank_accounts b WHERE b.driver_id = d.id)`,
-        [request.driverId],
+         WHERE d.id = $1 AND d.return_url IS NOT NULL AND EXISTS (SELECT 1 FROM step_answers a WHERE a.driver_id = d.id AND a.step = $2)`,
+        [request.driverId, lastStep()],
       );
       const row = rows[0];
       // Not from a launch link, or not at the journey's end yet: nothing to carry back.
