@@ -218,7 +218,8 @@ export async function buildApp(config: ServerConfig, options: AppOptions = {}): 
   // Notices link to the sign-in step, at the address drivers open.
   const signInUrl = `${config.publicUrl ?? `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`}${flow.steps[flow.account.signIn]?.route ?? '/'}`;
   await app.register(messagingPlugin, { config: config.messaging, signInUrl });
-  await app.register(remindersPlugin, { publicOrigin: new URL(signInUrl).origin });
+  const publicOrigin = new URL(signInUrl).origin;
+  await app.register(remindersPlugin, { publicOrigin });
   await app.register(expiriesPlugin);
   await app.register(otpCodesPlugin);
   await app.register(uploadsPlugin, { dataDir: config.dataDir, storage: config.storage });
@@ -228,7 +229,7 @@ export async function buildApp(config: ServerConfig, options: AppOptions = {}): 
   // Per-route limits (exact file count) are set where each form is read (lib/callReader/multipartBody.ts).
   await app.register(multipart, { limits: { fileSize: MAX_FILE_BYTES } });
 
-  await app.register(apiPlugin, { config });
+  await app.register(apiPlugin, { config, publicOrigin });
   await app.register(staticRoutes, { config, isApiPath });
   return app;
 }

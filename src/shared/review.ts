@@ -24,7 +24,21 @@ export type {
   Insights,
   InsightsQueryString,
   InsightsStep,
+  Integration,
+  IntegrationBody,
+  IntegrationCreated,
+  IntegrationDriver,
+  IntegrationDriverQuery,
+  IntegrationKeyCreated,
+  IntegrationList,
+  IntegrationRole,
   KeyBody,
+  LaunchLink,
+  LaunchLinkBody,
+  LaunchOpenBody,
+  LaunchOpened,
+  LaunchResult,
+  LaunchReturn,
   PastDecision,
   QueueDriver,
   QueuePage,
@@ -33,6 +47,7 @@ export type {
   ReviewDriver,
   ReviewedField,
   ReviewedStep,
+  ReturnUrlsBody,
   ReviewStatus,
   StaffBody,
   StaffList,
@@ -46,6 +61,12 @@ export type {
 } from './generated/review.js';
 
 export const MAX_REASON_LENGTH = 500;
+
+/** The page a launch link opens (routes/integrations.ts): its token follows in the fragment. */
+export const LAUNCH_PAGE_PATH = '/launch';
+/** The integrations' API (routes/integrations.ts), and the two routes of it a driver's browser calls. */
+export const INTEGRATION_PREFIX = '/integration';
+export const INTEGRATION_ROUTES = { launch: '/launch', return: '/return' } as const;
 
 /** Where a driver's photos and documents are: GET `<path>/<upload id>`; POST `<path>/<step>/<field>` sends one ahead of its step. */
 export const UPLOADS_PATH = '/driver/uploads';

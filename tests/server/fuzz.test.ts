@@ -12,6 +12,7 @@ import { CONFIG_PLACEHOLDER } from '../../src/server/routes/static.js';
 import {
   approvedDriver,
   bearer,
+  integration,
   signUp,
   staffKey,
   staffSession,
@@ -51,8 +52,11 @@ beforeAll(async () => {
   const officer = await staffSession(app, ['privacy-officer', 'owner']);
   const other = await staffKey(app, ['reviewer']);
   const { rows: keys } = await server.db.query<{ id: string }>('SELECT id FROM staff_keys WHERE staff_id = $1', [other.id]);
-  tokens = [signingUp.signUpToken, driver.token, paid.token, server.reviewer.key, everyRole.key, officer.token, 'A'.repeat(43), 'onramp-key-'];
-  ids = [driver.driverId, paid.driverId, vehicleId, rows[0]!.id, other.id, keys[0]!.id];
+  // An integration's key, and a launch link of its: junk reaches its routes' checks too.
+  const partner = await integration(app);
+  const { rows: partnerKeys } = await server.db.query<{ id: string }>('SELECT id FROM integration_keys WHERE integration_id = $1', [partner.id]);
+  tokens = [signingUp.signUpToken, driver.token, paid.token, server.reviewer.key, everyRole.key, officer.token, partner.key, 'A'.repeat(43), 'onramp-key-'];
+  ids = [driver.driverId, paid.driverId, vehicleId, rows[0]!.id, other.id, keys[0]!.id, partner.id, partnerKeys[0]!.id];
 });
 afterAll(() => server?.close());
 

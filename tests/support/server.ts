@@ -441,6 +441,22 @@ export async function staffKey(app: FastifyInstance, roles: StaffRole[], email =
   return { id, email, roles, key };
 }
 
+export interface TestIntegration {
+  id: string;
+  name: string;
+  key: string;
+  signingSecret: string;
+}
+
+/** An integration made by an owner over the admin API, with its first key and signing secret, and the URLs its drivers may return to. */
+export async function integration(app: FastifyInstance, returnUrls: string[] = ['https://partner.example/onramp/done']): Promise<TestIntegration> {
+  const owner = await staffKey(app, ['owner']);
+  const name = `Partner ${randomBytes(4).toString('hex')}`;
+  const response = await app.inject({ method: 'POST', url: '/admin/integrations', headers: bearer(owner.key), payload: { name, returnUrls } });
+  if (response.statusCode !== 201) throw new Error(`integration not made: ${response.statusCode} ${response.body}`);
+  return json<TestIntegration>(response);
+}
+
 /** A staff member with `roles` and their Firebase account (the emulator; password TEST_PASSWORD), as an owner adds one: who signs in on the page. */
 export async function staffAccount(app: FastifyInstance, roles: StaffRole[]): Promise<TestStaff & { user: EmulatorUser }> {
   const user = await createEmulatorUser(uniqueEmail(roles.join('-')));

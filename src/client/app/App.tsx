@@ -23,6 +23,7 @@ const StepPage = stepPage.Component;
 // Administrators and schema editors only: never part of a driver's download.
 const AdminPage = lazy(() => import('../admin/AdminPage.js').then((module) => ({ default: module.AdminPage })));
 const StudioPage = lazy(() => import('../studio/StudioPage.js').then((module) => ({ default: module.StudioPage })));
+const LaunchPage = lazy(() => import('../screens/LaunchPage.js').then((module) => ({ default: module.LaunchPage })));
 const StudioFrame = lazy(() => import('../studio/StudioFrame.js').then((module) => ({ default: module.StudioFrame })));
 
 /**
@@ -60,6 +61,11 @@ function Pages() {
         <Route path={PAGE_ROUTES.admin}>
           <PageSuspense>
             <AdminPage />
+          </PageSuspense>
+        </Route>
+        <Route path={PAGE_ROUTES.launch}>
+          <PageSuspense>
+            <LaunchPage />
           </PageSuspense>
         </Route>
         <Route path={PAGE_ROUTES.studioFrame}>

@@ -113,6 +113,9 @@ export async function openPglite(dir: string | null): Promise<Db> {
 
 /** The database could not be reached, or stopped answering: the request may be tried again later. */
 /** Whether a path's id can be a uuid column's value: anything else names no row (and would make PostgreSQL throw). */
+/** PostgreSQL's unique_violation: a row that another (perhaps concurrent) one already holds the key of. */
+export const isUniqueViolation = (error: unknown) => (error as { code?: unknown }).code === '23505';
+
 export const isUuid = (value: string) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value);
 
 export class DatabaseUnavailable extends Error {

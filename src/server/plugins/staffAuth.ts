@@ -10,6 +10,9 @@
  * - a staff key (`onramp-key-…`): what the command line and scripts act with, for one person,
  *   made by that person signed in (or by `npm run admin -- staff add`) and revocable by an owner.
  *
+ * - an integration's key (`onramp-integration-…`): a partner's system, not a person, with the single
+ *   role `integration` (routes/integrations.ts). A route open to any staff member is not open to it.
+ *
  * Every request reads the person and their roles afresh: a removal or a role taken away holds from
  * the next request, on every instance. A route says which roles may call it in its config
  * (`staffRoles`; any staff member when absent) and whether it needs a sign-in at most 5 minutes old
@@ -17,7 +20,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
-import type { StaffRole } from '../../shared/review.js';
+import { STAFF_ROLES, type IntegrationRole, type StaffRole } from '../../shared/review.js';
 import type { Queryable } from '../db/db.js';
 import { signInAgain } from '../errors.js';
 import { bearerToken, FRESH_SIGN_IN_MS } from './sessions.js';
@@ -30,8 +33,16 @@ export const STAFF_SESSION_LIFETIME_MS = 8 * 60 * 60 * 1000;
 const LAST_SEEN_GRANULARITY_MS = 60 * 1000;
 
 export const STAFF_KEY_PREFIX = 'onramp-key-';
+export const INTEGRATION_KEY_PREFIX = 'onramp-integration-';
 const SESSION_PATTERN = /^[A-Za-z0-9_-]{43}$/;
 const KEY_PATTERN = new RegExp(`^${STAFF_KEY_PREFIX}[A-Za-z0-9_-]{43}$`);
+const INTEGRATION_KEY_PATTERN = new RegExp(`^${INTEGRATION_KEY_PREFIX}[A-Za-z0-9_-]{43}$`);
+
+export const INTEGRATION_ROLE: IntegrationRole = 'integration';
+/** A role a route may be opened to: a person's, or an integration's. */
+export type Role = StaffRole | IntegrationRole;
+/** A person's roles among a holder's (what a route for persons reads: requireStaff let no integration in). */
+export const personRolesOf = (holder: StaffHolder): StaffRole[] => holder.roles.filter((role): role is StaffRole => role !== INTEGRATION_ROLE);
 
 export const STAFF_AUTH_MESSAGES = {
   signInRequired: 'Please sign in as a staff member.',
@@ -41,11 +52,12 @@ export const STAFF_AUTH_MESSAGES = {
   freshSignIn: 'Exporting or erasing a driver needs a sign-in in the last 5 minutes. Please sign in again.',
 } as const;
 
-/** A signed-in staff member, as read for this request. */
+/** A signed-in staff member (or an integration), as read for this request. */
 export interface StaffHolder {
   id: string;
+  /** The person's email; `integration:<name>` for an integration (the audit record's actor). */
   email: string;
-  roles: StaffRole[];
+  roles: Role[];
   via: 'session' | 'key';
   /** When they typed their password (a session); null for a key. */
   authenticatedAt: Date | null;
@@ -61,6 +73,8 @@ export interface StaffAuth {
   endOlderThan(staffId: string, before: Date): Promise<void>;
   /** A new key for the person: the key itself is answered once and never kept. */
   createKey(staffId: string, label: string, db?: Queryable): Promise<{ id: string; key: string }>;
+  /** A new key for an integration, the same way. */
+  createIntegrationKey(integrationId: string, db?: Queryable): Promise<{ id: string; key: string }>;
 }
 
 declare module 'fastify' {
@@ -74,8 +88,8 @@ declare module 'fastify' {
     staff: StaffHolder | null;
   }
   interface FastifyContextConfig {
-    /** The roles any one of which may call the admin route; any staff member when absent. */
-    staffRoles?: readonly StaffRole[];
+    /** The roles any one of which may call the admin route; any person on the staff when absent. */
+    staffRoles?: readonly Role[];
     /** The route needs a sign-in at most FRESH_SIGN_IN_MS old (export, erase). */
     freshSignIn?: boolean;
   }
@@ -86,7 +100,7 @@ const hashSecret = (secret: string) => createHash('sha256').update(secret).diges
 interface HolderRow {
   id: string;
   email: string;
-  roles: StaffRole[];
+  roles: Role[];
   authenticated_at: Date | null;
   expires_at: Date | null;
   seen: Date | null;
@@ -145,9 +159,26 @@ export const staffAuthPlugin = fp(
       return { id: row.id, email: row.email, roles: row.roles, via: 'key', authenticatedAt: null, expiresAt: null };
     };
 
-    /** The staff member a bearer token names, or null (unknown, expired, revoked, removed). */
+    const integrationHolder = async (key: string): Promise<StaffHolder | null> => {
+      const now = app.now();
+      const hash = hashSecret(key);
+      const { rows } = await app.db.query<{ id: string; name: string; seen: Date | null }>(
+        `SELECT i.id, i.name, k.last_used_at AS seen FROM integration_keys k JOIN integrations i ON i.id = k.integration_id
+         WHERE k.key_hash = $1 AND k.revoked_at IS NULL`,
+        [hash],
+      );
+      const row = rows[0];
+      if (!row) return null;
+      if (!row.seen || now.getTime() - new Date(row.seen).getTime() > LAST_SEEN_GRANULARITY_MS) {
+        await app.db.query('UPDATE integration_keys SET last_used_at = $2 WHERE key_hash = $1', [hash, now]);
+      }
+      return { id: row.id, email: `${INTEGRATION_ROLE}:${row.name}`, roles: [INTEGRATION_ROLE], via: 'key', authenticatedAt: null, expiresAt: null };
+    };
+
+    /** The staff member (or integration) a bearer token names, or null (unknown, expired, revoked, removed). */
     const holderOf = async (token: string): Promise<StaffHolder | null> => {
       if (KEY_PATTERN.test(token)) return keyHolder(token);
+      if (INTEGRATION_KEY_PATTERN.test(token)) return integrationHolder(token);
       if (SESSION_PATTERN.test(token)) return sessionHolder(token);
       return null;
     };
@@ -179,6 +210,14 @@ export const staffAuthPlugin = fp(
         ]);
         return { id: rows[0]!.id, key };
       },
+      async createIntegrationKey(integrationId, db = app.db) {
+        const key = `${INTEGRATION_KEY_PREFIX}${randomBytes(32).toString('base64url')}`;
+        const { rows } = await db.query<{ id: string }>(
+          'INSERT INTO integration_keys (key_hash, integration_id, created_at) VALUES ($1, $2, $3) RETURNING id',
+          [hashSecret(key), integrationId, app.now()],
+        );
+        return { id: rows[0]!.id, key };
+      },
     };
     app.decorate('staffAuth', staffAuth);
     app.decorateRequest('staff', null);
@@ -193,8 +232,10 @@ export const staffAuthPlugin = fp(
         throw signInAgain(401, STAFF_AUTH_MESSAGES.sessionEnded);
       }
       request.staff = staff;
-      const { staffRoles, freshSignIn } = request.routeOptions.config;
-      if (staffRoles && !staffRoles.some((role) => staff.roles.includes(role))) {
+      const { freshSignIn } = request.routeOptions.config;
+      // A route for any staff member is for any person: an integration's role is never among them.
+      const staffRoles = request.routeOptions.config.staffRoles ?? STAFF_ROLES;
+      if (!staffRoles.some((role) => staff.roles.includes(role))) {
         throw app.httpErrors.forbidden(`${STAFF_AUTH_MESSAGES.roleNeeded}${staffRoles.join(' or ')}.`);
       }
       if (freshSignIn && !(staff.authenticatedAt && app.now().getTime() - staff.authenticatedAt.getTime() <= FRESH_SIGN_IN_MS)) {

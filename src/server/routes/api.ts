@@ -24,6 +24,8 @@ import { EXPIRY_ROUTES, expiryRoutes } from './expiries.js';
 import { FINANCE_ROUTES, financeRoutes } from './finance.js';
 import { HEALTH_ROUTES, healthRoutes } from './health.js';
 import { INSIGHTS_ROUTES, insightsRoutes } from './insights.js';
+import { INTEGRATION_ADMIN_ROUTES, integrationAdminRoutes } from './integrationAdmin.js';
+import { INTEGRATION_API_ROUTES, integrationRoutes } from './integrations.js';
 import { IP_LOOKUP_ROUTES, ipLookupRoutes } from './ipLookup.js';
 import { REMINDER_ROUTES, reminderRoutes } from './reminders.js';
 import { SANDBOX_PAYMENT_ROUTES } from './sandboxPayments.js';
@@ -45,6 +47,8 @@ export const DECLARED_ROUTES: readonly DeclaredRoute[] = [
   EXPIRY_ROUTES,
   REMINDER_ROUTES,
   STAFF_ROUTES,
+  INTEGRATION_ADMIN_ROUTES,
+  INTEGRATION_API_ROUTES,
   STUDIO_ROUTES,
   DEV_ROUTES,
   IP_LOOKUP_ROUTES,
@@ -77,8 +81,8 @@ export function apiPathTestOf(flow: Flow): (url: string) => boolean {
 }
 
 /** Shared for its `apiRoutes` only: the routes themselves register in a context of their own. */
-export const apiPlugin = fp<{ config: ServerConfig }>(
-  async (app, { config }) => {
+export const apiPlugin = fp<{ config: ServerConfig; publicOrigin: string }>(
+  async (app, { config, publicOrigin }) => {
     // Throws for a call a route serves and the flow no longer has, as the route itself would.
     const declared = new Set(DECLARED_ROUTES.map((route) => `${route.method} ${urlOf(route, app.callReader.flow)}`));
     const apiRoutes: ApiRoute[] = [];
@@ -110,6 +114,9 @@ export const apiPlugin = fp<{ config: ServerConfig }>(
       await api.register(expiryRoutes);
       await api.register(reminderRoutes);
       await api.register(staffRoutes, { rateLimit: config.authRateLimit, counters: config.sharedCounters });
+      await api.register(integrationAdminRoutes);
+      // Launch links point at the address drivers open.
+      await api.register(integrationRoutes, { publicOrigin });
       // The form studio's data: open under `npm run dev`, otherwise for staff.
       await api.register(studioRoutes, { open: app.live !== null });
       if (!config.production) await api.register(devRoutes);

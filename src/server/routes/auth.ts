@@ -18,7 +18,8 @@ import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance } from 'fastify';
 import { returningDriver, type ReturningDriver } from '../lib/driverStatus.js';
 import type { ServerConfig } from '../config.js';
-import type { Queryable } from '../db/db.js';
+import { isUniqueViolation, type Queryable } from '../db/db.js';
+import { bindLaunchedDriver } from './integrations.js';
 import { sharedLimitStore } from '../plugins/rateLimitStore.js';
 import type { SignedInUser } from '../plugins/identity.js';
 import { bearerToken, type IssuedToken } from '../plugins/sessions.js';
@@ -35,8 +36,6 @@ export const AUTH_ROUTES = {
   sendPhoneCode: { method: 'POST', call: 'sendPhoneCode' },
   validatePhoneCode: { method: 'POST', call: 'validatePhoneCode' },
 } as const satisfies RouteTable;
-
-const isUniqueViolation = (error: unknown) => (error as { code?: unknown }).code === '23505';
 
 /** The signed-in user's email, which must be the one the driver typed (in any case). */
 function emailOf(user: SignedInUser, email: string): string {
@@ -142,6 +141,7 @@ export async function authRoutes(app: FastifyInstance, options: { max: number; w
          VALUES ($1, $2, $3, $4, $5, $6, $6, $7, $8, $6, $6) RETURNING id`,
         [email, user.uid, user.provider, phone, referralCode, now, ip, request.locale],
       );
+      await bindLaunchedDriver(tx, app.cipher, created.rows[0]!.id, email, now);
       return created.rows[0]!.id;
     });
     const signUp = await startEmailVerification(driverId, email, user, request.locale);
@@ -174,6 +174,7 @@ export async function authRoutes(app: FastifyInstance, options: { max: number; w
          VALUES ($1, $2, $3, $4, $5, $6, $7, $7) RETURNING id`,
         [email, user.uid, user.provider, ip, verifiedAt, request.locale, now],
       );
+      await bindLaunchedDriver(tx, app.cipher, created.rows[0]!.id, email, now);
       emailVerified = verifiedAt !== null;
       return created.rows[0]!.id;
     });

@@ -41,6 +41,7 @@ import {
 } from '../../shared/review.js';
 import { sharedLimitStore } from '../plugins/rateLimitStore.js';
 import { bearerToken } from '../plugins/sessions.js';
+import { personRolesOf } from '../plugins/staffAuth.js';
 import { refusal } from '../serverMessages.js';
 import { ADMIN_PREFIX, type RouteTable } from '../lib/routeTable.js';
 
@@ -206,7 +207,7 @@ export async function staffRoutes(app: FastifyInstance, options: { rateLimit: { 
     { ...anyStaff, schema: { response: { 200: { $ref: 'review#/$defs/staffSession' } } } },
     async (request): Promise<StaffSession> => {
       const staff = request.staff!;
-      return { email: staff.email, roles: staff.roles, via: staff.via, expiresAt: staff.expiresAt?.toISOString() ?? null };
+      return { email: staff.email, roles: personRolesOf(staff), via: staff.via, expiresAt: staff.expiresAt?.toISOString() ?? null };
     },
   );
 
@@ -359,7 +360,7 @@ export async function staffRoutes(app: FastifyInstance, options: { rateLimit: { 
         [...filterParams(filter), before ?? null, limit + 1],
       );
       const page = rows.slice(0, limit);
-      const roles = request.staff!.roles;
+      const roles = personRolesOf(request.staff!);
       return {
         events: page.map((row) => ({ ...auditEvent(row), driverName: driverNameOf(row, roles) })),
         next: rows.length > limit ? String(page.at(-1)!.id) : null,

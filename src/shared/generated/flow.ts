@@ -258,6 +258,7 @@ export interface FormStep {
     message: string;
     hint: string;
     hostMessage: string;
+    returnLabel?: string;
   };
   private?: true;
   passwordReset?: {

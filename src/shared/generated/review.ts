@@ -61,7 +61,12 @@ export type AuditAction =
   | 'driver.erase'
   | 'audit.download'
   | 'insights.open'
-  | 'drivers.expiring';
+  | 'drivers.expiring'
+  | 'integration.create'
+  | 'integration.key-create'
+  | 'integration.key-revoke'
+  | 'integration.return-urls'
+  | 'integration.launch-link';
 /**
  * This interface was referenced by `Review`'s JSON-Schema
  * via the `definition` "auditFilterActor".
@@ -87,6 +92,18 @@ export type InsightsQueryDay = '' | string;
  * via the `definition` "staffRole".
  */
 export type StaffRole = 'reviewer' | 'privacy-officer' | 'owner';
+/**
+ * This interface was referenced by `Review`'s JSON-Schema
+ * via the `definition` "integrationRole".
+ */
+export type IntegrationRole = 'integration';
+/**
+ * @maxItems 20
+ *
+ * This interface was referenced by `Review`'s JSON-Schema
+ * via the `definition` "returnUrls".
+ */
+export type ReturnUrls = string[];
 
 /**
  * This interface was referenced by `Review`'s JSON-Schema
@@ -494,6 +511,155 @@ export interface KeyBody {
 }
 /**
  * This interface was referenced by `Review`'s JSON-Schema
+ * via the `definition` "integrationBody".
+ */
+export interface IntegrationBody {
+  name: string;
+  returnUrls: ReturnUrls;
+}
+/**
+ * This interface was referenced by `Review`'s JSON-Schema
+ * via the `definition` "returnUrlsBody".
+ */
+export interface ReturnUrlsBody {
+  returnUrls: ReturnUrls;
+}
+/**
+ * This interface was referenced by `Review`'s JSON-Schema
+ * via the `definition` "integrationKey".
+ */
+export interface IntegrationKey {
+  id: string;
+  createdAt: string;
+  lastUsedAt: string | null;
+}
+/**
+ * This interface was referenced by `Review`'s JSON-Schema
+ * via the `definition` "integration".
+ */
+export interface Integration {
+  id: string;
+  name: string;
+  returnUrls: string[];
+  createdBy: string;
+  createdAt: string;
+  keys: IntegrationKey[];
+}
+/**
+ * This interface was referenced by `Review`'s JSON-Schema
+ * via the `definition` "integrationList".
+ */
+export interface IntegrationList {
+  integrations: Integration[];
+}
+/**
+ * This interface was referenced by `Review`'s JSON-Schema
+ * via the `definition` "integrationCreated".
+ */
+export interface IntegrationCreated {
+  id: string;
+  name: string;
+  key: string;
+  signingSecret: string;
+}
+/**
+ * This interface was referenced by `Review`'s JSON-Schema
+ * via the `definition` "integrationKeyCreated".
+ */
+export interface IntegrationKeyCreated {
+  id: string;
+  key: string;
+}
+/**
+ * This interface was referenced by `Review`'s JSON-Schema
+ * via the `definition` "launchLinkBody".
+ */
+export interface LaunchLinkBody {
+  email: string;
+  phone: string;
+  externalId?: string;
+  returnUrl: string;
+  locale?: 'en' | 'es';
+}
+/**
+ * This interface was referenced by `Review`'s JSON-Schema
+ * via the `definition` "launchLink".
+ */
+export interface LaunchLink {
+  url: string;
+  expiresAt: string;
+}
+/**
+ * This interface was referenced by `Review`'s JSON-Schema
+ * via the `definition` "launchOpenBody".
+ */
+export interface LaunchOpenBody {
+  token: string;
+}
+/**
+ * This interface was referenced by `Review`'s JSON-Schema
+ * via the `definition` "launchOpened".
+ */
+export interface LaunchOpened {
+  step: string;
+  locale?: 'en' | 'es';
+  values: {
+    [k: string]: string;
+  };
+}
+/**
+ * This interface was referenced by `Review`'s JSON-Schema
+ * via the `definition` "launchResult".
+ */
+export interface LaunchResult {
+  driverId: string;
+  externalId: string;
+  status: 'completed';
+  /**
+   * Seconds since 1970, when it was signed.
+   */
+  issuedAt: string;
+  signature: string;
+}
+/**
+ * This interface was referenced by `Review`'s JSON-Schema
+ * via the `definition` "launchReturn".
+ */
+export interface LaunchReturn {
+  url: string | null;
+  result: LaunchResult | null;
+}
+/**
+ * This interface was referenced by `Review`'s JSON-Schema
+ * via the `definition` "integrationDriver".
+ */
+export interface IntegrationDriver {
+  driverId: string;
+  externalId: string | null;
+  status: ReviewStatus;
+  isEmailVerified: boolean;
+  isPhoneVerified: boolean;
+  isSessionComplete: boolean;
+  isSubscriptionPaid: boolean;
+  /**
+   * The journey's last step is done: the driver is onboarded.
+   */
+  isBankAccountAdded: boolean;
+  steps: {
+    step: string;
+    sentAt: string;
+  }[];
+}
+/**
+ * This interface was referenced by `Review`'s JSON-Schema
+ * via the `definition` "integrationDriverQuery".
+ */
+export interface IntegrationDriverQuery {
+  driverId?: string;
+  externalId?: string;
+}
+/**
+ * This interface was referenced by `Review`'s JSON-Schema
  * via the `definition` "staffSession".
  */
 export interface StaffSession {
@@ -655,4 +821,9 @@ export const AUDIT_ACTIONS = [
   'audit.download',
   'insights.open',
   'drivers.expiring',
+  'integration.create',
+  'integration.key-create',
+  'integration.key-revoke',
+  'integration.return-urls',
+  'integration.launch-link',
 ] as const satisfies readonly AuditAction[];

@@ -95,7 +95,12 @@ describe('migrations edited in their comments only', () => {
     for (const amendment of COMMENT_AMENDMENTS) {
       const file = files.find((name) => Number(name.split('.')[0]) === amendment.version);
       expect(file, `migration ${amendment.version}`).toBeDefined();
-      expect(createHash('md5').update(readFileSync(join(source, file ?? ''), 'utf8')).digest('hex'), file).toBe(amendment.now);
+      expect(
+        createHash('md5')
+          .update(readFileSync(join(source, file ?? ''), 'utf8'))
+          .digest('hex'),
+        file,
+      ).toBe(amendment.now);
     }
   });
 

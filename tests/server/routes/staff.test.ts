@@ -4,13 +4,14 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AUDIT_ACTIONS, STAFF_ROLES, type AuditPage, type QueuePage, type ReviewDriver, type StaffList, type StaffRole } from '../../../src/shared/review.js';
-import { STAFF_SESSION_IDLE_MS, STAFF_SESSION_LIFETIME_MS } from '../../../src/server/plugins/staffAuth.js';
+import { AUDIT_ACTIONS, STAFF_ROLES, type AuditPage, type QueuePage, type ReviewDriver, type StaffList } from '../../../src/shared/review.js';
+import { INTEGRATION_ROLE, type Role, STAFF_SESSION_IDLE_MS, STAFF_SESSION_LIFETIME_MS } from '../../../src/server/plugins/staffAuth.js';
 import { csvField, SIGN_IN_MESSAGES } from '../../../src/server/routes/staff.js';
 import { createEmulatorUser, resetPasswordInEmulator, signInEmulatorUser } from '../../support/identity.js';
 import {
   bearer,
   decide,
+  integration,
   json,
   reviewVersion,
   sendVehicle,
@@ -52,8 +53,8 @@ async function auditSince(since: number) {
 const lastAuditId = async () => Number((await server.db.query<{ id: string | null }>('SELECT max(id)::text AS id FROM audit_events')).rows[0]?.id ?? 0);
 
 describe('each role against each staff route', () => {
-  /** Who may call each route of the admin API; `any` is every staff member. */
-  const ROUTES: { method: 'GET' | 'POST'; url: string; roles: readonly StaffRole[] | 'any' }[] = [
+  /** Who may call each route of the admin API and the integrations' API; `any` is every person on the staff. */
+  const ROUTES: { method: 'GET' | 'POST'; url: string; roles: readonly Role[] | 'any' }[] = [
     { method: 'GET', url: '/admin/drivers', roles: ['reviewer'] },
     { method: 'GET', url: '/admin/drivers/:id', roles: ['reviewer'] },
     { method: 'POST', url: '/admin/drivers/:id/approve', roles: ['reviewer'] },
@@ -77,14 +78,23 @@ describe('each role against each staff route', () => {
     { method: 'POST', url: '/admin/keys', roles: 'any' },
     { method: 'POST', url: '/admin/keys/:id/revoke', roles: 'any' },
     { method: 'GET', url: '/admin/fixtures', roles: 'any' },
+    { method: 'GET', url: '/admin/integrations', roles: ['owner'] },
+    { method: 'POST', url: '/admin/integrations', roles: ['owner'] },
+    { method: 'POST', url: '/admin/integrations/:id/keys', roles: ['owner'] },
+    { method: 'POST', url: '/admin/integrations/:id/keys/:keyId/revoke', roles: ['owner'] },
+    { method: 'POST', url: '/admin/integrations/:id/return-urls', roles: ['owner'] },
+    { method: 'POST', url: '/integration/launch-links', roles: [INTEGRATION_ROLE] },
+    { method: 'GET', url: '/integration/drivers', roles: [INTEGRATION_ROLE] },
   ];
+  /** The routes of the API no staff credential opens: the sign-in, and a launch link's own (its token is its credential; the driver's session). */
+  const NOT_STAFF = ['POST /admin/session', 'POST /integration/launch', 'GET /integration/return'];
 
-  it('lists every route of the admin API but the sign-in', () => {
+  it('lists every route of the admin API and the integrations’ but the sign-in and a driver’s', () => {
     const admin = app()
-      .apiRoutes.filter((route) => route.url.startsWith('/admin/') && route.method !== 'HEAD')
+      .apiRoutes.filter((route) => /^\/(admin|integration)\//.test(route.url) && route.method !== 'HEAD')
       .map((route) => `${route.method} ${route.url}`)
       .sort();
-    expect(admin).toEqual([...ROUTES.map((route) => `${route.method} ${route.url}`), 'POST /admin/session'].sort());
+    expect(admin).toEqual([...ROUTES.map((route) => `${route.method} ${route.url}`), ...NOT_STAFF].sort());
   });
 
   const cases = ROUTES.flatMap((route) => STAFF_ROLES.map((role) => ({ ...route, role, allowed: route.roles === 'any' || route.roles.includes(role) })));
@@ -99,6 +109,20 @@ describe('each role against each staff route', () => {
     } else {
       expect(response.statusCode).toBe(403);
       expect(json(response)).toEqual(roleNeeded((roles as readonly string[]).join(' or ')));
+    }
+  });
+
+  // A partner's system is no person: its key opens its own two routes and is refused on every other.
+  const integrationCases = ROUTES.map((route) => ({ ...route, allowed: route.roles !== 'any' && route.roles.includes(INTEGRATION_ROLE) }));
+
+  it.each(integrationCases)('$method $url with an integration key: allowed $allowed', async ({ method, url, roles, allowed }) => {
+    const { key } = await integration(app());
+    const response = await call(method, url.replace(/:\w+/g, randomUUID()), key, method === 'POST' ? {} : undefined);
+    if (allowed) {
+      expect([401, 403], `${response.statusCode} ${response.body}`).not.toContain(response.statusCode);
+    } else {
+      expect(response.statusCode).toBe(403);
+      expect(json(response)).toEqual(roleNeeded((roles === 'any' ? STAFF_ROLES : roles).join(' or ')));
     }
   });
 });
