@@ -3,8 +3,9 @@
  * close the page with the host app's close button. An embedding app is told as well, so it can
  * close the flow itself: a parent window gets a `postMessage`, and a React Native web view
  * (which injects `window.ReactNativeWebView`) gets the same message as text. A driver who came
- * through an integration's launch link also gets a button back to its return URL, and the message
- * carries the same signed result (docs/launch-links.md).
+ * through an integration's launch link also gets a button back to its return URL (a departure
+ * from the spec: docs/departures.md), and the message carries the same signed result
+ * (docs/launch-links.md).
  */
 import { useEffect, useState } from 'react';
 import type { Completion } from '../../shared/flow.js';
