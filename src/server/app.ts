@@ -35,6 +35,7 @@ import { sessionsPlugin } from './plugins/sessions.js';
 import { staffAuthPlugin } from './plugins/staffAuth.js';
 import { MAX_FILE_BYTES } from './lib/uploadStore.js';
 import { uploadsPlugin } from './plugins/uploads.js';
+import { webhooksPlugin } from './plugins/webhooks.js';
 import { ADMIN_PREFIX, adminRoutes } from './routes/admin.js';
 import { adminPrivacyRoutes } from './routes/adminPrivacy.js';
 import { clientErrorRoutes } from './routes/clientErrors.js';
@@ -48,6 +49,7 @@ import { insightsRoutes } from './routes/insights.js';
 import { reminderRoutes } from './routes/reminders.js';
 import { expiryRoutes } from './routes/expiries.js';
 import { staffRoutes } from './routes/staff.js';
+import { webhookRoutes } from './routes/webhooks.js';
 import { subscriptionRoutes, WEBHOOK_PATH } from './routes/subscription.js';
 import { SANDBOX_CONFIRM_PATH } from './routes/sandboxPayments.js';
 import { UPLOADS_PATH } from '../shared/review.js';
@@ -55,6 +57,7 @@ import { CLIENT_ERRORS_PATH } from '../shared/apiAnswers.js';
 import { studioRoutes } from './routes/studio.js';
 import clientErrorReportSchema from '../shared/clientErrorReport.schema.json';
 import reviewSchema from '../shared/review.schema.json';
+import webhooksSchema from '../shared/webhooks.schema.json';
 
 /** The API's paths beside the flow's calls, as the route files declare them (/dev: lib/apiPaths.ts). */
 const DECLARED_API_PATHS = [
@@ -290,6 +293,7 @@ export async function buildApp(config: ServerConfig, options: AppOptions = {}): 
   await app.register(uploadsPlugin, { dataDir: config.dataDir, storage: config.storage });
   await app.register(staffAuthPlugin);
   await app.register(auditPlugin);
+  await app.register(webhooksPlugin, { production: config.production, timeoutMs: config.webhookTimeoutMs });
   await app.register(paymentsPlugin, { payments: config.payments, plan: config.subscriptionPlan });
   // Per-route limits (exact file count) are set where each form is read (lib/callReader/multipartBody.ts).
   await app.register(multipart, { limits: { fileSize: MAX_FILE_BYTES } });
@@ -297,6 +301,7 @@ export async function buildApp(config: ServerConfig, options: AppOptions = {}): 
   // The contracts the routes' answers are declared by (their `response` schemas), stated once.
   app.addSchema(reviewSchema);
   app.addSchema(clientErrorReportSchema);
+  app.addSchema(webhooksSchema);
   await app.register(healthRoutes);
   await app.register(authRoutes, { ...config.authRateLimit, counters: config.sharedCounters });
   await app.register(driverRoutes);
@@ -307,6 +312,7 @@ export async function buildApp(config: ServerConfig, options: AppOptions = {}): 
   await app.register(insightsRoutes, { prefix: ADMIN_PREFIX });
   await app.register(expiryRoutes, { prefix: ADMIN_PREFIX });
   await app.register(reminderRoutes);
+  await app.register(webhookRoutes, { prefix: ADMIN_PREFIX, production: config.production });
   await app.register(staffRoutes, { prefix: ADMIN_PREFIX, rateLimit: config.authRateLimit, counters: config.sharedCounters });
   // The form studio's data: open under `npm run dev`, otherwise for staff.
   await app.register(studioRoutes, { prefix: ADMIN_PREFIX, open: app.live !== null });

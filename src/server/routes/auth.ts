@@ -129,6 +129,7 @@ export async function authRoutes(app: FastifyInstance, options: { max: number; w
          VALUES ($1, $2, $3, $4, $5, $6, $6, $7, $8, $6, $6) RETURNING id`,
         [email, user.uid, user.provider, phone, referralCode, now, ip, request.locale],
       );
+      await app.webhooks.emit(tx, created.rows[0]!.id, 'driver.signed_up', { provider: user.provider });
       return created.rows[0]!.id;
     });
     const signUp = await startEmailVerification(driverId, email, user, request.locale);
@@ -162,6 +163,7 @@ export async function authRoutes(app: FastifyInstance, options: { max: number; w
         [email, user.uid, user.provider, ip, verifiedAt, request.locale, now],
       );
       emailVerified = verifiedAt !== null;
+      await app.webhooks.emit(tx, created.rows[0]!.id, 'driver.signed_up', { provider: user.provider });
       return created.rows[0]!.id;
     });
     // A provider's sign-in is a sign-in, but an email the provider did not verify (Facebook's

@@ -4,6 +4,7 @@
 import type { ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import type { LiveState } from '../../shared/liveState.js';
+import { webhookReceiverRoutes } from './devWebhooks.js';
 
 /** How soon a page's EventSource tries again after the stream ends (the server restarted). */
 const RECONNECT_MS = 300;
@@ -11,6 +12,7 @@ const RECONNECT_MS = 300;
 export async function devRoutes(app: FastifyInstance) {
   /** The codes and notices the server "sent" (when the local outbox stands in for SMTP or Twilio), newest first, so a developer or a test can sign in. */
   app.get('/dev/outbox', async () => app.messaging.outbox?.list() ?? []);
+  await app.register(webhookReceiverRoutes);
 
   const { live } = app;
   if (!live) return;

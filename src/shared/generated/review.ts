@@ -61,7 +61,15 @@ export type AuditAction =
   | 'driver.erase'
   | 'audit.download'
   | 'insights.open'
-  | 'drivers.expiring';
+  | 'drivers.expiring'
+  | 'webhook.create'
+  | 'webhook.update'
+  | 'webhook.remove'
+  | 'webhook.rotate'
+  | 'webhook.test'
+  | 'webhook.resend'
+  | 'webhook.replay'
+  | 'webhook.disable';
 /**
  * This interface was referenced by `Review`'s JSON-Schema
  * via the `definition` "auditFilterActor".
@@ -655,4 +663,12 @@ export const AUDIT_ACTIONS = [
   'audit.download',
   'insights.open',
   'drivers.expiring',
+  'webhook.create',
+  'webhook.update',
+  'webhook.remove',
+  'webhook.rotate',
+  'webhook.test',
+  'webhook.resend',
+  'webhook.replay',
+  'webhook.disable',
 ] as const satisfies readonly AuditAction[];
