@@ -268,6 +268,37 @@ describe('delivery', () => {
   });
 });
 
+describe('/dev/webhooks', () => {
+  it('verifies what it receives and shows the last ones', async () => {
+    const address = await app.listen({ port: 0, host: '127.0.0.1' });
+    const { endpoint } = await createEndpoint({ url: `${address}/dev/webhooks` });
+    try {
+      await admin('POST', `/admin/webhooks/${endpoint.id}/test`);
+      await expect
+        .poll(async () => json<{ received: unknown[] }>(await app.inject({ method: 'GET', url: '/dev/webhooks' })).received.length, { timeout: 10_000 })
+        .toBe(1);
+      const { received } = json<{ received: Record<string, unknown>[] }>(await app.inject({ method: 'GET', url: '/dev/webhooks' }));
+      expect(received[0]).toEqual({
+        receivedAt: expect.any(String),
+        id: expect.stringMatching(/^msg_/),
+        verifiedFor: endpoint.id,
+        signatures: 1,
+        body: { type: 'webhook.test', timestamp: expect.any(String), data: { endpointId: endpoint.id } },
+      });
+      const forged = await app.inject({
+        method: 'POST',
+        url: '/dev/webhooks',
+        headers: { 'webhook-id': 'msg_forged', 'webhook-timestamp': String(Math.floor(Date.now() / 1000)), 'webhook-signature': 'v1,AAAA' },
+        payload: { type: 'webhook.test' },
+      });
+      expect(forged.statusCode).toBe(400);
+      expect(json(forged)).toEqual({ message: 'No endpoint pointing here signed this webhook.' });
+    } finally {
+      await removeEndpoint(endpoint.id);
+    }
+  });
+});
+
 describe('the admin API', () => {
   it('shows a secret once, and rotating it signs with both for a day', async () => {
     const receiver = await startReceiver();

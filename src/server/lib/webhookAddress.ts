@@ -48,11 +48,6 @@ export const WEBHOOK_ADDRESS_MESSAGES = {
   internal: 'The endpoint resolves to a loopback, link-local or private address. Set allowPrivate to deliver to it.',
 } as const;
 
-/** The refusal of an address the rules above forbid. */
-export class WebhookAddressRefused extends Error {
-  readonly code = 'WEBHOOK_ADDRESS_REFUSED';
-}
-
 export interface AddressRules {
   production: boolean;
   allowPrivate: boolean;
@@ -89,7 +84,7 @@ export function checkedLookup(rules: AddressRules): LookupFunction {
       if (error) return callback(error, '', 0);
       const list = addresses as LookupAddress[];
       if (rules.production && !rules.allowPrivate && list.some((each) => isInternalAddress(each.address))) {
-        return callback(new WebhookAddressRefused(WEBHOOK_ADDRESS_MESSAGES.internal), '', 0);
+        return callback(new Error(WEBHOOK_ADDRESS_MESSAGES.internal), '', 0);
       }
       if (options.all) return (callback as unknown as (error: null, addresses: LookupAddress[]) => void)(null, list);
       const first = list[0]!;
