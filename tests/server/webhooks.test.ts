@@ -1,5 +1,6 @@
 // Signed webhooks (docs/integrations.md): the owners' admin API through inject, deliveries to a
 // real HTTP receiver started here, the app's clock moved rather than slept on.
+import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
@@ -18,6 +19,7 @@ import {
   paySubscription,
   post,
   profileValues,
+  reviewVersion,
   sendVehicle,
   signUp,
   staffKey,
@@ -28,6 +30,7 @@ import {
 } from '../support/server.js';
 
 const HOUR_MS = 3600 * 1000;
+const DAY_MS = 24 * HOUR_MS;
 /** The endpoints' answer time in these tests: a hanging receiver is given up on quickly. */
 const TIMEOUT_MS = 500;
 
@@ -131,6 +134,8 @@ describe('a driver from sign-up to erasure', () => {
       await paySubscription(app, driver);
       const bank = bankValues();
       expect((await post(app, '/finance/banks', driver.token, bank)).statusCode).toBe(200);
+      // Delivered before the erasure, which leaves nothing of the driver's earlier events.
+      await deliverAll(app);
       const officer = await staffSession(app, ['privacy-officer']);
       const erased = await admin('POST', `/admin/drivers/${driver.driverId}/erase`, { confirm: driver.email }, officer.token);
       expect(erased.statusCode, erased.body).toBe(200);
@@ -162,6 +167,79 @@ describe('a driver from sign-up to erasure', () => {
       }
       expect(JSON.parse(mine[0]!.body).data).toEqual({ driverId: driver.driverId, sequence: 1, provider: 'password' });
     } finally {
+      await removeEndpoint(endpoint.id);
+      await receiver.close();
+    }
+  });
+});
+
+describe('the other events', () => {
+  it("tells a reviewer's fixes, and a document expiring then expired, as the schema says", async () => {
+    const receiver = await startReceiver();
+    const { endpoint } = await createEndpoint({
+      url: receiver.url,
+      eventTypes: ['driver.rejected', 'driver.fix.asked', 'document.expiring', 'document.expired'],
+    });
+    try {
+      const driver = await verifiedDriver(app);
+      await sendVehicle(app, driver);
+      const fixes = [{ step: 'completeProfile', field: 'lastName', reason: 'Typo' }];
+      const rejected = await admin(
+        'POST',
+        `/admin/drivers/${driver.driverId}/reject`,
+        { reviewVersion: await reviewVersion(app, driver.driverId), fixes },
+        server.reviewer.key,
+      );
+      expect(rejected.statusCode, rejected.body).toBe(200);
+
+      // An approved driver whose proof of insurance expires in 30 days, at noon in New York.
+      const noon = Date.UTC(2031, 2, 10, 17, 0);
+      const { rows } = await server.db.query<{ id: string }>(
+        `INSERT INTO drivers (email, firebase_uid, provider, email_verified_at, is_session_complete, status, submitted_at, reviewed_at, created_at, updated_at)
+         VALUES ($1, $2, 'password', $3, true, 'approved', $3, $3, $3, $3) RETURNING id`,
+        [`expiring-${randomUUID()}@example.com`, randomUUID(), new Date(noon - 400 * DAY_MS)],
+      );
+      const approved = rows[0]!.id;
+      const day = (days: number) => new Date(noon + days * DAY_MS).toISOString().slice(0, 10);
+      await server.db.query(
+        `INSERT INTO step_answers (driver_id, step, schema_name, schema_version, answers, submitted_at) VALUES ($1, 'addVehicle', 'addVehicle', 'test', $2, $3)`,
+        [
+          approved,
+          JSON.stringify({ proofInsuranceExpiryDate: day(30), driverLicenseExpiryDate: day(2000), vehicleRegistrationExpiryDate: day(2000) }),
+          new Date(noon),
+        ],
+      );
+      server.clock.offsetMs = noon - Date.now();
+      await app.expiries.noticeDue();
+      server.clock.offsetMs = noon + 31 * DAY_MS - Date.now();
+      await app.expiries.noticeDue();
+      await deliverAll(app);
+
+      const bodies = receiver.received.map((each) => JSON.parse(each.body) as { type: string; data: Record<string, unknown> });
+      for (const body of bodies) expect(validEvent(body), JSON.stringify(validEvent.errors)).toBe(true);
+      expect(bodies.filter((body) => body.data.driverId === driver.driverId).map((body) => [body.type, body.data])).toEqual([
+        ['driver.rejected', { driverId: driver.driverId, sequence: 6, reviewVersion: expect.any(Number) }],
+        ['driver.fix.asked', { driverId: driver.driverId, sequence: 7, by: 'reviewer', fixes: [{ step: 'completeProfile', field: 'lastName' }] }],
+      ]);
+      const insurance = { step: 'addVehicle', document: 'proofInsuranceExpiryDate', expiresOn: day(30) };
+      expect(bodies.filter((body) => body.data.driverId === approved).map((body) => [body.type, body.data])).toEqual([
+        ['document.expiring', { driverId: approved, sequence: 1, ...insurance }],
+        [
+          'driver.fix.asked',
+          {
+            driverId: approved,
+            sequence: 2,
+            by: 'expiry',
+            fixes: [
+              { step: 'addVehicle', field: 'proofInsuranceExpiryDate' },
+              { step: 'addVehicle', field: 'proofInsurance' },
+            ],
+          },
+        ],
+        ['document.expired', { driverId: approved, sequence: 3, ...insurance, fixAsked: true }],
+      ]);
+    } finally {
+      server.clock.reset();
       await removeEndpoint(endpoint.id);
       await receiver.close();
     }

@@ -61,6 +61,11 @@ export type EventData<T extends DriverEventType> = Omit<Extract<DriverEvent, { t
 export interface Webhooks {
   /** Records an event about the driver within `tx` (the transaction of the change it tells), for every endpoint that takes it. */
   emit<T extends DriverEventType>(tx: Queryable, driverId: string, type: T, data: EventData<T>): Promise<void>;
+  /**
+   * Within the erasure's transaction: tells every endpoint the driver was erased, and keeps nothing
+   * else of theirs (their earlier events go, with their deliveries, pending or not).
+   */
+  forget(tx: Queryable, driverId: string): Promise<void>;
   /** Queues `webhook.test` to one endpoint. */
   sendTest(tx: Queryable, endpointId: string): Promise<void>;
   /** Posts every delivery due; returns how many were delivered. The background pass calls it, and tests. */
@@ -157,6 +162,11 @@ export const webhooksPlugin = fp<{ production: boolean; timeoutMs?: number }>(
         const id = await recordEvent(tx, driverId, sequence, type, { driverId, sequence, ...data });
         await queueFor(tx, id, '(cardinality(event_types) = 0 OR $3 = ANY (event_types))', [type]);
         webhooks.soon();
+      },
+      async forget(tx, driverId) {
+        await webhooks.emit(tx, driverId, 'driver.erased', {});
+        await tx.query("DELETE FROM webhook_events WHERE driver_id = $1 AND type <> 'driver.erased'", [driverId]);
+        await tx.query('DELETE FROM webhook_sequences WHERE driver_id = $1', [driverId]);
       },
       async sendTest(tx, endpointId) {
         const id = await recordEvent(tx, null, null, 'webhook.test', { endpointId });

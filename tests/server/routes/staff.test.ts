@@ -77,6 +77,15 @@ describe('each role against each staff route', () => {
     { method: 'POST', url: '/admin/keys', roles: 'any' },
     { method: 'POST', url: '/admin/keys/:id/revoke', roles: 'any' },
     { method: 'GET', url: '/admin/fixtures', roles: 'any' },
+    { method: 'GET', url: '/admin/webhooks', roles: ['owner'] },
+    { method: 'POST', url: '/admin/webhooks', roles: ['owner'] },
+    { method: 'POST', url: '/admin/webhooks/:id', roles: ['owner'] },
+    { method: 'POST', url: '/admin/webhooks/:id/remove', roles: ['owner'] },
+    { method: 'POST', url: '/admin/webhooks/:id/rotate', roles: ['owner'] },
+    { method: 'POST', url: '/admin/webhooks/:id/test', roles: ['owner'] },
+    { method: 'GET', url: '/admin/webhooks/:id/deliveries', roles: ['owner'] },
+    { method: 'POST', url: '/admin/webhooks/:id/deliveries/:deliveryId/resend', roles: ['owner'] },
+    { method: 'POST', url: '/admin/webhooks/:id/replay', roles: ['owner'] },
   ];
 
   it('lists every route of the admin API but the sign-in', () => {
