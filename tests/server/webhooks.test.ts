@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAjv } from '../../src/shared/ajv.js';
 import eventsSchema from '../../src/shared/webhookEvents.schema.json';
 import { WEBHOOK_ADDRESS_MESSAGES } from '../../src/server/lib/webhookAddress.js';
+import { NOT_SIGNED_HERE } from '../../src/server/routes/devWebhooks.js';
 import { WEBHOOK_MESSAGES } from '../../src/server/routes/webhooks.js';
 import type { WebhookDeliveryPage, WebhookEndpoint, WebhookEndpointList, WebhookSecret } from '../../src/shared/generated/webhooks.js';
 import {
@@ -370,7 +371,7 @@ describe('/dev/webhooks', () => {
         payload: { type: 'webhook.test' },
       });
       expect(forged.statusCode).toBe(400);
-      expect(json(forged)).toEqual({ message: 'No endpoint pointing here signed this webhook.' });
+      expect(json(forged)).toEqual({ message: NOT_SIGNED_HERE });
     } finally {
       await removeEndpoint(endpoint.id);
     }
@@ -465,8 +466,10 @@ describe('the admin API', () => {
       expect(response.statusCode).toBe(400);
       expect(json(response)).toEqual({ message });
     };
-    await refused('/admin/webhooks', {}, 'url must be an http or https address of at most 2,000 characters.');
-    await refused('/admin/webhooks', { url: 'ftp://example.com' }, 'url must be an http or https address of at most 2,000 characters.');
+    expect(WEBHOOK_MESSAGES.badUrl).toBe('url must be an http or https address of at most 2,000 characters.');
+    await refused('/admin/webhooks', {}, WEBHOOK_MESSAGES.badUrl);
+    await refused('/admin/webhooks', { url: 'ftp://example.com' }, WEBHOOK_MESSAGES.badUrl);
+    await refused('/admin/webhooks', { url: 'http://[nope/' }, WEBHOOK_MESSAGES.badUrl);
     await refused('/admin/webhooks', { url: 'https://example.com', secret: 'x' }, 'Unknown field: secret');
     await refused('/admin/webhooks', { url: 'https://example.com', eventTypes: ['driver.exploded'] }, `${WEBHOOK_MESSAGES.unknownEventType}driver.exploded`);
     await refused(

@@ -29,7 +29,7 @@ import { addressRefusal, checkedLookup } from '../lib/webhookAddress.js';
 /** How often each server looks for deliveries that are due. */
 const DELIVERY_INTERVAL_MS = 15_000;
 /** How long an endpoint has to answer. */
-export const DEFAULT_WEBHOOK_TIMEOUT_MS = 10_000;
+const DEFAULT_WEBHOOK_TIMEOUT_MS = 10_000;
 /** Deliveries claimed at once, and posted at once. */
 const BATCH = 50;
 const PARALLEL_POSTS = 8;
@@ -39,14 +39,19 @@ const DAY_MS = 24 * 60 * MINUTE_MS;
 const FIRST_RETRY_MS = MINUTE_MS / 2;
 const LONGEST_RETRY_MS = 6 * 60 * MINUTE_MS;
 /** A delivery is tried for this long after it was queued, then marked failed. */
-export const RETRY_FOR_MS = 3 * DAY_MS;
+const RETRY_FOR_MS = 3 * DAY_MS;
 /** An endpoint is disabled once nothing it was sent has been delivered for this long, or this many deliveries in a row failed. */
-export const DISABLE_AFTER_MS = 5 * DAY_MS;
-export const DISABLE_AFTER_FAILURES = 20;
+const DISABLE_AFTER_MS = 5 * DAY_MS;
+const DISABLE_AFTER_FAILURES = 20;
 /** How long a rotated-out secret still signs beside the new one. */
 export const PREVIOUS_SECRET_MS = DAY_MS;
 /** What is kept of an endpoint's answer. */
 const ANSWER_BYTES = 200;
+
+/** The condition on `f`, a row of webhook_deliveries, of a delivery to `endpoint` (an SQL expression) given up on since the last one delivered. */
+export const failedInARow = (endpoint: string) =>
+  `f.endpoint_id = ${endpoint} AND f.status = 'failed'
+   AND f.id > coalesce((SELECT max(s.id) FROM webhook_deliveries s WHERE s.endpoint_id = ${endpoint} AND s.status = 'delivered'), 0)`;
 
 /** Every type of event about a driver, from the schema: what an endpoint may ask for. */
 export const DRIVER_EVENT_TYPES: readonly string[] = eventsSchema.$defs.driverEvent.oneOf.map((branch) => {
@@ -288,9 +293,7 @@ export const webhooksPlugin = fp<{ production: boolean; timeoutMs?: number }>(
       const now = app.now();
       await app.db.transaction(async (tx) => {
         const { rows } = await tx.query<{ failures: number; since: Date | null }>(
-          `SELECT count(*)::int AS failures, min(queued_at) AS since FROM webhook_deliveries
-           WHERE endpoint_id = $1 AND status = 'failed'
-             AND id > coalesce((SELECT max(id) FROM webhook_deliveries WHERE endpoint_id = $1 AND status = 'delivered'), 0)`,
+          `SELECT count(*)::int AS failures, min(f.queued_at) AS since FROM webhook_deliveries f WHERE ${failedInARow('$1')}`,
           [endpointId],
         );
         const { failures, since } = rows[0]!;

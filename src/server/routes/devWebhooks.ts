@@ -8,11 +8,13 @@
 import type { FastifyInstance } from 'fastify';
 import { Webhook } from 'standardwebhooks';
 
-export const DEV_WEBHOOKS_PATH = '/dev/webhooks';
+const DEV_WEBHOOKS_PATH = '/dev/webhooks';
+/** The receiver's answer to a webhook no endpoint pointing here signed. */
+export const NOT_SIGNED_HERE = 'No endpoint pointing here signed this webhook.';
 /** How many received webhooks are kept. */
 const KEPT = 100;
 
-export interface ReceivedWebhook {
+interface ReceivedWebhook {
   receivedAt: string;
   /** The webhook-id header: the event's id. */
   id: string | null;
@@ -68,7 +70,7 @@ export async function webhookReceiverRoutes(app: FastifyInstance) {
       body: parsed,
     });
     received.length = Math.min(received.length, KEPT);
-    if (!verifiedFor) throw app.httpErrors.badRequest('No endpoint pointing here signed this webhook.');
+    if (!verifiedFor) throw app.httpErrors.badRequest(NOT_SIGNED_HERE);
     return { received: true };
   });
 

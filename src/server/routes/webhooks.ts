@@ -18,7 +18,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { isUuid, type Queryable } from '../db/db.js';
 import { checkBodiesBySchema } from '../lib/bodySchemas.js';
 import { addressRefusal } from '../lib/webhookAddress.js';
-import { DRIVER_EVENT_TYPES, PREVIOUS_SECRET_MS } from '../plugins/webhooks.js';
+import { DRIVER_EVENT_TYPES, failedInARow, PREVIOUS_SECRET_MS } from '../plugins/webhooks.js';
 import type {
   WebhookDeliveriesQuery,
   WebhookDelivery,
@@ -31,13 +31,15 @@ import type {
   WebhookReplayBody,
   WebhookSecret,
 } from '../../shared/generated/webhooks.js';
+import webhooksSchema from '../../shared/webhooks.schema.json';
 
 export const WEBHOOK_MESSAGES = {
   unknownEndpoint: 'No such webhook endpoint.',
   unknownDelivery: 'No such delivery of this endpoint.',
   unknownEventType: 'Unknown event type: ',
   badRange: 'to must come after from.',
-  badUrl: 'url must be an http or https address of at most 2,000 characters.',
+  // A url the schema's pattern lets through but no URL parser reads: the schema's own words.
+  badUrl: webhooksSchema.$defs.webhookEndpointBody.properties.url.errorMessage,
 } as const;
 
 const DELIVERIES_PAGE = 50;
@@ -60,8 +62,7 @@ const iso = (date: Date | null) => (date ? new Date(date).toISOString() : null);
 
 const ENDPOINT_COLUMNS = `e.id, e.url, e.event_types, e.description, e.allow_private, e.disabled_at, e.disabled_reason, e.previous_secret_expires_at,
   e.created_at, e.updated_at,
-  (SELECT count(*)::int FROM webhook_deliveries f WHERE f.endpoint_id = e.id AND f.status = 'failed'
-     AND f.id > coalesce((SELECT max(s.id) FROM webhook_deliveries s WHERE s.endpoint_id = e.id AND s.status = 'delivered'), 0)) AS consecutive_failures`;
+  (SELECT count(*)::int FROM webhook_deliveries f WHERE ${failedInARow('e.id')}) AS consecutive_failures`;
 
 function endpointOf(row: EndpointRow, now: Date): WebhookEndpoint {
   const previous = row.previous_secret_expires_at && new Date(row.previous_secret_expires_at) > now ? row.previous_secret_expires_at : null;
