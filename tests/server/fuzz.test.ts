@@ -51,8 +51,11 @@ beforeAll(async () => {
   const officer = await staffSession(app, ['privacy-officer', 'owner']);
   const other = await staffKey(app, ['reviewer']);
   const { rows: keys } = await server.db.query<{ id: string }>('SELECT id FROM staff_keys WHERE staff_id = $1', [other.id]);
+  // A webhook endpoint (on a port nothing listens on), so junk reaches its deliveries, resend and replay.
+  const hook = await app.inject({ method: 'POST', url: '/admin/webhooks', headers: bearer(everyRole.key), payload: { url: 'http://127.0.0.1:9/hooks' } });
+  const endpointId = (hook.json() as { endpoint: { id: string } }).endpoint.id;
   tokens = [signingUp.signUpToken, driver.token, paid.token, server.reviewer.key, everyRole.key, officer.token, 'A'.repeat(43), 'onramp-key-'];
-  ids = [driver.driverId, paid.driverId, vehicleId, rows[0]!.id, other.id, keys[0]!.id];
+  ids = [driver.driverId, paid.driverId, vehicleId, rows[0]!.id, other.id, keys[0]!.id, endpointId];
 });
 afterAll(() => server?.close());
 
