@@ -106,6 +106,16 @@ export const CONTRACTS = (): Contract[] => [
     schemas: [{ path: REVIEW_SCHEMA, type: 'Review' }],
     extra: reviewLists,
   },
+  {
+    file: 'webhookEvents.ts',
+    about: 'What the signed webhooks tell',
+    schemas: [{ path: join(PROJECT_ROOT, 'src', 'shared', 'webhookEvents.schema.json'), type: 'WebhookEvent' }],
+  },
+  {
+    file: 'webhooks.ts',
+    about: "The webhooks' admin API: endpoints, secrets and deliveries",
+    schemas: [{ path: join(PROJECT_ROOT, 'src', 'shared', 'webhooks.schema.json'), type: 'Webhooks' }],
+  },
 ];
 
 /**

@@ -35,6 +35,7 @@ import { sessionsPlugin } from './plugins/sessions.js';
 import { staffAuthPlugin } from './plugins/staffAuth.js';
 import { MAX_FILE_BYTES } from './lib/uploadStore.js';
 import { uploadsPlugin } from './plugins/uploads.js';
+import { webhooksPlugin } from './plugins/webhooks.js';
 import { apiPathTestOf, apiPlugin } from './routes/api.js';
 import { staticRoutes } from './routes/static.js';
 
@@ -225,6 +226,7 @@ export async function buildApp(config: ServerConfig, options: AppOptions = {}): 
   await app.register(uploadsPlugin, { dataDir: config.dataDir, storage: config.storage });
   await app.register(staffAuthPlugin);
   await app.register(auditPlugin);
+  await app.register(webhooksPlugin, { production: config.production, timeoutMs: config.webhookTimeoutMs });
   await app.register(paymentsPlugin, { payments: config.payments, plan: config.subscriptionPlan });
   // Per-route limits (exact file count) are set where each form is read (lib/callReader/multipartBody.ts).
   await app.register(multipart, { limits: { fileSize: MAX_FILE_BYTES } });

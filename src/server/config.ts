@@ -60,6 +60,8 @@ export interface ServerConfig {
   /** The counters every server instance shares (request limits): the database, or Redis. */
   sharedCounters: { kind: 'database' } | { kind: 'redis'; url: string };
   shutdown: ShutdownConfig;
+  /** How long a webhook's endpoint has to answer (plugins/webhooks.ts; not from the environment: tests shorten it). */
+  webhookTimeoutMs?: number;
 }
 
 /** A stop on SIGTERM, in the order load balancers expect (shutdown.ts). */

@@ -55,8 +55,11 @@ beforeAll(async () => {
   // An integration's key, and a launch link of its: junk reaches its routes' checks too.
   const partner = await integration(app);
   const { rows: partnerKeys } = await server.db.query<{ id: string }>('SELECT id FROM integration_keys WHERE integration_id = $1', [partner.id]);
+  // A webhook endpoint (on a port nothing listens on), so junk reaches its deliveries, resend and replay.
+  const hook = await app.inject({ method: 'POST', url: '/admin/webhooks', headers: bearer(everyRole.key), payload: { url: 'http://127.0.0.1:9/hooks' } });
+  const endpointId = (hook.json() as { endpoint: { id: string } }).endpoint.id;
   tokens = [signingUp.signUpToken, driver.token, paid.token, server.reviewer.key, everyRole.key, officer.token, partner.key, 'A'.repeat(43), 'onramp-key-'];
-  ids = [driver.driverId, paid.driverId, vehicleId, rows[0]!.id, other.id, keys[0]!.id, partner.id, partnerKeys[0]!.id];
+  ids = [driver.driverId, paid.driverId, vehicleId, rows[0]!.id, other.id, keys[0]!.id, partner.id, partnerKeys[0]!.id, endpointId];
 });
 afterAll(() => server?.close());
 

@@ -19,6 +19,7 @@ import { fillPlaceholders } from '../../shared/placeholders.js';
 import { isObject, type Json, type JsonObject } from '../../shared/schemaFiles.js';
 import clientErrorReportSchema from '../../shared/clientErrorReport.schema.json';
 import reviewSchema from '../../shared/review.schema.json';
+import webhooksSchema from '../../shared/webhooks.schema.json';
 
 /** Where a problem comes in the order it is told: by what the error is about (`ErrorObject.keyword` of the error ajv-errors replaced). */
 const ROOT_ORDER = ['type', 'propertyNames'];
@@ -69,7 +70,7 @@ function refusalOf(validate: ValidateFunction, body: unknown) {
 let contractsAdded = false;
 function ajvWithContracts(): Ajv {
   const ajv = sharedAjv();
-  if (!contractsAdded) ajv.addSchema([reviewSchema, clientErrorReportSchema]);
+  if (!contractsAdded) ajv.addSchema([reviewSchema, clientErrorReportSchema, webhooksSchema]);
   contractsAdded = true;
   return ajv;
 }
@@ -77,13 +78,13 @@ function ajvWithContracts(): Ajv {
 /** The Ajv for query strings: the same contracts, each value read as the type its schema says ("20" as 20), a repeated name refused. */
 let queryAjv: Ajv | undefined;
 function ajvForQueries(): Ajv {
-  return (queryAjv ??= createAjv({ coerceTypes: true }).addSchema([reviewSchema]));
+  return (queryAjv ??= createAjv({ coerceTypes: true }).addSchema([reviewSchema, webhooksSchema]));
 }
 
 /**
  * The routes of `app` (an encapsulated plugin) check their bodies by their declared schemas, the
- * contracts of src/shared/review.schema.json and src/shared/clientErrorReport.schema.json, and their
- * query strings the same way (`schema: { querystring: { $ref: … } }`): a bad one is a 400 { message }
+ * contracts of src/shared/review.schema.json, src/shared/clientErrorReport.schema.json and
+ * src/shared/webhooks.schema.json, and their query strings the same way (`schema: { querystring: { $ref: … } }`): a bad one is a 400 { message }
  * in the contract's words.
  */
 export function checkBodiesBySchema(app: FastifyInstance): void {

@@ -74,6 +74,8 @@ export async function saveStep(
     // An approved driver sends a step only to replace a document that expires (routes/driver.ts's
     // changeableDriver): back in the review queue, the rest still locked until the next approval.
     await tx.query(`UPDATE drivers SET status = 'pending', renewing = true, submitted_at = $2 WHERE id = $1 AND status = 'approved'`, [driverId, now]);
+    // The step by the flow's own name: a step added to the flow is told with no change here.
+    await app.webhooks.emit(tx, driverId, 'driver.step.sent', { step });
     await work(tx, now);
     const files: Record<string, string> = { ...values.keptFiles };
     for (const [field, file] of Object.entries(values.files)) {
@@ -105,6 +107,9 @@ export async function saveStep(
         now,
       ]);
     }
+    // Sent for review by this step (the vehicle, a renewal, the last fix): what its status updates mark.
+    const { rows: sent } = await tx.query<{ renewing: boolean }>('SELECT renewing FROM drivers WHERE id = $1 AND submitted_at = $2', [driverId, now]);
+    if (sent[0]) await app.webhooks.emit(tx, driverId, 'driver.review.requested', { renewal: sent[0].renewing });
     return { replaced: removed.rows.map((row) => row.storage_name), fixing: fixed.rows.length > 0 };
   });
   // Committed: the new files are the driver's now, and the ones they replace can go.

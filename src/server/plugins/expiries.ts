@@ -78,13 +78,13 @@ export const expiriesPlugin = fp(
      * driver rejected (a decision on what the reviewer saw before is refused: the version moves
      * on). A driver in review keeps their place: the reviewer sees the document expired.
      */
-    async function askFix(tx: Queryable, driverId: string, document: ExpiringDocument, reason: string, now: Date): Promise<void> {
+    async function askFix(tx: Queryable, driverId: string, document: ExpiringDocument, reason: string, now: Date): Promise<boolean> {
       const { rows } = await tx.query(
         `UPDATE drivers SET status = 'rejected', rejection_reason = NULL, renewing = true, review_version = review_version + 1, updated_at = $2
          WHERE id = $1 AND status <> 'pending' RETURNING id`,
         [driverId, now],
       );
-      if (rows.length === 0) return;
+      if (rows.length === 0) return false;
       for (const field of documentFields(document)) {
         await tx.query(
           `INSERT INTO review_fixes (driver_id, step, field, reason) VALUES ($1, $2, $3, $4)
@@ -92,6 +92,11 @@ export const expiriesPlugin = fp(
           [driverId, document.step, field, reason],
         );
       }
+      await app.webhooks.emit(tx, driverId, 'driver.fix.asked', {
+        by: 'expiry',
+        fixes: documentFields(document).map((field) => ({ step: document.step, field })),
+      });
+      return true;
     }
 
     async function noticeDueNow(): Promise<number> {
@@ -139,12 +144,16 @@ export const expiriesPlugin = fp(
           // Another server sent this one (its row came first), or the driver replaced the document meanwhile: nothing more here.
           if (!claimed.some((row) => row.notice === due.notice)) return false;
           const values = { document: words.documents[candidate.document - 1]!.name, expiresOn };
+          const told = { step: document.step, document: document.date, expiresOn: candidate.expires_on };
           if (due.notice !== EXPIRED_NOTICE) {
+            await app.webhooks.emit(tx, candidate.id, 'document.expiring', told);
             await app.messaging.notify(tx, candidate.id, 'documentExpiring', values, { smsNeedsConsent: true });
             return true;
           }
-          if (expiries.whenExpired === 'askFix')
-            await askFix(tx, candidate.id, document, fillPlaceholders(words.fixReason, { [FIX_REASON_VALUE]: expiresOn }), now);
+          const fixAsked =
+            expiries.whenExpired === 'askFix' &&
+            (await askFix(tx, candidate.id, document, fillPlaceholders(words.fixReason, { [FIX_REASON_VALUE]: expiresOn }), now));
+          await app.webhooks.emit(tx, candidate.id, 'document.expired', { ...told, fixAsked });
           await app.messaging.notify(tx, candidate.id, 'documentExpired', values, { smsNeedsConsent: true });
           return true;
         });

@@ -300,6 +300,9 @@ export async function adminRoutes(app: FastifyInstance, options: { config: Serve
           fix.reason,
         ]);
       }
+      await app.webhooks.emit(tx, driver.id, decision === 'approved' ? 'driver.approved' : 'driver.rejected', { reviewVersion });
+      if (fixes.length > 0)
+        await app.webhooks.emit(tx, driver.id, 'driver.fix.asked', { by: 'reviewer', fixes: fixes.map(({ step, field }) => ({ step, field })) });
       // The driver is told with the decision: both stand or neither does.
       if (decision === 'approved') await app.messaging.notify(tx, driver.id, 'approved', {});
       else await app.messaging.notify(tx, driver.id, 'rejected', { reason: told });

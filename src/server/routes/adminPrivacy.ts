@@ -368,6 +368,7 @@ export async function adminPrivacyRoutes(app: FastifyInstance, options: { embedd
         );
         const details = { ...counts, files: storageNames.length, lockouts: lockouts.rows.length, paymentRecordsKept: kept.rows.length };
         await record(request, tx, id, 'erase', details);
+        await app.webhooks.forget(tx, id);
         // Everything else of the driver goes with the row (ON DELETE CASCADE, migrations 001-007).
         await tx.query('DELETE FROM drivers WHERE id = $1', [id]);
         return { storageNames, details };

@@ -11,6 +11,7 @@ import fp from 'fastify-plugin';
 import type { Flow } from '../../shared/flow.js';
 import clientErrorReportSchema from '../../shared/clientErrorReport.schema.json';
 import reviewSchema from '../../shared/review.schema.json';
+import webhooksSchema from '../../shared/webhooks.schema.json';
 import type { ServerConfig } from '../config.js';
 import { apiPathTest } from '../lib/apiPaths.js';
 import { ADMIN_PREFIX, type DeclaredRoute, urlOf } from '../lib/routeTable.js';
@@ -19,6 +20,7 @@ import { ADMIN_PRIVACY_ROUTES, adminPrivacyRoutes } from './adminPrivacy.js';
 import { AUTH_ROUTES, authRoutes } from './auth.js';
 import { CLIENT_ERROR_ROUTES, clientErrorRoutes } from './clientErrors.js';
 import { DEV_ROUTES, devRoutes } from './dev.js';
+import { DEV_WEBHOOK_ROUTES } from './devWebhooks.js';
 import { DRIVER_ROUTES, driverRoutes } from './driver.js';
 import { EXPIRY_ROUTES, expiryRoutes } from './expiries.js';
 import { FINANCE_ROUTES, financeRoutes } from './finance.js';
@@ -32,6 +34,7 @@ import { SANDBOX_PAYMENT_ROUTES } from './sandboxPayments.js';
 import { STAFF_ROUTES, staffRoutes } from './staff.js';
 import { STUDIO_ROUTES, studioRoutes } from './studio.js';
 import { SUBSCRIPTION_ROUTES, subscriptionRoutes } from './subscription.js';
+import { WEBHOOK_ROUTES, webhookRoutes } from './webhooks.js';
 
 /** Every route the API may serve: the sandbox's only while it is the gateway, /dev's only outside production. */
 export const DECLARED_ROUTES: readonly DeclaredRoute[] = [
@@ -49,8 +52,10 @@ export const DECLARED_ROUTES: readonly DeclaredRoute[] = [
   STAFF_ROUTES,
   INTEGRATION_ADMIN_ROUTES,
   INTEGRATION_API_ROUTES,
+  WEBHOOK_ROUTES,
   STUDIO_ROUTES,
   DEV_ROUTES,
+  DEV_WEBHOOK_ROUTES,
   IP_LOOKUP_ROUTES,
   CLIENT_ERROR_ROUTES,
 ].flatMap((table) => Object.values(table));
@@ -101,6 +106,7 @@ export const apiPlugin = fp<{ config: ServerConfig; publicOrigin: string }>(
       // The contracts the routes' answers are declared by (their `response` schemas), stated once.
       api.addSchema(reviewSchema);
       api.addSchema(clientErrorReportSchema);
+      api.addSchema(webhooksSchema);
       await api.register(healthRoutes);
       await api.register(authRoutes, { ...config.authRateLimit, counters: config.sharedCounters });
       await api.register(driverRoutes);
@@ -114,6 +120,7 @@ export const apiPlugin = fp<{ config: ServerConfig; publicOrigin: string }>(
       await api.register(expiryRoutes);
       await api.register(reminderRoutes);
       await api.register(staffRoutes, { rateLimit: config.authRateLimit, counters: config.sharedCounters });
+      await api.register(webhookRoutes, { production: config.production });
       await api.register(integrationAdminRoutes);
       // Launch links point at the address drivers open.
       await api.register(integrationRoutes, { publicOrigin });

@@ -142,6 +142,7 @@ export async function authRoutes(app: FastifyInstance, options: { max: number; w
         [email, user.uid, user.provider, phone, referralCode, now, ip, request.locale],
       );
       await bindLaunchedDriver(tx, app.cipher, created.rows[0]!.id, email, now);
+      await app.webhooks.emit(tx, created.rows[0]!.id, 'driver.signed_up', { provider: user.provider });
       return created.rows[0]!.id;
     });
     const signUp = await startEmailVerification(driverId, email, user, request.locale);
@@ -176,6 +177,7 @@ export async function authRoutes(app: FastifyInstance, options: { max: number; w
       );
       await bindLaunchedDriver(tx, app.cipher, created.rows[0]!.id, email, now);
       emailVerified = verifiedAt !== null;
+      await app.webhooks.emit(tx, created.rows[0]!.id, 'driver.signed_up', { provider: user.provider });
       return created.rows[0]!.id;
     });
     // A provider's sign-in is a sign-in, but an email the provider did not verify (Facebook's

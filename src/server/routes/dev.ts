@@ -5,6 +5,7 @@ import type { ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import type { LiveState } from '../../shared/liveState.js';
 import { type RouteTable } from '../lib/routeTable.js';
+import { webhookReceiverRoutes } from './devWebhooks.js';
 
 /** The local helpers (lib/routeTable.ts); the live stream only under `npm run dev`. */
 export const DEV_ROUTES = {
@@ -18,6 +19,7 @@ const RECONNECT_MS = 300;
 export async function devRoutes(app: FastifyInstance) {
   /** The codes and notices the server "sent" (when the local outbox stands in for SMTP or Twilio), newest first, so a developer or a test can sign in. */
   app.get(DEV_ROUTES.outbox.url, async () => app.messaging.outbox?.list() ?? []);
+  await app.register(webhookReceiverRoutes);
 
   const { live } = app;
   if (!live) return;

@@ -8,6 +8,7 @@
 import { refusal } from '../serverMessages.js';
 import type { FastifyInstance } from 'fastify';
 import { SIGN_IN_AGAIN_REASON } from '../../shared/apiAnswers.js';
+import type { Queryable } from '../db/db.js';
 import { saveStepAnswers } from '../lib/answers.js';
 import { type RouteTable, urlOf } from '../lib/routeTable.js';
 
@@ -38,14 +39,24 @@ export async function financeRoutes(app: FastifyInstance) {
     const now = app.now();
     // Stored as the step's answers, the account number sealed (it is marked sensitive).
     const saved = { driverId, step, schema, form: { ...form, accountHolderName: holder }, files: {}, now };
+    // Told by webhook with the change: the step and the account, never its numbers.
+    const told = async (tx: Queryable, replaced: boolean) => {
+      await app.webhooks.emit(tx, driverId, 'driver.step.sent', { step });
+      await app.webhooks.emit(tx, driverId, 'bank_account.added', { replaced });
+    };
     // The first account is simply added; the row decides, so two first requests at once can't both count as "first".
-    const added = await saveStepAnswers(app.db, app.cipher, saved, { firstOnly: true });
+    const added = await app.db.transaction(async (tx) => {
+      const first = await saveStepAnswers(tx, app.cipher, saved, { firstOnly: true });
+      if (first) await told(tx, false);
+      return first;
+    });
     if (!added) {
       if (!app.sessions.isFresh(request.token!.holder)) throw refusal(403, 'finance.signInToReplace', { reason: SIGN_IN_AGAIN_REASON });
       // The driver is told in the same transaction as the change: a notice can't be lost, nor sent for a change that wasn't saved.
       await app.db.transaction(async (tx) => {
         await saveStepAnswers(tx, app.cipher, saved);
         await app.messaging.notify(tx, driverId, 'bankAccountChanged', { accountLast4: last4 });
+        await told(tx, true);
       });
     }
     return { success: true, data: { accountHolderName: holder, accountNumberLast4: last4, routingNumber } };

@@ -69,8 +69,13 @@ export async function subscriptionRoutes(app: FastifyInstance) {
     (await db.query<SubscriptionRow>('SELECT customer_id, subscription_id, payment_intent_id, status FROM subscriptions WHERE driver_id = $1', [driverId]))
       .rows[0];
 
-  async function setPaid(db: Queryable, driverId: string, paid: boolean) {
-    await db.query('UPDATE drivers SET is_subscription_paid = $2, updated_at = $3 WHERE id = $1', [driverId, paid, app.now()]);
+  /** Whether the driver's subscription is paid, and a webhook when that changes (in `tx`, the change's transaction). */
+  async function setPaid(tx: Queryable, driverId: string, paid: boolean) {
+    const { rows } = await tx.query(
+      'UPDATE drivers SET is_subscription_paid = $2, updated_at = $3 WHERE id = $1 AND is_subscription_paid IS DISTINCT FROM $2 RETURNING id',
+      [driverId, paid, app.now()],
+    );
+    if (rows.length > 0) await app.webhooks.emit(tx, driverId, paid ? 'subscription.paid' : 'subscription.ended', {});
   }
 
   /** Marks the driver's row as a new attempt at a subscription; its time names the attempt to the provider. */
@@ -123,7 +128,7 @@ export async function subscriptionRoutes(app: FastifyInstance) {
           if (row?.subscription_id && row.status !== 'failed' && !ENDED.has(row.status)) {
             const state = await provider(() => gateway.retrieveSubscription(row.subscription_id!));
             if (isPaid(state)) {
-              await setPaid(app.db, driverId, true);
+              await app.db.transaction((tx) => setPaid(tx, driverId, true));
               throw refusal(409, 'subscription.alreadyActive');
             }
             if (!ENDED.has(state.status) && state.clientSecret) {
@@ -183,20 +188,15 @@ export async function subscriptionRoutes(app: FastifyInstance) {
         if (fresh.rows.length === 0) return false;
         if (event.type !== 'other' && event.subscriptionId) {
           const paid = event.type === 'invoice.paid';
-          await tx.query(
-            `UPDATE drivers SET is_subscription_paid = $2, updated_at = $3
-             WHERE id = (SELECT driver_id FROM subscriptions WHERE subscription_id = $1)`,
-            [event.subscriptionId, paid, app.now()],
-          );
+          const owner = (await tx.query<{ driver_id: string }>('SELECT driver_id FROM subscriptions WHERE subscription_id = $1', [event.subscriptionId]))
+            .rows[0];
+          if (owner) await setPaid(tx, owner.driver_id, paid);
           const status = paid ? 'active' : event.type === 'customer.subscription.deleted' ? 'canceled' : null;
           if (status)
             await tx.query('UPDATE subscriptions SET status = $2, updated_at = $3 WHERE subscription_id = $1', [event.subscriptionId, status, app.now()]);
           // A payment that failed, or a subscription that ended, is the driver's to know: they can't take rides.
           const notice =
             event.type === 'invoice.payment_failed' ? 'subscriptionFailed' : event.type === 'customer.subscription.deleted' ? 'subscriptionEnded' : null;
-          const owner = notice
-            ? (await tx.query<{ driver_id: string }>('SELECT driver_id FROM subscriptions WHERE subscription_id = $1', [event.subscriptionId])).rows[0]
-            : undefined;
           if (notice && owner) await app.messaging.notify(tx, owner.driver_id, notice, {});
         }
         return true;

@@ -66,7 +66,15 @@ export type AuditAction =
   | 'integration.key-create'
   | 'integration.key-revoke'
   | 'integration.return-urls'
-  | 'integration.launch-link';
+  | 'integration.launch-link'
+  | 'webhook.create'
+  | 'webhook.update'
+  | 'webhook.remove'
+  | 'webhook.rotate'
+  | 'webhook.test'
+  | 'webhook.resend'
+  | 'webhook.replay'
+  | 'webhook.disable';
 /**
  * This interface was referenced by `Review`'s JSON-Schema
  * via the `definition` "auditFilterActor".
@@ -826,4 +834,12 @@ export const AUDIT_ACTIONS = [
   'integration.key-revoke',
   'integration.return-urls',
   'integration.launch-link',
+  'webhook.create',
+  'webhook.update',
+  'webhook.remove',
+  'webhook.rotate',
+  'webhook.test',
+  'webhook.resend',
+  'webhook.replay',
+  'webhook.disable',
 ] as const satisfies readonly AuditAction[];

@@ -324,7 +324,10 @@ describe('POST /admin/drivers/:id/erase', () => {
         'audit_events',
       ]),
     );
-    expect(Object.entries(left).filter(([table, n]) => n > 0 && table !== 'privacy_requests' && table !== 'audit_events')).toEqual([]);
+    // The webhook that tells other systems to forget the driver names them by id alone, as the log does.
+    expect(Object.entries(left).filter(([table, n]) => n > 0 && table !== 'privacy_requests' && table !== 'audit_events')).toEqual([['webhook_events', 1]]);
+    const { rows: told } = await server.db.query<{ type: string }>('SELECT type FROM webhook_events WHERE driver_id = $1', [id]);
+    expect(told).toEqual([{ type: 'driver.erased' }]);
     const { rows: audit } = await server.db.query<{ action: string }>('SELECT action FROM audit_events WHERE driver_id = $1 ORDER BY id', [id]);
     expect(audit.map((row) => row.action)).toEqual(['driver.approve', 'driver.erase']);
     const { rows: lockouts } = await server.db.query<{ subject: string }>('SELECT subject FROM code_lockouts');

@@ -85,6 +85,15 @@ describe('each role against each staff route', () => {
     { method: 'POST', url: '/admin/integrations/:id/return-urls', roles: ['owner'] },
     { method: 'POST', url: '/integration/launch-links', roles: [INTEGRATION_ROLE] },
     { method: 'GET', url: '/integration/drivers', roles: [INTEGRATION_ROLE] },
+    { method: 'GET', url: '/admin/webhooks', roles: ['owner'] },
+    { method: 'POST', url: '/admin/webhooks', roles: ['owner'] },
+    { method: 'POST', url: '/admin/webhooks/:id', roles: ['owner'] },
+    { method: 'POST', url: '/admin/webhooks/:id/remove', roles: ['owner'] },
+    { method: 'POST', url: '/admin/webhooks/:id/rotate', roles: ['owner'] },
+    { method: 'POST', url: '/admin/webhooks/:id/test', roles: ['owner'] },
+    { method: 'GET', url: '/admin/webhooks/:id/deliveries', roles: ['owner'] },
+    { method: 'POST', url: '/admin/webhooks/:id/deliveries/:deliveryId/resend', roles: ['owner'] },
+    { method: 'POST', url: '/admin/webhooks/:id/replay', roles: ['owner'] },
   ];
   /** The routes of the API no staff credential opens: the sign-in, and a launch link's own (its token is its credential; the driver's session). */
   const NOT_STAFF = ['POST /admin/session', 'POST /integration/launch', 'GET /integration/return'];
