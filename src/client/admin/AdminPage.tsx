@@ -3,7 +3,7 @@
  * sections their roles allow: the review queue a page at a time, searchable by name, email or
  * phone, each driver opening into everything they sent and the decision (reviewers); insights on
  * the funnel and the reviews (reviewers and owners); data requests
- * (privacy officers); staff and the audit record (owners); a key for the command line (everyone).
+ * (privacy officers); staff, the audit record and the webhooks (owners); a key for the command line (everyone).
  * Loaded as its own chunk, so drivers never download it.
  *
  * The session token is kept in sessionStorage (storage.ts). When the server ends the session (15
@@ -27,6 +27,7 @@ import { InsightsSection } from './InsightsSection.js';
 import { StaffSignInAgain, StaffSignInForm } from './StaffSignIn.js';
 import { AuditSection, KeySection, PrivacySection, ROLE_LABELS, StaffSection } from './StaffSections.js';
 import { AdminStyles } from './AdminStyles.js';
+import { WebhooksSection } from './WebhooksSection.js';
 
 /** New drivers show up without a reload while a reviewer keeps the Waiting tab open and in view. */
 const WAITING_REFRESH_MS = 15_000;
@@ -254,6 +255,7 @@ const SECTIONS: readonly { id: string; label: string; roles: readonly StaffRole[
   { id: 'privacy', label: 'Data requests', roles: ['privacy-officer'] },
   { id: 'staff', label: 'Staff', roles: ['owner'] },
   { id: 'audit', label: 'Audit record', roles: ['owner'] },
+  { id: 'webhooks', label: 'Webhooks', roles: ['owner'] },
   { id: 'key', label: 'Command line', roles: null },
 ];
 
@@ -282,6 +284,7 @@ function Sections({ session }: { session: AdminSession }) {
       {section.id === 'privacy' && <PrivacySection session={session} />}
       {section.id === 'staff' && <StaffSection session={session} />}
       {section.id === 'audit' && <AuditSection session={session} />}
+      {section.id === 'webhooks' && <WebhooksSection session={session} />}
       {section.id === 'key' && <KeySection session={session} />}
     </>
   );

@@ -22,7 +22,7 @@ export const ROLE_LABELS: Record<StaffRole, string> = {
 };
 
 /** A call's answer told as a toast; a refusal handed to the page (sign in again, or why not). Whether it went through. */
-function told(session: AdminSession, result: ApiResult<unknown>, done: string): boolean {
+export function told(session: AdminSession, result: ApiResult<unknown>, done: string): boolean {
   if (result.ok) {
     toast.success(done);
     return true;
