@@ -91,7 +91,10 @@ describe('webhooks on the admin page', () => {
     const test = received[0]!;
     expect(new Webhook(secret).verify(test.body, test.headers as Record<string, string>)).toMatchObject({ type: 'webhook.test' });
 
-    await rows.first().getByRole('button', { name: /^Resend webhook\.test/ }).click();
+    await rows
+      .first()
+      .getByRole('button', { name: /^Resend webhook\.test/ })
+      .click();
     await expectToast(page, 'Sent again.');
     await expect.poll(() => received.length, { timeout: 15_000 }).toBe(2);
     expect(received[1]!.headers['webhook-id']).toBe(test.headers['webhook-id']);
