@@ -1,7 +1,7 @@
 // @module-tag chromium
 // Every admin screen in headless Chromium, on a phone (390 px) and a laptop (1280 px): a driver
 // claimed by a colleague with a long email, another opened for a fix, the expiring documents, the
-// insights of seeded drivers, data requests, staff, the audit record and the command-line key.
+// insights of seeded drivers, data requests, staff, the audit record, webhooks and the command-line key.
 // Each screen fits its width (nothing wider, nothing scrolling sideways) and axe-core finds no
 // serious or critical issue on it; the words are staff's: the flow's step titles, times in
 // minutes, hours or days, "Ask for a fix", and an audit record that names the driver and shows one
@@ -150,6 +150,19 @@ describe.each([
     await section(page, 'Audit record').click();
     await page.locator('table.admin-audit tbody tr').first().waitFor();
     await checkScreen(page, `87-admin-audit-${device}`, found);
+
+    // An endpoint with a long description, its secret just made, and a test event delivered to the app's own receiver.
+    await section(page, 'Webhooks').click();
+    const add = page.getByRole('form', { name: 'Add an endpoint' });
+    await add.getByLabel('URL').fill(`${journey.baseUrl}/dev/webhooks`);
+    await add.getByLabel('Description (optional)').fill(`The dispatch system (${device}), which assigns approved drivers to their first shifts`);
+    await add.getByRole('button', { name: 'Add endpoint' }).click();
+    await page.getByText('Copy it now: you won’t see it again.').waitFor();
+    const hook = page.locator('li.admin-webhook', { hasText: `The dispatch system (${device})` });
+    await hook.getByRole('button', { name: 'Send test event' }).click();
+    await hook.getByRole('cell', { name: 'Delivered' }).waitFor();
+    await checkScreen(page, `89-admin-webhooks-${device}`, found);
+    await page.getByRole('button', { name: 'Done' }).click();
 
     await section(page, 'Command line').click();
     await page.getByLabel('What it is for').fill(`A nightly export script on the reporting server (${device})`);

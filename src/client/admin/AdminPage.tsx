@@ -3,7 +3,8 @@
  * sections their roles allow: the review queue a page at a time, searchable by name, email or
  * phone, each driver opening into everything they sent and the decision (reviewers); insights on
  * the funnel and the reviews (reviewers and owners); data requests
- * (privacy officers); staff, integrations and the audit record (owners); a key for the command line (everyone).
+ * (privacy officers); staff, integrations, webhooks and the audit record (owners); a key for the
+ * command line (everyone).
  * Loaded as its own chunk, so drivers never download it.
  *
  * The session token is kept in sessionStorage (storage.ts). When the server ends the session (15
@@ -28,6 +29,7 @@ import { StaffSignInAgain, StaffSignInForm } from './StaffSignIn.js';
 import { IntegrationsSection } from './IntegrationsSection.js';
 import { AuditSection, KeySection, PrivacySection, ROLE_LABELS, StaffSection } from './StaffSections.js';
 import { AdminStyles } from './AdminStyles.js';
+import { WebhooksSection } from './WebhooksSection.js';
 
 /** New drivers show up without a reload while a reviewer keeps the Waiting tab open and in view. */
 const WAITING_REFRESH_MS = 15_000;
@@ -255,6 +257,7 @@ const SECTIONS: readonly { id: string; label: string; roles: readonly StaffRole[
   { id: 'privacy', label: 'Data requests', roles: ['privacy-officer'] },
   { id: 'staff', label: 'Staff', roles: ['owner'] },
   { id: 'integrations', label: 'Integrations', roles: ['owner'] },
+  { id: 'webhooks', label: 'Webhooks', roles: ['owner'] },
   { id: 'audit', label: 'Audit record', roles: ['owner'] },
   { id: 'key', label: 'Command line', roles: null },
 ];
@@ -285,6 +288,7 @@ function Sections({ session }: { session: AdminSession }) {
       {section.id === 'staff' && <StaffSection session={session} />}
       {section.id === 'integrations' && <IntegrationsSection session={session} />}
       {section.id === 'audit' && <AuditSection session={session} />}
+      {section.id === 'webhooks' && <WebhooksSection session={session} />}
       {section.id === 'key' && <KeySection session={session} />}
     </>
   );
