@@ -11,7 +11,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RJSFSchema } from '@rjsf/utils';
 import { createPrecompiledValidator } from '@rjsf/validator-ajv8';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import Fastify from 'fastify';
+import pLimit from 'p-limit';
+import { Webhook } from 'standardwebhooks';
 import pg from 'pg';
 import sharp from 'sharp';
 import { buildApp } from '../src/server/app.js';
@@ -24,6 +28,7 @@ import { gzipSync } from 'node:zlib';
 import { postgresBinDir, runningPostgres } from './postgres.js';
 import { HOLDER_QUERY, HOLDER_STATEMENT, holderQueryParams } from '../src/server/plugins/sessions.js';
 import { POOL_SIZE } from '../src/server/db/db.js';
+import { PARALLEL_POSTS } from '../src/server/plugins/webhooks.js';
 import { pageScripts, type Metafile } from '../src/node/builds/pageScripts.js';
 import { startAuthEmulator } from '../src/cli/authEmulator.js';
 import { emulatorIdToken, signUpBody } from './emulatorSignUp.js';
@@ -646,6 +651,127 @@ async function installSizes() {
   }
 }
 
+/** How many events the delivery figure queues, and how many times each way a step is sent for the step figure. */
+const WEBHOOK_EVENTS = 2_000;
+const STEP_SENDS = 15;
+
+/**
+ * Webhooks on the bench's server. Delivery: WEBHOOK_EVENTS events (one per driver) queued to one
+ * endpoint at a local receiver that answers 204, then delivered by the server's own passes; beside
+ * the anchor, the same number of signed POSTs from a plain loop at the same parallelism, with no
+ * database. A step send: a driver's profile (three small photos) sent again and again, in turn with
+ * an endpoint that takes every event and with none, median of STEP_SENDS each.
+ */
+async function webhookFigures() {
+  const receiver = createServer((request, response) => {
+    request.resume();
+    request.on('end', () => response.writeHead(204).end());
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
+  const owner = await addStaff(app, { email: `bench-${randomUUID()}@onramp.local`, roles: ['owner'], firebaseUid: `bench-${randomUUID()}` }, BENCH_ACTOR);
+  const ownerKey = (await app.staffAuth.createKey(owner, 'bench')).key;
+  const inject = async (method: 'GET' | 'POST', path: string, token: string, payload?: unknown) =>
+    app.inject({ method, url: path, headers: { authorization: `Bearer ${token}` }, ...(payload === undefined ? {} : { payload: payload as object }) });
+  try {
+    const created = (await inject('POST', '/admin/webhooks', ownerKey, { url })).json() as { endpoint: { id: string }; secret: string };
+    await app.db.transaction(async (tx) => {
+      for (let i = 0; i < WEBHOOK_EVENTS; i++) await app.webhooks.emit(tx, randomUUID(), 'driver.signed_up', { provider: 'password' });
+    });
+    let started = performance.now();
+    let delivered = 0;
+    while (delivered < WEBHOOK_EVENTS) {
+      const passed = await app.webhooks.deliverDue();
+      if (passed === 0) break;
+      delivered += passed;
+    }
+    const deliverySeconds = (performance.now() - started) / 1000;
+    const signer = new Webhook(created.secret);
+    const body = JSON.stringify({
+      type: 'driver.signed_up',
+      timestamp: new Date().toISOString(),
+      data: { driverId: randomUUID(), sequence: 1, provider: 'password' },
+    });
+    const limit = pLimit(PARALLEL_POSTS);
+    started = performance.now();
+    await Promise.all(
+      Array.from({ length: WEBHOOK_EVENTS }, () =>
+        limit(async () => {
+          const id = `msg_${randomUUID()}`;
+          const at = new Date();
+          const headers = {
+            'content-type': 'application/json',
+            'webhook-id': id,
+            'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+            'webhook-signature': signer.sign(id, at, body),
+          };
+          (await fetch(url, { method: 'POST', headers, body })).body?.cancel();
+        }),
+      ),
+    );
+    const anchorSeconds = (performance.now() - started) / 1000;
+
+    // A driver at their profile, sent again and again, with the endpoint on and off in turn.
+    const email = `bench-hooks-driver-${Date.now()}@example.com`;
+    const phone = '+12025550177';
+    const signed = (
+      await app.inject({ method: 'POST', url: '/auth/driverEmailSignUp', payload: signUpBody(email, phone, await emulatorIdToken(email)) })
+    ).json() as { token: string };
+    const codeFor = async (to: string) =>
+      ((await app.inject({ method: 'GET', url: '/dev/outbox' })).json() as { to: string; code?: string }[]).find((entry) => entry.to === to && entry.code)
+        ?.code;
+    const token = String(((await inject('POST', '/auth/validateOTP', signed.token, { code: await codeFor(email), email })).json() as { token: string }).token);
+    await inject('POST', '/auth/sendPhoneOTP', token, { phoneNo: phone });
+    await inject('POST', '/auth/validatePhoneOTP', token, { code: await codeFor(phone), phoneNo: phone });
+    const photo = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#3366ff' } })
+      .jpeg()
+      .toBuffer();
+    const profile = {
+      firstName: 'Bench',
+      lastName: 'Driver',
+      dateOfBirth: '1990-01-01',
+      gender: 'Female',
+      SSN: '123456789',
+      driverLicenseNumber: 'D1',
+      street: '1 Main St',
+      city: 'Austin',
+      state: 'TX',
+      zipcode: '73301',
+    };
+    const sendProfile = async () => {
+      const form = new FormData();
+      for (const [field, value] of Object.entries(profile)) form.append(field, value);
+      for (const field of ['profilePicture', 'socialSecurityCardFront', 'socialSecurityCardBack'])
+        form.append(field, new Blob([new Uint8Array(photo)], { type: 'image/jpeg' }), `${field}.jpg`);
+      const request = new Request('http://bench/driver/completeProfile', { method: 'POST', body: form });
+      const payload = Buffer.from(await request.arrayBuffer());
+      const at = performance.now();
+      const answer = await app.inject({
+        method: 'POST',
+        url: '/driver/completeProfile',
+        headers: { authorization: `Bearer ${token}`, 'content-type': request.headers.get('content-type')! },
+        payload,
+      });
+      if (answer.statusCode !== 200) throw new Error(`the profile was refused: ${answer.body}`);
+      return performance.now() - at;
+    };
+    const setEnabled = async (enabled: boolean) => inject('POST', `/admin/webhooks/${created.endpoint.id}`, ownerKey, { enabled });
+    const on: number[] = [];
+    const off: number[] = [];
+    await sendProfile();
+    for (let round = 0; round < STEP_SENDS; round++) {
+      await setEnabled(true);
+      on.push(await sendProfile());
+      await setEnabled(false);
+      off.push(await sendProfile());
+    }
+    const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+    return { perSecond: delivered / deliverySeconds, delivered, anchorPerSecond: WEBHOOK_EVENTS / anchorSeconds, on: median(on), off: median(off) };
+  } finally {
+    await new Promise((resolve) => receiver.close(resolve));
+  }
+}
+
 /** The bench's sections, in the order they run; `npm run bench -- --only slow-phone --only insights` runs those alone. */
 const SECTIONS = [
   'bundle',
@@ -654,6 +780,7 @@ const SECTIONS = [
   'browser',
   'slow-phone',
   'status-poll',
+  'webhooks',
   'queue',
   'insights',
   'uploads',
@@ -744,6 +871,17 @@ try {
       console.log(`  ratio (median of 5 rounds' ratios)   ${plain.ratio.toFixed(2)}   budget ≥ 0.9`);
       console.log(`  the floor with the query prepared, as the route runs it: ${Math.round(prepared.load.rps)} req/s, ratio ${prepared.ratio.toFixed(2)}`);
     }
+  }
+
+  if (wanted('webhooks')) {
+    const hooks = await webhookFigures();
+    console.log(`Webhooks (the bench's server on PGlite, a local receiver answering 204)`);
+    console.log(
+      `  delivered by the server's passes      ${Math.round(hooks.perSecond)} events/s (${hooks.delivered} of ${WEBHOOK_EVENTS}; anchor: the same signed POSTs from a plain loop, ${Math.round(hooks.anchorPerSecond)}/s)`,
+    );
+    console.log(
+      `  a profile sent, webhooks on / off     ${hooks.on.toFixed(1)} ms / ${hooks.off.toFixed(1)} ms median of ${STEP_SENDS} (${((hooks.on / hooks.off - 1) * 100).toFixed(1)} %)   budget ≤ 5 % slower`,
+    );
   }
 
   // The insights read the review queue's drivers with their history.

@@ -32,7 +32,7 @@ const DELIVERY_INTERVAL_MS = 15_000;
 const DEFAULT_WEBHOOK_TIMEOUT_MS = 10_000;
 /** Deliveries claimed at once, and posted at once. */
 const BATCH = 50;
-const PARALLEL_POSTS = 8;
+export const PARALLEL_POSTS = 8;
 const MINUTE_MS = 60_000;
 const DAY_MS = 24 * 60 * MINUTE_MS;
 /** The first retry's wait; each next one doubles, up to the longest. */
@@ -185,16 +185,25 @@ export const webhooksPlugin = fp<{ production: boolean; timeoutMs?: number }>(
       },
       openSecret: (endpointId, sealed) => app.cipher.decrypt(sealed, sealContext(endpointId)).toString(),
       soon() {
-        setTimeout(() => void deliverDue().catch(passFailed), 50).unref();
+        // One pass for the events of one change (and of any made meanwhile), none once closing.
+        if (soonTimer || closing) return;
+        soonTimer = setTimeout(() => {
+          soonTimer = null;
+          void deliverDue().catch(passFailed);
+        }, 50);
+        soonTimer.unref();
       },
     };
 
     const passFailed = (error: unknown) => app.log.warn({ error: String(error) }, 'Webhook delivery pass failed');
 
+    let soonTimer: NodeJS.Timeout | null = null;
+    let closing = false;
     let delivering: Promise<number> | null = null;
     let deliveringAgain: Promise<number> | null = null;
     /** One pass at a time in this process (other servers are kept off each row by its claim); a call during a pass gets one more after it. */
     function deliverDue(): Promise<number> {
+      if (closing) return Promise.resolve(0);
       if (!delivering) {
         delivering = deliverClaimed().finally(() => (delivering = null));
         return delivering;
@@ -318,6 +327,13 @@ export const webhooksPlugin = fp<{ production: boolean; timeoutMs?: number }>(
       await delivering?.catch(() => undefined);
     });
     everyInterval(app, { name: 'webhook delivery', intervalMs: DELIVERY_INTERVAL_MS, run: deliverDue });
+    // After the interval's hook, so it runs before it (Fastify runs onClose hooks last-added first)
+    // and before the database closes: no pass starts once closing, and the one in flight ends.
+    app.addHook('onClose', async () => {
+      closing = true;
+      if (soonTimer) clearTimeout(soonTimer);
+      await Promise.allSettled([delivering, deliveringAgain]);
+    });
     app.decorate('webhooks', webhooks);
   },
   { name: 'onramp-webhooks', decorators: { fastify: ['audit', 'cipher', 'db', 'now'] } },
