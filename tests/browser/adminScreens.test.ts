@@ -103,6 +103,7 @@ describe.each([
   });
   afterAll(() => page.context().close());
 
+  // Every admin screen in turn, each checked by axe: about 30 s alone, three times that beside other browser files on two cores.
   it('fits the width, with no serious accessibility issue, on every screen', async () => {
     const found: Record<string, unknown> = {};
     await page.goto('/admin');
@@ -171,7 +172,7 @@ describe.each([
     await checkScreen(page, `88-admin-key-${device}`, found);
 
     expect(found).toEqual({});
-  });
+  }, 180_000);
 
   it('names the funnel’s steps by the flow’s titles and its times in minutes, hours or days', async () => {
     await openInsights(page);
