@@ -81,7 +81,7 @@ export const CONTRACTS = (): Contract[] => [
   },
   {
     file: 'serverMessages.ts',
-    about: 'What the server answers a driver in',
+    about: 'What the server answers drivers and staff in',
     schemas: [{ path: join(PROJECT_ROOT, 'flows', 'server-messages.schema.json'), type: 'ServerMessages' }],
   },
   {

@@ -26,4 +26,9 @@ export const MESSAGE_PARAMS = {
   'form.keptFileGone': ['field'],
   'form.oneFileAs': ['field'],
   'codes.locked': ['hours'],
+  'staff.roleNeeded': ['roles'],
+  'staff.fixUnknown': ['step', 'field'],
+  'staff.claimedBy': ['email', 'time'],
+  'staff.badRange': ['days'],
+  'staff.badMethod': ['providers'],
 } as const satisfies Partial<Record<MessageKey, readonly string[]>>;

@@ -7,12 +7,12 @@
  * 7 by default). The figures name no driver, but each reading is in the audit record, as every
  * reading of drivers' data is.
  */
-import { httpErrors } from '@fastify/sensible';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { isLocale } from '../../shared/locales.js';
 import type { Insights, InsightsQueryString } from '../../shared/review.js';
 import { checkBodiesBySchema } from '../lib/bodySchemas.js';
 import { insightsOf, type InsightsQuery } from '../lib/insights.js';
+import { refusal } from '../serverMessages.js';
 import { csvField } from './staff.js';
 
 const DEFAULT_DAYS = 30;
@@ -20,12 +20,6 @@ const DEFAULT_STALLED_DAYS = 7;
 /** A range of at most ten years: a typo in a year shouldn't read the whole table ten times over. */
 const MAX_RANGE_DAYS = 3660;
 const DAY_MS = 24 * 3600 * 1000;
-
-export const INSIGHTS_MESSAGES = {
-  badRange: `to must not be before from, and the range at most ${MAX_RANGE_DAYS} days.`,
-  badMethod: 'method must be password or one of the flow’s social sign-in providers: ',
-  badLanguage: 'language must be one of the app’s languages, e.g. en or es.',
-} as const;
 
 const dayOf = (date: Date) => date.toISOString().slice(0, 10);
 
@@ -74,12 +68,12 @@ export async function insightsRoutes(app: FastifyInstance) {
     const to = query.to || dayOf(app.now());
     const from = query.from || dayOf(new Date(Date.parse(to) - (DEFAULT_DAYS - 1) * DAY_MS));
     const span = (Date.parse(to) - Date.parse(from)) / DAY_MS;
-    if (span < 0 || span >= MAX_RANGE_DAYS) throw httpErrors.badRequest(INSIGHTS_MESSAGES.badRange);
+    if (span < 0 || span >= MAX_RANGE_DAYS) throw refusal(400, 'staff.badRange', { days: MAX_RANGE_DAYS });
     const methods = ['password', ...(app.callReader.flow.social?.providers.map((provider) => provider.id) ?? [])];
     const method = query.method || null;
-    if (method !== null && !methods.includes(method)) throw httpErrors.badRequest(`${INSIGHTS_MESSAGES.badMethod}${methods.slice(1).join(', ')}.`);
+    if (method !== null && !methods.includes(method)) throw refusal(400, 'staff.badMethod', { providers: methods.slice(1).join(', ') });
     const language = query.language || null;
-    if (language !== null && !isLocale(language)) throw httpErrors.badRequest(INSIGHTS_MESSAGES.badLanguage);
+    if (language !== null && !isLocale(language)) throw refusal(400, 'staff.badLanguage');
     return { from, to, method, language, stalledDays: query.stalledDays ?? DEFAULT_STALLED_DAYS };
   }
 

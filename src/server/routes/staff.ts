@@ -18,12 +18,11 @@
  * the rest.
  */
 import rateLimit from '@fastify/rate-limit';
-import { httpErrors } from '@fastify/sensible';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ServerConfig } from '../config.js';
 import { isUuid } from '../db/db.js';
 import { checkBodiesBySchema } from '../lib/bodySchemas.js';
-import { addStaff, STAFF_MESSAGES, staffEmailOf, staffRolesOf } from '../lib/staffMembers.js';
+import { addStaff, staffEmailOf, staffRolesOf } from '../lib/staffMembers.js';
 import {
   type AuditAction,
   type AuditDownloadQuery,
@@ -42,11 +41,6 @@ import {
 import { sharedLimitStore } from '../plugins/rateLimitStore.js';
 import { bearerToken } from '../plugins/sessions.js';
 import { refusal } from '../serverMessages.js';
-
-export const SIGN_IN_MESSAGES = {
-  notStaff: 'This account is not a staff member of Onramp. Ask an owner to add you.',
-  emailNotVerified: 'Verify your email with Firebase first, or ask an owner to add you again.',
-} as const;
 
 const AUDIT_PAGE_SIZE = 50;
 
@@ -166,12 +160,12 @@ export async function staffRoutes(app: FastifyInstance, options: { rateLimit: { 
         const staff = rows[0];
         if (!staff || (staff.firebase_uid !== null && staff.firebase_uid !== user.uid)) {
           await failed(user.email, staff ? 'another account with this email' : 'not a staff member');
-          throw httpErrors.forbidden(SIGN_IN_MESSAGES.notStaff);
+          throw refusal(403, 'staff.notStaff');
         }
         if (staff.firebase_uid === null) {
           if (!user.emailVerified) {
             await failed(user.email, 'email not verified');
-            throw httpErrors.forbidden(SIGN_IN_MESSAGES.emailNotVerified);
+            throw refusal(403, 'staff.signInEmailNotVerified');
           }
           await app.db.query('UPDATE staff SET firebase_uid = $2 WHERE id = $1 AND firebase_uid IS NULL', [staff.id, user.uid]);
         }
@@ -251,15 +245,15 @@ export async function staffRoutes(app: FastifyInstance, options: { rateLimit: { 
    */
   async function changeStaff(request: FastifyRequest<StaffParams>, roles: StaffMember['roles'] | null) {
     const id = request.params.id;
-    if (!isUuid(id)) throw httpErrors.notFound(STAFF_MESSAGES.unknownStaff);
+    if (!isUuid(id)) throw refusal(404, 'staff.unknownStaff');
     await app.db.transaction(async (tx) => {
       const { rows } = await tx.query<{ id: string; email: string; roles: StaffMember['roles'] }>(
         'SELECT id, email, roles FROM staff WHERE removed_at IS NULL ORDER BY id FOR UPDATE',
       );
       const person = rows.find((row) => row.id === id);
-      if (!person) throw httpErrors.notFound(STAFF_MESSAGES.unknownStaff);
+      if (!person) throw refusal(404, 'staff.unknownStaff');
       const ownersAfter = rows.filter((row) => (row.id === id ? roles?.includes('owner') : row.roles.includes('owner'))).length;
-      if (ownersAfter === 0) throw httpErrors.conflict(STAFF_MESSAGES.lastOwner);
+      if (ownersAfter === 0) throw refusal(409, 'staff.lastOwner');
       if (roles) {
         await tx.query('UPDATE staff SET roles = $2 WHERE id = $1', [id, roles]);
         await app.audit.record(request, { action: 'staff.roles', details: { email: person.email, from: person.roles, to: roles } }, tx);
@@ -295,7 +289,7 @@ export async function staffRoutes(app: FastifyInstance, options: { rateLimit: { 
   app.post<{ Body: KeyBody }>('/keys', { ...anyStaff, schema: { body: { $ref: 'review#/$defs/keyBody' } } }, async (request, reply) => {
     const { label } = request.body;
     // A key must trace back to a person who signed in, not to another key.
-    if (request.staff!.via !== 'session') throw httpErrors.forbidden(STAFF_MESSAGES.keyNeedsSession);
+    if (request.staff!.via !== 'session') throw refusal(403, 'staff.keyNeedsSession');
     const created = await app.db.transaction(async (tx) => {
       const key = await app.staffAuth.createKey(request.staff!.id, label.trim(), tx);
       await app.audit.record(request, { action: 'staff.key-create', details: { keyId: key.id, label: label.trim() } }, tx);
@@ -315,8 +309,8 @@ export async function staffRoutes(app: FastifyInstance, options: { rateLimit: { 
           )
         ).rows[0]
       : undefined;
-    if (!key) throw httpErrors.notFound(STAFF_MESSAGES.unknownKey);
-    if (key.staff_id !== staff.id && !staff.roles.includes('owner')) throw httpErrors.forbidden(STAFF_MESSAGES.notYourKey);
+    if (!key) throw refusal(404, 'staff.unknownKey');
+    if (key.staff_id !== staff.id && !staff.roles.includes('owner')) throw refusal(403, 'staff.notYourKey');
     await app.db.transaction(async (tx) => {
       await tx.query('UPDATE staff_keys SET revoked_at = $2, revoked_by = $3 WHERE id = $1', [id, app.now(), staff.email]);
       await app.audit.record(request, { action: 'staff.key-revoke', details: { keyId: id, of: key.email } }, tx);

@@ -33,6 +33,7 @@ import {
   type TestDriver,
   type TestServer,
 } from '../../support/server.js';
+import { expectStaffMessagesFromFiles } from '../../support/staffMessages.js';
 
 let server: TestServer;
 let app: FastifyInstance;
@@ -46,6 +47,7 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 afterEach(() => server.clock.reset());
+expectStaffMessagesFromFiles(() => server);
 
 const MINUTE = 60_000;
 const FULL_SSN = '123456789'; // profileValues' SSN
