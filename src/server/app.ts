@@ -54,7 +54,7 @@ import { UPLOADS_PATH } from '../shared/review.js';
 import { CLIENT_ERRORS_PATH } from '../shared/apiAnswers.js';
 import { studioRoutes } from './routes/studio.js';
 import clientErrorReportSchema from '../shared/clientErrorReport.schema.json';
-import reviewSchema from '../shared/review.schema.json';
+import { API_CONTRACTS } from '../shared/contracts/index.js';
 
 /** The API's paths beside the flow's calls, as the route files declare them (/dev: lib/apiPaths.ts). */
 const DECLARED_API_PATHS = [
@@ -295,7 +295,7 @@ export async function buildApp(config: ServerConfig, options: AppOptions = {}): 
   await app.register(multipart, { limits: { fileSize: MAX_FILE_BYTES } });
 
   // The contracts the routes' answers are declared by (their `response` schemas), stated once.
-  app.addSchema(reviewSchema);
+  for (const contract of API_CONTRACTS) app.addSchema(contract);
   app.addSchema(clientErrorReportSchema);
   await app.register(healthRoutes);
   await app.register(authRoutes, { ...config.authRateLimit, counters: config.sharedCounters });

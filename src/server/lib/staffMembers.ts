@@ -14,10 +14,10 @@ import type { FastifyInstance } from 'fastify';
 import { STAFF_ROLES, type StaffRole } from '../../shared/review.js';
 import { refusal } from '../serverMessages.js';
 import type { AuditActor } from './auditRecord.js';
-import reviewSchema from '../../shared/review.schema.json';
+import { staffContract } from '../../shared/contracts/index.js';
 
-/** The person's email and roles: the routes' schema (review.schema.json staffBody) states them, and the admin command checks its arguments with the same words. */
-const { email: emailRule, roles: rolesRule } = reviewSchema.$defs.staffBody.properties;
+/** The person's email and roles: the routes' schema (contracts/staff.schema.json staffBody) states them, and the admin command checks its arguments with the same words. */
+const { email: emailRule, roles: rolesRule } = staffContract.$defs.staffBody.properties;
 
 /** What an email must look like to be a staff member's, around spaces (Firebase checks it again). */
 const EMAIL_PATTERN = new RegExp(emailRule.pattern, 'u');

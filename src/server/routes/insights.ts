@@ -1,6 +1,6 @@
 /**
  * Insights for the operator (issue 30), for reviewers and owners: GET /admin/insights answers the
- * figures of lib/insights.ts (contract: review.schema.json#/$defs/insights), and
+ * figures of lib/insights.ts (contract: contracts/insights.schema.json#/$defs/insights), and
  * GET /admin/insights/download the same figures as CSV. Query (every part optional):
  * `from`, `to` (YYYY-MM-DD, both days included; the last 30 days by default), `method` (password
  * or a social provider of the flow, e.g. google.com), `language` (en, es…) and `stalledDays` (1–365,
@@ -59,7 +59,7 @@ export function insightsCsv(insights: Insights): string {
 
 export async function insightsRoutes(app: FastifyInstance) {
   const readers = { config: { staffRoles: ['reviewer', 'owner'] as const }, onRequest: app.requireStaff };
-  const querystring = { $ref: 'review#/$defs/insightsQueryString' };
+  const querystring = { $ref: 'insights#/$defs/insightsQueryString' };
   checkBodiesBySchema(app);
 
   /** The query as the figures take it: its contract checked each part; what depends on the flow and the app, and the range's length, are checked here. */
@@ -85,7 +85,7 @@ export async function insightsRoutes(app: FastifyInstance) {
 
   app.get<{ Querystring: InsightsQueryString }>(
     '/insights',
-    { ...readers, schema: { querystring, response: { 200: { $ref: 'review#/$defs/insights' } } } },
+    { ...readers, schema: { querystring, response: { 200: { $ref: 'insights#/$defs/insights' } } } },
     async (request): Promise<Insights> => read(request, 'json', queryOf(request)),
   );
 

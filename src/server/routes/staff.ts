@@ -1,7 +1,7 @@
 /**
  * The operator's own side of the admin API (issue 28): staff sign in and out, the people and their
  * roles (owners), per-person keys for the command line, and the audit record (owners). Contracts:
- * src/shared/review.schema.json (staff*, audit*).
+ * src/shared/contracts/staff.schema.json.
  *
  * - POST /admin/session `{ idToken }`: a Firebase ID token of a staff member's account exchanged for
  *   a staff session (plugins/staffAuth.ts). Rate limited per address like the drivers' sign-in; a
@@ -141,7 +141,7 @@ export async function staffRoutes(app: FastifyInstance, options: { rateLimit: { 
 
     signIn.post<{ Body: StaffSignInBody }>(
       '/session',
-      { schema: { body: { $ref: 'review#/$defs/staffSignInBody' }, response: { 200: { $ref: 'review#/$defs/staffSession' } } } },
+      { schema: { body: { $ref: 'staff#/$defs/staffSignInBody' }, response: { 200: { $ref: 'staff#/$defs/staffSession' } } } },
       async (request): Promise<StaffSession> => {
         const { idToken } = request.body;
         const failed = (actor: string | null, reason: string) =>
@@ -179,7 +179,7 @@ export async function staffRoutes(app: FastifyInstance, options: { rateLimit: { 
     );
   });
 
-  app.get('/session', { ...anyStaff, schema: { response: { 200: { $ref: 'review#/$defs/staffSession' } } } }, async (request): Promise<StaffSession> => {
+  app.get('/session', { ...anyStaff, schema: { response: { 200: { $ref: 'staff#/$defs/staffSession' } } } }, async (request): Promise<StaffSession> => {
     const staff = request.staff!;
     return { email: staff.email, roles: staff.roles, via: staff.via, expiresAt: staff.expiresAt?.toISOString() ?? null };
   });
@@ -225,11 +225,11 @@ export async function staffRoutes(app: FastifyInstance, options: { rateLimit: { 
 
   app.get(
     '/staff',
-    { ...owners, schema: { response: { 200: { $ref: 'review#/$defs/staffList' } } } },
+    { ...owners, schema: { response: { 200: { $ref: 'staff#/$defs/staffList' } } } },
     async (): Promise<StaffList> => ({ staff: await staffList() }),
   );
 
-  app.post<{ Body: StaffBody }>('/staff', { ...owners, schema: { body: { $ref: 'review#/$defs/staffBody' } } }, async (request, reply) => {
+  app.post<{ Body: StaffBody }>('/staff', { ...owners, schema: { body: { $ref: 'staff#/$defs/staffBody' } } }, async (request, reply) => {
     // Checked by the route's schema; stored as one form (the email lower-cased, each role once).
     const email = staffEmailOf(request.body.email);
     const roles = staffRolesOf(request.body.roles);
@@ -275,7 +275,7 @@ export async function staffRoutes(app: FastifyInstance, options: { rateLimit: { 
 
   app.post<StaffParams & { Body: StaffRolesBody }>(
     '/staff/:id/roles',
-    { ...owners, schema: { body: { $ref: 'review#/$defs/staffRolesBody' } } },
+    { ...owners, schema: { body: { $ref: 'staff#/$defs/staffRolesBody' } } },
     async (request) => {
       const roles = staffRolesOf(request.body.roles);
       return changeStaff(request, roles);
@@ -286,7 +286,7 @@ export async function staffRoutes(app: FastifyInstance, options: { rateLimit: { 
 
   // ---- keys for the command line and scripts ----
 
-  app.post<{ Body: KeyBody }>('/keys', { ...anyStaff, schema: { body: { $ref: 'review#/$defs/keyBody' } } }, async (request, reply) => {
+  app.post<{ Body: KeyBody }>('/keys', { ...anyStaff, schema: { body: { $ref: 'staff#/$defs/keyBody' } } }, async (request, reply) => {
     const { label } = request.body;
     // A key must trace back to a person who signed in, not to another key.
     if (request.staff!.via !== 'session') throw refusal(403, 'staff.keyNeedsSession');
@@ -322,7 +322,7 @@ export async function staffRoutes(app: FastifyInstance, options: { rateLimit: { 
 
   app.get<{ Querystring: AuditQuery }>(
     '/audit',
-    { ...owners, schema: { querystring: { $ref: 'review#/$defs/auditQuery' }, response: { 200: { $ref: 'review#/$defs/auditPage' } } } },
+    { ...owners, schema: { querystring: { $ref: 'staff#/$defs/auditQuery' }, response: { 200: { $ref: 'staff#/$defs/auditPage' } } } },
     async (request): Promise<AuditPage> => {
       const filter = auditFilterOf(request.query);
       const { limit = AUDIT_PAGE_SIZE, before } = request.query;
@@ -343,7 +343,7 @@ export async function staffRoutes(app: FastifyInstance, options: { rateLimit: { 
 
   app.get<{ Querystring: AuditDownloadQuery }>(
     '/audit/download',
-    { ...owners, schema: { querystring: { $ref: 'review#/$defs/auditDownloadQuery' } } },
+    { ...owners, schema: { querystring: { $ref: 'staff#/$defs/auditDownloadQuery' } } },
     async (request, reply) => {
       const filter = auditFilterOf(request.query);
       const format = request.query.format ?? 'csv';
