@@ -10,8 +10,8 @@ import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Flow } from '../../shared/flow.js';
 import clientErrorReportSchema from '../../shared/clientErrorReport.schema.json';
-import reviewSchema from '../../shared/review.schema.json';
 import webhooksSchema from '../../shared/webhooks.schema.json';
+import { API_CONTRACTS } from '../../shared/contracts/index.js';
 import type { ServerConfig } from '../config.js';
 import { apiPathTest } from '../lib/apiPaths.js';
 import { ADMIN_PREFIX, type DeclaredRoute, urlOf } from '../lib/routeTable.js';
@@ -104,7 +104,7 @@ export const apiPlugin = fp<{ config: ServerConfig; publicOrigin: string }>(
         }
       });
       // The contracts the routes' answers are declared by (their `response` schemas), stated once.
-      api.addSchema(reviewSchema);
+      for (const contract of API_CONTRACTS) api.addSchema(contract);
       api.addSchema(clientErrorReportSchema);
       api.addSchema(webhooksSchema);
       await api.register(healthRoutes);

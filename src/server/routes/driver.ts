@@ -196,7 +196,7 @@ export async function driverRoutes(app: FastifyInstance) {
   // driver is (as a sign-in does). A session's request gets `data` alone.
   const statusRoute = {
     config: { tokenKinds: ['session', 'resume'] },
-    schema: { params: paramsSchemaOf(DRIVER_ROUTES.status), response: { 200: { $ref: 'review#/$defs/statusAnswer' } } },
+    schema: { params: paramsSchemaOf(DRIVER_ROUTES.status), response: { 200: { $ref: 'driver#/$defs/statusAnswer' } } },
   } as const;
   app.get<{ Params: { id: string } }>(urlOf(DRIVER_ROUTES.status, reader.flow), statusRoute, async (request): Promise<StatusAnswer> => {
     // Another driver's id is refused before anything else, and does not use up a resume token.
@@ -227,7 +227,7 @@ export async function driverRoutes(app: FastifyInstance) {
   }
 
   /** What the driver sent of a step, to prefill its form: sensitive values masked, files as links, the fixes asked. */
-  const answersAnswer = { schema: { params: paramsSchemaOf(DRIVER_ROUTES.answers), response: { 200: { $ref: 'review#/$defs/stepAnswersAnswer' } } } };
+  const answersAnswer = { schema: { params: paramsSchemaOf(DRIVER_ROUTES.answers), response: { 200: { $ref: 'driver#/$defs/stepAnswersAnswer' } } } };
   app.get<{ Params: { step: string } }>(urlOf(DRIVER_ROUTES.answers, reader.flow), answersAnswer, async (request): Promise<StepAnswersAnswer> => {
     const { step } = request.params;
     if (!Object.hasOwn(reader.flow.steps, step)) throw refusal(404, 'driver.noSuchStep');
@@ -262,7 +262,7 @@ export async function driverRoutes(app: FastifyInstance) {
    * and answered with its id, which the step's own call then sends as `kept:<id>`. One that no
    * step took is removed a day later (plugins/uploads.ts).
    */
-  const fileAhead = { schema: { params: paramsSchemaOf(DRIVER_ROUTES.fileAhead), response: { 200: { $ref: 'review#/$defs/fileAheadAnswer' } } } };
+  const fileAhead = { schema: { params: paramsSchemaOf(DRIVER_ROUTES.fileAhead), response: { 200: { $ref: 'driver#/$defs/fileAheadAnswer' } } } };
   app.post<{ Params: { step: string; field: string } }>(DRIVER_ROUTES.fileAhead.url, fileAhead, async (request): Promise<FileAheadAnswer> => {
     const { step, field } = request.params;
     const driver = await changeableDriver(request.driverId, Object.hasOwn(reader.flow.steps, step) ? step : null);
