@@ -62,7 +62,7 @@ export interface ServerConfig {
   shutdown: ShutdownConfig;
   /**
    * The bearer token /metrics asks for (routes/metrics.ts); null: /metrics is open outside
-   * production, and not served in production.
+   * production, and answers no one in production.
    */
   metricsToken: string | null;
   /** How long a webhook's endpoint has to answer (plugins/webhooks.ts; not from the environment: tests shorten it). */

@@ -37,7 +37,7 @@ import { STUDIO_ROUTES, studioRoutes } from './studio.js';
 import { SUBSCRIPTION_ROUTES, subscriptionRoutes } from './subscription.js';
 import { WEBHOOK_ROUTES, webhookRoutes } from './webhooks.js';
 
-/** Every route the API may serve: the sandbox's only while it is the gateway, /dev's only outside production, /metrics only where it may be read. */
+/** Every route the API may serve: the sandbox's only while it is the gateway, /dev's only outside production. */
 export const DECLARED_ROUTES: readonly DeclaredRoute[] = [
   HEALTH_ROUTES,
   AUTH_ROUTES,

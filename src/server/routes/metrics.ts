@@ -1,8 +1,8 @@
 /**
  * /metrics: what Prometheus scrapes (plugins/metrics.ts, docs/monitoring.md). In production it
- * says how busy the service is and what fails, which is for the operator alone: it is served only
- * with METRICS_TOKEN set, to a scraper that sends the token as a bearer. Outside production
- * (`npm start`), it is open unless the token is set.
+ * says how busy the service is and what fails, which is for the operator alone: it answers only a
+ * scraper that sends METRICS_TOKEN as a bearer, and no one while the token is unset. Outside
+ * production (`npm start`), it is open unless the token is set.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
@@ -21,12 +21,12 @@ export const METRICS_REFUSED_MESSAGE = 'The metrics need the bearer token METRIC
 const digest = (token: string) => createHash('sha256').update(token).digest();
 
 export async function metricsRoutes(app: FastifyInstance, { token, production }: { token: string | null; production: boolean }) {
-  if (token === null && production) return;
   const expected = token === null ? null : digest(token);
+  const open = expected === null && !production;
   app.get(METRICS_ROUTES.scrape.url, async (request, reply) => {
-    if (expected) {
+    if (!open) {
       const given = bearerToken(request);
-      if (given === null || !timingSafeEqual(digest(given), expected)) {
+      if (expected === null || given === null || !timingSafeEqual(digest(given), expected)) {
         return reply.code(401).header('www-authenticate', 'Bearer').send({ message: METRICS_REFUSED_MESSAGE });
       }
     }
