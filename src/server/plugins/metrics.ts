@@ -11,10 +11,10 @@ import fp from 'fastify-plugin';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 
 /** The label of a request no route matched: its path is whatever the client sent. */
-export const UNMATCHED_ROUTE = 'unmatched';
+const UNMATCHED_ROUTE = 'unmatched';
 
 /** A scrape storm reads the queues from the database at most once in this long. */
-export const QUEUE_READ_CACHE_MS = 5_000;
+const QUEUE_READ_CACHE_MS = 5_000;
 
 export interface Metrics {
   /** The text /metrics answers, and its content type. */
