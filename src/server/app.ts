@@ -35,6 +35,7 @@ import { sessionsPlugin } from './plugins/sessions.js';
 import { staffAuthPlugin } from './plugins/staffAuth.js';
 import { MAX_FILE_BYTES } from './lib/uploadStore.js';
 import { uploadsPlugin } from './plugins/uploads.js';
+import { metricsPlugin } from './plugins/metrics.js';
 import { webhooksPlugin } from './plugins/webhooks.js';
 import { apiPathTestOf, apiPlugin } from './routes/api.js';
 import { staticRoutes } from './routes/static.js';
@@ -202,6 +203,8 @@ export async function buildApp(config: ServerConfig, options: AppOptions = {}): 
     done(null, payload);
   });
 
+  // First: every plugin after it counts what it does there, and every answer is timed.
+  await app.register(metricsPlugin);
   await app.register(clockPlugin, { now: options.now });
   await app.register(dbPlugin, { database: config.database, db: options.db });
   await app.register(cryptoPlugin, { dataKey: config.dataKey });

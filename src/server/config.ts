@@ -60,6 +60,11 @@ export interface ServerConfig {
   /** The counters every server instance shares (request limits): the database, or Redis. */
   sharedCounters: { kind: 'database' } | { kind: 'redis'; url: string };
   shutdown: ShutdownConfig;
+  /**
+   * The bearer token /metrics asks for (routes/metrics.ts); null: /metrics is open outside
+   * production, and answers no one in production.
+   */
+  metricsToken: string | null;
   /** How long a webhook's endpoint has to answer (plugins/webhooks.ts; not from the environment: tests shorten it). */
   webhookTimeoutMs?: number;
 }
@@ -360,6 +365,19 @@ function readStorage(env: Env): StorageConfig {
   };
 }
 
+/** As long as a random 128-bit token written in base64: a shorter one could be guessed. */
+const METRICS_TOKEN_MIN_LENGTH = 22;
+
+function readMetricsToken(env: Env): string | null {
+  const token = env.METRICS_TOKEN;
+  if (token === undefined || token === '') return null;
+  if (token.length < METRICS_TOKEN_MIN_LENGTH || /\s/.test(token)) {
+    // The message never repeats the token: it is a secret.
+    throw new ConfigError(`METRICS_TOKEN must be at least ${METRICS_TOKEN_MIN_LENGTH} characters with no spaces (make one with: openssl rand -base64 32).`);
+  }
+  return token;
+}
+
 const isInside = (child: string, parent: string) => {
   const rel = relative(parent, child);
   return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
@@ -443,5 +461,6 @@ export function readConfig(env: Env = process.env): ServerConfig {
       graceMs: readInteger(env, 'SHUTDOWN_GRACE_MS', DEFAULT_SHUTDOWN_GRACE_MS, 0),
       drainMs: readInteger(env, 'SHUTDOWN_DRAIN_MS', DEFAULT_SHUTDOWN_DRAIN_MS, 0),
     },
+    metricsToken: readMetricsToken(env),
   };
 }

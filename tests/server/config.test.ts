@@ -286,4 +286,15 @@ describe('readConfig', () => {
     expect(() => readConfig({ DATA_DIR: scratch, SHUTDOWN_GRACE_MS: '10s' })).toThrow('SHUTDOWN_GRACE_MS must be a whole number of at least 0, got "10s".');
     expect(() => readConfig({ DATA_DIR: scratch, SHUTDOWN_DRAIN_MS: '-1' })).toThrow('SHUTDOWN_DRAIN_MS must be a whole number of at least 0, got "-1".');
   });
+
+  it('reads METRICS_TOKEN, refusing one short enough to guess without repeating it', () => {
+    expect(readConfig({ DATA_DIR: scratch }).metricsToken).toBeNull();
+    const token = randomBytes(32).toString('base64');
+    expect(readConfig({ DATA_DIR: scratch, METRICS_TOKEN: token }).metricsToken).toBe(token);
+    for (const given of ['short-token', `${token} more`]) {
+      expect(() => readConfig({ DATA_DIR: scratch, METRICS_TOKEN: given })).toThrow(
+        'METRICS_TOKEN must be at least 22 characters with no spaces (make one with: openssl rand -base64 32).',
+      );
+    }
+  });
 });

@@ -35,7 +35,15 @@ export interface Db extends Queryable {
    * it fails later. Waits `waitMs` at most for another holder, then throws LockBusy.
    */
   withLock<R>(name: string, waitMs: number, work: () => Promise<R>): Promise<R>;
+  /** Each pool's connections, by name: open, idle, and requests waiting for one. The embedded database has none: one session in this process. */
+  pools(): Readonly<Record<string, PoolCounts>>;
   close(): Promise<void>;
+}
+
+export interface PoolCounts {
+  total: number;
+  idle: number;
+  waiting: number;
 }
 
 /** Another holder kept the lock longer than the wait allowed. */
@@ -107,6 +115,7 @@ export async function openPglite(dir: string | null): Promise<Db> {
       await pglite.exec(sql);
     },
     withLock: processLocks(),
+    pools: () => ({}),
     close: () => pglite.close(),
   };
 }
@@ -195,6 +204,8 @@ export const POSTGRES_TIMEOUTS = {
 
 /** PostgreSQL's answer to a lock not taken within `lock_timeout`. */
 const LOCK_NOT_AVAILABLE = '55P03';
+
+const countsOf = (pool: pg.Pool): PoolCounts => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount });
 
 function openPostgres(url: string, onPoolError: (error: Error) => void): Db {
   const poolOf = () => {
@@ -296,6 +307,7 @@ function openPostgres(url: string, onPoolError: (error: Error) => void): Db {
         client.release(broken);
       }
     },
+    pools: () => ({ queries: countsOf(pool), locks: countsOf(lockPool) }),
     close: async () => {
       await Promise.all([pool.end(), lockPool.end()]);
     },

@@ -15,14 +15,22 @@ export interface BackgroundPass {
   atStart?: boolean;
 }
 
-/** Runs `run` every `intervalMs` until the app closes; its onClose hook waits for the pass in flight. */
-export function everyInterval(app: Pick<FastifyInstance, 'addHook' | 'log'>, { name, intervalMs, run, atStart = false }: BackgroundPass): void {
+/**
+ * Runs `run` every `intervalMs` until the app closes; its onClose hook waits for the pass in flight.
+ * Each pass is timed and its failure counted under its name (plugins/metrics.ts), in an app that
+ * keeps metrics (a bare Fastify instance in a test keeps none).
+ */
+export function everyInterval(
+  app: Pick<FastifyInstance, 'addHook' | 'log'> & Partial<Pick<FastifyInstance, 'metrics'>>,
+  { name, intervalMs, run, atStart = false }: BackgroundPass,
+): void {
+  const measured = () => (app.metrics ? app.metrics.measurePass(name, run) : run());
   let inFlight: Promise<void> | null = null;
   const pass = () => {
     // A pass slower than the interval is not joined by another: the next tick after it looks again.
     if (inFlight) return;
     inFlight = Promise.resolve()
-      .then(run)
+      .then(measured)
       .then(
         () => undefined,
         (error: unknown) => app.log.warn({ pass: name, error: String(error) }, 'A background pass failed; the next one will try again'),

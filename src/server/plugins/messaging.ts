@@ -265,6 +265,7 @@ export const messagingPlugin = fp<{ config: MessagingConfig; signInUrl: string }
           // The number replied STOP: honoured for every later notice, not only refused by Twilio each time.
           if (error instanceof DeliveryError && error.undeliverable === 'optedOut')
             await app.db.query('UPDATE drivers SET sms_opted_out_at = $2 WHERE id = $1 AND sms_opted_out_at IS NULL', [row.driver_id, app.now()]);
+          app.metrics.noticeFailures.inc({ outcome: givenUp ? 'given_up' : 'retried' });
           if (givenUp) app.log.error({ notice: row.notice, channel: row.channel, error: reason }, 'A notice could not be delivered: given up');
           else app.log.warn({ notice: row.notice, channel: row.channel, error: reason }, 'A notice delivery failed; it will be tried again');
         }
@@ -283,5 +284,5 @@ export const messagingPlugin = fp<{ config: MessagingConfig; signInUrl: string }
     const messaging: Messaging = { sendCode, notify, deliverDue, outbox };
     app.decorate('messaging', messaging);
   },
-  { name: 'onramp-messaging', decorators: { fastify: ['callReader', 'cipher', 'db', 'httpErrors', 'now'] } },
+  { name: 'onramp-messaging', decorators: { fastify: ['callReader', 'cipher', 'db', 'httpErrors', 'metrics', 'now'] } },
 );

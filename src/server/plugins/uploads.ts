@@ -24,6 +24,7 @@ import { createDiskStore } from '../storage/diskStore.js';
 import type { ObjectStore } from '../storage/objectStore.js';
 import type { DataCipher } from '../lib/dataCipher.js';
 import type { StoredFile, UploadStore } from '../lib/uploadStore.js';
+import type { Metrics } from './metrics.js';
 import fp from 'fastify-plugin';
 
 declare module 'fastify' {
@@ -138,6 +139,21 @@ export async function sweepUntakenUploads(uploads: UploadStore, db: Db, now: Dat
   return rows.length;
 }
 
+/** The store, each file it receives or stores counted in `inFlight` while it is handled. */
+function inFlightCounted(uploads: UploadStore, inFlight: Metrics['uploadsInFlight']): UploadStore {
+  const counted =
+    <Args extends unknown[], Result>(stage: string, work: (...args: Args) => Promise<Result>) =>
+    async (...args: Args) => {
+      inFlight.inc({ stage });
+      try {
+        return await work(...args);
+      } finally {
+        inFlight.dec({ stage });
+      }
+    };
+  return { ...uploads, receive: counted('receiving', uploads.receive), store: counted('storing', uploads.store) };
+}
+
 export const uploadsPlugin = fp<{ dataDir: string; storage: StorageConfig }>(
   async (app, options) => {
     // The S3 SDK is loaded only where S3 is configured.
@@ -148,7 +164,7 @@ export const uploadsPlugin = fp<{ dataDir: string; storage: StorageConfig }>(
     const scratchDir = join(options.dataDir, 'scratch');
     await mkdir(scratchDir, { recursive: true, mode: 0o700 });
     const scratch = await createDiskStore(scratchDir);
-    const uploads = createUploadStore(store, scratchDir, app.cipher);
+    const uploads = inFlightCounted(createUploadStore(store, scratchDir, app.cipher), app.metrics.uploadsInFlight);
     app.decorate('uploads', uploads);
     app.decorateRequest('uncommittedUploads', null);
     // Files written for a request that failed go with it, whatever stage it failed at: before its
@@ -187,5 +203,5 @@ export const uploadsPlugin = fp<{ dataDir: string; storage: StorageConfig }>(
       },
     });
   },
-  { name: 'onramp-uploads', decorators: { fastify: ['cipher', 'db', 'now'] } },
+  { name: 'onramp-uploads', decorators: { fastify: ['cipher', 'db', 'metrics', 'now'] } },
 );

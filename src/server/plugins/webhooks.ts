@@ -166,6 +166,8 @@ export const webhooksPlugin = fp<{ production: boolean; timeoutMs?: number }>(
         const sequence = Number(rows[0]!.sequence);
         const id = await recordEvent(tx, driverId, sequence, type, { driverId, sequence, ...data });
         await queueFor(tx, id, '(cardinality(event_types) = 0 OR $3 = ANY (event_types))', [type]);
+        // Every sign-up, decision and change a driver goes through passes here: one place counts them all.
+        app.metrics.driverEvents.inc({ type });
         webhooks.soon();
       },
       async forget(tx, driverId) {
@@ -293,6 +295,7 @@ export const webhooksPlugin = fp<{ production: boolean; timeoutMs?: number }>(
         [row.id, givenUp ? 'failed' : 'pending', new Date(now.getTime() + wait), status, answer.slice(0, ANSWER_BYTES)],
       );
       app.log.warn({ endpointId: row.endpoint_id, deliveryId: row.id, status, givenUp }, 'A webhook delivery failed');
+      app.metrics.webhookFailures.inc({ outcome: givenUp ? 'given_up' : 'retried' });
       if (givenUp) await disableIfFailing(row.endpoint_id);
       return false;
     }
@@ -336,5 +339,5 @@ export const webhooksPlugin = fp<{ production: boolean; timeoutMs?: number }>(
     });
     app.decorate('webhooks', webhooks);
   },
-  { name: 'onramp-webhooks', decorators: { fastify: ['audit', 'cipher', 'db', 'now'] } },
+  { name: 'onramp-webhooks', decorators: { fastify: ['audit', 'cipher', 'db', 'metrics', 'now'] } },
 );

@@ -29,6 +29,7 @@ import { INSIGHTS_ROUTES, insightsRoutes } from './insights.js';
 import { INTEGRATION_ADMIN_ROUTES, integrationAdminRoutes } from './integrationAdmin.js';
 import { INTEGRATION_API_ROUTES, integrationRoutes } from './integrations.js';
 import { IP_LOOKUP_ROUTES, ipLookupRoutes } from './ipLookup.js';
+import { METRICS_ROUTES, metricsRoutes } from './metrics.js';
 import { REMINDER_ROUTES, reminderRoutes } from './reminders.js';
 import { SANDBOX_PAYMENT_ROUTES } from './sandboxPayments.js';
 import { STAFF_ROUTES, staffRoutes } from './staff.js';
@@ -58,6 +59,7 @@ export const DECLARED_ROUTES: readonly DeclaredRoute[] = [
   DEV_WEBHOOK_ROUTES,
   IP_LOOKUP_ROUTES,
   CLIENT_ERROR_ROUTES,
+  METRICS_ROUTES,
 ].flatMap((table) => Object.values(table));
 
 /** A route of the API: its method and its path as Fastify writes it ("/driver/status/:id"). */
@@ -129,6 +131,7 @@ export const apiPlugin = fp<{ config: ServerConfig; publicOrigin: string }>(
       if (!config.production) await api.register(devRoutes);
       await api.register(ipLookupRoutes);
       await api.register(clientErrorRoutes, { counters: config.sharedCounters });
+      await api.register(metricsRoutes, { token: config.metricsToken, production: config.production });
     });
   },
   { name: 'onramp-api', decorators: { fastify: ['callReader', 'payments'] } },
