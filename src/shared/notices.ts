@@ -41,7 +41,8 @@ export type NoticeName = keyof typeof NOTICE_VALUES;
 export const NOTICE_NAMES = Object.keys(NOTICE_VALUES) as NoticeName[];
 
 /** The notices to staff members, by email in English (their words are no copy to translate); every other one is to a driver. */
-export type NoticeToStaff = 'webhookDisabled';
+export const STAFF_NOTICES = ['webhookDisabled'] as const satisfies readonly NoticeName[];
+export type NoticeToStaff = (typeof STAFF_NOTICES)[number];
 
 /** The values a notice is sent with, one per placeholder it offers. */
 export type NoticeValues<N extends NoticeName> = Record<(typeof NOTICE_VALUES)[N][number], string>;
