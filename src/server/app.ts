@@ -16,6 +16,7 @@ import type { ServerConfig } from './config.js';
 import type { Db } from './db/db.js';
 import { answerFor, loggableError } from './errors.js';
 import { loggableUrl } from './lib/apiPaths.js';
+import { ADMIN_PREFIX } from './lib/routeTable.js';
 import { isWellFormedJson } from './lib/wellFormedText.js';
 import { resealLegacyAnswers } from './lib/answers.js';
 import { applyStepRenames } from './lib/stepRenames.js';
@@ -219,10 +220,10 @@ export async function buildApp(config: ServerConfig, options: AppOptions = {}): 
   // Before the sessions: a session made before the user's Firebase "valid since" has ended.
   await app.register(identityPlugin, { projectId: config.firebaseProjectId, emulatorHost: config.firebaseAuthEmulatorHost });
   await app.register(sessionsPlugin);
-  // Notices link to the sign-in step, at the address drivers open.
+  // Notices link to the sign-in step (a driver's) or the admin page (a staff member's), at the address drivers open.
   const signInUrl = `${config.publicUrl ?? `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`}${flow.steps[flow.account.signIn]?.route ?? '/'}`;
-  await app.register(messagingPlugin, { config: config.messaging, signInUrl });
   const publicOrigin = new URL(signInUrl).origin;
+  await app.register(messagingPlugin, { config: config.messaging, signInUrl, adminUrl: `${publicOrigin}${ADMIN_PREFIX}` });
   await app.register(remindersPlugin, { publicOrigin });
   await app.register(expiriesPlugin);
   await app.register(otpCodesPlugin);

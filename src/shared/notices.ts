@@ -1,6 +1,7 @@
 /**
  * What drivers are told outside the app: the one-time codes and the notices (approved, rejected,
- * subscription failed or ended, bank account changed, reminders, documents expiring or expired). Their words are data in flows/notices.json,
+ * subscription failed or ended, bank account changed, reminders, documents expiring or expired),
+ * and what staff members are told (a webhook endpoint disabled). Their words are data in flows/notices.json,
  * which ops staff edit; this says which `{placeholders}` the server fills into each, so the lint can
  * check an edit and the server's calls are typed by it.
  */
@@ -15,6 +16,7 @@ export const NOTICE_VALUES = {
   reminder: ['step', 'signInUrl', 'unsubscribeUrl'],
   documentExpiring: ['document', 'expiresOn', 'signInUrl'],
   documentExpired: ['document', 'expiresOn', 'signInUrl'],
+  webhookDisabled: ['url', 'description', 'failingSince', 'lastStatus', 'adminUrl'],
 } as const satisfies Record<string, readonly string[]>;
 
 /**
@@ -29,6 +31,7 @@ export const REQUIRED_VALUES: { readonly [N in NoticeName]?: { readonly [C in ke
   reminder: { email: ['signInUrl', 'unsubscribeUrl'] },
   documentExpiring: { email: ['document', 'expiresOn', 'signInUrl'], sms: ['document'] },
   documentExpired: { email: ['document', 'signInUrl'], sms: ['document'] },
+  webhookDisabled: { email: ['url', 'adminUrl'] },
 };
 
 /** The one placeholder of flows/notices.json's expiries.fixReason and renewReason: the document's date. */
@@ -36,6 +39,10 @@ export const FIX_REASON_VALUE = 'expiresOn';
 
 export type NoticeName = keyof typeof NOTICE_VALUES;
 export const NOTICE_NAMES = Object.keys(NOTICE_VALUES) as NoticeName[];
+
+/** The notices to staff members, by email in English (their words are no copy to translate); every other one is to a driver. */
+export const STAFF_NOTICES = ['webhookDisabled'] as const satisfies readonly NoticeName[];
+export type NoticeToStaff = (typeof STAFF_NOTICES)[number];
 
 /** The values a notice is sent with, one per placeholder it offers. */
 export type NoticeValues<N extends NoticeName> = Record<(typeof NOTICE_VALUES)[N][number], string>;

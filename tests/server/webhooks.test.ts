@@ -14,6 +14,7 @@ import {
   bankValues,
   bearer,
   decide,
+  deliveredBy,
   json,
   paySubscription,
   post,
@@ -321,6 +322,55 @@ describe('delivery', () => {
       const shown = json<WebhookEndpointList>(await admin('GET', '/admin/webhooks')).endpoints.find((each) => each.id === endpoint.id)!;
       expect(shown).toMatchObject({ disabledReason: 'failing', consecutiveFailures: 2 });
       expect(await auditRows('webhook.disable')).toEqual([{ actor: 'server', details: { endpointId: endpoint.id, failures: 2, failingForDays: 5 } }]);
+    } finally {
+      server.clock.reset();
+      await removeEndpoint(endpoint.id);
+      await receiver.close();
+    }
+  });
+
+  it('tells each owner, once per disabling, which endpoint kept failing and how to turn it back on; no one else', async () => {
+    const receiver = await startReceiver(() => 503);
+    // A receiver's own token in the address stays out of the email, as the signing secret does.
+    const { endpoint, secret } = await createEndpoint({
+      url: `${receiver.url}?token=receivers-own`,
+      eventTypes: ['driver.signed_up'],
+      description: 'CRM sync',
+    });
+    const owners = [await staffKey(app, ['owner']), await staffKey(app, ['owner', 'reviewer'])];
+    const reviewer = await staffKey(app, ['reviewer']);
+    /** The notices each of them got, in their order. */
+    const noticesTo = async () => {
+      const sent = await deliveredBy(server.db, app);
+      return [...owners, reviewer].map((person) => sent.filter((entry) => entry.to === person.email));
+    };
+    /** Six days of a 503 to every event: a driver signs up, and another on the third day (each delivery is given up on after three). */
+    const failForSixDays = async () => {
+      await signUp(app);
+      for (let hours = 6; hours <= 6 * 24; hours += 6) {
+        server.clock.advance(6 * HOUR_MS);
+        if (hours === 60) await signUp(app);
+        await app.webhooks.deliverDue();
+      }
+    };
+    try {
+      const failingSince = app.now();
+      await failForSixDays();
+      const [first, second, none] = await noticesTo();
+      expect(none).toEqual([]);
+      for (const notices of [first!, second!]) {
+        expect(notices).toHaveLength(1);
+        expect(notices[0]).toMatchObject({ channel: 'email', notice: 'webhookDisabled', subject: 'A webhook endpoint was turned off: it kept failing' });
+        const { text } = notices[0]!;
+        expect(text).toContain(`Endpoint: ${receiver.url}\nDescription: CRM sync\n`);
+        expect(text).toMatch(new RegExp(`Failing since: ${failingSince.toUTCString().slice(0, 16)} .+\nLast answer: 503\n`));
+        expect(text).toMatch(/turn it back on in the Webhooks section of the admin page: http:\/\/[^/]+\/admin\n/);
+        for (const secretWord of [secret, 'receivers-own']) expect(text).not.toContain(secretWord);
+      }
+      // Turned back on and failing again: told again.
+      expect((await admin('POST', `/admin/webhooks/${endpoint.id}`, { enabled: true })).statusCode).toBe(200);
+      await failForSixDays();
+      expect((await noticesTo()).map((notices) => notices.length)).toEqual([2, 2, 0]);
     } finally {
       server.clock.reset();
       await removeEndpoint(endpoint.id);

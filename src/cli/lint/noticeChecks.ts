@@ -4,7 +4,7 @@
  * are in every one of its texts; the reminders name steps of the flow, in an order that can be kept;
  * the documents that expire name fields of the flow's steps.
  */
-import { FIX_REASON_VALUE, NOTICE_NAMES, NOTICE_VALUES, REQUIRED_VALUES } from '../../shared/notices.js';
+import { FIX_REASON_VALUE, NOTICE_NAMES, NOTICE_VALUES, type NoticeName, REQUIRED_VALUES, STAFF_NOTICES } from '../../shared/notices.js';
 import type { Flow } from '../../shared/flow.js';
 import { placeholdersIn } from '../../shared/placeholders.js';
 import { isObject, type JsonObject } from '../../shared/schemaFiles.js';
@@ -17,6 +17,7 @@ export function checkNotices(notices: JsonObject, problems: Problems): void {
     const notice = notices[name];
     if (!isObject(notice)) continue;
     const offered: readonly string[] = NOTICE_VALUES[name];
+    const readers = (STAFF_NOTICES as readonly NoticeName[]).includes(name) ? 'staff members' : 'drivers';
     for (const [channel, words] of Object.entries(notice)) {
       const required: readonly string[] = (REQUIRED_VALUES[name] as Record<string, readonly string[]> | undefined)?.[channel] ?? [];
       if (!isObject(words)) continue;
@@ -31,7 +32,7 @@ export function checkNotices(notices: JsonObject, problems: Problems): void {
           problems.add(
             NOTICES_FILE,
             pointer(name, channel, part),
-            `{${placeholder}} is not a value the "${name}" message has, so drivers would read "{${placeholder}}"`,
+            `{${placeholder}} is not a value the "${name}" message has, so ${readers} would read "{${placeholder}}"`,
             fix,
           );
         }

@@ -8,14 +8,16 @@
  * - notices (approved, rejected, payment failed or ended, bank account changed) are written to the
  *   database in the same transaction as what they tell, and delivered in the background by every
  *   server instance, retried with backoff for a day; one that can't be delivered stays recorded
- *   as failed and is logged as an error.
+ *   as failed and is logged as an error. Staff members get notices the same way, by email in
+ *   English (an owner told a webhook endpoint was disabled).
  */
 import { DEFAULT_LOCALE, isLocale, type Locale } from '../../shared/locales.js';
 import type { Notices } from '../../shared/generated/notices.js';
 import { refusal } from '../serverMessages.js';
 import { randomUUID } from 'node:crypto';
 import { loadNotices } from '../../node/projectFiles.js';
-import type { NoticeName, NoticeValues } from '../../shared/notices.js';
+import type { StaffRole } from '../../shared/generated/staff.js';
+import type { NoticeName, NoticeToStaff, NoticeValues } from '../../shared/notices.js';
 import type { MessagingConfig } from '../config.js';
 import type { Queryable } from '../db/db.js';
 import { everyInterval } from '../lib/backgroundPass.js';
@@ -67,6 +69,8 @@ export interface Messaging {
     values: Omit<NoticeValues<N>, 'signInUrl'>,
     options?: NotifyOptions,
   ): Promise<void>;
+  /** Records a notice to every staff member with `role` within `tx` (the transaction of what it tells): an email, with the admin page's link. */
+  notifyStaff<N extends NoticeToStaff>(tx: Queryable, role: StaffRole, notice: N, values: Omit<NoticeValues<N>, 'adminUrl'>): Promise<void>;
   /** Delivers the notices that are due; returns how many went. The background loop calls it, and tests. */
   deliverDue(): Promise<number>;
   /** The local outbox (GET /dev/outbox); null where real transports deliver. */
@@ -86,8 +90,11 @@ export interface NotifyOptions {
   smsNeedsConsent?: boolean;
 }
 
-/** The notices (codes aside); their sign-in link is filled in here. */
-export type NoticeToDriver = Exclude<NoticeName, 'emailCode' | 'phoneCode'>;
+/** The notices to drivers (codes aside); their sign-in link is filled in here. */
+export type NoticeToDriver = Exclude<NoticeName, 'emailCode' | 'phoneCode' | NoticeToStaff>;
+
+/** Whom a notice is to: a driver or a staff member. */
+type Recipient = { driverId: string } | { staffId: string };
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -101,7 +108,7 @@ async function transportsOf(config: MessagingConfig, outbox: LocalOutbox | null)
 
 interface ClaimedNotice {
   id: string;
-  driver_id: string;
+  driver_id: string | null;
   notice: NoticeName;
   channel: Channel;
   sealed: Uint8Array;
@@ -109,7 +116,7 @@ interface ClaimedNotice {
   created_at: Date;
 }
 
-export const messagingPlugin = fp<{ config: MessagingConfig; signInUrl: string }>(
+export const messagingPlugin = fp<{ config: MessagingConfig; signInUrl: string; adminUrl: string }>(
   async (app, options) => {
     /** The notices' words in each language, read once. */
     const wordsByLocale = new Map<Locale, Notices>();
@@ -184,14 +191,33 @@ export const messagingPlugin = fp<{ config: MessagingConfig; signInUrl: string }
       const messages: Omit<OutgoingMessage, 'about'>[] = [];
       if (rendered.email) messages.push({ channel: 'email', to: driver.email, ...rendered.email, ...(emailHeaders && { headers: emailHeaders }) });
       if (rendered.sms && driver.phone) messages.push({ channel: 'sms', to: driver.phone, ...rendered.sms });
+      await queue(tx, { driverId }, notice, messages);
+    }
+
+    async function notifyStaff<N extends NoticeToStaff>(tx: Queryable, role: StaffRole, notice: N, values: Omit<NoticeValues<N>, 'adminUrl'>) {
+      const { rows } = await tx.query<{ id: string; email: string }>('SELECT id, email FROM staff WHERE removed_at IS NULL AND $1 = ANY (roles)', [role]);
+      const rendered = renderNotice(wordsIn(DEFAULT_LOCALE)[notice], { ...values, adminUrl: options.adminUrl });
+      for (const person of rows) await queue(tx, { staffId: person.id }, notice, [{ channel: 'email', to: person.email, ...rendered.email! }]);
+    }
+
+    /** Writes a notice's messages to one recipient within `tx`, for the delivery pass. */
+    async function queue(tx: Queryable, recipient: Recipient, notice: NoticeName, messages: Omit<OutgoingMessage, 'about'>[]) {
       const now = app.now();
       for (const message of messages) {
         // The address and the words (a rejection reason among them) are sealed, bound to the row.
         const id = randomUUID();
         await tx.query(
-          `INSERT INTO outgoing_notices (id, driver_id, notice, channel, sealed, next_attempt_at, created_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $6)`,
-          [id, driverId, notice, message.channel, app.cipher.encrypt(JSON.stringify(message), sealContext(id)), now],
+          `INSERT INTO outgoing_notices (id, driver_id, staff_id, notice, channel, sealed, next_attempt_at, created_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $7)`,
+          [
+            id,
+            'driverId' in recipient ? recipient.driverId : null,
+            'staffId' in recipient ? recipient.staffId : null,
+            notice,
+            message.channel,
+            app.cipher.encrypt(JSON.stringify(message), sealContext(id)),
+            now,
+          ],
         );
       }
       // Soon after the caller commits; the loop below would find it anyway.
@@ -263,7 +289,7 @@ export const messagingPlugin = fp<{ config: MessagingConfig; signInUrl: string }
             reason.slice(0, 500),
           ]);
           // The number replied STOP: honoured for every later notice, not only refused by Twilio each time.
-          if (error instanceof DeliveryError && error.undeliverable === 'optedOut')
+          if (error instanceof DeliveryError && error.undeliverable === 'optedOut' && row.driver_id)
             await app.db.query('UPDATE drivers SET sms_opted_out_at = $2 WHERE id = $1 AND sms_opted_out_at IS NULL', [row.driver_id, app.now()]);
           app.metrics.noticeFailures.inc({ outcome: givenUp ? 'given_up' : 'retried' });
           if (givenUp) app.log.error({ notice: row.notice, channel: row.channel, error: reason }, 'A notice could not be delivered: given up');
@@ -281,7 +307,7 @@ export const messagingPlugin = fp<{ config: MessagingConfig; signInUrl: string }
     });
     everyInterval(app, { name: 'notice delivery', intervalMs: DELIVERY_INTERVAL_MS, run: deliverDue });
 
-    const messaging: Messaging = { sendCode, notify, deliverDue, outbox };
+    const messaging: Messaging = { sendCode, notify, notifyStaff, deliverDue, outbox };
     app.decorate('messaging', messaging);
   },
   { name: 'onramp-messaging', decorators: { fastify: ['callReader', 'cipher', 'db', 'httpErrors', 'metrics', 'now'] } },

@@ -10,7 +10,8 @@
  *   driver is still pending to that endpoint. Each body's `sequence` orders them as well.
  * - An attempt fails on anything but a 2xx within the timeout (a redirect is not followed); it is
  *   tried again with exponential backoff and jitter, for three days, then marked failed. An
- *   endpoint whose deliveries keep failing is disabled, on the audit record.
+ *   endpoint whose deliveries keep failing is disabled, on the audit record, and every owner is
+ *   told by email (once per disabling: a disabled endpoint is sent nothing more to fail).
  * - The `webhook-id` is the event's, the same at every attempt, resend and replay; the signature is
  *   made with the endpoint's secret, and with its previous one too for a day after a rotation.
  */
@@ -296,12 +297,16 @@ export const webhooksPlugin = fp<{ production: boolean; timeoutMs?: number }>(
       );
       app.log.warn({ endpointId: row.endpoint_id, deliveryId: row.id, status, givenUp }, 'A webhook delivery failed');
       app.metrics.webhookFailures.inc({ outcome: givenUp ? 'given_up' : 'retried' });
-      if (givenUp) await disableIfFailing(row.endpoint_id);
+      // The last answer's status code, or why there was none (the server's own words: a timeout, a refused connection).
+      if (givenUp) await disableIfFailing(row.endpoint_id, status === null ? answer : String(status));
       return false;
     }
 
-    /** Disables the endpoint if nothing sent to it was delivered for DISABLE_AFTER_MS, or DISABLE_AFTER_FAILURES deliveries in a row failed. */
-    async function disableIfFailing(endpointId: string): Promise<void> {
+    /**
+     * Disables the endpoint if nothing sent to it was delivered for DISABLE_AFTER_MS, or
+     * DISABLE_AFTER_FAILURES deliveries in a row failed, and tells the owners, `lastStatus` among the rest.
+     */
+    async function disableIfFailing(endpointId: string, lastStatus: string): Promise<void> {
       const now = app.now();
       await app.db.transaction(async (tx) => {
         const { rows } = await tx.query<{ failures: number; since: Date | null }>(
@@ -311,16 +316,25 @@ export const webhooksPlugin = fp<{ production: boolean; timeoutMs?: number }>(
         const { failures, since } = rows[0]!;
         const failingFor = since ? now.getTime() - new Date(since).getTime() : 0;
         if (failures < DISABLE_AFTER_FAILURES && failingFor < DISABLE_AFTER_MS) return;
-        const disabled = await tx.query(
-          `UPDATE webhook_endpoints SET disabled_at = $2, disabled_reason = 'failing', updated_at = $2 WHERE id = $1 AND disabled_at IS NULL RETURNING id`,
+        const disabled = await tx.query<{ url: string; description: string }>(
+          `UPDATE webhook_endpoints SET disabled_at = $2, disabled_reason = 'failing', updated_at = $2 WHERE id = $1 AND disabled_at IS NULL RETURNING url, description`,
           [endpointId, now],
         );
-        if (disabled.rows.length === 0) return;
+        const endpoint = disabled.rows[0];
+        if (!endpoint) return;
         await app.audit.recordAs(
           { staffId: null, actor: 'server', ip: null },
           { action: 'webhook.disable', details: { endpointId, failures, failingForDays: Math.floor(failingFor / DAY_MS) } },
           tx,
         );
+        // The address without what may be a credential of the receiver's (user:password@, a ?token=): an email is no place for one.
+        const { origin, pathname } = new URL(endpoint.url);
+        await app.messaging.notifyStaff(tx, 'owner', 'webhookDisabled', {
+          url: `${origin}${pathname}`,
+          description: endpoint.description,
+          failingSince: new Date(since!).toUTCString(),
+          lastStatus,
+        });
         app.log.error({ endpointId, failures }, 'A webhook endpoint kept failing: disabled');
       });
     }
@@ -339,5 +353,5 @@ export const webhooksPlugin = fp<{ production: boolean; timeoutMs?: number }>(
     });
     app.decorate('webhooks', webhooks);
   },
-  { name: 'onramp-webhooks', decorators: { fastify: ['audit', 'cipher', 'db', 'metrics', 'now'] } },
+  { name: 'onramp-webhooks', decorators: { fastify: ['audit', 'cipher', 'db', 'messaging', 'metrics', 'now'] } },
 );

@@ -13,6 +13,7 @@ export interface Notices {
   reminder: Notice;
   documentExpiring: Notice;
   documentExpired: Notice;
+  webhookDisabled: StaffEmail;
   expiries: {
     $comment?: string;
     /**
@@ -85,4 +86,14 @@ export interface Sms {
 export interface Notice {
   email: Email;
   sms?: Sms;
+}
+/**
+ * This interface was referenced by `Notices`'s JSON-Schema
+ * via the `definition` "staffEmail".
+ */
+export interface StaffEmail {
+  email: {
+    subject: string;
+    text: string;
+  };
 }
