@@ -204,7 +204,7 @@ export async function buildApp(config: ServerConfig, options: AppOptions = {}): 
 
   await app.register(clockPlugin, { now: options.now });
   await app.register(dbPlugin, { database: config.database, db: options.db });
-  await app.register(cryptoPlugin, { dataKey: config.dataKey });
+  await app.register(cryptoPlugin, { dataKeys: config.dataKeys });
   // Sensitive answers migration 007 moved with their old ciphertext are sealed field by field (lib/answers.ts),
   // after the flow's renamed steps are carried into the stored data (lib/stepRenames.ts).
   app.addHook('onReady', async () => {
