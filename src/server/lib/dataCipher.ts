@@ -36,6 +36,8 @@ export class UnknownDataKeyError extends Error {
 export interface DataCipher {
   /** The id of the key everything new is sealed with. */
   readonly currentKeyId: string;
+  /** The ids of the keys the ring holds, the current one first. */
+  readonly keyIds: readonly string[];
   /** header | iv | ciphertext | tag. `context` (e.g. "ssn:<driver id>") is bound as associated data. */
   encrypt(plain: Buffer | string, context: string): Buffer;
   /** The same sealing of bytes read as they come: a large file is never whole in memory. */
@@ -123,6 +125,7 @@ export function createDataCipher(keys: readonly DataKey[]): DataCipher {
 
   return {
     currentKeyId: current.id,
+    keyIds: ring.map((k) => k.id),
     encrypt(plain, context) {
       const iv = randomBytes(IV_BYTES);
       const cipher = createCipheriv('aes-256-gcm', current.encryption, iv);

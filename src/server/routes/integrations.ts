@@ -38,6 +38,7 @@ import {
   type LaunchReturn,
 } from '../../shared/review.js';
 import reviewSchema from '../../shared/review.schema.json';
+import { integrationSecretContext, LAUNCH_EMAIL_CONTEXT, prefillContext } from '../lib/sealContexts.js';
 
 /** Stripe's Account Links last 5 minutes; a driver handed a link in another app gets a little longer. */
 export const LAUNCH_LINK_LIFETIME_MS = 15 * 60 * 1000;
@@ -61,10 +62,6 @@ export const INTEGRATION_MESSAGES = {
 const FIELDS = { email: 'email', phone: 'phoneNo' } as const;
 
 const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');
-export const secretContext = (integrationId: string) => `integration-secret:${integrationId}`;
-const prefillContext = (tokenHash: string) => `launch-link:${tokenHash}`;
-/** The email's keyed hash a link is found by at the sign-up (no email is kept once the link is opened). */
-const EMAIL_CONTEXT = 'launch-email';
 
 const parsedUrl = (text: string): URL | null => {
   try {
@@ -116,7 +113,7 @@ export async function bindLaunchedDriver(tx: Queryable, cipher: DataCipher, driv
        UPDATE launch_links l SET driver_id = $1 FROM link WHERE l.token_hash = link.token_hash RETURNING l.integration_id, l.external_id, l.return_url
      )
      UPDATE drivers d SET integration_id = bound.integration_id, external_id = bound.external_id, return_url = bound.return_url FROM bound WHERE d.id = $1`,
-    [driverId, cipher.fingerprints(email, EMAIL_CONTEXT), new Date(now.getTime() - LAUNCH_BINDS_FOR_MS)],
+    [driverId, cipher.fingerprints(email, LAUNCH_EMAIL_CONTEXT), new Date(now.getTime() - LAUNCH_BINDS_FOR_MS)],
   );
 }
 
@@ -157,7 +154,7 @@ export async function integrationRoutes(app: FastifyInstance, options: { publicO
           [
             tokenHash,
             integrationId,
-            app.cipher.fingerprint(email, EMAIL_CONTEXT),
+            app.cipher.fingerprint(email, LAUNCH_EMAIL_CONTEXT),
             app.cipher.encrypt(JSON.stringify({ email, phone }), prefillContext(tokenHash)),
             request.body.externalId ?? null,
             returnUrl,
@@ -271,7 +268,7 @@ export async function integrationRoutes(app: FastifyInstance, options: { publicO
       const row = rows[0];
       // Not from a launch link, or not at the journey's end yet: nothing to carry back.
       if (!row) return { url: null, result: null };
-      const secret = app.cipher.decrypt(row.signing_secret, secretContext(row.integration_id)).toString();
+      const secret = app.cipher.decrypt(row.signing_secret, integrationSecretContext(row.integration_id)).toString();
       const result = signedResult(secret, {
         driverId: request.driverId,
         externalId: row.external_id ?? '',
