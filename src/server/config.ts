@@ -417,7 +417,8 @@ export function readConfig(env: Env = process.env): ServerConfig {
   else if (production) {
     throw new ConfigError(
       'DATA_KEY is required in production: set it to a base64-encoded 32-byte key (openssl rand -base64 32). ' +
-        'It encrypts SSNs and identity documents; keep it safe, data written with it cannot be read without it.',
+        'It encrypts SSNs and identity documents; keep it safe, data written with it cannot be read without it. ' +
+        'A ring of keys, to replace one, is DATA_KEYS (docs/keys.md).',
     );
   } else dataKeys = [{ id: LEGACY_KEY_ID, key: readDataKeyFile(dataDir) }];
 

@@ -53,6 +53,10 @@ export function createUploadStore(store: ObjectStore, scratchDir: string, cipher
     return storageName;
   };
   const scratchPath = () => join(scratchDir, `${randomBytes(16).toString('hex')}.part`);
+  const read = async (storageName: string) => {
+    const sealed = await store.get(checked(storageName));
+    return sealed && cipher.decrypt(sealed, `upload:${storageName}`);
+  };
   return {
     async receive(stream) {
       const path = scratchPath();
@@ -80,16 +84,13 @@ export function createUploadStore(store: ObjectStore, scratchDir: string, cipher
         await rm(encoded, { force: true });
       }
     },
-    async read(storageName) {
-      const sealed = await store.get(checked(storageName));
-      return sealed && cipher.decrypt(sealed, `upload:${storageName}`);
-    },
+    read,
     async keyIdOf(storageName) {
       const sealed = await store.get(checked(storageName));
       return sealed && cipher.keyIdOf(sealed, `upload:${storageName}`);
     },
     async reseal(storageName) {
-      const plain = await this.read(storageName);
+      const plain = await read(storageName);
       if (!plain) throw new Error(`The stored file ${storageName} is missing.`);
       const resealed = newStorageName();
       await store.put(resealed, Readable.from(cipher.encryptStream(Readable.from([plain]), `upload:${resealed}`)));
