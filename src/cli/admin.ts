@@ -1,23 +1,25 @@
-// `npm run admin -- list [pending|approved|rejected] [--search text] [--after cursor] | approve <driverId> | reject <driverId> <reason…> | resume-link <driverId> | whoami | staff add <email> --role <role>…`
+// `npm run admin -- list [pending|approved|rejected] [--search text] [--after cursor] | approve <driverId> | reject <driverId> <reason…> | resume-link <driverId> | whoami | staff add <email> --role <role>… | keys status | keys rotate`
 //
 // The admin API from a terminal, as a named staff member: it sends ONRAMP_STAFF_TOKEN, their key
 // (made on the admin page, or printed once by `staff add`) or a session `sign-in` printed, and the
 // server acts, and writes the audit record, as that person with their roles. Export and erase
 // need a sign-in at most 5 minutes old, which a key never is: `sign-in` first. It talks HTTP to the running server
 // (ONRAMP_URL, default http://127.0.0.1:3000), so it works the same against a local or a deployed
-// server. One command alone opens the database itself: `staff add`, the bootstrap that makes the
-// first owner before anyone can sign in (audited as the terminal's user).
+// server. Three commands open the database themselves: `staff add`, the bootstrap that makes the
+// first owner before anyone can sign in (audited as the terminal's user), and `keys status` and
+// `keys rotate`, which work on the stored ciphertexts with the data keys (adminKeys.ts).
 import { userInfo } from 'node:os';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { buildApp } from '../server/app.js';
-import { LOCAL_AUTH_EMULATOR_HOST, prepareLocalSecrets, readConfig } from '../server/config.js';
+import { LOCAL_AUTH_EMULATOR_HOST } from '../server/config.js';
 import { addStaff, staffEmailOf, staffRolesOf } from '../server/lib/staffMembers.js';
 import { STAFF_KEY_PREFIX } from '../server/plugins/staffAuth.js';
 import type { StaffRole, StaffSession } from '../shared/review.js';
 import { AdminApiError, adminRequest, type AdminIo, type AdminSettings } from './adminApi.js';
 import { REVIEW_STATUSES, STAFF_ROLES, type QueueDriver, type QueuePage, type ReviewStatus } from '../shared/review.js';
+import { KEYS_USAGE, type KeysCommand, parseKeysArgs, runKeysCommand } from './adminKeys.js';
 import { PRIVACY_USAGE, parsePrivacyArgs, runPrivacyCommand, type PrivacyCommand } from './adminPrivacy.js';
+import { withServerApp } from './serverApp.js';
 
 export const DEFAULT_ONRAMP_URL = 'http://127.0.0.1:3000';
 /** A server that does not answer in this time is reported, not waited for. */
@@ -42,11 +44,12 @@ ${PRIVACY_USAGE}
                                      add a staff member straight into the database (the first
                                      owner's bootstrap; roles: ${STAFF_ROLES.join(', ')}) and print a
                                      key of theirs, once
+${KEYS_USAGE}
 
 Environment: ONRAMP_URL (default ${DEFAULT_ONRAMP_URL}); ONRAMP_STAFF_TOKEN, the key or session token of
 the staff member the command acts as; for sign-in, FIREBASE_API_KEY (production) or
 FIREBASE_AUTH_EMULATOR_HOST (default ${LOCAL_AUTH_EMULATOR_HOST}, the local emulator); \`staff add\` reads the
-server's own settings (DATABASE_URL or DATA_DIR, …)`;
+server's own settings (DATABASE_URL or DATA_DIR, …), and so do \`keys status\` and \`keys rotate\` (DATA_KEYS)`;
 
 export type AdminCommand =
   | { kind: 'help' }
@@ -58,7 +61,8 @@ export type AdminCommand =
   | { kind: 'sign-in'; email: string }
   | { kind: 'key-create'; label: string }
   | { kind: 'staff-add'; email: string; roles: StaffRole[] }
-  | PrivacyCommand;
+  | PrivacyCommand
+  | KeysCommand;
 
 export type Parsed = AdminCommand | { kind: 'usage-error'; message: string };
 
@@ -114,6 +118,8 @@ export function parseAdminArgs(args: readonly string[]): Parsed {
       return rest.length === 1 && rest[0] ? { kind: 'sign-in', email: rest[0] } : error('sign-in takes your email.');
     case 'staff':
       return parseStaffArgs(rest);
+    case 'keys':
+      return parseKeysArgs(rest);
     case 'key': {
       const [action, ...words] = rest;
       const label = words.join(' ').trim();
@@ -163,12 +169,7 @@ export async function addStaffFromTerminal(
   env: Record<string, string | undefined> = process.env,
 ): Promise<number> {
   const terminal = { staffId: null, actor: `terminal:${userInfo().username}`, ip: null };
-  let app: Awaited<ReturnType<typeof buildApp>> | undefined;
-  try {
-    // The server's data folder, as the server starts on it (its data key, made on a first start).
-    prepareLocalSecrets(env);
-    app = await buildApp(readConfig(env));
-    await app.ready();
+  return withServerApp(io, env, async (app) => {
     const id = await addStaff(app, command, terminal);
     const { key, id: keyId } = await app.staffAuth.createKey(id, 'staff add (terminal)');
     await app.audit.recordAs(terminal, { action: 'staff.key-create', details: { keyId, of: command.email } });
@@ -177,12 +178,7 @@ export async function addStaffFromTerminal(
     io.out(`  export ONRAMP_STAFF_TOKEN=${key}`);
     io.out('They sign in on the admin page (/admin) with this email: "Forgot password?" there sets their password.');
     return 0;
-  } catch (error) {
-    io.err(`Error: ${(error as Error).message}`);
-    return 1;
-  } finally {
-    await app?.close();
-  }
+  });
 }
 
 /** "2025-06-01 14:03 UTC", or "—" when there is no time. */
@@ -316,6 +312,9 @@ export async function runAdminCommand(
       }
       case 'staff-add':
         return await addStaffFromTerminal(command, io);
+      case 'keys-status':
+      case 'keys-rotate':
+        return await runKeysCommand(command, io, env);
       case 'whoami': {
         const me = await callApi<StaffSession>(settings, io, 'GET', '/admin/session');
         io.out(`${me.email} (${me.roles.join(', ')}), ${me.via === 'key' ? 'with a key' : `signed in until ${formatTime(me.expiresAt)} at the latest`}`);
@@ -357,6 +356,7 @@ async function main(): Promise<number> {
   }
   if (command.kind === 'help') return runAdminCommand(command, { baseUrl: '', token: '' }, io);
   if (command.kind === 'staff-add') return addStaffFromTerminal(command, io);
+  if (command.kind === 'keys-status' || command.kind === 'keys-rotate') return runKeysCommand(command, io);
   let settings: AdminSettings;
   try {
     // Signing in is what makes a token: it needs none.

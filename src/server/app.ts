@@ -208,14 +208,15 @@ export async function buildApp(config: ServerConfig, options: AppOptions = {}): 
   await app.register(metricsPlugin);
   await app.register(clockPlugin, { now: options.now });
   await app.register(dbPlugin, { database: config.database, db: options.db });
-  await app.register(cryptoPlugin, { dataKey: config.dataKey });
+  await app.register(cryptoPlugin, { dataKeys: config.dataKeys });
   // Sensitive answers migration 007 moved with their old ciphertext are sealed field by field (lib/answers.ts),
   // after the flow's renamed steps are carried into the stored data (lib/stepRenames.ts).
   app.addHook('onReady', async () => {
     const renamed = await applyStepRenames(app.db, app.cipher, flow.renamed ?? {}, app.now());
     if (renamed.length > 0) app.log.info({ renamed }, 'Moved the stored data of renamed steps');
-    const resealed = await resealLegacyAnswers(app.db, app.cipher);
+    const { resealed, unreadable } = await resealLegacyAnswers(app.db, app.cipher);
     if (resealed > 0) app.log.info({ steps: resealed }, 'Sealed moved answers field by field');
+    if (unreadable > 0) app.log.warn({ steps: unreadable }, 'Moved answers sealed with a data key DATA_KEYS does not hold were left as they are');
   });
   // Before the sessions: a session made before the user's Firebase "valid since" has ended.
   await app.register(identityPlugin, { projectId: config.firebaseProjectId, emulatorHost: config.firebaseAuthEmulatorHost });

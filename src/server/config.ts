@@ -13,6 +13,7 @@ import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { isMissingFile } from '../node/fileErrors.js';
 import { DIST } from '../node/projectFiles.js';
+import { type DataKey, KEY_ID_PATTERN, LEGACY_KEY_ID } from './lib/dataCipher.js';
 
 /** The local stand-ins' addresses (firebase.json starts the emulator there). */
 export const LOCAL_AUTH_EMULATOR_HOST = '127.0.0.1:9099';
@@ -29,8 +30,8 @@ export interface ServerConfig {
   production: boolean;
   /** Where the local database, the generated data key and the uploads live. */
   dataDir: string;
-  /** AES-256 key (32 bytes) for SSNs, uploaded documents and one-time-code hashes. */
-  dataKey: Buffer;
+  /** The data keys, the current one first (lib/dataCipher.ts): DATA_KEYS, or DATA_KEY alone as key "0". */
+  dataKeys: DataKey[];
   database: DatabaseConfig;
   firebaseProjectId: string;
   /** The Firebase web API key the browser uses (public by design; any value works with the emulator). */
@@ -148,6 +149,38 @@ function parseDataKey(raw: string, from: string): Buffer {
   return key;
 }
 
+function readKeysFile(file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    throw new ConfigError(`DATA_KEYS_FILE (${file}) cannot be read.`);
+  }
+}
+
+/**
+ * DATA_KEYS' value (or DATA_KEYS_FILE's text): `id:base64key` pairs split by commas or lines, the
+ * current key first; the others only read what they sealed, until `keys rotate` moved it on.
+ */
+function parseDataKeys(raw: string, from: string): DataKey[] {
+  const keys = raw
+    .split(/[,\n]/)
+    .map((entry) => entry.trim())
+    .filter(Boolean)
+    .map((entry) => {
+      const colon = entry.indexOf(':');
+      const id = entry.slice(0, colon);
+      if (colon < 0 || !KEY_ID_PATTERN.test(id)) {
+        throw new ConfigError(`${from} must be a list of id:base64key, each id 1 to 32 letters, digits, "-" or "_" (the current key first).`);
+      }
+      return { id, key: parseDataKey(entry.slice(colon + 1), `${from}'s key "${id}"`) };
+    });
+  if (keys.length === 0) throw new ConfigError(`${from} holds no key.`);
+  const ids = keys.map((k) => k.id);
+  const twice = ids.find((id, i) => ids.indexOf(id) !== i);
+  if (twice) throw new ConfigError(`${from} names the key "${twice}" twice.`);
+  return keys;
+}
+
 /** The local secrets' files in DATA_DIR, which prepareLocalSecrets writes and readConfig reads. */
 const DATA_KEY_FILE = 'data-key';
 const OWNER_ADDRESS_FILE = 'local-owner-address';
@@ -205,7 +238,7 @@ export function prepareLocalSecrets(env: Env = process.env): void {
   if (env.NODE_ENV === 'production') return;
   const dataDir = dataDirOf(env);
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  if (!env.DATA_KEY) writeOnce(join(dataDir, DATA_KEY_FILE), randomBytes(32).toString('base64'));
+  if (!env.DATA_KEY && !env.DATA_KEYS && !env.DATA_KEYS_FILE) writeOnce(join(dataDir, DATA_KEY_FILE), randomBytes(32).toString('base64'));
   writeOnce(join(dataDir, OWNER_ADDRESS_FILE), `owner-${randomBytes(4).toString('hex')}@onramp.local`);
   writeOnce(join(dataDir, OWNER_PASSWORD_FILE), randomBytes(12).toString('base64url'));
 }
@@ -393,14 +426,19 @@ export function readConfig(env: Env = process.env): ServerConfig {
     throw new ConfigError(`DATA_DIR (${dataDir}) must not be inside STATIC_DIR (${staticDir}).`);
   }
 
-  let dataKey: Buffer;
-  if (env.DATA_KEY) dataKey = parseDataKey(env.DATA_KEY, 'DATA_KEY');
+  const keySettings = ['DATA_KEY', 'DATA_KEYS', 'DATA_KEYS_FILE'].filter((name) => env[name]);
+  if (keySettings.length > 1) throw new ConfigError(`Set one of DATA_KEY, DATA_KEYS and DATA_KEYS_FILE, not ${keySettings.join(' and ')}.`);
+  let dataKeys: DataKey[];
+  if (env.DATA_KEYS) dataKeys = parseDataKeys(env.DATA_KEYS, 'DATA_KEYS');
+  else if (env.DATA_KEYS_FILE) dataKeys = parseDataKeys(readKeysFile(env.DATA_KEYS_FILE), env.DATA_KEYS_FILE);
+  else if (env.DATA_KEY) dataKeys = [{ id: LEGACY_KEY_ID, key: parseDataKey(env.DATA_KEY, 'DATA_KEY') }];
   else if (production) {
     throw new ConfigError(
       'DATA_KEY is required in production: set it to a base64-encoded 32-byte key (openssl rand -base64 32). ' +
-        'It encrypts SSNs and identity documents; keep it safe, data written with it cannot be read without it.',
+        'It encrypts SSNs and identity documents; keep it safe, data written with it cannot be read without it. ' +
+        'A ring of keys, to replace one, is DATA_KEYS (docs/keys.md).',
     );
-  } else dataKey = readDataKeyFile(dataDir);
+  } else dataKeys = [{ id: LEGACY_KEY_ID, key: readDataKeyFile(dataDir) }];
 
   let firebaseAuthEmulatorHost: string | null = null;
   if (production) {
@@ -437,7 +475,7 @@ export function readConfig(env: Env = process.env): ServerConfig {
     port: readInteger(env, 'PORT', 3000, 0),
     production,
     dataDir,
-    dataKey,
+    dataKeys,
     database,
     firebaseProjectId,
     firebaseApiKey: env.FIREBASE_API_KEY || 'demo-api-key',

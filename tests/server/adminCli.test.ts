@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { addStaffFromTerminal, adminSettings, formatDriverTable, formatTime, parseAdminArgs } from '../../src/cli/admin.js';
+import { runKeysCommand } from '../../src/cli/adminKeys.js';
 import { bearer, json, startTestServer } from '../support/server.js';
 import type { QueueDriver } from '../../src/shared/review.js';
 
@@ -151,5 +152,33 @@ describe('staff add (the first owner, from a terminal)', () => {
     } finally {
       await server.close();
     }
+  }, 60_000);
+});
+
+describe('keys status and keys rotate (the data keys, from a terminal)', () => {
+  it('reads the commands and refuses a batch that is not a whole number', () => {
+    expect(parseAdminArgs(['keys', 'status'])).toEqual({ kind: 'keys-status' });
+    expect(parseAdminArgs(['keys', 'rotate'])).toEqual({ kind: 'keys-rotate', batchSize: 100 });
+    expect(parseAdminArgs(['keys', 'rotate', '--batch', '20'])).toEqual({ kind: 'keys-rotate', batchSize: 20 });
+    expect(parseAdminArgs(['keys', 'rotate', '--batch', '0'])).toEqual({ kind: 'usage-error', message: '--batch takes a whole number from 1 to 10000.' });
+    expect(parseAdminArgs(['keys', 'drop'])).toEqual({ kind: 'usage-error', message: 'keys takes: status, or rotate [--batch n]' });
+  });
+
+  it('opens the server’s data with its keys: the status of a new data folder, then a rotation to a new key', async () => {
+    const dataDir = join(scratch, 'keys');
+    const old = randomBytes(32).toString('base64');
+    const lines: string[] = [];
+    const io = { out: (line: string) => void lines.push(line), err: (line: string) => void lines.push(`ERR ${line}`) };
+    expect(await runKeysCommand({ kind: 'keys-status' }, io, { DATA_DIR: dataDir, DATA_KEY: old, LOG_LEVEL: 'warn' })).toBe(0);
+    expect(lines).toEqual(['key "0" (current): nothing yet']);
+    lines.length = 0;
+    const ring = { DATA_DIR: dataDir, DATA_KEYS: `b:${randomBytes(32).toString('base64')},0:${old}`, LOG_LEVEL: 'warn' };
+    expect(await runKeysCommand({ kind: 'keys-rotate', batchSize: 10 }, io, ring)).toBe(0);
+    expect(lines[0]).toBe('Sealing everything again under the current data key "b", 10 rows at a time.');
+    expect(lines).toContain('uploaded documents: 0 looked at, 0 moved');
+    expect(lines.at(-1)).toBe('Done: `keys status` says which keys are still used.');
+    lines.length = 0;
+    expect(await runKeysCommand({ kind: 'keys-status' }, io, ring)).toBe(0);
+    expect(lines).toEqual(['key "b" (current): nothing yet', 'key "0": nothing, it can leave DATA_KEYS']);
   }, 60_000);
 });

@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -64,8 +64,8 @@ describe('readConfig', () => {
     const keyFile = join(dataDir, 'data-key');
     expect(existsSync(keyFile)).toBe(true);
     expect(statSync(keyFile).mode & 0o077).toBe(0);
-    expect(Buffer.from(readFileSync(keyFile, 'utf8').trim(), 'base64')).toEqual(first.dataKey);
-    expect(readConfig({ DATA_DIR: dataDir }).dataKey).toEqual(first.dataKey);
+    expect(Buffer.from(readFileSync(keyFile, 'utf8').trim(), 'base64')).toEqual(first.dataKeys[0]?.key);
+    expect(readConfig({ DATA_DIR: dataDir }).dataKeys).toEqual(first.dataKeys);
   });
 
   it('uses PostgreSQL when DATABASE_URL is set', () => {
@@ -269,6 +269,36 @@ describe('readConfig', () => {
 
   it('refuses a DATA_KEY that is not 32 bytes', () => {
     expect(() => readConfig({ DATA_DIR: scratch, DATA_KEY: 'c2hvcnQ=' })).toThrow(/32-byte key/);
+  });
+
+  it('reads DATA_KEY alone as the one key, "0", and DATA_KEYS or DATA_KEYS_FILE as a ring, the current key first', () => {
+    const [a, b] = [randomBytes(32), randomBytes(32)];
+    expect(readConfig({ DATA_DIR: scratch, DATA_KEY: a.toString('base64') }).dataKeys).toEqual([{ id: '0', key: a }]);
+    const ring = [
+      { id: '2026-12', key: b },
+      { id: '0', key: a },
+    ];
+    expect(readConfig({ DATA_DIR: scratch, DATA_KEYS: `2026-12:${b.toString('base64')}, 0:${a.toString('base64')}` }).dataKeys).toEqual(ring);
+    const file = join(scratch, 'data-keys');
+    writeFileSync(file, `2026-12:${b.toString('base64')}\n0:${a.toString('base64')}\n`);
+    expect(readConfig({ DATA_DIR: scratch, DATA_KEYS_FILE: file }).dataKeys).toEqual(ring);
+  });
+
+  it('refuses data keys it cannot read, saying what is wrong', () => {
+    const key = randomBytes(32).toString('base64');
+    expect(() => readConfig({ DATA_DIR: scratch, DATA_KEY: key, DATA_KEYS: `a:${key}` })).toThrow(
+      new ConfigError('Set one of DATA_KEY, DATA_KEYS and DATA_KEYS_FILE, not DATA_KEY and DATA_KEYS.'),
+    );
+    expect(() => readConfig({ DATA_DIR: scratch, DATA_KEYS: key })).toThrow(
+      new ConfigError('DATA_KEYS must be a list of id:base64key, each id 1 to 32 letters, digits, "-" or "_" (the current key first).'),
+    );
+    expect(() => readConfig({ DATA_DIR: scratch, DATA_KEYS: `a:${key},a:${key}` })).toThrow(new ConfigError('DATA_KEYS names the key "a" twice.'));
+    expect(() => readConfig({ DATA_DIR: scratch, DATA_KEYS: 'a:c2hvcnQ=' })).toThrow(
+      new ConfigError(`DATA_KEYS's key "a" must be a base64-encoded 32-byte key (make one with: openssl rand -base64 32).`),
+    );
+    expect(() => readConfig({ DATA_DIR: scratch, DATA_KEYS_FILE: join(scratch, 'no-such-file') })).toThrow(
+      new ConfigError(`DATA_KEYS_FILE (${join(scratch, 'no-such-file')}) cannot be read.`),
+    );
   });
 
   it('refuses a DATA_DIR inside STATIC_DIR, where uploads could be served', () => {

@@ -6,7 +6,7 @@
  * own data is exported.
  */
 import type { Queryable } from '../db/db.js';
-import type { DataCipher } from './dataCipher.js';
+import { type DataCipher, UnknownDataKeyError } from './dataCipher.js';
 
 /** A sensitive answer as stored. */
 interface SealedAnswer {
@@ -73,6 +73,26 @@ export function resealedUnder(cipher: DataCipher, driverId: string, from: string
   if (sealed.length === 0) return stored;
   const plain = openAnswers(cipher, driverId, from, Object.fromEntries(sealed.map((field) => [field, stored[field]])));
   return { ...stored, ...sealAnswers(cipher, driverId, to, plain, sealed) };
+}
+
+/** The ids of the data keys that sealed the stored answers' sensitive fields (a moved one's was the legacy key). */
+export function sealingKeysOf(cipher: DataCipher, driverId: string, step: string, stored: StoredAnswers): string[] {
+  return Object.entries(stored).flatMap(([field, value]) => {
+    if (!isProtected(value)) return [];
+    return [
+      '$sealed' in value
+        ? cipher.keyIdOf(Buffer.from(value.$sealed, 'base64'), contextOf(driverId, step, field))
+        : cipher.keyIdOf(Buffer.from(value.$legacy, 'base64'), `${value.$legacyContext}:${driverId}`),
+    ];
+  });
+}
+
+/** The answers with every sensitive field sealed again, and fingerprinted, under the current data key. */
+export function resealedAnswers(cipher: DataCipher, driverId: string, step: string, stored: StoredAnswers): StoredAnswers {
+  const fields = Object.keys(stored).filter((field) => isProtected(stored[field]));
+  if (fields.length === 0) return stored;
+  const plain = openAnswers(cipher, driverId, step, Object.fromEntries(fields.map((field) => [field, stored[field]])));
+  return { ...stored, ...sealAnswers(cipher, driverId, step, plain, fields) };
 }
 
 /** The answers as a reviewer (or the driver's prefilled form) sees them: sensitive values masked. */
@@ -180,22 +200,26 @@ export async function saveStepAnswers(tx: Queryable, cipher: DataCipher, saved: 
   return rows.length > 0;
 }
 
-/** Seals again, field by field, the sensitive answers migration 007 moved with their old ciphertext. */
-export async function resealLegacyAnswers(db: Queryable, cipher: DataCipher): Promise<number> {
+/**
+ * Seals again, field by field, the sensitive answers migration 007 moved with their old ciphertext.
+ * A row whose key DATA_KEYS no longer holds is left as it is (the server still starts); how many
+ * were is answered, for the log.
+ */
+export async function resealLegacyAnswers(db: Queryable, cipher: DataCipher): Promise<{ resealed: number; unreadable: number }> {
   const { rows } = await db.query<{ driver_id: string; step: string; answers: StoredAnswers }>(
     `SELECT driver_id, step, answers FROM step_answers WHERE answers::text LIKE '%"$legacy"%'`,
   );
+  let unreadable = 0;
   for (const row of rows) {
-    const legacy = Object.keys(row.answers).filter((field) => {
-      const value = row.answers[field];
-      return isProtected(value) && '$legacy' in value;
-    });
-    const plain = openAnswers(cipher, row.driver_id, row.step, row.answers);
-    const resealed = {
-      ...row.answers,
-      ...sealAnswers(cipher, row.driver_id, row.step, Object.fromEntries(legacy.map((field) => [field, plain[field]])), legacy),
-    };
+    let resealed: StoredAnswers;
+    try {
+      resealed = resealedAnswers(cipher, row.driver_id, row.step, row.answers);
+    } catch (error) {
+      if (!(error instanceof UnknownDataKeyError)) throw error;
+      unreadable += 1;
+      continue;
+    }
     await db.query('UPDATE step_answers SET answers = $3 WHERE driver_id = $1 AND step = $2', [row.driver_id, row.step, JSON.stringify(resealed)]);
   }
-  return rows.length;
+  return { resealed: rows.length - unreadable, unreadable };
 }

@@ -33,6 +33,10 @@ export interface UploadStore {
    */
   store(file: ReceivedFile, field: string): Promise<StoredFile>;
   read(storageName: string): Promise<Buffer | null>;
+  /** The id of the data key the stored file is sealed with, or null when there is no such file. */
+  keyIdOf(storageName: string): Promise<string | null>;
+  /** The file sealed again with the current data key, under a new name (the name is bound to the seal); the old one is left for the caller to remove. */
+  reseal(storageName: string): Promise<string>;
   remove(storageName: string): Promise<void>;
 }
 

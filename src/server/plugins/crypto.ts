@@ -1,5 +1,5 @@
-/** Puts the data cipher (lib/dataCipher.ts), keyed with DATA_KEY, on the app as `app.cipher`. */
-import { createDataCipher, type DataCipher } from '../lib/dataCipher.js';
+/** Puts the data cipher (lib/dataCipher.ts), keyed with the data keys (DATA_KEYS or DATA_KEY), on the app as `app.cipher`. */
+import { createDataCipher, type DataCipher, type DataKey } from '../lib/dataCipher.js';
 import fp from 'fastify-plugin';
 
 declare module 'fastify' {
@@ -8,9 +8,9 @@ declare module 'fastify' {
   }
 }
 
-export const cryptoPlugin = fp<{ dataKey: Buffer }>(
+export const cryptoPlugin = fp<{ dataKeys: DataKey[] }>(
   async (app, options) => {
-    app.decorate('cipher', createDataCipher(options.dataKey));
+    app.decorate('cipher', createDataCipher(options.dataKeys));
   },
   { name: 'onramp-crypto' },
 );

@@ -25,6 +25,7 @@ import { DeliveryError, type Channel, type OutgoingMessage, type Transport, type
 import { LocalOutbox } from '../messaging/localOutbox.js';
 import { renderNotice } from '../messaging/render.js';
 import fp from 'fastify-plugin';
+import { noticeContext } from '../lib/sealContexts.js';
 
 /** Why a code was not sent, by key (flows/server-messages.json); an invalid number in the flow's words (spec §8), which the browser shows too. */
 const UNDELIVERABLE = { optedOut: 'delivery.optedOut', smsRefused: 'delivery.smsRefused', emailRefused: 'delivery.emailRefused' } as const satisfies Record<
@@ -139,7 +140,6 @@ export const messagingPlugin = fp<{ config: MessagingConfig; signInUrl: string; 
         )
       : null;
     const transports = await transportsOf(options.config, outbox);
-    const sealContext = (id: string) => `notice:${id}`;
 
     async function sendCode({ channel, to, code, minutes, locale }: CodeMessage): Promise<void> {
       const rendered = renderNotice(wordsIn(locale)[channel === 'email' ? 'emailCode' : 'phoneCode'], { code, minutes: String(minutes) });
@@ -215,7 +215,7 @@ export const messagingPlugin = fp<{ config: MessagingConfig; signInUrl: string; 
             'staffId' in recipient ? recipient.staffId : null,
             notice,
             message.channel,
-            app.cipher.encrypt(JSON.stringify(message), sealContext(id)),
+            app.cipher.encrypt(JSON.stringify(message), noticeContext(id)),
             now,
           ],
         );
@@ -270,7 +270,7 @@ export const messagingPlugin = fp<{ config: MessagingConfig; signInUrl: string; 
       let sent = 0;
       for (const row of rows) {
         const message = {
-          ...(JSON.parse(app.cipher.decrypt(row.sealed, sealContext(row.id)).toString('utf8')) as OutgoingMessage),
+          ...(JSON.parse(app.cipher.decrypt(row.sealed, noticeContext(row.id)).toString('utf8')) as OutgoingMessage),
           about: { notice: row.notice },
         };
         try {

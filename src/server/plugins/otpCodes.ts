@@ -90,8 +90,7 @@ async function countFailure(tx: Queryable, target: CodeTarget, now: Date): Promi
 
 export const otpCodesPlugin = fp(
   async (app) => {
-    const hashOf = (target: CodeTarget, code: string) =>
-      app.cipher.codeHash([target.driverId, target.channel, target.destination, target.purpose, code].join(':'));
+    const codeText = (target: CodeTarget, code: string) => [target.driverId, target.channel, target.destination, target.purpose, code].join(':');
 
     const otpCodes: OtpCodes = {
       async send(target, locale) {
@@ -121,7 +120,15 @@ export const otpCodesPlugin = fp(
           await tx.query(
             `INSERT INTO otp_codes (driver_id, channel, destination, purpose, code_hash, expires_at, created_at)
            VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-            [target.driverId, target.channel, target.destination, target.purpose, hashOf(target, code), new Date(now.getTime() + CODE_LIFETIME_MS), now],
+            [
+              target.driverId,
+              target.channel,
+              target.destination,
+              target.purpose,
+              app.cipher.codeHash(codeText(target, code)),
+              new Date(now.getTime() + CODE_LIFETIME_MS),
+              now,
+            ],
           );
           return { firstForDriver: counts?.ever !== true };
         });
@@ -159,7 +166,7 @@ export const otpCodesPlugin = fp(
           if (!row) return refusal(400, 'codes.noCode');
           if (row.wrong_attempts >= MAX_WRONG_ATTEMPTS) return refusal(429, 'codes.tooManyTries');
           if (new Date(row.expires_at).getTime() <= now.getTime()) return refusal(400, 'codes.expired');
-          if (!app.cipher.sameHash(row.code_hash, hashOf(target, code))) {
+          if (!app.cipher.codeHashes(codeText(target, code)).some((hash) => app.cipher.sameHash(row.code_hash, hash))) {
             await tx.query('UPDATE otp_codes SET wrong_attempts = wrong_attempts + 1 WHERE id = $1', [row.id]);
             await countFailure(tx, target, now);
             return refusal(400, 'codes.wrong');

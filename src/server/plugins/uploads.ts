@@ -46,12 +46,18 @@ const STORAGE_NAME = /^[0-9a-f]{32}\.bin$/;
 /** How many images the server decodes at once: each can take up to 40 megapixels × 4 bytes. */
 const REENCODE_SLOTS = pLimit(1);
 
+const newStorageName = () => `${randomBytes(16).toString('hex')}.bin`;
+
 export function createUploadStore(store: ObjectStore, scratchDir: string, cipher: DataCipher): UploadStore {
   const checked = (storageName: string) => {
     if (!STORAGE_NAME.test(storageName)) throw new Error('Not an upload storage name.');
     return storageName;
   };
   const scratchPath = () => join(scratchDir, `${randomBytes(16).toString('hex')}.part`);
+  const read = async (storageName: string) => {
+    const sealed = await store.get(checked(storageName));
+    return sealed && cipher.decrypt(sealed, `upload:${storageName}`);
+  };
   return {
     async receive(stream) {
       const path = scratchPath();
@@ -70,7 +76,7 @@ export function createUploadStore(store: ObjectStore, scratchDir: string, cipher
       const encoded = scratchPath();
       try {
         const mime = await REENCODE_SLOTS(() => reencodeImage(file.path, encoded, field));
-        const storageName = `${randomBytes(16).toString('hex')}.bin`;
+        const storageName = newStorageName();
         const source = createReadStream(encoded);
         // The name is the associated data: an object copied over another's name will not decrypt.
         await store.put(storageName, Readable.from(cipher.encryptStream(source, `upload:${storageName}`)));
@@ -79,9 +85,17 @@ export function createUploadStore(store: ObjectStore, scratchDir: string, cipher
         await rm(encoded, { force: true });
       }
     },
-    async read(storageName) {
+    read,
+    async keyIdOf(storageName) {
       const sealed = await store.get(checked(storageName));
-      return sealed && cipher.decrypt(sealed, `upload:${storageName}`);
+      return sealed && cipher.keyIdOf(sealed, `upload:${storageName}`);
+    },
+    async reseal(storageName) {
+      const plain = await read(storageName);
+      if (!plain) throw new Error(`The stored file ${storageName} is missing.`);
+      const resealed = newStorageName();
+      await store.put(resealed, Readable.from(cipher.encryptStream(Readable.from([plain]), `upload:${resealed}`)));
+      return resealed;
     },
     remove: (storageName) => store.delete(checked(storageName)),
   };

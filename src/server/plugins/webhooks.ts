@@ -26,6 +26,7 @@ import type { DriverEvent } from '../../shared/generated/webhookEvents.js';
 import eventsSchema from '../../shared/webhookEvents.schema.json';
 import { everyInterval } from '../lib/backgroundPass.js';
 import { addressRefusal, checkedLookup } from '../lib/webhookAddress.js';
+import { webhookSecretContext } from '../lib/sealContexts.js';
 
 /** How often each server looks for deliveries that are due. */
 const DELIVERY_INTERVAL_MS = 15_000;
@@ -103,8 +104,6 @@ interface Claimed {
   previous_secret: Uint8Array | null;
   previous_secret_expires_at: Date | null;
 }
-
-const sealContext = (endpointId: string) => `webhook-secret:${endpointId}`;
 
 /** POSTs `body`; the status and the start of the answer, or throws (refused, timed out, an address not allowed). */
 function post(url: URL, headers: Record<string, string>, body: string, timeoutMs: number, lookup: ReturnType<typeof checkedLookup>) {
@@ -184,9 +183,9 @@ export const webhooksPlugin = fp<{ production: boolean; timeoutMs?: number }>(
       deliverDue,
       newSecret(endpointId) {
         const secret = `whsec_${randomBytes(32).toString('base64')}`;
-        return { secret, sealed: app.cipher.encrypt(secret, sealContext(endpointId)) };
+        return { secret, sealed: app.cipher.encrypt(secret, webhookSecretContext(endpointId)) };
       },
-      openSecret: (endpointId, sealed) => app.cipher.decrypt(sealed, sealContext(endpointId)).toString(),
+      openSecret: (endpointId, sealed) => app.cipher.decrypt(sealed, webhookSecretContext(endpointId)).toString(),
       soon() {
         // One pass for the events of one change (and of any made meanwhile), none once closing.
         if (soonTimer || closing) return;

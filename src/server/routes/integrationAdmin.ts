@@ -16,7 +16,8 @@ import { checkBodiesBySchema } from '../lib/bodySchemas.js';
 import { ADMIN_PREFIX, type RouteTable } from '../lib/routeTable.js';
 import type { Integration, IntegrationBody, IntegrationCreated, IntegrationKeyCreated, IntegrationList, ReturnUrlsBody } from '../../shared/review.js';
 import { refusal } from '../serverMessages.js';
-import { returnUrlEntry, secretContext } from './integrations.js';
+import { returnUrlEntry } from './integrations.js';
+import { integrationSecretContext } from '../lib/sealContexts.js';
 
 function returnUrlsOf(body: ReturnUrlsBody): string[] {
   const entries = body.returnUrls.map((text) => {
@@ -98,7 +99,7 @@ export async function integrationAdminRoutes(app: FastifyInstance) {
           await tx.query('INSERT INTO integrations (id, name, signing_secret, return_urls, created_by, created_at) VALUES ($1, $2, $3, $4, $5, $6)', [
             id,
             name,
-            app.cipher.encrypt(signingSecret, secretContext(id)),
+            app.cipher.encrypt(signingSecret, integrationSecretContext(id)),
             returnUrls,
             request.staff!.email,
             app.now(),

@@ -39,6 +39,7 @@ import {
   type LaunchReturn,
 } from '../../shared/review.js';
 import { driverContract, staffContract } from '../../shared/contracts/index.js';
+import { integrationSecretContext, LAUNCH_EMAIL_CONTEXT, prefillContext } from '../lib/sealContexts.js';
 
 /** Stripe's Account Links last 5 minutes; a driver handed a link in another app gets a little longer. */
 export const LAUNCH_LINK_LIFETIME_MS = 15 * 60 * 1000;
@@ -59,10 +60,6 @@ const LAUNCH_MESSAGES = {
 const FIELDS = { email: 'email', phone: 'phoneNo' } as const;
 
 const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');
-export const secretContext = (integrationId: string) => `integration-secret:${integrationId}`;
-const prefillContext = (tokenHash: string) => `launch-link:${tokenHash}`;
-/** The email's keyed hash a link is found by at the sign-up (no email is kept once the link is opened). */
-const emailFingerprint = (cipher: DataCipher, email: string) => cipher.fingerprint(email, 'launch-email');
 
 const parsedUrl = (text: string): URL | null => {
   try {
@@ -109,12 +106,12 @@ export function signedResult(secret: string, fields: Omit<LaunchResult, 'signatu
 export async function bindLaunchedDriver(tx: Queryable, cipher: DataCipher, driverId: string, email: string, now: Date): Promise<void> {
   await tx.query(
     `WITH link AS (
-       SELECT token_hash FROM launch_links WHERE email_fingerprint = $2 AND opened_at > $3 AND driver_id IS NULL ORDER BY opened_at DESC LIMIT 1 FOR UPDATE
+       SELECT token_hash FROM launch_links WHERE email_fingerprint = ANY($2::text[]) AND opened_at > $3 AND driver_id IS NULL ORDER BY opened_at DESC LIMIT 1 FOR UPDATE
      ), bound AS (
        UPDATE launch_links l SET driver_id = $1 FROM link WHERE l.token_hash = link.token_hash RETURNING l.integration_id, l.external_id, l.return_url
      )
      UPDATE drivers d SET integration_id = bound.integration_id, external_id = bound.external_id, return_url = bound.return_url FROM bound WHERE d.id = $1`,
-    [driverId, emailFingerprint(cipher, email), new Date(now.getTime() - LAUNCH_BINDS_FOR_MS)],
+    [driverId, cipher.fingerprints(email, LAUNCH_EMAIL_CONTEXT), new Date(now.getTime() - LAUNCH_BINDS_FOR_MS)],
   );
 }
 
@@ -155,7 +152,7 @@ export async function integrationRoutes(app: FastifyInstance, options: { publicO
           [
             tokenHash,
             integrationId,
-            emailFingerprint(app.cipher, email),
+            app.cipher.fingerprint(email, LAUNCH_EMAIL_CONTEXT),
             app.cipher.encrypt(JSON.stringify({ email, phone }), prefillContext(tokenHash)),
             request.body.externalId ?? null,
             returnUrl,
@@ -269,7 +266,7 @@ export async function integrationRoutes(app: FastifyInstance, options: { publicO
       const row = rows[0];
       // Not from a launch link, or not at the journey's end yet: nothing to carry back.
       if (!row) return { url: null, result: null };
-      const secret = app.cipher.decrypt(row.signing_secret, secretContext(row.integration_id)).toString();
+      const secret = app.cipher.decrypt(row.signing_secret, integrationSecretContext(row.integration_id)).toString();
       const result = signedResult(secret, {
         driverId: request.driverId,
         externalId: row.external_id ?? '',

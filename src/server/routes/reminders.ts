@@ -35,7 +35,7 @@ export async function reminderRoutes(app: FastifyInstance) {
       typeof driver !== 'string' ||
       !isUuid(driver) ||
       typeof signature !== 'string' ||
-      !app.cipher.sameHash(signature, app.cipher.fingerprint(driver, UNSUBSCRIBE_CONTEXT))
+      !app.cipher.fingerprints(driver, UNSUBSCRIBE_CONTEXT).some((expected) => app.cipher.sameHash(signature, expected))
     )
       throw refusal(400, 'reminders.badLink');
     const { rows } = await app.db.query<{ locale: string }>('SELECT locale FROM drivers WHERE id = $1', [driver]);

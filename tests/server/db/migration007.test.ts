@@ -294,7 +294,7 @@ beforeAll(async () => {
     database: { kind: 'pglite', dir: null },
   };
   // The server's own cipher: the same key, the same derivation.
-  cipher = createDataCipher(config.dataKey);
+  cipher = createDataCipher(config.dataKeys);
 
   // The database as it was: migrations 001 to 006 only, run by the server's earlier runner.
   db = await openPglite(null);

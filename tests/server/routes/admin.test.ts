@@ -785,7 +785,7 @@ describe('POST /admin/drivers/:id/reject with fixes, field by field', () => {
       const ssnAfter = after.answers.SSN as typeof ssnBefore;
       expect(ssnAfter.$fingerprint).toBe(ssnBefore.$fingerprint);
       expect(ssnAfter.$masked).toBe('•••••6789');
-      const cipher = createDataCipher(server.config.dataKey);
+      const cipher = createDataCipher(server.config.dataKeys);
       expect(cipher.decrypt(Buffer.from(ssnAfter.$sealed, 'base64'), `answers:${driver.driverId}:completeProfile:SSN`).toString()).toBe(FULL_SSN);
       expect(JSON.stringify(after)).not.toContain(FULL_SSN);
       // The very files kept, and no others.

@@ -135,7 +135,7 @@ describe('POST /driver/completeProfile', () => {
     expect(sealed.toString('latin1')).not.toContain('987654321');
     expect(sealed.toString('hex')).not.toContain(Buffer.from('987654321').toString('hex'));
     expect(ssn.$fingerprint).not.toContain('987654321');
-    const cipher = createDataCipher(server.config.dataKey);
+    const cipher = createDataCipher(server.config.dataKeys);
     expect(cipher.decrypt(sealed, `answers:${profileDriver.driverId}:completeProfile:SSN`).toString()).toBe('987654321');
     // Bound to its driver and its field: the same bytes do not decrypt as another driver's SSN, nor as another field.
     expect(() => cipher.decrypt(sealed, `answers:${randomUUID()}:completeProfile:SSN`)).toThrow();
