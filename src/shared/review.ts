@@ -40,6 +40,10 @@ export type {
   LaunchResult,
   LaunchReturn,
   PastDecision,
+  PeopleDriver,
+  PeoplePage,
+  PeopleQuery,
+  PeopleStatus,
   QueueDriver,
   QueuePage,
   QueueQuery,
@@ -58,6 +62,8 @@ export type {
   StaffSignInBody,
   StatusAnswer,
   StepAnswersAnswer,
+  TimelineEvent,
+  TimelinePage,
 } from './generated/review.js';
 
 export const MAX_REASON_LENGTH = 500;

@@ -146,9 +146,11 @@ export const remindersPlugin = fp<{ publicOrigin: string }>(
       for (const driver of rows) {
         const next = funnel[driver.next]!;
         // The latest reminder due, if not sent; those before it that never went (the servers were down) are skipped, not sent late.
-        const due = remindersAhead(schedule, { next: next.step, lastProgress: driver.last_progress, signedUpAt: driver.signed_up_at, sent: driver.sent, excluded: false }, now).find(
-          (ahead) => ahead.at <= now,
-        )?.reminder;
+        const due = remindersAhead(
+          schedule,
+          { next: next.step, lastProgress: driver.last_progress, signedUpAt: driver.signed_up_at, sent: driver.sent, excluded: false },
+          now,
+        ).find((ahead) => ahead.at <= now)?.reminder;
         if (due === undefined) continue;
         if (isQuiet(hourIn(zoneOfState(driver.state), now), schedule.quietHours)) continue;
         const locale = isLocale(driver.locale) ? driver.locale : DEFAULT_LOCALE;

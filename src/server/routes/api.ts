@@ -29,6 +29,7 @@ import { INSIGHTS_ROUTES, insightsRoutes } from './insights.js';
 import { INTEGRATION_ADMIN_ROUTES, integrationAdminRoutes } from './integrationAdmin.js';
 import { INTEGRATION_API_ROUTES, integrationRoutes } from './integrations.js';
 import { IP_LOOKUP_ROUTES, ipLookupRoutes } from './ipLookup.js';
+import { PEOPLE_ROUTES, peopleRoutes } from './people.js';
 import { REMINDER_ROUTES, reminderRoutes } from './reminders.js';
 import { SANDBOX_PAYMENT_ROUTES } from './sandboxPayments.js';
 import { STAFF_ROUTES, staffRoutes } from './staff.js';
@@ -47,6 +48,7 @@ export const DECLARED_ROUTES: readonly DeclaredRoute[] = [
   ADMIN_ROUTES,
   ADMIN_PRIVACY_ROUTES,
   INSIGHTS_ROUTES,
+  PEOPLE_ROUTES,
   EXPIRY_ROUTES,
   REMINDER_ROUTES,
   STAFF_ROUTES,
@@ -117,6 +119,7 @@ export const apiPlugin = fp<{ config: ServerConfig; publicOrigin: string }>(
       await api.register(adminRoutes, { config });
       await api.register(adminPrivacyRoutes, { embeddedDatabase: config.database.kind === 'pglite' });
       await api.register(insightsRoutes);
+      await api.register(peopleRoutes);
       await api.register(expiryRoutes);
       await api.register(reminderRoutes);
       await api.register(staffRoutes, { rateLimit: config.authRateLimit, counters: config.sharedCounters });

@@ -74,7 +74,10 @@ export type AuditAction =
   | 'webhook.test'
   | 'webhook.resend'
   | 'webhook.replay'
-  | 'webhook.disable';
+  | 'webhook.disable'
+  | 'people.list'
+  | 'driver.timeline'
+  | 'driver.lookup';
 /**
  * This interface was referenced by `Review`'s JSON-Schema
  * via the `definition` "auditFilterActor".
@@ -112,6 +115,11 @@ export type IntegrationRole = 'integration';
  * via the `definition` "returnUrls".
  */
 export type ReturnUrls = string[];
+/**
+ * This interface was referenced by `Review`'s JSON-Schema
+ * via the `definition` "peopleStatus".
+ */
+export type PeopleStatus = 'signedUp' | 'inProgress' | 'waitingReview' | 'approved' | 'rejected';
 
 /**
  * This interface was referenced by `Review`'s JSON-Schema
@@ -801,6 +809,73 @@ export interface Insights {
     fixReasons: InsightsFixReason[];
   };
 }
+/**
+ * This interface was referenced by `Review`'s JSON-Schema
+ * via the `definition` "peopleQuery".
+ */
+export interface PeopleQuery {
+  step?: string;
+  status?: PeopleStatus;
+  stalledDays?: number;
+  method?: string;
+  language?: string;
+  state?: string;
+  expiringDays?: number;
+  from?: string;
+  to?: string;
+  q?: string;
+  sort?: 'newest' | 'oldest' | 'recentActivity' | 'oldestActivity';
+  limit?: number;
+  after?: string;
+}
+/**
+ * This interface was referenced by `Review`'s JSON-Schema
+ * via the `definition` "peopleDriver".
+ */
+export interface PeopleDriver {
+  id: string;
+  name: string | null;
+  email: string;
+  phone: string | null;
+  provider: string;
+  language: string;
+  state: string | null;
+  status: PeopleStatus;
+  signedUpAt: string;
+  lastActivityAt: string;
+  stoppedAt: string | null;
+  since: string | null;
+}
+/**
+ * This interface was referenced by `Review`'s JSON-Schema
+ * via the `definition` "peoplePage".
+ */
+export interface PeoplePage {
+  drivers: PeopleDriver[];
+  total: number;
+  next: string | null;
+}
+/**
+ * This interface was referenced by `Review`'s JSON-Schema
+ * via the `definition` "timelineEvent".
+ */
+export interface TimelineEvent {
+  at: string;
+  kind: 'step' | 'codeSent' | 'codeVerified' | 'notice' | 'reminder' | 'documentNotice' | 'decision' | 'staff' | 'documentExpiry' | 'reminderDue';
+  label: string;
+  channel?: 'email' | 'sms';
+  delivery?: 'pending' | 'sent' | 'failed';
+  by?: string;
+}
+/**
+ * This interface was referenced by `Review`'s JSON-Schema
+ * via the `definition` "timelinePage".
+ */
+export interface TimelinePage {
+  driver: PeopleDriver;
+  events: TimelineEvent[];
+  due: TimelineEvent[];
+}
 
 /** Every value of reviewStatus, in the schema's order. */
 export const REVIEW_STATUSES = ['pending', 'approved', 'rejected'] as const satisfies readonly ReviewStatus[];
@@ -842,4 +917,10 @@ export const AUDIT_ACTIONS = [
   'webhook.resend',
   'webhook.replay',
   'webhook.disable',
+  'people.list',
+  'driver.timeline',
+  'driver.lookup',
 ] as const satisfies readonly AuditAction[];
+
+/** Every value of peopleStatus, in the schema's order. */
+export const PEOPLE_STATUSES = ['signedUp', 'inProgress', 'waitingReview', 'approved', 'rejected'] as const satisfies readonly PeopleStatus[];
