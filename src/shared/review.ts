@@ -44,6 +44,8 @@ export type {
   PeoplePage,
   PeopleQuery,
   PeopleStatus,
+  PrivacyLookup,
+  PrivacyLookupQuery,
   QueueDriver,
   QueuePage,
   QueueQuery,

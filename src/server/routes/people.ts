@@ -66,7 +66,7 @@ const SORTS = {
 } as const;
 
 /** A search: an email or a phone matches exactly, anything else a name (any part, any case) or an external id (exactly). */
-function searchOf(q: string): { email: string } | { phone: string } | { text: string } {
+export function searchOf(q: string): { email: string } | { phone: string } | { text: string } {
   if (q.includes('@')) return { email: q.toLowerCase() };
   const digits = q.replace(/\D/g, '');
   // Phones are kept in E.164 with the +1 prefix (migration 001).

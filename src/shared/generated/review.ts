@@ -876,6 +876,27 @@ export interface TimelinePage {
   events: TimelineEvent[];
   due: TimelineEvent[];
 }
+/**
+ * This interface was referenced by `Review`'s JSON-Schema
+ * via the `definition` "privacyLookupQuery".
+ */
+export interface PrivacyLookupQuery {
+  q: string;
+}
+/**
+ * This interface was referenced by `Review`'s JSON-Schema
+ * via the `definition` "privacyLookup".
+ */
+export interface PrivacyLookup {
+  drivers: {
+    id: string;
+    email: string;
+    phone: string | null;
+    name: string | null;
+    status: ReviewStatus;
+    signedUpAt: string;
+  }[];
+}
 
 /** Every value of reviewStatus, in the schema's order. */
 export const REVIEW_STATUSES = ['pending', 'approved', 'rejected'] as const satisfies readonly ReviewStatus[];

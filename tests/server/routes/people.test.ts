@@ -1,8 +1,9 @@
 // Every driver for staff: GET /admin/people (filters, search, cursor paging, the stalled counts the
 // insights show) on the seeded drivers of tests/support/insightsSeed.ts, and a driver's timeline
-// GET /admin/people/:id/timeline; who may read them.
+// GET /admin/people/:id/timeline; who may read them; a privacy officer's lookup by email or phone.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Insights, PeoplePage, TimelinePage } from '../../../src/shared/review.js';
+import type { Insights, PeoplePage, PrivacyLookup, TimelinePage } from '../../../src/shared/review.js';
+import { PRIVACY_MESSAGES } from '../../../src/server/routes/adminPrivacy.js';
 import { PEOPLE_MESSAGES } from '../../../src/server/routes/people.js';
 import { seedDrivers, writeSeed, type SeedDriver } from '../../support/insightsSeed.js';
 import { bearer, completeProfile, json, staffKey, startTestServer, verifiedDriver, type TestServer } from '../../support/server.js';
@@ -152,5 +153,30 @@ describe('GET /admin/people/:id/timeline', () => {
     const response = await get('/admin/people/00000000-0000-4000-8000-000000000000/timeline');
     expect(response.statusCode).toBe(404);
     expect(json(response).message).toBe(PEOPLE_MESSAGES.unknownDriver);
+  });
+});
+
+describe('GET /admin/privacy/lookup', () => {
+  it('finds the driver a request is about by their whole email or phone, and records each lookup without what was asked', async () => {
+    const officer = await staffKey(server.app, ['privacy-officer']);
+    const driver = await verifiedDriver(server.app);
+    const byEmail = await get(`/admin/privacy/lookup?q=${encodeURIComponent(driver.email.toUpperCase())}`, officer.key);
+    expect(byEmail.statusCode).toBe(200);
+    expect(json<PrivacyLookup>(byEmail).drivers.map((found) => [found.id, found.email])).toEqual([[driver.driverId, driver.email]]);
+    const byPhone = json<PrivacyLookup>(await get(`/admin/privacy/lookup?q=${encodeURIComponent(driver.phone.slice(2))}`, officer.key));
+    expect(byPhone.drivers.map((found) => found.id)).toEqual([driver.driverId]);
+    const { rows } = await server.db.query<{ details: unknown }>("SELECT details FROM audit_events WHERE action = 'driver.lookup' ORDER BY id DESC LIMIT 2");
+    expect(rows.map((row) => row.details)).toEqual([
+      { by: 'phone', found: 1 },
+      { by: 'email', found: 1 },
+    ]);
+  });
+
+  it('never matches part of an email or a name', async () => {
+    const officer = await staffKey(server.app, ['privacy-officer']);
+    expect(json<PrivacyLookup>(await get('/admin/privacy/lookup?q=people-3@example.com', officer.key)).drivers).toEqual([]);
+    const partial = await get('/admin/privacy/lookup?q=insights-people', officer.key);
+    expect(partial.statusCode).toBe(400);
+    expect(json(partial).message).toBe(PRIVACY_MESSAGES.wholeEmailOrPhone);
   });
 });
