@@ -20,7 +20,8 @@ import { addDays } from '../lib/expiries.js';
 import { funnelSteps } from '../lib/insights.js';
 import { ADMIN_PREFIX, type RouteTable } from '../lib/routeTable.js';
 import { remindersAhead } from '../plugins/reminders.js';
-import { cursorOf, DEFAULT_PAGE_SIZE, readCursor } from './admin.js';
+import { ADMIN_MESSAGES, cursorOf, DEFAULT_PAGE_SIZE, readCursor } from './admin.js';
+import { INSIGHTS_MESSAGES } from './insights.js';
 
 /** The list of every driver and a driver's timeline (lib/routeTable.ts). */
 export const PEOPLE_ROUTES = {
@@ -28,13 +29,10 @@ export const PEOPLE_ROUTES = {
   timeline: { method: 'GET', url: `${ADMIN_PREFIX}/people/:id/timeline`, params: ['id'] },
 } as const satisfies RouteTable;
 
-/** What the staff are told when a query can't be answered. */
+/** What the staff are told when a query can't be answered (a method, a language and an unknown driver as the insights and the review say them). */
 export const PEOPLE_MESSAGES = {
   unknownStep: 'step must be one of the flow’s steps: ',
   badRange: 'to must not be before from.',
-  badMethod: 'method must be password or one of the flow’s social sign-in providers: ',
-  badLanguage: 'language must be one of the app’s languages, e.g. en or es.',
-  unknownDriver: 'There is no driver with this id.',
 } as const;
 
 const DAY_MS = 24 * 3600 * 1000;
@@ -172,8 +170,8 @@ export async function peopleRoutes(app: FastifyInstance) {
     if (query.step && !steps.includes(query.step)) throw httpErrors.badRequest(`${PEOPLE_MESSAGES.unknownStep}${steps.join(', ')}.`);
     if (query.from && query.to && query.to < query.from) throw httpErrors.badRequest(PEOPLE_MESSAGES.badRange);
     const methods = ['password', ...(flow().social?.providers.map((provider) => provider.id) ?? [])];
-    if (query.method && !methods.includes(query.method)) throw httpErrors.badRequest(`${PEOPLE_MESSAGES.badMethod}${methods.slice(1).join(', ')}.`);
-    if (query.language && !isLocale(query.language)) throw httpErrors.badRequest(PEOPLE_MESSAGES.badLanguage);
+    if (query.method && !methods.includes(query.method)) throw httpErrors.badRequest(`${INSIGHTS_MESSAGES.badMethod}${methods.slice(1).join(', ')}.`);
+    if (query.language && !isLocale(query.language)) throw httpErrors.badRequest(INSIGHTS_MESSAGES.badLanguage);
   }
 
   const rowOf = (row: PeopleRow): PeopleDriver => {
@@ -218,7 +216,7 @@ export async function peopleRoutes(app: FastifyInstance) {
 
   /** One driver's row of the list, or a 404. */
   async function personOf(id: string): Promise<PeopleRow> {
-    const notFound = httpErrors.notFound(PEOPLE_MESSAGES.unknownDriver);
+    const notFound = httpErrors.notFound(ADMIN_MESSAGES.unknownDriver);
     if (!isUuid(id)) throw notFound;
     const values: unknown[] = [];
     const value = (v: unknown) => {

@@ -152,7 +152,7 @@ describe('GET /admin/people/:id/timeline', () => {
   it('answers 404 for an id that names nobody', async () => {
     const response = await get('/admin/people/00000000-0000-4000-8000-000000000000/timeline');
     expect(response.statusCode).toBe(404);
-    expect(json(response).message).toBe(PEOPLE_MESSAGES.unknownDriver);
+    expect(json(response).message).toBe('There is no driver with this id.');
   });
 });
 
