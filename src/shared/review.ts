@@ -34,6 +34,14 @@ export type {
   ReviewDriver,
   ReviewedField,
   ReviewedStep,
+  PeopleDriver,
+  PeoplePage,
+  PeopleQuery,
+  PeopleStatus,
+  PrivacyLookup,
+  PrivacyLookupQuery,
+  TimelineEvent,
+  TimelinePage,
 } from './generated/review.js';
 export type {
   AuditAction,

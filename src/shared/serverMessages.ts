@@ -31,6 +31,7 @@ export const MESSAGE_PARAMS = {
   'staff.claimedBy': ['email', 'time'],
   'staff.badRange': ['days'],
   'staff.badMethod': ['providers'],
+  'staff.unknownStep': ['steps'],
   'staff.badReturnUrl': ['url'],
   'staff.unknownEventType': ['type'],
   'staff.webhookHostUnresolved': ['host'],

@@ -1,7 +1,7 @@
 // @module-tag chromium
 // Every admin screen in headless Chromium, on a phone (390 px) and a laptop (1280 px): a driver
 // claimed by a colleague with a long email, another opened for a fix, the expiring documents, the
-// insights of seeded drivers, data requests, staff, the audit record, webhooks and the command-line key.
+// insights of seeded drivers, the drivers a stalled count opens and one's timeline, data requests (a driver found by email), staff, the audit record, webhooks and the command-line key.
 // Each screen fits its width (nothing wider, nothing scrolling sideways) and axe-core finds no
 // serious or critical issue on it; the words are staff's: the flow's step titles, times in
 // minutes, hours or days, "Ask for a fix", and an audit record that names the driver and shows one
@@ -140,8 +140,24 @@ describe.each([
     await openInsights(page);
     await checkScreen(page, `84-admin-insights-${device}`, found);
 
+    // A stalled count opens exactly the drivers it counts; one of them opens on their timeline.
+    const stalled = page.locator('.admin-insights-steps td[data-label="Stalled"] button').first();
+    const count = Number(await stalled.textContent());
+    await stalled.click();
+    await page.getByRole('heading', { name: 'Drivers', exact: true }).waitFor();
+    await page.locator('.admin-people tbody tr').first().waitFor();
+    expect(await page.locator('.admin-people-total').textContent()).toBe(`${count} ${count === 1 ? 'driver' : 'drivers'}`);
+    expect(await page.locator('.admin-people tbody tr').count()).toBe(count);
+    await checkScreen(page, `90-admin-drivers-${device}`, found);
+    await page.locator('.admin-people tbody tr button').first().click();
+    await page.getByRole('heading', { name: 'Timeline' }).waitFor();
+    await checkScreen(page, `91-admin-driver-timeline-${device}`, found);
+
+    // A privacy officer finds the driver by their whole email: the one found is the one exported or erased.
     await section(page, 'Data requests').click();
-    await page.getByLabel('Driver id').fill(claimed.driverId);
+    await page.getByLabel('Find the driver by their whole email or phone').fill(claimed.email);
+    await page.getByRole('button', { name: 'Find', exact: true }).click();
+    await expect.poll(() => page.getByLabel('Driver id').inputValue()).toBe(claimed.driverId);
     await checkScreen(page, `85-admin-data-requests-${device}`, found);
 
     await section(page, 'Staff').click();

@@ -25,6 +25,7 @@ import { formatTime, localToday, REVIEW_TABS } from './adminData.js';
 import { DriverCard } from './DriverCard.js';
 import { ExpiringSection } from './ExpiringSection.js';
 import { InsightsSection } from './InsightsSection.js';
+import { NO_FILTER, PeopleSection, type PeopleFilter } from './PeopleSection.js';
 import { StaffSignInAgain, StaffSignInForm } from './StaffSignIn.js';
 import { IntegrationsSection } from './IntegrationsSection.js';
 import { AuditSection, KeySection, PrivacySection, ROLE_LABELS, StaffSection } from './StaffSections.js';
@@ -253,6 +254,7 @@ function ReviewBoard({ session }: { session: AdminSession }) {
 const SECTIONS: readonly { id: string; label: string; roles: readonly StaffRole[] | null }[] = [
   { id: 'review', label: 'Review', roles: ['reviewer'] },
   { id: 'expiring', label: 'Expiring documents', roles: ['reviewer'] },
+  { id: 'people', label: 'Drivers', roles: ['reviewer', 'owner'] },
   { id: 'insights', label: 'Insights', roles: ['reviewer', 'owner'] },
   { id: 'privacy', label: 'Data requests', roles: ['privacy-officer'] },
   { id: 'staff', label: 'Staff', roles: ['owner'] },
@@ -265,6 +267,8 @@ const SECTIONS: readonly { id: string; label: string; roles: readonly StaffRole[
 function Sections({ session }: { session: AdminSession }) {
   const allowed = SECTIONS.filter((section) => !section.roles || section.roles.some((role) => session.me.roles.includes(role)));
   const [chosen, setChosen] = useState(allowed[0]!.id);
+  // The drivers' list opens with a filter when the insights ask for those they count.
+  const [people, setPeople] = useState<{ filter: PeopleFilter; key: number }>({ filter: NO_FILTER, key: 0 });
   const section = allowed.find((each) => each.id === chosen) ?? allowed[0]!;
   return (
     <>
@@ -283,7 +287,16 @@ function Sections({ session }: { session: AdminSession }) {
       </nav>
       {section.id === 'review' && <ReviewBoard session={session} />}
       {section.id === 'expiring' && <ExpiringSection session={session} />}
-      {section.id === 'insights' && <InsightsSection session={session} />}
+      {section.id === 'people' && <PeopleSection key={people.key} session={session} initial={people.filter} />}
+      {section.id === 'insights' && (
+        <InsightsSection
+          session={session}
+          onShowDrivers={(filter) => {
+            setPeople({ filter: { ...NO_FILTER, ...filter }, key: people.key + 1 });
+            setChosen('people');
+          }}
+        />
+      )}
       {section.id === 'privacy' && <PrivacySection session={session} />}
       {section.id === 'staff' && <StaffSection session={session} />}
       {section.id === 'integrations' && <IntegrationsSection session={session} />}

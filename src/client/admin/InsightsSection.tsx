@@ -6,6 +6,7 @@
  * box's width): no chart library on the page. Every figure is also in the tables beside them, for
  * screen readers and for copying.
  */
+import type { PeopleFilter } from './PeopleSection.js';
 import { useEffect, useState } from 'react';
 import useSWR from 'swr';
 import { LOCALES } from '../../shared/locales.js';
@@ -117,7 +118,7 @@ interface Filter {
 
 const queryOf = (filter: Filter) => new URLSearchParams(Object.entries(filter).filter(([, value]) => value !== '')).toString();
 
-export function InsightsSection({ session }: { session: AdminSession }) {
+export function InsightsSection({ session, onShowDrivers }: { session: AdminSession; onShowDrivers: (filter: Partial<PeopleFilter>) => void }) {
   const [filter, setFilter] = useState<Filter>(() => ({
     from: day(Date.now() - 29 * DAY_MS),
     to: day(Date.now()),
@@ -224,7 +225,20 @@ export function InsightsSection({ session }: { session: AdminSession }) {
                   <td data-label="From the step before">{percent(step.conversion)}</td>
                   <td data-label="Median time">{formatDuration(step.medianHours)}</td>
                   <td data-label="90th percentile">{formatDuration(step.p90Hours)}</td>
-                  <td data-label="Stalled">{step.stalled ?? '—'}</td>
+                  <td data-label="Stalled">
+                    {step.stalled ? (
+                      <button
+                        type="button"
+                        className="admin-link-button"
+                        aria-label={`${step.stalled} stalled at ${step.label}: show them`}
+                        onClick={() => onShowDrivers({ ...shown, step: step.step })}
+                      >
+                        {step.stalled}
+                      </button>
+                    ) : (
+                      (step.stalled ?? '—')
+                    )}
+                  </td>
                 </tr>
               ))}
             </tbody>

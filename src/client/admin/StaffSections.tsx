@@ -7,7 +7,16 @@ import { useState, type FormEvent } from 'react';
 import { toast } from '../ui/toast.js';
 import useSWR from 'swr';
 import useSWRInfinite from 'swr/infinite';
-import { AUDIT_ACTIONS, STAFF_ROLES, type AuditEvent, type AuditPage, type StaffList, type StaffMember, type StaffRole } from '../../shared/review.js';
+import {
+  AUDIT_ACTIONS,
+  STAFF_ROLES,
+  type AuditEvent,
+  type AuditPage,
+  type PrivacyLookup,
+  type StaffList,
+  type StaffMember,
+  type StaffRole,
+} from '../../shared/review.js';
 import { request, type ApiResult } from '../runtime/api.js';
 import { flow } from '../runtime/flow.js';
 import { READ_ONCE, type RequestError } from '../runtime/reads.js';
@@ -301,6 +310,8 @@ export function AuditSection({ session }: { session: AdminSession }) {
 
 export function PrivacySection({ session }: { session: AdminSession }) {
   const [driverId, setDriverId] = useState('');
+  const [lookup, setLookup] = useState('');
+  const [found, setFound] = useState<PrivacyLookup['drivers'] | null>(null);
   const [confirm, setConfirm] = useState('');
   const [busy, setBusy] = useState(false);
   const id = driverId.trim();
@@ -314,6 +325,18 @@ export function PrivacySection({ session }: { session: AdminSession }) {
     } finally {
       setBusy(false);
     }
+  }
+
+  /** Finds the driver a request is about by their whole email or phone; one found is the one acted on. */
+  async function find(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const result = await request<PrivacyLookup>(`/admin/privacy/lookup?${new URLSearchParams({ q: lookup.trim() })}`, { bearer: session.bearer });
+    if (!result.ok) {
+      told(session, result, '');
+      return;
+    }
+    setFound(result.data.drivers);
+    if (result.data.drivers.length === 1) setDriverId(result.data.drivers[0]!.id);
   }
 
   async function erase(event: FormEvent<HTMLFormElement>) {
@@ -331,6 +354,28 @@ export function PrivacySection({ session }: { session: AdminSession }) {
     <>
       <h2>Data requests</h2>
       <p className="admin-muted">Export and erase need a sign-in in the last 5 minutes: you may be asked to sign in again.</p>
+      <form className="admin-staff-add" onSubmit={find}>
+        <label htmlFor="admin-privacy-lookup">Find the driver by their whole email or phone</label>
+        <input id="admin-privacy-lookup" className="admin-input" value={lookup} onChange={(event) => setLookup(event.target.value)} />
+        <button type="submit" className="button button-secondary" disabled={!lookup.trim()}>
+          Find
+        </button>
+      </form>
+      {found?.length === 0 && <p className="admin-empty">No driver has this email or phone.</p>}
+      {found && found.length > 0 && (
+        <ul className="admin-privacy-found">
+          {found.map((driver) => (
+            <li key={driver.id}>
+              <button type="button" className="admin-link-button" onClick={() => setDriverId(driver.id)}>
+                {driver.name ?? driver.email}
+              </button>{' '}
+              <span className="admin-muted">
+                {driver.email} · signed up {formatTime(driver.signedUpAt)} · id {driver.id}
+              </span>
+            </li>
+          ))}
+        </ul>
+      )}
       <form className="admin-staff-add" onSubmit={erase}>
         <label htmlFor="admin-privacy-driver">Driver id</label>
         <input id="admin-privacy-driver" className="admin-input" value={driverId} onChange={(event) => setDriverId(event.target.value)} />

@@ -13,6 +13,10 @@
  */
 import type { Insights, InsightsStep } from '../../shared/review.js';
 import type { Flow } from '../../shared/flow.js';
+import { funnelSteps } from '../../shared/funnel.js';
+
+// The funnel is the flow's: the admin page lists its steps too.
+export { funnelSteps, type FunnelStep } from '../../shared/funnel.js';
 import type { Queryable } from '../db/db.js';
 
 export interface InsightsQuery {
@@ -23,27 +27,6 @@ export interface InsightsQuery {
   method: string | null;
   language: string | null;
   stalledDays: number;
-}
-
-export interface FunnelStep {
-  step: string;
-  label: string;
-  /** What progress_steps records its passing under: the fact's name for a milestone (migration 015), else the step's. */
-  recordedAs: string;
-}
-
-/**
- * The funnel's steps, as the flow has them today: the steps the server records the passing of, so
- * the steps whose stored data names them (flows/recorded-steps.json lists them, for the lint), each
- * under the name the flow gives it for staff (the lint sees that it has one).
- */
-export function funnelSteps(flow: Flow): FunnelStep[] {
-  const milestones = new Map(Object.entries(flow.milestones).map(([fact, step]) => [step, `driver.${fact}`]));
-  return Object.entries(flow.steps).flatMap(([step, definition]) => {
-    const recordedAs = milestones.get(step) ?? (definition.kind === 'form' && !definition.private ? step : undefined);
-    if (recordedAs === undefined) return [];
-    return [{ step, label: definition.title ?? step, recordedAs }];
-  });
 }
 
 const HOUR_S = 3600;

@@ -54,6 +54,7 @@ interface Candidate {
   /** The first step of the funnel the driver has not passed, by its index. */
   next: number;
   last_progress: Date;
+  signed_up_at: Date;
   sent: string[];
 }
 
@@ -71,15 +72,48 @@ function candidatesSql(funnelLength: number): string {
     FROM driver_progress p WHERE p.signed_up_at >= $1 AND p.signed_up_at <= $4
   ),
   waiting AS (
-    SELECT driver_id, CASE ${times.map((time, index) => `WHEN ${time} IS NULL THEN ${index}`).join(' ')} END AS next,
+    SELECT driver_id, signed_up_at, CASE ${times.map((time, index) => `WHEN ${time} IS NULL THEN ${index}`).join(' ')} END AS next,
       signed_up_at + greatest(${times.join(', ')}) * interval '1 second' AS last_progress
     FROM progress
   )
-  SELECT d.id, d.locale, w.next, w.last_progress,
+  SELECT d.id, d.locale, w.next, w.last_progress, w.signed_up_at,
     (SELECT a.answers ->> $3 FROM step_answers a WHERE a.driver_id = d.id AND a.step = $2) AS state,
     coalesce((SELECT array_agg(r.step || ':' || r.reminder) FROM reminders_sent r WHERE r.driver_id = d.id), '{}') AS sent
   FROM waiting w JOIN drivers d ON d.id = w.driver_id
   WHERE w.next = ANY ($5::int[]) AND w.last_progress <= $4 AND d.reminders_stopped_at IS NULL AND d.status <> 'rejected'`;
+}
+
+/** What the reminders are given by flows/notices.json. */
+type Schedule = ReturnType<typeof loadNotices>['reminders'];
+
+/** When each of the schedule's reminders falls due for a driver whose last progress was at `lastProgress`. */
+export const reminderTimes = (schedule: Schedule, lastProgress: Date): Date[] =>
+  schedule.afterHours.map((hours) => new Date(lastProgress.getTime() + hours * HOUR_MS));
+
+/** A driver as the reminders see them: where they are (the funnel's step they have not passed), since when, and what they were sent. */
+export interface ReminderDriver {
+  next: string;
+  lastProgress: Date;
+  signedUpAt: Date;
+  /** "step:reminder" for each reminder sent (reminders_sent). */
+  sent: readonly string[];
+  /** Rejected, or asked for no more reminders: none is sent. */
+  excluded: boolean;
+}
+
+/**
+ * The reminders still to be sent to a driver, and when each falls due (the pass waits for the end of
+ * the quiet hours): the latest one due now and those after it, unless sent; one due later than
+ * REMINDED_FOR_DAYS after sign-up is never sent. Earlier ones that never went are skipped, not sent late.
+ */
+export function remindersAhead(schedule: Schedule, driver: ReminderDriver, now: Date): { reminder: number; at: Date }[] {
+  if (driver.excluded || !schedule.steps.includes(driver.next)) return [];
+  const times = reminderTimes(schedule, driver.lastProgress);
+  const latestDue = times.findLastIndex((at) => at <= now);
+  const ends = driver.signedUpAt.getTime() + REMINDED_FOR_DAYS * DAY_MS;
+  return times.flatMap((at, reminder) =>
+    reminder >= latestDue && at.getTime() < ends && !driver.sent.includes(`${driver.next}:${reminder}`) ? [{ reminder, at }] : [],
+  );
 }
 
 /** The hour (0–23) it is at `at` in `zone`. */
@@ -111,10 +145,13 @@ export const remindersPlugin = fp<{ publicOrigin: string }>(
       let reminded = 0;
       for (const driver of rows) {
         const next = funnel[driver.next]!;
-        const waited = now.getTime() - driver.last_progress.getTime();
-        // The latest reminder due; those before it that never went (the servers were down) are skipped, not sent late.
-        const due = schedule.afterHours.findLastIndex((hours) => waited >= hours * HOUR_MS);
-        if (due < 0 || driver.sent.includes(`${next.step}:${due}`)) continue;
+        // The latest reminder due, if not sent; those before it that never went (the servers were down) are skipped, not sent late.
+        const due = remindersAhead(
+          schedule,
+          { next: next.step, lastProgress: driver.last_progress, signedUpAt: driver.signed_up_at, sent: driver.sent, excluded: false },
+          now,
+        ).find((ahead) => ahead.at <= now)?.reminder;
+        if (due === undefined) continue;
         if (isQuiet(hourIn(zoneOfState(driver.state), now), schedule.quietHours)) continue;
         const locale = isLocale(driver.locale) ? driver.locale : DEFAULT_LOCALE;
         const stepName = app.callReader.flowIn(locale).steps[next.step]?.journey ?? next.step;

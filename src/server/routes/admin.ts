@@ -131,17 +131,17 @@ const queueDriver = (row: QueueRow, staffId: string): QueueDriver => ({
 });
 
 /**
- * A page's cursor: the last row's submission time and id, opaque to clients. The time to the
+ * A page's cursor: the last row's time (its submission for the queue) and id, opaque to clients. The time to the
  * microsecond, as PostgreSQL keeps it (a Date's milliseconds would list a row twice, or skip one).
  */
-const cursorOf = (row: QueueRow & { submitted_key: string }) => Buffer.from(`${row.submitted_key}|${row.id}`).toString('base64url');
+export const cursorOf = (at: string, id: string) => Buffer.from(`${at}|${id}`).toString('base64url');
 
 /** A cursor's time: UTC ISO 8601, a real date (JavaScript reads "1" or February 31 as a date; PostgreSQL refuses them). */
 const CURSOR_TIME = /^[1-9]\d{3}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,6})?Z$/;
 const isCursorTime = (at: string) =>
   CURSOR_TIME.test(at) && !Number.isNaN(Date.parse(at)) && new Date(Date.parse(at)).toISOString().slice(0, 19) === at.slice(0, 19);
 
-function readCursor(cursor: string): { at: string; id: string } {
+export function readCursor(cursor: string): { at: string; id: string } {
   const [at, id, extra] = Buffer.from(cursor, 'base64url').toString('utf8').split('|');
   if (extra !== undefined || !at || !id || !isUuid(id) || !isCursorTime(at)) throw refusal(400, 'staff.badCursor');
   return { at, id };
@@ -322,7 +322,7 @@ export async function adminRoutes(app: FastifyInstance, options: { config: Serve
       );
       return {
         drivers: page.map((row) => ({ ...queueDriver(row, request.staff!.id), ...(expired.has(row.id) && { expired: expired.get(row.id) }) })),
-        next: rows.length > query.limit ? cursorOf(page[page.length - 1]!) : null,
+        next: rows.length > query.limit ? cursorOf(page[page.length - 1]!.submitted_key, page[page.length - 1]!.id) : null,
       };
     },
   );

@@ -10,7 +10,11 @@
  *   are kept, detached from the person (retained_payment_records, migration 008), as tax and
  *   accounting rules require.
  *
- * Both are recorded in privacy_requests and the audit record with who did it (the staff member)
+ * - GET /admin/privacy/lookup?q=<email or phone>: the driver a request is about, by their whole
+ *   email or phone number (exactly: a privacy officer has no list to browse). Every lookup is in the
+ *   audit record, with whether someone was found, never what was asked.
+ *
+ * Export and erasure are recorded in privacy_requests and the audit record with who did it (the staff member)
  * and counts, never anything of the person.
  *
  * Over 300 lines on purpose: the export and the erasure read the same list of a driver's tables
@@ -21,11 +25,12 @@ import { HttpError } from '@fastify/sensible';
 import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify';
 import { strToU8, zipSync, type Zippable } from 'fflate';
 import { isUuid, type Queryable } from '../db/db.js';
-import type { EraseBody } from '../../shared/review.js';
+import type { EraseBody, PrivacyLookup, PrivacyLookupQuery, ReviewStatus } from '../../shared/review.js';
 import { answersOf, openAnswers, type StoredAnswers } from '../lib/answers.js';
 import { checkBodiesBySchema } from '../lib/bodySchemas.js';
 import type { Channel } from '../messaging/delivery.js';
 import { subjectsOf } from '../plugins/otpCodes.js';
+import { searchOf } from './people.js';
 import { ADMIN_PREFIX, type RouteTable } from '../lib/routeTable.js';
 import { refusal } from '../serverMessages.js';
 
@@ -33,6 +38,7 @@ import { refusal } from '../serverMessages.js';
 export const ADMIN_PRIVACY_ROUTES = {
   export: { method: 'GET', url: `${ADMIN_PREFIX}/drivers/:id/export` },
   erase: { method: 'POST', url: `${ADMIN_PREFIX}/drivers/:id/erase` },
+  lookup: { method: 'GET', url: `${ADMIN_PREFIX}/privacy/lookup` },
 } as const satisfies RouteTable;
 
 /**
@@ -172,6 +178,34 @@ export async function adminPrivacyRoutes(app: FastifyInstance, options: { embedd
     ]);
     await app.audit.record(request, { action: action === 'export' ? 'driver.export' : 'driver.erase', driverId, details }, db);
   };
+
+  // No fresh sign-in: a lookup finds whom a request is about; what is done with them asks for one.
+  app.get<{ Querystring: PrivacyLookupQuery }>(
+    ADMIN_PRIVACY_ROUTES.lookup.url,
+    {
+      config: { staffRoles: ['privacy-officer'] as const },
+      schema: { querystring: { $ref: 'review#/$defs/privacyLookupQuery' }, response: { 200: { $ref: 'review#/$defs/privacyLookup' } } },
+    },
+    async (request): Promise<PrivacyLookup> => {
+      const search = searchOf(request.query.q.trim());
+      if ('text' in search) throw refusal(400, 'staff.wholeEmailOrPhone');
+      const { rows } = await app.db.query<{ id: string; email: string; phone: string | null; name: string | null; status: ReviewStatus; created_at: Date }>(
+        `SELECT id, email, phone, review_name AS name, status, created_at FROM drivers WHERE ${'email' in search ? 'email' : 'phone'} = $1 ORDER BY created_at, id`,
+        ['email' in search ? search.email : search.phone],
+      );
+      await app.audit.record(request, { action: 'driver.lookup', details: { by: 'email' in search ? 'email' : 'phone', found: rows.length } });
+      return {
+        drivers: rows.map((row) => ({
+          id: row.id,
+          email: row.email,
+          phone: row.phone,
+          name: row.name,
+          status: row.status,
+          signedUpAt: row.created_at.toISOString(),
+        })),
+      };
+    },
+  );
 
   app.get<{ Params: { id: string } }>(ADMIN_PRIVACY_ROUTES.export.url, privacyOfficers, async (request, reply) => {
     const driverId = request.params.id;

@@ -30,6 +30,7 @@ import { INTEGRATION_ADMIN_ROUTES, integrationAdminRoutes } from './integrationA
 import { INTEGRATION_API_ROUTES, integrationRoutes } from './integrations.js';
 import { IP_LOOKUP_ROUTES, ipLookupRoutes } from './ipLookup.js';
 import { METRICS_ROUTES, metricsRoutes } from './metrics.js';
+import { PEOPLE_ROUTES, peopleRoutes } from './people.js';
 import { REMINDER_ROUTES, reminderRoutes } from './reminders.js';
 import { SANDBOX_PAYMENT_ROUTES } from './sandboxPayments.js';
 import { STAFF_ROUTES, staffRoutes } from './staff.js';
@@ -48,6 +49,7 @@ export const DECLARED_ROUTES: readonly DeclaredRoute[] = [
   ADMIN_ROUTES,
   ADMIN_PRIVACY_ROUTES,
   INSIGHTS_ROUTES,
+  PEOPLE_ROUTES,
   EXPIRY_ROUTES,
   REMINDER_ROUTES,
   STAFF_ROUTES,
@@ -119,6 +121,7 @@ export const apiPlugin = fp<{ config: ServerConfig; publicOrigin: string }>(
       await api.register(adminRoutes, { config });
       await api.register(adminPrivacyRoutes, { embeddedDatabase: config.database.kind === 'pglite' });
       await api.register(insightsRoutes);
+      await api.register(peopleRoutes);
       await api.register(expiryRoutes);
       await api.register(reminderRoutes);
       await api.register(staffRoutes, { rateLimit: config.authRateLimit, counters: config.sharedCounters });

@@ -22,6 +22,11 @@ export type ReviewDriver = QueueDriver & {
  * via the `definition` "reviewVersion".
  */
 export type ReviewVersion = number;
+/**
+ * This interface was referenced by `ReviewContract`'s JSON-Schema
+ * via the `definition` "peopleStatus".
+ */
+export type PeopleStatus = 'signedUp' | 'inProgress' | 'waitingReview' | 'approved' | 'rejected';
 
 /**
  * This interface was referenced by `ReviewContract`'s JSON-Schema
@@ -238,3 +243,94 @@ export interface QueueQuery {
 export interface ExpiringQuery {
   days?: number;
 }
+/**
+ * This interface was referenced by `ReviewContract`'s JSON-Schema
+ * via the `definition` "peopleQuery".
+ */
+export interface PeopleQuery {
+  step?: string;
+  status?: PeopleStatus;
+  stalledDays?: number;
+  method?: string;
+  language?: string;
+  state?: string;
+  expiringDays?: number;
+  from?: string;
+  to?: string;
+  q?: string;
+  sort?: 'newest' | 'oldest' | 'recentActivity' | 'oldestActivity';
+  limit?: number;
+  after?: string;
+}
+/**
+ * This interface was referenced by `ReviewContract`'s JSON-Schema
+ * via the `definition` "peopleDriver".
+ */
+export interface PeopleDriver {
+  id: string;
+  name: string | null;
+  email: string;
+  phone: string | null;
+  provider: string;
+  language: string;
+  state: string | null;
+  status: PeopleStatus;
+  signedUpAt: string;
+  lastActivityAt: string;
+  stoppedAt: string | null;
+  since: string | null;
+}
+/**
+ * This interface was referenced by `ReviewContract`'s JSON-Schema
+ * via the `definition` "peoplePage".
+ */
+export interface PeoplePage {
+  drivers: PeopleDriver[];
+  total: number;
+  next: string | null;
+}
+/**
+ * This interface was referenced by `ReviewContract`'s JSON-Schema
+ * via the `definition` "timelineEvent".
+ */
+export interface TimelineEvent {
+  at: string;
+  kind: 'step' | 'codeSent' | 'codeVerified' | 'notice' | 'reminder' | 'documentNotice' | 'decision' | 'staff' | 'documentExpiry' | 'reminderDue';
+  label: string;
+  channel?: 'email' | 'sms';
+  delivery?: 'pending' | 'sent' | 'failed';
+  by?: string;
+}
+/**
+ * This interface was referenced by `ReviewContract`'s JSON-Schema
+ * via the `definition` "timelinePage".
+ */
+export interface TimelinePage {
+  driver: PeopleDriver;
+  events: TimelineEvent[];
+  due: TimelineEvent[];
+}
+/**
+ * This interface was referenced by `ReviewContract`'s JSON-Schema
+ * via the `definition` "privacyLookupQuery".
+ */
+export interface PrivacyLookupQuery {
+  q: string;
+}
+/**
+ * This interface was referenced by `ReviewContract`'s JSON-Schema
+ * via the `definition` "privacyLookup".
+ */
+export interface PrivacyLookup {
+  drivers: {
+    id: string;
+    email: string;
+    phone: string | null;
+    name: string | null;
+    status: ReviewStatus;
+    signedUpAt: string;
+  }[];
+}
+
+/** Every value of peopleStatus, in the schema's order. */
+export const PEOPLE_STATUSES = ['signedUp', 'inProgress', 'waitingReview', 'approved', 'rejected'] as const satisfies readonly PeopleStatus[];

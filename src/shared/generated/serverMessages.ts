@@ -161,5 +161,8 @@ export interface ServerMessages {
     webhookHttpsOnly: StaffText;
     webhookHostUnresolved: StaffText;
     webhookAddressInternal: StaffText;
+    unknownStep: StaffText;
+    rangeReversed: StaffText;
+    wholeEmailOrPhone: StaffText;
   };
 }

@@ -42,7 +42,10 @@ export type AuditAction =
   | 'webhook.test'
   | 'webhook.resend'
   | 'webhook.replay'
-  | 'webhook.disable';
+  | 'webhook.disable'
+  | 'people.list'
+  | 'driver.timeline'
+  | 'driver.lookup';
 /**
  * This interface was referenced by `StaffContract`'s JSON-Schema
  * via the `definition` "auditFilterAction".
@@ -360,4 +363,7 @@ export const AUDIT_ACTIONS = [
   'webhook.resend',
   'webhook.replay',
   'webhook.disable',
+  'people.list',
+  'driver.timeline',
+  'driver.lookup',
 ] as const satisfies readonly AuditAction[];

@@ -1,0 +1,270 @@
+/**
+ * Every driver, for reviewers and owners (GET /admin/people): filtered by the step they are on,
+ * their standing, how long they have stalled, how and when they signed up, their language, state
+ * and expiring documents; searched by name, exact email or phone, or external id; paged. A
+ * driver's page is their timeline (GET /admin/people/:id/timeline) with the reminders still due,
+ * each time in the viewer's time zone and relative to now. The insights' stalled counts open this
+ * list with their own filter.
+ */
+import { useState } from 'react';
+import useSWR from 'swr';
+import useSWRInfinite from 'swr/infinite';
+import type { PeopleDriver, PeoplePage, PeopleStatus, TimelineEvent, TimelinePage } from '../../shared/review.js';
+import { funnelSteps } from '../../shared/funnel.js';
+import { flow } from '../runtime/flow.js';
+import { READ_ONCE, type RequestError } from '../runtime/reads.js';
+import { checkRefusal, readAdmin, type AdminSession } from './adminApi.js';
+import { formatTime } from './adminData.js';
+import { ReadFailure } from './ReadFailure.js';
+
+/** The list's filter as the form holds it: each part of GET /admin/people's query, '' for none. */
+export interface PeopleFilter {
+  step: string;
+  status: string;
+  stalledDays: string;
+  method: string;
+  language: string;
+  state: string;
+  expiringDays: string;
+  from: string;
+  to: string;
+  q: string;
+  sort: string;
+}
+
+export const NO_FILTER: PeopleFilter = {
+  step: '',
+  status: '',
+  stalledDays: '',
+  method: '',
+  language: '',
+  state: '',
+  expiringDays: '',
+  from: '',
+  to: '',
+  q: '',
+  sort: 'newest',
+};
+
+const STATUS_LABELS: Record<PeopleStatus, string> = {
+  signedUp: 'Signed up',
+  inProgress: 'In progress',
+  waitingReview: 'Waiting for review',
+  approved: 'Approved',
+  rejected: 'Rejected',
+};
+
+const SORT_LABELS = { newest: 'Newest sign-up', oldest: 'Oldest sign-up', recentActivity: 'Latest activity', oldestActivity: 'Oldest activity' } as const;
+
+const EVENT_LABELS: Record<TimelineEvent['kind'], string> = {
+  step: 'Step sent',
+  codeSent: 'Code sent',
+  codeVerified: 'Code verified',
+  notice: 'Notice',
+  reminder: 'Reminder',
+  documentNotice: 'Document notice',
+  decision: 'Decision',
+  staff: 'Staff',
+  documentExpiry: 'Document expires',
+  reminderDue: 'Reminder due',
+};
+
+const relative = new Intl.RelativeTimeFormat('en-US', { numeric: 'auto' });
+const UNITS = [
+  ['day', 24 * 3600 * 1000],
+  ['hour', 3600 * 1000],
+  ['minute', 60 * 1000],
+] as const;
+
+/** "3 days ago", "in 2 hours", "now". */
+export function fromNow(iso: string, now = Date.now()): string {
+  const difference = Date.parse(iso) - now;
+  for (const [unit, ms] of UNITS) {
+    if (Math.abs(difference) >= ms) return relative.format(Math.round(difference / ms), unit);
+  }
+  return relative.format(0, 'minute');
+}
+
+function When({ at }: { at: string }) {
+  return (
+    <span>
+      <time dateTime={at}>{formatTime(at)}</time> <span className="admin-muted">({fromNow(at)})</span>
+    </span>
+  );
+}
+
+const queryOf = (filter: PeopleFilter, after: string | null) =>
+  new URLSearchParams([...Object.entries(filter).filter(([, value]) => value.trim() !== ''), ...(after ? [['after', after]] : [])]).toString();
+
+const COLUMNS = { driver: 'Driver', status: 'Status', stopped: 'Stopped at', signedUp: 'Signed up' } as const;
+
+function Timeline({ session, driver, onBack }: { session: AdminSession; driver: PeopleDriver; onBack: () => void }) {
+  const { data, error, isValidating } = useSWR<TimelinePage, RequestError>([`/admin/people/${driver.id}/timeline`, session.bearer], readAdmin<TimelinePage>, {
+    ...READ_ONCE,
+    onError: (failed) => checkRefusal(session, failed),
+  });
+  const list = (events: TimelineEvent[]) => (
+    <ol className="admin-timeline">
+      {events.map((event, index) => (
+        <li key={`${event.at}/${index}`}>
+          <When at={event.at} /> — {EVENT_LABELS[event.kind]}: {event.label}
+          {event.channel && ` (${event.channel === 'sms' ? 'text message' : 'email'}${event.delivery ? `, ${event.delivery}` : ''})`}
+          {event.by && <span className="admin-muted"> by {event.by}</span>}
+        </li>
+      ))}
+    </ol>
+  );
+  return (
+    <>
+      <button type="button" className="button button-secondary admin-action" onClick={onBack}>
+        Back to the list
+      </button>
+      <h3>{driver.name ?? driver.email}</h3>
+      <p>
+        {driver.email}
+        {driver.phone && ` · ${driver.phone}`} · {STATUS_LABELS[driver.status]}
+        {driver.stoppedAt && driver.since && (
+          <>
+            {' '}
+            · stopped at {driver.stoppedAt} since <When at={driver.since} />
+          </>
+        )}
+      </p>
+      {isValidating && <p className="admin-muted">Loading…</p>}
+      <ReadFailure error={error} />
+      {data && (
+        <>
+          <h4>Timeline</h4>
+          {list(data.events)}
+          <h4>Reminders still due</h4>
+          {data.due.length === 0 ? <p className="admin-empty">None.</p> : list(data.due)}
+        </>
+      )}
+    </>
+  );
+}
+
+export function PeopleSection({ session, initial }: { session: AdminSession; initial: PeopleFilter }) {
+  const [filter, setFilter] = useState(initial);
+  const [shown, setShown] = useState(initial);
+  const [open, setOpen] = useState<PeopleDriver | null>(null);
+  const { data, error, isValidating, size, setSize } = useSWRInfinite<PeoplePage, RequestError>(
+    (index, previous: PeoplePage | null) => (index > 0 && !previous?.next ? null : [`/admin/people?${queryOf(shown, previous?.next ?? null)}`, session.bearer]),
+    readAdmin<PeoplePage>,
+    { ...READ_ONCE, onError: (failed) => checkRefusal(session, failed) },
+  );
+  if (open) return <Timeline session={session} driver={open} onBack={() => setOpen(null)} />;
+  const change = (key: keyof PeopleFilter) => (event: { target: { value: string } }) => setFilter({ ...filter, [key]: event.target.value });
+  const drivers = data?.flatMap((page) => page.drivers) ?? [];
+  const next = data?.[data.length - 1]?.next;
+  const field = (key: keyof PeopleFilter, label: string, input: Record<string, unknown> = {}) => (
+    <>
+      <label htmlFor={`people-${key}`}>{label}</label>
+      <input id={`people-${key}`} className="admin-input" value={filter[key]} onChange={change(key)} {...input} />
+    </>
+  );
+  return (
+    <>
+      <h2>Drivers</h2>
+      <form
+        className="admin-audit-filter admin-people-filter"
+        onSubmit={(event) => {
+          event.preventDefault();
+          setShown(filter);
+        }}
+      >
+        {field('q', 'Name, exact email or phone, or external id', { type: 'search' })}
+        <label htmlFor="people-step">Step they are on</label>
+        <select id="people-step" className="admin-input" value={filter.step} onChange={change('step')}>
+          <option value="">Any</option>
+          {funnelSteps(flow)
+            .slice(1)
+            .map((step) => (
+              <option key={step.step} value={step.step}>
+                {step.label}
+              </option>
+            ))}
+        </select>
+        <label htmlFor="people-status">Status</label>
+        <select id="people-status" className="admin-input" value={filter.status} onChange={change('status')}>
+          <option value="">Any</option>
+          {Object.entries(STATUS_LABELS).map(([status, label]) => (
+            <option key={status} value={status}>
+              {label}
+            </option>
+          ))}
+        </select>
+        {field('stalledDays', 'Stalled for more than (days)', { type: 'number', min: 1, max: 365 })}
+        {field('method', 'Sign-up method (password, google.com…)')}
+        {field('language', 'Language (en, es…)')}
+        {field('state', 'State (CA, NY…)')}
+        {field('expiringDays', 'A document expiring within (days)', { type: 'number', min: 0, max: 365 })}
+        {field('from', 'Signed up from', { type: 'date' })}
+        {field('to', 'Signed up until', { type: 'date' })}
+        <label htmlFor="people-sort">Sort by</label>
+        <select id="people-sort" className="admin-input" value={filter.sort} onChange={change('sort')}>
+          {Object.entries(SORT_LABELS).map(([sort, label]) => (
+            <option key={sort} value={sort}>
+              {label}
+            </option>
+          ))}
+        </select>
+        <div className="admin-actions">
+          <button type="submit" className="button button-secondary admin-action">
+            Show
+          </button>
+        </div>
+      </form>
+      {isValidating && <p className="admin-muted">Loading…</p>}
+      <ReadFailure error={error} />
+      {data && (
+        <p className="admin-people-total">
+          {data[0]!.total} {data[0]!.total === 1 ? 'driver' : 'drivers'}
+        </p>
+      )}
+      {drivers.length > 0 && (
+        <table className="admin-audit admin-people">
+          <thead>
+            <tr>
+              {Object.values(COLUMNS).map((label) => (
+                <th key={label} scope="col">
+                  {label}
+                </th>
+              ))}
+            </tr>
+          </thead>
+          <tbody>
+            {drivers.map((driver) => (
+              <tr key={driver.id}>
+                <td data-label={COLUMNS.driver}>
+                  <button type="button" className="admin-link-button" onClick={() => setOpen(driver)}>
+                    {driver.name ?? driver.email}
+                  </button>
+                  {driver.name && <span className="admin-muted"> {driver.email}</span>}
+                </td>
+                <td data-label={COLUMNS.status}>{STATUS_LABELS[driver.status]}</td>
+                <td data-label={COLUMNS.stopped}>
+                  {driver.stoppedAt && driver.since ? (
+                    <span>
+                      {driver.stoppedAt}, since <When at={driver.since} />
+                    </span>
+                  ) : (
+                    '—'
+                  )}
+                </td>
+                <td data-label={COLUMNS.signedUp}>
+                  <When at={driver.signedUpAt} />
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {next && (
+        <button type="button" className="button button-secondary admin-action admin-more" disabled={isValidating} onClick={() => void setSize(size + 1)}>
+          Show more drivers
+        </button>
+      )}
+    </>
+  );
+}

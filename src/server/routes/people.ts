@@ -1,0 +1,319 @@
+/**
+ * Every driver, for reviewers and owners: GET /admin/people lists them whatever step they are on
+ * (the review queue, routes/admin.ts, lists only those who sent everything), filtered, searched and
+ * paged; GET /admin/people/:id/timeline is what happened to one of them, in time order, and the
+ * reminders still due. Contracts: review.schema.json#/$defs/peopleQuery, peoplePage, timelinePage.
+ *
+ * Where a driver stopped is read from driver_progress (migration 013) as the insights read it
+ * (lib/insights.ts): the step of the funnel after the last one they passed, since they passed that
+ * one. So the list filtered by a step, a sign-up range, a method, a language and stalledDays holds
+ * exactly the drivers the insights count as stalled at that step. Each reading is in the audit record.
+ */
+import type { FastifyInstance } from 'fastify';
+import { isLocale } from '../../shared/locales.js';
+import type { PeopleDriver, PeoplePage, PeopleQuery, PeopleStatus, TimelineEvent, TimelinePage } from '../../shared/review.js';
+import { loadNotices } from '../../node/projectFiles.js';
+import { isUuid } from '../db/db.js';
+import { checkBodiesBySchema } from '../lib/bodySchemas.js';
+import { addDays } from '../lib/expiries.js';
+import { funnelSteps } from '../lib/insights.js';
+import { ADMIN_PREFIX, type RouteTable } from '../lib/routeTable.js';
+import { remindersAhead } from '../plugins/reminders.js';
+import { refusal } from '../serverMessages.js';
+import { cursorOf, DEFAULT_PAGE_SIZE, readCursor } from './admin.js';
+
+/** The list of every driver and a driver's timeline (lib/routeTable.ts). */
+export const PEOPLE_ROUTES = {
+  people: { method: 'GET', url: `${ADMIN_PREFIX}/people` },
+  timeline: { method: 'GET', url: `${ADMIN_PREFIX}/people/:id/timeline`, params: ['id'] },
+} as const satisfies RouteTable;
+
+const DAY_MS = 24 * 3600 * 1000;
+
+/** A driver's row, as the list's SQL answers it. */
+interface PeopleRow {
+  id: string;
+  name: string | null;
+  email: string;
+  phone: string | null;
+  provider: string;
+  locale: string;
+  state: string | null;
+  status: PeopleStatus;
+  signed_up_at: Date;
+  last_activity_at: Date;
+  /** The index in the funnel of the last step passed. */
+  last: number;
+  since: Date;
+  sort_key: string;
+}
+
+/** Each sort: the column it orders by, and whether the newest come first. */
+const SORTS = {
+  newest: { column: 'signed_up_at', descending: true },
+  oldest: { column: 'signed_up_at', descending: false },
+  recentActivity: { column: 'last_activity_at', descending: true },
+  oldestActivity: { column: 'last_activity_at', descending: false },
+} as const;
+
+/** A search: an email or a phone matches exactly, anything else a name (any part, any case) or an external id (exactly). */
+export function searchOf(q: string): { email: string } | { phone: string } | { text: string } {
+  if (q.includes('@')) return { email: q.toLowerCase() };
+  const digits = q.replace(/\D/g, '');
+  // Phones are kept in E.164 with the +1 prefix (migration 001).
+  if (/^\+?[\d\s().-]+$/.test(q) && (digits.length === 10 || (digits.length === 11 && digits.startsWith('1')))) return { phone: `+1${digits.slice(-10)}` };
+  return { text: q };
+}
+
+/** The drivers' columns, where they are and since when, that meet `filters` (conditions on those columns); `value` takes each value the statement needs. */
+function peopleSql(funnelNames: string[], value: (v: unknown) => string, filters: string[]): string {
+  const times = funnelNames.map((name, index) => `p.passed[(SELECT s.id FROM progress_steps s WHERE s.step = ${value(name)})] AS t${index}`);
+  const last = `CASE ${funnelNames
+    .map((_, index) => funnelNames.length - 1 - index)
+    .map((index) => `WHEN t${index} IS NOT NULL THEN ${index}`)
+    .join(' ')} END`;
+  const lastTime = `CASE ${funnelNames
+    .map((_, index) => funnelNames.length - 1 - index)
+    .map((index) => `WHEN t${index} IS NOT NULL THEN t${index}`)
+    .join(' ')} END`;
+  const { stateAnswer } = loadNotices().reminders;
+  return `
+  SELECT * FROM (
+    SELECT d.id, d.review_name AS name, d.email, d.phone, p.provider, p.locale, p.signed_up_at, d.external_id,
+      (SELECT a.answers ->> ${value(stateAnswer.field)} FROM step_answers a WHERE a.driver_id = d.id AND a.step = ${value(stateAnswer.step)}) AS state,
+      ${last} AS last,
+      p.signed_up_at + ${lastTime} * interval '1 second' AS since,
+      p.signed_up_at + greatest(${funnelNames.map((_, index) => `t${index}`).join(', ')}, 0) * interval '1 second' AS last_activity_at,
+      CASE WHEN d.status = 'approved' THEN 'approved' WHEN d.status = 'rejected' THEN 'rejected'
+        WHEN d.is_session_complete THEN 'waitingReview' WHEN coalesce(${last}, 0) = 0 THEN 'signedUp' ELSE 'inProgress' END AS status
+    FROM (SELECT p.driver_id, p.signed_up_at, p.provider, p.locale, ${times.join(', ')} FROM driver_progress p) p
+    JOIN drivers d ON d.id = p.driver_id
+  ) people
+  ${filters.length > 0 ? `WHERE ${filters.join(' AND ')}` : ''}`;
+}
+
+export async function peopleRoutes(app: FastifyInstance) {
+  const readers = { config: { staffRoles: ['reviewer', 'owner'] as const }, onRequest: app.requireStaff };
+  const { expiries, reminders: schedule } = loadNotices();
+  const flow = () => app.callReader.flow;
+  checkBodiesBySchema(app);
+
+  /**
+   * The list's SQL and values for `query`: the filters as conditions on the drivers' rows, and for a
+   * page, the cursor's place and the order. Only the filters asked for are in the statement.
+   */
+  function statement(query: PeopleQuery, page: { limit: number } | null) {
+    const values: unknown[] = [];
+    const value = (v: unknown) => {
+      values.push(v);
+      return `$${values.length}`;
+    };
+    const funnel = funnelSteps(flow());
+    const filters: string[] = [];
+    const now = app.now();
+    if (query.from) filters.push(`signed_up_at >= ${value(new Date(`${query.from}T00:00:00Z`))}`);
+    if (query.to) filters.push(`signed_up_at < ${value(new Date(Date.parse(`${query.to}T00:00:00Z`) + DAY_MS))}`);
+    if (query.method) filters.push(`provider = ${value(query.method)}`);
+    if (query.language) filters.push(`locale = ${value(query.language)}`);
+    if (query.status) filters.push(`status = ${value(query.status)}`);
+    if (query.step) filters.push(`last = ${value(funnel.findIndex((step) => step.step === query.step) - 1)}`);
+    // Stalled: no step passed since the cutoff, and a step still ahead (as the insights count them).
+    if (query.stalledDays) filters.push(`since < ${value(new Date(now.getTime() - query.stalledDays * DAY_MS))} AND last < ${funnel.length - 1}`);
+    if (query.state) filters.push(`state = ${value(query.state)}`);
+    if (query.expiringDays !== undefined) {
+      filters.push(`EXISTS (SELECT FROM step_answers a, unnest(${value(expiries.documents.map((document) => document.step))}::text[],
+          ${value(expiries.documents.map((document) => document.date))}::text[]) AS doc (step, field)
+        WHERE a.driver_id = people.id AND a.step = doc.step AND a.answers ->> doc.field ~ '^\\d{4}-\\d{2}-\\d{2}$'
+          AND a.answers ->> doc.field <= ${value(addDays(now.toISOString().slice(0, 10), query.expiringDays))})`);
+    }
+    const q = query.q?.trim();
+    if (q) {
+      const search = searchOf(q);
+      if ('email' in search) filters.push(`email = ${value(search.email)}`);
+      else if ('phone' in search) filters.push(`phone = ${value(search.phone)}`);
+      else filters.push(`(name ILIKE ${value(`%${search.text.replace(/[\\%_]/g, (character) => `\\${character}`)}%`)} OR external_id = ${value(search.text)})`);
+    }
+    if (page === null)
+      return {
+        sql: `SELECT count(*)::int AS total FROM (${peopleSql(
+          funnel.map((step) => step.recordedAs),
+          value,
+          filters,
+        )}) matched`,
+        values,
+      };
+    const sort = SORTS[query.sort ?? 'newest'];
+    const direction = sort.descending ? 'DESC' : 'ASC';
+    if (query.after) {
+      const after = readCursor(query.after);
+      filters.push(`(${sort.column}, id) ${sort.descending ? '<' : '>'} (${value(after.at)}::timestamptz, ${value(after.id)}::uuid)`);
+    }
+    const sql = `SELECT *, to_char(${sort.column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS sort_key
+      FROM (${peopleSql(
+        funnel.map((step) => step.recordedAs),
+        value,
+        filters,
+      )}) matched ORDER BY ${sort.column} ${direction}, id ${direction} LIMIT ${value(page.limit + 1)}`;
+    return { sql, values };
+  }
+
+  /** The query's parts that depend on the flow and the app: its step, method and language, and the range's order. */
+  function checkQuery(query: PeopleQuery): void {
+    const steps = funnelSteps(flow()).map((step) => step.step);
+    if (query.step && !steps.includes(query.step)) throw refusal(400, 'staff.unknownStep', { steps: steps.join(', ') });
+    if (query.from && query.to && query.to < query.from) throw refusal(400, 'staff.rangeReversed');
+    const methods = ['password', ...(flow().social?.providers.map((provider) => provider.id) ?? [])];
+    if (query.method && !methods.includes(query.method)) throw refusal(400, 'staff.badMethod', { providers: methods.slice(1).join(', ') });
+    if (query.language && !isLocale(query.language)) throw refusal(400, 'staff.badLanguage');
+  }
+
+  const rowOf = (row: PeopleRow): PeopleDriver => {
+    const funnel = funnelSteps(flow());
+    const ahead = funnel[row.last + 1];
+    return {
+      id: row.id,
+      name: row.name,
+      email: row.email,
+      phone: row.phone,
+      provider: row.provider,
+      language: row.locale,
+      state: row.state,
+      status: row.status,
+      signedUpAt: row.signed_up_at.toISOString(),
+      lastActivityAt: row.last_activity_at.toISOString(),
+      stoppedAt: ahead?.label ?? null,
+      since: ahead ? row.since.toISOString() : null,
+    };
+  };
+
+  app.get<{ Querystring: PeopleQuery }>(
+    PEOPLE_ROUTES.people.url,
+    { ...readers, schema: { querystring: { $ref: 'review#/$defs/peopleQuery' }, response: { 200: { $ref: 'review#/$defs/peoplePage' } } } },
+    async (request): Promise<PeoplePage> => {
+      const { query } = request;
+      checkQuery(query);
+      const limit = query.limit ?? DEFAULT_PAGE_SIZE;
+      const page = statement(query, { limit });
+      const count = statement(query, null);
+      const [{ rows }, counted] = await Promise.all([app.db.query<PeopleRow>(page.sql, page.values), app.db.query<{ total: number }>(count.sql, count.values)]);
+      const { limit: _limit, after: _after, ...filter } = query;
+      await app.audit.record(request, { action: 'people.list', details: { ...filter, ...(filter.q && { q: 'given' }) } });
+      const shown = rows.slice(0, limit);
+      return {
+        drivers: shown.map(rowOf),
+        total: counted.rows[0]!.total,
+        next: rows.length > limit ? cursorOf(shown[shown.length - 1]!.sort_key, shown[shown.length - 1]!.id) : null,
+      };
+    },
+  );
+
+  /** One driver's row of the list, or a 404. */
+  async function personOf(id: string): Promise<PeopleRow> {
+    const notFound = refusal(404, 'staff.unknownDriver');
+    if (!isUuid(id)) throw notFound;
+    const values: unknown[] = [];
+    const value = (v: unknown) => {
+      values.push(v);
+      return `$${values.length}`;
+    };
+    const sql = peopleSql(
+      funnelSteps(flow()).map((step) => step.recordedAs),
+      value,
+      [],
+    );
+    const { rows } = await app.db.query<PeopleRow>(`${sql} WHERE id = ${value(id)}`, values);
+    if (!rows[0]) throw notFound;
+    return rows[0];
+  }
+
+  /** What happened to the driver: each source table's events, in time order. */
+  async function eventsOf(driverId: string): Promise<TimelineEvent[]> {
+    const funnel = funnelSteps(flow());
+    const labels = new Map(funnel.map((step) => [step.recordedAs, step.label]));
+    const verified = new Map<string, 'email' | 'sms'>([
+      ['driver.emailVerified', 'email'],
+      ['driver.phoneVerified', 'sms'],
+    ]);
+    const [steps, codes, notices, remindersSent, documentNotices, decisions, staff, answers] = await Promise.all([
+      app.db.query<{ step: string; passed_at: Date }>('SELECT step, passed_at FROM driver_steps_passed(ARRAY[$1]::uuid[])', [driverId]),
+      app.db.query<{ channel: 'email' | 'sms'; created_at: Date }>('SELECT channel, created_at FROM otp_codes WHERE driver_id = $1', [driverId]),
+      app.db.query<{ notice: string; channel: 'email' | 'sms'; status: 'pending' | 'sent' | 'failed'; created_at: Date }>(
+        'SELECT notice, channel, status, created_at FROM outgoing_notices WHERE driver_id = $1',
+        [driverId],
+      ),
+      app.db.query<{ step: string; reminder: number; sent_at: Date }>('SELECT step, reminder, sent_at FROM reminders_sent WHERE driver_id = $1', [driverId]),
+      app.db.query<{ document: string; notice: string; sent_at: Date }>('SELECT document, notice, sent_at FROM document_notices_sent WHERE driver_id = $1', [
+        driverId,
+      ]),
+      app.db.query<{ decision: string; reviewed_by: string; reviewed_at: Date }>(
+        'SELECT decision, reviewed_by, reviewed_at FROM driver_reviews WHERE driver_id = $1',
+        [driverId],
+      ),
+      app.db.query<{ action: string; actor: string | null; at: Date }>('SELECT action, actor, at FROM audit_events WHERE driver_id = $1', [driverId]),
+      app.db.query<{ step: string; answers: Record<string, unknown> }>(
+        'SELECT step, answers FROM step_answers WHERE driver_id = $1 AND step = ANY($2::text[])',
+        [driverId, expiries.documents.map((document) => document.step)],
+      ),
+    ]);
+    const documentName = (key: string) => expiries.documents.find((document) => `${document.step}.${document.date}` === key)?.name ?? key;
+    const stepTitle = (step: string) => labels.get(step) ?? flow().steps[step]?.title ?? null;
+    const events: TimelineEvent[] = [
+      ...steps.rows.flatMap((row): TimelineEvent[] => {
+        const channel = verified.get(row.step);
+        if (channel) return [{ at: row.passed_at.toISOString(), kind: 'codeVerified', label: stepTitle(row.step) ?? row.step, channel }];
+        const title = stepTitle(row.step);
+        return title === null ? [] : [{ at: row.passed_at.toISOString(), kind: 'step', label: title }];
+      }),
+      ...codes.rows.map((row): TimelineEvent => ({ at: row.created_at.toISOString(), kind: 'codeSent', label: 'Code sent', channel: row.channel })),
+      ...notices.rows.map(
+        (row): TimelineEvent => ({ at: row.created_at.toISOString(), kind: 'notice', label: row.notice, channel: row.channel, delivery: row.status }),
+      ),
+      ...remindersSent.rows.map((row): TimelineEvent => ({ at: row.sent_at.toISOString(), kind: 'reminder', label: stepTitle(row.step) ?? row.step })),
+      ...documentNotices.rows.map(
+        (row): TimelineEvent => ({ at: row.sent_at.toISOString(), kind: 'documentNotice', label: `${documentName(row.document)}: ${row.notice}` }),
+      ),
+      ...decisions.rows.map((row): TimelineEvent => ({ at: row.reviewed_at.toISOString(), kind: 'decision', label: row.decision, by: row.reviewed_by })),
+      ...staff.rows.map((row): TimelineEvent => ({ at: row.at.toISOString(), kind: 'staff', label: row.action, ...(row.actor && { by: row.actor }) })),
+      ...expiries.documents.flatMap((document): TimelineEvent[] => {
+        const date = answers.rows.find((row) => row.step === document.step)?.answers[document.date];
+        return typeof date === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(date)
+          ? [{ at: new Date(`${date}T00:00:00Z`).toISOString(), kind: 'documentExpiry', label: document.name }]
+          : [];
+      }),
+    ];
+    return events.sort((a, b) => a.at.localeCompare(b.at));
+  }
+
+  app.get<{ Params: { id: string } }>(
+    PEOPLE_ROUTES.timeline.url,
+    { ...readers, schema: { response: { 200: { $ref: 'review#/$defs/timelinePage' } } } },
+    async (request): Promise<TimelinePage> => {
+      const row = await personOf(request.params.id);
+      // The reminders' next step is the first of the funnel not passed (plugins/reminders.ts), after their latest progress.
+      const { rows: passed } = await app.db.query<{ step: string }>('SELECT step FROM driver_steps_passed(ARRAY[$1]::uuid[])', [row.id]);
+      const next = funnelSteps(flow()).find((step) => !passed.some((done) => done.step === step.recordedAs));
+      const { rows: state } = await app.db.query<{ stopped: boolean; sent: string[] }>(
+        `SELECT d.reminders_stopped_at IS NOT NULL AS stopped,
+           coalesce((SELECT array_agg(r.step || ':' || r.reminder) FROM reminders_sent r WHERE r.driver_id = d.id), '{}') AS sent
+         FROM drivers d WHERE d.id = $1`,
+        [row.id],
+      );
+      const due = next
+        ? remindersAhead(
+            schedule,
+            {
+              next: next.step,
+              lastProgress: row.last_activity_at,
+              signedUpAt: row.signed_up_at,
+              sent: state[0]!.sent,
+              excluded: state[0]!.stopped || row.status === 'rejected',
+            },
+            app.now(),
+          ).map((ahead): TimelineEvent => ({ at: ahead.at.toISOString(), kind: 'reminderDue', label: next.label }))
+        : [];
+      const events = await eventsOf(row.id);
+      await app.audit.record(request, { action: 'driver.timeline', driverId: row.id });
+      return { driver: rowOf(row), events, due };
+    },
+  );
+}
