@@ -53,6 +53,7 @@ import { SANDBOX_CONFIRM_PATH } from './routes/sandboxPayments.js';
 import { UPLOADS_PATH } from '../shared/review.js';
 import { CLIENT_ERRORS_PATH } from '../shared/apiAnswers.js';
 import { studioRoutes } from './routes/studio.js';
+import { API_DOCS_PATH, OPENAPI_PATH, openApiPlugin } from './plugins/openApi.js';
 import clientErrorReportSchema from '../shared/clientErrorReport.schema.json';
 import reviewSchema from '../shared/review.schema.json';
 
@@ -67,6 +68,8 @@ const DECLARED_API_PATHS = [
   UNSUBSCRIBE_PATH,
   WEBHOOK_PATH,
   SANDBOX_CONFIRM_PATH,
+  OPENAPI_PATH,
+  API_DOCS_PATH,
 ];
 
 /** The routes of the web app (routes/static.ts): the page, and the built files with their fallback. */
@@ -185,13 +188,21 @@ export async function buildApp(config: ServerConfig, options: AppOptions = {}): 
   app.addHook('onRoute', (route) => {
     if (!isApiPath(route.url)) {
       // A route of the API its paths leave out would be answered the page's headers and caching.
-      if (PAGE_ROUTES.has(route.url)) return;
+      if (PAGE_ROUTES.has(route.url)) {
+        // The web app is no part of the API's document (plugins/openApi.ts).
+        route.schema = { ...route.schema, hide: true };
+        return;
+      }
       throw new Error(`The route ${route.url} is not under a path of the API: declare its path in DECLARED_API_PATHS`);
     }
+    // The API's document and its reference page are not the API.
+    if (route.schema?.hide) return;
     const paramsSchema = route.schema?.params as { required?: string[] } | undefined;
     const params = paramsSchema?.required ?? [];
     for (const method of [route.method].flat()) apiRoutes.push({ method, url: route.url, params });
   });
+
+  await app.register(openApiPlugin);
 
   app.setErrorHandler((error, request, reply) => {
     // @fastify/static refuses a path it can't check against the disk (a name longer than the file
@@ -249,6 +260,8 @@ export async function buildApp(config: ServerConfig, options: AppOptions = {}): 
   // script's answer: one that did would need the page's set.
   const scriptHeaders = securityHeaders({ ...notAPage, contentSecurityPolicy: false, xFrameOptions: false });
   const isScript = (type: unknown) => typeof type === 'string' && /^application\/javascript\b/.test(type);
+  // The API's reference page is a page (its scripts and styles load), though under the API's paths.
+  const isApiAnswer = (url: string) => isApiPath(url) && !url.startsWith(API_DOCS_PATH);
   // Until a stop begins (shutdown.ts); /readyz reads it.
   app.decorate('draining', false);
   // One hook for every answer (the status poll's cost is in its hooks): a callback, not a promise.
@@ -256,7 +269,7 @@ export async function buildApp(config: ServerConfig, options: AppOptions = {}): 
     // While stopping, each connection ends with its answer: none is left idle for the close to cut
     // while a client (or a balancer) sends on it.
     if (app.draining) reply.header('connection', 'close');
-    if (!isApiPath(request.url)) {
+    if (!isApiAnswer(request.url)) {
       reply.headers(isScript(reply.getHeader('content-type')) ? scriptHeaders : pageHeaders);
     } else {
       reply.headers(apiHeaders);
