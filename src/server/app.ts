@@ -56,6 +56,7 @@ import { studioRoutes } from './routes/studio.js';
 import { API_DOCS_PATH, OPENAPI_PATH, openApiPlugin } from './plugins/openApi.js';
 import clientErrorReportSchema from '../shared/clientErrorReport.schema.json';
 import reviewSchema from '../shared/review.schema.json';
+import apiSchema from '../shared/api.schema.json';
 
 /** The API's paths beside the flow's calls, as the route files declare them (/dev: lib/apiPaths.ts). */
 const DECLARED_API_PATHS = [
@@ -203,6 +204,10 @@ export async function buildApp(config: ServerConfig, options: AppOptions = {}): 
   });
 
   await app.register(openApiPlugin);
+  // The contracts the routes' bodies and answers are declared by (their `schema`), stated once.
+  app.addSchema(reviewSchema);
+  app.addSchema(clientErrorReportSchema);
+  app.addSchema(apiSchema);
 
   app.setErrorHandler((error, request, reply) => {
     // @fastify/static refuses a path it can't check against the disk (a name longer than the file
@@ -307,9 +312,6 @@ export async function buildApp(config: ServerConfig, options: AppOptions = {}): 
   // Per-route limits (exact file count) are set where each form is read (lib/callReader/multipartBody.ts).
   await app.register(multipart, { limits: { fileSize: MAX_FILE_BYTES } });
 
-  // The contracts the routes' answers are declared by (their `response` schemas), stated once.
-  app.addSchema(reviewSchema);
-  app.addSchema(clientErrorReportSchema);
   await app.register(healthRoutes);
   await app.register(authRoutes, { ...config.authRateLimit, counters: config.sharedCounters });
   await app.register(driverRoutes);

@@ -98,7 +98,8 @@ export async function authRoutes(app: FastifyInstance, options: { max: number; w
     return app.sessions.startSignup(driverId, user.authTime);
   }
 
-  app.post(reader.routePath('driverEmailSignUp'), async (request) => {
+  const answers = (schema: string) => ({ schema: { response: { 200: { $ref: `api#/$defs/${schema}` } } } });
+  app.post(reader.routePath('driverEmailSignUp'), answers('signUpAnswer'), async (request) => {
     const { sent, context } = reader.json('driverEmailSignUp', request, { expects: ['idToken', 'ip'] });
     const { ip } = context;
     const user = await app.identity.verify(context.idToken);
@@ -135,7 +136,7 @@ export async function authRoutes(app: FastifyInstance, options: { max: number; w
     return { success: true, message: messageIn(request.locale, 'auth.emailCodeSent'), driverId, token: signUp.token };
   });
 
-  app.post(reader.routePath('driverSocialSignup'), async (request) => {
+  app.post(reader.routePath('driverSocialSignup'), answers('signedIn'), async (request) => {
     const { context } = reader.json('driverSocialSignup', request, { expects: ['email', 'idToken', 'ip'] });
     const { ip } = context;
     const user = await app.identity.verify(context.idToken);
@@ -171,7 +172,7 @@ export async function authRoutes(app: FastifyInstance, options: { max: number; w
     return answerFor(driverId, issued);
   });
 
-  app.post(reader.routePath('signIn'), async (request) => {
+  app.post(reader.routePath('signIn'), answers('signedIn'), async (request) => {
     const { context } = reader.json('signIn', request, { expects: ['idToken'] });
     const user = await app.identity.verify(context.idToken);
     const { rows } = await app.db.query<{ id: string; email: string; email_verified: boolean }>(
@@ -193,11 +194,15 @@ export async function authRoutes(app: FastifyInstance, options: { max: number; w
     return answerFor(driver.id, issued);
   });
 
-  app.post(reader.routePath('signOut'), { config: { tokenKinds: ['session', 'signup'] as const }, preHandler: app.requireDriver }, async (request) => {
-    reader.json('signOut', request);
-    await app.sessions.end(request.token!.value);
-    return { success: true, message: messageIn(request.locale, 'auth.signedOut') };
-  });
+  app.post(
+    reader.routePath('signOut'),
+    { ...answers('said'), config: { tokenKinds: ['session', 'signup'] as const }, preHandler: app.requireDriver },
+    async (request) => {
+      reader.json('signOut', request);
+      await app.sessions.end(request.token!.value);
+      return { success: true, message: messageIn(request.locale, 'auth.signedOut') };
+    },
+  );
 
   /** The sign-up of this request's sign-up token, which must be for `email` and not finished yet. */
   async function pendingSignUp(driverId: string, email: string): Promise<void> {
@@ -210,14 +215,14 @@ export async function authRoutes(app: FastifyInstance, options: { max: number; w
     if (driver.verified) throw refusal(409, 'auth.alreadyVerified');
   }
 
-  app.post(reader.routePath('sendEmailCode'), signUpOnly, async (request, reply) => {
+  app.post(reader.routePath('sendEmailCode'), { ...signUpOnly, schema: { response: { 201: { $ref: 'api#/$defs/said' } } } }, async (request, reply) => {
     const { email } = reader.json('sendEmailCode', request, { expects: ['email'] }).context;
     await pendingSignUp(request.driverId, email);
     await app.otpCodes.send({ driverId: request.driverId, channel: 'email', destination: email, purpose: 'verify' }, request.locale);
     return reply.code(201).send({ success: true, message: messageIn(request.locale, 'auth.emailCodeResent') });
   });
 
-  app.post(reader.routePath('validateEmailCode'), signUpOnly, async (request) => {
+  app.post(reader.routePath('validateEmailCode'), { ...signUpOnly, ...answers('signedIn') }, async (request) => {
     const { form, context } = reader.json('validateEmailCode', request, { expects: ['email'] });
     const { email } = context;
     const driverId = request.driverId;
@@ -248,16 +253,20 @@ export async function authRoutes(app: FastifyInstance, options: { max: number; w
     return phone;
   }
 
-  app.post(reader.routePath('sendPhoneCode'), sessionOnly, async (request, reply) => {
-    const { context } = reader.json('sendPhoneCode', request, { expects: ['phone'] });
-    const phone = await driverPhone(request.driverId, context.phone);
-    await refuseClaimedPhone(app.db, phone, request.driverId);
-    const { firstForDriver } = await app.otpCodes.send({ driverId: request.driverId, channel: 'sms', destination: phone, purpose: 'verify' }, request.locale);
-    // The client counts 201 as "resent" (spec §4); the first code after email verification is a 200.
-    return reply.code(firstForDriver ? 200 : 201).send({ success: true, message: messageIn(request.locale, 'auth.phoneCodeSent') });
-  });
+  app.post(
+    reader.routePath('sendPhoneCode'),
+    { ...sessionOnly, schema: { response: { 200: { $ref: 'api#/$defs/said' }, 201: { $ref: 'api#/$defs/said' } } } },
+    async (request, reply) => {
+      const { context } = reader.json('sendPhoneCode', request, { expects: ['phone'] });
+      const phone = await driverPhone(request.driverId, context.phone);
+      await refuseClaimedPhone(app.db, phone, request.driverId);
+      const { firstForDriver } = await app.otpCodes.send({ driverId: request.driverId, channel: 'sms', destination: phone, purpose: 'verify' }, request.locale);
+      // The client counts 201 as "resent" (spec §4); the first code after email verification is a 200.
+      return reply.code(firstForDriver ? 200 : 201).send({ success: true, message: messageIn(request.locale, 'auth.phoneCodeSent') });
+    },
+  );
 
-  app.post(reader.routePath('validatePhoneCode'), sessionOnly, async (request) => {
+  app.post(reader.routePath('validatePhoneCode'), { ...sessionOnly, ...answers('said') }, async (request) => {
     const { form, context } = reader.json('validatePhoneCode', request, { expects: ['phone'] });
     const phone = await driverPhone(request.driverId, context.phone);
     // The driver comes from the token, never from the phone number sent.

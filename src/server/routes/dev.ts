@@ -3,6 +3,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
+import { fileAnswer } from '../lib/routeSchemas.js';
 import type { LiveState } from '../../shared/liveState.js';
 
 /** How soon a page's EventSource tries again after the stream ends (the server restarted). */
@@ -10,7 +11,7 @@ const RECONNECT_MS = 300;
 
 export async function devRoutes(app: FastifyInstance) {
   /** The codes and notices the server "sent" (when the local outbox stands in for SMTP or Twilio), newest first, so a developer or a test can sign in. */
-  app.get('/dev/outbox', async () => app.messaging.outbox?.list() ?? []);
+  app.get('/dev/outbox', { schema: { response: { 200: { $ref: 'api#/$defs/outbox' } } } }, async () => app.messaging.outbox?.list() ?? []);
 
   const { live } = app;
   if (!live) return;
@@ -20,7 +21,7 @@ export async function devRoutes(app: FastifyInstance) {
    * Under `npm run dev`: a Server-Sent Events stream of the live state (plugins/callReader.ts), sent on
    * connecting and after each edit; the page's dev client (src/client/dev/) follows it.
    */
-  app.get('/dev/events', (request, reply) => {
+  app.get('/dev/events', { schema: { response: { 200: fileAnswer('The live state, as Server-Sent Events.', 'text/event-stream') } } }, (request, reply) => {
     reply.hijack();
     const stream = reply.raw;
     stream.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store', connection: 'keep-alive' });

@@ -26,9 +26,10 @@ import { FIX_REASON_VALUE } from '../../shared/notices.js';
 import { fillPlaceholders } from '../../shared/placeholders.js';
 import { driverFromRow, returningDriver } from '../lib/driverStatus.js';
 import { keptAnswersOf, saveStep, type FixRound } from '../lib/saveStep.js';
-import { findUpload, sendUpload } from '../lib/uploadFiles.js';
+import { findUpload, sendUpload, uploadAnswer } from '../lib/uploadFiles.js';
 import { removeUnnamedFiles } from '../lib/uploadStore.js';
 import { NOT_TAKEN_BY_ITS_STEP } from '../plugins/uploads.js';
+import { readsItsOwnBody } from '../lib/routeSchemas.js';
 
 /** A route's path parts, declared: the route reads them, and the lint checks the flow's path names each (`{id}`). */
 const pathParams = (...names: string[]) => ({
@@ -108,7 +109,8 @@ export async function driverRoutes(app: FastifyInstance) {
     return { ...answer, fixing: true, data: { ...answer.data, ...status?.data } };
   }
 
-  app.post(reader.routePath('completeProfile'), async (request) => {
+  const stepSent = { schema: { response: { 200: { $ref: 'api#/$defs/stepSent' } } } };
+  app.post(reader.routePath('completeProfile'), stepSent, async (request) => {
     const driverId = request.driverId;
     const driver = await changeableDriver(driverId, reader.stepOf('completeProfile'));
     const social = driver.provider !== 'password';
@@ -140,7 +142,7 @@ export async function driverRoutes(app: FastifyInstance) {
     return answerAfter(driverId, round, { success: true, message: messageIn(request.locale, 'driver.profileSaved') });
   });
 
-  app.post(reader.routePath('completeVehicleDocs'), async (request) => {
+  app.post(reader.routePath('completeVehicleDocs'), stepSent, async (request) => {
     const driverId = request.driverId;
     const driver = await changeableDriver(driverId, reader.stepOf('completeVehicleDocs'));
     if (!driver.profile_completed_at) throw refusal(403, 'driver.profileFirst');
@@ -162,7 +164,7 @@ export async function driverRoutes(app: FastifyInstance) {
     return answerAfter(driverId, round, { success: true, data: { vehicle: { id: vehicleId } } });
   });
 
-  app.post(reader.routePath('completeVehicle'), async (request) => {
+  app.post(reader.routePath('completeVehicle'), stepSent, async (request) => {
     const driverId = request.driverId;
     const driver = await changeableDriver(driverId, reader.stepOf('completeVehicle'));
     const keep = await keptAnswersOf(app, driverId, reader.stepOf('completeVehicle'));
@@ -257,7 +259,16 @@ export async function driverRoutes(app: FastifyInstance) {
    * and answered with its id, which the step's own call then sends as `kept:<id>`. One that no
    * step took is removed a day later (plugins/uploads.ts).
    */
-  const fileAhead = { schema: { params: pathParams('step', 'field'), response: { 200: { $ref: 'review#/$defs/fileAheadAnswer' } } } };
+  const fileAhead = {
+    schema: {
+      params: pathParams('step', 'field'),
+      body: { $ref: 'api#/$defs/fileAheadBody' },
+      consumes: ['multipart/form-data'],
+      response: { 200: { $ref: 'review#/$defs/fileAheadAnswer' } },
+    },
+    // The form is streamed by the call reader (lib/callReader/fileAhead.ts): the schema documents it.
+    ...readsItsOwnBody,
+  };
   app.post<{ Params: { step: string; field: string } }>(`${UPLOADS_PATH}/:step/:field`, fileAhead, async (request): Promise<FileAheadAnswer> => {
     const { step, field } = request.params;
     const driver = await changeableDriver(request.driverId, Object.hasOwn(reader.flow.steps, step) ? step : null);
@@ -281,7 +292,7 @@ export async function driverRoutes(app: FastifyInstance) {
   });
 
   /** The driver's own photos and documents (the admin API serves anyone's). */
-  app.get<{ Params: { uploadId: string } }>(`${UPLOADS_PATH}/:uploadId`, async (request, reply) => {
+  app.get<{ Params: { uploadId: string } }>(`${UPLOADS_PATH}/:uploadId`, uploadAnswer, async (request, reply) => {
     const upload = await findUpload(app, request.params.uploadId);
     if (upload.driverId !== request.driverId) throw refusal(403, 'driver.notYourFile');
     return sendUpload(app, reply, upload);

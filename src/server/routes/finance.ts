@@ -14,7 +14,7 @@ export async function financeRoutes(app: FastifyInstance) {
   const reader = app.callReader;
   app.addHook('preHandler', app.requireDriver);
 
-  app.post(reader.routePath('addBank'), async (request) => {
+  app.post(reader.routePath('addBank'), { schema: { response: { 200: { $ref: 'api#/$defs/bankAdded' } } } }, async (request) => {
     const driverId = request.driverId;
     const { rows } = await app.db.query<{ status: string; is_subscription_paid: boolean }>('SELECT status, is_subscription_paid FROM drivers WHERE id = $1', [
       driverId,

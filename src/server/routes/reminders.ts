@@ -6,6 +6,7 @@
  * reminders and does nothing else.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { fileAnswer } from '../lib/routeSchemas.js';
 import { isUuid } from '../db/db.js';
 import { UNSUBSCRIBE_CONTEXT, UNSUBSCRIBE_PATH } from '../plugins/reminders.js';
 import { messageIn, refusal } from '../serverMessages.js';
@@ -36,7 +37,8 @@ export async function reminderRoutes(app: FastifyInstance) {
     return { driver, locale: isLocale(stored) ? stored : request.locale };
   }
 
-  app.get(UNSUBSCRIBE_PATH, async (request, reply) => {
+  const pageAnswer = { schema: { response: { 200: fileAnswer('A page in the driver’s language.', 'text/html') } } };
+  app.get(UNSUBSCRIBE_PATH, pageAnswer, async (request, reply) => {
     const { locale } = await driverOf(request);
     return reply
       .type('text/html; charset=utf-8')
@@ -48,7 +50,7 @@ export async function reminderRoutes(app: FastifyInstance) {
       );
   });
 
-  app.post(UNSUBSCRIBE_PATH, async (request, reply) => {
+  app.post(UNSUBSCRIBE_PATH, pageAnswer, async (request, reply) => {
     const { driver, locale } = await driverOf(request);
     await app.db.query('UPDATE drivers SET reminders_stopped_at = coalesce(reminders_stopped_at, $2) WHERE id = $1', [driver, app.now()]);
     return reply.type('text/html; charset=utf-8').send(page(locale, `<p>${messageIn(locale, 'reminders.done')}</p>`));

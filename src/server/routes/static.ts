@@ -218,7 +218,7 @@ const PAGE_ENCODINGS = {
 
 /** GET /ip: the local stand-in for the public-IP lookup the sign-up makes. */
 export async function ipLookupRoutes(app: FastifyInstance) {
-  app.get(IP_LOOKUP_PATH, async (request) => ({ ip: request.ip }));
+  app.get(IP_LOOKUP_PATH, { schema: { response: { 200: { $ref: 'api#/$defs/ip' } } } }, async (request) => ({ ip: request.ip }));
 }
 
 /** Shared (not encapsulated): its not-found handler is the whole app's. */

@@ -36,5 +36,5 @@ export function readFixtures(): ListedFixture[] {
 export async function studioRoutes(app: FastifyInstance, options: { open: boolean }) {
   if (!options.open) app.addHook('onRequest', app.requireStaff);
   /** Read at each request: a tester adds fixtures while the server runs. */
-  app.get(FIXTURES_PATH, async () => ({ fixtures: readFixtures() }));
+  app.get(FIXTURES_PATH, { schema: { response: { 200: { $ref: 'api#/$defs/fixtures' } } } }, async () => ({ fixtures: readFixtures() }));
 }

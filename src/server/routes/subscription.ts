@@ -15,6 +15,7 @@
  */
 import { refusal } from '../serverMessages.js';
 import type { FastifyInstance } from 'fastify';
+import { readsItsOwnBody } from '../lib/routeSchemas.js';
 import { LockBusy, type Queryable } from '../db/db.js';
 import { WebhookSignatureError, type CreatedSubscription, type SubscriptionState } from '../payments/gateway.js';
 
@@ -106,7 +107,7 @@ export async function subscriptionRoutes(app: FastifyInstance) {
   app.register(async (scoped) => {
     scoped.addHook('preHandler', app.requireDriver);
 
-    scoped.get(reader.routePath('createStripeSub'), async (request) => {
+    scoped.get(reader.routePath('createStripeSub'), { schema: { response: { 200: { $ref: 'api#/$defs/subscriptionCreated' } } } }, async (request) => {
       const driverId = request.driverId;
       const driver = await approvedDriver(driverId);
       if (driver.paid) throw refusal(409, 'subscription.alreadyActive');
@@ -137,7 +138,7 @@ export async function subscriptionRoutes(app: FastifyInstance) {
       }
     });
 
-    scoped.post(reader.routePath('validateStripeSub'), async (request) => {
+    scoped.post(reader.routePath('validateStripeSub'), { schema: { response: { 200: { $ref: 'api#/$defs/subscriptionChecked' } } } }, async (request) => {
       const driverId = request.driverId;
       await approvedDriver(driverId);
       const { context } = reader.json('validateStripeSub', request, { expects: ['subscriptionId', 'paymentIntent'] });
@@ -159,7 +160,13 @@ export async function subscriptionRoutes(app: FastifyInstance) {
   app.register(async (webhook) => {
     webhook.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
     // An invoice event with its lines is tens of kilobytes, more than the JSON limit of driver calls.
-    webhook.post(WEBHOOK_PATH, { bodyLimit: 1024 * 1024 }, async (request) => {
+    const event = {
+      bodyLimit: 1024 * 1024,
+      schema: { body: { $ref: 'api#/$defs/webhookEvent' }, response: { 200: { $ref: 'api#/$defs/webhookReceived' } } },
+      // The body is the event's signed bytes, checked by the gateway: the schema documents it.
+      ...readsItsOwnBody,
+    };
+    webhook.post(WEBHOOK_PATH, event, async (request) => {
       const signature = request.headers['stripe-signature'];
       let event;
       try {
