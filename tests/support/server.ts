@@ -20,6 +20,7 @@ import { parseFixture } from '../../src/shared/fixtureFiles.js';
 import { buildPayload, lookupIn } from '../../src/shared/flow.js';
 import { addStaff } from '../../src/server/lib/staffMembers.js';
 import type { StaffRole } from '../../src/shared/review.js';
+import { checkAnswersAgainstTheDocument } from './documentedAnswers.js';
 import { authEmulatorReady, createEmulatorUser, uniqueEmail, type EmulatorUser } from './identity.js';
 
 const FLOW = loadFlow();
@@ -146,6 +147,7 @@ export async function startTestServer(overrides: Partial<ServerConfig> = {}, opt
   const build = async (more: Partial<ServerConfig> = {}) => {
     const app = await buildApp({ ...config, ...more }, { db, now: clock.now, logStream });
     await app.ready();
+    await checkAnswersAgainstTheDocument(app);
     apps.push(app);
     return app;
   };

@@ -19,6 +19,7 @@
  */
 import { HttpError, httpErrors } from '@fastify/sensible';
 import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify';
+import { fileAnswer } from '../lib/routeSchemas.js';
 import { strToU8, zipSync, type Zippable } from 'fflate';
 import { isUuid, type Queryable } from '../db/db.js';
 import type { EraseBody } from '../../shared/review.js';
@@ -178,7 +179,8 @@ export async function adminPrivacyRoutes(app: FastifyInstance, options: { embedd
     await app.audit.record(request, { action: action === 'export' ? 'driver.export' : 'driver.erase', driverId, details }, db);
   };
 
-  app.get<{ Params: { id: string } }>(ADMIN_PRIVACY_ROUTES.export.url, privacyOfficers, async (request, reply) => {
+  const exported = { schema: { response: { 200: fileAnswer('The driver’s data, as a ZIP archive.', 'application/zip') } } };
+  app.get<{ Params: { id: string } }>(ADMIN_PRIVACY_ROUTES.export.url, { ...privacyOfficers, ...exported }, async (request, reply) => {
     const driverId = request.params.id;
     if (!isUuid(driverId)) throw httpErrors.notFound(PRIVACY_MESSAGES.unknownDriver);
     // One consistent snapshot of the rows; the files are read after it (the store may be slow,
@@ -302,7 +304,7 @@ export async function adminPrivacyRoutes(app: FastifyInstance, options: { embedd
 
   app.post<{ Params: { id: string }; Body: EraseBody }>(
     ADMIN_PRIVACY_ROUTES.erase.url,
-    { ...privacyOfficers, schema: { body: { $ref: 'review#/$defs/eraseBody' } } },
+    { ...privacyOfficers, schema: { body: { $ref: 'review#/$defs/eraseBody' }, response: { 200: { $ref: 'api#/$defs/erased' } } } },
     async (request) => {
       // The body was checked by the route's schema first: a bad request is a bad request whoever it names.
       const confirm = request.body.confirm.trim();

@@ -20,6 +20,7 @@
 import rateLimit from '@fastify/rate-limit';
 import { httpErrors } from '@fastify/sensible';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { fileAnswer } from '../lib/routeSchemas.js';
 import type { ServerConfig } from '../config.js';
 import { isUuid } from '../db/db.js';
 import { checkBodiesBySchema } from '../lib/bodySchemas.js';
@@ -211,7 +212,7 @@ export async function staffRoutes(app: FastifyInstance, options: { rateLimit: { 
     },
   );
 
-  app.post(STAFF_ROUTES.signOut.url, anyStaff, async (request) => {
+  app.post(STAFF_ROUTES.signOut.url, { ...anyStaff, schema: { response: { 200: { $ref: 'api#/$defs/done' } } } }, async (request) => {
     await app.staffAuth.endSession(bearerToken(request)!);
     await app.audit.record(request, { action: 'staff.sign-out' });
     return { success: true };
@@ -256,13 +257,17 @@ export async function staffRoutes(app: FastifyInstance, options: { rateLimit: { 
     async (): Promise<StaffList> => ({ staff: await staffList() }),
   );
 
-  app.post<{ Body: StaffBody }>(STAFF_ROUTES.addStaff.url, { ...owners, schema: { body: { $ref: 'review#/$defs/staffBody' } } }, async (request, reply) => {
-    // Checked by the route's schema; stored as one form (the email lower-cased, each role once).
-    const email = staffEmailOf(request.body.email);
-    const roles = staffRolesOf(request.body.roles);
-    const id = await addStaff(app, { email, roles }, asStaff(request));
-    return reply.code(201).send({ success: true, id });
-  });
+  app.post<{ Body: StaffBody }>(
+    STAFF_ROUTES.addStaff.url,
+    { ...owners, schema: { body: { $ref: 'review#/$defs/staffBody' }, response: { 201: { $ref: 'api#/$defs/staffAdded' } } } },
+    async (request, reply) => {
+      // Checked by the route's schema; stored as one form (the email lower-cased, each role once).
+      const email = staffEmailOf(request.body.email);
+      const roles = staffRolesOf(request.body.roles);
+      const id = await addStaff(app, { email, roles }, asStaff(request));
+      return reply.code(201).send({ success: true, id });
+    },
+  );
 
   type StaffParams = { Params: { id: string } };
 
@@ -302,30 +307,36 @@ export async function staffRoutes(app: FastifyInstance, options: { rateLimit: { 
 
   app.post<StaffParams & { Body: StaffRolesBody }>(
     STAFF_ROUTES.roles.url,
-    { ...owners, schema: { body: { $ref: 'review#/$defs/staffRolesBody' } } },
+    { ...owners, schema: { body: { $ref: 'review#/$defs/staffRolesBody' }, response: { 200: { $ref: 'api#/$defs/done' } } } },
     async (request) => {
       const roles = staffRolesOf(request.body.roles);
       return changeStaff(request, roles);
     },
   );
 
-  app.post<StaffParams>(STAFF_ROUTES.remove.url, owners, async (request) => changeStaff(request, null));
+  app.post<StaffParams>(STAFF_ROUTES.remove.url, { ...owners, schema: { response: { 200: { $ref: 'api#/$defs/done' } } } }, async (request) =>
+    changeStaff(request, null),
+  );
 
   // ---- keys for the command line and scripts ----
 
-  app.post<{ Body: KeyBody }>(STAFF_ROUTES.addKey.url, { ...anyStaff, schema: { body: { $ref: 'review#/$defs/keyBody' } } }, async (request, reply) => {
-    const { label } = request.body;
-    // A key must trace back to a person who signed in, not to another key.
-    if (request.staff!.via !== 'session') throw httpErrors.forbidden(STAFF_MESSAGES.keyNeedsSession);
-    const created = await app.db.transaction(async (tx) => {
-      const key = await app.staffAuth.createKey(request.staff!.id, label.trim(), tx);
-      await app.audit.record(request, { action: 'staff.key-create', details: { keyId: key.id, label: label.trim() } }, tx);
-      return key;
-    });
-    return reply.code(201).send({ id: created.id, key: created.key, label: label.trim() });
-  });
+  app.post<{ Body: KeyBody }>(
+    STAFF_ROUTES.addKey.url,
+    { ...anyStaff, schema: { body: { $ref: 'review#/$defs/keyBody' }, response: { 201: { $ref: 'api#/$defs/keyCreated' } } } },
+    async (request, reply) => {
+      const { label } = request.body;
+      // A key must trace back to a person who signed in, not to another key.
+      if (request.staff!.via !== 'session') throw httpErrors.forbidden(STAFF_MESSAGES.keyNeedsSession);
+      const created = await app.db.transaction(async (tx) => {
+        const key = await app.staffAuth.createKey(request.staff!.id, label.trim(), tx);
+        await app.audit.record(request, { action: 'staff.key-create', details: { keyId: key.id, label: label.trim() } }, tx);
+        return key;
+      });
+      return reply.code(201).send({ id: created.id, key: created.key, label: label.trim() });
+    },
+  );
 
-  app.post<{ Params: { id: string } }>(STAFF_ROUTES.revokeKey.url, anyStaff, async (request) => {
+  app.post<{ Params: { id: string } }>(STAFF_ROUTES.revokeKey.url, { ...anyStaff, schema: { response: { 200: { $ref: 'api#/$defs/done' } } } }, async (request) => {
     const id = request.params.id;
     const staff = request.staff!;
     const key = isUuid(id)
@@ -370,7 +381,13 @@ export async function staffRoutes(app: FastifyInstance, options: { rateLimit: { 
 
   app.get<{ Querystring: AuditDownloadQuery }>(
     STAFF_ROUTES.auditDownload.url,
-    { ...owners, schema: { querystring: { $ref: 'review#/$defs/auditDownloadQuery' } } },
+    {
+      ...owners,
+      schema: {
+        querystring: { $ref: 'review#/$defs/auditDownloadQuery' },
+        response: { 200: fileAnswer('The audit record, as CSV or JSON Lines.', 'text/csv', 'application/jsonl') },
+      },
+    },
     async (request, reply) => {
       const filter = auditFilterOf(request.query);
       const format = request.query.format ?? 'csv';

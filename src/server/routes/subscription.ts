@@ -15,6 +15,7 @@
  */
 import { refusal } from '../serverMessages.js';
 import type { FastifyInstance } from 'fastify';
+import { readsItsOwnBody } from '../lib/routeSchemas.js';
 import { LockBusy, type Queryable } from '../db/db.js';
 import { WebhookSignatureError, type CreatedSubscription, type SubscriptionState } from '../payments/gateway.js';
 import { type RouteTable, urlOf } from '../lib/routeTable.js';
@@ -117,7 +118,7 @@ export async function subscriptionRoutes(app: FastifyInstance) {
   app.register(async (scoped) => {
     scoped.addHook('preHandler', app.requireDriver);
 
-    scoped.get(urlOf(SUBSCRIPTION_ROUTES.createStripeSub, reader.flow), async (request) => {
+    scoped.get(urlOf(SUBSCRIPTION_ROUTES.createStripeSub, reader.flow), { schema: { response: { 200: { $ref: 'api#/$defs/subscriptionCreated' } } } }, async (request) => {
       const driverId = request.driverId;
       const driver = await approvedDriver(driverId);
       if (driver.paid) throw refusal(409, 'subscription.alreadyActive');
@@ -148,7 +149,7 @@ export async function subscriptionRoutes(app: FastifyInstance) {
       }
     });
 
-    scoped.post(urlOf(SUBSCRIPTION_ROUTES.validateStripeSub, reader.flow), async (request) => {
+    scoped.post(urlOf(SUBSCRIPTION_ROUTES.validateStripeSub, reader.flow), { schema: { response: { 200: { $ref: 'api#/$defs/subscriptionChecked' } } } }, async (request) => {
       const driverId = request.driverId;
       await approvedDriver(driverId);
       const { context } = reader.json('validateStripeSub', request, { expects: ['subscriptionId', 'paymentIntent'] });
@@ -170,7 +171,13 @@ export async function subscriptionRoutes(app: FastifyInstance) {
   app.register(async (webhook) => {
     webhook.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
     // An invoice event with its lines is tens of kilobytes, more than the JSON limit of driver calls.
-    webhook.post(SUBSCRIPTION_ROUTES.webhook.url, { bodyLimit: 1024 * 1024 }, async (request) => {
+    const event = {
+      bodyLimit: 1024 * 1024,
+      schema: { body: { $ref: 'api#/$defs/webhookEvent' }, response: { 200: { $ref: 'api#/$defs/webhookReceived' } } },
+      // The body is the event's signed bytes, checked by the gateway: the schema documents it.
+      ...readsItsOwnBody,
+    };
+    webhook.post(SUBSCRIPTION_ROUTES.webhook.url, event, async (request) => {
       const signature = request.headers['stripe-signature'];
       let event;
       try {

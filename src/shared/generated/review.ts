@@ -698,7 +698,9 @@ export interface AuditEvent {
    */
   driverName?: string | null;
   ip: string | null;
-  details: {};
+  details: {
+    [k: string]: unknown;
+  };
 }
 /**
  * This interface was referenced by `Review`'s JSON-Schema
