@@ -231,12 +231,16 @@ export async function authRoutes(app: FastifyInstance, options: { max: number; w
     if (driver.verified) throw refusal(409, 'auth.alreadyVerified');
   }
 
-  app.post(urlOf(AUTH_ROUTES.sendEmailCode, reader.flow), { ...signUpOnly, schema: { response: { 201: { $ref: 'api#/$defs/said' } } } }, async (request, reply) => {
-    const { email } = reader.json('sendEmailCode', request, { expects: ['email'] }).context;
-    await pendingSignUp(request.driverId, email);
-    await app.otpCodes.send({ driverId: request.driverId, channel: 'email', destination: email, purpose: 'verify' }, request.locale);
-    return reply.code(201).send({ success: true, message: messageIn(request.locale, 'auth.emailCodeResent') });
-  });
+  app.post(
+    urlOf(AUTH_ROUTES.sendEmailCode, reader.flow),
+    { ...signUpOnly, schema: { response: { 201: { $ref: 'api#/$defs/said' } } } },
+    async (request, reply) => {
+      const { email } = reader.json('sendEmailCode', request, { expects: ['email'] }).context;
+      await pendingSignUp(request.driverId, email);
+      await app.otpCodes.send({ driverId: request.driverId, channel: 'email', destination: email, purpose: 'verify' }, request.locale);
+      return reply.code(201).send({ success: true, message: messageIn(request.locale, 'auth.emailCodeResent') });
+    },
+  );
 
   app.post(urlOf(AUTH_ROUTES.validateEmailCode, reader.flow), { ...signUpOnly, ...answers('signedIn') }, async (request) => {
     const { form, context } = reader.json('validateEmailCode', request, { expects: ['email'] });

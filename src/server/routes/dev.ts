@@ -30,20 +30,24 @@ export async function devRoutes(app: FastifyInstance) {
    * Under `npm run dev`: a Server-Sent Events stream of the live state (plugins/callReader.ts), sent on
    * connecting and after each edit; the page's dev client (src/client/dev/) follows it.
    */
-  app.get(DEV_ROUTES.events.url, { schema: { response: { 200: fileAnswer('The live state, as Server-Sent Events.', 'text/event-stream') } } }, (request, reply) => {
-    reply.hijack();
-    const stream = reply.raw;
-    stream.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store', connection: 'keep-alive' });
-    const send = (state: LiveState) => stream.write(`data: ${JSON.stringify(state)}\n\n`);
-    stream.write(`retry: ${RECONNECT_MS}\n\n`);
-    send(live.state);
-    const unsubscribe = live.subscribe(send);
-    streams.add(stream);
-    request.raw.once('close', () => {
-      unsubscribe();
-      streams.delete(stream);
-    });
-  });
+  app.get(
+    DEV_ROUTES.events.url,
+    { schema: { response: { 200: fileAnswer('The live state, as Server-Sent Events.', 'text/event-stream') } } },
+    (request, reply) => {
+      reply.hijack();
+      const stream = reply.raw;
+      stream.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store', connection: 'keep-alive' });
+      const send = (state: LiveState) => stream.write(`data: ${JSON.stringify(state)}\n\n`);
+      stream.write(`retry: ${RECONNECT_MS}\n\n`);
+      send(live.state);
+      const unsubscribe = live.subscribe(send);
+      streams.add(stream);
+      request.raw.once('close', () => {
+        unsubscribe();
+        streams.delete(stream);
+      });
+    },
+  );
 
   // An open stream would keep the server from closing (a restart after the flow's routes changed).
   app.addHook('preClose', async () => {

@@ -336,25 +336,29 @@ export async function staffRoutes(app: FastifyInstance, options: { rateLimit: { 
     },
   );
 
-  app.post<{ Params: { id: string } }>(STAFF_ROUTES.revokeKey.url, { ...anyStaff, schema: { response: { 200: { $ref: 'api#/$defs/done' } } } }, async (request) => {
-    const id = request.params.id;
-    const staff = request.staff!;
-    const key = isUuid(id)
-      ? (
-          await app.db.query<{ staff_id: string; email: string }>(
-            'SELECT k.staff_id, st.email FROM staff_keys k JOIN staff st ON st.id = k.staff_id WHERE k.id = $1 AND k.revoked_at IS NULL',
-            [id],
-          )
-        ).rows[0]
-      : undefined;
-    if (!key) throw httpErrors.notFound(STAFF_MESSAGES.unknownKey);
-    if (key.staff_id !== staff.id && !staff.roles.includes('owner')) throw httpErrors.forbidden(STAFF_MESSAGES.notYourKey);
-    await app.db.transaction(async (tx) => {
-      await tx.query('UPDATE staff_keys SET revoked_at = $2, revoked_by = $3 WHERE id = $1', [id, app.now(), staff.email]);
-      await app.audit.record(request, { action: 'staff.key-revoke', details: { keyId: id, of: key.email } }, tx);
-    });
-    return { success: true };
-  });
+  app.post<{ Params: { id: string } }>(
+    STAFF_ROUTES.revokeKey.url,
+    { ...anyStaff, schema: { response: { 200: { $ref: 'api#/$defs/done' } } } },
+    async (request) => {
+      const id = request.params.id;
+      const staff = request.staff!;
+      const key = isUuid(id)
+        ? (
+            await app.db.query<{ staff_id: string; email: string }>(
+              'SELECT k.staff_id, st.email FROM staff_keys k JOIN staff st ON st.id = k.staff_id WHERE k.id = $1 AND k.revoked_at IS NULL',
+              [id],
+            )
+          ).rows[0]
+        : undefined;
+      if (!key) throw httpErrors.notFound(STAFF_MESSAGES.unknownKey);
+      if (key.staff_id !== staff.id && !staff.roles.includes('owner')) throw httpErrors.forbidden(STAFF_MESSAGES.notYourKey);
+      await app.db.transaction(async (tx) => {
+        await tx.query('UPDATE staff_keys SET revoked_at = $2, revoked_by = $3 WHERE id = $1', [id, app.now(), staff.email]);
+        await app.audit.record(request, { action: 'staff.key-revoke', details: { keyId: id, of: key.email } }, tx);
+      });
+      return { success: true };
+    },
+  );
 
   // ---- the audit record (owners) ----
 
