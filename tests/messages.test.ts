@@ -143,3 +143,19 @@ describe('the spec’s copy', () => {
     expect(found).toEqual([]);
   });
 });
+
+describe('flows/server-messages.json', () => {
+  // A key the code uses and the file lacks fails the type check (the file's schema states each
+  // key, and the types are made from it); this is the other way round.
+  it('holds only messages the server answers: each key stands in its code, as "section.name" or read as .section.name', () => {
+    const code = filesUnder(join(PROJECT_ROOT, 'src'))
+      .filter((file) => /\.tsx?$/.test(file) && !file.includes(join('src', 'shared', 'generated')))
+      .map((file) => readFileSync(file, 'utf8'))
+      .join('\n');
+    const messages = JSON.parse(readFileSync(join(PROJECT_ROOT, 'flows', 'server-messages.json'), 'utf8')) as Record<string, unknown>;
+    const keys = Object.entries(messages).flatMap(([section, texts]) =>
+      section.startsWith('$') ? [] : Object.keys(texts as Record<string, string>).map((name) => `${section}.${name}`),
+    );
+    expect(keys.filter((key) => !code.includes(`'${key}'`) && !code.includes(`.${key}`))).toEqual([]);
+  });
+});

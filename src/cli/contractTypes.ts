@@ -22,8 +22,6 @@ interface Contract {
   schemas: { path: string; type: string }[];
   /** More declarations, made from the project's data. */
   extra?: () => string;
-  /** The types of another contract its schemas refer to ("review#/$defs/driverStatus"), imported from its generated file. */
-  imports?: string;
 }
 
 const pascal = (name: string) => name.replace(/(^|[-_.])(\w)/g, (_whole, _sep, letter: string) => letter.toUpperCase());
@@ -51,12 +49,12 @@ function callForms(): string {
 }
 
 /**
- * Each list a review contract defines (a $def that is an enum of texts: staffRole, reviewStatus…)
- * as a constant too (STAFF_ROLES, REVIEW_STATUSES…), for the code that goes through its values:
- * the schema is the one list.
+ * Each list an API contract defines (a $def that is an enum of texts: staffRole, reviewStatus…)
+ * as a constant too (STAFF_ROLES, REVIEW_STATUSES…), in the contract's own generated file, for the
+ * code that goes through its values: the schema is the one list.
  */
-function reviewLists(): string {
-  const schema = JSON.parse(readFileSync(REVIEW_SCHEMA, 'utf8')) as { $defs: Record<string, Json> };
+const listsOf = (path: string) => (): string => {
+  const schema = JSON.parse(readFileSync(path, 'utf8')) as { $defs: Record<string, Json> };
   return Object.entries(schema.$defs)
     .flatMap(([name, def]) => {
       if (!isObject(def) || !Array.isArray(def.enum) || !def.enum.every((value) => typeof value === 'string')) return [];
@@ -70,9 +68,17 @@ function reviewLists(): string {
       ];
     })
     .join('\n');
-}
+};
 
-const REVIEW_SCHEMA = join(PROJECT_ROOT, 'src', 'shared', 'review.schema.json');
+/** The API's contracts, by audience (src/shared/contracts/index.ts): each file's $id is its name. */
+const API_CONTRACTS_DIR = join(PROJECT_ROOT, 'src', 'shared', 'contracts');
+const apiContract = (id: string, about: string): Contract => {
+  const path = join(API_CONTRACTS_DIR, `${id}.schema.json`);
+  return { file: `${id}.ts`, about, schemas: [{ path, type: `${pascal(id)}Contract` }], extra: listsOf(path) };
+};
+
+/** A reference to another contract by its $id ("driver#/$defs/reviewStatus", as Ajv and Fastify read it): that contract's file and type. */
+const OTHER_CONTRACT_REF = /^(\w+)#\/\$defs\/(\w+)$/;
 
 export const CONTRACTS = (): Contract[] => [
   { file: 'flow.ts', about: 'The flow file', schemas: [{ path: join(PROJECT_ROOT, 'flows', 'flow.schema.json'), type: 'Flow' }] },
@@ -83,7 +89,7 @@ export const CONTRACTS = (): Contract[] => [
   },
   {
     file: 'serverMessages.ts',
-    about: 'What the server answers a driver in',
+    about: 'What the server answers drivers and staff in',
     schemas: [{ path: join(PROJECT_ROOT, 'flows', 'server-messages.schema.json'), type: 'ServerMessages' }],
   },
   {
@@ -102,12 +108,16 @@ export const CONTRACTS = (): Contract[] => [
     about: "A fault of the browser app's own code, as the page reports it",
     schemas: [{ path: join(PROJECT_ROOT, 'src', 'shared', 'clientErrorReport.schema.json'), type: 'ClientErrorReport' }],
   },
-  {
-    file: 'review.ts',
-    about: "The admin API's requests and answers and a step's stored answers",
-    schemas: [{ path: REVIEW_SCHEMA, type: 'Review' }],
-    extra: reviewLists,
-  },
+  apiContract(
+    'driver',
+    "What the driver's browser reads of the API: their status, a file sent ahead, a step's stored answers, a launch link opened and where they go back",
+  ),
+  apiContract('review', 'The review queue, a driver as reviewers see them, the decisions and the documents that expire'),
+  apiContract(
+    'staff',
+    'Staff members, their roles, sign-in, keys and the audit record; integrations, their keys and launch links, and what they read of a driver',
+  ),
+  apiContract('insights', 'The figures of the admin insights and their query'),
   {
     file: 'webhookEvents.ts',
     about: 'What the signed webhooks tell',
@@ -122,7 +132,6 @@ export const CONTRACTS = (): Contract[] => [
     file: 'api.ts',
     about: "The answers of the driver API and the server's own routes",
     schemas: [{ path: join(PROJECT_ROOT, 'src', 'shared', 'api.schema.json'), type: 'Api' }],
-    imports: "import type { DriverStatus, ReturnUrls } from './review.js';\n",
   },
 ];
 
@@ -142,9 +151,9 @@ function forTypes(schema: Json): Json {
     if ((key === 'oneOf' || key === 'anyOf') && Array.isArray(value) && value.every(onlyRequires)) continue;
     out[key] = forTypes(value);
   }
-  // Another contract's definition is that contract's generated type (the contract imports it).
-  const other = typeof out.$ref === 'string' ? /^review#\/\$defs\/(\w+)$/.exec(out.$ref)?.[1] : undefined;
-  if (other) return { tsType: pascal(other) };
+  const other = typeof out.$ref === 'string' ? OTHER_CONTRACT_REF.exec(out.$ref) : null;
+  // Another contract's type is that contract's generated type, imported (typesOf), not declared again.
+  if (other) return { tsType: pascal(other[2]!) };
   if (typeof out.$ref === 'string') {
     const { $ref, ...rest } = out;
     // Notes beside a reference would make the generator declare the referenced type once more.
@@ -159,8 +168,20 @@ const ANNOTATIONS = new Set(['$comment', 'description', 'title', 'examples']);
 const onlyRequires = (branch: Json) =>
   isObject(branch) && Object.keys(branch).every((key) => key === 'required' || key === 'properties') && Array.isArray(branch.required);
 
+/** The imports of the types a contract refers to in others (`OTHER_CONTRACT_REF`). */
+function importsOf(text: string): string {
+  const byContract = new Map<string, Set<string>>();
+  for (const [, ref] of text.matchAll(/"\$ref": "([^"]*)"/g)) {
+    const [, id, name] = OTHER_CONTRACT_REF.exec(ref!) ?? [];
+    if (id && name) byContract.set(id, (byContract.get(id) ?? new Set()).add(pascal(name)));
+  }
+  return [...byContract].map(([id, names]) => `import type { ${[...names].sort().join(', ')} } from './${id}.js';\n`).join('');
+}
+
 async function typesOf(path: string, type: string): Promise<string> {
-  const schema = forTypes(JSON.parse(readFileSync(path, 'utf8')) as Json) as JSONSchema;
+  const text = readFileSync(path, 'utf8');
+  // Named by `type`, not by its $id: an API contract's $id ("insights") may be the name of one of its definitions.
+  const { $id: _id, ...schema } = forTypes(JSON.parse(text) as Json) as JSONSchema;
   const types = await compile(schema, type, {
     bannerComment: '',
     cwd: dirname(path),
@@ -168,12 +189,12 @@ async function typesOf(path: string, type: string): Promise<string> {
     ignoreMinAndMaxItems: true,
     strictIndexSignatures: false,
     unknownAny: true,
-    // Every definition, used or not: a contract file may be only its $defs (src/shared/review.schema.json).
+    // Every definition, used or not: a contract file may be only its $defs (src/shared/contracts/).
     unreachableDefinitions: true,
     style: { singleQuote: true, printWidth: 160, semi: true, trailingComma: 'all', tabWidth: 2 },
   });
   // A file of definitions only has no root type of its own: the generator's catch-all for it is left out.
-  return types.replace(new RegExp(`export interface ${type} \\{\\n  \\[k: string\\]: unknown;\\n\\}\\n`), '');
+  return importsOf(text) + types.replace(new RegExp(`export interface ${type} \\{\\n  \\[k: string\\]: unknown;\\n\\}\\n`), '');
 }
 
 /** The generated files by path, as they should be. */
@@ -181,12 +202,11 @@ export async function generateContractTypes(): Promise<Map<string, string>> {
   const files = new Map<string, string>();
   for (const contract of CONTRACTS()) {
     const sources = contract.schemas.map((schema) => relative(PROJECT_ROOT, schema.path)).join(', ');
-    const parts = [
-      `// ${contract.about}: generated by \`npm run types\` from ${sources}. Edit the schema, not this file.\n`,
-      ...(contract.imports ? [contract.imports] : []),
-    ];
+    const parts = [`// ${contract.about}: generated by \`npm run types\` from ${sources}. Edit the schema, not this file.\n`];
     for (const schema of contract.schemas) parts.push(await typesOf(schema.path, schema.type));
-    if (contract.extra) parts.push(contract.extra());
+    // A contract may have no list to declare (listsOf): nothing is added then, not an empty line.
+    const extra = contract.extra?.();
+    if (extra) parts.push(extra);
     files.set(join(OUT_DIR, contract.file), parts.join('\n'));
   }
   return files;

@@ -41,7 +41,7 @@ export const EDITOR_SCHEMAS = {
   ui: 'schemas/meta/ui-schema.json',
   flow: 'flows/flow.schema.json',
   notices: 'flows/notices.schema.json',
-  /** What the server answers drivers in (flows/server-messages.json). */
+  /** What the server answers drivers and staff in (flows/server-messages.json). */
   serverMessages: 'flows/server-messages.schema.json',
   /** The local payment sandbox's cards and words (flows/sandbox-payments.json). */
   sandboxPayments: 'flows/sandbox-payments.schema.json',

@@ -214,7 +214,7 @@ export function loadNotices(locale: Locale = DEFAULT_LOCALE): Notices {
   return loadChecked<Notices>(NOTICES_FILE, NOTICES_SCHEMA_FILE, locale);
 }
 
-/** What the server answers drivers in (flows/server-messages.json), checked against its schema; its texts in `locale`. */
+/** What the server answers drivers and staff in (flows/server-messages.json), checked against its schema; its texts in `locale`. */
 export function loadServerMessages(locale: Locale = DEFAULT_LOCALE): ServerMessages {
   return loadChecked<ServerMessages>(SERVER_MESSAGES_FILE, SERVER_MESSAGES_SCHEMA_FILE, locale);
 }

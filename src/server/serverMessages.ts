@@ -1,6 +1,7 @@
 /**
  * What the server answers a driver in `message`: flows/server-messages.json, each text by its key
- * ("driver.notYourStatus"), with its translations (locales/<language>/server-messages.json).
+ * ("driver.notYourStatus"), with its translations (locales/<language>/server-messages.json); and
+ * what it answers staff, by key too, from its `staff` section (English only: it has no translation).
  *
  * A refusal is thrown by key with its parameters (`refusal`), and app.ts's error handler answers
  * it in the request's language; a confirmation is put in it where the route answers

@@ -1,29 +1,46 @@
 /**
  * The admin API's answers (routes/admin.ts), read by the review page (src/client/admin) and the
  * admin command (src/cli/admin.ts), a step's stored answers the driver's form is prefilled with,
- * and where a driver stands (the status the resume table reads): stated once, in
- * src/shared/review.schema.json, whose generated types these are.
+ * and where a driver stands (the status the resume table reads): stated once, in the contracts of
+ * src/shared/contracts/ (one file by audience), whose generated types these are.
  */
-export { AUDIT_ACTIONS, REVIEW_STATUSES, STAFF_ROLES } from './generated/review.js';
+export { REVIEW_STATUSES } from './generated/driver.js';
+export { AUDIT_ACTIONS, STAFF_ROLES } from './generated/staff.js';
 
 export type {
+  DriverStatus,
+  FileAheadAnswer,
+  LaunchOpenBody,
+  LaunchOpened,
+  LaunchResult,
+  LaunchReturn,
+  ReviewStatus,
+  StatusAnswer,
+  StepAnswersAnswer,
+} from './generated/driver.js';
+export type {
   ApproveBody,
+  Claim,
+  EraseBody,
+  ExpiringDocument,
+  ExpiringList,
+  ExpiringQuery,
+  FixRequest,
+  PastDecision,
+  QueueDriver,
+  QueuePage,
+  QueueQuery,
+  RejectBody,
+  ReviewDriver,
+  ReviewedField,
+  ReviewedStep,
+} from './generated/review.js';
+export type {
   AuditAction,
   AuditDownloadQuery,
   AuditEvent,
   AuditPage,
   AuditQuery,
-  ExpiringDocument,
-  ExpiringList,
-  ExpiringQuery,
-  Claim,
-  DriverStatus,
-  EraseBody,
-  FileAheadAnswer,
-  FixRequest,
-  Insights,
-  InsightsQueryString,
-  InsightsStep,
   Integration,
   IntegrationBody,
   IntegrationCreated,
@@ -35,20 +52,7 @@ export type {
   KeyBody,
   LaunchLink,
   LaunchLinkBody,
-  LaunchOpenBody,
-  LaunchOpened,
-  LaunchResult,
-  LaunchReturn,
-  PastDecision,
-  QueueDriver,
-  QueuePage,
-  QueueQuery,
-  RejectBody,
-  ReviewDriver,
-  ReviewedField,
-  ReviewedStep,
   ReturnUrlsBody,
-  ReviewStatus,
   StaffBody,
   StaffList,
   StaffMember,
@@ -56,9 +60,12 @@ export type {
   StaffRolesBody,
   StaffSession,
   StaffSignInBody,
-  StatusAnswer,
-  StepAnswersAnswer,
-} from './generated/review.js';
+} from './generated/staff.js';
+export type {
+  Insights,
+  InsightsQueryString,
+  InsightsStep,
+} from './generated/insights.js';
 
 export const MAX_REASON_LENGTH = 500;
 

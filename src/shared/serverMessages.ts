@@ -26,4 +26,12 @@ export const MESSAGE_PARAMS = {
   'form.keptFileGone': ['field'],
   'form.oneFileAs': ['field'],
   'codes.locked': ['hours'],
+  'staff.roleNeeded': ['roles'],
+  'staff.fixUnknown': ['step', 'field'],
+  'staff.claimedBy': ['email', 'time'],
+  'staff.badRange': ['days'],
+  'staff.badMethod': ['providers'],
+  'staff.badReturnUrl': ['url'],
+  'staff.unknownEventType': ['type'],
+  'staff.webhookHostUnresolved': ['host'],
 } as const satisfies Partial<Record<MessageKey, readonly string[]>>;

@@ -5,7 +5,6 @@ import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../src/node/projectFiles.js';
-import { STAFF_AUTH_MESSAGES } from '../../src/server/plugins/staffAuth.js';
 import { bearer, staffAccount, startTestServer, type TestServer } from '../support/server.js';
 import { closeContexts, sharedChromium, signInAsStaff } from './support.js';
 
@@ -24,7 +23,7 @@ describe('the form studio without npm run dev', () => {
   it('serves its data to staff only', async () => {
     const without = await server.app.inject({ method: 'GET', url: '/admin/fixtures' });
     expect(without.statusCode).toBe(401);
-    expect(without.json()).toEqual({ message: STAFF_AUTH_MESSAGES.signInRequired, reason: 'signInAgain' });
+    expect(without.json()).toEqual({ message: 'Please sign in as a staff member.', reason: 'signInAgain' });
     const withToken = await server.app.inject({ method: 'GET', url: '/admin/fixtures', headers: bearer(server.reviewer.key) });
     expect(withToken.statusCode).toBe(200);
     expect(Array.isArray(withToken.json<{ fixtures: unknown[] }>().fixtures)).toBe(true);

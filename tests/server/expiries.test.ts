@@ -8,7 +8,6 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadNotices } from '../../src/node/projectFiles.js';
-import { STAFF_AUTH_MESSAGES } from '../../src/server/plugins/staffAuth.js';
 import { SERVER_MESSAGES } from '../../src/server/serverMessages.js';
 import { isoDateOffset } from '../../src/shared/dates.js';
 import type { ExpiringList, QueuePage, ReviewDriver, StepAnswersAnswer } from '../../src/shared/review.js';
@@ -248,10 +247,10 @@ describe('the list of what expires soon', () => {
     const driver = await approvedDriver(server);
     const asDriver = await server.app.inject({ method: 'GET', url: '/admin/expiring', headers: bearer(driver.token) });
     expect(asDriver.statusCode).toBe(403);
-    expect(json(asDriver)).toEqual({ message: STAFF_AUTH_MESSAGES.driversCannot });
+    expect(json(asDriver)).toEqual({ message: 'Drivers cannot use the admin API.' });
     const anonymous = await server.app.inject({ method: 'GET', url: '/admin/expiring' });
     expect(anonymous.statusCode).toBe(401);
-    expect(json(anonymous)).toMatchObject({ message: STAFF_AUTH_MESSAGES.signInRequired });
+    expect(json(anonymous)).toMatchObject({ message: 'Please sign in as a staff member.' });
   });
 });
 

@@ -6,9 +6,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
-import { ADMIN_MESSAGES } from '../../src/server/routes/admin.js';
 import type { QueueDriver, QueuePage, ReviewStatus } from '../../src/shared/review.js';
 import { bearer, json, startTestServer, type TestServer } from '../support/server.js';
+import { expectStaffMessagesFromFiles } from '../support/staffMessages.js';
 
 let server: TestServer;
 let app: FastifyInstance;
@@ -115,6 +115,7 @@ beforeAll(async () => {
   expect(check[0]!.n).toBeGreaterThan(100);
 });
 afterAll(() => server.close());
+expectStaffMessagesFromFiles(() => server);
 
 const asAdmin = () => bearer(server.reviewer.key);
 
@@ -254,7 +255,7 @@ describe('paging', () => {
     for (const after of forged) {
       const response = await queue({ after });
       expect(response.statusCode, Buffer.from(after, 'base64url').toString()).toBe(400);
-      expect(json(response)).toEqual({ message: ADMIN_MESSAGES.badCursor });
+      expect(json(response)).toEqual({ message: 'after must be the "next" of an earlier page.' });
     }
     // A repeated parameter is no cursor either.
     const repeated = await queue(`after=${next}&after=${next}`);

@@ -5,7 +5,7 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readJsonFile, SCHEMAS_DIR } from '../../src/node/projectFiles.js';
-import reviewSchema from '../../src/shared/review.schema.json';
+import { API_CONTRACTS } from '../../src/shared/contracts/index.js';
 import { isObject, type Json, type JsonObject } from '../../src/shared/schemaFiles.js';
 
 /** PostgreSQL's integer (int4). */
@@ -36,12 +36,16 @@ function beyondInteger(schema: JsonObject): string | undefined {
   return undefined;
 }
 
-const review = reviewSchema as unknown as JsonObject;
-/** The request bodies of the staff API (src/shared/review.schema.json's "…Body" definitions) and every step's form and call context (schemas/). */
+/** The request bodies and query strings of the API (src/shared/contracts/: the "…Body" and "…Query…" definitions) and every step's form and call context (schemas/). */
 const contracts: [string, Map<string, JsonObject>][] = [
-  ...Object.keys(review.$defs as JsonObject)
-    .filter((name) => name.endsWith('Body'))
-    .map((name): [string, Map<string, JsonObject>] => [`review.schema.json#/$defs/${name}`, numbersIn((review.$defs as JsonObject)[name]!, '', review)]),
+  ...(API_CONTRACTS as unknown as JsonObject[]).flatMap((contract) =>
+    Object.keys(contract.$defs as JsonObject)
+      .filter((name) => name.endsWith('Body') || name.includes('Query'))
+      .map((name): [string, Map<string, JsonObject>] => [
+        `${String(contract.$id)}.schema.json#/$defs/${name}`,
+        numbersIn((contract.$defs as JsonObject)[name]!, '', contract),
+      ]),
+  ),
   ...readdirSync(SCHEMAS_DIR)
     .filter((name) => name.endsWith('.schema.json'))
     .map((name): [string, Map<string, JsonObject>] => {

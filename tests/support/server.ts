@@ -12,6 +12,7 @@ import pg from 'pg';
 import sharp from 'sharp';
 import { expect, inject } from 'vitest';
 import { buildApp } from '../../src/server/app.js';
+import { ADMIN_PREFIX } from '../../src/server/lib/routeTable.js';
 import { readConfig, type ServerConfig } from '../../src/server/config.js';
 import { isConnectionFailure, openDb, type Db } from '../../src/server/db/db.js';
 import type { OutboxEntry } from '../../src/server/messaging/localOutbox.js';
@@ -46,6 +47,8 @@ export interface TestServer {
   reviewer: TestStaff & { key: string };
   /** Every log line the app wrote (JSON). */
   logs: string[];
+  /** Each `{ message }` a staff route (under /admin) answered, for staffMessages.ts to check. */
+  staffAnswers: { url: string; message: string }[];
   /** Another app on the same database (e.g. a production one); closed with this server. */
   buildAnother(overrides?: Partial<ServerConfig>): Promise<FastifyInstance>;
   close(): Promise<void>;
@@ -120,6 +123,13 @@ async function openWorkerDatabase(): Promise<Db> {
 
 const inMemory = (database: ServerConfig['database']) => database.kind === 'pglite' && database.dir === null;
 
+/** The `message` of a staff route's JSON answer. */
+function staffMessageOf(url: string, type: unknown, payload: unknown): string | undefined {
+  if (!url.startsWith(`${ADMIN_PREFIX}/`) || typeof payload !== 'string' || !/^application\/json(;|$)/.test(String(type))) return undefined;
+  const message = (JSON.parse(payload) as { message?: unknown } | null)?.message;
+  return typeof message === 'string' ? message : undefined;
+}
+
 export async function startTestServer(overrides: Partial<ServerConfig> = {}, options: TestServerOptions = {}): Promise<TestServer> {
   const dataDir = await mkdtemp(join(tmpdir(), 'onramp-test-'));
   const configured = readConfig({
@@ -144,8 +154,14 @@ export async function startTestServer(overrides: Partial<ServerConfig> = {}, opt
   const logs: string[] = [];
   const logStream = { write: (line: string) => void logs.push(line) };
   const apps: FastifyInstance[] = [];
+  const staffAnswers: TestServer['staffAnswers'] = [];
   const build = async (more: Partial<ServerConfig> = {}) => {
     const app = await buildApp({ ...config, ...more }, { db, now: clock.now, logStream });
+    app.addHook('onSend', async (request, reply, payload) => {
+      const message = staffMessageOf(request.url, reply.getHeader('content-type'), payload);
+      if (message !== undefined) staffAnswers.push({ url: request.url, message });
+      return payload;
+    });
     await app.ready();
     await checkAnswersAgainstTheDocument(app);
     apps.push(app);
@@ -164,6 +180,7 @@ export async function startTestServer(overrides: Partial<ServerConfig> = {}, opt
     clock,
     reviewer: await staffKey(app, ['reviewer']),
     logs,
+    staffAnswers,
     buildAnother: build,
     async close() {
       for (const each of apps) await each.close();

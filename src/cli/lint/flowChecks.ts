@@ -212,7 +212,7 @@ function checkRuleLists(flow: Flow & JsonObject, problems: Problems): void {
 
 /** The status the resume table and the approval wait read (`status.<field>`), as the server answers it. */
 const driverStatus = (() => {
-  const schema = readJsonFile(join(PROJECT_ROOT, 'src', 'shared', 'review.schema.json'));
+  const schema = readJsonFile(join(PROJECT_ROOT, 'src', 'shared', 'contracts', 'driver.schema.json'));
   const defs = isObject(schema.$defs) ? schema.$defs : {};
   const status = isObject(defs.driverStatus) ? defs.driverStatus : {};
   const properties = isObject(status.properties) ? status.properties : {};
@@ -240,7 +240,7 @@ function checkStatusConditions(flow: Flow & JsonObject, problems: Problems): voi
           FLOW_FILE,
           pointer(...keys, 'source'),
           `the driver's status has no "${field}"`,
-          `${suggestion(field, fields)} (src/shared/review.schema.json)`,
+          `${suggestion(field, fields)} (src/shared/contracts/driver.schema.json)`,
         );
       } else if ('equals' in node) {
         const value = node.equals;

@@ -1,5 +1,5 @@
 /**
- * Request bodies declared as their route's schema (`schema: { body: { $ref: 'review#/$defs/…' } }`),
+ * Request bodies declared as their route's schema (`schema: { body: { $ref: 'staff#/$defs/…' } }`),
  * checked by the one Ajv set-up (shared/ajv.ts, with ajv-errors), so what a refusal says is the
  * schema's own `errorMessage`: 400 { message }. Fastify's default Ajv would drop an unknown
  * property (removeAdditional) and turn "1" into 1 (coerceTypes); this one refuses both.
@@ -18,7 +18,7 @@ import { createAjv, sharedAjv } from '../../shared/ajv.js';
 import { fillPlaceholders } from '../../shared/placeholders.js';
 import { isObject, type Json, type JsonObject } from '../../shared/schemaFiles.js';
 import clientErrorReportSchema from '../../shared/clientErrorReport.schema.json';
-import reviewSchema from '../../shared/review.schema.json';
+import { API_CONTRACTS } from '../../shared/contracts/index.js';
 import webhooksSchema from '../../shared/webhooks.schema.json';
 
 /** Where a problem comes in the order it is told: by what the error is about (`ErrorObject.keyword` of the error ajv-errors replaced). */
@@ -70,7 +70,7 @@ function refusalOf(validate: ValidateFunction, body: unknown) {
 let contractsAdded = false;
 function ajvWithContracts(): Ajv {
   const ajv = sharedAjv();
-  if (!contractsAdded) ajv.addSchema([reviewSchema, clientErrorReportSchema, webhooksSchema]);
+  if (!contractsAdded) ajv.addSchema([...API_CONTRACTS, clientErrorReportSchema, webhooksSchema]);
   contractsAdded = true;
   return ajv;
 }
@@ -78,12 +78,12 @@ function ajvWithContracts(): Ajv {
 /** The Ajv for query strings: the same contracts, each value read as the type its schema says ("20" as 20), a repeated name refused. */
 let queryAjv: Ajv | undefined;
 function ajvForQueries(): Ajv {
-  return (queryAjv ??= createAjv({ coerceTypes: true }).addSchema([reviewSchema, webhooksSchema]));
+  return (queryAjv ??= createAjv({ coerceTypes: true }).addSchema([...API_CONTRACTS, webhooksSchema]));
 }
 
 /**
  * The routes of `app` (an encapsulated plugin) check their bodies by their declared schemas, the
- * contracts of src/shared/review.schema.json, src/shared/clientErrorReport.schema.json and
+ * contracts of src/shared/contracts/, src/shared/clientErrorReport.schema.json and
  * src/shared/webhooks.schema.json, and their query strings the same way (`schema: { querystring: { $ref: … } }`): a bad one is a 400 { message }
  * in the contract's words.
  */

@@ -12,35 +12,24 @@
 import { httpErrors } from '@fastify/sensible';
 import type { FastifyInstance } from 'fastify';
 import { STAFF_ROLES, type StaffRole } from '../../shared/review.js';
+import { refusal } from '../serverMessages.js';
 import type { AuditActor } from './auditRecord.js';
-import reviewSchema from '../../shared/review.schema.json';
+import { staffContract } from '../../shared/contracts/index.js';
 
-/** The person's email and roles: the routes' schema (review.schema.json staffBody) states them, and the admin command checks its arguments with the same words. */
-const { email: emailRule, roles: rolesRule } = reviewSchema.$defs.staffBody.properties;
-
-export const STAFF_MESSAGES = {
-  emailRequired: emailRule.errorMessage,
-  rolesRequired: rolesRule.errorMessage,
-  alreadyStaff: 'This person is a staff member already: change their roles instead.',
-  unknownStaff: 'There is no staff member with this id.',
-  lastOwner: 'Onramp must keep at least one owner: give another person the owner role first.',
-  keyNeedsSession: 'A key is made by a person signed in (the admin page, or npm run admin -- sign-in), not with another key.',
-  unknownKey: 'There is no such key, or it was revoked already.',
-  notYourKey: 'Only the key’s own person or an owner can revoke it.',
-} as const;
+/** The person's email and roles: the routes' schema (contracts/staff.schema.json staffBody) states them, and the admin command checks its arguments with the same words. */
+const { email: emailRule, roles: rolesRule } = staffContract.$defs.staffBody.properties;
 
 /** What an email must look like to be a staff member's, around spaces (Firebase checks it again). */
 const EMAIL_PATTERN = new RegExp(emailRule.pattern, 'u');
 
 export function staffEmailOf(value: unknown): string {
-  if (typeof value !== 'string' || value.length > emailRule.maxLength || !EMAIL_PATTERN.test(value.trim()))
-    throw httpErrors.badRequest(STAFF_MESSAGES.emailRequired);
+  if (typeof value !== 'string' || value.length > emailRule.maxLength || !EMAIL_PATTERN.test(value.trim())) throw httpErrors.badRequest(emailRule.errorMessage);
   return value.trim().toLowerCase();
 }
 
 export function staffRolesOf(value: unknown): StaffRole[] {
-  if (!Array.isArray(value) || value.length === 0) throw httpErrors.badRequest(STAFF_MESSAGES.rolesRequired);
-  if (value.some((role) => !(STAFF_ROLES as readonly unknown[]).includes(role))) throw httpErrors.badRequest(STAFF_MESSAGES.rolesRequired);
+  if (!Array.isArray(value) || value.length === 0) throw httpErrors.badRequest(rolesRule.errorMessage);
+  if (value.some((role) => !(STAFF_ROLES as readonly unknown[]).includes(role))) throw httpErrors.badRequest(rolesRule.errorMessage);
   // In one order whatever was sent, each once.
   return STAFF_ROLES.filter((role) => value.includes(role));
 }
@@ -64,7 +53,7 @@ export async function addStaff(
       return rows[0]!.id;
     });
   } catch (error) {
-    if (isUniqueViolation(error)) throw httpErrors.conflict(STAFF_MESSAGES.alreadyStaff);
+    if (isUniqueViolation(error)) throw refusal(409, 'staff.alreadyStaff');
     throw error;
   }
 }

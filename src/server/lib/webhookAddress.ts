@@ -8,6 +8,8 @@
  */
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
+import { DEFAULT_LOCALE } from '../../shared/locales.js';
+import { messageIn } from '../serverMessages.js';
 
 /** The ranges no webhook reaches unless allowed (IANA special-purpose registries). */
 const INTERNAL = new BlockList();
@@ -42,12 +44,6 @@ export function isInternalAddress(address: string): boolean {
   return family === 0 || INTERNAL.check(address, family === 4 ? 'ipv4' : 'ipv6');
 }
 
-export const WEBHOOK_ADDRESS_MESSAGES = {
-  httpsOnly: 'url must be an https address in production.',
-  notResolved: "The endpoint's host could not be resolved: ",
-  internal: 'The endpoint resolves to a loopback, link-local or private address. Set allowPrivate to deliver to it.',
-} as const;
-
 export interface AddressRules {
   production: boolean;
   allowPrivate: boolean;
@@ -60,18 +56,18 @@ async function addressesOf(host: string): Promise<LookupAddress[]> {
   return new Promise((resolve, reject) => dnsLookup(bare, { all: true }, (error, addresses) => (error ? reject(error) : resolve(addresses))));
 }
 
-/** Why `url` can't be an endpoint under `rules`, or null. Outside production anything goes (a receiver on this machine: /dev/webhooks). */
+/** Why `url` can't be an endpoint under `rules` (an owner reads it: the staff section of flows/server-messages.json), or null. Outside production anything goes (a receiver on this machine: /dev/webhooks). */
 export async function addressRefusal(url: URL, rules: AddressRules): Promise<string | null> {
   if (!rules.production) return null;
-  if (url.protocol !== 'https:') return WEBHOOK_ADDRESS_MESSAGES.httpsOnly;
+  if (url.protocol !== 'https:') return messageIn(DEFAULT_LOCALE, 'staff.webhookHttpsOnly');
   if (rules.allowPrivate) return null;
   let addresses: LookupAddress[];
   try {
     addresses = await addressesOf(url.hostname);
   } catch {
-    return `${WEBHOOK_ADDRESS_MESSAGES.notResolved}${url.hostname}.`;
+    return messageIn(DEFAULT_LOCALE, 'staff.webhookHostUnresolved', { host: url.hostname });
   }
-  return addresses.some((each) => isInternalAddress(each.address)) ? WEBHOOK_ADDRESS_MESSAGES.internal : null;
+  return addresses.some((each) => isInternalAddress(each.address)) ? messageIn(DEFAULT_LOCALE, 'staff.webhookAddressInternal') : null;
 }
 
 /**
@@ -84,7 +80,7 @@ export function checkedLookup(rules: AddressRules): LookupFunction {
       if (error) return callback(error, '', 0);
       const list = addresses as LookupAddress[];
       if (rules.production && !rules.allowPrivate && list.some((each) => isInternalAddress(each.address))) {
-        return callback(new Error(WEBHOOK_ADDRESS_MESSAGES.internal), '', 0);
+        return callback(new Error(messageIn(DEFAULT_LOCALE, 'staff.webhookAddressInternal')), '', 0);
       }
       if (options.all) return (callback as unknown as (error: null, addresses: LookupAddress[]) => void)(null, list);
       const first = list[0]!;

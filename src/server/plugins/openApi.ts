@@ -62,7 +62,7 @@ function callBody(flow: Flow, callName: string): JsonObject | undefined {
 
 /**
  * A query string declared by a shared schema's $def, as the document lists its parameters: the
- * $def itself, its references to its sibling $defs named as their components ("review-auditFilterTime"),
+ * $def itself, its references to its sibling $defs named as their components ("staff-auditFilterTime"),
  * which @fastify/swagger does not do for parameters.
  */
 function queryDocument(app: FastifyInstance, declared: unknown): unknown {

@@ -22,7 +22,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import { STAFF_ROLES, type IntegrationRole, type StaffRole } from '../../shared/review.js';
 import type { Queryable } from '../db/db.js';
-import { signInAgain } from '../errors.js';
+import { SIGN_IN_AGAIN_REASON } from '../../shared/apiAnswers.js';
+import { refusal } from '../serverMessages.js';
 import { bearerToken, FRESH_SIGN_IN_MS } from './sessions.js';
 import fp from 'fastify-plugin';
 
@@ -44,13 +45,8 @@ export type Role = StaffRole | IntegrationRole;
 /** A person's roles among a holder's (what a route for persons reads: requireStaff let no integration in). */
 export const personRolesOf = (holder: StaffHolder): StaffRole[] => holder.roles.filter((role): role is StaffRole => role !== INTEGRATION_ROLE);
 
-export const STAFF_AUTH_MESSAGES = {
-  signInRequired: 'Please sign in as a staff member.',
-  sessionEnded: 'Your staff session has ended. Please sign in again.',
-  driversCannot: 'Drivers cannot use the admin API.',
-  roleNeeded: 'Your role does not allow this. It needs the role: ',
-  freshSignIn: 'Exporting or erasing a driver needs a sign-in in the last 5 minutes. Please sign in again.',
-} as const;
+/** A refusal the admin page answers by asking the staff member to sign in again, without leaving. */
+const SIGN_IN_AGAIN = { reason: SIGN_IN_AGAIN_REASON };
 
 /** A signed-in staff member (or an integration), as read for this request. */
 export interface StaffHolder {
@@ -224,24 +220,24 @@ export const staffAuthPlugin = fp(
 
     app.decorate('requireStaff', async (request: FastifyRequest) => {
       const token = bearerToken(request);
-      if (!token) throw signInAgain(401, STAFF_AUTH_MESSAGES.signInRequired);
+      if (!token) throw refusal(401, 'staff.signInRequired', SIGN_IN_AGAIN);
       const staff = await holderOf(token);
       if (!staff) {
         // A driver who found the admin page is told why, rather than "sign in".
-        if ((await app.sessions.holderOf(token))?.kind === 'session') throw app.httpErrors.forbidden(STAFF_AUTH_MESSAGES.driversCannot);
-        throw signInAgain(401, STAFF_AUTH_MESSAGES.sessionEnded);
+        if ((await app.sessions.holderOf(token))?.kind === 'session') throw refusal(403, 'staff.driversCannot');
+        throw refusal(401, 'staff.sessionEnded', SIGN_IN_AGAIN);
       }
       request.staff = staff;
       const { freshSignIn } = request.routeOptions.config;
       // A route for any staff member is for any person: an integration's role is never among them.
       const staffRoles = request.routeOptions.config.staffRoles ?? STAFF_ROLES;
       if (!staffRoles.some((role) => staff.roles.includes(role))) {
-        throw app.httpErrors.forbidden(`${STAFF_AUTH_MESSAGES.roleNeeded}${staffRoles.join(' or ')}.`);
+        throw refusal(403, 'staff.roleNeeded', { roles: staffRoles.join(' or ') });
       }
       if (freshSignIn && !(staff.authenticatedAt && app.now().getTime() - staff.authenticatedAt.getTime() <= FRESH_SIGN_IN_MS)) {
-        throw signInAgain(403, STAFF_AUTH_MESSAGES.freshSignIn);
+        throw refusal(403, 'staff.freshSignIn', SIGN_IN_AGAIN);
       }
     });
   },
-  { name: 'onramp-staff-auth', decorators: { fastify: ['httpErrors', 'sessions', 'db', 'now'] } },
+  { name: 'onramp-staff-auth', decorators: { fastify: ['sessions', 'db', 'now'] } },
 );

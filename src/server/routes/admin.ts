@@ -18,7 +18,6 @@
  * the decisions all read and write the claim (queue_claims, CLAIM_JOIN), which is what keeps two
  * reviewers from deciding on one driver; kept in one file, a change to the claim is made once.
  */
-import { httpErrors } from '@fastify/sensible';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import {
   type ApproveBody,
@@ -39,6 +38,7 @@ import { fieldTitle, reviewedSteps, type ReviewFix } from '../lib/reviewView.js'
 import { findUpload, sendUpload, uploadAnswer } from '../lib/uploadFiles.js';
 import { expiredByDriver } from './expiries.js';
 import { ADMIN_PREFIX, type RouteTable } from '../lib/routeTable.js';
+import { refusal } from '../serverMessages.js';
 
 /** The review's routes (lib/routeTable.ts). */
 export const ADMIN_ROUTES = {
@@ -63,17 +63,6 @@ export const CLAIM_LIFETIME_MS = 15 * 60 * 1000;
 
 /** The queue's page size unless asked otherwise (the most a page may hold is the query's contract). */
 export const DEFAULT_PAGE_SIZE = 50;
-
-export const ADMIN_MESSAGES = {
-  badCursor: 'after must be the "next" of an earlier page.',
-  unknownDriver: 'There is no driver with this id.',
-  notSubmitted: 'This driver has not sent their vehicle for approval yet.',
-  fixUnknown: 'A fix names a field of a reviewed step the driver did not send: ',
-  emailNotVerified: 'This driver has not verified their email yet: they can finish signing up, or sign in, at the sign-up page.',
-  changedSince: 'This driver changed their details after you opened them. Reload the list to review what they sent.',
-  noHost: 'The request has no usable Host header: set PUBLIC_URL so resume links have an address.',
-  claimedBy: 'This driver is being reviewed by {email} until {time} UTC. Try again once they are done.',
-} as const;
 
 interface QueueRow {
   id: string;
@@ -154,7 +143,7 @@ const isCursorTime = (at: string) =>
 
 function readCursor(cursor: string): { at: string; id: string } {
   const [at, id, extra] = Buffer.from(cursor, 'base64url').toString('utf8').split('|');
-  if (extra !== undefined || !at || !id || !isUuid(id) || !isCursorTime(at)) throw httpErrors.badRequest(ADMIN_MESSAGES.badCursor);
+  if (extra !== undefined || !at || !id || !isUuid(id) || !isCursorTime(at)) throw refusal(400, 'staff.badCursor');
   return { at, id };
 }
 
@@ -173,7 +162,7 @@ const HOST_PATTERN = /^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
 function publicOriginOf(config: ServerConfig, request: FastifyRequest): string {
   if (config.publicUrl) return config.publicUrl;
   const host = request.host;
-  if (typeof host !== 'string' || !HOST_PATTERN.test(host)) throw httpErrors.badRequest(ADMIN_MESSAGES.noHost);
+  if (typeof host !== 'string' || !HOST_PATTERN.test(host)) throw refusal(400, 'staff.noHost');
   return `${request.protocol}://${host}`;
 }
 
@@ -187,10 +176,10 @@ export async function adminRoutes(app: FastifyInstance, options: { config: Serve
 
   /** The driver as the queue lists them (their claim as `request`'s reviewer sees it), or a 404 for an id that names nobody. */
   async function queuedDriver(id: string, request: FastifyRequest): Promise<QueueDriver & { isEmailVerified: boolean }> {
-    if (!isUuid(id)) throw httpErrors.notFound(ADMIN_MESSAGES.unknownDriver);
+    if (!isUuid(id)) throw refusal(404, 'staff.unknownDriver');
     const { rows } = await app.db.query<QueueRow & { email_verified: boolean }>(ONE_DRIVER_SQL, [id, app.now()]);
     const row = rows[0];
-    if (!row) throw httpErrors.notFound(ADMIN_MESSAGES.unknownDriver);
+    if (!row) throw refusal(404, 'staff.unknownDriver');
     return { ...queueDriver(row, request.staff!.id), isEmailVerified: row.email_verified };
   }
 
@@ -230,7 +219,7 @@ export async function adminRoutes(app: FastifyInstance, options: { config: Serve
     return fixes.map((fix) => {
       const step = flow().review.steps.includes(fix.step) ? stored.find((candidate) => candidate.step === fix.step) : undefined;
       const sent = step && (Object.hasOwn(step.answers, fix.field) || Object.hasOwn(step.files, fix.field));
-      if (!sent) throw httpErrors.badRequest(`${ADMIN_MESSAGES.fixUnknown}${fix.step} ${fix.field}`);
+      if (!sent) throw refusal(400, 'staff.fixUnknown', { step: fix.step, field: fix.field });
       return `${fieldTitle(step.schemaName, fix.field)}: ${fix.reason}`;
     });
   }
@@ -250,7 +239,7 @@ export async function adminRoutes(app: FastifyInstance, options: { config: Serve
     const staff = request.staff!;
     const driver = await queuedDriver(request.params.id, request);
     // Nothing to judge before the vehicle and its documents were sent.
-    if (!driver.isSessionComplete) throw httpErrors.conflict(ADMIN_MESSAGES.notSubmitted);
+    if (!driver.isSessionComplete) throw refusal(409, 'staff.notSubmitted');
     const fixesTold = await checkFixes(driver.id, fixes);
     const now = app.now();
     // What the driver is told (the notice, the history): the reason and the fixes in words, each
@@ -265,16 +254,14 @@ export async function adminRoutes(app: FastifyInstance, options: { config: Serve
       );
       const held = claims[0];
       if (held && held.staff_id !== staff.id) {
-        throw httpErrors.conflict(
-          ADMIN_MESSAGES.claimedBy.replace('{email}', held.email).replace('{time}', new Date(held.expires_at).toISOString().slice(11, 16)),
-        );
+        throw refusal(409, 'staff.claimedBy', { email: held.email, time: new Date(held.expires_at).toISOString().slice(11, 16) });
       }
       const decided = await tx.query(
         `UPDATE drivers SET status = $2, rejection_reason = $3, reviewed_at = $4, reviewed_by = $5, updated_at = $4
          WHERE id = $1 AND review_version = $6 RETURNING id`,
         [driver.id, decision, reason, now, staff.email, reviewVersion],
       );
-      if (decided.rows.length === 0) throw httpErrors.conflict(ADMIN_MESSAGES.changedSince);
+      if (decided.rows.length === 0) throw refusal(409, 'staff.changedSince');
       await tx.query(
         `INSERT INTO driver_reviews (driver_id, decision, reason, reviewed_by, reviewed_at, sent_at, fixes)
          SELECT $1, $2, $3, $4, $5, submitted_at, $6 FROM drivers WHERE id = $1`,
@@ -387,7 +374,7 @@ export async function adminRoutes(app: FastifyInstance, options: { config: Serve
   app.post<DriverParams>(ADMIN_ROUTES.resumeLink.url, { ...reviewers, schema: { response: { 200: { $ref: 'api#/$defs/resumeLink' } } } }, async (request) => {
     const driver = await queuedDriver(request.params.id, request);
     // A link gives a session, and a session is what a verified email code gives: never before it.
-    if (!driver.isEmailVerified) throw httpErrors.conflict(ADMIN_MESSAGES.emailNotVerified);
+    if (!driver.isEmailVerified) throw refusal(409, 'staff.driverEmailNotVerified');
     const origin = publicOriginOf(options.config, request);
     const { token, expiresAt } = await app.sessions.issueResume(driver.id, RESUME_LINK_LIFETIME_MS);
     await app.audit.record(request, { action: 'driver.resume-link', driverId: driver.id, details: { expiresAt: expiresAt.toISOString() } });

@@ -17,7 +17,7 @@
  * (DRIVER_TABLES) and must change together when a migration adds one; apart, a new table could be
  * erased but not exported, or the other way round.
  */
-import { HttpError, httpErrors } from '@fastify/sensible';
+import { HttpError } from '@fastify/sensible';
 import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify';
 import { fileAnswer } from '../lib/routeSchemas.js';
 import { strToU8, zipSync, type Zippable } from 'fflate';
@@ -28,18 +28,13 @@ import { checkBodiesBySchema } from '../lib/bodySchemas.js';
 import type { Channel } from '../messaging/delivery.js';
 import { subjectsOf } from '../plugins/otpCodes.js';
 import { ADMIN_PREFIX, type RouteTable } from '../lib/routeTable.js';
+import { refusal } from '../serverMessages.js';
 
 /** A driver's data, exported and erased (lib/routeTable.ts). */
 export const ADMIN_PRIVACY_ROUTES = {
   export: { method: 'GET', url: `${ADMIN_PREFIX}/drivers/:id/export` },
   erase: { method: 'POST', url: `${ADMIN_PREFIX}/drivers/:id/erase` },
 } as const satisfies RouteTable;
-
-export const PRIVACY_MESSAGES = {
-  unknownDriver: 'There is no driver with this id.',
-  confirmMismatch: 'This is not the email of this driver: nothing was erased. Check the driver id.',
-  identityUnavailable: 'Firebase Authentication could not be reached, so nothing was erased. Please try again in a moment.',
-} as const;
 
 /**
  * Every table that holds rows of a driver (each has a driver_id, or a subject naming the driver):
@@ -182,14 +177,14 @@ export async function adminPrivacyRoutes(app: FastifyInstance, options: { embedd
   const exported = { schema: { response: { 200: fileAnswer('The driver’s data, as a ZIP archive.', 'application/zip') } } };
   app.get<{ Params: { id: string } }>(ADMIN_PRIVACY_ROUTES.export.url, { ...privacyOfficers, ...exported }, async (request, reply) => {
     const driverId = request.params.id;
-    if (!isUuid(driverId)) throw httpErrors.notFound(PRIVACY_MESSAGES.unknownDriver);
+    if (!isUuid(driverId)) throw refusal(404, 'staff.unknownDriver');
     // One consistent snapshot of the rows; the files are read after it (the store may be slow,
     // and a transaction must not wait on it).
     const records = await app.db.transaction(async (tx) => {
       await tx.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ');
       return recordsOf(tx, driverId);
     });
-    if (!records) throw httpErrors.notFound(PRIVACY_MESSAGES.unknownDriver);
+    if (!records) throw refusal(404, 'staff.unknownDriver');
     const { driver } = records;
     const id = driver.id;
 
@@ -309,11 +304,11 @@ export async function adminPrivacyRoutes(app: FastifyInstance, options: { embedd
       // The body was checked by the route's schema first: a bad request is a bad request whoever it names.
       const confirm = request.body.confirm.trim();
       const driverId = request.params.id;
-      if (!isUuid(driverId)) throw httpErrors.notFound(PRIVACY_MESSAGES.unknownDriver);
+      if (!isUuid(driverId)) throw refusal(404, 'staff.unknownDriver');
       const found = (await app.db.query<{ email: string; firebase_uid: string }>('SELECT email, firebase_uid FROM drivers WHERE id = $1', [driverId])).rows[0];
-      if (!found) throw httpErrors.notFound(PRIVACY_MESSAGES.unknownDriver);
+      if (!found) throw refusal(404, 'staff.unknownDriver');
       // A guard against erasing the wrong id: whoever erases names the person too.
-      if (confirm.toLowerCase() !== found.email.toLowerCase()) throw httpErrors.badRequest(PRIVACY_MESSAGES.confirmMismatch);
+      if (confirm.toLowerCase() !== found.email.toLowerCase()) throw refusal(400, 'staff.confirmMismatch');
 
       // The sign-in account first: if Firebase can't be reached nothing is erased and the request can
       // be sent again; if the database then fails, sending it again finds the account gone (done) and
@@ -321,7 +316,7 @@ export async function adminPrivacyRoutes(app: FastifyInstance, options: { embedd
       try {
         await app.identity.deleteUser(found.firebase_uid);
       } catch (error) {
-        if (error instanceof HttpError && error.statusCode === 503) throw httpErrors.serviceUnavailable(PRIVACY_MESSAGES.identityUnavailable);
+        if (error instanceof HttpError && error.statusCode === 503) throw refusal(503, 'staff.eraseIdentityUnavailable');
         throw error;
       }
 
@@ -332,7 +327,7 @@ export async function adminPrivacyRoutes(app: FastifyInstance, options: { embedd
           await tx.query<{ id: string; email: string; phone: string | null }>('SELECT id, email, phone FROM drivers WHERE id = $1 FOR UPDATE', [driverId])
         ).rows[0];
         // Erased by another request meanwhile.
-        if (!driver) throw httpErrors.notFound(PRIVACY_MESSAGES.unknownDriver);
+        if (!driver) throw refusal(404, 'staff.unknownDriver');
         const id = driver.id;
         const storageNames = (await tx.query<{ storage_name: string }>('SELECT storage_name FROM uploads WHERE driver_id = $1', [id])).rows.map(
           (row) => row.storage_name,

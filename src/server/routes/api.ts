@@ -10,9 +10,9 @@ import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Flow } from '../../shared/flow.js';
 import clientErrorReportSchema from '../../shared/clientErrorReport.schema.json';
-import reviewSchema from '../../shared/review.schema.json';
 import apiSchema from '../../shared/api.schema.json';
 import webhooksSchema from '../../shared/webhooks.schema.json';
+import { API_CONTRACTS } from '../../shared/contracts/index.js';
 import type { ServerConfig } from '../config.js';
 import { apiPathTest } from '../lib/apiPaths.js';
 import { ADMIN_PREFIX, type DeclaredRoute, urlOf } from '../lib/routeTable.js';
@@ -111,7 +111,7 @@ export const apiPlugin = fp<{ config: ServerConfig; publicOrigin: string }>(
       // Before any route: the document is made from the routes as they register.
       await api.register(openApiPlugin);
       // The contracts the routes' bodies and answers are declared by (their `schema`), stated once.
-      api.addSchema(reviewSchema);
+      for (const contract of API_CONTRACTS) api.addSchema(contract);
       api.addSchema(clientErrorReportSchema);
       api.addSchema(webhooksSchema);
       api.addSchema(apiSchema);

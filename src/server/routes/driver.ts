@@ -198,7 +198,7 @@ export async function driverRoutes(app: FastifyInstance) {
   // driver is (as a sign-in does). A session's request gets `data` alone.
   const statusRoute = {
     config: { tokenKinds: ['session', 'resume'] },
-    schema: { params: paramsSchemaOf(DRIVER_ROUTES.status), response: { 200: { $ref: 'review#/$defs/statusAnswer' } } },
+    schema: { params: paramsSchemaOf(DRIVER_ROUTES.status), response: { 200: { $ref: 'driver#/$defs/statusAnswer' } } },
   } as const;
   app.get<{ Params: { id: string } }>(urlOf(DRIVER_ROUTES.status, reader.flow), statusRoute, async (request): Promise<StatusAnswer> => {
     // Another driver's id is refused before anything else, and does not use up a resume token.
@@ -229,7 +229,7 @@ export async function driverRoutes(app: FastifyInstance) {
   }
 
   /** What the driver sent of a step, to prefill its form: sensitive values masked, files as links, the fixes asked. */
-  const answersAnswer = { schema: { params: paramsSchemaOf(DRIVER_ROUTES.answers), response: { 200: { $ref: 'review#/$defs/stepAnswersAnswer' } } } };
+  const answersAnswer = { schema: { params: paramsSchemaOf(DRIVER_ROUTES.answers), response: { 200: { $ref: 'driver#/$defs/stepAnswersAnswer' } } } };
   app.get<{ Params: { step: string } }>(urlOf(DRIVER_ROUTES.answers, reader.flow), answersAnswer, async (request): Promise<StepAnswersAnswer> => {
     const { step } = request.params;
     if (!Object.hasOwn(reader.flow.steps, step)) throw refusal(404, 'driver.noSuchStep');
@@ -269,7 +269,7 @@ export async function driverRoutes(app: FastifyInstance) {
       params: paramsSchemaOf(DRIVER_ROUTES.fileAhead),
       body: { $ref: 'api#/$defs/fileAheadBody' },
       consumes: ['multipart/form-data'],
-      response: { 200: { $ref: 'review#/$defs/fileAheadAnswer' } },
+      response: { 200: { $ref: 'driver#/$defs/fileAheadAnswer' } },
     },
     // The form is streamed by the call reader (lib/callReader/fileAhead.ts): the schema documents it.
     ...readsItsOwnBody,

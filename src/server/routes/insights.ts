@@ -1,19 +1,19 @@
 /**
  * Insights for the operator, for reviewers and owners: GET /admin/insights answers the
- * figures of lib/insights.ts (contract: review.schema.json#/$defs/insights), and
+ * figures of lib/insights.ts (contract: contracts/insights.schema.json#/$defs/insights), and
  * GET /admin/insights/download the same figures as CSV. Query (every part optional):
  * `from`, `to` (YYYY-MM-DD, both days included; the last 30 days by default), `method` (password
  * or a social provider of the flow, e.g. google.com), `language` (en, es…) and `stalledDays` (1–365,
  * 7 by default). The figures name no driver, but each reading is in the audit record, as every
  * reading of drivers' data is.
  */
-import { httpErrors } from '@fastify/sensible';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { fileAnswer } from '../lib/routeSchemas.js';
 import { isLocale } from '../../shared/locales.js';
 import type { Insights, InsightsQueryString } from '../../shared/review.js';
 import { checkBodiesBySchema } from '../lib/bodySchemas.js';
 import { insightsOf, type InsightsQuery } from '../lib/insights.js';
+import { refusal } from '../serverMessages.js';
 import { csvField } from './staff.js';
 import { ADMIN_PREFIX, type RouteTable } from '../lib/routeTable.js';
 
@@ -28,12 +28,6 @@ const DEFAULT_STALLED_DAYS = 7;
 /** A range of at most ten years: a typo in a year shouldn't read the whole table ten times over. */
 const MAX_RANGE_DAYS = 3660;
 const DAY_MS = 24 * 3600 * 1000;
-
-export const INSIGHTS_MESSAGES = {
-  badRange: `to must not be before from, and the range at most ${MAX_RANGE_DAYS} days.`,
-  badMethod: 'method must be password or one of the flow’s social sign-in providers: ',
-  badLanguage: 'language must be one of the app’s languages, e.g. en or es.',
-} as const;
 
 const dayOf = (date: Date) => date.toISOString().slice(0, 10);
 
@@ -73,7 +67,7 @@ export function insightsCsv(insights: Insights): string {
 
 export async function insightsRoutes(app: FastifyInstance) {
   const readers = { config: { staffRoles: ['reviewer', 'owner'] as const }, onRequest: app.requireStaff };
-  const querystring = { $ref: 'review#/$defs/insightsQueryString' };
+  const querystring = { $ref: 'insights#/$defs/insightsQueryString' };
   checkBodiesBySchema(app);
 
   /** The query as the figures take it: its contract checked each part; what depends on the flow and the app, and the range's length, are checked here. */
@@ -82,12 +76,12 @@ export async function insightsRoutes(app: FastifyInstance) {
     const to = query.to || dayOf(app.now());
     const from = query.from || dayOf(new Date(Date.parse(to) - (DEFAULT_DAYS - 1) * DAY_MS));
     const span = (Date.parse(to) - Date.parse(from)) / DAY_MS;
-    if (span < 0 || span >= MAX_RANGE_DAYS) throw httpErrors.badRequest(INSIGHTS_MESSAGES.badRange);
+    if (span < 0 || span >= MAX_RANGE_DAYS) throw refusal(400, 'staff.badRange', { days: MAX_RANGE_DAYS });
     const methods = ['password', ...(app.callReader.flow.social?.providers.map((provider) => provider.id) ?? [])];
     const method = query.method || null;
-    if (method !== null && !methods.includes(method)) throw httpErrors.badRequest(`${INSIGHTS_MESSAGES.badMethod}${methods.slice(1).join(', ')}.`);
+    if (method !== null && !methods.includes(method)) throw refusal(400, 'staff.badMethod', { providers: methods.slice(1).join(', ') });
     const language = query.language || null;
-    if (language !== null && !isLocale(language)) throw httpErrors.badRequest(INSIGHTS_MESSAGES.badLanguage);
+    if (language !== null && !isLocale(language)) throw refusal(400, 'staff.badLanguage');
     return { from, to, method, language, stalledDays: query.stalledDays ?? DEFAULT_STALLED_DAYS };
   }
 
@@ -99,7 +93,7 @@ export async function insightsRoutes(app: FastifyInstance) {
 
   app.get<{ Querystring: InsightsQueryString }>(
     INSIGHTS_ROUTES.insights.url,
-    { ...readers, schema: { querystring, response: { 200: { $ref: 'review#/$defs/insights' } } } },
+    { ...readers, schema: { querystring, response: { 200: { $ref: 'insights#/$defs/insights' } } } },
     async (request): Promise<Insights> => read(request, 'json', queryOf(request)),
   );
 

@@ -10,18 +10,18 @@
  * Each on the audit record.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { httpErrors } from '@fastify/sensible';
 import type { FastifyInstance } from 'fastify';
 import { isUniqueViolation, isUuid, type Queryable } from '../db/db.js';
 import { checkBodiesBySchema } from '../lib/bodySchemas.js';
 import { ADMIN_PREFIX, type RouteTable } from '../lib/routeTable.js';
 import type { Integration, IntegrationBody, IntegrationCreated, IntegrationKeyCreated, IntegrationList, ReturnUrlsBody } from '../../shared/review.js';
-import { INTEGRATION_MESSAGES, returnUrlEntry, secretContext } from './integrations.js';
+import { refusal } from '../serverMessages.js';
+import { returnUrlEntry, secretContext } from './integrations.js';
 
 function returnUrlsOf(body: ReturnUrlsBody): string[] {
   const entries = body.returnUrls.map((text) => {
     const entry = returnUrlEntry(text);
-    if (!entry) throw httpErrors.badRequest(`${INTEGRATION_MESSAGES.badReturnUrl}${text}`);
+    if (!entry) throw refusal(400, 'staff.badReturnUrl', { url: text });
     return entry;
   });
   return [...new Set(entries)];
@@ -66,13 +66,13 @@ export async function integrationAdminRoutes(app: FastifyInstance) {
 
   async function knownIntegration(id: string, db: Queryable = app.db): Promise<{ id: string; name: string }> {
     const row = isUuid(id) ? (await db.query<{ id: string; name: string }>('SELECT id, name FROM integrations WHERE id = $1', [id])).rows[0] : undefined;
-    if (!row) throw httpErrors.notFound(INTEGRATION_MESSAGES.unknownIntegration);
+    if (!row) throw refusal(404, 'staff.unknownIntegration');
     return row;
   }
 
   app.get(
     INTEGRATION_ADMIN_ROUTES.list.url,
-    { ...owners, schema: { response: { 200: { $ref: 'review#/$defs/integrationList' } } } },
+    { ...owners, schema: { response: { 200: { $ref: 'staff#/$defs/integrationList' } } } },
     async (): Promise<IntegrationList> => {
       const { rows } = await app.db.query<IntegrationRow>(
         `SELECT i.id, i.name, i.return_urls, i.created_by, i.created_at,
@@ -86,7 +86,7 @@ export async function integrationAdminRoutes(app: FastifyInstance) {
 
   app.post<{ Body: IntegrationBody }>(
     INTEGRATION_ADMIN_ROUTES.create.url,
-    { ...owners, schema: { body: { $ref: 'review#/$defs/integrationBody' }, response: { 201: { $ref: 'review#/$defs/integrationCreated' } } } },
+    { ...owners, schema: { body: { $ref: 'staff#/$defs/integrationBody' }, response: { 201: { $ref: 'staff#/$defs/integrationCreated' } } } },
     async (request, reply) => {
       const name = request.body.name.trim();
       const returnUrls = returnUrlsOf(request.body);
@@ -109,7 +109,7 @@ export async function integrationAdminRoutes(app: FastifyInstance) {
         });
         return reply.code(201).send(created);
       } catch (error) {
-        if (isUniqueViolation(error)) throw httpErrors.conflict(INTEGRATION_MESSAGES.nameTaken);
+        if (isUniqueViolation(error)) throw refusal(409, 'staff.integrationNameTaken');
         throw error;
       }
     },
@@ -117,7 +117,7 @@ export async function integrationAdminRoutes(app: FastifyInstance) {
 
   app.post<IntegrationParams>(
     INTEGRATION_ADMIN_ROUTES.addKey.url,
-    { ...owners, schema: { response: { 201: { $ref: 'review#/$defs/integrationKeyCreated' } } } },
+    { ...owners, schema: { response: { 201: { $ref: 'staff#/$defs/integrationKeyCreated' } } } },
     async (request, reply) => {
       const created = await app.db.transaction(async (tx): Promise<IntegrationKeyCreated> => {
         const integration = await knownIntegration(request.params.id, tx);
@@ -146,7 +146,7 @@ export async function integrationAdminRoutes(app: FastifyInstance) {
               [keyId, integration.id, app.now(), request.staff!.email],
             )
           : { rows: [] };
-        if (revoked.rows.length === 0) throw httpErrors.notFound(INTEGRATION_MESSAGES.unknownKey);
+        if (revoked.rows.length === 0) throw refusal(404, 'staff.unknownIntegrationKey');
         await app.audit.record(request, { action: 'integration.key-revoke', details: { integrationId: integration.id, name: integration.name, keyId } }, tx);
       });
       return { success: true };
@@ -155,7 +155,7 @@ export async function integrationAdminRoutes(app: FastifyInstance) {
 
   app.post<IntegrationParams & { Body: ReturnUrlsBody }>(
     INTEGRATION_ADMIN_ROUTES.returnUrls.url,
-    { ...owners, schema: { body: { $ref: 'review#/$defs/returnUrlsBody' }, response: { 200: { $ref: 'api#/$defs/returnUrlsSet' } } } },
+    { ...owners, schema: { body: { $ref: 'staff#/$defs/returnUrlsBody' }, response: { 200: { $ref: 'api#/$defs/returnUrlsSet' } } } },
     async (request) => {
       const returnUrls = returnUrlsOf(request.body);
       await app.db.transaction(async (tx) => {

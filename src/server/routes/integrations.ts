@@ -24,6 +24,7 @@ import type { DataCipher } from '../lib/dataCipher.js';
 import { checkBodiesBySchema } from '../lib/bodySchemas.js';
 import type { RouteTable } from '../lib/routeTable.js';
 import { INTEGRATION_ROLE } from '../plugins/staffAuth.js';
+import { refusal } from '../serverMessages.js';
 import {
   INTEGRATION_PREFIX,
   INTEGRATION_ROUTES,
@@ -37,24 +38,21 @@ import {
   type LaunchResult,
   type LaunchReturn,
 } from '../../shared/review.js';
-import reviewSchema from '../../shared/review.schema.json';
+import { driverContract, staffContract } from '../../shared/contracts/index.js';
 
 /** Stripe's Account Links last 5 minutes; a driver handed a link in another app gets a little longer. */
 export const LAUNCH_LINK_LIFETIME_MS = 15 * 60 * 1000;
 /** How long after opening a link the driver's sign-up is still taken for the link's: a sign-up is minutes. */
 const LAUNCH_BINDS_FOR_MS = 24 * 60 * 60 * 1000;
 
-const { launchLinkBody, launchOpenBody } = reviewSchema.$defs;
+const { launchLinkBody } = staffContract.$defs;
+const { launchOpenBody } = driverContract.$defs;
 
-export const INTEGRATION_MESSAGES = {
+/** The launch links' refusals in their contracts' words, and the one the launch page shows a driver whose link is spent. */
+const LAUNCH_MESSAGES = {
   returnUrlRefused: launchLinkBody.properties.returnUrl.errorMessage,
   linkNotValid: launchOpenBody.properties.token.errorMessage,
   linkSpent: 'This link has expired or was used already. Please ask for a new one.',
-  unknownIntegration: 'No integration has this id.',
-  unknownKey: 'This integration has no such key, or it was revoked already.',
-  unknownDriver: 'No driver who came through this integration’s launch links matches.',
-  nameTaken: 'An integration already has this name.',
-  badReturnUrl: 'Each return URL must be an http or https address with no query, fragment or password: ',
 } as const;
 
 /** The sign-up's and the sign-in's fields an opened link fills (schemas/signup.schema.json, sign-in.schema.json). */
@@ -137,13 +135,13 @@ export async function integrationRoutes(app: FastifyInstance, options: { publicO
 
   app.post<{ Body: LaunchLinkBody }>(
     INTEGRATION_API_ROUTES.launchLinks.url,
-    { ...integrationOnly, schema: { body: { $ref: 'review#/$defs/launchLinkBody' }, response: { 200: { $ref: 'review#/$defs/launchLink' } } } },
+    { ...integrationOnly, schema: { body: { $ref: 'staff#/$defs/launchLinkBody' }, response: { 200: { $ref: 'staff#/$defs/launchLink' } } } },
     async (request): Promise<LaunchLink> => {
       const integrationId = request.staff!.id;
       const { rows } = await app.db.query<{ return_urls: string[] }>('SELECT return_urls FROM integrations WHERE id = $1', [integrationId]);
       const returnUrl = allowedReturnUrl(request.body.returnUrl, rows[0]?.return_urls ?? []);
       // Anything not on the owner's list is refused: a link never sends a driver somewhere unknown.
-      if (!returnUrl) throw httpErrors.badRequest(INTEGRATION_MESSAGES.returnUrlRefused);
+      if (!returnUrl) throw httpErrors.badRequest(LAUNCH_MESSAGES.returnUrlRefused);
       const email = request.body.email.trim().toLowerCase();
       const phone = request.body.phone.replace(/^\+1/, '');
       const token = randomBytes(32).toString('base64url');
@@ -177,11 +175,11 @@ export async function integrationRoutes(app: FastifyInstance, options: { publicO
     INTEGRATION_API_ROUTES.driver.url,
     {
       ...integrationOnly,
-      schema: { querystring: { $ref: 'review#/$defs/integrationDriverQuery' }, response: { 200: { $ref: 'review#/$defs/integrationDriver' } } },
+      schema: { querystring: { $ref: 'staff#/$defs/integrationDriverQuery' }, response: { 200: { $ref: 'staff#/$defs/integrationDriver' } } },
     },
     async (request): Promise<IntegrationDriver> => {
       const { driverId, externalId } = request.query;
-      if (driverId !== undefined && !isUuid(driverId)) throw httpErrors.notFound(INTEGRATION_MESSAGES.unknownDriver);
+      if (driverId !== undefined && !isUuid(driverId)) throw refusal(404, 'staff.unknownIntegrationDriver');
       const { rows } = await app.db.query<{
         id: string;
         external_id: string | null;
@@ -202,7 +200,7 @@ export async function integrationRoutes(app: FastifyInstance, options: { publicO
         [request.staff!.id, driverId ?? null, externalId ?? null, lastStep()],
       );
       const row = rows[0];
-      if (!row) throw httpErrors.notFound(INTEGRATION_MESSAGES.unknownDriver);
+      if (!row) throw refusal(404, 'staff.unknownIntegrationDriver');
       return {
         driverId: row.id,
         externalId: row.external_id,
@@ -219,7 +217,7 @@ export async function integrationRoutes(app: FastifyInstance, options: { publicO
 
   app.post<{ Body: LaunchOpenBody }>(
     INTEGRATION_API_ROUTES.launch.url,
-    { schema: { body: { $ref: 'review#/$defs/launchOpenBody' }, response: { 200: { $ref: 'review#/$defs/launchOpened' } } } },
+    { schema: { body: { $ref: 'driver#/$defs/launchOpenBody' }, response: { 200: { $ref: 'driver#/$defs/launchOpened' } } } },
     async (request): Promise<LaunchOpened> =>
       app.db.transaction(async (tx) => {
         const tokenHash = hashToken(request.body.token);
@@ -236,8 +234,8 @@ export async function integrationRoutes(app: FastifyInstance, options: { publicO
           [tokenHash, app.now()],
         );
         const link = rows[0];
-        if (!link) throw httpErrors.notFound(INTEGRATION_MESSAGES.linkNotValid);
-        if (link.spent || !link.prefill) throw httpErrors.gone(INTEGRATION_MESSAGES.linkSpent);
+        if (!link) throw httpErrors.notFound(LAUNCH_MESSAGES.linkNotValid);
+        if (link.spent || !link.prefill) throw httpErrors.gone(LAUNCH_MESSAGES.linkSpent);
         // Spent, and the email and phone it held gone with it: only the email's keyed hash stays.
         await tx.query('UPDATE launch_links SET opened_at = $2, prefill = NULL WHERE token_hash = $1', [tokenHash, app.now()]);
         const { email, phone } = JSON.parse(app.cipher.decrypt(link.prefill, prefillContext(tokenHash)).toString()) as { email: string; phone: string };
@@ -260,7 +258,7 @@ export async function integrationRoutes(app: FastifyInstance, options: { publicO
 
   app.get(
     INTEGRATION_API_ROUTES.return.url,
-    { preHandler: app.requireDriver, schema: { response: { 200: { $ref: 'review#/$defs/launchReturn' } } } },
+    { preHandler: app.requireDriver, schema: { response: { 200: { $ref: 'driver#/$defs/launchReturn' } } } },
     async (request: FastifyRequest): Promise<LaunchReturn> => {
       const { rows } = await app.db.query<{ integration_id: string; signing_secret: Uint8Array; external_id: string | null; return_url: string }>(
         `SELECT i.id AS integration_id, i.signing_secret, d.external_id, d.return_url

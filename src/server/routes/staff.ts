@@ -1,7 +1,7 @@
 /**
  * The operator's own side of the admin API: staff sign in and out, the people and their
  * roles (owners), per-person keys for the command line, and the audit record (owners). Contracts:
- * src/shared/review.schema.json (staff*, audit*).
+ * src/shared/contracts/staff.schema.json.
  *
  * - POST /admin/session `{ idToken }`: a Firebase ID token of a staff member's account exchanged for
  *   a staff session (plugins/staffAuth.ts). Rate limited per address like the drivers' sign-in; a
@@ -18,13 +18,12 @@
  * the rest.
  */
 import rateLimit from '@fastify/rate-limit';
-import { httpErrors } from '@fastify/sensible';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { fileAnswer } from '../lib/routeSchemas.js';
 import type { ServerConfig } from '../config.js';
 import { isUuid } from '../db/db.js';
 import { checkBodiesBySchema } from '../lib/bodySchemas.js';
-import { addStaff, STAFF_MESSAGES, staffEmailOf, staffRolesOf } from '../lib/staffMembers.js';
+import { addStaff, staffEmailOf, staffRolesOf } from '../lib/staffMembers.js';
 import {
   type AuditAction,
   type AuditDownloadQuery,
@@ -60,11 +59,6 @@ export const STAFF_ROUTES = {
   audit: { method: 'GET', url: `${ADMIN_PREFIX}/audit` },
   auditDownload: { method: 'GET', url: `${ADMIN_PREFIX}/audit/download` },
 } as const satisfies RouteTable;
-
-export const SIGN_IN_MESSAGES = {
-  notStaff: 'This account is not a staff member of Onramp. Ask an owner to add you.',
-  emailNotVerified: 'Verify your email with Firebase first, or ask an owner to add you again.',
-} as const;
 
 const AUDIT_PAGE_SIZE = 50;
 
@@ -165,7 +159,7 @@ export async function staffRoutes(app: FastifyInstance, options: { rateLimit: { 
 
     signIn.post<{ Body: StaffSignInBody }>(
       STAFF_ROUTES.signIn.url,
-      { schema: { body: { $ref: 'review#/$defs/staffSignInBody' }, response: { 200: { $ref: 'review#/$defs/staffSession' } } } },
+      { schema: { body: { $ref: 'staff#/$defs/staffSignInBody' }, response: { 200: { $ref: 'staff#/$defs/staffSession' } } } },
       async (request): Promise<StaffSession> => {
         const { idToken } = request.body;
         const failed = (actor: string | null, reason: string) =>
@@ -184,12 +178,12 @@ export async function staffRoutes(app: FastifyInstance, options: { rateLimit: { 
         const staff = rows[0];
         if (!staff || (staff.firebase_uid !== null && staff.firebase_uid !== user.uid)) {
           await failed(user.email, staff ? 'another account with this email' : 'not a staff member');
-          throw httpErrors.forbidden(SIGN_IN_MESSAGES.notStaff);
+          throw refusal(403, 'staff.notStaff');
         }
         if (staff.firebase_uid === null) {
           if (!user.emailVerified) {
             await failed(user.email, 'email not verified');
-            throw httpErrors.forbidden(SIGN_IN_MESSAGES.emailNotVerified);
+            throw refusal(403, 'staff.signInEmailNotVerified');
           }
           await app.db.query('UPDATE staff SET firebase_uid = $2 WHERE id = $1 AND firebase_uid IS NULL', [staff.id, user.uid]);
         }
@@ -205,7 +199,7 @@ export async function staffRoutes(app: FastifyInstance, options: { rateLimit: { 
 
   app.get(
     STAFF_ROUTES.session.url,
-    { ...anyStaff, schema: { response: { 200: { $ref: 'review#/$defs/staffSession' } } } },
+    { ...anyStaff, schema: { response: { 200: { $ref: 'staff#/$defs/staffSession' } } } },
     async (request): Promise<StaffSession> => {
       const staff = request.staff!;
       return { email: staff.email, roles: personRolesOf(staff), via: staff.via, expiresAt: staff.expiresAt?.toISOString() ?? null };
@@ -253,13 +247,13 @@ export async function staffRoutes(app: FastifyInstance, options: { rateLimit: { 
 
   app.get(
     STAFF_ROUTES.staff.url,
-    { ...owners, schema: { response: { 200: { $ref: 'review#/$defs/staffList' } } } },
+    { ...owners, schema: { response: { 200: { $ref: 'staff#/$defs/staffList' } } } },
     async (): Promise<StaffList> => ({ staff: await staffList() }),
   );
 
   app.post<{ Body: StaffBody }>(
     STAFF_ROUTES.addStaff.url,
-    { ...owners, schema: { body: { $ref: 'review#/$defs/staffBody' }, response: { 201: { $ref: 'api#/$defs/staffAdded' } } } },
+    { ...owners, schema: { body: { $ref: 'staff#/$defs/staffBody' }, response: { 201: { $ref: 'api#/$defs/staffAdded' } } } },
     async (request, reply) => {
       // Checked by the route's schema; stored as one form (the email lower-cased, each role once).
       const email = staffEmailOf(request.body.email);
@@ -277,15 +271,15 @@ export async function staffRoutes(app: FastifyInstance, options: { rateLimit: { 
    */
   async function changeStaff(request: FastifyRequest<StaffParams>, roles: StaffMember['roles'] | null) {
     const id = request.params.id;
-    if (!isUuid(id)) throw httpErrors.notFound(STAFF_MESSAGES.unknownStaff);
+    if (!isUuid(id)) throw refusal(404, 'staff.unknownStaff');
     await app.db.transaction(async (tx) => {
       const { rows } = await tx.query<{ id: string; email: string; roles: StaffMember['roles'] }>(
         'SELECT id, email, roles FROM staff WHERE removed_at IS NULL ORDER BY id FOR UPDATE',
       );
       const person = rows.find((row) => row.id === id);
-      if (!person) throw httpErrors.notFound(STAFF_MESSAGES.unknownStaff);
+      if (!person) throw refusal(404, 'staff.unknownStaff');
       const ownersAfter = rows.filter((row) => (row.id === id ? roles?.includes('owner') : row.roles.includes('owner'))).length;
-      if (ownersAfter === 0) throw httpErrors.conflict(STAFF_MESSAGES.lastOwner);
+      if (ownersAfter === 0) throw refusal(409, 'staff.lastOwner');
       if (roles) {
         await tx.query('UPDATE staff SET roles = $2 WHERE id = $1', [id, roles]);
         await app.audit.record(request, { action: 'staff.roles', details: { email: person.email, from: person.roles, to: roles } }, tx);
@@ -307,7 +301,7 @@ export async function staffRoutes(app: FastifyInstance, options: { rateLimit: { 
 
   app.post<StaffParams & { Body: StaffRolesBody }>(
     STAFF_ROUTES.roles.url,
-    { ...owners, schema: { body: { $ref: 'review#/$defs/staffRolesBody' }, response: { 200: { $ref: 'api#/$defs/done' } } } },
+    { ...owners, schema: { body: { $ref: 'staff#/$defs/staffRolesBody' }, response: { 200: { $ref: 'api#/$defs/done' } } } },
     async (request) => {
       const roles = staffRolesOf(request.body.roles);
       return changeStaff(request, roles);
@@ -322,11 +316,11 @@ export async function staffRoutes(app: FastifyInstance, options: { rateLimit: { 
 
   app.post<{ Body: KeyBody }>(
     STAFF_ROUTES.addKey.url,
-    { ...anyStaff, schema: { body: { $ref: 'review#/$defs/keyBody' }, response: { 201: { $ref: 'api#/$defs/keyCreated' } } } },
+    { ...anyStaff, schema: { body: { $ref: 'staff#/$defs/keyBody' }, response: { 201: { $ref: 'api#/$defs/keyCreated' } } } },
     async (request, reply) => {
       const { label } = request.body;
       // A key must trace back to a person who signed in, not to another key.
-      if (request.staff!.via !== 'session') throw httpErrors.forbidden(STAFF_MESSAGES.keyNeedsSession);
+      if (request.staff!.via !== 'session') throw refusal(403, 'staff.keyNeedsSession');
       const created = await app.db.transaction(async (tx) => {
         const key = await app.staffAuth.createKey(request.staff!.id, label.trim(), tx);
         await app.audit.record(request, { action: 'staff.key-create', details: { keyId: key.id, label: label.trim() } }, tx);
@@ -350,8 +344,8 @@ export async function staffRoutes(app: FastifyInstance, options: { rateLimit: { 
             )
           ).rows[0]
         : undefined;
-      if (!key) throw httpErrors.notFound(STAFF_MESSAGES.unknownKey);
-      if (key.staff_id !== staff.id && !staff.roles.includes('owner')) throw httpErrors.forbidden(STAFF_MESSAGES.notYourKey);
+      if (!key) throw refusal(404, 'staff.unknownKey');
+      if (key.staff_id !== staff.id && !staff.roles.includes('owner')) throw refusal(403, 'staff.notYourKey');
       await app.db.transaction(async (tx) => {
         await tx.query('UPDATE staff_keys SET revoked_at = $2, revoked_by = $3 WHERE id = $1', [id, app.now(), staff.email]);
         await app.audit.record(request, { action: 'staff.key-revoke', details: { keyId: id, of: key.email } }, tx);
@@ -364,7 +358,7 @@ export async function staffRoutes(app: FastifyInstance, options: { rateLimit: { 
 
   app.get<{ Querystring: AuditQuery }>(
     STAFF_ROUTES.audit.url,
-    { ...owners, schema: { querystring: { $ref: 'review#/$defs/auditQuery' }, response: { 200: { $ref: 'review#/$defs/auditPage' } } } },
+    { ...owners, schema: { querystring: { $ref: 'staff#/$defs/auditQuery' }, response: { 200: { $ref: 'staff#/$defs/auditPage' } } } },
     async (request): Promise<AuditPage> => {
       const filter = auditFilterOf(request.query);
       const { limit = AUDIT_PAGE_SIZE, before } = request.query;
@@ -388,7 +382,7 @@ export async function staffRoutes(app: FastifyInstance, options: { rateLimit: { 
     {
       ...owners,
       schema: {
-        querystring: { $ref: 'review#/$defs/auditDownloadQuery' },
+        querystring: { $ref: 'staff#/$defs/auditDownloadQuery' },
         response: { 200: fileAnswer('The audit record, as CSV or JSON Lines.', 'text/csv', 'application/jsonl') },
       },
     },

@@ -20,6 +20,7 @@ import { checkBodiesBySchema } from '../lib/bodySchemas.js';
 import { ADMIN_PREFIX, type RouteTable } from '../lib/routeTable.js';
 import { addressRefusal } from '../lib/webhookAddress.js';
 import { DRIVER_EVENT_TYPES, failedInARow, PREVIOUS_SECRET_MS } from '../plugins/webhooks.js';
+import { refusal } from '../serverMessages.js';
 import type {
   WebhookDeliveriesQuery,
   WebhookDelivery,
@@ -34,14 +35,8 @@ import type {
 } from '../../shared/generated/webhooks.js';
 import webhooksSchema from '../../shared/webhooks.schema.json';
 
-export const WEBHOOK_MESSAGES = {
-  unknownEndpoint: 'No such webhook endpoint.',
-  unknownDelivery: 'No such delivery of this endpoint.',
-  unknownEventType: 'Unknown event type: ',
-  badRange: 'to must come after from.',
-  // A url the schema's pattern lets through but no URL parser reads: the schema's own words.
-  badUrl: webhooksSchema.$defs.webhookEndpointBody.properties.url.errorMessage,
-} as const;
+/** A url the schema's pattern lets through but no URL parser reads: refused in the schema's own words. */
+const BAD_URL = webhooksSchema.$defs.webhookEndpointBody.properties.url.errorMessage;
 
 const DELIVERIES_PAGE = 50;
 
@@ -137,19 +132,19 @@ export async function webhookRoutes(app: FastifyInstance, options: { production:
     const row = isUuid(id)
       ? (await db.query<EndpointRow>(`SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints e WHERE e.id = $1${lock ? ' FOR UPDATE' : ''}`, [id])).rows[0]
       : undefined;
-    if (!row) throw httpErrors.notFound(WEBHOOK_MESSAGES.unknownEndpoint);
+    if (!row) throw refusal(404, 'staff.unknownWebhookEndpoint');
     return row;
   }
 
   /** The url and event types as sent, checked beyond the schema: a known event type, an address production may call. */
   async function checked(body: Partial<WebhookEndpointBody>, allowPrivate: boolean, url: string) {
     const unknown = body.eventTypes?.find((type) => !DRIVER_EVENT_TYPES.includes(type));
-    if (unknown) throw httpErrors.badRequest(`${WEBHOOK_MESSAGES.unknownEventType}${unknown}`);
+    if (unknown) throw refusal(400, 'staff.unknownEventType', { type: unknown });
     let parsed: URL;
     try {
       parsed = new URL(url);
     } catch {
-      throw httpErrors.badRequest(WEBHOOK_MESSAGES.badUrl);
+      throw httpErrors.badRequest(BAD_URL);
     }
     const refused = await addressRefusal(parsed, { production: options.production, allowPrivate });
     if (refused) throw httpErrors.badRequest(refused);
@@ -311,7 +306,7 @@ export async function webhookRoutes(app: FastifyInstance, options: { production:
         const delivery = /^[1-9]\d{0,17}$/.test(deliveryId)
           ? (await tx.query<{ event_id: string }>('SELECT event_id FROM webhook_deliveries WHERE id = $1 AND endpoint_id = $2', [deliveryId, row.id])).rows[0]
           : undefined;
-        if (!delivery) throw httpErrors.notFound(WEBHOOK_MESSAGES.unknownDelivery);
+        if (!delivery) throw refusal(404, 'staff.unknownWebhookDelivery');
         const { rows } = await requeue(tx, row.id, 'ev.id = $2', [delivery.event_id]);
         app.webhooks.soon();
         return {
@@ -327,7 +322,7 @@ export async function webhookRoutes(app: FastifyInstance, options: { production:
     async (request): Promise<WebhookQueued> => {
       const from = new Date(request.body.from);
       const to = new Date(request.body.to);
-      if (!(to > from)) throw httpErrors.badRequest(WEBHOOK_MESSAGES.badRange);
+      if (!(to > from)) throw refusal(400, 'staff.badReplayRange');
       return changed(request, async (tx) => {
         const row = await endpoint(tx, request.params.id);
         // The events it takes, its test events aside.

@@ -8,7 +8,7 @@ import { runAdminCommand } from '../../../src/cli/admin.js';
 import type { AdminIo } from '../../../src/cli/adminApi.js';
 import { createDataCipher } from '../../../src/server/lib/dataCipher.js';
 import type { QueueDriver, QueuePage, ReviewDriver, ReviewedField, StepAnswersAnswer } from '../../../src/shared/review.js';
-import reviewSchema from '../../../src/shared/review.schema.json';
+import { reviewContract } from '../../../src/shared/contracts/index.js';
 import {
   bearer,
   completeProfile,
@@ -33,6 +33,7 @@ import {
   type TestDriver,
   type TestServer,
 } from '../../support/server.js';
+import { expectStaffMessagesFromFiles } from '../../support/staffMessages.js';
 
 let server: TestServer;
 let app: FastifyInstance;
@@ -46,6 +47,7 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 afterEach(() => server.clock.reset());
+expectStaffMessagesFromFiles(() => server);
 
 const MINUTE = 60_000;
 const FULL_SSN = '123456789'; // profileValues' SSN
@@ -497,10 +499,10 @@ describe('POST /admin/drivers/:id/approve and /reject', () => {
     expect(json(await status(driver)).data).toMatchObject({ status: 'pending' });
   });
 
-  it('refuses a rejection body with an extra property by the route’s schema (review.schema.json rejectBody), before it looks for the driver', async () => {
+  it('refuses a rejection body with an extra property by the route’s schema (contracts/review.schema.json rejectBody), before it looks for the driver', async () => {
     const driver = await waitingDriver();
     const listed = (await list('pending')).find((each) => each.id === driver.driverId)!;
-    const unknownName = reviewSchema.$defs.rejectBody.propertyNames.errorMessage;
+    const unknownName = reviewContract.$defs.rejectBody.propertyNames.errorMessage;
     for (const id of [driver.driverId, randomUUID()]) {
       const response = await admin('POST', `/admin/drivers/${id}/reject`, { reason: 'Blurry', reviewVersion: listed.reviewVersion, approvedBy: 'me' });
       expect(response.statusCode).toBe(400);
@@ -511,7 +513,7 @@ describe('POST /admin/drivers/:id/approve and /reject', () => {
       fixes: [{ step: 'completeProfile', field: 'lastName', reason: 'Typo', severity: 'high' }],
     });
     expect(extraInFix.statusCode).toBe(400);
-    expect(json(extraInFix)).toEqual({ message: reviewSchema.$defs.fixRequest.errorMessage.additionalProperties });
+    expect(json(extraInFix)).toEqual({ message: reviewContract.$defs.fixRequest.errorMessage.additionalProperties });
     expect(json(await status(driver)).data).toMatchObject({ status: 'pending' });
   });
 

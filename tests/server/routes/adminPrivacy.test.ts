@@ -28,6 +28,7 @@ import {
   type TestDriver,
   type TestServer,
 } from '../../support/server.js';
+import { expectStaffMessagesFromFiles } from '../../support/staffMessages.js';
 
 const run = promisify(execFile);
 
@@ -49,6 +50,7 @@ afterAll(async () => {
   await server?.close();
   await rm(dataDir, { recursive: true, force: true });
 });
+expectStaffMessagesFromFiles(() => server);
 
 const UNKNOWN_DRIVER = { message: 'There is no driver with this id.' };
 

@@ -6,9 +6,9 @@ import { readFileSync } from 'node:fs';
 import type { Insights } from '../../../src/shared/review.js';
 import type { Flow } from '../../../src/shared/flow.js';
 import { funnelSteps } from '../../../src/server/lib/insights.js';
-import { INSIGHTS_MESSAGES } from '../../../src/server/routes/insights.js';
 import { expectedFigures, FUNNEL, seedDrivers, writeSeed, type SeedDriver } from '../../support/insightsSeed.js';
 import { bearer, json, staffKey, startTestServer, type TestServer } from '../../support/server.js';
+import { expectStaffMessagesFromFiles } from '../../support/staffMessages.js';
 
 const DAY_MS = 24 * 3600 * 1000;
 let server: TestServer;
@@ -24,6 +24,7 @@ beforeAll(async () => {
   await writeSeed(server.db, drivers, 'server');
 });
 afterAll(() => server?.close());
+expectStaffMessagesFromFiles(() => server);
 
 const get = (url: string, key = server.reviewer.key) => server.app.inject({ method: 'GET', url, headers: bearer(key) });
 
@@ -85,10 +86,10 @@ describe('GET /admin/insights', () => {
     for (const [query, message] of [
       ['from=2026-02-31', 'from and to must be days as YYYY-MM-DD, e.g. 2026-01-31.'],
       ['to=yesterday', 'from and to must be days as YYYY-MM-DD, e.g. 2026-01-31.'],
-      ['from=2026-03-02&to=2026-03-01', INSIGHTS_MESSAGES.badRange],
-      ['from=1900-01-01&to=2026-01-01', INSIGHTS_MESSAGES.badRange],
-      ['method=myspace.com', `${INSIGHTS_MESSAGES.badMethod}google.com, apple.com, facebook.com.`],
-      ['language=fr', INSIGHTS_MESSAGES.badLanguage],
+      ['from=2026-03-02&to=2026-03-01', 'to must not be before from, and the range at most 3660 days.'],
+      ['from=1900-01-01&to=2026-01-01', 'to must not be before from, and the range at most 3660 days.'],
+      ['method=myspace.com', 'method must be password or one of the flow’s social sign-in providers: google.com, apple.com, facebook.com.'],
+      ['language=fr', 'language must be one of the app’s languages, e.g. en or es.'],
       ['stalledDays=0', 'stalledDays must be a whole number from 1 to 365.'],
       ['stalledDays=1.5', 'stalledDays must be a whole number from 1 to 365.'],
       ['stalledDays=366', 'stalledDays must be a whole number from 1 to 365.'],

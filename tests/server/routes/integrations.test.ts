@@ -26,12 +26,14 @@ import {
   type TestIntegration,
   type TestServer,
 } from '../../support/server.js';
+import { expectStaffMessagesFromFiles } from '../../support/staffMessages.js';
 
 let server: TestServer;
 beforeAll(async () => {
   server = await startTestServer();
 });
 afterAll(() => server?.close());
+expectStaffMessagesFromFiles(() => server);
 
 const app = () => server.app;
 const call = (method: 'GET' | 'POST', url: string, token?: string, payload?: unknown) =>

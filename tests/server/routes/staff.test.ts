@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AUDIT_ACTIONS, STAFF_ROLES, type AuditPage, type QueuePage, type ReviewDriver, type StaffList } from '../../../src/shared/review.js';
 import { INTEGRATION_ROLE, type Role, STAFF_SESSION_IDLE_MS, STAFF_SESSION_LIFETIME_MS } from '../../../src/server/plugins/staffAuth.js';
-import { csvField, SIGN_IN_MESSAGES } from '../../../src/server/routes/staff.js';
+import { csvField } from '../../../src/server/routes/staff.js';
 import { createEmulatorUser, resetPasswordInEmulator, signInEmulatorUser } from '../../support/identity.js';
 import {
   bearer,
@@ -21,12 +21,14 @@ import {
   verifiedDriver,
   type TestServer,
 } from '../../support/server.js';
+import { expectStaffMessagesFromFiles } from '../../support/staffMessages.js';
 
 let server: TestServer;
 beforeAll(async () => {
   server = await startTestServer();
 });
 afterAll(() => server?.close());
+expectStaffMessagesFromFiles(() => server);
 
 const app = () => server.app;
 const call = (method: 'GET' | 'POST', url: string, token?: string, payload?: unknown) =>
@@ -163,7 +165,7 @@ describe('staff and driver credentials are kept apart', () => {
     const driver = await verifiedDriver(app());
     const asDriver = await call('POST', '/admin/session', undefined, { idToken: await signInEmulatorUser(driver.email) });
     expect(asDriver.statusCode).toBe(403);
-    expect(json(asDriver)).toEqual({ message: SIGN_IN_MESSAGES.notStaff });
+    expect(json(asDriver)).toEqual({ message: 'This account is not a staff member of Onramp. Ask an owner to add you.' });
     const broken = await call('POST', '/admin/session', undefined, { idToken: 'not-a-token' });
     expect(broken.statusCode).toBe(401);
     expect(await auditSince(since)).toEqual([
@@ -178,7 +180,7 @@ describe('staff and driver credentials are kept apart', () => {
     expect((await call('POST', '/admin/staff', owner.token, { email: user.email, roles: ['reviewer'] })).statusCode).toBe(201);
     const signIn = await call('POST', '/admin/session', undefined, { idToken: user.idToken });
     expect(signIn.statusCode).toBe(403);
-    expect(json(signIn)).toEqual({ message: SIGN_IN_MESSAGES.emailNotVerified });
+    expect(json(signIn)).toEqual({ message: 'Verify your email with Firebase first, or ask an owner to add you again.' });
   });
 });
 
