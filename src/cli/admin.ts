@@ -20,6 +20,7 @@ import { REVIEW_STATUSES, STAFF_ROLES, type QueueDriver, type QueuePage, type Re
 import { KEYS_USAGE, type KeysCommand, parseKeysArgs, runKeysCommand } from './adminKeys.js';
 import { PRIVACY_USAGE, parsePrivacyArgs, runPrivacyCommand, type PrivacyCommand } from './adminPrivacy.js';
 import { withServerApp } from './serverApp.js';
+import type { KeyCreated, ResumeLink } from '../shared/generated/api.js';
 
 export const DEFAULT_ONRAMP_URL = 'http://127.0.0.1:3000';
 /** A server that does not answer in this time is reported, not waited for. */
@@ -321,7 +322,7 @@ export async function runAdminCommand(
         break;
       }
       case 'key-create': {
-        const { key } = await callApi<{ key: string }>(settings, io, 'POST', '/admin/keys', { label: command.label });
+        const { key } = await callApi<KeyCreated>(settings, io, 'POST', '/admin/keys', { label: command.label });
         io.out(`Your key "${command.label}" (shown once; revoke it on the admin page):`);
         io.out(`  export ONRAMP_STAFF_TOKEN=${key}`);
         break;
@@ -334,7 +335,7 @@ export async function runAdminCommand(
         break;
       }
       case 'resume-link': {
-        const { url, expiresAt } = await callApi<{ url: string; expiresAt: string }>(settings, io, 'POST', driverPath(command.driverId, 'resume-link'));
+        const { url, expiresAt } = await callApi<ResumeLink>(settings, io, 'POST', driverPath(command.driverId, 'resume-link'));
         io.out(`Resume link for ${command.driverId} (valid until ${formatTime(expiresAt)}): ${url}`);
         break;
       }

@@ -128,6 +128,11 @@ export const CONTRACTS = (): Contract[] => [
     about: "The webhooks' admin API: endpoints, secrets and deliveries",
     schemas: [{ path: join(PROJECT_ROOT, 'src', 'shared', 'webhooks.schema.json'), type: 'Webhooks' }],
   },
+  {
+    file: 'api.ts',
+    about: "The answers of the driver API and the server's own routes",
+    schemas: [{ path: join(PROJECT_ROOT, 'src', 'shared', 'api.schema.json'), type: 'Api' }],
+  },
 ];
 
 /**

@@ -40,6 +40,7 @@ import { metricsPlugin } from './plugins/metrics.js';
 import { webhooksPlugin } from './plugins/webhooks.js';
 import { apiPathTestOf, apiPlugin } from './routes/api.js';
 import { staticRoutes } from './routes/static.js';
+import { API_DOCS_PATH } from './plugins/openApi.js';
 
 export interface AppOptions {
   /** The clock for code and session expiry (tests move it instead of sleeping). */
@@ -186,6 +187,8 @@ export async function buildApp(config: ServerConfig, options: AppOptions = {}): 
   // script's answer: one that did would need the page's set.
   const scriptHeaders = securityHeaders({ ...notAPage, contentSecurityPolicy: false, xFrameOptions: false });
   const isScript = (type: unknown) => typeof type === 'string' && /^application\/javascript\b/.test(type);
+  // The API's reference page is a page (its scripts and styles load), though under the API's paths.
+  const isApiAnswer = (url: string) => isApiPath(url) && !url.startsWith(API_DOCS_PATH);
   // Until a stop begins (shutdown.ts); /readyz reads it.
   app.decorate('draining', false);
   // One hook for every answer (the status poll's cost is in its hooks): a callback, not a promise.
@@ -193,7 +196,7 @@ export async function buildApp(config: ServerConfig, options: AppOptions = {}): 
     // While stopping, each connection ends with its answer: none is left idle for the close to cut
     // while a client (or a balancer) sends on it.
     if (app.draining) reply.header('connection', 'close');
-    if (!isApiPath(request.url)) {
+    if (!isApiAnswer(request.url)) {
       reply.headers(isScript(reply.getHeader('content-type')) ? scriptHeaders : pageHeaders);
     } else {
       reply.headers(apiHeaders);

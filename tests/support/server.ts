@@ -21,6 +21,7 @@ import { parseFixture } from '../../src/shared/fixtureFiles.js';
 import { buildPayload, lookupIn } from '../../src/shared/flow.js';
 import { addStaff } from '../../src/server/lib/staffMembers.js';
 import type { StaffRole } from '../../src/shared/review.js';
+import { checkAnswersAgainstTheDocument } from './documentedAnswers.js';
 import { authEmulatorReady, createEmulatorUser, uniqueEmail, type EmulatorUser } from './identity.js';
 
 const FLOW = loadFlow();
@@ -162,6 +163,7 @@ export async function startTestServer(overrides: Partial<ServerConfig> = {}, opt
       return payload;
     });
     await app.ready();
+    await checkAnswersAgainstTheDocument(app);
     apps.push(app);
     return app;
   };

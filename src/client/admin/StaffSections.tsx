@@ -23,6 +23,7 @@ import { READ_ONCE, type RequestError } from '../runtime/reads.js';
 import { checkRefusal, download, driverPath, isRefusal, readAdmin, type AdminKey, type AdminSession } from './adminApi.js';
 import { ReadFailure } from './ReadFailure.js';
 import { formatTime } from './adminData.js';
+import type { KeyCreated } from '../../shared/generated/api.js';
 
 export const ROLE_LABELS: Record<StaffRole, string> = {
   reviewer: 'Reviewer',
@@ -401,7 +402,7 @@ export function KeySection({ session }: { session: AdminSession }) {
     event.preventDefault();
     setBusy(true);
     try {
-      const result = await request<{ key: string }>('/admin/keys', { method: 'POST', bearer: session.bearer, body: { label: label.trim() } });
+      const result = await request<KeyCreated>('/admin/keys', { method: 'POST', bearer: session.bearer, body: { label: label.trim() } });
       if (told(session, result, 'Key made.') && result.ok) {
         setMade(result.data.key);
         setLabel('');

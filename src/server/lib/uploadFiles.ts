@@ -7,6 +7,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { isUuid } from '../db/db.js';
 import { refusal } from '../serverMessages.js';
+import { fileAnswer } from './routeSchemas.js';
 
 export interface StoredUpload {
   id: string;
@@ -26,6 +27,9 @@ export async function findUpload(app: FastifyInstance, uploadId: string): Promis
   if (!row) throw refusal(404, 'files.notFound');
   return { id: row.id, driverId: row.driver_id, storageName: row.storage_name, mime: row.mime };
 }
+
+/** The route's answer: the picture, in the type it was encoded as (lib/reencodeImage.ts). */
+export const uploadAnswer = { schema: { response: { 200: fileAnswer('The photo or document.', 'image/jpeg', 'image/png', 'image/webp') } } };
 
 /** The decrypted bytes with the type they were re-encoded as (only re-encoded images are ever stored). */
 export async function sendUpload(app: FastifyInstance, reply: FastifyReply, upload: StoredUpload) {

@@ -35,7 +35,7 @@ import { isUuid } from '../db/db.js';
 import { answersOf } from '../lib/answers.js';
 import { checkBodiesBySchema } from '../lib/bodySchemas.js';
 import { fieldTitle, reviewedSteps, type ReviewFix } from '../lib/reviewView.js';
-import { findUpload, sendUpload } from '../lib/uploadFiles.js';
+import { findUpload, sendUpload, uploadAnswer } from '../lib/uploadFiles.js';
 import { expiredByDriver } from './expiries.js';
 import { ADMIN_PREFIX, type RouteTable } from '../lib/routeTable.js';
 import { refusal } from '../serverMessages.js';
@@ -353,25 +353,25 @@ export async function adminRoutes(app: FastifyInstance, options: { config: Serve
 
   app.post<DriverParams & { Body: ApproveBody }>(
     ADMIN_ROUTES.approve.url,
-    { ...reviewers, schema: { body: { $ref: 'review#/$defs/approveBody' } } },
+    { ...reviewers, schema: { body: { $ref: 'review#/$defs/approveBody' }, response: { 200: { $ref: 'api#/$defs/decided' } } } },
     async (request) => decide(request, 'approved'),
   );
 
   app.post<DriverParams & { Body: RejectBody }>(
     ADMIN_ROUTES.reject.url,
-    { ...reviewers, schema: { body: { $ref: 'review#/$defs/rejectBody' } } },
+    { ...reviewers, schema: { body: { $ref: 'review#/$defs/rejectBody' }, response: { 200: { $ref: 'api#/$defs/decided' } } } },
     async (request) => decide(request, 'rejected'),
   );
 
   /** The reviewer lets a driver they opened go back to the team. */
-  app.post<DriverParams>(ADMIN_ROUTES.release.url, reviewers, async (request) => {
+  app.post<DriverParams>(ADMIN_ROUTES.release.url, { ...reviewers, schema: { response: { 200: { $ref: 'api#/$defs/done' } } } }, async (request) => {
     const driver = await queuedDriver(request.params.id, request);
     const { rows } = await app.db.query('DELETE FROM queue_claims WHERE driver_id = $1 AND staff_id = $2 RETURNING driver_id', [driver.id, request.staff!.id]);
     if (rows.length > 0) await app.audit.record(request, { action: 'driver.release', driverId: driver.id });
     return { success: true };
   });
 
-  app.post<DriverParams>(ADMIN_ROUTES.resumeLink.url, reviewers, async (request) => {
+  app.post<DriverParams>(ADMIN_ROUTES.resumeLink.url, { ...reviewers, schema: { response: { 200: { $ref: 'api#/$defs/resumeLink' } } } }, async (request) => {
     const driver = await queuedDriver(request.params.id, request);
     // A link gives a session, and a session is what a verified email code gives: never before it.
     if (!driver.isEmailVerified) throw refusal(409, 'staff.driverEmailNotVerified');
@@ -382,7 +382,7 @@ export async function adminRoutes(app: FastifyInstance, options: { config: Serve
     return { url: `${origin}/${driver.id}/${encodeURIComponent(token)}`, expiresAt: expiresAt.toISOString() };
   });
 
-  app.get<{ Params: { uploadId: string } }>(ADMIN_ROUTES.upload.url, reviewers, async (request, reply) => {
+  app.get<{ Params: { uploadId: string } }>(ADMIN_ROUTES.upload.url, { ...reviewers, ...uploadAnswer }, async (request, reply) => {
     const upload = await findUpload(app, request.params.uploadId);
     await app.audit.record(request, { action: 'document.open', driverId: upload.driverId, details: { uploadId: upload.id } });
     return sendUpload(app, reply, upload);

@@ -23,6 +23,7 @@
  */
 import { HttpError } from '@fastify/sensible';
 import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify';
+import { fileAnswer } from '../lib/routeSchemas.js';
 import { strToU8, zipSync, type Zippable } from 'fflate';
 import { isUuid, type Queryable } from '../db/db.js';
 import type { EraseBody, PrivacyLookup, PrivacyLookupQuery, ReviewStatus } from '../../shared/review.js';
@@ -207,7 +208,8 @@ export async function adminPrivacyRoutes(app: FastifyInstance, options: { embedd
     },
   );
 
-  app.get<{ Params: { id: string } }>(ADMIN_PRIVACY_ROUTES.export.url, privacyOfficers, async (request, reply) => {
+  const exported = { schema: { response: { 200: fileAnswer('The driver’s data, as a ZIP archive.', 'application/zip') } } };
+  app.get<{ Params: { id: string } }>(ADMIN_PRIVACY_ROUTES.export.url, { ...privacyOfficers, ...exported }, async (request, reply) => {
     const driverId = request.params.id;
     if (!isUuid(driverId)) throw refusal(404, 'staff.unknownDriver');
     // One consistent snapshot of the rows; the files are read after it (the store may be slow,
@@ -331,7 +333,7 @@ export async function adminPrivacyRoutes(app: FastifyInstance, options: { embedd
 
   app.post<{ Params: { id: string }; Body: EraseBody }>(
     ADMIN_PRIVACY_ROUTES.erase.url,
-    { ...privacyOfficers, schema: { body: { $ref: 'review#/$defs/eraseBody' } } },
+    { ...privacyOfficers, schema: { body: { $ref: 'review#/$defs/eraseBody' }, response: { 200: { $ref: 'api#/$defs/erased' } } } },
     async (request) => {
       // The body was checked by the route's schema first: a bad request is a bad request whoever it names.
       const confirm = request.body.confirm.trim();

@@ -4,17 +4,19 @@
  * and registers them from it (lib/routeTable.ts); this file gathers the tables, so the API's paths
  * are known before any route registers (app.ts, apiPathTestOf), and the lint checks the flow's
  * calls against the same tables without building the app (src/cli/lint/serverRoutes.ts). A route
- * that is in no table stops the start.
+ * that is in no table stops the start (the API reference page's own files aside: plugins/openApi.ts).
  */
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Flow } from '../../shared/flow.js';
 import clientErrorReportSchema from '../../shared/clientErrorReport.schema.json';
+import apiSchema from '../../shared/api.schema.json';
 import webhooksSchema from '../../shared/webhooks.schema.json';
 import { API_CONTRACTS } from '../../shared/contracts/index.js';
 import type { ServerConfig } from '../config.js';
 import { apiPathTest } from '../lib/apiPaths.js';
 import { ADMIN_PREFIX, type DeclaredRoute, urlOf } from '../lib/routeTable.js';
+import { isReferencePageFile, OPENAPI_ROUTES, openApiPlugin } from '../plugins/openApi.js';
 import { ADMIN_ROUTES, adminRoutes } from './admin.js';
 import { ADMIN_PRIVACY_ROUTES, adminPrivacyRoutes } from './adminPrivacy.js';
 import { AUTH_ROUTES, authRoutes } from './auth.js';
@@ -62,6 +64,7 @@ export const DECLARED_ROUTES: readonly DeclaredRoute[] = [
   IP_LOOKUP_ROUTES,
   CLIENT_ERROR_ROUTES,
   METRICS_ROUTES,
+  OPENAPI_ROUTES,
 ].flatMap((table) => Object.values(table));
 
 /** A route of the API: its method and its path as Fastify writes it ("/driver/status/:id"). */
@@ -98,6 +101,8 @@ export const apiPlugin = fp<{ config: ServerConfig; publicOrigin: string }>(
     app.decorate('apiRoutes', apiRoutes);
     await app.register(async (api: FastifyInstance) => {
       api.addHook('onRoute', (route) => {
+        // The reference page's own files are the page's, laid out by its plugin.
+        if (isReferencePageFile(route.url)) return;
         for (const method of [route.method].flat()) {
           // Fastify adds a HEAD beside each GET.
           if (!declared.has(`${method === 'HEAD' ? 'GET' : method} ${route.url}`)) {
@@ -107,10 +112,13 @@ export const apiPlugin = fp<{ config: ServerConfig; publicOrigin: string }>(
           apiRoutes.push({ method, url: route.url, params: paramsSchema?.required ?? [] });
         }
       });
-      // The contracts the routes' answers are declared by (their `response` schemas), stated once.
+      // Before any route: the document is made from the routes as they register.
+      await api.register(openApiPlugin);
+      // The contracts the routes' bodies and answers are declared by (their `schema`), stated once.
       for (const contract of API_CONTRACTS) api.addSchema(contract);
       api.addSchema(clientErrorReportSchema);
       api.addSchema(webhooksSchema);
+      api.addSchema(apiSchema);
       await api.register(healthRoutes);
       await api.register(authRoutes, { ...config.authRateLimit, counters: config.sharedCounters });
       await api.register(driverRoutes);

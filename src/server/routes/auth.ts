@@ -110,7 +110,8 @@ export async function authRoutes(app: FastifyInstance, options: { max: number; w
     return app.sessions.startSignup(driverId, user.authTime);
   }
 
-  app.post(urlOf(AUTH_ROUTES.driverEmailSignUp, reader.flow), async (request) => {
+  const answers = (schema: string) => ({ schema: { response: { 200: { $ref: `api#/$defs/${schema}` } } } });
+  app.post(urlOf(AUTH_ROUTES.driverEmailSignUp, reader.flow), answers('signUpAnswer'), async (request) => {
     const { sent, context } = reader.json('driverEmailSignUp', request, { expects: ['idToken', 'ip'] });
     const { ip } = context;
     const user = await app.identity.verify(context.idToken);
@@ -149,7 +150,7 @@ export async function authRoutes(app: FastifyInstance, options: { max: number; w
     return { success: true, message: messageIn(request.locale, 'auth.emailCodeSent'), driverId, token: signUp.token };
   });
 
-  app.post(urlOf(AUTH_ROUTES.driverSocialSignup, reader.flow), async (request) => {
+  app.post(urlOf(AUTH_ROUTES.driverSocialSignup, reader.flow), answers('signedIn'), async (request) => {
     const { context } = reader.json('driverSocialSignup', request, { expects: ['email', 'idToken', 'ip'] });
     const { ip } = context;
     const user = await app.identity.verify(context.idToken);
@@ -187,7 +188,7 @@ export async function authRoutes(app: FastifyInstance, options: { max: number; w
     return answerFor(driverId, issued);
   });
 
-  app.post(urlOf(AUTH_ROUTES.signIn, reader.flow), async (request) => {
+  app.post(urlOf(AUTH_ROUTES.signIn, reader.flow), answers('signedIn'), async (request) => {
     const { context } = reader.json('signIn', request, { expects: ['idToken'] });
     const user = await app.identity.verify(context.idToken);
     const { rows } = await app.db.query<{ id: string; email: string; email_verified: boolean }>(
@@ -211,7 +212,7 @@ export async function authRoutes(app: FastifyInstance, options: { max: number; w
 
   app.post(
     urlOf(AUTH_ROUTES.signOut, reader.flow),
-    { config: { tokenKinds: ['session', 'signup'] as const }, preHandler: app.requireDriver },
+    { ...answers('said'), config: { tokenKinds: ['session', 'signup'] as const }, preHandler: app.requireDriver },
     async (request) => {
       reader.json('signOut', request);
       await app.sessions.end(request.token!.value);
@@ -230,14 +231,18 @@ export async function authRoutes(app: FastifyInstance, options: { max: number; w
     if (driver.verified) throw refusal(409, 'auth.alreadyVerified');
   }
 
-  app.post(urlOf(AUTH_ROUTES.sendEmailCode, reader.flow), signUpOnly, async (request, reply) => {
-    const { email } = reader.json('sendEmailCode', request, { expects: ['email'] }).context;
-    await pendingSignUp(request.driverId, email);
-    await app.otpCodes.send({ driverId: request.driverId, channel: 'email', destination: email, purpose: 'verify' }, request.locale);
-    return reply.code(201).send({ success: true, message: messageIn(request.locale, 'auth.emailCodeResent') });
-  });
+  app.post(
+    urlOf(AUTH_ROUTES.sendEmailCode, reader.flow),
+    { ...signUpOnly, schema: { response: { 201: { $ref: 'api#/$defs/said' } } } },
+    async (request, reply) => {
+      const { email } = reader.json('sendEmailCode', request, { expects: ['email'] }).context;
+      await pendingSignUp(request.driverId, email);
+      await app.otpCodes.send({ driverId: request.driverId, channel: 'email', destination: email, purpose: 'verify' }, request.locale);
+      return reply.code(201).send({ success: true, message: messageIn(request.locale, 'auth.emailCodeResent') });
+    },
+  );
 
-  app.post(urlOf(AUTH_ROUTES.validateEmailCode, reader.flow), signUpOnly, async (request) => {
+  app.post(urlOf(AUTH_ROUTES.validateEmailCode, reader.flow), { ...signUpOnly, ...answers('signedIn') }, async (request) => {
     const { form, context } = reader.json('validateEmailCode', request, { expects: ['email'] });
     const { email } = context;
     const driverId = request.driverId;
@@ -268,16 +273,20 @@ export async function authRoutes(app: FastifyInstance, options: { max: number; w
     return phone;
   }
 
-  app.post(urlOf(AUTH_ROUTES.sendPhoneCode, reader.flow), sessionOnly, async (request, reply) => {
-    const { context } = reader.json('sendPhoneCode', request, { expects: ['phone'] });
-    const phone = await driverPhone(request.driverId, context.phone);
-    await refuseClaimedPhone(app.db, phone, request.driverId);
-    const { firstForDriver } = await app.otpCodes.send({ driverId: request.driverId, channel: 'sms', destination: phone, purpose: 'verify' }, request.locale);
-    // The client counts 201 as "resent" (spec §4); the first code after email verification is a 200.
-    return reply.code(firstForDriver ? 200 : 201).send({ success: true, message: messageIn(request.locale, 'auth.phoneCodeSent') });
-  });
+  app.post(
+    urlOf(AUTH_ROUTES.sendPhoneCode, reader.flow),
+    { ...sessionOnly, schema: { response: { 200: { $ref: 'api#/$defs/said' }, 201: { $ref: 'api#/$defs/said' } } } },
+    async (request, reply) => {
+      const { context } = reader.json('sendPhoneCode', request, { expects: ['phone'] });
+      const phone = await driverPhone(request.driverId, context.phone);
+      await refuseClaimedPhone(app.db, phone, request.driverId);
+      const { firstForDriver } = await app.otpCodes.send({ driverId: request.driverId, channel: 'sms', destination: phone, purpose: 'verify' }, request.locale);
+      // The client counts 201 as "resent" (spec §4); the first code after email verification is a 200.
+      return reply.code(firstForDriver ? 200 : 201).send({ success: true, message: messageIn(request.locale, 'auth.phoneCodeSent') });
+    },
+  );
 
-  app.post(urlOf(AUTH_ROUTES.validatePhoneCode, reader.flow), sessionOnly, async (request) => {
+  app.post(urlOf(AUTH_ROUTES.validatePhoneCode, reader.flow), { ...sessionOnly, ...answers('said') }, async (request) => {
     const { form, context } = reader.json('validatePhoneCode', request, { expects: ['phone'] });
     const phone = await driverPhone(request.driverId, context.phone);
     // The driver comes from the token, never from the phone number sent.

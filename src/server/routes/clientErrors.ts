@@ -37,9 +37,13 @@ export async function clientErrorRoutes(app: FastifyInstance, options: { counter
     errorResponseBuilder: () => refusal(429, 'auth.tooManyRequests'),
   });
 
-  app.post<{ Body: ClientErrorReport }>(CLIENT_ERROR_ROUTES.report.url, { schema: { body: { $ref: 'client-error-report' } } }, async (request, reply) => {
-    const { name, message, stack, build, route } = request.body;
-    request.log.warn({ clientError: { name, message, stack, build, route } }, 'The browser app failed: a fault of its own code');
-    return reply.code(204).send();
-  });
+  app.post<{ Body: ClientErrorReport }>(
+    CLIENT_ERROR_ROUTES.report.url,
+    { schema: { body: { $ref: 'client-error-report' }, response: { 204: { description: 'The report is taken.', type: 'null' } } } },
+    async (request, reply) => {
+      const { name, message, stack, build, route } = request.body;
+      request.log.warn({ clientError: { name, message, stack, build, route } }, 'The browser app failed: a fault of its own code');
+      return reply.code(204).send();
+    },
+  );
 }

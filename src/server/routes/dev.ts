@@ -3,6 +3,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
+import { fileAnswer } from '../lib/routeSchemas.js';
 import type { LiveState } from '../../shared/liveState.js';
 import { type RouteTable } from '../lib/routeTable.js';
 import { webhookReceiverRoutes } from './devWebhooks.js';
@@ -18,7 +19,7 @@ const RECONNECT_MS = 300;
 
 export async function devRoutes(app: FastifyInstance) {
   /** The codes and notices the server "sent" (when the local outbox stands in for SMTP or Twilio), newest first, so a developer or a test can sign in. */
-  app.get(DEV_ROUTES.outbox.url, async () => app.messaging.outbox?.list() ?? []);
+  app.get(DEV_ROUTES.outbox.url, { schema: { response: { 200: { $ref: 'api#/$defs/outbox' } } } }, async () => app.messaging.outbox?.list() ?? []);
   await app.register(webhookReceiverRoutes);
 
   const { live } = app;
@@ -29,20 +30,24 @@ export async function devRoutes(app: FastifyInstance) {
    * Under `npm run dev`: a Server-Sent Events stream of the live state (plugins/callReader.ts), sent on
    * connecting and after each edit; the page's dev client (src/client/dev/) follows it.
    */
-  app.get(DEV_ROUTES.events.url, (request, reply) => {
-    reply.hijack();
-    const stream = reply.raw;
-    stream.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store', connection: 'keep-alive' });
-    const send = (state: LiveState) => stream.write(`data: ${JSON.stringify(state)}\n\n`);
-    stream.write(`retry: ${RECONNECT_MS}\n\n`);
-    send(live.state);
-    const unsubscribe = live.subscribe(send);
-    streams.add(stream);
-    request.raw.once('close', () => {
-      unsubscribe();
-      streams.delete(stream);
-    });
-  });
+  app.get(
+    DEV_ROUTES.events.url,
+    { schema: { response: { 200: fileAnswer('The live state, as Server-Sent Events.', 'text/event-stream') } } },
+    (request, reply) => {
+      reply.hijack();
+      const stream = reply.raw;
+      stream.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store', connection: 'keep-alive' });
+      const send = (state: LiveState) => stream.write(`data: ${JSON.stringify(state)}\n\n`);
+      stream.write(`retry: ${RECONNECT_MS}\n\n`);
+      send(live.state);
+      const unsubscribe = live.subscribe(send);
+      streams.add(stream);
+      request.raw.once('close', () => {
+        unsubscribe();
+        streams.delete(stream);
+      });
+    },
+  );
 
   // An open stream would keep the server from closing (a restart after the flow's routes changed).
   app.addHook('preClose', async () => {

@@ -8,6 +8,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Webhook } from 'standardwebhooks';
 import type { RouteTable } from '../lib/routeTable.js';
+import { readsItsOwnBody } from '../lib/routeSchemas.js';
 
 /** The local receiver (lib/routeTable.ts). */
 export const DEV_WEBHOOK_ROUTES = {
@@ -37,7 +38,12 @@ export async function webhookReceiverRoutes(app: FastifyInstance) {
   // The signature is over the exact bytes sent: the body is read as text, not parsed.
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => done(null, body));
 
-  app.post(DEV_WEBHOOK_ROUTES.receive.url, async (request) => {
+  const receive = {
+    schema: { body: { $ref: 'api#/$defs/signedWebhook' }, response: { 200: { $ref: 'api#/$defs/webhookTaken' } } },
+    // The body is the webhook's signed bytes, checked by its signature: the schema documents it.
+    ...readsItsOwnBody,
+  };
+  app.post(DEV_WEBHOOK_ROUTES.receive.url, receive, async (request) => {
     const body = String(request.body ?? '');
     const headers = {
       'webhook-id': header(request.headers['webhook-id']) ?? '',
@@ -79,5 +85,5 @@ export async function webhookReceiverRoutes(app: FastifyInstance) {
     return { received: true };
   });
 
-  app.get(DEV_WEBHOOK_ROUTES.received.url, async () => ({ received }));
+  app.get(DEV_WEBHOOK_ROUTES.received.url, { schema: { response: { 200: { $ref: 'api#/$defs/receivedWebhooks' } } } }, async () => ({ received }));
 }

@@ -26,10 +26,11 @@ import { FIX_REASON_VALUE } from '../../shared/notices.js';
 import { fillPlaceholders } from '../../shared/placeholders.js';
 import { driverFromRow, returningDriver } from '../lib/driverStatus.js';
 import { keptAnswersOf, saveStep, type FixRound } from '../lib/saveStep.js';
-import { findUpload, sendUpload } from '../lib/uploadFiles.js';
+import { findUpload, sendUpload, uploadAnswer } from '../lib/uploadFiles.js';
 import { removeUnnamedFiles } from '../lib/uploadStore.js';
 import { NOT_TAKEN_BY_ITS_STEP } from '../plugins/uploads.js';
 import { paramsSchemaOf, REVIEW_ANSWERS_CALL, type RouteTable, urlOf } from '../lib/routeTable.js';
+import { readsItsOwnBody } from '../lib/routeSchemas.js';
 
 /** The driver's routes (lib/routeTable.ts): most at the flow's calls, the photos sent ahead and fetched at paths of their own. */
 export const DRIVER_ROUTES = {
@@ -113,7 +114,8 @@ export async function driverRoutes(app: FastifyInstance) {
     return { ...answer, fixing: true, data: { ...answer.data, ...status?.data } };
   }
 
-  app.post(urlOf(DRIVER_ROUTES.completeProfile, reader.flow), async (request) => {
+  const stepSent = { schema: { response: { 200: { $ref: 'api#/$defs/stepSent' } } } };
+  app.post(urlOf(DRIVER_ROUTES.completeProfile, reader.flow), stepSent, async (request) => {
     const driverId = request.driverId;
     const driver = await changeableDriver(driverId, reader.stepOf('completeProfile'));
     const social = driver.provider !== 'password';
@@ -145,7 +147,7 @@ export async function driverRoutes(app: FastifyInstance) {
     return answerAfter(driverId, round, { success: true, message: messageIn(request.locale, 'driver.profileSaved') });
   });
 
-  app.post(urlOf(DRIVER_ROUTES.completeVehicleDocs, reader.flow), async (request) => {
+  app.post(urlOf(DRIVER_ROUTES.completeVehicleDocs, reader.flow), stepSent, async (request) => {
     const driverId = request.driverId;
     const driver = await changeableDriver(driverId, reader.stepOf('completeVehicleDocs'));
     if (!driver.profile_completed_at) throw refusal(403, 'driver.profileFirst');
@@ -167,7 +169,7 @@ export async function driverRoutes(app: FastifyInstance) {
     return answerAfter(driverId, round, { success: true, data: { vehicle: { id: vehicleId } } });
   });
 
-  app.post(urlOf(DRIVER_ROUTES.completeVehicle, reader.flow), async (request) => {
+  app.post(urlOf(DRIVER_ROUTES.completeVehicle, reader.flow), stepSent, async (request) => {
     const driverId = request.driverId;
     const driver = await changeableDriver(driverId, reader.stepOf('completeVehicle'));
     const keep = await keptAnswersOf(app, driverId, reader.stepOf('completeVehicle'));
@@ -262,7 +264,16 @@ export async function driverRoutes(app: FastifyInstance) {
    * and answered with its id, which the step's own call then sends as `kept:<id>`. One that no
    * step took is removed a day later (plugins/uploads.ts).
    */
-  const fileAhead = { schema: { params: paramsSchemaOf(DRIVER_ROUTES.fileAhead), response: { 200: { $ref: 'driver#/$defs/fileAheadAnswer' } } } };
+  const fileAhead = {
+    schema: {
+      params: paramsSchemaOf(DRIVER_ROUTES.fileAhead),
+      body: { $ref: 'api#/$defs/fileAheadBody' },
+      consumes: ['multipart/form-data'],
+      response: { 200: { $ref: 'driver#/$defs/fileAheadAnswer' } },
+    },
+    // The form is streamed by the call reader (lib/callReader/fileAhead.ts): the schema documents it.
+    ...readsItsOwnBody,
+  };
   app.post<{ Params: { step: string; field: string } }>(DRIVER_ROUTES.fileAhead.url, fileAhead, async (request): Promise<FileAheadAnswer> => {
     const { step, field } = request.params;
     const driver = await changeableDriver(request.driverId, Object.hasOwn(reader.flow.steps, step) ? step : null);
@@ -286,7 +297,7 @@ export async function driverRoutes(app: FastifyInstance) {
   });
 
   /** The driver's own photos and documents (the admin API serves anyone's). */
-  app.get<{ Params: { uploadId: string } }>(DRIVER_ROUTES.upload.url, async (request, reply) => {
+  app.get<{ Params: { uploadId: string } }>(DRIVER_ROUTES.upload.url, uploadAnswer, async (request, reply) => {
     const upload = await findUpload(app, request.params.uploadId);
     if (upload.driverId !== request.driverId) throw refusal(403, 'driver.notYourFile');
     return sendUpload(app, reply, upload);

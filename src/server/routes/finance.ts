@@ -21,7 +21,7 @@ export async function financeRoutes(app: FastifyInstance) {
   const reader = app.callReader;
   app.addHook('preHandler', app.requireDriver);
 
-  app.post(urlOf(FINANCE_ROUTES.addBank, reader.flow), async (request) => {
+  app.post(urlOf(FINANCE_ROUTES.addBank, reader.flow), { schema: { response: { 200: { $ref: 'api#/$defs/bankAdded' } } } }, async (request) => {
     const driverId = request.driverId;
     const { rows } = await app.db.query<{ status: string; is_subscription_paid: boolean }>('SELECT status, is_subscription_paid FROM drivers WHERE id = $1', [
       driverId,

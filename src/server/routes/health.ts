@@ -27,9 +27,11 @@ export const STOPPING_MESSAGE = 'This server is stopping: send requests to anoth
 const READINESS_TIMEOUT_MS = 2_000;
 
 export async function healthRoutes(app: FastifyInstance) {
-  app.get(HEALTH_ROUTES.liveness.url, async () => ({ status: 'ok' }));
+  app.get(HEALTH_ROUTES.liveness.url, { schema: { response: { 200: { $ref: 'api#/$defs/health' } } } }, async () => ({ status: 'ok' }));
 
-  app.get(HEALTH_ROUTES.readiness.url, async (request, reply) => {
+  // 503 while stopping or while the database does not answer: a balancer sends requests elsewhere.
+  const readiness = { schema: { response: { 200: { $ref: 'api#/$defs/health' }, 503: { $ref: 'api-error#' } } } };
+  app.get(HEALTH_ROUTES.readiness.url, readiness, async (request, reply) => {
     if (app.draining) return reply.code(503).send({ message: STOPPING_MESSAGE });
     let timer: NodeJS.Timeout | undefined;
     const timedOut = new Promise<never>((_resolve, reject) => {

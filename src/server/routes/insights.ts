@@ -8,6 +8,7 @@
  * reading of drivers' data is.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { fileAnswer } from '../lib/routeSchemas.js';
 import { isLocale } from '../../shared/locales.js';
 import type { Insights, InsightsQueryString } from '../../shared/review.js';
 import { checkBodiesBySchema } from '../lib/bodySchemas.js';
@@ -96,12 +97,16 @@ export async function insightsRoutes(app: FastifyInstance) {
     async (request): Promise<Insights> => read(request, 'json', queryOf(request)),
   );
 
-  app.get<{ Querystring: InsightsQueryString }>(INSIGHTS_ROUTES.download.url, { ...readers, schema: { querystring } }, async (request, reply) => {
-    const query = queryOf(request);
-    const insights = await read(request, 'csv', query);
-    return reply
-      .header('content-type', 'text/csv; charset=utf-8')
-      .header('content-disposition', `attachment; filename="onramp-insights-${query.from}-${query.to}.csv"`)
-      .send(insightsCsv(insights));
-  });
+  app.get<{ Querystring: InsightsQueryString }>(
+    INSIGHTS_ROUTES.download.url,
+    { ...readers, schema: { querystring, response: { 200: fileAnswer('The figures, as CSV.', 'text/csv') } } },
+    async (request, reply) => {
+      const query = queryOf(request);
+      const insights = await read(request, 'csv', query);
+      return reply
+        .header('content-type', 'text/csv; charset=utf-8')
+        .header('content-disposition', `attachment; filename="onramp-insights-${query.from}-${query.to}.csv"`)
+        .send(insightsCsv(insights));
+    },
+  );
 }

@@ -134,25 +134,29 @@ export async function integrationAdminRoutes(app: FastifyInstance) {
     },
   );
 
-  app.post<{ Params: { id: string; keyId: string } }>(INTEGRATION_ADMIN_ROUTES.revokeKey.url, owners, async (request) => {
-    const integration = await knownIntegration(request.params.id);
-    const { keyId } = request.params;
-    await app.db.transaction(async (tx) => {
-      const revoked = isUuid(keyId)
-        ? await tx.query(
-            'UPDATE integration_keys SET revoked_at = $3, revoked_by = $4 WHERE id = $1 AND integration_id = $2 AND revoked_at IS NULL RETURNING id',
-            [keyId, integration.id, app.now(), request.staff!.email],
-          )
-        : { rows: [] };
-      if (revoked.rows.length === 0) throw refusal(404, 'staff.unknownIntegrationKey');
-      await app.audit.record(request, { action: 'integration.key-revoke', details: { integrationId: integration.id, name: integration.name, keyId } }, tx);
-    });
-    return { success: true };
-  });
+  app.post<{ Params: { id: string; keyId: string } }>(
+    INTEGRATION_ADMIN_ROUTES.revokeKey.url,
+    { ...owners, schema: { response: { 200: { $ref: 'api#/$defs/done' } } } },
+    async (request) => {
+      const integration = await knownIntegration(request.params.id);
+      const { keyId } = request.params;
+      await app.db.transaction(async (tx) => {
+        const revoked = isUuid(keyId)
+          ? await tx.query(
+              'UPDATE integration_keys SET revoked_at = $3, revoked_by = $4 WHERE id = $1 AND integration_id = $2 AND revoked_at IS NULL RETURNING id',
+              [keyId, integration.id, app.now(), request.staff!.email],
+            )
+          : { rows: [] };
+        if (revoked.rows.length === 0) throw refusal(404, 'staff.unknownIntegrationKey');
+        await app.audit.record(request, { action: 'integration.key-revoke', details: { integrationId: integration.id, name: integration.name, keyId } }, tx);
+      });
+      return { success: true };
+    },
+  );
 
   app.post<IntegrationParams & { Body: ReturnUrlsBody }>(
     INTEGRATION_ADMIN_ROUTES.returnUrls.url,
-    { ...owners, schema: { body: { $ref: 'staff#/$defs/returnUrlsBody' } } },
+    { ...owners, schema: { body: { $ref: 'staff#/$defs/returnUrlsBody' }, response: { 200: { $ref: 'api#/$defs/returnUrlsSet' } } } },
     async (request) => {
       const returnUrls = returnUrlsOf(request.body);
       await app.db.transaction(async (tx) => {

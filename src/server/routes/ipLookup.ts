@@ -14,5 +14,5 @@ export const IP_LOOKUP_ROUTES = {
 } as const satisfies RouteTable;
 
 export async function ipLookupRoutes(app: FastifyInstance) {
-  app.get(IP_LOOKUP_ROUTES.lookup.url, async (request) => ({ ip: request.ip }));
+  app.get(IP_LOOKUP_ROUTES.lookup.url, { schema: { response: { 200: { $ref: 'api#/$defs/ip' } } } }, async (request) => ({ ip: request.ip }));
 }

@@ -6,6 +6,7 @@
  * reminders and does nothing else.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { fileAnswer } from '../lib/routeSchemas.js';
 import { isUuid } from '../db/db.js';
 import { UNSUBSCRIBE_CONTEXT, UNSUBSCRIBE_PATH } from '../plugins/reminders.js';
 import { messageIn, refusal } from '../serverMessages.js';
@@ -43,7 +44,8 @@ export async function reminderRoutes(app: FastifyInstance) {
     return { driver, locale: isLocale(stored) ? stored : request.locale };
   }
 
-  app.get(REMINDER_ROUTES.unsubscribePage.url, async (request, reply) => {
+  const pageAnswer = { schema: { response: { 200: fileAnswer('A page in the driver’s language.', 'text/html') } } };
+  app.get(REMINDER_ROUTES.unsubscribePage.url, pageAnswer, async (request, reply) => {
     const { locale } = await driverOf(request);
     return reply
       .type('text/html; charset=utf-8')
@@ -55,7 +57,7 @@ export async function reminderRoutes(app: FastifyInstance) {
       );
   });
 
-  app.post(REMINDER_ROUTES.unsubscribe.url, async (request, reply) => {
+  app.post(REMINDER_ROUTES.unsubscribe.url, pageAnswer, async (request, reply) => {
     const { driver, locale } = await driverOf(request);
     await app.db.query('UPDATE drivers SET reminders_stopped_at = coalesce(reminders_stopped_at, $2) WHERE id = $1', [driver, app.now()]);
     return reply.type('text/html; charset=utf-8').send(page(locale, `<p>${messageIn(locale, 'reminders.done')}</p>`));

@@ -9,6 +9,7 @@ import { localize, type Locale } from '../../shared/locales.js';
 import { sandboxPayments, type SandboxPayments } from '../../shared/sandboxCard.js';
 import { refusal } from '../serverMessages.js';
 import type { FastifyInstance } from 'fastify';
+import { readsItsOwnBody } from '../lib/routeSchemas.js';
 import type { SandboxGateway } from '../payments/sandboxGateway.js';
 import { type RouteTable } from '../lib/routeTable.js';
 
@@ -39,7 +40,15 @@ function wordsIn(locale: Locale): SandboxPayments {
 }
 
 export async function sandboxPaymentRoutes(app: FastifyInstance, options: { gateway: SandboxGateway }) {
-  app.post(SANDBOX_PAYMENT_ROUTES.confirm.url, async (request, reply) => {
+  const confirm = {
+    schema: {
+      body: { $ref: 'api#/$defs/sandboxConfirmBody' },
+      response: { 200: { $ref: 'api#/$defs/sandboxPaid' }, '4xx': { $ref: 'api#/$defs/sandboxRefusal' } },
+    },
+    // The card form is read below as Stripe reads it, field by field in its own words: the schema documents it.
+    ...readsItsOwnBody,
+  };
+  app.post(SANDBOX_PAYMENT_ROUTES.confirm.url, confirm, async (request, reply) => {
     const body = request.body;
     if (typeof body !== 'object' || body === null || Array.isArray(body)) throw refusal(400, 'request.bodyNotObject');
     const fields = body as Record<string, unknown>;

@@ -19,6 +19,7 @@
  */
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { fileAnswer } from '../lib/routeSchemas.js';
 import type { ServerConfig } from '../config.js';
 import { isUuid } from '../db/db.js';
 import { checkBodiesBySchema } from '../lib/bodySchemas.js';
@@ -205,7 +206,7 @@ export async function staffRoutes(app: FastifyInstance, options: { rateLimit: { 
     },
   );
 
-  app.post(STAFF_ROUTES.signOut.url, anyStaff, async (request) => {
+  app.post(STAFF_ROUTES.signOut.url, { ...anyStaff, schema: { response: { 200: { $ref: 'api#/$defs/done' } } } }, async (request) => {
     await app.staffAuth.endSession(bearerToken(request)!);
     await app.audit.record(request, { action: 'staff.sign-out' });
     return { success: true };
@@ -250,13 +251,17 @@ export async function staffRoutes(app: FastifyInstance, options: { rateLimit: { 
     async (): Promise<StaffList> => ({ staff: await staffList() }),
   );
 
-  app.post<{ Body: StaffBody }>(STAFF_ROUTES.addStaff.url, { ...owners, schema: { body: { $ref: 'staff#/$defs/staffBody' } } }, async (request, reply) => {
-    // Checked by the route's schema; stored as one form (the email lower-cased, each role once).
-    const email = staffEmailOf(request.body.email);
-    const roles = staffRolesOf(request.body.roles);
-    const id = await addStaff(app, { email, roles }, asStaff(request));
-    return reply.code(201).send({ success: true, id });
-  });
+  app.post<{ Body: StaffBody }>(
+    STAFF_ROUTES.addStaff.url,
+    { ...owners, schema: { body: { $ref: 'staff#/$defs/staffBody' }, response: { 201: { $ref: 'api#/$defs/staffAdded' } } } },
+    async (request, reply) => {
+      // Checked by the route's schema; stored as one form (the email lower-cased, each role once).
+      const email = staffEmailOf(request.body.email);
+      const roles = staffRolesOf(request.body.roles);
+      const id = await addStaff(app, { email, roles }, asStaff(request));
+      return reply.code(201).send({ success: true, id });
+    },
+  );
 
   type StaffParams = { Params: { id: string } };
 
@@ -296,48 +301,58 @@ export async function staffRoutes(app: FastifyInstance, options: { rateLimit: { 
 
   app.post<StaffParams & { Body: StaffRolesBody }>(
     STAFF_ROUTES.roles.url,
-    { ...owners, schema: { body: { $ref: 'staff#/$defs/staffRolesBody' } } },
+    { ...owners, schema: { body: { $ref: 'staff#/$defs/staffRolesBody' }, response: { 200: { $ref: 'api#/$defs/done' } } } },
     async (request) => {
       const roles = staffRolesOf(request.body.roles);
       return changeStaff(request, roles);
     },
   );
 
-  app.post<StaffParams>(STAFF_ROUTES.remove.url, owners, async (request) => changeStaff(request, null));
+  app.post<StaffParams>(STAFF_ROUTES.remove.url, { ...owners, schema: { response: { 200: { $ref: 'api#/$defs/done' } } } }, async (request) =>
+    changeStaff(request, null),
+  );
 
   // ---- keys for the command line and scripts ----
 
-  app.post<{ Body: KeyBody }>(STAFF_ROUTES.addKey.url, { ...anyStaff, schema: { body: { $ref: 'staff#/$defs/keyBody' } } }, async (request, reply) => {
-    const { label } = request.body;
-    // A key must trace back to a person who signed in, not to another key.
-    if (request.staff!.via !== 'session') throw refusal(403, 'staff.keyNeedsSession');
-    const created = await app.db.transaction(async (tx) => {
-      const key = await app.staffAuth.createKey(request.staff!.id, label.trim(), tx);
-      await app.audit.record(request, { action: 'staff.key-create', details: { keyId: key.id, label: label.trim() } }, tx);
-      return key;
-    });
-    return reply.code(201).send({ id: created.id, key: created.key, label: label.trim() });
-  });
+  app.post<{ Body: KeyBody }>(
+    STAFF_ROUTES.addKey.url,
+    { ...anyStaff, schema: { body: { $ref: 'staff#/$defs/keyBody' }, response: { 201: { $ref: 'api#/$defs/keyCreated' } } } },
+    async (request, reply) => {
+      const { label } = request.body;
+      // A key must trace back to a person who signed in, not to another key.
+      if (request.staff!.via !== 'session') throw refusal(403, 'staff.keyNeedsSession');
+      const created = await app.db.transaction(async (tx) => {
+        const key = await app.staffAuth.createKey(request.staff!.id, label.trim(), tx);
+        await app.audit.record(request, { action: 'staff.key-create', details: { keyId: key.id, label: label.trim() } }, tx);
+        return key;
+      });
+      return reply.code(201).send({ id: created.id, key: created.key, label: label.trim() });
+    },
+  );
 
-  app.post<{ Params: { id: string } }>(STAFF_ROUTES.revokeKey.url, anyStaff, async (request) => {
-    const id = request.params.id;
-    const staff = request.staff!;
-    const key = isUuid(id)
-      ? (
-          await app.db.query<{ staff_id: string; email: string }>(
-            'SELECT k.staff_id, st.email FROM staff_keys k JOIN staff st ON st.id = k.staff_id WHERE k.id = $1 AND k.revoked_at IS NULL',
-            [id],
-          )
-        ).rows[0]
-      : undefined;
-    if (!key) throw refusal(404, 'staff.unknownKey');
-    if (key.staff_id !== staff.id && !staff.roles.includes('owner')) throw refusal(403, 'staff.notYourKey');
-    await app.db.transaction(async (tx) => {
-      await tx.query('UPDATE staff_keys SET revoked_at = $2, revoked_by = $3 WHERE id = $1', [id, app.now(), staff.email]);
-      await app.audit.record(request, { action: 'staff.key-revoke', details: { keyId: id, of: key.email } }, tx);
-    });
-    return { success: true };
-  });
+  app.post<{ Params: { id: string } }>(
+    STAFF_ROUTES.revokeKey.url,
+    { ...anyStaff, schema: { response: { 200: { $ref: 'api#/$defs/done' } } } },
+    async (request) => {
+      const id = request.params.id;
+      const staff = request.staff!;
+      const key = isUuid(id)
+        ? (
+            await app.db.query<{ staff_id: string; email: string }>(
+              'SELECT k.staff_id, st.email FROM staff_keys k JOIN staff st ON st.id = k.staff_id WHERE k.id = $1 AND k.revoked_at IS NULL',
+              [id],
+            )
+          ).rows[0]
+        : undefined;
+      if (!key) throw refusal(404, 'staff.unknownKey');
+      if (key.staff_id !== staff.id && !staff.roles.includes('owner')) throw refusal(403, 'staff.notYourKey');
+      await app.db.transaction(async (tx) => {
+        await tx.query('UPDATE staff_keys SET revoked_at = $2, revoked_by = $3 WHERE id = $1', [id, app.now(), staff.email]);
+        await app.audit.record(request, { action: 'staff.key-revoke', details: { keyId: id, of: key.email } }, tx);
+      });
+      return { success: true };
+    },
+  );
 
   // ---- the audit record (owners) ----
 
@@ -364,7 +379,13 @@ export async function staffRoutes(app: FastifyInstance, options: { rateLimit: { 
 
   app.get<{ Querystring: AuditDownloadQuery }>(
     STAFF_ROUTES.auditDownload.url,
-    { ...owners, schema: { querystring: { $ref: 'staff#/$defs/auditDownloadQuery' } } },
+    {
+      ...owners,
+      schema: {
+        querystring: { $ref: 'staff#/$defs/auditDownloadQuery' },
+        response: { 200: fileAnswer('The audit record, as CSV or JSON Lines.', 'text/csv', 'application/jsonl') },
+      },
+    },
     async (request, reply) => {
       const filter = auditFilterOf(request.query);
       const format = request.query.format ?? 'csv';

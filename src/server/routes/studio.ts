@@ -39,5 +39,5 @@ export function readFixtures(): ListedFixture[] {
 export async function studioRoutes(app: FastifyInstance, options: { open: boolean }) {
   if (!options.open) app.addHook('onRequest', app.requireStaff);
   /** Read at each request: a tester adds fixtures while the server runs. */
-  app.get(STUDIO_ROUTES.fixtures.url, async () => ({ fixtures: readFixtures() }));
+  app.get(STUDIO_ROUTES.fixtures.url, { schema: { response: { 200: { $ref: 'api#/$defs/fixtures' } } } }, async () => ({ fixtures: readFixtures() }));
 }

@@ -15,6 +15,7 @@
  */
 import { refusal } from '../serverMessages.js';
 import type { FastifyInstance } from 'fastify';
+import { readsItsOwnBody } from '../lib/routeSchemas.js';
 import { LockBusy, type Queryable } from '../db/db.js';
 import { WebhookSignatureError, type CreatedSubscription, type SubscriptionState } from '../payments/gateway.js';
 import { type RouteTable, urlOf } from '../lib/routeTable.js';
@@ -117,60 +118,74 @@ export async function subscriptionRoutes(app: FastifyInstance) {
   app.register(async (scoped) => {
     scoped.addHook('preHandler', app.requireDriver);
 
-    scoped.get(urlOf(SUBSCRIPTION_ROUTES.createStripeSub, reader.flow), async (request) => {
-      const driverId = request.driverId;
-      const driver = await approvedDriver(driverId);
-      if (driver.paid) throw refusal(409, 'subscription.alreadyActive');
-      try {
-        return await app.db.withLock(`subscription:${driverId}`, CLAIM_WAIT_MS, async () => {
-          // Read under the lock: a request that waited sees what the one before it made.
-          const row = await rowOf(app.db, driverId);
-          if (row?.subscription_id && row.status !== 'failed' && !ENDED.has(row.status)) {
-            const state = await provider(() => gateway.retrieveSubscription(row.subscription_id!));
-            if (isPaid(state)) {
-              await app.db.transaction((tx) => setPaid(tx, driverId, true));
-              throw refusal(409, 'subscription.alreadyActive');
+    scoped.get(
+      urlOf(SUBSCRIPTION_ROUTES.createStripeSub, reader.flow),
+      { schema: { response: { 200: { $ref: 'api#/$defs/subscriptionCreated' } } } },
+      async (request) => {
+        const driverId = request.driverId;
+        const driver = await approvedDriver(driverId);
+        if (driver.paid) throw refusal(409, 'subscription.alreadyActive');
+        try {
+          return await app.db.withLock(`subscription:${driverId}`, CLAIM_WAIT_MS, async () => {
+            // Read under the lock: a request that waited sees what the one before it made.
+            const row = await rowOf(app.db, driverId);
+            if (row?.subscription_id && row.status !== 'failed' && !ENDED.has(row.status)) {
+              const state = await provider(() => gateway.retrieveSubscription(row.subscription_id!));
+              if (isPaid(state)) {
+                await app.db.transaction((tx) => setPaid(tx, driverId, true));
+                throw refusal(409, 'subscription.alreadyActive');
+              }
+              if (!ENDED.has(state.status) && state.clientSecret) {
+                // The same subscription again (a reload, a declined card): pay its open invoice.
+                return { clientSecret: state.clientSecret, stripeSubscriptionId: state.subscriptionId, paymentIntentId: row.payment_intent_id };
+              }
+              // It ended at the provider: a new one is made below.
+              await app.db.query('UPDATE subscriptions SET status = $2 WHERE driver_id = $1', [driverId, state.status]);
             }
-            if (!ENDED.has(state.status) && state.clientSecret) {
-              // The same subscription again (a reload, a declined card): pay its open invoice.
-              return { clientSecret: state.clientSecret, stripeSubscriptionId: state.subscriptionId, paymentIntentId: row.payment_intent_id };
-            }
-            // It ended at the provider: a new one is made below.
-            await app.db.query('UPDATE subscriptions SET status = $2 WHERE driver_id = $1', [driverId, state.status]);
-          }
-          const created = await createFor(driverId, driver.email, row);
-          return { clientSecret: created.clientSecret, stripeSubscriptionId: created.subscriptionId, paymentIntentId: created.paymentIntentId };
-        });
-      } catch (error) {
-        // Another request has been making the driver's subscription for longer than a driver should wait.
-        if (error instanceof LockBusy) throw refusal(409, 'subscription.busy');
-        throw error;
-      }
-    });
+            const created = await createFor(driverId, driver.email, row);
+            return { clientSecret: created.clientSecret, stripeSubscriptionId: created.subscriptionId, paymentIntentId: created.paymentIntentId };
+          });
+        } catch (error) {
+          // Another request has been making the driver's subscription for longer than a driver should wait.
+          if (error instanceof LockBusy) throw refusal(409, 'subscription.busy');
+          throw error;
+        }
+      },
+    );
 
-    scoped.post(urlOf(SUBSCRIPTION_ROUTES.validateStripeSub, reader.flow), async (request) => {
-      const driverId = request.driverId;
-      await approvedDriver(driverId);
-      const { context } = reader.json('validateStripeSub', request, { expects: ['subscriptionId', 'paymentIntent'] });
-      const { subscriptionId, paymentIntent: paymentIntentId } = context;
-      const row = await rowOf(app.db, driverId);
-      if (!row?.subscription_id || row.subscription_id !== subscriptionId) throw refusal(403, 'subscription.notYours');
-      const state = await provider(() => gateway.retrieveSubscription(subscriptionId));
-      if (state.customerId !== row.customer_id || !state.paymentIntentIds.includes(paymentIntentId)) throw refusal(403, 'subscription.notYours');
-      const status = isPaid(state);
-      await app.db.transaction(async (tx) => {
-        await tx.query('UPDATE subscriptions SET status = $2, updated_at = $3 WHERE driver_id = $1', [driverId, state.status, app.now()]);
-        await setPaid(tx, driverId, status);
-      });
-      return { status };
-    });
+    scoped.post(
+      urlOf(SUBSCRIPTION_ROUTES.validateStripeSub, reader.flow),
+      { schema: { response: { 200: { $ref: 'api#/$defs/subscriptionChecked' } } } },
+      async (request) => {
+        const driverId = request.driverId;
+        await approvedDriver(driverId);
+        const { context } = reader.json('validateStripeSub', request, { expects: ['subscriptionId', 'paymentIntent'] });
+        const { subscriptionId, paymentIntent: paymentIntentId } = context;
+        const row = await rowOf(app.db, driverId);
+        if (!row?.subscription_id || row.subscription_id !== subscriptionId) throw refusal(403, 'subscription.notYours');
+        const state = await provider(() => gateway.retrieveSubscription(subscriptionId));
+        if (state.customerId !== row.customer_id || !state.paymentIntentIds.includes(paymentIntentId)) throw refusal(403, 'subscription.notYours');
+        const status = isPaid(state);
+        await app.db.transaction(async (tx) => {
+          await tx.query('UPDATE subscriptions SET status = $2, updated_at = $3 WHERE driver_id = $1', [driverId, state.status, app.now()]);
+          await setPaid(tx, driverId, status);
+        });
+        return { status };
+      },
+    );
   });
 
   // Stripe signs the exact bytes it sent: this route keeps JSON bodies raw.
   app.register(async (webhook) => {
     webhook.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
     // An invoice event with its lines is tens of kilobytes, more than the JSON limit of driver calls.
-    webhook.post(SUBSCRIPTION_ROUTES.webhook.url, { bodyLimit: 1024 * 1024 }, async (request) => {
+    const event = {
+      bodyLimit: 1024 * 1024,
+      schema: { body: { $ref: 'api#/$defs/webhookEvent' }, response: { 200: { $ref: 'api#/$defs/webhookReceived' } } },
+      // The body is the event's signed bytes, checked by the gateway: the schema documents it.
+      ...readsItsOwnBody,
+    };
+    webhook.post(SUBSCRIPTION_ROUTES.webhook.url, event, async (request) => {
       const signature = request.headers['stripe-signature'];
       let event;
       try {

@@ -225,7 +225,7 @@ export async function webhookRoutes(app: FastifyInstance, options: { production:
     },
   );
 
-  app.post<EndpointParams>(WEBHOOK_ROUTES.remove.url, owners, async (request) =>
+  app.post<EndpointParams>(WEBHOOK_ROUTES.remove.url, { ...owners, schema: { response: { 200: { $ref: 'api#/$defs/done' } } } }, async (request) =>
     changed(request, async (tx) => {
       const row = await endpoint(tx, request.params.id, true);
       await tx.query('DELETE FROM webhook_endpoints WHERE id = $1', [row.id]);

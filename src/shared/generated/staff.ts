@@ -178,7 +178,9 @@ export interface AuditEvent {
    */
   driverName?: string | null;
   ip: string | null;
-  details: {};
+  details: {
+    [k: string]: unknown;
+  };
 }
 /**
  * This interface was referenced by `StaffContract`'s JSON-Schema

@@ -483,6 +483,11 @@ describe('the audit record', () => {
       await call('GET', `/admin/audit?actor=${encodeURIComponent(reviewer.email.slice(0, 12).toUpperCase())}&action=driver.open`, owner.token),
     );
     expect(byActor.events.every((event) => event.actor === reviewer.email && event.action === 'driver.open')).toBe(true);
+    // Each entry's details come back as they were recorded.
+    const email = `details-${randomUUID()}@example.com`;
+    expect((await call('POST', '/admin/staff', owner.token, { email, roles: ['reviewer', 'privacy-officer'] })).statusCode).toBe(201);
+    const added = json<AuditPage>(await call('GET', '/admin/audit?action=staff.add&limit=1', owner.token));
+    expect(added.events.map((event) => event.details)).toEqual([{ email, roles: ['reviewer', 'privacy-officer'] }]);
     for (const [query, message] of [
       ['action=nothing', `action must be one of: ${AUDIT_ACTIONS.join(', ')}.`],
       ['driver=x', 'driver must be a driver id.'],
