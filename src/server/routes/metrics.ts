@@ -8,14 +8,13 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { type RouteTable } from '../lib/routeTable.js';
 import { bearerToken } from '../plugins/sessions.js';
+import { fileAnswer } from '../lib/routeSchemas.js';
+import { refusal } from '../serverMessages.js';
 
 /** The scrape (lib/routeTable.ts). */
 export const METRICS_ROUTES = {
   scrape: { method: 'GET', url: '/metrics' },
 } as const satisfies RouteTable;
-
-/** What a scrape without the token, or with another, is answered. */
-export const METRICS_REFUSED_MESSAGE = 'The metrics need the bearer token METRICS_TOKEN sets.';
 
 /** Compared as digests: equal lengths for timingSafeEqual, and no time that tells how much of the token matched. */
 const digest = (token: string) => createHash('sha256').update(token).digest();
@@ -23,11 +22,13 @@ const digest = (token: string) => createHash('sha256').update(token).digest();
 export async function metricsRoutes(app: FastifyInstance, { token, production }: { token: string | null; production: boolean }) {
   const expected = token === null ? null : digest(token);
   const open = expected === null && !production;
-  app.get(METRICS_ROUTES.scrape.url, async (request, reply) => {
+  const scrape = { schema: { response: { 200: fileAnswer('The metrics, in Prometheus’ text format.', 'text/plain') } } };
+  app.get(METRICS_ROUTES.scrape.url, scrape, async (request, reply) => {
     if (!open) {
       const given = bearerToken(request);
       if (expected === null || given === null || !timingSafeEqual(digest(given), expected)) {
-        return reply.code(401).header('www-authenticate', 'Bearer').send({ message: METRICS_REFUSED_MESSAGE });
+        reply.header('www-authenticate', 'Bearer');
+        throw refusal(401, 'staff.metricsTokenNeeded');
       }
     }
     return reply.type(app.metrics.contentType).send(await app.metrics.exposition());

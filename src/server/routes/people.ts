@@ -25,7 +25,7 @@ import { cursorOf, DEFAULT_PAGE_SIZE, readCursor } from './admin.js';
 /** The list of every driver and a driver's timeline (lib/routeTable.ts). */
 export const PEOPLE_ROUTES = {
   people: { method: 'GET', url: `${ADMIN_PREFIX}/people` },
-  timeline: { method: 'GET', url: `${ADMIN_PREFIX}/people/:id/timeline`, params: ['id'] },
+  timeline: { method: 'GET', url: `${ADMIN_PREFIX}/people/:id/timeline` },
 } as const satisfies RouteTable;
 
 const DAY_MS = 24 * 3600 * 1000;

@@ -164,5 +164,6 @@ export interface ServerMessages {
     unknownStep: StaffText;
     rangeReversed: StaffText;
     wholeEmailOrPhone: StaffText;
+    metricsTokenNeeded: StaffText;
   };
 }
