@@ -12,6 +12,7 @@ import { UNSUBSCRIBE_CONTEXT, UNSUBSCRIBE_PATH } from '../plugins/reminders.js';
 import { messageIn, refusal } from '../serverMessages.js';
 import { isLocale, type Locale } from '../../shared/locales.js';
 import { type RouteTable } from '../lib/routeTable.js';
+import type { UnsubscribeQuery } from '../../shared/generated/driver.js';
 
 /** The unsubscribe link's page and its one click (lib/routeTable.ts). */
 export const REMINDER_ROUTES = {
@@ -31,11 +32,11 @@ export async function reminderRoutes(app: FastifyInstance) {
 
   /** The link's driver and the language they read Onramp in (the request's if they are gone). */
   async function driverOf(request: FastifyRequest): Promise<{ driver: string; locale: Locale }> {
-    const { driver, signature } = (request.query ?? {}) as Record<string, unknown>;
+    const { driver, signature } = request.query as UnsubscribeQuery;
     if (
-      typeof driver !== 'string' ||
+      driver === undefined ||
       !isUuid(driver) ||
-      typeof signature !== 'string' ||
+      signature === undefined ||
       !app.cipher.fingerprints(driver, UNSUBSCRIBE_CONTEXT).some((expected) => app.cipher.sameHash(signature, expected))
     )
       throw refusal(400, 'reminders.badLink');
@@ -44,7 +45,9 @@ export async function reminderRoutes(app: FastifyInstance) {
     return { driver, locale: isLocale(stored) ? stored : request.locale };
   }
 
-  const pageAnswer = { schema: { response: { 200: fileAnswer('A page in the driver’s language.', 'text/html') } } };
+  const pageAnswer = {
+    schema: { querystring: { $ref: 'driver#/$defs/unsubscribeQuery' }, response: { 200: fileAnswer('A page in the driver’s language.', 'text/html') } },
+  };
   app.get(REMINDER_ROUTES.unsubscribePage.url, pageAnswer, async (request, reply) => {
     const { locale } = await driverOf(request);
     return reply

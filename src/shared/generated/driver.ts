@@ -139,6 +139,20 @@ export interface LaunchReturn {
   url: string | null;
   result: LaunchResult | null;
 }
+/**
+ * This interface was referenced by `DriverContract`'s JSON-Schema
+ * via the `definition` "unsubscribeQuery".
+ */
+export interface UnsubscribeQuery {
+  /**
+   * The driver's id.
+   */
+  driver?: string;
+  /**
+   * The keyed hash of the driver's id the link was signed with.
+   */
+  signature?: string;
+}
 
 /** Every value of reviewStatus, in the schema's order. */
 export const REVIEW_STATUSES = ['pending', 'approved', 'rejected'] as const satisfies readonly ReviewStatus[];
