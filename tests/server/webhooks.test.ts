@@ -167,7 +167,7 @@ describe('a driver from sign-up to erasure', () => {
         expect(new Webhook(secret).verify(each.body, each.headers as Record<string, string>)).toEqual(JSON.parse(each.body));
         for (const value of personal) expect(each.body).not.toContain(value);
       }
-      expect(JSON.parse(mine[0]!.body).data).toEqual({ driverId: driver.driverId, sequence: 1, provider: 'password' });
+      expect(JSON.parse(mine[0]!.body).data).toEqual({ driverId: driver.driverId, sequence: 1, externalId: null, provider: 'password' });
     } finally {
       await removeEndpoint(endpoint.id);
       await receiver.close();
@@ -220,17 +220,21 @@ describe('the other events', () => {
       const bodies = receiver.received.map((each) => JSON.parse(each.body) as { type: string; data: Record<string, unknown> });
       for (const body of bodies) expect(validEvent(body), JSON.stringify(validEvent.errors)).toBe(true);
       expect(bodies.filter((body) => body.data.driverId === driver.driverId).map((body) => [body.type, body.data])).toEqual([
-        ['driver.rejected', { driverId: driver.driverId, sequence: 6, reviewVersion: expect.any(Number) }],
-        ['driver.fix.asked', { driverId: driver.driverId, sequence: 7, by: 'reviewer', fixes: [{ step: 'completeProfile', field: 'lastName' }] }],
+        ['driver.rejected', { driverId: driver.driverId, sequence: 6, externalId: null, reviewVersion: expect.any(Number) }],
+        [
+          'driver.fix.asked',
+          { driverId: driver.driverId, sequence: 7, externalId: null, by: 'reviewer', fixes: [{ step: 'completeProfile', field: 'lastName' }] },
+        ],
       ]);
       const insurance = { step: 'addVehicle', document: 'proofInsuranceExpiryDate', expiresOn: day(30) };
       expect(bodies.filter((body) => body.data.driverId === approved).map((body) => [body.type, body.data])).toEqual([
-        ['document.expiring', { driverId: approved, sequence: 1, ...insurance }],
+        ['document.expiring', { driverId: approved, sequence: 1, externalId: null, ...insurance }],
         [
           'driver.fix.asked',
           {
             driverId: approved,
             sequence: 2,
+            externalId: null,
             by: 'expiry',
             fixes: [
               { step: 'addVehicle', field: 'proofInsuranceExpiryDate' },
@@ -238,7 +242,7 @@ describe('the other events', () => {
             ],
           },
         ],
-        ['document.expired', { driverId: approved, sequence: 3, ...insurance, fixAsked: true }],
+        ['document.expired', { driverId: approved, sequence: 3, externalId: null, ...insurance, fixAsked: true }],
       ]);
     } finally {
       server.clock.reset();

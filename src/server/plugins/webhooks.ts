@@ -63,7 +63,7 @@ export const DRIVER_EVENT_TYPES: readonly string[] = eventsSchema.$defs.driverEv
 
 type DriverEventType = DriverEvent['type'];
 /** What an event of `T` says besides the driver and its sequence number (filled in by emit). */
-export type EventData<T extends DriverEventType> = Omit<Extract<DriverEvent, { type: T }>['data'], 'driverId' | 'sequence'>;
+export type EventData<T extends DriverEventType> = Omit<Extract<DriverEvent, { type: T }>['data'], 'driverId' | 'sequence' | 'externalId'>;
 
 export interface Webhooks {
   /** Records an event about the driver within `tx` (the transaction of the change it tells), for every endpoint that takes it. */
@@ -164,7 +164,10 @@ export const webhooksPlugin = fp<{ production: boolean; timeoutMs?: number }>(
           [driverId],
         );
         const sequence = Number(rows[0]!.sequence);
-        const id = await recordEvent(tx, driverId, sequence, type, { driverId, sequence, ...data });
+        // The operator's own id for the driver, so their systems need no lookup (gone with an erased driver's row).
+        const driver = await tx.query<{ external_id: string | null }>('SELECT external_id FROM drivers WHERE id = $1', [driverId]);
+        const externalId = driver.rows[0]?.external_id ?? null;
+        const id = await recordEvent(tx, driverId, sequence, type, { driverId, sequence, externalId, ...data });
         await queueFor(tx, id, '(cardinality(event_types) = 0 OR $3 = ANY (event_types))', [type]);
         // Every sign-up, decision and change a driver goes through passes here: one place counts them all.
         app.metrics.driverEvents.inc({ type });

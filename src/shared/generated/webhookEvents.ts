@@ -30,6 +30,10 @@ export type DriverId = string;
  */
 export type Sequence = number;
 /**
+ * The operator's own id for the driver, as its launch link gave it (docs/launch-links.md); null for a driver who came another way.
+ */
+export type ExternalId = string | null;
+/**
  * A step of the flow, by its name (flows/onboarding.flow.json's steps).
  */
 export type StepId = string;
@@ -43,6 +47,7 @@ export interface DriverSignedUp {
   data: {
     driverId: DriverId;
     sequence: Sequence;
+    externalId: ExternalId;
     /**
      * How they sign in: "password", "google.com", "apple.com", "facebook.com".
      */
@@ -58,6 +63,7 @@ export interface DriverStepSent {
   data: {
     driverId: DriverId;
     sequence: Sequence;
+    externalId: ExternalId;
     step: StepId;
   };
 }
@@ -70,6 +76,7 @@ export interface DriverReviewRequested {
   data: {
     driverId: DriverId;
     sequence: Sequence;
+    externalId: ExternalId;
     /**
      * An approved driver replacing a document that expires.
      */
@@ -85,6 +92,7 @@ export interface DriverFixAsked {
   data: {
     driverId: DriverId;
     sequence: Sequence;
+    externalId: ExternalId;
     fixes: {
       step: StepId;
       field: string;
@@ -101,6 +109,7 @@ export interface DriverApproved {
   data: {
     driverId: DriverId;
     sequence: Sequence;
+    externalId: ExternalId;
     reviewVersion: number;
   };
 }
@@ -113,6 +122,7 @@ export interface DriverRejected {
   data: {
     driverId: DriverId;
     sequence: Sequence;
+    externalId: ExternalId;
     reviewVersion: number;
   };
 }
@@ -125,6 +135,7 @@ export interface SubscriptionPaid {
   data: {
     driverId: DriverId;
     sequence: Sequence;
+    externalId: ExternalId;
   };
 }
 /**
@@ -136,6 +147,7 @@ export interface SubscriptionEnded {
   data: {
     driverId: DriverId;
     sequence: Sequence;
+    externalId: ExternalId;
   };
 }
 /**
@@ -147,6 +159,7 @@ export interface BankAccountAdded {
   data: {
     driverId: DriverId;
     sequence: Sequence;
+    externalId: ExternalId;
     /**
      * An account they had before was replaced.
      */
@@ -162,6 +175,7 @@ export interface DocumentExpiring {
   data: {
     driverId: DriverId;
     sequence: Sequence;
+    externalId: ExternalId;
     step: StepId;
     /**
      * The document's date field in its step (flows/notices.json's expiries.documents[].date).
@@ -182,6 +196,7 @@ export interface DocumentExpired {
   data: {
     driverId: DriverId;
     sequence: Sequence;
+    externalId: ExternalId;
     step: StepId;
     /**
      * The document's date field in its step (flows/notices.json's expiries.documents[].date).
@@ -206,6 +221,7 @@ export interface DriverErased {
   data: {
     driverId: DriverId;
     sequence: Sequence;
+    externalId: ExternalId;
   };
 }
 /**

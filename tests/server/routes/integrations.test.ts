@@ -262,6 +262,16 @@ describe('the driver who came through a launch link', () => {
     expect(json(nothing)).toEqual({ message: 'Send driverId or externalId.' });
   });
 
+  it('is named by the partner’s own id in every webhook event about them', async () => {
+    await sendVehicle(app(), driver);
+    const { rows } = await server.db.query<{ type: string; payload: { data: { externalId: unknown } } }>(
+      'SELECT type, payload FROM webhook_events WHERE driver_id = $1 ORDER BY sequence',
+      [driver.driverId],
+    );
+    expect(rows.map((row) => row.type)).toContain('driver.signed_up');
+    expect(new Set(rows.map((row) => row.payload.data.externalId))).toEqual(new Set([externalId]));
+  });
+
   it('carries back a signed result once the bank is added, and nothing before', async () => {
     expect(json<LaunchReturn>(await call('GET', '/integration/return', driver.token))).toEqual({ url: null, result: null });
     expect((await decide(app(), server.reviewer.key, driver.driverId, 'approve')).statusCode).toBe(200);
