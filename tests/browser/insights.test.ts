@@ -37,7 +37,7 @@ async function openInsights(page: Page) {
   await page.getByLabel('Signed up from').fill(day(base));
   await page.getByLabel('to', { exact: true }).fill(day(new Date(base.getTime() + 11 * DAY_MS)));
   await page.getByLabel('Stalled after (days without progress)').fill('17');
-  await page.getByRole('button', { name: 'Show' }).click();
+  await page.getByRole('button', { name: 'Show', exact: true }).click();
 }
 
 describe('the insights tab', () => {

@@ -40,7 +40,7 @@ describe('a team of staff, each as themselves', () => {
     await signInAsStaff(ownerPage, owner.user);
     await ownerPage.getByText(`${owner.email} · Owner`).waitFor();
     const sections = await ownerPage.getByRole('navigation', { name: 'Sections' }).getByRole('button').allTextContents();
-    expect(sections).toEqual(['Insights', 'Staff', 'Integrations', 'Webhooks', 'Audit record', 'Command line']);
+    expect(sections).toEqual(['Drivers', 'Insights', 'Staff', 'Integrations', 'Webhooks', 'Audit record', 'Command line']);
   });
 
   it('lets the owner add a reviewer', async () => {

@@ -104,7 +104,7 @@ describe('webhooks on the admin page', () => {
 
   it('shows a reviewer no Webhooks section', async () => {
     const page = await signedIn(['reviewer']);
-    expect(await sections(page).allTextContents()).toEqual(['Review', 'Expiring documents', 'Insights', 'Command line']);
+    expect(await sections(page).allTextContents()).toEqual(['Review', 'Expiring documents', 'Drivers', 'Insights', 'Command line']);
     await page.context().close();
   });
 });
