@@ -63,6 +63,7 @@ describe('a team of staff, each as themselves', () => {
     expect(await reviewer.getByRole('navigation', { name: 'Sections' }).getByRole('button').allTextContents()).toEqual([
       'Review',
       'Expiring documents',
+      'Drivers',
       'Insights',
       'Command line',
     ]);
