@@ -38,7 +38,7 @@ import {
   type LaunchResult,
   type LaunchReturn,
 } from '../../shared/review.js';
-import { driverContract, staffContract } from '../../shared/contracts/index.js';
+import { staffContract } from '../../shared/contracts/index.js';
 import { integrationSecretContext, LAUNCH_EMAIL_CONTEXT, prefillContext } from '../lib/sealContexts.js';
 
 /** Stripe's Account Links last 5 minutes; a driver handed a link in another app gets a little longer. */
@@ -47,14 +47,6 @@ export const LAUNCH_LINK_LIFETIME_MS = 15 * 60 * 1000;
 const LAUNCH_BINDS_FOR_MS = 24 * 60 * 60 * 1000;
 
 const { launchLinkBody } = staffContract.$defs;
-const { launchOpenBody } = driverContract.$defs;
-
-/** The launch links' refusals in their contracts' words, and the one the launch page shows a driver whose link is spent. */
-const LAUNCH_MESSAGES = {
-  returnUrlRefused: launchLinkBody.properties.returnUrl.errorMessage,
-  linkNotValid: launchOpenBody.properties.token.errorMessage,
-  linkSpent: 'This link has expired or was used already. Please ask for a new one.',
-} as const;
 
 /** The sign-up's and the sign-in's fields an opened link fills (schemas/signup.schema.json, sign-in.schema.json). */
 const FIELDS = { email: 'email', phone: 'phoneNo' } as const;
@@ -138,7 +130,7 @@ export async function integrationRoutes(app: FastifyInstance, options: { publicO
       const { rows } = await app.db.query<{ return_urls: string[] }>('SELECT return_urls FROM integrations WHERE id = $1', [integrationId]);
       const returnUrl = allowedReturnUrl(request.body.returnUrl, rows[0]?.return_urls ?? []);
       // Anything not on the owner's list is refused: a link never sends a driver somewhere unknown.
-      if (!returnUrl) throw httpErrors.badRequest(LAUNCH_MESSAGES.returnUrlRefused);
+      if (!returnUrl) throw httpErrors.badRequest(launchLinkBody.properties.returnUrl.errorMessage);
       const email = request.body.email.trim().toLowerCase();
       const phone = request.body.phone.replace(/^\+1/, '');
       const token = randomBytes(32).toString('base64url');
@@ -231,8 +223,8 @@ export async function integrationRoutes(app: FastifyInstance, options: { publicO
           [tokenHash, app.now()],
         );
         const link = rows[0];
-        if (!link) throw httpErrors.notFound(LAUNCH_MESSAGES.linkNotValid);
-        if (link.spent || !link.prefill) throw httpErrors.gone(LAUNCH_MESSAGES.linkSpent);
+        if (!link) throw refusal(404, 'launch.notValid');
+        if (link.spent || !link.prefill) throw refusal(410, 'launch.spent');
         // Spent, and the email and phone it held gone with it: only the email's keyed hash stays.
         await tx.query('UPDATE launch_links SET opened_at = $2, prefill = NULL WHERE token_hash = $1', [tokenHash, app.now()]);
         const { email, phone } = JSON.parse(app.cipher.decrypt(link.prefill, prefillContext(tokenHash)).toString()) as { email: string; phone: string };

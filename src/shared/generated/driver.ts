@@ -104,6 +104,9 @@ export interface StepAnswersAnswer {
  * via the `definition` "launchOpenBody".
  */
 export interface LaunchOpenBody {
+  /**
+   * The link's token. One that opens no link is refused by the route, in the driver's language (server-messages.json's launch section).
+   */
   token: string;
 }
 /**

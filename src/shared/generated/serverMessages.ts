@@ -122,6 +122,10 @@ export interface ServerMessages {
     button: Text;
     done: Text;
   };
+  launch: {
+    notValid: Text;
+    spent: Text;
+  };
   staff: {
     signInRequired: StaffText;
     sessionEnded: StaffText;

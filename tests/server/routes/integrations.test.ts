@@ -201,9 +201,23 @@ describe('launch links', () => {
     } finally {
       server.clock.reset();
     }
-    const unknown = await open('A'.repeat(43));
+    for (const token of ['A'.repeat(43), '']) {
+      const unknown = await open(token);
+      expect(unknown.statusCode).toBe(404);
+      expect(json(unknown)).toEqual({ message: 'This link is not valid. Please ask for a new one.' });
+    }
+  });
+
+  it("refuses a link in the driver's language: one that opens nothing, and one spent", async () => {
+    const inSpanish = (token: string) => app().inject({ method: 'POST', url: '/integration/launch', headers: { 'accept-language': 'es' }, payload: { token } });
+    const unknown = await inSpanish('A'.repeat(43));
     expect(unknown.statusCode).toBe(404);
-    expect(json(unknown)).toEqual({ message: 'This link is not valid. Please ask for a new one.' });
+    expect(json(unknown)).toEqual({ message: 'Este enlace no es válido. Pide uno nuevo, por favor.' });
+    const { token } = await launchLink(partner);
+    expect((await open(token)).statusCode).toBe(200);
+    const spent = await inSpanish(token);
+    expect(spent.statusCode).toBe(410);
+    expect(json(spent)).toEqual({ message: 'Este enlace ha caducado o ya se usó. Pide uno nuevo, por favor.' });
   });
 
   it('sends a driver who has an account to the sign-in with their email, and binds them', async () => {
