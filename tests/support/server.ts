@@ -13,6 +13,7 @@ import sharp from 'sharp';
 import { expect, inject } from 'vitest';
 import { buildApp } from '../../src/server/app.js';
 import { ADMIN_PREFIX } from '../../src/server/lib/routeTable.js';
+import { INTEGRATION_PREFIX, INTEGRATION_ROUTES } from '../../src/shared/review.js';
 import { readConfig, type ServerConfig } from '../../src/server/config.js';
 import { isConnectionFailure, openDb, type Db } from '../../src/server/db/db.js';
 import type { OutboxEntry } from '../../src/server/messaging/localOutbox.js';
@@ -47,7 +48,7 @@ export interface TestServer {
   reviewer: TestStaff & { key: string };
   /** Every log line the app wrote (JSON). */
   logs: string[];
-  /** Each `{ message }` a staff route (under /admin) answered, for staffMessages.ts to check. */
+  /** Each `{ message }` a route for staff or an integration's system (under /admin, /integration) answered, for staffMessages.ts to check. */
   staffAnswers: { url: string; message: string }[];
   /** Another app on the same database (e.g. a production one); closed with this server. */
   buildAnother(overrides?: Partial<ServerConfig>): Promise<FastifyInstance>;
@@ -123,9 +124,16 @@ async function openWorkerDatabase(): Promise<Db> {
 
 const inMemory = (database: ServerConfig['database']) => database.kind === 'pglite' && database.dir === null;
 
-/** The `message` of a staff route's JSON answer. */
+/** The driver's own calls under /integration (the launch page's and the way back), which answer in the driver's language. */
+const DRIVER_INTEGRATION_PATHS = new Set(Object.values(INTEGRATION_ROUTES).map((route) => `${INTEGRATION_PREFIX}${route}`));
+
+/** Whether `url` is a route staff or an integration's system call: the admin API, or the integration API but the driver's calls. */
+const readByStaffOrSystems = (url: string) =>
+  url.startsWith(`${ADMIN_PREFIX}/`) || (url.startsWith(`${INTEGRATION_PREFIX}/`) && !DRIVER_INTEGRATION_PATHS.has(url.split('?')[0]!));
+
+/** The `message` of a JSON answer staff or an integration's system read. */
 function staffMessageOf(url: string, type: unknown, payload: unknown): string | undefined {
-  if (!url.startsWith(`${ADMIN_PREFIX}/`) || typeof payload !== 'string' || !/^application\/json(;|$)/.test(String(type))) return undefined;
+  if (!readByStaffOrSystems(url) || typeof payload !== 'string' || !/^application\/json(;|$)/.test(String(type))) return undefined;
   const message = (JSON.parse(payload) as { message?: unknown } | null)?.message;
   return typeof message === 'string' ? message : undefined;
 }

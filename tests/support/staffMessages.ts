@@ -1,5 +1,5 @@
 /**
- * What staff read from the admin API comes from the files, never from the code: each `{ message }`
+ * What staff and integrations read from the admin and integration APIs comes from the files, never from the code: each `{ message }`
  * a staff route answers is a message of flows/server-messages.json (its `staff` section, or the
  * requests' own refusals every route shares), its placeholders filled, or the errorMessage of a
  * contract (src/shared/…schema.json) the request broke.
