@@ -144,7 +144,7 @@ describe('GET /admin/people/:id/timeline', () => {
     expect(latest + 24 * 3600 * 1000 - firstDue).toBeLessThan(1000);
     expect(secondDue - firstDue).toBe(48 * 3600 * 1000);
     const again = json<TimelinePage>(await get(`/admin/people/${driver.driverId}/timeline`));
-    expect(again.events.at(-1)).toMatchObject({ kind: 'staff', label: 'driver.timeline', by: server.reviewer.email });
+    expect(again.events.at(-1)).toMatchObject({ kind: 'staff', label: 'Opened their timeline', by: server.reviewer.email });
   });
 
   it('answers 404 for an id that names nobody', async () => {
