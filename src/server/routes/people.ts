@@ -319,6 +319,7 @@ export async function peopleRoutes(app: FastifyInstance, options: { publicOrigin
       ),
       app.db.query<{ author: string; body: string; created_at: Date }>('SELECT author, body, created_at FROM driver_notes WHERE driver_id = $1', [driverId]),
     ]);
+    const verifiedBy = new Map([...verified].map(([step, channel]) => [channel, step]));
     const documentName = (key: string) => expiries.documents.find((document) => `${document.step}.${document.date}` === key)?.name ?? key;
     const stepTitle = (step: string) => labels.get(step) ?? flow().steps[step]?.title ?? null;
     const events: TimelineEvent[] = [
@@ -328,7 +329,15 @@ export async function peopleRoutes(app: FastifyInstance, options: { publicOrigin
         const title = stepTitle(row.step);
         return title === null ? [] : [{ at: row.passed_at.toISOString(), kind: 'step', label: title }];
       }),
-      ...codes.rows.map((row): TimelineEvent => ({ at: row.created_at.toISOString(), kind: 'codeSent', label: 'Code sent', channel: row.channel })),
+      // A code is named by the step it verifies.
+      ...codes.rows.map(
+        (row): TimelineEvent => ({
+          at: row.created_at.toISOString(),
+          kind: 'codeSent',
+          label: stepTitle(verifiedBy.get(row.channel)!) ?? row.channel,
+          channel: row.channel,
+        }),
+      ),
       // A reminder is named by the step it was about (reminders before that was kept: by what it is).
       ...notices.rows.map(
         (row): TimelineEvent => ({

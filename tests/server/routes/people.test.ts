@@ -128,9 +128,9 @@ describe('GET /admin/people/:id/timeline', () => {
     expect(first.driver).toMatchObject({ id: driver.driverId, status: 'inProgress', stoppedAt: 'Upload vehicle images' });
     expect(first.events.map((event) => [event.kind, event.label, event.channel ?? null])).toEqual([
       ['step', 'Sign up', null],
-      ['codeSent', 'Code sent', 'email'],
+      ['codeSent', 'Verify email', 'email'],
       ['codeVerified', 'Verify email', 'email'],
-      ['codeSent', 'Code sent', 'sms'],
+      ['codeSent', 'Verify phone', 'sms'],
       ['codeVerified', 'Verify phone', 'sms'],
       ['step', 'Complete profile', null],
     ]);
