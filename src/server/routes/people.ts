@@ -295,7 +295,8 @@ export async function peopleRoutes(app: FastifyInstance, options: { publicOrigin
       app.db.query<{ step: string; passed_at: Date }>('SELECT step, passed_at FROM driver_steps_passed(ARRAY[$1]::uuid[])', [driverId]),
       app.db.query<{ channel: 'email' | 'sms'; created_at: Date }>('SELECT channel, created_at FROM otp_codes WHERE driver_id = $1', [driverId]),
       app.db.query<{ notice: NoticeName; step: string | null; channel: 'email' | 'sms'; status: 'pending' | 'sent' | 'failed'; created_at: Date }>(
-        'SELECT notice, step, channel, status, created_at FROM outgoing_notices WHERE driver_id = $1',
+        // Email before text for one notice: its two messages have one time.
+        'SELECT notice, step, channel, status, created_at FROM outgoing_notices WHERE driver_id = $1 ORDER BY created_at, channel',
         [driverId],
       ),
       app.db.query<{ document: string; notice: string; sent_at: Date }>('SELECT document, notice, sent_at FROM document_notices_sent WHERE driver_id = $1', [
