@@ -107,6 +107,8 @@ function When({ at }: { at: string }) {
 const queryOf = (filter: PeopleFilter, after: string | null) =>
   new URLSearchParams([...Object.entries(filter).filter(([, value]) => value.trim() !== ''), ...(after ? [['after', after]] : [])]).toString();
 
+/** The owners' column of ticks, for a bulk action on the drivers ticked. */
+const TICK_COLUMN = 'Select';
 const COLUMNS = { driver: 'Driver', status: 'Status', stopped: 'Stopped at', signedUp: 'Signed up', actions: 'Actions' } as const;
 
 /** What the page last said of an action: done, or why not. */
@@ -315,7 +317,7 @@ export function PeopleSection({ session, initial }: { session: AdminSession; ini
             <tr>
               {isOwner && (
                 <th scope="col">
-                  <span className="visually-hidden">Ticked</span>
+                  <span className="visually-hidden">{TICK_COLUMN}</span>
                 </th>
               )}
               {Object.values(COLUMNS).map((label) => (
@@ -329,7 +331,7 @@ export function PeopleSection({ session, initial }: { session: AdminSession; ini
             {drivers.map((driver) => (
               <tr key={driver.id}>
                 {isOwner && (
-                  <td className="admin-people-tick">
+                  <td className="admin-people-tick" data-label={TICK_COLUMN}>
                     <input
                       type="checkbox"
                       aria-label={`Tick ${driver.name ?? driver.email}`}
