@@ -1,6 +1,7 @@
 /**
  * What drivers are told outside the app: the one-time codes and the notices (approved, rejected,
- * subscription failed or ended, bank account changed, reminders, documents expiring or expired),
+ * subscription failed or ended, bank account changed, reminders, a link back to their step sent by
+ * staff, documents expiring or expired),
  * and what staff members are told (a webhook endpoint disabled). Their words are data in flows/notices.json,
  * which ops staff edit; this says which `{placeholders}` the server fills into each, so the lint can
  * check an edit and the server's calls are typed by it.
@@ -14,6 +15,7 @@ export const NOTICE_VALUES = {
   subscriptionEnded: ['signInUrl'],
   bankAccountChanged: ['accountLast4'],
   reminder: ['step', 'signInUrl', 'unsubscribeUrl'],
+  resumeLink: ['resumeUrl', 'minutes', 'signInUrl'],
   documentExpiring: ['document', 'expiresOn', 'signInUrl'],
   documentExpired: ['document', 'expiresOn', 'signInUrl'],
   webhookDisabled: ['url', 'description', 'failingSince', 'lastStatus', 'adminUrl'],
@@ -29,6 +31,7 @@ export const REQUIRED_VALUES: { readonly [N in NoticeName]?: { readonly [C in ke
   rejected: { email: ['reason'] },
   bankAccountChanged: { email: ['accountLast4'] },
   reminder: { email: ['signInUrl', 'unsubscribeUrl'] },
+  resumeLink: { email: ['resumeUrl'], sms: ['resumeUrl'] },
   documentExpiring: { email: ['document', 'expiresOn', 'signInUrl'], sms: ['document'] },
   documentExpired: { email: ['document', 'signInUrl'], sms: ['document'] },
   webhookDisabled: { email: ['url', 'adminUrl'] },
@@ -38,6 +41,22 @@ export const REQUIRED_VALUES: { readonly [N in NoticeName]?: { readonly [C in ke
 export const FIX_REASON_VALUE = 'expiresOn';
 
 export type NoticeName = keyof typeof NOTICE_VALUES;
+
+/** Each notice as staff read of it on a driver's timeline ("Approval sent by email"). */
+export const NOTICE_TITLES: Record<NoticeName, string> = {
+  emailCode: 'Email code',
+  phoneCode: 'Phone code',
+  approved: 'Approval',
+  rejected: 'Request for changes',
+  subscriptionFailed: 'Failed subscription payment',
+  subscriptionEnded: 'Subscription ended',
+  bankAccountChanged: 'Bank account changed',
+  reminder: 'Reminder',
+  resumeLink: 'Link back to their step',
+  documentExpiring: 'Document expiring',
+  documentExpired: 'Document expired',
+  webhookDisabled: 'Webhook endpoint turned off',
+};
 export const NOTICE_NAMES = Object.keys(NOTICE_VALUES) as NoticeName[];
 
 /** The notices to staff members, by email in English (their words are no copy to translate); every other one is to a driver. */

@@ -20,6 +20,8 @@ export type {
 } from './generated/driver.js';
 export type {
   ApproveBody,
+  BulkAnswer,
+  BulkBody,
   Claim,
   EraseBody,
   ExpiringDocument,
@@ -31,9 +33,14 @@ export type {
   QueuePage,
   QueueQuery,
   RejectBody,
+  RemindersBody,
+  ResumeLinkBody,
   ReviewDriver,
   ReviewedField,
   ReviewedStep,
+  NoteBody,
+  PeopleAction,
+  PeopleDownloadQuery,
   PeopleDriver,
   PeoplePage,
   PeopleQuery,

@@ -35,4 +35,5 @@ export const MESSAGE_PARAMS = {
   'staff.badReturnUrl': ['url'],
   'staff.unknownEventType': ['type'],
   'staff.webhookHostUnresolved': ['host'],
+  'staff.remindQuietHours': ['from', 'until', 'zone'],
 } as const satisfies Partial<Record<MessageKey, readonly string[]>>;

@@ -3,8 +3,9 @@
  * their standing, how long they have stalled, how and when they signed up, their language, state
  * and expiring documents; searched by name, exact email or phone, or external id; paged. A
  * driver's page is their timeline (GET /admin/people/:id/timeline) with the reminders still due,
- * each time in the viewer's time zone and relative to now. The insights' stalled counts open this
- * list with their own filter.
+ * each time in the viewer's time zone and relative to now, and what staff can do to them
+ * (PeopleActions.tsx). Owners download the list as CSV and act on many drivers at once. The
+ * insights' stalled counts open this list with their own filter.
  */
 import { useState } from 'react';
 import useSWR from 'swr';
@@ -13,7 +14,9 @@ import type { PeopleDriver, PeoplePage, PeopleStatus, TimelineEvent, TimelinePag
 import { funnelSteps } from '../../shared/funnel.js';
 import { flow } from '../runtime/flow.js';
 import { READ_ONCE, type RequestError } from '../runtime/reads.js';
-import { checkRefusal, readAdmin, type AdminSession } from './adminApi.js';
+import { request, type ApiResult } from '../runtime/api.js';
+import { checkRefusal, download, isRefusal, readAdmin, type AdminSession } from './adminApi.js';
+import { actOn, BulkActions, DriverActions, type BulkTarget } from './PeopleActions.js';
 import { formatTime } from './adminData.js';
 import { ReadFailure } from './ReadFailure.js';
 
@@ -56,18 +59,26 @@ const STATUS_LABELS: Record<PeopleStatus, string> = {
 
 const SORT_LABELS = { newest: 'Newest sign-up', oldest: 'Oldest sign-up', recentActivity: 'Latest activity', oldestActivity: 'Oldest activity' } as const;
 
+/** What each kind of event is, before what it says ("Reminder sent about: Add vehicle"). */
 const EVENT_LABELS: Record<TimelineEvent['kind'], string> = {
-  step: 'Step sent',
-  codeSent: 'Code sent',
-  codeVerified: 'Code verified',
-  notice: 'Notice',
-  reminder: 'Reminder',
-  documentNotice: 'Document notice',
+  step: 'Sent the step',
+  codeSent: 'Code sent for',
+  codeVerified: 'Code verified for',
+  notice: 'Notice sent',
+  reminder: 'Reminder sent about',
+  documentNotice: 'Document notice sent',
   decision: 'Decision',
   staff: 'Staff',
   documentExpiry: 'Document expires',
-  reminderDue: 'Reminder due',
+  reminderDue: 'Reminder due about',
+  webhook: 'Webhook event sent',
+  note: 'Note',
 };
+
+const CHANNEL_WORDS = { email: 'by email', sms: 'by text message' } as const;
+const DELIVERY_WORDS = { pending: 'waiting to go', sent: 'delivered', failed: 'failed' } as const;
+
+const REMINDER_WORDS = { on: 'Reminders: on.', paused: 'Reminders: paused by staff.', unsubscribed: 'Reminders: off, at the driver’s request.' } as const;
 
 const relative = new Intl.RelativeTimeFormat('en-US', { numeric: 'auto' });
 const UNITS = [
@@ -96,19 +107,41 @@ function When({ at }: { at: string }) {
 const queryOf = (filter: PeopleFilter, after: string | null) =>
   new URLSearchParams([...Object.entries(filter).filter(([, value]) => value.trim() !== ''), ...(after ? [['after', after]] : [])]).toString();
 
-const COLUMNS = { driver: 'Driver', status: 'Status', stopped: 'Stopped at', signedUp: 'Signed up' } as const;
+/** The owners' column of ticks, for a bulk action on the drivers ticked. */
+const TICK_COLUMN = 'Select';
+const COLUMNS = { driver: 'Driver', status: 'Status', stopped: 'Stopped at', signedUp: 'Signed up', actions: 'Actions' } as const;
+
+/** What the page last said of an action: done, or why not. */
+function Outcome({ outcome }: { outcome: { ok: boolean; said: string } | null }) {
+  if (!outcome) return null;
+  return outcome.ok ? (
+    <p role="status">{outcome.said}</p>
+  ) : (
+    <p className="field-error" role="alert">
+      {outcome.said}
+    </p>
+  );
+}
 
 function Timeline({ session, driver, onBack }: { session: AdminSession; driver: PeopleDriver; onBack: () => void }) {
-  const { data, error, isValidating } = useSWR<TimelinePage, RequestError>([`/admin/people/${driver.id}/timeline`, session.bearer], readAdmin<TimelinePage>, {
-    ...READ_ONCE,
-    onError: (failed) => checkRefusal(session, failed),
-  });
+  const { data, error, isValidating, mutate } = useSWR<TimelinePage, RequestError>(
+    [`/admin/people/${driver.id}/timeline`, session.bearer],
+    readAdmin<TimelinePage>,
+    { ...READ_ONCE, onError: (failed) => checkRefusal(session, failed) },
+  );
+  const [outcome, setOutcome] = useState<{ ok: boolean; said: string } | null>(null);
+  const [note, setNote] = useState('');
+  const done = (result: { ok: boolean; said: string }) => {
+    setOutcome(result);
+    void mutate();
+  };
   const list = (events: TimelineEvent[]) => (
     <ol className="admin-timeline">
       {events.map((event, index) => (
-        <li key={`${event.at}/${index}`}>
+        <li key={`${event.at}/${index}`} data-kind={event.kind}>
           <When at={event.at} /> — {EVENT_LABELS[event.kind]}: {event.label}
-          {event.channel && ` (${event.channel === 'sms' ? 'text message' : 'email'}${event.delivery ? `, ${event.delivery}` : ''})`}
+          {(event.channel || event.delivery) &&
+            ` (${[event.channel && CHANNEL_WORDS[event.channel], event.delivery && DELIVERY_WORDS[event.delivery]].filter(Boolean).join(', ')})`}
           {event.by && <span className="admin-muted"> by {event.by}</span>}
         </li>
       ))}
@@ -134,6 +167,26 @@ function Timeline({ session, driver, onBack }: { session: AdminSession; driver: 
       <ReadFailure error={error} />
       {data && (
         <>
+          <p>{REMINDER_WORDS[data.reminders]}</p>
+          <DriverActions session={session} driver={driver} reminders={data.reminders} onDone={done} />
+          <form
+            className="admin-note-form"
+            onSubmit={async (event) => {
+              event.preventDefault();
+              const result = await actOn(session, driver.id, { kind: 'note', text: note });
+              if (result.ok) setNote('');
+              done(result);
+            }}
+          >
+            <label htmlFor="people-note">A note for colleagues</label>
+            <textarea id="people-note" className="admin-input" maxLength={2000} value={note} onChange={(event) => setNote(event.target.value)} />
+            <div className="admin-actions">
+              <button type="submit" className="button button-secondary admin-action" disabled={note.trim() === ''}>
+                Add the note
+              </button>
+            </div>
+          </form>
+          <Outcome outcome={outcome} />
           <h4>Timeline</h4>
           {list(data.events)}
           <h4>Reminders still due</h4>
@@ -148,12 +201,41 @@ export function PeopleSection({ session, initial }: { session: AdminSession; ini
   const [filter, setFilter] = useState(initial);
   const [shown, setShown] = useState(initial);
   const [open, setOpen] = useState<PeopleDriver | null>(null);
-  const { data, error, isValidating, size, setSize } = useSWRInfinite<PeoplePage, RequestError>(
+  const [ticked, setTicked] = useState<ReadonlySet<string>>(new Set());
+  const [outcome, setOutcome] = useState<{ ok: boolean; said: string } | null>(null);
+  const isOwner = session.me.roles.includes('owner');
+  const { data, error, isValidating, size, setSize, mutate } = useSWRInfinite<PeoplePage, RequestError>(
     (index, previous: PeoplePage | null) => (index > 0 && !previous?.next ? null : [`/admin/people?${queryOf(shown, previous?.next ?? null)}`, session.bearer]),
     readAdmin<PeoplePage>,
     { ...READ_ONCE, onError: (failed) => checkRefusal(session, failed) },
   );
   if (open) return <Timeline session={session} driver={open} onBack={() => setOpen(null)} />;
+  const show = (next: PeopleFilter) => {
+    setShown(next);
+    setTicked(new Set());
+  };
+  async function save() {
+    const result = await download(
+      `/admin/people/download?${queryOf(shown, null)}`,
+      session.bearer,
+      `onramp-drivers-${new Date().toISOString().slice(0, 10)}.csv`,
+    );
+    if (!result.ok && isRefusal(result.status)) session.refused(result);
+  }
+  /** Every driver the filter matches, page after page, for a bulk action on them all. */
+  async function everyId(): Promise<string[]> {
+    const ids: string[] = [];
+    let after: string | null = null;
+    do {
+      const page: ApiResult<PeoplePage> = await request<PeoplePage>(`/admin/people?${queryOf(shown, after)}&limit=200`, { bearer: session.bearer });
+      if (!page.ok) break;
+      ids.push(...page.data.drivers.map((driver) => driver.id));
+      after = page.data.next;
+    } while (after);
+    return ids;
+  }
+  const total = data?.[0]?.total ?? 0;
+  const target: BulkTarget = ticked.size > 0 ? { ids: [...ticked] } : { all: total, readIds: everyId };
   const change = (key: keyof PeopleFilter) => (event: { target: { value: string } }) => setFilter({ ...filter, [key]: event.target.value });
   const drivers = data?.flatMap((page) => page.drivers) ?? [];
   const next = data?.[data.length - 1]?.next;
@@ -170,7 +252,7 @@ export function PeopleSection({ session, initial }: { session: AdminSession; ini
         className="admin-audit-filter admin-people-filter"
         onSubmit={(event) => {
           event.preventDefault();
-          setShown(filter);
+          show(filter);
         }}
       >
         {field('q', 'Name, exact email or phone, or external id', { type: 'search' })}
@@ -213,6 +295,11 @@ export function PeopleSection({ session, initial }: { session: AdminSession; ini
           <button type="submit" className="button button-secondary admin-action">
             Show
           </button>
+          {isOwner && (
+            <button type="button" className="button button-secondary admin-action" onClick={() => void save()}>
+              Download CSV
+            </button>
+          )}
         </div>
       </form>
       {isValidating && <p className="admin-muted">Loading…</p>}
@@ -222,10 +309,17 @@ export function PeopleSection({ session, initial }: { session: AdminSession; ini
           {data[0]!.total} {data[0]!.total === 1 ? 'driver' : 'drivers'}
         </p>
       )}
+      {isOwner && total > 0 && <BulkActions key={JSON.stringify(shown)} session={session} target={target} onDone={() => void mutate()} />}
+      <Outcome outcome={outcome} />
       {drivers.length > 0 && (
         <table className="admin-audit admin-people">
           <thead>
             <tr>
+              {isOwner && (
+                <th scope="col">
+                  <span className="visually-hidden">{TICK_COLUMN}</span>
+                </th>
+              )}
               {Object.values(COLUMNS).map((label) => (
                 <th key={label} scope="col">
                   {label}
@@ -236,6 +330,21 @@ export function PeopleSection({ session, initial }: { session: AdminSession; ini
           <tbody>
             {drivers.map((driver) => (
               <tr key={driver.id}>
+                {isOwner && (
+                  <td className="admin-people-tick" data-label={TICK_COLUMN}>
+                    <input
+                      type="checkbox"
+                      aria-label={`Tick ${driver.name ?? driver.email}`}
+                      checked={ticked.has(driver.id)}
+                      onChange={(event) => {
+                        const next = new Set(ticked);
+                        if (event.target.checked) next.add(driver.id);
+                        else next.delete(driver.id);
+                        setTicked(next);
+                      }}
+                    />
+                  </td>
+                )}
                 <td data-label={COLUMNS.driver}>
                   <button type="button" className="admin-link-button" onClick={() => setOpen(driver)}>
                     {driver.name ?? driver.email}
@@ -254,6 +363,12 @@ export function PeopleSection({ session, initial }: { session: AdminSession; ini
                 </td>
                 <td data-label={COLUMNS.signedUp}>
                   <When at={driver.signedUpAt} />
+                </td>
+                <td data-label={COLUMNS.actions}>
+                  <details className="admin-row-actions">
+                    <summary>Actions</summary>
+                    <DriverActions session={session} driver={driver} onDone={setOutcome} />
+                  </details>
                 </td>
               </tr>
             ))}

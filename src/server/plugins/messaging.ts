@@ -61,7 +61,8 @@ export interface Messaging {
   sendCode(message: CodeMessage): Promise<void>;
   /**
    * Records a notice to a driver within `tx` (the transaction of what it tells): an email, and a
-   * text message when the notice has words for one and the driver a verified phone.
+   * text message when the notice has words for one and the driver a verified phone. Answers the
+   * channels it went by.
    */
   notify<N extends NoticeToDriver>(
     tx: Queryable,
@@ -69,7 +70,7 @@ export interface Messaging {
     notice: N,
     values: Omit<NoticeValues<N>, 'signInUrl'>,
     options?: NotifyOptions,
-  ): Promise<void>;
+  ): Promise<Channel[]>;
   /** Records a notice to every staff member with `role` within `tx` (the transaction of what it tells): an email, with the admin page's link. */
   notifyStaff<N extends NoticeToStaff>(tx: Queryable, role: StaffRole, notice: N, values: Omit<NoticeValues<N>, 'adminUrl'>): Promise<void>;
   /** Delivers the notices that are due; returns how many went. The background loop calls it, and tests. */
@@ -89,6 +90,10 @@ export interface NotifyOptions {
   emailHeaders?: Record<string, string>;
   /** A text message only to a driver who accepted text notifications at sign-up (a reminder is no answer to anything they did). */
   smsNeedsConsent?: boolean;
+  /** Only by these channels (a link a staff member chose to send by text): all the notice has words for when absent. */
+  channels?: readonly Channel[];
+  /** The flow's step the notice is about (a reminder's), for the driver's timeline. */
+  step?: string;
 }
 
 /** The notices to drivers (codes aside); their sign-in link is filled in here. */
@@ -176,22 +181,24 @@ export const messagingPlugin = fp<{ config: MessagingConfig; signInUrl: string; 
       driverId: string,
       notice: N,
       values: Omit<NoticeValues<N>, 'signInUrl'>,
-      { emailHeaders, smsNeedsConsent = false }: NotifyOptions = {},
-    ) {
+      { emailHeaders, smsNeedsConsent = false, channels = ['email', 'sms'], step }: NotifyOptions = {},
+    ): Promise<Channel[]> {
       const { rows } = await tx.query<{ email: string; phone: string | null; locale: string }>(
         `SELECT email, CASE WHEN phone_verified_at IS NOT NULL AND sms_opted_out_at IS NULL AND (NOT $2 OR sms_consent_at IS NOT NULL) THEN phone END AS phone, locale
          FROM drivers WHERE id = $1`,
         [driverId, smsNeedsConsent],
       );
       const driver = rows[0];
-      if (!driver) return;
+      if (!driver) return [];
       // In the language the driver last used the app in.
       const words = wordsIn(isLocale(driver.locale) ? driver.locale : DEFAULT_LOCALE);
       const rendered = renderNotice(words[notice], { ...values, signInUrl: options.signInUrl });
       const messages: Omit<OutgoingMessage, 'about'>[] = [];
-      if (rendered.email) messages.push({ channel: 'email', to: driver.email, ...rendered.email, ...(emailHeaders && { headers: emailHeaders }) });
-      if (rendered.sms && driver.phone) messages.push({ channel: 'sms', to: driver.phone, ...rendered.sms });
-      await queue(tx, { driverId }, notice, messages);
+      if (rendered.email && channels.includes('email'))
+        messages.push({ channel: 'email', to: driver.email, ...rendered.email, ...(emailHeaders && { headers: emailHeaders }) });
+      if (rendered.sms && driver.phone && channels.includes('sms')) messages.push({ channel: 'sms', to: driver.phone, ...rendered.sms });
+      await queue(tx, { driverId }, notice, messages, step);
+      return messages.map((message) => message.channel);
     }
 
     async function notifyStaff<N extends NoticeToStaff>(tx: Queryable, role: StaffRole, notice: N, values: Omit<NoticeValues<N>, 'adminUrl'>) {
@@ -201,14 +208,14 @@ export const messagingPlugin = fp<{ config: MessagingConfig; signInUrl: string; 
     }
 
     /** Writes a notice's messages to one recipient within `tx`, for the delivery pass. */
-    async function queue(tx: Queryable, recipient: Recipient, notice: NoticeName, messages: Omit<OutgoingMessage, 'about'>[]) {
+    async function queue(tx: Queryable, recipient: Recipient, notice: NoticeName, messages: Omit<OutgoingMessage, 'about'>[], step?: string) {
       const now = app.now();
       for (const message of messages) {
         // The address and the words (a rejection reason among them) are sealed, bound to the row.
         const id = randomUUID();
         await tx.query(
-          `INSERT INTO outgoing_notices (id, driver_id, staff_id, notice, channel, sealed, next_attempt_at, created_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $7)`,
+          `INSERT INTO outgoing_notices (id, driver_id, staff_id, notice, channel, sealed, next_attempt_at, created_at, step)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $7, $8)`,
           [
             id,
             'driverId' in recipient ? recipient.driverId : null,
@@ -217,6 +224,7 @@ export const messagingPlugin = fp<{ config: MessagingConfig; signInUrl: string; 
             message.channel,
             app.cipher.encrypt(JSON.stringify(message), noticeContext(id)),
             now,
+            step ?? null,
           ],
         );
       }

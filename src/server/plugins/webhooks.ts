@@ -61,6 +61,17 @@ export const DRIVER_EVENT_TYPES: readonly string[] = eventsSchema.$defs.driverEv
   return (eventsSchema.$defs[name] as { properties: { type: { const: string } } }).properties.type.const;
 });
 
+/** Each type of event about a driver in plain words (its schema's description), as a driver's timeline tells it. */
+export const DRIVER_EVENT_WORDS: ReadonlyMap<string, string> = new Map(
+  eventsSchema.$defs.driverEvent.oneOf.map((branch) => {
+    const event = eventsSchema.$defs[branch.$ref.split('/').at(-1) as keyof typeof eventsSchema.$defs] as {
+      description: string;
+      properties: { type: { const: string } };
+    };
+    return [event.properties.type.const, event.description];
+  }),
+);
+
 type DriverEventType = DriverEvent['type'];
 /** What an event of `T` says besides the driver and its sequence number (filled in by emit). */
 export type EventData<T extends DriverEventType> = Omit<Extract<DriverEvent, { type: T }>['data'], 'driverId' | 'sequence' | 'externalId'>;

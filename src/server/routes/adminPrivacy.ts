@@ -4,7 +4,8 @@
  *
  * - GET /admin/drivers/:id/export: everything the server keeps of one driver, as a zip for the
  *   driver: their account, their answers in clear (sensitive ones opened: it is their own data),
- *   their photos and documents, the review decisions, the notices sent and the subscription.
+ *   their photos and documents, the review decisions, the notices sent, the notes staff wrote
+ *   about them and the subscription.
  * - POST /admin/drivers/:id/erase `{ "confirm": "<the driver's email>" }`: the driver's rows,
  *   files, sessions, codes and lockouts, and their Firebase account, are removed. Payment records
  *   are kept, detached from the person (retained_payment_records, migration 008), as tax and
@@ -62,6 +63,7 @@ const DRIVER_TABLES = [
   'document_notices_sent',
   'driver_progress',
   'subscriptions',
+  'driver_notes',
 ] as const;
 
 /** The extension a stored document gets in an export: the server re-encodes every upload as one of these. */
@@ -147,6 +149,9 @@ async function recordsOf(tx: Queryable, driverId: string) {
     ),
     notices: await rows<{ notice: string; channel: string; status: string; created_at: Date; sent_at: Date | null }>(
       'SELECT notice, channel, status, created_at, sent_at FROM outgoing_notices WHERE driver_id = $1 ORDER BY created_at',
+    ),
+    notes: await rows<{ author: string; body: string; created_at: Date }>(
+      'SELECT author, body, created_at FROM driver_notes WHERE driver_id = $1 ORDER BY created_at, id',
     ),
     subscription:
       (
@@ -306,6 +311,7 @@ export async function adminPrivacyRoutes(app: FastifyInstance, options: { embedd
         sentAt: notice.sent_at,
       })),
     );
+    zip['notes.json'] = jsonFile(records.notes.map((note) => ({ author: note.author, text: note.body, createdAt: note.created_at })));
     const subscription = records.subscription;
     zip['payments.json'] = jsonFile({
       subscription: subscription && {

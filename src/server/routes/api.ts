@@ -129,7 +129,7 @@ export const apiPlugin = fp<{ config: ServerConfig; publicOrigin: string }>(
       await api.register(adminRoutes, { config });
       await api.register(adminPrivacyRoutes, { embeddedDatabase: config.database.kind === 'pglite' });
       await api.register(insightsRoutes);
-      await api.register(peopleRoutes);
+      await api.register(peopleRoutes, { publicOrigin, counters: config.sharedCounters });
       await api.register(expiryRoutes);
       await api.register(reminderRoutes);
       await api.register(staffRoutes, { rateLimit: config.authRateLimit, counters: config.sharedCounters });

@@ -8,25 +8,72 @@
  * (lib/insights.ts): the step of the funnel after the last one they passed, since they passed that
  * one. So the list filtered by a step, a sign-up range, a method, a language and stalledDays holds
  * exactly the drivers the insights count as stalled at that step. Each reading is in the audit record.
+ *
+ * Staff act on drivers from the list: GET /admin/people/download is the list as CSV (owners);
+ * POST /admin/people/:id/… sends the link back to their step (resume-link), a reminder now
+ * (remind), pauses or resumes their reminders (reminders), adds a note for colleagues (notes);
+ * POST /admin/people/bulk does one of these to each of up to BULK_SIZE drivers (owners), at most
+ * BULK_REQUESTS_PER_MINUTE times a minute. Each action on each driver is in the audit record.
  */
-import type { FastifyInstance } from 'fastify';
+import { HttpError } from '@fastify/sensible';
+import rateLimit from '@fastify/rate-limit';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { AUDIT_ACTION_WORDS } from '../../shared/auditWords.js';
 import { isLocale } from '../../shared/locales.js';
-import type { PeopleDriver, PeoplePage, PeopleQuery, PeopleStatus, TimelineEvent, TimelinePage } from '../../shared/review.js';
+import { NOTICE_TITLES, type NoticeName } from '../../shared/notices.js';
+import type {
+  AuditAction,
+  BulkAnswer,
+  BulkBody,
+  NoteBody,
+  PeopleAction,
+  PeopleDownloadQuery,
+  PeopleDriver,
+  PeoplePage,
+  PeopleQuery,
+  PeopleStatus,
+  RemindersBody,
+  ResumeLinkBody,
+  TimelineEvent,
+  TimelinePage,
+} from '../../shared/review.js';
 import { loadNotices } from '../../node/projectFiles.js';
+import type { ServerConfig } from '../config.js';
 import { isUuid } from '../db/db.js';
 import { checkBodiesBySchema } from '../lib/bodySchemas.js';
+import { fileAnswer } from '../lib/routeSchemas.js';
+import { sharedLimitStore } from '../plugins/rateLimitStore.js';
+import { DRIVER_EVENT_WORDS } from '../plugins/webhooks.js';
 import { addDays } from '../lib/expiries.js';
 import { funnelSteps } from '../lib/insights.js';
 import { ADMIN_PREFIX, type RouteTable } from '../lib/routeTable.js';
 import { remindersAhead } from '../plugins/reminders.js';
 import { refusal } from '../serverMessages.js';
-import { cursorOf, DEFAULT_PAGE_SIZE, readCursor } from './admin.js';
+import { cursorOf, DEFAULT_PAGE_SIZE, readCursor, RESUME_LINK_LIFETIME_MS } from './admin.js';
+import { csvField } from './staff.js';
 
 /** The list of every driver and a driver's timeline (lib/routeTable.ts). */
 export const PEOPLE_ROUTES = {
   people: { method: 'GET', url: `${ADMIN_PREFIX}/people` },
   timeline: { method: 'GET', url: `${ADMIN_PREFIX}/people/:id/timeline` },
+  download: { method: 'GET', url: `${ADMIN_PREFIX}/people/download` },
+  resumeLink: { method: 'POST', url: `${ADMIN_PREFIX}/people/:id/resume-link` },
+  remind: { method: 'POST', url: `${ADMIN_PREFIX}/people/:id/remind` },
+  reminders: { method: 'POST', url: `${ADMIN_PREFIX}/people/:id/reminders` },
+  note: { method: 'POST', url: `${ADMIN_PREFIX}/people/:id/notes` },
+  bulk: { method: 'POST', url: `${ADMIN_PREFIX}/people/bulk` },
 } as const satisfies RouteTable;
+
+/** The most drivers one bulk request acts on (bulkBody's maxItems): the admin page sends a longer list in parts of this size. */
+export const BULK_SIZE = 50;
+/** Bulk requests a staff member may make a minute: at most BULK_SIZE times this many actions a minute, on every server together. */
+export const BULK_REQUESTS_PER_MINUTE = 20;
+
+/** The CSV's columns: who the driver is and where they stand, never their answers (no SSN, bank or document data). */
+const CSV_COLUMNS = ['id', 'name', 'email', 'phone', 'status', 'stoppedAt', 'since', 'signedUpAt', 'lastActivityAt', 'provider', 'language', 'state'] as const;
+
+/** Each decision as the timeline says it. */
+const DECISION_WORDS: Record<string, string> = { approved: 'Approved', rejected: 'Asked for changes' };
 
 const DAY_MS = 24 * 3600 * 1000;
 
@@ -92,17 +139,27 @@ function peopleSql(funnelNames: string[], value: (v: unknown) => string, filters
   ${filters.length > 0 ? `WHERE ${filters.join(' AND ')}` : ''}`;
 }
 
-export async function peopleRoutes(app: FastifyInstance) {
+export async function peopleRoutes(app: FastifyInstance, options: { publicOrigin: string; counters: ServerConfig['sharedCounters'] }) {
   const readers = { config: { staffRoles: ['reviewer', 'owner'] as const }, onRequest: app.requireStaff };
+  const owners = { config: { staffRoles: ['owner'] as const }, onRequest: app.requireStaff };
+  await app.register(rateLimit, {
+    global: false,
+    ...(await sharedLimitStore(app, options.counters)),
+    // After the staff check: counted by the staff member, whatever address they come from.
+    hook: 'preHandler',
+    keyGenerator: (request) => `people-bulk:${request.staff?.id ?? request.ip}`,
+    errorResponseBuilder: () => refusal(429, 'staff.bulkTooFast'),
+  });
   const { expiries, reminders: schedule } = loadNotices();
   const flow = () => app.callReader.flow;
   checkBodiesBySchema(app);
 
   /**
    * The list's SQL and values for `query`: the filters as conditions on the drivers' rows, and for a
-   * page, the cursor's place and the order. Only the filters asked for are in the statement.
+   * page, the cursor's place and the order (every match in that order when its limit is null). Only
+   * the filters asked for are in the statement.
    */
-  function statement(query: PeopleQuery, page: { limit: number } | null) {
+  function statement(query: PeopleQuery, page: { limit: number | null } | null) {
     const values: unknown[] = [];
     const value = (v: unknown) => {
       values.push(v);
@@ -153,7 +210,7 @@ export async function peopleRoutes(app: FastifyInstance) {
         funnel.map((step) => step.recordedAs),
         value,
         filters,
-      )}) matched ORDER BY ${sort.column} ${direction}, id ${direction} LIMIT ${value(page.limit + 1)}`;
+      )}) matched ORDER BY ${sort.column} ${direction}, id ${direction}${page.limit === null ? '' : ` LIMIT ${value(page.limit + 1)}`}`;
     return { sql, values };
   }
 
@@ -234,14 +291,14 @@ export async function peopleRoutes(app: FastifyInstance) {
       ['driver.emailVerified', 'email'],
       ['driver.phoneVerified', 'sms'],
     ]);
-    const [steps, codes, notices, remindersSent, documentNotices, decisions, staff, answers] = await Promise.all([
+    const [steps, codes, notices, documentNotices, decisions, staff, answers, webhooks, notes] = await Promise.all([
       app.db.query<{ step: string; passed_at: Date }>('SELECT step, passed_at FROM driver_steps_passed(ARRAY[$1]::uuid[])', [driverId]),
       app.db.query<{ channel: 'email' | 'sms'; created_at: Date }>('SELECT channel, created_at FROM otp_codes WHERE driver_id = $1', [driverId]),
-      app.db.query<{ notice: string; channel: 'email' | 'sms'; status: 'pending' | 'sent' | 'failed'; created_at: Date }>(
-        'SELECT notice, channel, status, created_at FROM outgoing_notices WHERE driver_id = $1',
+      app.db.query<{ notice: NoticeName; step: string | null; channel: 'email' | 'sms'; status: 'pending' | 'sent' | 'failed'; created_at: Date }>(
+        // Email before text for one notice: its two messages have one time.
+        'SELECT notice, step, channel, status, created_at FROM outgoing_notices WHERE driver_id = $1 ORDER BY created_at, channel',
         [driverId],
       ),
-      app.db.query<{ step: string; reminder: number; sent_at: Date }>('SELECT step, reminder, sent_at FROM reminders_sent WHERE driver_id = $1', [driverId]),
       app.db.query<{ document: string; notice: string; sent_at: Date }>('SELECT document, notice, sent_at FROM document_notices_sent WHERE driver_id = $1', [
         driverId,
       ]),
@@ -249,12 +306,21 @@ export async function peopleRoutes(app: FastifyInstance) {
         'SELECT decision, reviewed_by, reviewed_at FROM driver_reviews WHERE driver_id = $1',
         [driverId],
       ),
-      app.db.query<{ action: string; actor: string | null; at: Date }>('SELECT action, actor, at FROM audit_events WHERE driver_id = $1', [driverId]),
+      app.db.query<{ action: AuditAction; actor: string | null; at: Date }>('SELECT action, actor, at FROM audit_events WHERE driver_id = $1', [driverId]),
       app.db.query<{ step: string; answers: Record<string, unknown> }>(
         'SELECT step, answers FROM step_answers WHERE driver_id = $1 AND step = ANY($2::text[])',
         [driverId, expiries.documents.map((document) => document.step)],
       ),
+      // Each event sent (queued for at least one endpoint), and how its deliveries went.
+      app.db.query<{ type: string; created_at: Date; delivery: 'pending' | 'sent' | 'failed' }>(
+        `SELECT e.type, e.created_at,
+           CASE WHEN bool_or(d.status = 'failed') THEN 'failed' WHEN bool_and(d.status = 'delivered') THEN 'sent' ELSE 'pending' END AS delivery
+         FROM webhook_events e JOIN webhook_deliveries d ON d.event_id = e.id WHERE e.driver_id = $1 GROUP BY e.id`,
+        [driverId],
+      ),
+      app.db.query<{ author: string; body: string; created_at: Date }>('SELECT author, body, created_at FROM driver_notes WHERE driver_id = $1', [driverId]),
     ]);
+    const verifiedBy = new Map([...verified].map(([step, channel]) => [channel, step]));
     const documentName = (key: string) => expiries.documents.find((document) => `${document.step}.${document.date}` === key)?.name ?? key;
     const stepTitle = (step: string) => labels.get(step) ?? flow().steps[step]?.title ?? null;
     const events: TimelineEvent[] = [
@@ -264,16 +330,53 @@ export async function peopleRoutes(app: FastifyInstance) {
         const title = stepTitle(row.step);
         return title === null ? [] : [{ at: row.passed_at.toISOString(), kind: 'step', label: title }];
       }),
-      ...codes.rows.map((row): TimelineEvent => ({ at: row.created_at.toISOString(), kind: 'codeSent', label: 'Code sent', channel: row.channel })),
+      // A code is named by the step it verifies.
+      ...codes.rows.map(
+        (row): TimelineEvent => ({
+          at: row.created_at.toISOString(),
+          kind: 'codeSent',
+          label: stepTitle(verifiedBy.get(row.channel)!) ?? row.channel,
+          channel: row.channel,
+        }),
+      ),
+      // A reminder is named by the step it was about (reminders before that was kept: by what it is).
       ...notices.rows.map(
-        (row): TimelineEvent => ({ at: row.created_at.toISOString(), kind: 'notice', label: row.notice, channel: row.channel, delivery: row.status }),
+        (row): TimelineEvent => ({
+          at: row.created_at.toISOString(),
+          ...(row.notice === 'reminder'
+            ? { kind: 'reminder', label: (row.step && stepTitle(row.step)) ?? NOTICE_TITLES.reminder }
+            : { kind: 'notice', label: NOTICE_TITLES[row.notice] }),
+          channel: row.channel,
+          delivery: row.status,
+        }),
       ),
-      ...remindersSent.rows.map((row): TimelineEvent => ({ at: row.sent_at.toISOString(), kind: 'reminder', label: stepTitle(row.step) ?? row.step })),
       ...documentNotices.rows.map(
-        (row): TimelineEvent => ({ at: row.sent_at.toISOString(), kind: 'documentNotice', label: `${documentName(row.document)}: ${row.notice}` }),
+        (row): TimelineEvent => ({
+          at: row.sent_at.toISOString(),
+          kind: 'documentNotice',
+          label: `${NOTICE_TITLES[row.notice as NoticeName] ?? row.notice}: ${documentName(row.document)}`,
+        }),
       ),
-      ...decisions.rows.map((row): TimelineEvent => ({ at: row.reviewed_at.toISOString(), kind: 'decision', label: row.decision, by: row.reviewed_by })),
-      ...staff.rows.map((row): TimelineEvent => ({ at: row.at.toISOString(), kind: 'staff', label: row.action, ...(row.actor && { by: row.actor }) })),
+      ...decisions.rows.map(
+        (row): TimelineEvent => ({
+          at: row.reviewed_at.toISOString(),
+          kind: 'decision',
+          label: DECISION_WORDS[row.decision] ?? row.decision,
+          by: row.reviewed_by,
+        }),
+      ),
+      ...staff.rows.map(
+        (row): TimelineEvent => ({ at: row.at.toISOString(), kind: 'staff', label: AUDIT_ACTION_WORDS[row.action], ...(row.actor && { by: row.actor }) }),
+      ),
+      ...webhooks.rows.map(
+        (row): TimelineEvent => ({
+          at: row.created_at.toISOString(),
+          kind: 'webhook',
+          label: DRIVER_EVENT_WORDS.get(row.type) ?? row.type,
+          delivery: row.delivery,
+        }),
+      ),
+      ...notes.rows.map((row): TimelineEvent => ({ at: row.created_at.toISOString(), kind: 'note', label: row.body, by: row.author })),
       ...expiries.documents.flatMap((document): TimelineEvent[] => {
         const date = answers.rows.find((row) => row.step === document.step)?.answers[document.date];
         return typeof date === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(date)
@@ -292,8 +395,8 @@ export async function peopleRoutes(app: FastifyInstance) {
       // The reminders' next step is the first of the funnel not passed (plugins/reminders.ts), after their latest progress.
       const { rows: passed } = await app.db.query<{ step: string }>('SELECT step FROM driver_steps_passed(ARRAY[$1]::uuid[])', [row.id]);
       const next = funnelSteps(flow()).find((step) => !passed.some((done) => done.step === step.recordedAs));
-      const { rows: state } = await app.db.query<{ stopped: boolean; sent: string[] }>(
-        `SELECT d.reminders_stopped_at IS NOT NULL AS stopped,
+      const { rows: state } = await app.db.query<{ stopped: boolean; paused: boolean; sent: string[] }>(
+        `SELECT d.reminders_stopped_at IS NOT NULL AS stopped, d.reminders_paused_at IS NOT NULL AS paused,
            coalesce((SELECT array_agg(r.step || ':' || r.reminder) FROM reminders_sent r WHERE r.driver_id = d.id), '{}') AS sent
          FROM drivers d WHERE d.id = $1`,
         [row.id],
@@ -306,14 +409,149 @@ export async function peopleRoutes(app: FastifyInstance) {
               lastProgress: row.last_activity_at,
               signedUpAt: row.signed_up_at,
               sent: state[0]!.sent,
-              excluded: state[0]!.stopped || row.status === 'rejected',
+              excluded: state[0]!.stopped || state[0]!.paused || row.status === 'rejected',
             },
             app.now(),
           ).map((ahead): TimelineEvent => ({ at: ahead.at.toISOString(), kind: 'reminderDue', label: next.label }))
         : [];
       const events = await eventsOf(row.id);
       await app.audit.record(request, { action: 'driver.timeline', driverId: row.id });
-      return { driver: rowOf(row), events, due };
+      return { driver: rowOf(row), events, due, reminders: state[0]!.stopped ? 'unsubscribed' : state[0]!.paused ? 'paused' : 'on' };
+    },
+  );
+
+  app.get<{ Querystring: PeopleDownloadQuery }>(
+    PEOPLE_ROUTES.download.url,
+    {
+      ...owners,
+      schema: { querystring: { $ref: 'review#/$defs/peopleDownloadQuery' }, response: { 200: fileAnswer('The drivers that match, as CSV.', 'text/csv') } },
+    },
+    async (request, reply) => {
+      const { query } = request;
+      checkQuery(query);
+      const { sql, values } = statement(query, { limit: null });
+      const { rows } = await app.db.query<PeopleRow>(sql, values);
+      await app.audit.record(request, { action: 'people.download', details: { ...query, ...(query.q && { q: 'given' }), rows: rows.length } });
+      const lines = rows.map((row) => {
+        const driver = rowOf(row);
+        return CSV_COLUMNS.map((column) => csvField(driver[column])).join(',');
+      });
+      return reply
+        .header('content-type', 'text/csv; charset=utf-8')
+        .header('content-disposition', `attachment; filename="onramp-drivers-${app.now().toISOString().slice(0, 10)}.csv"`)
+        .send(`${[CSV_COLUMNS.join(','), ...lines].join('\r\n')}\r\n`);
+    },
+  );
+
+  /** Each action on one driver (whose row is known to exist): done, and in the audit record, or a refusal that says why not. */
+  const act: { [Kind in PeopleAction['kind']]: (request: FastifyRequest, driverId: string, action: Extract<PeopleAction, { kind: Kind }>) => Promise<void> } = {
+    async resumeLink(request, driverId, { channel }) {
+      const { rows } = await app.db.query<{ email_verified: boolean; textable: boolean }>(
+        `SELECT email_verified_at IS NOT NULL AS email_verified, phone_verified_at IS NOT NULL AND sms_opted_out_at IS NULL AS textable
+         FROM drivers WHERE id = $1`,
+        [driverId],
+      );
+      // A link gives a session, and a session is what a verified email code gives: never before it (routes/admin.ts).
+      if (!rows[0]!.email_verified) throw refusal(409, 'staff.driverEmailNotVerified');
+      if (channel === 'sms' && !rows[0]!.textable) throw refusal(409, 'staff.noTextNumber');
+      const { token, expiresAt } = await app.sessions.issueResume(driverId, RESUME_LINK_LIFETIME_MS);
+      await app.db.transaction(async (tx) => {
+        // The resume screen's route, /:id/:token, as the link a reviewer makes (routes/admin.ts): it signs them in once and takes them to their step.
+        const resumeUrl = `${options.publicOrigin}/${driverId}/${encodeURIComponent(token)}`;
+        await app.messaging.notify(tx, driverId, 'resumeLink', { resumeUrl, minutes: String(RESUME_LINK_LIFETIME_MS / 60_000) }, { channels: [channel] });
+        await app.audit.record(request, { action: 'driver.resume-link-sent', driverId, details: { channel, expiresAt: expiresAt.toISOString() } }, tx);
+      });
+    },
+    async remind(request, driverId) {
+      await app.reminders.remindNow(driverId);
+      await app.audit.record(request, { action: 'driver.remind', driverId });
+    },
+    pauseReminders: (request, driverId) => pause(request, driverId, true),
+    resumeReminders: (request, driverId) => pause(request, driverId, false),
+    async note(request, driverId, { text }) {
+      await app.db.transaction(async (tx) => {
+        await tx.query('INSERT INTO driver_notes (driver_id, staff_id, author, body, created_at) VALUES ($1, $2, $3, $4, $5)', [
+          driverId,
+          request.staff!.id,
+          request.staff!.email,
+          text.trim(),
+          app.now(),
+        ]);
+        // That a note was added, never what it says.
+        await app.audit.record(request, { action: 'driver.note', driverId }, tx);
+      });
+    },
+  };
+
+  async function pause(request: FastifyRequest, driverId: string, paused: boolean) {
+    await app.db.transaction(async (tx) => {
+      await tx.query('UPDATE drivers SET reminders_paused_at = CASE WHEN $2 THEN coalesce(reminders_paused_at, $3) END WHERE id = $1', [
+        driverId,
+        paused,
+        app.now(),
+      ]);
+      await app.audit.record(request, { action: paused ? 'driver.reminders-pause' : 'driver.reminders-resume', driverId }, tx);
+    });
+  }
+
+  /** Does `action` to the driver `id` names, after checking there is one (404). */
+  async function actOn(request: FastifyRequest, id: string, action: PeopleAction): Promise<void> {
+    const row = await personOf(id);
+    await (act[action.kind] as (request: FastifyRequest, driverId: string, action: PeopleAction) => Promise<void>)(request, row.id, action);
+  }
+
+  type OnDriver<Body = undefined> = { Params: { id: string } } & (Body extends undefined ? object : { Body: Body });
+  const done = { 200: { $ref: 'api#/$defs/done' } };
+  app.post<OnDriver<ResumeLinkBody>>(
+    PEOPLE_ROUTES.resumeLink.url,
+    { ...readers, schema: { body: { $ref: 'review#/$defs/resumeLinkBody' }, response: done } },
+    async (request) => {
+      await actOn(request, request.params.id, { kind: 'resumeLink', channel: request.body.channel });
+      return { success: true };
+    },
+  );
+  app.post<OnDriver>(PEOPLE_ROUTES.remind.url, { ...readers, schema: { response: done } }, async (request) => {
+    await actOn(request, request.params.id, { kind: 'remind' });
+    return { success: true };
+  });
+  app.post<OnDriver<RemindersBody>>(
+    PEOPLE_ROUTES.reminders.url,
+    { ...readers, schema: { body: { $ref: 'review#/$defs/remindersBody' }, response: done } },
+    async (request) => {
+      await actOn(request, request.params.id, { kind: request.body.paused ? 'pauseReminders' : 'resumeReminders' });
+      return { success: true };
+    },
+  );
+  app.post<OnDriver<NoteBody>>(
+    PEOPLE_ROUTES.note.url,
+    { ...readers, schema: { body: { $ref: 'review#/$defs/noteBody' }, response: done } },
+    async (request) => {
+      await actOn(request, request.params.id, { kind: 'note', text: request.body.text });
+      return { success: true };
+    },
+  );
+
+  app.post<{ Body: BulkBody }>(
+    PEOPLE_ROUTES.bulk.url,
+    {
+      ...owners,
+      config: { ...owners.config, rateLimit: { max: BULK_REQUESTS_PER_MINUTE, timeWindow: 60_000 } },
+      schema: { body: { $ref: 'review#/$defs/bulkBody' }, response: { 200: { $ref: 'review#/$defs/bulkAnswer' } } },
+    },
+    async (request): Promise<BulkAnswer> => {
+      const results: BulkAnswer['results'] = [];
+      // One driver after another: a bulk request is no more load than its drivers' actions one by one.
+      for (const id of request.body.ids) {
+        try {
+          await actOn(request, id, request.body.action);
+          results.push({ id, done: true });
+        } catch (error) {
+          // A refusal is this driver's answer; anything else is the server's fault, and the request's.
+          if (!(error instanceof HttpError) || error.statusCode >= 500) throw error;
+          results.push({ id, done: false, message: error.message });
+        }
+      }
+      return { results };
     },
   );
 }

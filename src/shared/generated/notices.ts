@@ -11,6 +11,7 @@ export interface Notices {
   subscriptionEnded: Notice;
   bankAccountChanged: Notice;
   reminder: Notice;
+  resumeLink: Notice;
   documentExpiring: Notice;
   documentExpired: Notice;
   webhookDisabled: StaffEmail;

@@ -27,6 +27,22 @@ export type ReviewVersion = number;
  * via the `definition` "peopleStatus".
  */
 export type PeopleStatus = 'signedUp' | 'inProgress' | 'waitingReview' | 'approved' | 'rejected';
+/**
+ * This interface was referenced by `ReviewContract`'s JSON-Schema
+ * via the `definition` "peopleAction".
+ */
+export type PeopleAction =
+  | {
+      kind: 'resumeLink';
+      channel: 'email' | 'sms';
+    }
+  | {
+      kind: 'remind' | 'pauseReminders' | 'resumeReminders';
+    }
+  | {
+      kind: 'note';
+      text: string;
+    };
 
 /**
  * This interface was referenced by `ReviewContract`'s JSON-Schema
@@ -295,7 +311,19 @@ export interface PeoplePage {
  */
 export interface TimelineEvent {
   at: string;
-  kind: 'step' | 'codeSent' | 'codeVerified' | 'notice' | 'reminder' | 'documentNotice' | 'decision' | 'staff' | 'documentExpiry' | 'reminderDue';
+  kind:
+    | 'step'
+    | 'codeSent'
+    | 'codeVerified'
+    | 'notice'
+    | 'reminder'
+    | 'documentNotice'
+    | 'decision'
+    | 'staff'
+    | 'documentExpiry'
+    | 'reminderDue'
+    | 'webhook'
+    | 'note';
   label: string;
   channel?: 'email' | 'sms';
   delivery?: 'pending' | 'sent' | 'failed';
@@ -309,6 +337,68 @@ export interface TimelinePage {
   driver: PeopleDriver;
   events: TimelineEvent[];
   due: TimelineEvent[];
+  reminders: 'on' | 'paused' | 'unsubscribed';
+}
+/**
+ * This interface was referenced by `ReviewContract`'s JSON-Schema
+ * via the `definition` "peopleDownloadQuery".
+ */
+export interface PeopleDownloadQuery {
+  step?: string;
+  status?: PeopleStatus;
+  stalledDays?: number;
+  method?: string;
+  language?: string;
+  state?: string;
+  expiringDays?: number;
+  from?: string;
+  to?: string;
+  q?: string;
+  sort?: 'newest' | 'oldest' | 'recentActivity' | 'oldestActivity';
+}
+/**
+ * This interface was referenced by `ReviewContract`'s JSON-Schema
+ * via the `definition` "resumeLinkBody".
+ */
+export interface ResumeLinkBody {
+  channel: 'email' | 'sms';
+}
+/**
+ * This interface was referenced by `ReviewContract`'s JSON-Schema
+ * via the `definition` "noteBody".
+ */
+export interface NoteBody {
+  text: string;
+}
+/**
+ * This interface was referenced by `ReviewContract`'s JSON-Schema
+ * via the `definition` "remindersBody".
+ */
+export interface RemindersBody {
+  paused: boolean;
+}
+/**
+ * This interface was referenced by `ReviewContract`'s JSON-Schema
+ * via the `definition` "bulkBody".
+ */
+export interface BulkBody {
+  /**
+   * @minItems 1
+   * @maxItems 50
+   */
+  ids: string[];
+  action: PeopleAction;
+}
+/**
+ * This interface was referenced by `ReviewContract`'s JSON-Schema
+ * via the `definition` "bulkAnswer".
+ */
+export interface BulkAnswer {
+  results: {
+    id: string;
+    done: boolean;
+    message?: string;
+  }[];
 }
 /**
  * This interface was referenced by `ReviewContract`'s JSON-Schema

@@ -169,5 +169,13 @@ export interface ServerMessages {
     rangeReversed: StaffText;
     wholeEmailOrPhone: StaffText;
     metricsTokenNeeded: StaffText;
+    remindUnsubscribed: StaffText;
+    remindPaused: StaffText;
+    remindRejected: StaffText;
+    remindNoStep: StaffText;
+    remindQuietHours: StaffText;
+    remindedRecently: StaffText;
+    noTextNumber: StaffText;
+    bulkTooFast: StaffText;
   };
 }

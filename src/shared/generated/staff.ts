@@ -45,7 +45,13 @@ export type AuditAction =
   | 'webhook.disable'
   | 'people.list'
   | 'driver.timeline'
-  | 'driver.lookup';
+  | 'driver.lookup'
+  | 'people.download'
+  | 'driver.resume-link-sent'
+  | 'driver.remind'
+  | 'driver.reminders-pause'
+  | 'driver.reminders-resume'
+  | 'driver.note';
 /**
  * This interface was referenced by `StaffContract`'s JSON-Schema
  * via the `definition` "auditFilterAction".
@@ -368,4 +374,10 @@ export const AUDIT_ACTIONS = [
   'people.list',
   'driver.timeline',
   'driver.lookup',
+  'people.download',
+  'driver.resume-link-sent',
+  'driver.remind',
+  'driver.reminders-pause',
+  'driver.reminders-resume',
+  'driver.note',
 ] as const satisfies readonly AuditAction[];

@@ -128,9 +128,9 @@ describe('GET /admin/people/:id/timeline', () => {
     expect(first.driver).toMatchObject({ id: driver.driverId, status: 'inProgress', stoppedAt: 'Upload vehicle images' });
     expect(first.events.map((event) => [event.kind, event.label, event.channel ?? null])).toEqual([
       ['step', 'Sign up', null],
-      ['codeSent', 'Code sent', 'email'],
+      ['codeSent', 'Verify email', 'email'],
       ['codeVerified', 'Verify email', 'email'],
-      ['codeSent', 'Code sent', 'sms'],
+      ['codeSent', 'Verify phone', 'sms'],
       ['codeVerified', 'Verify phone', 'sms'],
       ['step', 'Complete profile', null],
     ]);
@@ -144,7 +144,7 @@ describe('GET /admin/people/:id/timeline', () => {
     expect(latest + 24 * 3600 * 1000 - firstDue).toBeLessThan(1000);
     expect(secondDue - firstDue).toBe(48 * 3600 * 1000);
     const again = json<TimelinePage>(await get(`/admin/people/${driver.driverId}/timeline`));
-    expect(again.events.at(-1)).toMatchObject({ kind: 'staff', label: 'driver.timeline', by: server.reviewer.email });
+    expect(again.events.at(-1)).toMatchObject({ kind: 'staff', label: 'Opened their timeline', by: server.reviewer.email });
   });
 
   it('answers 404 for an id that names nobody', async () => {
