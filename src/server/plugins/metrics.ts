@@ -1,7 +1,7 @@
 /**
  * What an operator watches (docs/monitoring.md): the requests, the database's connections, the
- * notices and webhook deliveries waiting, the background passes, the uploads being handled and the
- * drivers' events, in Prometheus' text format (routes/metrics.ts serves it).
+ * notices and webhook deliveries waiting, the background passes, what the retention pass deleted,
+ * the uploads being handled and the drivers' events, in Prometheus' text format (routes/metrics.ts serves it).
  *
  * No label carries what a driver sent: a request is labelled by its route's pattern
  * ("/driver/status/:id"), never its address.
@@ -30,6 +30,11 @@ export interface Metrics {
   noticeFailures: Counter<'outcome'>;
   /** Webhook delivery attempts that failed: `retried` later, or `given_up`. */
   webhookFailures: Counter<'outcome'>;
+  /** Records the retention pass deleted, by kind (flows/retention.json's names; plugins/retention.ts). */
+  retentionDeleted: Counter<'kind'>;
+  /** How long the last retention pass took, and when it ended (on the instance that ran it). */
+  retentionPassSeconds: Gauge;
+  retentionPassEndedAt: Gauge;
 }
 
 declare module 'fastify' {
@@ -199,6 +204,22 @@ export const metricsPlugin = fp(
         name: 'onramp_webhook_delivery_failures_total',
         help: 'Webhook delivery attempts that failed, by outcome: retried later, or given up.',
         labelNames: ['outcome'],
+        registers,
+      }),
+      retentionDeleted: new Counter({
+        name: 'onramp_retention_deleted_total',
+        help: 'Records the daily retention pass deleted once their time was over, by kind (flows/retention.json).',
+        labelNames: ['kind'],
+        registers,
+      }),
+      retentionPassSeconds: new Gauge({
+        name: 'onramp_retention_last_pass_duration_seconds',
+        help: 'How long the last retention pass this instance ran took.',
+        registers,
+      }),
+      retentionPassEndedAt: new Gauge({
+        name: 'onramp_retention_last_pass_end_timestamp_seconds',
+        help: "When the last retention pass this instance ran ended, in seconds since the epoch (one instance runs each day's: take the maximum).",
         registers,
       }),
     };

@@ -45,7 +45,8 @@ export type AuditAction =
   | 'webhook.disable'
   | 'people.list'
   | 'driver.timeline'
-  | 'driver.lookup';
+  | 'driver.lookup'
+  | 'retention.pass';
 /**
  * This interface was referenced by `StaffContract`'s JSON-Schema
  * via the `definition` "auditFilterAction".
@@ -368,4 +369,5 @@ export const AUDIT_ACTIONS = [
   'people.list',
   'driver.timeline',
   'driver.lookup',
+  'retention.pass',
 ] as const satisfies readonly AuditAction[];
