@@ -56,7 +56,7 @@ declare module 'fastify' {
 const counted = (deletion: string) => `WITH gone AS (${deletion} RETURNING 1) SELECT count(*)::int AS count FROM gone`;
 
 /** The kinds one statement deletes, each given its cutoff ($1): what is older goes. */
-const DELETIONS = {
+export const DELETIONS = {
   retainedPaymentRecords: counted('DELETE FROM retained_payment_records WHERE kept_at < $1'),
   sentNotices: counted("DELETE FROM outgoing_notices WHERE status = 'sent' AND sent_at < $1"),
   failedNotices: counted("DELETE FROM outgoing_notices WHERE status = 'failed' AND created_at < $1"),
@@ -72,25 +72,25 @@ const DELETIONS = {
 } as const satisfies Partial<Record<RetentionKind, string>>;
 
 /** The drivers each driver kind erases: past their time ($1) since they last changed anything. */
-const DRIVERS = {
+export const DRIVERS = {
   rejectedDrivers: "SELECT id, firebase_uid FROM drivers WHERE status = 'rejected' AND updated_at < $1",
   unfinishedDrivers: 'SELECT id, firebase_uid FROM drivers WHERE submitted_at IS NULL AND updated_at < $1',
 } as const satisfies Partial<Record<RetentionKind, string>>;
 
 /**
  * An erasure's records (privacy_requests) and the audit rows naming the erased driver, once the
- * erasure is older than $1. The audit record's trigger lets these rows alone go, in a transaction
+ * erasure is older than $1; counted. The audit record's trigger lets these rows alone go, in a transaction
  * that says so (migration 023).
  */
+export const ERASED_DRIVER_RECORDS = `
+  WITH erased AS (SELECT driver_id FROM privacy_requests WHERE action = 'erase' AND done_at < $1),
+    audit AS (DELETE FROM audit_events WHERE driver_id IN (SELECT driver_id FROM erased) RETURNING 1),
+    requests AS (DELETE FROM privacy_requests WHERE driver_id IN (SELECT driver_id FROM erased) RETURNING 1)
+  SELECT ((SELECT count(*) FROM audit) + (SELECT count(*) FROM requests))::int AS count`;
+
 async function deleteErasedDriverRecords(tx: Queryable, cutoff: Date): Promise<number> {
   await tx.query("SELECT set_config('onramp.erased_audit_retention', 'on', true)");
-  const { rows } = await tx.query<{ count: number }>(
-    `WITH erased AS (SELECT driver_id FROM privacy_requests WHERE action = 'erase' AND done_at < $1),
-       audit AS (DELETE FROM audit_events WHERE driver_id IN (SELECT driver_id FROM erased) RETURNING 1),
-       requests AS (DELETE FROM privacy_requests WHERE driver_id IN (SELECT driver_id FROM erased) RETURNING 1)
-     SELECT ((SELECT count(*) FROM audit) + (SELECT count(*) FROM requests))::int AS count`,
-    [cutoff],
-  );
+  const { rows } = await tx.query<{ count: number }>(ERASED_DRIVER_RECORDS, [cutoff]);
   return rows[0]!.count;
 }
 

@@ -136,6 +136,14 @@ export async function sweepOrphanUploads(store: ObjectStore, scratch: ObjectStor
 export const NOT_TAKEN_BY_ITS_STEP =
   'NOT EXISTS (SELECT 1 FROM step_answers a WHERE a.driver_id = u.driver_id AND a.step = u.step AND a.files ->> u.field = u.id::text)';
 
+/** deleteUntakenUploads' statement: $1 sent before, $2 sent from (or null), $3 now. */
+export const UNTAKEN_UPLOADS = `
+  WITH gone AS (
+    DELETE FROM uploads u WHERE u.created_at < $1 AND u.created_at >= coalesce($2, '-infinity'::timestamptz) AND ${NOT_TAKEN_BY_ITS_STEP}
+    RETURNING storage_name
+  )
+  INSERT INTO file_removals (storage_name, queued_at) SELECT storage_name, $3 FROM gone ON CONFLICT DO NOTHING RETURNING storage_name`;
+
 /**
  * Deletes the rows of the files sent ahead of a step that no step's answers took, sent before
  * `sentBefore` (and from `sentFrom` on, when given: what an earlier pass looked at already is not
@@ -143,14 +151,7 @@ export const NOT_TAKEN_BY_ITS_STEP =
  * (lib/fileRemovals.ts). The retention pass runs it (plugins/retention.ts); answers the files' names.
  */
 export async function deleteUntakenUploads(db: Queryable, sentBefore: Date, sentFrom: Date | null, now: Date): Promise<string[]> {
-  const { rows } = await db.query<{ storage_name: string }>(
-    `WITH gone AS (
-       DELETE FROM uploads u WHERE u.created_at < $1 AND u.created_at >= coalesce($2, '-infinity'::timestamptz) AND ${NOT_TAKEN_BY_ITS_STEP}
-       RETURNING storage_name
-     )
-     INSERT INTO file_removals (storage_name, queued_at) SELECT storage_name, $3 FROM gone ON CONFLICT DO NOTHING RETURNING storage_name`,
-    [sentBefore, sentFrom, now],
-  );
+  const { rows } = await db.query<{ storage_name: string }>(UNTAKEN_UPLOADS, [sentBefore, sentFrom, now]);
   return rows.map((row) => row.storage_name);
 }
 
