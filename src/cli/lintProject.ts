@@ -269,6 +269,17 @@ const routeForStep =
     };
   };
 
+/**
+ * A required key missing where a key close to it stands is a misspelling: it is reported where it
+ * is written ("unknown key … did you mean …?"), not as the key it should have been missing.
+ */
+const isMisspeltRequired = (data: JsonObject) => (error: ErrorObject) => {
+  if (error.keyword !== 'required') return false;
+  const here = valueAt(data, pointerKeys(error.instancePath));
+  const missing = String(error.params.missingProperty);
+  return isObject(here) && Object.keys(here).some((key) => closest(key, [missing]) === missing);
+};
+
 /** A form step missing "next" gets the flow check's own message (it may end the journey instead). */
 const isMissingNext = (flow: JsonObject) => (error: ErrorObject) => {
   const [steps, id, ...below] = pointerKeys(error.instancePath);
@@ -353,7 +364,7 @@ export async function lintProject(root: string, registry: Registry, options: { f
 
   const retentionChecker = checkerFor(root, EDITOR_SCHEMAS.retention, 'key', problems);
   const retention = readJson(root, RETENTION_FILE, problems, 'restore it (git checkout)');
-  if (retention) await guarded(RETENTION_FILE, problems, () => retentionChecker?.check(RETENTION_FILE, retention, problems));
+  if (retention) await guarded(RETENTION_FILE, problems, () => retentionChecker?.check(RETENTION_FILE, retention, problems, isMisspeltRequired(retention)));
 
   const serverMessagesChecker = checkerFor(root, EDITOR_SCHEMAS.serverMessages, 'key', problems);
   const serverMessages = readJson(root, SERVER_MESSAGES_FILE, problems, 'restore it (git checkout)');
