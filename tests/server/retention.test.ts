@@ -191,6 +191,7 @@ describe('the daily retention pass', () => {
       rows: record.kind === 'erasedDriverRecords' ? 3 : 1,
     }));
     let before = Number.NEGATIVE_INFINITY;
+    const total = { ...none };
     for (const days of [...new Set(Object.values(keepForDays))].sort((a, b) => a - b)) {
       const done = await passOn(days);
       const now = T0 + days * DAY_MS + HOUR_MS;
@@ -207,6 +208,12 @@ describe('the daily retention pass', () => {
       expect(done).toEqual({ deleted: expected, driversLeft: 0, filesLeft: 0 });
       const [audit] = await query("SELECT actor, details FROM audit_events WHERE action = 'retention.pass' ORDER BY id DESC LIMIT 1");
       expect(audit).toEqual({ actor: 'retention', details: done });
+      // The metrics count the same, by kind.
+      const metrics = await server.app.metrics.exposition();
+      for (const kind of KINDS) {
+        total[kind] += expected[kind];
+        expect(metrics).toContain(`onramp_retention_deleted_total{kind="${kind}"} ${total[kind]}\n`);
+      }
       const erased = done!.deleted.rejectedDrivers + done!.deleted.unfinishedDrivers;
       if (erased > 0) made.push({ kind: 'webhookEvents', at: now, rows: erased }, { kind: 'erasedDriverRecords', at: now, rows: 2 * erased });
       before = now;
