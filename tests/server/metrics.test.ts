@@ -47,7 +47,7 @@ describe('/metrics', () => {
       'onramp_driver_events_total',
       'onramp_retention_deleted_total',
       'onramp_retention_last_pass_duration_seconds',
-      'onramp_retention_last_pass_end_timestamp_seconds',
+      'onramp_retention_last_pass_age_seconds',
     ]) {
       expect(families, name).toContain(name);
     }
@@ -126,6 +126,7 @@ describe('the dashboard and the alerts', () => {
       'OnrampWebhookDeliveriesFailing',
       'OnrampWebhookDeliveriesStuck',
       'OnrampBackgroundPassFailing',
+      'OnrampRetentionPassLate',
     ]);
   });
 });

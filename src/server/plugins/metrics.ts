@@ -32,9 +32,8 @@ export interface Metrics {
   webhookFailures: Counter<'outcome'>;
   /** Records the retention pass deleted, by kind (flows/retention.json's names; plugins/retention.ts). */
   retentionDeleted: Counter<'kind'>;
-  /** How long the last retention pass took, and when it ended (on the instance that ran it). */
+  /** How long the last retention pass this instance ran took. */
   retentionPassSeconds: Gauge;
-  retentionPassEndedAt: Gauge;
 }
 
 declare module 'fastify' {
@@ -61,14 +60,15 @@ interface QueueCounts {
   oldestNoticeDueAt: Date | null;
   webhooksPending: number;
   oldestWebhookQueuedAt: Date | null;
+  lastRetentionPassAt: Date | null;
 }
 
 /**
  * The waiting notices and webhook deliveries, each read from its table's index of pending rows
- * (migrations 006 and 016).
+ * (migrations 006 and 016), and when the last retention pass finished.
  */
 async function readQueues(app: FastifyInstance): Promise<QueueCounts> {
-  const [notices, webhooks] = await Promise.all([
+  const [notices, webhooks, retention] = await Promise.all([
     app.db.query<{ due: number; oldest: Date | null }>(
       "SELECT count(*)::int AS due, min(next_attempt_at) AS oldest FROM outgoing_notices WHERE status = 'pending' AND next_attempt_at <= $1",
       [app.now()],
@@ -76,12 +76,15 @@ async function readQueues(app: FastifyInstance): Promise<QueueCounts> {
     app.db.query<{ pending: number; oldest: Date | null }>(
       "SELECT count(*)::int AS pending, min(queued_at) AS oldest FROM webhook_deliveries WHERE status = 'pending'",
     ),
+    // A row a day (migration 023): small for ever.
+    app.db.query<{ finished: Date | null }>('SELECT max(finished_at) AS finished FROM retention_passes'),
   ]);
   return {
     noticesDue: notices.rows[0]!.due,
     oldestNoticeDueAt: notices.rows[0]!.oldest,
     webhooksPending: webhooks.rows[0]!.pending,
     oldestWebhookQueuedAt: webhooks.rows[0]!.oldest,
+    lastRetentionPassAt: retention.rows[0]!.finished,
   };
 }
 
@@ -148,6 +151,11 @@ export const metricsPlugin = fp(
       secondsSince(app, counts.oldestNoticeDueAt),
     );
     queueGauge('onramp_webhook_deliveries_pending', 'Webhook deliveries not delivered yet and not given up.', (counts) => counts.webhooksPending);
+    queueGauge(
+      'onramp_retention_last_pass_age_seconds',
+      'How long ago the last daily retention pass finished, whichever instance ran it (0: none yet).',
+      (counts) => secondsSince(app, counts.lastRetentionPassAt),
+    );
     queueGauge('onramp_webhook_deliveries_oldest_pending_age_seconds', 'How long ago the oldest pending webhook delivery was queued (0: none).', (counts) =>
       secondsSince(app, counts.oldestWebhookQueuedAt),
     );
@@ -215,11 +223,6 @@ export const metricsPlugin = fp(
       retentionPassSeconds: new Gauge({
         name: 'onramp_retention_last_pass_duration_seconds',
         help: 'How long the last retention pass this instance ran took.',
-        registers,
-      }),
-      retentionPassEndedAt: new Gauge({
-        name: 'onramp_retention_last_pass_end_timestamp_seconds',
-        help: "When the last retention pass this instance ran ended, in seconds since the epoch (one instance runs each day's: take the maximum).",
         registers,
       }),
     };

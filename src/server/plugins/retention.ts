@@ -162,7 +162,6 @@ export const retentionPlugin = fp<{ embeddedDatabase: boolean }>(
       ]);
       for (const [kind, count] of Object.entries(done.deleted)) app.metrics.retentionDeleted.inc({ kind }, count);
       app.metrics.retentionPassSeconds.set((performance.now() - started) / 1000);
-      app.metrics.retentionPassEndedAt.set(Date.now() / 1000);
       app.log.info({ ...done }, 'Retention pass done');
       return done;
     }
