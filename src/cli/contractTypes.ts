@@ -97,6 +97,11 @@ export const CONTRACTS = (): Contract[] => [
     about: "The payment sandbox's test cards and words",
     schemas: [{ path: join(PROJECT_ROOT, 'flows', 'sandbox-payments.schema.json'), type: 'SandboxPayments' }],
   },
+  {
+    file: 'retention.ts',
+    about: 'How long each kind of record is kept',
+    schemas: [{ path: join(PROJECT_ROOT, 'flows', 'retention.schema.json'), type: 'Retention' }],
+  },
   { file: 'forms.ts', about: "Each step form's values, as its schema accepts them", schemas: formSchemas(), extra: callForms },
   {
     file: 'callContext.ts',

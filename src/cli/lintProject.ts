@@ -45,9 +45,12 @@ export const EDITOR_SCHEMAS = {
   serverMessages: 'flows/server-messages.schema.json',
   /** The local payment sandbox's cards and words (flows/sandbox-payments.json). */
   sandboxPayments: 'flows/sandbox-payments.schema.json',
+  /** How long each kind of record is kept (flows/retention.json). */
+  retention: 'flows/retention.schema.json',
 };
 
 const SANDBOX_PAYMENTS_FILE = 'flows/sandbox-payments.json';
+const RETENTION_FILE = 'flows/retention.json';
 
 /** Every file with copy under `root`, each with the schema that marks its texts (`"copy": true`). */
 export const copySourcesAt = (root: string) =>
@@ -266,6 +269,17 @@ const routeForStep =
     };
   };
 
+/**
+ * A required key missing where a key close to it stands is a misspelling: it is reported where it
+ * is written ("unknown key … did you mean …?"), not as the key it should have been missing.
+ */
+const isMisspeltRequired = (data: JsonObject) => (error: ErrorObject) => {
+  if (error.keyword !== 'required') return false;
+  const here = valueAt(data, pointerKeys(error.instancePath));
+  const missing = String(error.params.missingProperty);
+  return isObject(here) && Object.keys(here).some((key) => closest(key, [missing]) === missing);
+};
+
 /** A form step missing "next" gets the flow check's own message (it may end the journey instead). */
 const isMissingNext = (flow: JsonObject) => (error: ErrorObject) => {
   const [steps, id, ...below] = pointerKeys(error.instancePath);
@@ -347,6 +361,10 @@ export async function lintProject(root: string, registry: Registry, options: { f
   const sandboxChecker = checkerFor(root, EDITOR_SCHEMAS.sandboxPayments, 'key', problems);
   const sandboxPayments = readJson(root, SANDBOX_PAYMENTS_FILE, problems, 'restore it (git checkout)');
   if (sandboxPayments) await guarded(SANDBOX_PAYMENTS_FILE, problems, () => sandboxChecker?.check(SANDBOX_PAYMENTS_FILE, sandboxPayments, problems));
+
+  const retentionChecker = checkerFor(root, EDITOR_SCHEMAS.retention, 'key', problems);
+  const retention = readJson(root, RETENTION_FILE, problems, 'restore it (git checkout)');
+  if (retention) await guarded(RETENTION_FILE, problems, () => retentionChecker?.check(RETENTION_FILE, retention, problems, isMisspeltRequired(retention)));
 
   const serverMessagesChecker = checkerFor(root, EDITOR_SCHEMAS.serverMessages, 'key', problems);
   const serverMessages = readJson(root, SERVER_MESSAGES_FILE, problems, 'restore it (git checkout)');

@@ -10,6 +10,7 @@ import { compileOnce } from '../shared/ajv.js';
 import { fromAjvErrors } from '../shared/errors.js';
 import type { Flow } from '../shared/flow.js';
 import type { Notices } from '../shared/generated/notices.js';
+import type { Retention } from '../shared/generated/retention.js';
 import type { ServerMessages } from '../shared/generated/serverMessages.js';
 import {
   DEFAULT_LOCALE,
@@ -46,6 +47,8 @@ export const NOTICES_FILE = join(FLOWS_DIR, 'notices.json');
 export const NOTICES_SCHEMA_FILE = join(FLOWS_DIR, 'notices.schema.json');
 export const SERVER_MESSAGES_FILE = join(FLOWS_DIR, 'server-messages.json');
 export const SERVER_MESSAGES_SCHEMA_FILE = join(FLOWS_DIR, 'server-messages.schema.json');
+export const RETENTION_FILE = join(FLOWS_DIR, 'retention.json');
+export const RETENTION_SCHEMA_FILE = join(FLOWS_DIR, 'retention.schema.json');
 export const FIXTURES_DIR = join(CONTENT_ROOT, 'tests', 'fixtures');
 /** The folders of data files the app is made of, which operations staff edit: a copy of the content is these. */
 export const CONTENT_FOLDERS = ['schemas', 'flows', LOCALES_FOLDER] as const;
@@ -217,6 +220,11 @@ export function loadNotices(locale: Locale = DEFAULT_LOCALE): Notices {
 /** What the server answers drivers and staff in (flows/server-messages.json), checked against its schema; its texts in `locale`. */
 export function loadServerMessages(locale: Locale = DEFAULT_LOCALE): ServerMessages {
   return loadChecked<ServerMessages>(SERVER_MESSAGES_FILE, SERVER_MESSAGES_SCHEMA_FILE, locale);
+}
+
+/** How long each kind of record is kept (flows/retention.json), checked against its schema. */
+export function loadRetention(): Retention {
+  return loadChecked<Retention>(RETENTION_FILE, RETENTION_SCHEMA_FILE);
 }
 
 /** Every schema name a flow renders (steps and their variants). */

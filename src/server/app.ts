@@ -38,6 +38,7 @@ import { MAX_FILE_BYTES } from './lib/uploadStore.js';
 import { uploadsPlugin } from './plugins/uploads.js';
 import { metricsPlugin } from './plugins/metrics.js';
 import { webhooksPlugin } from './plugins/webhooks.js';
+import { retentionPlugin } from './plugins/retention.js';
 import { apiPathTestOf, apiPlugin } from './routes/api.js';
 import { staticRoutes } from './routes/static.js';
 import { API_DOCS_PATH } from './plugins/openApi.js';
@@ -236,6 +237,7 @@ export async function buildApp(config: ServerConfig, options: AppOptions = {}): 
   await app.register(auditPlugin);
   await app.register(webhooksPlugin, { production: config.production, timeoutMs: config.webhookTimeoutMs });
   await app.register(paymentsPlugin, { payments: config.payments, plan: config.subscriptionPlan });
+  await app.register(retentionPlugin, { embeddedDatabase: config.database.kind === 'pglite' });
   // Per-route limits (exact file count) are set where each form is read (lib/callReader/multipartBody.ts).
   await app.register(multipart, { limits: { fileSize: MAX_FILE_BYTES } });
 

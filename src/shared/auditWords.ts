@@ -46,4 +46,5 @@ export const AUDIT_ACTION_WORDS: Record<AuditAction, string> = {
   'driver.reminders-pause': 'Paused their reminders',
   'driver.reminders-resume': 'Resumed their reminders',
   'driver.note': 'Added a note',
+  'retention.pass': 'Deleted records past their retention period',
 };

@@ -45,6 +45,9 @@ describe('/metrics', () => {
       'onramp_background_pass_failures_total',
       'onramp_uploads_in_flight',
       'onramp_driver_events_total',
+      'onramp_retention_deleted_total',
+      'onramp_retention_last_pass_duration_seconds',
+      'onramp_retention_last_pass_age_seconds',
     ]) {
       expect(families, name).toContain(name);
     }
@@ -64,14 +67,14 @@ describe('/metrics', () => {
   });
 
   it("times each background pass under its name, and counts a pass's failure", async () => {
-    await expect.poll(async () => (await scrape()).body).toMatch(/^onramp_background_pass_duration_seconds_count\{pass="sweep of files sent ahead"\} 1$/m);
-
-    // A pass of an app of its own, on the same database, that fails.
+    // Passes of an app of its own, on the same database: one that succeeds and one that fails.
     const app = Fastify();
     app.decorate('db', server.db);
     app.decorate('now', () => new Date());
     await app.register(metricsPlugin);
+    everyInterval(app, { name: 'passing pass', intervalMs: 60_000, atStart: true, run: () => server.db.query('SELECT 1') });
     everyInterval(app, { name: 'failing pass', intervalMs: 60_000, atStart: true, run: () => Promise.reject(new Error('database away')) });
+    await expect.poll(() => app.metrics.exposition()).toMatch(/^onramp_background_pass_duration_seconds_count\{pass="passing pass"\} 1$/m);
     await expect.poll(() => app.metrics.exposition()).toMatch(/^onramp_background_pass_failures_total\{pass="failing pass"\} 1$/m);
     await app.close();
   });
@@ -123,6 +126,7 @@ describe('the dashboard and the alerts', () => {
       'OnrampWebhookDeliveriesFailing',
       'OnrampWebhookDeliveriesStuck',
       'OnrampBackgroundPassFailing',
+      'OnrampRetentionPassLate',
     ]);
   });
 });

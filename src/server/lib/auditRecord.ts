@@ -20,6 +20,8 @@ export interface AuditEntry {
 export interface Audit {
   /** A row for what the request's staff member did, from the request's address. */
   record(request: FastifyRequest, entry: AuditEntry, db?: Queryable): Promise<void>;
+  /** Who the request's staff member is, as a row names them. */
+  actorOf(request: FastifyRequest): AuditActor;
   /** A row for someone not signed in as staff. */
   recordAs(actor: AuditActor, entry: AuditEntry, db?: Queryable): Promise<void>;
 }

@@ -28,9 +28,11 @@ export const auditPlugin = fp(
         JSON.stringify(entry.details ?? {}),
       ]);
     };
+    const actorOf: Audit['actorOf'] = (request) => ({ staffId: request.staff?.id ?? null, actor: request.staff?.email ?? null, ip: request.ip ?? null });
     app.decorate('audit', {
       recordAs,
-      record: (request, entry, db) => recordAs({ staffId: request.staff?.id ?? null, actor: request.staff?.email ?? null, ip: request.ip ?? null }, entry, db),
+      actorOf,
+      record: (request, entry, db) => recordAs(actorOf(request), entry, db),
     } satisfies Audit);
   },
   { name: 'onramp-audit', decorators: { fastify: ['db', 'now'] } },

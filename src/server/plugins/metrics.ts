@@ -1,7 +1,7 @@
 /**
  * What an operator watches (docs/monitoring.md): the requests, the database's connections, the
- * notices and webhook deliveries waiting, the background passes, the uploads being handled and the
- * drivers' events, in Prometheus' text format (routes/metrics.ts serves it).
+ * notices and webhook deliveries waiting, the background passes, what the retention pass deleted,
+ * the uploads being handled and the drivers' events, in Prometheus' text format (routes/metrics.ts serves it).
  *
  * No label carries what a driver sent: a request is labelled by its route's pattern
  * ("/driver/status/:id"), never its address.
@@ -30,6 +30,10 @@ export interface Metrics {
   noticeFailures: Counter<'outcome'>;
   /** Webhook delivery attempts that failed: `retried` later, or `given_up`. */
   webhookFailures: Counter<'outcome'>;
+  /** Records the retention pass deleted, by kind (flows/retention.json's names; plugins/retention.ts). */
+  retentionDeleted: Counter<'kind'>;
+  /** How long the last retention pass this instance ran took. */
+  retentionPassSeconds: Gauge;
 }
 
 declare module 'fastify' {
@@ -56,14 +60,15 @@ interface QueueCounts {
   oldestNoticeDueAt: Date | null;
   webhooksPending: number;
   oldestWebhookQueuedAt: Date | null;
+  lastRetentionPassAt: Date | null;
 }
 
 /**
  * The waiting notices and webhook deliveries, each read from its table's index of pending rows
- * (migrations 006 and 016).
+ * (migrations 006 and 016), and when the last retention pass finished.
  */
 async function readQueues(app: FastifyInstance): Promise<QueueCounts> {
-  const [notices, webhooks] = await Promise.all([
+  const [notices, webhooks, retention] = await Promise.all([
     app.db.query<{ due: number; oldest: Date | null }>(
       "SELECT count(*)::int AS due, min(next_attempt_at) AS oldest FROM outgoing_notices WHERE status = 'pending' AND next_attempt_at <= $1",
       [app.now()],
@@ -71,12 +76,15 @@ async function readQueues(app: FastifyInstance): Promise<QueueCounts> {
     app.db.query<{ pending: number; oldest: Date | null }>(
       "SELECT count(*)::int AS pending, min(queued_at) AS oldest FROM webhook_deliveries WHERE status = 'pending'",
     ),
+    // A row a day (migration 023): small for ever.
+    app.db.query<{ finished: Date | null }>('SELECT max(finished_at) AS finished FROM retention_passes'),
   ]);
   return {
     noticesDue: notices.rows[0]!.due,
     oldestNoticeDueAt: notices.rows[0]!.oldest,
     webhooksPending: webhooks.rows[0]!.pending,
     oldestWebhookQueuedAt: webhooks.rows[0]!.oldest,
+    lastRetentionPassAt: retention.rows[0]!.finished,
   };
 }
 
@@ -143,6 +151,11 @@ export const metricsPlugin = fp(
       secondsSince(app, counts.oldestNoticeDueAt),
     );
     queueGauge('onramp_webhook_deliveries_pending', 'Webhook deliveries not delivered yet and not given up.', (counts) => counts.webhooksPending);
+    queueGauge(
+      'onramp_retention_last_pass_age_seconds',
+      'How long ago the last daily retention pass finished, whichever instance ran it (0: none yet).',
+      (counts) => secondsSince(app, counts.lastRetentionPassAt),
+    );
     queueGauge('onramp_webhook_deliveries_oldest_pending_age_seconds', 'How long ago the oldest pending webhook delivery was queued (0: none).', (counts) =>
       secondsSince(app, counts.oldestWebhookQueuedAt),
     );
@@ -199,6 +212,17 @@ export const metricsPlugin = fp(
         name: 'onramp_webhook_delivery_failures_total',
         help: 'Webhook delivery attempts that failed, by outcome: retried later, or given up.',
         labelNames: ['outcome'],
+        registers,
+      }),
+      retentionDeleted: new Counter({
+        name: 'onramp_retention_deleted_total',
+        help: 'Records the daily retention pass deleted once their time was over, by kind (flows/retention.json).',
+        labelNames: ['kind'],
+        registers,
+      }),
+      retentionPassSeconds: new Gauge({
+        name: 'onramp_retention_last_pass_duration_seconds',
+        help: 'How long the last retention pass this instance ran took.',
         registers,
       }),
     };

@@ -17,8 +17,7 @@ import { pipeline } from 'node:stream/promises';
 import pLimit from 'p-limit';
 import type { FastifyRequest } from 'fastify';
 import type { StorageConfig } from '../config.js';
-import type { Db } from '../db/db.js';
-import { everyInterval } from '../lib/backgroundPass.js';
+import type { Db, Queryable } from '../db/db.js';
 import { imageTypeOf, reencodeImage } from '../lib/reencodeImage.js';
 import { createDiskStore } from '../storage/diskStore.js';
 import type { ObjectStore } from '../storage/objectStore.js';
@@ -137,20 +136,23 @@ export async function sweepOrphanUploads(store: ObjectStore, scratch: ObjectStor
 export const NOT_TAKEN_BY_ITS_STEP =
   'NOT EXISTS (SELECT 1 FROM step_answers a WHERE a.driver_id = u.driver_id AND a.step = u.step AND a.files ->> u.field = u.id::text)';
 
-/** A file sent ahead of its step that no step took within this is removed. */
-const UNTAKEN_AGE_MS = 24 * 60 * 60 * 1000;
-/** How often each server looks for them. */
-const UNTAKEN_SWEEP_MS = 60 * 60 * 1000;
+/** deleteUntakenUploads' statement: $1 sent before, $2 sent from (or null), $3 now. */
+export const UNTAKEN_UPLOADS = `
+  WITH gone AS (
+    DELETE FROM uploads u WHERE u.created_at < $1 AND u.created_at >= coalesce($2, '-infinity'::timestamptz) AND ${NOT_TAKEN_BY_ITS_STEP}
+    RETURNING storage_name
+  )
+  INSERT INTO file_removals (storage_name, queued_at) SELECT storage_name, $3 FROM gone ON CONFLICT DO NOTHING RETURNING storage_name`;
 
-/** Removes the files sent ahead of a step that no step's answers took within a day: their rows, then their stored files. Returns how many went. */
-export async function sweepUntakenUploads(uploads: UploadStore, db: Db, now: Date): Promise<number> {
-  const { rows } = await db.query<{ storage_name: string }>(
-    `DELETE FROM uploads u WHERE u.created_at < $1 AND ${NOT_TAKEN_BY_ITS_STEP} RETURNING storage_name`,
-    [new Date(now.getTime() - UNTAKEN_AGE_MS)],
-  );
-  // One that can't be removed now is an orphan the start-up sweep removes.
-  await Promise.all(rows.map((row) => uploads.remove(row.storage_name).catch(() => undefined)));
-  return rows.length;
+/**
+ * Deletes the rows of the files sent ahead of a step that no step's answers took, sent before
+ * `sentBefore` (and from `sentFrom` on, when given: what an earlier pass looked at already is not
+ * read again), writing their stored files down for removal in the same statement
+ * (lib/fileRemovals.ts). The retention pass runs it (plugins/retention.ts); answers the files' names.
+ */
+export async function deleteUntakenUploads(db: Queryable, sentBefore: Date, sentFrom: Date | null, now: Date): Promise<string[]> {
+  const { rows } = await db.query<{ storage_name: string }>(UNTAKEN_UPLOADS, [sentBefore, sentFrom, now]);
+  return rows.map((row) => row.storage_name);
 }
 
 /** The store, each file it receives or stores counted in `inFlight` while it is handled. */
@@ -206,16 +208,6 @@ export const uploadsPlugin = fp<{ dataDir: string; storage: StorageConfig }>(
     app.addHook('onClose', async () => store.close?.());
     const removed = await sweepOrphanUploads(store, scratch, app.db, app.now());
     if (removed > 0) app.log.info({ removed }, 'Removed stored files that no upload refers to');
-    // Beside the server's start and then hourly.
-    everyInterval(app, {
-      name: 'sweep of files sent ahead',
-      intervalMs: UNTAKEN_SWEEP_MS,
-      atStart: true,
-      run: async () => {
-        const untaken = await sweepUntakenUploads(uploads, app.db, app.now());
-        if (untaken > 0) app.log.info({ removed: untaken }, 'Removed files sent ahead of a step that no step took');
-      },
-    });
   },
   { name: 'onramp-uploads', decorators: { fastify: ['cipher', 'db', 'metrics', 'now'] } },
 );

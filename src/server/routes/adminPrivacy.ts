@@ -32,6 +32,8 @@ import { answersOf, openAnswers, type StoredAnswers } from '../lib/answers.js';
 import { checkBodiesBySchema } from '../lib/bodySchemas.js';
 import type { Channel } from '../messaging/delivery.js';
 import { subjectsOf } from '../plugins/otpCodes.js';
+import type { AuditActor } from '../lib/auditRecord.js';
+import { queueFileRemovals, removeQueuedFiles } from '../lib/fileRemovals.js';
 import { searchOf } from './people.js';
 import { ADMIN_PREFIX, type RouteTable } from '../lib/routeTable.js';
 import { refusal } from '../serverMessages.js';
@@ -173,17 +175,6 @@ export async function adminPrivacyRoutes(app: FastifyInstance, options: { embedd
   app.addHook('onRequest', app.requireStaff);
   checkBodiesBySchema(app);
   const privacyOfficers = { config: { staffRoles: ['privacy-officer'] as const, freshSignIn: true } };
-
-  const record = async (request: FastifyRequest, db: Queryable, driverId: string, action: 'export' | 'erase', details: Record<string, number>) => {
-    await db.query('INSERT INTO privacy_requests (driver_id, action, done_by, done_at, details) VALUES ($1, $2, $3, $4, $5)', [
-      driverId,
-      action,
-      request.staff!.email,
-      app.now(),
-      JSON.stringify(details),
-    ]);
-    await app.audit.record(request, { action: action === 'export' ? 'driver.export' : 'driver.erase', driverId, details }, db);
-  };
 
   // No fresh sign-in: a lookup finds whom a request is about; what is done with them asks for one.
   app.get<{ Querystring: PrivacyLookupQuery }>(
@@ -328,7 +319,7 @@ export async function adminPrivacyRoutes(app: FastifyInstance, options: { embedd
     const bytes = zipSync(zip, { mtime: exportedAt });
 
     const details = { answers: records.answers.length, files: pathOfUpload.size, missingFiles: missingFiles.length };
-    await record(request, app.db, id, 'export', details);
+    await recordRequest(app, app.db, privacyActor(app, request), id, 'export', details);
     request.log.info({ driverId: id, doneBy: request.staff!.id, ...details }, 'Driver data exported');
     return reply
       .header('content-type', 'application/zip')
@@ -350,78 +341,134 @@ export async function adminPrivacyRoutes(app: FastifyInstance, options: { embedd
       // A guard against erasing the wrong id: whoever erases names the person too.
       if (confirm.toLowerCase() !== found.email.toLowerCase()) throw refusal(400, 'staff.confirmMismatch');
 
-      // The sign-in account first: if Firebase can't be reached nothing is erased and the request can
-      // be sent again; if the database then fails, sending it again finds the account gone (done) and
-      // erases the rest. The other order could leave an account nobody knows about any more.
-      try {
-        await app.identity.deleteUser(found.firebase_uid);
-      } catch (error) {
-        if (error instanceof HttpError && error.statusCode === 503) throw refusal(503, 'staff.eraseIdentityUnavailable');
-        throw error;
-      }
-
-      const now = app.now();
-      const { storageNames, details } = await app.db.transaction(async (tx) => {
-        // Locked: a request of the driver still running can add no row (a file, a code) from here on.
-        const driver = (
-          await tx.query<{ id: string; email: string; phone: string | null }>('SELECT id, email, phone FROM drivers WHERE id = $1 FOR UPDATE', [driverId])
-        ).rows[0];
-        // Erased by another request meanwhile.
-        if (!driver) throw refusal(404, 'staff.unknownDriver');
-        const id = driver.id;
-        const storageNames = (await tx.query<{ storage_name: string }>('SELECT storage_name FROM uploads WHERE driver_id = $1', [id])).rows.map(
-          (row) => row.storage_name,
-        );
-        const counts = (
-          await tx.query<{ answers: number; sessions: number; codes: number; notices: number; reviews: number; vehicles: number }>(
-            `SELECT (SELECT count(*) FROM step_answers WHERE driver_id = $1)::int AS answers,
-                  (SELECT count(*) FROM sessions WHERE driver_id = $1)::int AS sessions,
-                  (SELECT count(*) FROM otp_codes WHERE driver_id = $1)::int AS codes,
-                  (SELECT count(*) FROM outgoing_notices WHERE driver_id = $1)::int AS notices,
-                  (SELECT count(*) FROM driver_reviews WHERE driver_id = $1)::int AS reviews,
-                  (SELECT count(*) FROM vehicles WHERE driver_id = $1)::int AS vehicles`,
-            [id],
-          )
-        ).rows[0]!;
-        // Code lockouts are keyed by a subject, not a driver_id (plugins/otpCodes.ts): the driver's
-        // account on each channel, and each address the driver was sent codes at (an address is
-        // the driver's data even after a change of phone).
-        const { rows: targets } = await tx.query<{ channel: Channel; destination: string }>(
-          'SELECT DISTINCT channel, destination FROM otp_codes WHERE driver_id = $1',
-          [id],
-        );
-        targets.push({ channel: 'email', destination: driver.email });
-        if (driver.phone) targets.push({ channel: 'sms', destination: driver.phone });
-        const subjects = [
-          ...new Set(targets.flatMap((target) => subjectsOf({ driverId: id, channel: target.channel, destination: target.destination, purpose: 'verify' }))),
-        ];
-        const lockouts = await tx.query('DELETE FROM code_lockouts WHERE subject = ANY($1::text[]) RETURNING subject', [subjects]);
-        // The payment records the law keeps, without the person (subscriptions go with the driver).
-        const kept = await tx.query(
-          `INSERT INTO retained_payment_records (driver_ref, customer_id, subscription_id, payment_intent_id, status, kept_at)
-         SELECT driver_id, customer_id, subscription_id, payment_intent_id, status, $2 FROM subscriptions
-         WHERE driver_id = $1 AND (customer_id IS NOT NULL OR subscription_id IS NOT NULL) RETURNING id`,
-          [id, now],
-        );
-        const details = { ...counts, files: storageNames.length, lockouts: lockouts.rows.length, paymentRecordsKept: kept.rows.length };
-        await record(request, tx, id, 'erase', details);
-        await app.webhooks.forget(tx, id);
-        // Everything else of the driver goes with the row (ON DELETE CASCADE, migrations 001-007).
-        await tx.query('DELETE FROM drivers WHERE id = $1', [id]);
-        return { storageNames, details };
-      });
-
-      // Committed: the files no row names any more. One that can't be removed now is an orphan the
-      // sweep at the next start removes (plugins/uploads.ts).
-      const removals = await Promise.allSettled(storageNames.map((name) => app.uploads.remove(name)));
-      const notRemoved = removals.filter((result) => result.status === 'rejected').length;
-      if (notRemoved > 0)
-        request.log.warn({ driverId, notRemoved }, 'Files of an erased driver could not be removed now: the sweep at the next start removes them');
+      const details = await eraseDriver(app, { id: driverId, firebaseUid: found.firebase_uid }, privacyActor(app, request), request.log);
+      // Erased by another request meanwhile.
+      if (!details) throw refusal(404, 'staff.unknownDriver');
       await purgeDeletedRows(app, request.log, options.embeddedDatabase);
-      request.log.info({ driverId, doneBy: request.staff!.id, ...details }, 'Driver erased');
       return { success: true, erased: { answers: details.answers, files: details.files, sessions: details.sessions } };
     },
   );
+}
+
+/** Who exports or erases: a privacy officer (named by email), or the retention pass (plugins/retention.ts). */
+export type PrivacyActor = AuditActor & { actor: string };
+
+const privacyActor = (app: FastifyInstance, request: FastifyRequest): PrivacyActor => ({ ...app.audit.actorOf(request), actor: request.staff!.email });
+
+/** An export or erasure, in privacy_requests and the audit record: who did it and counts, never anything of the person. */
+async function recordRequest(
+  app: FastifyInstance,
+  db: Queryable,
+  by: PrivacyActor,
+  driverId: string,
+  action: 'export' | 'erase',
+  details: Record<string, number>,
+) {
+  await db.query('INSERT INTO privacy_requests (driver_id, action, done_by, done_at, details) VALUES ($1, $2, $3, $4, $5)', [
+    driverId,
+    action,
+    by.actor,
+    app.now(),
+    JSON.stringify(details),
+  ]);
+  await app.audit.recordAs(by, { action: action === 'export' ? 'driver.export' : 'driver.erase', driverId, details }, db);
+}
+
+/** What an erasure removed and kept, by count. */
+export type Erased = {
+  answers: number;
+  sessions: number;
+  codes: number;
+  notices: number;
+  reviews: number;
+  vehicles: number;
+  files: number;
+  lockouts: number;
+  paymentRecordsKept: number;
+};
+
+/**
+ * Erases a driver: their Firebase account, then their rows (everything hangs on the driver's row),
+ * their code lockouts and their documents, keeping their payment records apart from the person;
+ * recorded in privacy_requests and the audit record, and told to webhooks (driver.erased). A
+ * privacy officer's erasure and the retention pass's are this one. Answers null when the driver
+ * is gone already (erased meanwhile). Deleted rows stay in the database's files until
+ * purgeDeletedRows runs.
+ */
+export async function eraseDriver(
+  app: FastifyInstance,
+  driver: { id: string; firebaseUid: string },
+  by: PrivacyActor,
+  log: FastifyBaseLogger,
+): Promise<Erased | null> {
+  // The sign-in account first: if Firebase can't be reached nothing is erased and the erasure can
+  // be tried again; if the database then fails, trying again finds the account gone (done) and
+  // erases the rest. The other order could leave an account nobody knows about any more.
+  try {
+    await app.identity.deleteUser(driver.firebaseUid);
+  } catch (error) {
+    if (error instanceof HttpError && error.statusCode === 503) throw refusal(503, 'staff.eraseIdentityUnavailable');
+    throw error;
+  }
+
+  const now = app.now();
+  const erased = await app.db.transaction(async (tx) => {
+    // Locked: a request of the driver still running can add no row (a file, a code) from here on.
+    const found = (
+      await tx.query<{ id: string; email: string; phone: string | null }>('SELECT id, email, phone FROM drivers WHERE id = $1 FOR UPDATE', [driver.id])
+    ).rows[0];
+    if (!found) return null;
+    const id = found.id;
+    const storageNames = (await tx.query<{ storage_name: string }>('SELECT storage_name FROM uploads WHERE driver_id = $1', [id])).rows.map(
+      (row) => row.storage_name,
+    );
+    const counts = (
+      await tx.query<{ answers: number; sessions: number; codes: number; notices: number; reviews: number; vehicles: number }>(
+        `SELECT (SELECT count(*) FROM step_answers WHERE driver_id = $1)::int AS answers,
+              (SELECT count(*) FROM sessions WHERE driver_id = $1)::int AS sessions,
+              (SELECT count(*) FROM otp_codes WHERE driver_id = $1)::int AS codes,
+              (SELECT count(*) FROM outgoing_notices WHERE driver_id = $1)::int AS notices,
+              (SELECT count(*) FROM driver_reviews WHERE driver_id = $1)::int AS reviews,
+              (SELECT count(*) FROM vehicles WHERE driver_id = $1)::int AS vehicles`,
+        [id],
+      )
+    ).rows[0]!;
+    // Code lockouts are keyed by a subject, not a driver_id (plugins/otpCodes.ts): the driver's
+    // account on each channel, and each address the driver was sent codes at (an address is
+    // the driver's data even after a change of phone).
+    const { rows: targets } = await tx.query<{ channel: Channel; destination: string }>(
+      'SELECT DISTINCT channel, destination FROM otp_codes WHERE driver_id = $1',
+      [id],
+    );
+    targets.push({ channel: 'email', destination: found.email });
+    if (found.phone) targets.push({ channel: 'sms', destination: found.phone });
+    const subjects = [
+      ...new Set(targets.flatMap((target) => subjectsOf({ driverId: id, channel: target.channel, destination: target.destination, purpose: 'verify' }))),
+    ];
+    const lockouts = await tx.query('DELETE FROM code_lockouts WHERE subject = ANY($1::text[]) RETURNING subject', [subjects]);
+    // The payment records the law keeps, without the person (subscriptions go with the driver).
+    const kept = await tx.query(
+      `INSERT INTO retained_payment_records (driver_ref, customer_id, subscription_id, payment_intent_id, status, kept_at)
+     SELECT driver_id, customer_id, subscription_id, payment_intent_id, status, $2 FROM subscriptions
+     WHERE driver_id = $1 AND (customer_id IS NOT NULL OR subscription_id IS NOT NULL) RETURNING id`,
+      [id, now],
+    );
+    const details: Erased = { ...counts, files: storageNames.length, lockouts: lockouts.rows.length, paymentRecordsKept: kept.rows.length };
+    await recordRequest(app, tx, by, id, 'erase', details);
+    await app.webhooks.forget(tx, id);
+    // The files no row will name any more, written down before the rows go.
+    await queueFileRemovals(tx, storageNames, now);
+    // Everything else of the driver goes with the row (ON DELETE CASCADE, migrations 001-007).
+    await tx.query('DELETE FROM drivers WHERE id = $1', [id]);
+    return { storageNames, details };
+  });
+  if (!erased) return null;
+
+  // Committed: the files. One that can't be removed now stays written down, for the next retention pass.
+  const { left } = await removeQueuedFiles(app.db, app.uploads, erased.storageNames);
+  if (left > 0) log.warn({ driverId: driver.id, notRemoved: left }, 'Files of an erased driver could not be removed now: the next retention pass removes them');
+  log.info({ driverId: driver.id, doneBy: by.staffId ?? by.actor, ...erased.details }, 'Driver erased');
+  return erased.details;
 }
 
 /**
@@ -441,7 +488,7 @@ export async function adminPrivacyRoutes(app: FastifyInstance, options: { embedd
  * PostgreSQL server the WAL, its archive and backups are the database's own retention (docs/operations.md, "Data-access requests and erasure").
  * Best effort: a failure is logged, and the erasure stands.
  */
-async function purgeDeletedRows(app: FastifyInstance, log: FastifyBaseLogger, embeddedDatabase: boolean): Promise<void> {
+export async function purgeDeletedRows(app: FastifyInstance, log: FastifyBaseLogger, embeddedDatabase: boolean): Promise<void> {
   for (const table of DRIVER_TABLES) {
     try {
       await app.db.query(`CLUSTER ${table} USING ${table}_pkey`);

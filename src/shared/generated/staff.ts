@@ -51,7 +51,8 @@ export type AuditAction =
   | 'driver.remind'
   | 'driver.reminders-pause'
   | 'driver.reminders-resume'
-  | 'driver.note';
+  | 'driver.note'
+  | 'retention.pass';
 /**
  * This interface was referenced by `StaffContract`'s JSON-Schema
  * via the `definition` "auditFilterAction".
@@ -380,4 +381,5 @@ export const AUDIT_ACTIONS = [
   'driver.reminders-pause',
   'driver.reminders-resume',
   'driver.note',
+  'retention.pass',
 ] as const satisfies readonly AuditAction[];
