@@ -21,6 +21,7 @@ const NO_BODY = new Set([
   'POST /auth/signOut',
   'POST /admin/drivers/:id/release',
   'POST /admin/drivers/:id/resume-link',
+  'POST /admin/people/:id/remind',
   'POST /admin/session/end',
   'POST /admin/staff/:id/remove',
   'POST /admin/keys/:id/revoke',
