@@ -125,6 +125,20 @@ describe('with DATABASE_URL (PostgreSQL)', { tags: ['postgresql'] }, () => {
       }
       // Everything else stays the server's to change.
       await limited.db.query('UPDATE drivers SET locale = locale');
+      // But for the retention pass's one deletion, through the owner's function: the audit rows of a
+      // driver erased before the cutoff (here erased by hand: the driver's row gone, its erasure recorded).
+      await limited.db.query('DELETE FROM drivers WHERE id = $1', [driver.driverId]);
+      await limited.db.query("INSERT INTO privacy_requests (driver_id, action, done_by, done_at) VALUES ($1, 'erase', 'test', now() - interval '2 days')", [
+        driver.driverId,
+      ]);
+      const deleted = await limited.db.query<{ count: number }>("SELECT delete_erased_driver_records(now() - interval '1 day') AS count");
+      // The opening and the erasure's record.
+      expect(deleted.rows).toEqual([{ count: 2 }]);
+      const left = await limited.db.query<{ action: string }>('SELECT action FROM audit_events ORDER BY id');
+      expect(left.rows.map((row) => row.action)).toEqual(['staff.add', 'staff.add']);
+      await expect(
+        limited.db.query("SELECT set_config('onramp.erased_audit_retention', 'on', false)").then(() => limited.db.query('DELETE FROM audit_events')),
+      ).rejects.toThrow(/permission denied for table audit_events/);
     } finally {
       await limited.close();
     }

@@ -7,7 +7,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadRetention } from '../../src/node/projectFiles.js';
-import { DELETIONS, DRIVERS, ERASED_DRIVER_RECORDS, type RetentionKind, type RetentionPass } from '../../src/server/plugins/retention.js';
+import { DELETIONS, DRIVERS, type RetentionKind, type RetentionPass } from '../../src/server/plugins/retention.js';
 import { UNTAKEN_UPLOADS } from '../../src/server/plugins/uploads.js';
 import { PNG_BYTES, startTestServer, type TestServer } from '../support/server.js';
 
@@ -269,9 +269,12 @@ describe('one instance a day', () => {
 
 describe('a pass with nothing to do', () => {
   it('finds each kind through an index, reading no table whole', async () => {
+    // What delete_erased_driver_records (migration 023) reads, which EXPLAIN can't see inside a function.
+    const ERASED_DRIVER_RECORDS_READ = `SELECT 1 FROM audit_events WHERE driver_id IN (SELECT driver_id FROM privacy_requests WHERE action = 'erase' AND done_at < $1)
+      UNION ALL SELECT 1 FROM privacy_requests WHERE driver_id IN (SELECT driver_id FROM privacy_requests WHERE action = 'erase' AND done_at < $1)`;
     const now = new Date();
     const statements: [string, string, unknown[]][] = [
-      ...Object.entries({ ...DELETIONS, ...DRIVERS, erasedDriverRecords: ERASED_DRIVER_RECORDS }).map(([kind, sql]): [string, string, unknown[]] => [
+      ...Object.entries({ ...DELETIONS, ...DRIVERS, erasedDriverRecords: ERASED_DRIVER_RECORDS_READ }).map(([kind, sql]): [string, string, unknown[]] => [
         kind,
         sql,
         [now],

@@ -79,18 +79,11 @@ export const DRIVERS = {
 
 /**
  * An erasure's records (privacy_requests) and the audit rows naming the erased driver, once the
- * erasure is older than $1; counted. The audit record's trigger lets these rows alone go, in a transaction
- * that says so (migration 023).
+ * erasure is older than `cutoff`; counted. Through the database's own function (migration 023): the
+ * server's role may not delete from the audit record, and the function deletes these rows alone.
  */
-export const ERASED_DRIVER_RECORDS = `
-  WITH erased AS (SELECT driver_id FROM privacy_requests WHERE action = 'erase' AND done_at < $1),
-    audit AS (DELETE FROM audit_events WHERE driver_id IN (SELECT driver_id FROM erased) RETURNING 1),
-    requests AS (DELETE FROM privacy_requests WHERE driver_id IN (SELECT driver_id FROM erased) RETURNING 1)
-  SELECT ((SELECT count(*) FROM audit) + (SELECT count(*) FROM requests))::int AS count`;
-
 async function deleteErasedDriverRecords(tx: Queryable, cutoff: Date): Promise<number> {
-  await tx.query("SELECT set_config('onramp.erased_audit_retention', 'on', true)");
-  const { rows } = await tx.query<{ count: number }>(ERASED_DRIVER_RECORDS, [cutoff]);
+  const { rows } = await tx.query<{ count: number }>('SELECT delete_erased_driver_records($1) AS count', [cutoff]);
   return rows[0]!.count;
 }
 

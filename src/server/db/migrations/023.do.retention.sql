@@ -35,9 +35,9 @@ CREATE INDEX launch_links_expires_at_idx ON launch_links (expires_at);
 CREATE INDEX payment_events_received_at_idx ON payment_events (received_at);
 
 -- The audit record stays append-only but for one thing: the rows that name a driver who was
--- erased go once their time is over, removed by the retention pass alone (it says so for its
--- transaction with the setting onramp.erased_audit_retention). Nothing else is ever changed or
--- removed, by anyone.
+-- erased go once their time is over, removed by the retention pass alone, through the function
+-- below (which says so for its own statements with the setting onramp.erased_audit_retention).
+-- Nothing else is ever changed or removed, by anyone.
 CREATE OR REPLACE FUNCTION audit_events_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   IF TG_OP = 'DELETE' AND current_setting('onramp.erased_audit_retention', true) = 'on' THEN
@@ -46,5 +46,25 @@ BEGIN
     END IF;
   END IF;
   RAISE EXCEPTION 'audit_events is append-only: % is not allowed', TG_OP USING ERRCODE = 'insufficient_privilege';
+END;
+$$;
+
+-- The erasures done before `cutoff`: their records (privacy_requests) and the audit rows naming
+-- those drivers, and how many rows went. It runs as the migrations' owner (SECURITY DEFINER): in
+-- production the server's role may not delete from the audit record at all (migration 010), and
+-- this is the one deletion it may ask for.
+CREATE FUNCTION delete_erased_driver_records(cutoff timestamptz) RETURNS integer
+  LANGUAGE plpgsql SECURITY DEFINER SET search_path FROM CURRENT AS $$
+DECLARE
+  audit_rows integer;
+  request_rows integer;
+BEGIN
+  PERFORM set_config('onramp.erased_audit_retention', 'on', true);
+  DELETE FROM audit_events WHERE driver_id IN (SELECT driver_id FROM privacy_requests WHERE action = 'erase' AND done_at < cutoff);
+  GET DIAGNOSTICS audit_rows = ROW_COUNT;
+  PERFORM set_config('onramp.erased_audit_retention', 'off', true);
+  DELETE FROM privacy_requests WHERE driver_id IN (SELECT driver_id FROM privacy_requests WHERE action = 'erase' AND done_at < cutoff);
+  GET DIAGNOSTICS request_rows = ROW_COUNT;
+  RETURN audit_rows + request_rows;
 END;
 $$;
