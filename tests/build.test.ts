@@ -2,9 +2,12 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { brotliDecompressSync, gunzipSync, gzipSync } from 'node:zlib';
+import * as esbuild from 'esbuild';
 import { describe, expect, it } from 'vitest';
+import { BROWSER_BUNDLE } from '../src/node/builds/bundles.js';
 import { inlineStylesheet } from '../src/node/builds/indexHtml.js';
 import { staticClosure, type Metafile, type RouteScripts } from '../src/node/builds/pageScripts.js';
+import { sharedChunkPlugin } from '../src/node/builds/sharedChunk.js';
 import { PROJECT_ROOT } from '../src/node/projectFiles.js';
 import { HASHED_ASSET } from '../src/server/routes/static.js';
 
@@ -118,6 +121,25 @@ describe('the browser bundle', () => {
     const tools = files.flatMap((file) => inputsOf(file).filter((input) => /src\/client\/(studio|dev)\//.test(input)));
     expect(tools).toEqual([]);
     expect(outputs.some(([file]) => inputsOf(file).some((input) => input.endsWith('src/client/studio/StudioPage.tsx')))).toBe(true);
+  });
+});
+
+describe('the shared-chunk manifest (src/client/app/sharedChunk.ts)', () => {
+  it('bundles every module it names, with no warning: a package that says it has no side effects is not left out', async () => {
+    const { warnings, metafile } = await esbuild.build({
+      ...BROWSER_BUNDLE,
+      entryPoints: [join(PROJECT_ROOT, 'src', 'client', 'app', 'sharedChunk.ts')],
+      outdir: join(PROJECT_ROOT, 'build', 'shared-chunk-check'),
+      write: false,
+      logLevel: 'silent',
+      plugins: [sharedChunkPlugin()],
+    });
+    expect(warnings.map((warning) => warning.text)).toEqual([]);
+    const inputs = Object.values(metafile.outputs).flatMap((output) => Object.keys(output.inputs));
+    expect(inputs.filter((input) => input.includes('node_modules/ajv/')).sort()).toEqual([
+      'node_modules/ajv/dist/runtime/equal.js',
+      'node_modules/ajv/dist/runtime/ucs2length.js',
+    ]);
   });
 });
 
