@@ -47,13 +47,32 @@ describe('the browser bundle', () => {
     expect(outputs.flatMap(([file]) => inputsOf(file).filter((input) => input.includes('node_modules/fast-uri/')))).toEqual([]);
   });
 
-  it('leaves out the parts of rjsf no form calls for: the allOf merger, arrays, oneOf and anyOf, the layout grid (forms given some bring them back: tests/server/contentFolder.test.ts)', () => {
+  it('leaves out the parts of rjsf no form calls for: the allOf merger, arrays, oneOf and anyOf, the layout grid, the widgets no field draws (forms given some bring them back: tests/server/contentFolder.test.ts)', () => {
     const inputs = outputs.flatMap(([file]) => inputsOf(file));
     const parts =
       /@x0k\/json-schema-merge\/|@rjsf\/core\/lib\/components\/(fields\/(ArrayField|MultiSchemaField|Layout\w+Field)|templates\/(ArrayField\w*|MultiSchemaField)Template)\.js$/;
     expect(inputs.filter((input) => parts.test(input))).toEqual([]);
+    expect(
+      inputs.filter((input) =>
+        /@rjsf\/core\/lib\/components\/widgets\/(File|AltDate|AltDateTime|Checkboxes|Radio|Rating|Textarea|Range|Time|DateTime|Color)Widget\.js$/.test(input),
+      ),
+    ).toEqual([]);
     expect([...new Set(inputs.filter((input) => input.startsWith('rjsf-part-left-out:')))].sort()).toEqual(
-      ['allOf', 'alternatives', 'arrays', 'layoutGrid'].map((part) => `rjsf-part-left-out:${part}`),
+      [
+        'allOf',
+        'altDateWidgets',
+        'alternatives',
+        'arrays',
+        'checkboxesWidget',
+        'colorWidget',
+        'fileWidget',
+        'layoutGrid',
+        'radioWidget',
+        'rangeWidget',
+        'ratingWidget',
+        'textareaWidget',
+        'timeWidgets',
+      ].map((part) => `rjsf-part-left-out:${part}`),
     );
   });
 
