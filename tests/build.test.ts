@@ -2,9 +2,12 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { brotliDecompressSync, gunzipSync, gzipSync } from 'node:zlib';
+import * as esbuild from 'esbuild';
 import { describe, expect, it } from 'vitest';
+import { BROWSER_BUNDLE } from '../src/node/builds/bundles.js';
 import { inlineStylesheet } from '../src/node/builds/indexHtml.js';
 import { staticClosure, type Metafile, type RouteScripts } from '../src/node/builds/pageScripts.js';
+import { sharedChunkPlugin } from '../src/node/builds/sharedChunk.js';
 import { PROJECT_ROOT } from '../src/node/projectFiles.js';
 import { HASHED_ASSET } from '../src/server/routes/static.js';
 
@@ -44,13 +47,32 @@ describe('the browser bundle', () => {
     expect(outputs.flatMap(([file]) => inputsOf(file).filter((input) => input.includes('node_modules/fast-uri/')))).toEqual([]);
   });
 
-  it('leaves out the parts of rjsf no form calls for: the allOf merger, arrays, oneOf and anyOf, the layout grid (forms given some bring them back: tests/server/contentFolder.test.ts)', () => {
+  it('leaves out the parts of rjsf no form calls for: the allOf merger, arrays, oneOf and anyOf, the layout grid, the widgets no field draws (forms given some bring them back: tests/server/contentFolder.test.ts)', () => {
     const inputs = outputs.flatMap(([file]) => inputsOf(file));
     const parts =
       /@x0k\/json-schema-merge\/|@rjsf\/core\/lib\/components\/(fields\/(ArrayField|MultiSchemaField|Layout\w+Field)|templates\/(ArrayField\w*|MultiSchemaField)Template)\.js$/;
     expect(inputs.filter((input) => parts.test(input))).toEqual([]);
+    expect(
+      inputs.filter((input) =>
+        /@rjsf\/core\/lib\/components\/widgets\/(File|AltDate|AltDateTime|Checkboxes|Radio|Rating|Textarea|Range|Time|DateTime|Color)Widget\.js$/.test(input),
+      ),
+    ).toEqual([]);
     expect([...new Set(inputs.filter((input) => input.startsWith('rjsf-part-left-out:')))].sort()).toEqual(
-      ['allOf', 'alternatives', 'arrays', 'layoutGrid'].map((part) => `rjsf-part-left-out:${part}`),
+      [
+        'allOf',
+        'altDateWidgets',
+        'alternatives',
+        'arrays',
+        'checkboxesWidget',
+        'colorWidget',
+        'fileWidget',
+        'layoutGrid',
+        'radioWidget',
+        'rangeWidget',
+        'ratingWidget',
+        'textareaWidget',
+        'timeWidgets',
+      ].map((part) => `rjsf-part-left-out:${part}`),
     );
   });
 
@@ -118,6 +140,25 @@ describe('the browser bundle', () => {
     const tools = files.flatMap((file) => inputsOf(file).filter((input) => /src\/client\/(studio|dev)\//.test(input)));
     expect(tools).toEqual([]);
     expect(outputs.some(([file]) => inputsOf(file).some((input) => input.endsWith('src/client/studio/StudioPage.tsx')))).toBe(true);
+  });
+});
+
+describe('the shared-chunk manifest (src/client/app/sharedChunk.ts)', () => {
+  it('bundles every module it names, with no warning: a package that says it has no side effects is not left out', async () => {
+    const { warnings, metafile } = await esbuild.build({
+      ...BROWSER_BUNDLE,
+      entryPoints: [join(PROJECT_ROOT, 'src', 'client', 'app', 'sharedChunk.ts')],
+      outdir: join(PROJECT_ROOT, 'build', 'shared-chunk-check'),
+      write: false,
+      logLevel: 'silent',
+      plugins: [sharedChunkPlugin()],
+    });
+    expect(warnings.map((warning) => warning.text)).toEqual([]);
+    const inputs = Object.values(metafile.outputs).flatMap((output) => Object.keys(output.inputs));
+    expect(inputs.filter((input) => input.includes('node_modules/ajv/')).sort()).toEqual([
+      'node_modules/ajv/dist/runtime/equal.js',
+      'node_modules/ajv/dist/runtime/ucs2length.js',
+    ]);
   });
 });
 

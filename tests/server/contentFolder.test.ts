@@ -198,7 +198,7 @@ describe('an English reword whose Spanish is not written yet', () => {
   });
 });
 
-describe('a form given an "allOf", an "anyOf" and an array', () => {
+describe('a form given an "allOf", an "anyOf", an array and a time of day', () => {
   it('builds with those parts of rjsf, which the browser’s scripts leave out while no form calls for them', BUILDS, async () => {
     const { content, warnings, server } = await buildAndServe(
       [],
@@ -211,9 +211,9 @@ describe('a form given an "allOf", an "anyOf" and an array', () => {
         {
           file: 'schemas/signup.schema.json',
           replace: '"referalCode": { "$ref": "common.schema.json#/$defs/referralCode" },',
-          with: '"referalCode": { "$ref": "common.schema.json#/$defs/referralCode" }, "languages": { "type": "array", "items": { "type": "string" } },',
+          with: '"referalCode": { "$ref": "common.schema.json#/$defs/referralCode" }, "languages": { "type": "array", "items": { "type": "string" } }, "pickupTime": { "type": "string", "format": "time" },',
         },
-        { file: 'schemas/signup.ui.json', replace: '"referalCode",', with: '"referalCode", "languages",' },
+        { file: 'schemas/signup.ui.json', replace: '"referalCode",', with: '"referalCode", "languages", "pickupTime",' },
       ],
     );
     try {
@@ -226,15 +226,23 @@ describe('a form given an "allOf", an "anyOf" and an array', () => {
         '@x0k/json-schema-merge/',
         '@rjsf/core/lib/components/fields/ArrayField.js',
         '@rjsf/core/lib/components/fields/MultiSchemaField.js',
+        // rjsf's widget for a "format": "time".
+        '@rjsf/core/lib/components/widgets/TimeWidget.js',
       ]) {
         expect(
           inputs.some((input) => input.includes(part)),
           part,
         ).toBe(true);
       }
-      // The one no form calls for is still left out.
-      expect(inputs.filter((input) => input.startsWith('rjsf-part-left-out:'))).toEqual(['rjsf-part-left-out:layoutGrid']);
-      expect((await server.app.inject({ method: 'GET', url: '/signup', headers: { accept: 'text/html' } })).body).toContain('id="root_email"');
+      // Those no form calls for are still left out.
+      expect(inputs.filter((input) => input.startsWith('rjsf-part-left-out:')).sort()).toEqual(
+        ['altDateWidgets', 'checkboxesWidget', 'colorWidget', 'fileWidget', 'layoutGrid', 'radioWidget', 'rangeWidget', 'ratingWidget', 'textareaWidget'].map(
+          (part) => `rjsf-part-left-out:${part}`,
+        ),
+      );
+      const page = (await server.app.inject({ method: 'GET', url: '/signup', headers: { accept: 'text/html' } })).body;
+      expect(page).toContain('id="root_email"');
+      expect(page).toMatch(/<input[^>]*id="root_pickupTime"[^>]*type="time"|<input[^>]*type="time"[^>]*id="root_pickupTime"/);
     } finally {
       await server.close();
     }

@@ -1,6 +1,7 @@
 /**
  * Parts of rjsf that only some kinds of form call for, left out of the browser's scripts while no
- * form does: ~11 KB (Brotli) of every step's first visit for these four.
+ * form does: ~11 KB (Brotli) of every step's first visit for the first four, ~3 KB for rjsf's
+ * widgets no form draws.
  */
 import type * as esbuild from 'esbuild';
 
@@ -14,6 +15,18 @@ const hasKey =
 
 /** Whether a UI schema names one of rjsf's fields (as a "ui:field"): a form may call for a field its schema alone would not. */
 const namesField = (uiSchema: unknown, fields: RegExp) => new RegExp(`"(${fields.source})"`).test(JSON.stringify(uiSchema));
+
+/**
+ * Whether a form's schema or UI schema holds one of these words as a whole string (a key or a
+ * value): the names by which rjsf picks one of its widgets, as a "ui:widget", in "ui:options" or
+ * as a string's "format" (getWidget's map in @rjsf/utils). A title spelling one only keeps it in.
+ */
+const mentions =
+  (...words: string[]) =>
+  (schema: unknown, uiSchema: unknown) => {
+    const text = JSON.stringify([schema, uiSchema]);
+    return words.some((word) => text.includes(JSON.stringify(word)));
+  };
 
 /**
  * Each part with its modules (paths as rjsf imports them) and what in a form's schema or UI schema
@@ -35,6 +48,22 @@ const RJSF_PARTS = {
     modules: /^\.\/Layout(Grid|Header|MultiSchema)Field\.js$/,
     calledFor: (_schema: unknown, uiSchema: unknown) => namesField(uiSchema, /Layout(Grid|Header|MultiSchema)Field/),
   },
+  // rjsf's own widgets beyond the text, checkbox, select and password ones every kind of field falls back to.
+  fileWidget: { modules: /^\.\/FileWidget\.js$/, calledFor: mentions('file', 'files', 'data-url', 'FileWidget') },
+  altDateWidgets: {
+    modules: /^\.\/AltDate(Time)?Widget\.js$/,
+    calledFor: mentions('alt-date', 'alt-datetime', 'AltDateWidget', 'AltDateTimeWidget'),
+  },
+  checkboxesWidget: { modules: /^\.\/CheckboxesWidget\.js$/, calledFor: mentions('checkboxes', 'CheckboxesWidget') },
+  radioWidget: { modules: /^\.\/RadioWidget\.js$/, calledFor: mentions('radio', 'RadioWidget') },
+  ratingWidget: { modules: /^\.\/RatingWidget\.js$/, calledFor: mentions('rating', 'RatingWidget') },
+  textareaWidget: { modules: /^\.\/TextareaWidget\.js$/, calledFor: mentions('textarea', 'TextareaWidget') },
+  rangeWidget: { modules: /^\.\/RangeWidget\.js$/, calledFor: mentions('range', 'RangeWidget') },
+  timeWidgets: {
+    modules: /^\.\/(Time|DateTime)Widget\.js$/,
+    calledFor: mentions('time', 'datetime', 'date-time', 'TimeWidget', 'DateTimeWidget'),
+  },
+  colorWidget: { modules: /^\.\/ColorWidget\.js$/, calledFor: mentions('color', 'ColorWidget') },
 } as const;
 export type RjsfPart = keyof typeof RJSF_PARTS;
 

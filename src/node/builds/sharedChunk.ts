@@ -5,6 +5,9 @@ import type * as esbuild from 'esbuild';
 import { CLIENT, CLIENT_ENTRY, GENERATED } from './paths.js';
 import { DATA_FILE } from './projectPlugin.js';
 
+/** `text` as a regular expression matching it alone. */
+const literally = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
 /** What the modules under `dir` load by import(), as written there ("../form/StepPage.js"). */
 function dynamicImportsOf(dir: string): string[] {
   const files = readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((file) => /\.tsx?$/.test(file));
@@ -33,7 +36,7 @@ export function sharedChunkPlugin(): esbuild.Plugin {
       // Only the entry and what the client's code loads by import() reach the callback: a filter
       // that let every import through made esbuild call into this process for each of ~1,400
       // imports, in every rebuild of `npm run dev` too.
-      const specifiers = [CLIENT_ENTRY, ...dynamicImportsOf(CLIENT)].map((specifier) => specifier.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+      const specifiers = [CLIENT_ENTRY, ...dynamicImportsOf(CLIENT)].map(literally);
       // The forms loader's (generateForms): "./forms/profile.es.js".
       const filter = new RegExp(`^(${[...specifiers, '\\./forms/[\\w.-]+\\.js'].join('|')})$`);
       const wrapped = ({ path, namespace: from }: esbuild.ResolveResult) =>
@@ -45,6 +48,14 @@ export function sharedChunkPlugin(): esbuild.Plugin {
         const resolved = await build.resolve(path, { kind, importer, resolveDir, pluginData: namespace });
         if (resolved.errors.length > 0 || !wrapped(resolved)) return resolved;
         return { path: resolved.path, namespace };
+      });
+      // The manifest imports a package for the chunk it lands in, not for what it does: one that
+      // says it has none (Ajv's "sideEffects": false) would see a bare import ignored, and warned of.
+      const packages = [...readFileSync(SHARED_CHUNK, 'utf8').matchAll(/^import '([^'.][^']*)';$/gm)].map((match) => literally(match[1]!));
+      build.onResolve({ filter: new RegExp(`^(${packages.join('|')})$`) }, async ({ path, importer, resolveDir, kind, pluginData }) => {
+        if (importer !== SHARED_CHUNK || pluginData === namespace) return undefined;
+        const resolved = await build.resolve(path, { kind, importer, resolveDir, pluginData: namespace });
+        return resolved.errors.length > 0 ? resolved : { path: resolved.path, sideEffects: true };
       });
       build.onLoad({ filter: /.*/, namespace }, ({ path }) => ({
         // A translation file is read by its default export.
