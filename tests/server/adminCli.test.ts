@@ -9,6 +9,7 @@ import { runKeysCommand } from '../../src/cli/adminKeys.js';
 import { bearer, json, startTestServer } from '../support/server.js';
 import type { QueueDriver } from '../../src/shared/review.js';
 import { scaled } from '../support/machineSpeed.js';
+import { seedPglite } from '../../tools/pgliteTemplate.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'onramp-admin-cli-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -130,6 +131,7 @@ describe('staff add (the first owner, from a terminal)', () => {
     'adds the person straight into the database, prints their key once, and is recorded as the terminal’s user',
     async () => {
       const dataDir = join(scratch, 'bootstrap');
+      await seedPglite(join(dataDir, 'pglite'));
       const env = { DATA_DIR: dataDir, DATA_KEY: randomBytes(32).toString('base64'), LOG_LEVEL: 'warn' };
       const lines: string[] = [];
       const io = { out: (line: string) => void lines.push(line), err: (line: string) => void lines.push(`ERR ${line}`) };
@@ -173,6 +175,7 @@ describe('keys status and keys rotate (the data keys, from a terminal)', () => {
     'opens the server’s data with its keys: the status of a new data folder, then a rotation to a new key',
     async () => {
       const dataDir = join(scratch, 'keys');
+      await seedPglite(join(dataDir, 'pglite'));
       const old = randomBytes(32).toString('base64');
       const lines: string[] = [];
       const io = { out: (line: string) => void lines.push(line), err: (line: string) => void lines.push(`ERR ${line}`) };
