@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+import { scaled } from './tests/support/machineSpeed.js';
 import { prerequisitesConfig } from './tests/support/prerequisites.js';
 import ProjectSequencer from './tests/sequencer.js';
 
@@ -56,10 +57,11 @@ export default defineConfig({
     // WebAssembly (the embedded database, which some files still open) compiled once, by the
     // baseline compiler: optimising it in the background cost more CPU than it saved in a test's life.
     execArgv: ['--liftoff-only'],
-    testTimeout: 60_000,
-    hookTimeout: 120_000,
+    // Limits on the wall clock, scaled by how loaded the machine is as the run starts (machineSpeed.ts).
+    testTimeout: scaled(60_000),
+    hookTimeout: scaled(120_000),
     // What a page or a server does in the background gets the time a busy two-core machine needs, not 1 s.
-    expect: { poll: { timeout: 15_000 } },
+    expect: { poll: { timeout: scaled(15_000) } },
     sequence: { sequencer: ProjectSequencer },
     // Measured by `npm test` (`vitest run --coverage`), not by a single file or project run: V8's own
     // counters in the test workers (and the server the browser journeys talk to, which runs in

@@ -10,6 +10,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { CONTENT_FOLDERS, PROJECT_ROOT } from '../src/node/projectFiles.js';
+import { seedPglite } from './pgliteTemplate.js';
+import { scaled } from '../tests/support/machineSpeed.js';
 
 export interface DevServer {
   baseUrl: string;
@@ -17,7 +19,7 @@ export interface DevServer {
   root: string;
   /** Everything printed so far, stdout and stderr. */
   output(): string;
-  /** Waits until the output (from `from` on) matches; returns the match. */
+  /** Waits until the output (from `from` on) matches; returns the match. `timeoutMs` of an idle machine, scaled to its load (machineSpeed.ts). */
   waitForOutput(pattern: RegExp, from?: number, timeoutMs?: number): Promise<RegExpMatchArray>;
   close(): Promise<void>;
 }
@@ -30,6 +32,8 @@ export async function startDevServer(files: Record<string, unknown> = {}): Promi
     await mkdir(dirname(join(root, path)), { recursive: true });
     await writeFile(join(root, path), JSON.stringify(content, null, 2));
   }
+  // Its data folder's embedded database, migrated already (pgliteTemplate.ts).
+  await seedPglite(join(root, '.data', 'pglite'));
   const child = spawn(join(PROJECT_ROOT, 'node_modules', '.bin', 'tsx'), ['src/cli/start.ts', '--watch'], {
     cwd: PROJECT_ROOT,
     env: {
@@ -50,12 +54,13 @@ export async function startDevServer(files: Record<string, unknown> = {}): Promi
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
 
   async function waitForOutput(pattern: RegExp, from = 0, timeoutMs = 10_000): Promise<RegExpMatchArray> {
-    const deadline = Date.now() + timeoutMs;
+    const limit = scaled(timeoutMs);
+    const deadline = Date.now() + limit;
     for (;;) {
       const match = printed.slice(from).match(pattern);
       if (match) return match;
       if (child.exitCode !== null) throw new Error(`npm run dev exited (${child.exitCode}):\n${printed}`);
-      if (Date.now() > deadline) throw new Error(`npm run dev did not print ${pattern} within ${timeoutMs} ms:\n${printed.slice(from)}`);
+      if (Date.now() > deadline) throw new Error(`npm run dev did not print ${pattern} within ${limit} ms:\n${printed.slice(from)}`);
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
   }
@@ -69,7 +74,7 @@ export async function startDevServer(files: Record<string, unknown> = {}): Promi
   };
 
   try {
-    // A fresh database runs its migrations first: allow for a busy machine.
+    // Loading the code and bundling the app: allow for a busy machine.
     const running = await waitForOutput(/Onramp is running at (http:\/\/\S+)/, 0, 90_000);
     await waitForOutput(/Watching schemas\//, 0, 10_000);
     return { baseUrl: running[1] ?? '', root, output: () => printed, waitForOutput, close };
@@ -87,7 +92,8 @@ export async function msUntilReloadedPageShows(page: Page, message: string, edit
   await page.evaluate(() => Object.assign(window, { beforeEdit: true }));
   const started = performance.now();
   await edit();
-  while (performance.now() - started < timeoutMs) {
+  const limit = scaled(timeoutMs);
+  while (performance.now() - started < limit) {
     const shown = await page
       .evaluate((expected) => {
         if ('beforeEdit' in window) return false;
@@ -98,5 +104,5 @@ export async function msUntilReloadedPageShows(page: Page, message: string, edit
     if (shown) return Math.round(performance.now() - started);
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
-  throw new Error(`The page did not show "${message}" within ${timeoutMs} ms of the edit`);
+  throw new Error(`The page did not show "${message}" within ${limit} ms of the edit`);
 }

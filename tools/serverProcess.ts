@@ -7,6 +7,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { PROJECT_ROOT } from '../src/node/projectFiles.js';
+import { seedPglite } from './pgliteTemplate.js';
+import { scaled } from '../tests/support/machineSpeed.js';
 
 export interface ServerProcess {
   /** http://127.0.0.1:<port> */
@@ -17,10 +19,15 @@ export interface ServerProcess {
   stop(): Promise<number | null>;
 }
 
-/** `root`: the folder the server runs in (a production install of its own, say); the project by default. */
-export function startServerProcess(env: Record<string, string>, timeoutMs = 30_000, root = PROJECT_ROOT): Promise<ServerProcess> {
+/**
+ * `root`: the folder the server runs in (a production install of its own, say); the project by default.
+ * `timeoutMs` is of an idle machine, scaled to its load (machineSpeed.ts).
+ */
+export async function startServerProcess(env: Record<string, string>, timeoutMs = 30_000, root = PROJECT_ROOT): Promise<ServerProcess> {
   const server = join(root, 'build', 'server', 'main.mjs');
   if (!existsSync(server)) throw new Error(`${server} is missing: run \`npm run build\` first (npm test does).`);
+  // A new data folder's embedded database, migrated already (pgliteTemplate.ts).
+  if (env.DATA_DIR && !env.DATABASE_URL) await seedPglite(join(env.DATA_DIR, 'pglite'));
   const child: ChildProcess = spawn(process.execPath, [server], {
     cwd: root,
     // MALLOC_ARENA_MAX as `npm run start:prod` sets it: glibc's per-thread arenas would otherwise
@@ -34,10 +41,11 @@ export function startServerProcess(env: Record<string, string>, timeoutMs = 30_0
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   return new Promise((resolve, reject) => {
+    const limit = scaled(timeoutMs);
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`The server did not start within ${timeoutMs} ms:\n${output}`));
-    }, timeoutMs);
+      reject(new Error(`The server did not start within ${limit} ms:\n${output}`));
+    }, limit);
     const watch = () => {
       const address = /Onramp is running at (\S+)/.exec(output)?.[1];
       if (!address) return;

@@ -1,5 +1,6 @@
-import Ajv, { type Options, type ValidateFunction } from 'ajv';
+import Ajv, { _, type Options, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
+import { fullFormats } from 'ajv-formats/dist/formats.js';
 import ajvErrors from 'ajv-errors';
 import { customKeywords } from './keywords.js';
 
@@ -25,25 +26,36 @@ export function extendAjv(ajv: Ajv): Ajv {
 }
 
 /**
+ * A "pattern" is compiled with the u flag (Ajv's unicodeRegExp), which refuses what a plain
+ * RegExp lets pass ("\-" outside brackets): a text is a regular expression as it will be compiled.
+ */
+function isRegex(text: string): boolean {
+  try {
+    new RegExp(text, 'u');
+    return true;
+  } catch (error) {
+    // What RegExp can't compile is what the format refuses.
+    if (error instanceof SyntaxError) return false;
+    throw error;
+  }
+}
+
+/** Every format our Ajv knows, by name: what a standalone validator's code requires as {@link FORMATS_MODULE}. */
+export const FORMATS = { ...fullFormats, regex: isRegex };
+/** The name a standalone validator's code requires the formats by (`source` of createAjv). */
+export const FORMATS_MODULE = 'onramp:formats';
+
+/**
  * A ready Ajv. `strict` is for the lint: rjsf's non-strict Ajv silently ignores a mistyped
  * keyword, so the lint compiles every schema strictly to catch one. `coerceTypes` is for query
- * strings, whose values are all text: a number in one is read as the number it spells.
+ * strings, whose values are all text: a number in one is read as the number it spells. `source`
+ * keeps each validator's code, for Ajv's standalone code (the lint's cache, src/cli/lint/compiled.ts).
  */
-export function createAjv({ strict = false, coerceTypes = false }: { strict?: boolean; coerceTypes?: boolean } = {}): Ajv {
-  const ajv = new Ajv({ ...AJV_OPTIONS, strict, coerceTypes, allowUnionTypes: true });
+export function createAjv({ strict = false, coerceTypes = false, source = false }: { strict?: boolean; coerceTypes?: boolean; source?: boolean } = {}): Ajv {
+  const code = source ? { code: { source: true, formats: _`require(${FORMATS_MODULE})` } } : {};
+  const ajv = new Ajv({ ...AJV_OPTIONS, strict, coerceTypes, allowUnionTypes: true, ...code });
   addFormats(ajv);
-  // A "pattern" is compiled with the u flag (Ajv's unicodeRegExp), which refuses what a plain
-  // RegExp lets pass ("\-" outside brackets): a text is a regular expression as it will be compiled.
-  ajv.addFormat('regex', (text: string) => {
-    try {
-      new RegExp(text, 'u');
-      return true;
-    } catch (error) {
-      // What RegExp can't compile is what the format refuses.
-      if (error instanceof SyntaxError) return false;
-      throw error;
-    }
-  });
+  ajv.addFormat('regex', isRegex);
   // rjsf reads ui:* keys and these annotations; strict mode must know them. `copy` marks, in the
   // schemas that describe the files, the strings drivers read (src/shared/copy.ts).
   if (strict) ajv.addVocabulary(['enumNames', 'copy']);

@@ -15,6 +15,7 @@ import type { Flow } from '../../src/shared/flow.js';
 import { FUNNEL, seedDrivers, writeSeed } from '../support/insightsSeed.js';
 import { bearer, sendVehicle, staffAccount, staffKey, verifiedDriver, type TestDriver } from '../support/server.js';
 import { axeViolations, PHONE_VIEWPORT, screenshot, signInAsStaff, startJourney, type Journey } from './support.js';
+import { scaled } from '../support/machineSpeed.js';
 
 const DAY_MS = 24 * 3600 * 1000;
 const day = (date: Date) => date.toISOString().slice(0, 10);
@@ -104,91 +105,95 @@ describe.each([
   afterAll(() => page.context().close());
 
   // Every admin screen in turn, each checked by axe: about 30 s alone, three times that beside other browser files on two cores.
-  it('fits the width, with no serious accessibility issue, on every screen', async () => {
-    const found: Record<string, unknown> = {};
-    await page.goto('/admin');
-    await page.getByRole('heading', { name: 'Staff sign-in' }).waitFor();
-    await checkScreen(page, `80-admin-sign-in-${device}`, found);
-    await signInAsStaff(page, staff.user);
+  it(
+    'fits the width, with no serious accessibility issue, on every screen',
+    async () => {
+      const found: Record<string, unknown> = {};
+      await page.goto('/admin');
+      await page.getByRole('heading', { name: 'Staff sign-in' }).waitFor();
+      await checkScreen(page, `80-admin-sign-in-${device}`, found);
+      await signInAsStaff(page, staff.user);
 
-    // The queue, both drivers opened: one the colleague has, one to ask a fix of.
-    await page.getByLabel('Search by name, email or phone').fill('Lovelace');
-    await page.getByRole('button', { name: 'Search', exact: true }).click();
-    for (const driver of [claimed, open]) {
-      await card(page, driver).getByRole('button', { name: 'Ada Lovelace', exact: true }).click();
-      await expect.poll(() => card(page, driver).locator('.admin-thumb-image').count()).toBe(13);
-    }
-    await card(page, claimed).getByText(`Being reviewed by ${colleague}`).first().waitFor();
-    await card(page, open).getByLabel('Needs a fix: Last Name').check();
-    await card(page, open).getByLabel('What to fix in Last Name').fill('Please use the last name on your licence.');
-    await card(page, open)
-      .getByRole('button', { name: /^Ask for / })
-      .click();
-    await checkScreen(page, `81-admin-review-${device}`, found);
-    for (const tab of ['Approved', 'Rejected']) {
-      await page.getByRole('tab', { name: tab }).click();
-      await page.getByRole('heading', { name: `${tab} drivers` }).waitFor();
-      await checkScreen(page, `82-admin-review-${tab.toLowerCase()}-${device}`, found);
-    }
+      // The queue, both drivers opened: one the colleague has, one to ask a fix of.
+      await page.getByLabel('Search by name, email or phone').fill('Lovelace');
+      await page.getByRole('button', { name: 'Search', exact: true }).click();
+      for (const driver of [claimed, open]) {
+        await card(page, driver).getByRole('button', { name: 'Ada Lovelace', exact: true }).click();
+        await expect.poll(() => card(page, driver).locator('.admin-thumb-image').count()).toBe(13);
+      }
+      await card(page, claimed).getByText(`Being reviewed by ${colleague}`).first().waitFor();
+      await card(page, open).getByLabel('Needs a fix: Last Name').check();
+      await card(page, open).getByLabel('What to fix in Last Name').fill('Please use the last name on your licence.');
+      await card(page, open)
+        .getByRole('button', { name: /^Ask for / })
+        .click();
+      await checkScreen(page, `81-admin-review-${device}`, found);
+      for (const tab of ['Approved', 'Rejected']) {
+        await page.getByRole('tab', { name: tab }).click();
+        await page.getByRole('heading', { name: `${tab} drivers` }).waitFor();
+        await checkScreen(page, `82-admin-review-${tab.toLowerCase()}-${device}`, found);
+      }
 
-    await section(page, 'Expiring documents').click();
-    await page.getByLabel('Expiring within (days)').fill('365');
-    await page.getByRole('button', { name: 'Show', exact: true }).click();
-    await page.locator('.admin-expiring tbody tr, .admin-empty').first().waitFor();
-    await checkScreen(page, `83-admin-expiring-${device}`, found);
+      await section(page, 'Expiring documents').click();
+      await page.getByLabel('Expiring within (days)').fill('365');
+      await page.getByRole('button', { name: 'Show', exact: true }).click();
+      await page.locator('.admin-expiring tbody tr, .admin-empty').first().waitFor();
+      await checkScreen(page, `83-admin-expiring-${device}`, found);
 
-    await openInsights(page);
-    await checkScreen(page, `84-admin-insights-${device}`, found);
+      await openInsights(page);
+      await checkScreen(page, `84-admin-insights-${device}`, found);
 
-    // A stalled count opens exactly the drivers it counts; one of them opens on their timeline.
-    const stalled = page.locator('.admin-insights-steps td[data-label="Stalled"] button').first();
-    const count = Number(await stalled.textContent());
-    await stalled.click();
-    await page.getByRole('heading', { name: 'Drivers', exact: true }).waitFor();
-    await page.locator('.admin-people tbody tr').first().waitFor();
-    expect(await page.locator('.admin-people-total').textContent()).toBe(`${count} ${count === 1 ? 'driver' : 'drivers'}`);
-    expect(await page.locator('.admin-people tbody tr').count()).toBe(count);
-    await checkScreen(page, `90-admin-drivers-${device}`, found);
-    await page.locator('.admin-people tbody tr button').first().click();
-    await page.getByRole('heading', { name: 'Timeline' }).waitFor();
-    await checkScreen(page, `91-admin-driver-timeline-${device}`, found);
+      // A stalled count opens exactly the drivers it counts; one of them opens on their timeline.
+      const stalled = page.locator('.admin-insights-steps td[data-label="Stalled"] button').first();
+      const count = Number(await stalled.textContent());
+      await stalled.click();
+      await page.getByRole('heading', { name: 'Drivers', exact: true }).waitFor();
+      await page.locator('.admin-people tbody tr').first().waitFor();
+      expect(await page.locator('.admin-people-total').textContent()).toBe(`${count} ${count === 1 ? 'driver' : 'drivers'}`);
+      expect(await page.locator('.admin-people tbody tr').count()).toBe(count);
+      await checkScreen(page, `90-admin-drivers-${device}`, found);
+      await page.locator('.admin-people tbody tr button').first().click();
+      await page.getByRole('heading', { name: 'Timeline' }).waitFor();
+      await checkScreen(page, `91-admin-driver-timeline-${device}`, found);
 
-    // A privacy officer finds the driver by their whole email: the one found is the one exported or erased.
-    await section(page, 'Data requests').click();
-    await page.getByLabel('Find the driver by their whole email or phone').fill(claimed.email);
-    await page.getByRole('button', { name: 'Find', exact: true }).click();
-    await expect.poll(() => page.getByLabel('Driver id').inputValue()).toBe(claimed.driverId);
-    await checkScreen(page, `85-admin-data-requests-${device}`, found);
+      // A privacy officer finds the driver by their whole email: the one found is the one exported or erased.
+      await section(page, 'Data requests').click();
+      await page.getByLabel('Find the driver by their whole email or phone').fill(claimed.email);
+      await page.getByRole('button', { name: 'Find', exact: true }).click();
+      await expect.poll(() => page.getByLabel('Driver id').inputValue()).toBe(claimed.driverId);
+      await checkScreen(page, `85-admin-data-requests-${device}`, found);
 
-    await section(page, 'Staff').click();
-    await page.getByText(colleague, { exact: true }).waitFor();
-    await checkScreen(page, `86-admin-staff-${device}`, found);
+      await section(page, 'Staff').click();
+      await page.getByText(colleague, { exact: true }).waitFor();
+      await checkScreen(page, `86-admin-staff-${device}`, found);
 
-    await section(page, 'Audit record').click();
-    await page.locator('table.admin-audit tbody tr').first().waitFor();
-    await checkScreen(page, `87-admin-audit-${device}`, found);
+      await section(page, 'Audit record').click();
+      await page.locator('table.admin-audit tbody tr').first().waitFor();
+      await checkScreen(page, `87-admin-audit-${device}`, found);
 
-    // An endpoint with a long description, its secret just made, and a test event delivered to the app's own receiver.
-    await section(page, 'Webhooks').click();
-    const add = page.getByRole('form', { name: 'Add an endpoint' });
-    await add.getByLabel('URL').fill(`${journey.baseUrl}/dev/webhooks`);
-    await add.getByLabel('Description (optional)').fill(`The dispatch system (${device}), which assigns approved drivers to their first shifts`);
-    await add.getByRole('button', { name: 'Add endpoint' }).click();
-    await page.getByText('Copy it now: you won’t see it again.').waitFor();
-    const hook = page.locator('li.admin-webhook', { hasText: `The dispatch system (${device})` });
-    await hook.getByRole('button', { name: 'Send test event' }).click();
-    await hook.getByRole('cell', { name: 'Delivered' }).waitFor();
-    await checkScreen(page, `89-admin-webhooks-${device}`, found);
-    await page.getByRole('button', { name: 'Done' }).click();
+      // An endpoint with a long description, its secret just made, and a test event delivered to the app's own receiver.
+      await section(page, 'Webhooks').click();
+      const add = page.getByRole('form', { name: 'Add an endpoint' });
+      await add.getByLabel('URL').fill(`${journey.baseUrl}/dev/webhooks`);
+      await add.getByLabel('Description (optional)').fill(`The dispatch system (${device}), which assigns approved drivers to their first shifts`);
+      await add.getByRole('button', { name: 'Add endpoint' }).click();
+      await page.getByText('Copy it now: you won’t see it again.').waitFor();
+      const hook = page.locator('li.admin-webhook', { hasText: `The dispatch system (${device})` });
+      await hook.getByRole('button', { name: 'Send test event' }).click();
+      await hook.getByRole('cell', { name: 'Delivered' }).waitFor();
+      await checkScreen(page, `89-admin-webhooks-${device}`, found);
+      await page.getByRole('button', { name: 'Done' }).click();
 
-    await section(page, 'Command line').click();
-    await page.getByLabel('What it is for').fill(`A nightly export script on the reporting server (${device})`);
-    await page.getByRole('button', { name: 'Make a key' }).click();
-    await page.getByText('Your key, shown this once:').waitFor();
-    await checkScreen(page, `88-admin-key-${device}`, found);
+      await section(page, 'Command line').click();
+      await page.getByLabel('What it is for').fill(`A nightly export script on the reporting server (${device})`);
+      await page.getByRole('button', { name: 'Make a key' }).click();
+      await page.getByText('Your key, shown this once:').waitFor();
+      await checkScreen(page, `88-admin-key-${device}`, found);
 
-    expect(found).toEqual({});
-  }, 180_000);
+      expect(found).toEqual({});
+    },
+    scaled(180_000),
+  );
 
   it('names the funnel’s steps by the flow’s titles and its times in minutes, hours or days', async () => {
     await openInsights(page);

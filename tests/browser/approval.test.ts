@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uniqueEmail } from '../support/identity.js';
 import { bearer, decide, json, sendVehicle, staffAccount, VEHICLE_IMAGE_FIELDS, verifiedDriver, verifyPhone } from '../support/server.js';
 import { choosePhoto, contextForTest, expectToast, latestCode, press, screenshot, signInAsStaff, startJourney, type Journey } from './support.js';
+import { scaled } from '../support/machineSpeed.js';
 
 let journey: Journey;
 let driverPage: Page;
@@ -118,7 +119,7 @@ describe('a Google sign-up, approved by an administrator', () => {
     await expectToast(admin, 'Driver approved.');
 
     // No reload: the waiting screen asks for the status by itself.
-    await driverPage.getByRole('heading', { name: 'Congrats! Profile Has Been Approved.' }).waitFor({ timeout: 20_000 });
+    await driverPage.getByRole('heading', { name: 'Congrats! Profile Has Been Approved.' }).waitFor({ timeout: scaled(20_000) });
     expect(new URL(driverPage.url()).pathname).toBe('/profile-approved');
     await screenshot(driverPage, '13-profile-approved');
     await admin.close();

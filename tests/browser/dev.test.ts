@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { msUntilReloadedPageShows, startDevServer, type DevServer } from '../../tools/devProcess.js';
 import { closeContexts, PHONE_VIEWPORT, screenshot, sharedChromium } from './support.js';
 import { authEmulatorReady } from '../support/identity.js';
+import { scaled } from '../support/machineSpeed.js';
 
 const FIRST_MESSAGE = 'Please enter your email';
 const EDITED_MESSAGE = 'Type the email address you use every day';
@@ -289,31 +290,35 @@ describe('npm run dev', () => {
     expect(await serverEmailMessages()).toEqual([FIXED_MESSAGE]);
   });
 
-  it('serves a call at its new path once the flow file moves it, and the open page follows', async () => {
-    const flowFile = join(dev.root, 'flows', 'onboarding.flow.json');
-    const flow = await readFile(flowFile, 'utf8');
-    const printedBefore = dev.output().length;
-    // A save that changes nothing is neither checked nor applied.
-    await writeFile(flowFile, flow);
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    // The page reconnects to the restarted server and reloads; it then checks the form as before.
-    await msUntilReloadedPageShows(
-      page,
-      FIXED_MESSAGE,
-      async () => {
-        await writeFile(flowFile, flow.replace('"path": "/auth/driverEmailSignUp"', '"path": "/auth/emailSignUp"'));
-        // A moved path restarts the server too: on a loaded machine that takes more than one poll's wait.
-        await dev.waitForOutput(/✓ flows\/onboarding\.flow\.json: applied in \d+ ms; open pages reload/, printedBefore, 3 * POLL_TIMEOUT_MS);
-      },
-      4 * POLL_TIMEOUT_MS,
-    );
-    expect(
-      dev
-        .output()
-        .slice(printedBefore)
-        .match(/applied in/g),
-    ).toHaveLength(1);
-    expect(await serverEmailMessages('/auth/emailSignUp')).toEqual([FIXED_MESSAGE]);
-    expect((await emptySignUp('/auth/driverEmailSignUp')).status).toBe(404);
-  }, 90_000);
+  it(
+    'serves a call at its new path once the flow file moves it, and the open page follows',
+    async () => {
+      const flowFile = join(dev.root, 'flows', 'onboarding.flow.json');
+      const flow = await readFile(flowFile, 'utf8');
+      const printedBefore = dev.output().length;
+      // A save that changes nothing is neither checked nor applied.
+      await writeFile(flowFile, flow);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      // The page reconnects to the restarted server and reloads; it then checks the form as before.
+      await msUntilReloadedPageShows(
+        page,
+        FIXED_MESSAGE,
+        async () => {
+          await writeFile(flowFile, flow.replace('"path": "/auth/driverEmailSignUp"', '"path": "/auth/emailSignUp"'));
+          // A moved path restarts the server too: on a loaded machine that takes more than one poll's wait.
+          await dev.waitForOutput(/✓ flows\/onboarding\.flow\.json: applied in \d+ ms; open pages reload/, printedBefore, 3 * POLL_TIMEOUT_MS);
+        },
+        4 * POLL_TIMEOUT_MS,
+      );
+      expect(
+        dev
+          .output()
+          .slice(printedBefore)
+          .match(/applied in/g),
+      ).toHaveLength(1);
+      expect(await serverEmailMessages('/auth/emailSignUp')).toEqual([FIXED_MESSAGE]);
+      expect((await emptySignUp('/auth/driverEmailSignUp')).status).toBe(404);
+    },
+    scaled(90_000),
+  );
 });

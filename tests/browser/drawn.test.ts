@@ -9,6 +9,7 @@ import flowFile from '../../flows/onboarding.flow.json' with { type: 'json' };
 import type { Flow } from '../../src/shared/flow.js';
 import { expectToast, PHONE_VIEWPORT, startJourney, type Journey } from './support.js';
 import { DRAFTS_COOKIE, SENT_AWAY_COOKIE } from '../../src/shared/storageKeys.js';
+import { scaled } from '../support/machineSpeed.js';
 
 let journey: Journey;
 beforeAll(async () => {
@@ -155,40 +156,44 @@ const typeIntoHydration = (page: Page, stopAfter: number) =>
   );
 
 describe('a sign-up typed into while the scripts take the drawn form over', () => {
-  it('keeps the last key typed at any moment of hydration, on a slow phone, and sends it', async () => {
-    // Stopping at moments spread over a hydration six times slower than this machine's.
-    for (const stopAfter of [0, 10, 30, 60, 100, 150, 250, 400]) {
-      const { context, page, release } = await phoneWithScriptsHeld('en');
-      try {
-        await page.goto('/signup', { waitUntil: 'commit' });
-        await page.locator('form.step-form').waitFor();
-        const cdp = await context.newCDPSession(page);
-        await cdp.send('Emulation.setCPUThrottlingRate', { rate: 6 });
-        const typing = typeIntoHydration(page, stopAfter);
-        release();
-        const email = await typing;
-        const submit = page.locator('form.step-form button[type=submit]:not([disabled])');
-        await submit.waitFor();
-        await cdp.send('Emulation.setCPUThrottlingRate', { rate: 1 });
-        expect({ stopAfter, typed: await page.locator('#root_email').inputValue() }).toEqual({ stopAfter, typed: email });
-        if (stopAfter !== 0) continue;
-        // Sent as typed: the next step names it.
-        await page.locator('#root_email').fill(email.replace('hydrating', `hydrating-${Date.now()}`));
-        const sent = await page.locator('#root_email').inputValue();
-        await page.locator('#root_phoneNo').fill('2025550143');
-        await page.locator('#root_password').fill('Str0ng!Pass');
-        await page.locator('#root_confirmPassword').fill('Str0ng!Pass');
-        await page.locator('#root_accept').check();
-        await page.locator('#root_twilioCheck').check();
-        await submit.click();
-        await page.waitForURL('**/verify-otp-email');
-        await page.getByText(sent).waitFor();
-      } finally {
-        await context.close();
+  it(
+    'keeps the last key typed at any moment of hydration, on a slow phone, and sends it',
+    async () => {
+      // Stopping at moments spread over a hydration six times slower than this machine's.
+      for (const stopAfter of [0, 10, 30, 60, 100, 150, 250, 400]) {
+        const { context, page, release } = await phoneWithScriptsHeld('en');
+        try {
+          await page.goto('/signup', { waitUntil: 'commit' });
+          await page.locator('form.step-form').waitFor();
+          const cdp = await context.newCDPSession(page);
+          await cdp.send('Emulation.setCPUThrottlingRate', { rate: 6 });
+          const typing = typeIntoHydration(page, stopAfter);
+          release();
+          const email = await typing;
+          const submit = page.locator('form.step-form button[type=submit]:not([disabled])');
+          await submit.waitFor();
+          await cdp.send('Emulation.setCPUThrottlingRate', { rate: 1 });
+          expect({ stopAfter, typed: await page.locator('#root_email').inputValue() }).toEqual({ stopAfter, typed: email });
+          if (stopAfter !== 0) continue;
+          // Sent as typed: the next step names it.
+          await page.locator('#root_email').fill(email.replace('hydrating', `hydrating-${Date.now()}`));
+          const sent = await page.locator('#root_email').inputValue();
+          await page.locator('#root_phoneNo').fill('2025550143');
+          await page.locator('#root_password').fill('Str0ng!Pass');
+          await page.locator('#root_confirmPassword').fill('Str0ng!Pass');
+          await page.locator('#root_accept').check();
+          await page.locator('#root_twilioCheck').check();
+          await submit.click();
+          await page.waitForURL('**/verify-otp-email');
+          await page.getByText(sent).waitFor();
+        } finally {
+          await context.close();
+        }
       }
-    }
-    // Eight pages on a throttled phone: some 35 s on a quiet machine.
-  }, 120_000);
+      // Eight pages on a throttled phone: some 35 s on a quiet machine.
+    },
+    scaled(120_000),
+  );
 });
 
 /** The form steps a driver opens with nothing on the device (the others' guards send them back to the sign-up). */

@@ -20,6 +20,7 @@ import {
   uploadVehicleImagesStep,
   type Journey,
 } from './support.js';
+import { scaled } from '../support/machineSpeed.js';
 
 let journey: Journey;
 let page: Page;
@@ -102,7 +103,7 @@ describe('a driver sent by a partner’s app with a launch link', () => {
     const { rows } = await journey.server.db.query<{ id: string }>('SELECT id FROM drivers WHERE external_id = $1', [externalId]);
     const driverId = rows[0]!.id;
     expect((await decide(journey.server.app, journey.server.reviewer.key, driverId, 'approve')).statusCode).toBe(200);
-    await page.waitForURL('**/profile-approved', { timeout: 30_000 });
+    await page.waitForURL('**/profile-approved', { timeout: scaled(30_000) });
     await press(page, 'Continue');
     await page.waitForURL('**/summary');
     await press(page, 'Subscribe Now');

@@ -6,6 +6,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { verifiedDriver, verifyPhone } from '../support/server.js';
 import { axeViolations, contextForTest, expectToast, fillProfileStep, openResumeLink, press, screenshot, startJourney, type Journey } from './support.js';
+import { scaled } from '../support/machineSpeed.js';
 
 let journey: Journey;
 
@@ -68,7 +69,7 @@ describe('a draft of the step on the device', () => {
     const { page } = await atProfileStep();
     await fillProfileStep(page);
     // Saved a moment after the last change: the last of the three photos included.
-    await expect.poll(async () => (await kept(page)).text.match(/blob image\/jpeg/g)?.length ?? 0, { timeout: 5_000 }).toBe(3);
+    await expect.poll(async () => (await kept(page)).text.match(/blob image\/jpeg/g)?.length ?? 0, { timeout: scaled(5_000) }).toBe(3);
     const onDevice = await kept(page);
     expect(onDevice.text).toContain('blob image/jpeg');
     expect(onDevice.text).not.toContain('234567890');
@@ -121,7 +122,7 @@ describe('a draft of the step on the device', () => {
     const page = await (await contextForTest(journey)).newPage();
     await page.goto(`${journey.baseUrl}/signup`);
     await page.locator('#root_email').fill('robin@example.com');
-    await expect.poll(async () => (await kept(page)).drafts, { timeout: 5_000 }).toBe(1);
+    await expect.poll(async () => (await kept(page)).drafts, { timeout: scaled(5_000) }).toBe(1);
     const drawn = await watchFirstDraw(page, '#root_email');
     await page.reload();
     await page.locator('#root_email').waitFor();
@@ -131,7 +132,7 @@ describe('a draft of the step on the device', () => {
   it('is forgotten when the driver signs out: the next person on the phone finds nothing', async () => {
     const { page } = await atProfileStep();
     await page.locator('#root_firstName').fill('Robin');
-    await expect.poll(async () => (await kept(page)).drafts, { timeout: 5_000 }).toBe(1);
+    await expect.poll(async () => (await kept(page)).drafts, { timeout: scaled(5_000) }).toBe(1);
     await page.getByRole('button', { name: 'Sign out' }).click();
     await expectToast(page, 'You are signed out.');
     expect(await kept(page)).toEqual({ drafts: 0, text: '[] {}' });
@@ -139,57 +140,61 @@ describe('a draft of the step on the device', () => {
 });
 
 describe('every screen', () => {
-  it('shows every screen of the journey with no accessibility violation of any impact, at 390 and 1280 px', async () => {
-    const { driver, page } = await atProfileStep();
-    // What the earlier steps would have kept, for the guards of the later ones.
-    await page.evaluate(
-      ({ email, phone }) => {
-        localStorage.setItem('email', email);
-        localStorage.setItem('phone', phone);
-        localStorage.setItem('vehicle_id', 'a-vehicle');
-      },
-      { email: driver.email, phone: driver.phone },
-    );
-    const screens = [
-      ['/', 'Drive with us'],
-      ['/signup', 'Sign up'],
-      ['/sign-in', 'Sign in'],
-      ['/verify-otp-email', 'Verify your email'],
-      ['/verify-otp-phone', 'Verify your phone'],
-      ['/complete-profile', 'Update Personal Info'],
-      ['/upload-vehicle-images', 'Upload vehicle images'],
-      ['/add-vehicle', 'Add Vehicle'],
-      ['/awaiting-approval', 'Awaiting Approval'],
-      ['/profile-approved', 'Congrats! Profile Has Been Approved.'],
-      ['/summary', 'Administrative Fees'],
-      ['/add-card', 'Card details'],
-      ['/add-bank', 'Bank details'],
-      ['/ride/new-request/info', 'New ride requests'],
-    ] as const;
-    const found: Record<string, string[]> = {};
-    for (const [route, heading] of screens) {
-      await page.setViewportSize({ width: 390, height: 844 });
-      await page.goto(route);
-      await page.getByRole('heading', { level: 1, name: heading }).waitFor();
-      // The same page at each width: the layout follows the screen (CSS), not a reload.
-      for (const width of [390, 1280]) {
-        await page.setViewportSize({ width, height: width === 390 ? 844 : 900 });
-        const violations = await axeViolations(page);
-        if (violations.length > 0) found[`${route} at ${width} px`] = violations;
+  it(
+    'shows every screen of the journey with no accessibility violation of any impact, at 390 and 1280 px',
+    async () => {
+      const { driver, page } = await atProfileStep();
+      // What the earlier steps would have kept, for the guards of the later ones.
+      await page.evaluate(
+        ({ email, phone }) => {
+          localStorage.setItem('email', email);
+          localStorage.setItem('phone', phone);
+          localStorage.setItem('vehicle_id', 'a-vehicle');
+        },
+        { email: driver.email, phone: driver.phone },
+      );
+      const screens = [
+        ['/', 'Drive with us'],
+        ['/signup', 'Sign up'],
+        ['/sign-in', 'Sign in'],
+        ['/verify-otp-email', 'Verify your email'],
+        ['/verify-otp-phone', 'Verify your phone'],
+        ['/complete-profile', 'Update Personal Info'],
+        ['/upload-vehicle-images', 'Upload vehicle images'],
+        ['/add-vehicle', 'Add Vehicle'],
+        ['/awaiting-approval', 'Awaiting Approval'],
+        ['/profile-approved', 'Congrats! Profile Has Been Approved.'],
+        ['/summary', 'Administrative Fees'],
+        ['/add-card', 'Card details'],
+        ['/add-bank', 'Bank details'],
+        ['/ride/new-request/info', 'New ride requests'],
+      ] as const;
+      const found: Record<string, string[]> = {};
+      for (const [route, heading] of screens) {
+        await page.setViewportSize({ width: 390, height: 844 });
+        await page.goto(route);
+        await page.getByRole('heading', { level: 1, name: heading }).waitFor();
+        // The same page at each width: the layout follows the screen (CSS), not a reload.
+        for (const width of [390, 1280]) {
+          await page.setViewportSize({ width, height: width === 390 ? 844 : 900 });
+          const violations = await axeViolations(page);
+          if (violations.length > 0) found[`${route} at ${width} px`] = violations;
+        }
       }
-    }
-    // And a form refused, each field with its message.
-    await page.setViewportSize({ width: 390, height: 844 });
-    await page.goto('/complete-profile');
-    await press(page, 'Next');
-    await page.getByText('Please enter your first name').first().waitFor();
-    await screenshot(page, '18-profile-refused');
-    const refused = await axeViolations(page);
-    if (refused.length > 0) found['/complete-profile refused'] = refused;
-    expect(found).toEqual({});
-    // Fifteen pages, each checked by axe at two widths: ~20 s alone, three times that beside two
-    // other browser files on two busy cores.
-  }, 180_000);
+      // And a form refused, each field with its message.
+      await page.setViewportSize({ width: 390, height: 844 });
+      await page.goto('/complete-profile');
+      await press(page, 'Next');
+      await page.getByText('Please enter your first name').first().waitFor();
+      await screenshot(page, '18-profile-refused');
+      const refused = await axeViolations(page);
+      if (refused.length > 0) found['/complete-profile refused'] = refused;
+      expect(found).toEqual({});
+      // Fifteen pages, each checked by axe at two widths: ~20 s alone, three times that beside two
+      // other browser files on two busy cores.
+    },
+    scaled(180_000),
+  );
   it('asks a browser with JavaScript off to turn it on, with no spinner turning for ever above it', async () => {
     const context = await journey.browser.newContext({ viewport: { width: 390, height: 844 }, javaScriptEnabled: false, baseURL: journey.baseUrl });
     onTestFinished(() => context.close());

@@ -8,6 +8,7 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decide, VEHICLE_IMAGE_FIELDS } from '../support/server.js';
 import { choosePhoto, expectToast, latestCode, PHONE_VIEWPORT, press, screenshot, startJourney, type Journey } from './support.js';
+import { scaled } from '../support/machineSpeed.js';
 
 let journey: Journey;
 let context: BrowserContext;
@@ -146,7 +147,7 @@ describe('the journey in Spanish, on a phone that reads Spanish', () => {
   it('is approved, pays in Spanish and adds the bank account', async () => {
     const driverId = await page.evaluate(() => localStorage.getItem('driver_id'));
     expect((await decide(journey.server.app, journey.server.reviewer.key, driverId ?? '', 'approve')).statusCode).toBe(200);
-    await page.waitForURL('**/profile-approved', { timeout: 30_000 });
+    await page.waitForURL('**/profile-approved', { timeout: scaled(30_000) });
     await heading('¡Felicidades! Tu perfil fue aprobado.');
     await press(page, 'Continuar');
     await heading('Cargos administrativos');

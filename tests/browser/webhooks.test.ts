@@ -11,6 +11,7 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { staffAccount } from '../support/server.js';
 import { expectToast, signInAsStaff, startJourney, type Journey } from './support.js';
+import { scaled } from '../support/machineSpeed.js';
 
 let journey: Journey;
 let receiverUrl: string;
@@ -86,7 +87,7 @@ describe('webhooks on the admin page', () => {
     await expectToast(page, 'Test event sent.');
     const rows = card.locator('table.admin-webhook-table tbody tr');
     const cells = () => rows.evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].slice(1, 6).map((td) => td.innerText)));
-    await expect.poll(cells, { timeout: 15_000 }).toEqual([['webhook.test', 'Delivered', '1', '202\nthanks, got it', '—']]);
+    await expect.poll(cells, { timeout: scaled(15_000) }).toEqual([['webhook.test', 'Delivered', '1', '202\nthanks, got it', '—']]);
     expect(received).toHaveLength(1);
     const test = received[0]!;
     expect(new Webhook(secret).verify(test.body, test.headers as Record<string, string>)).toMatchObject({ type: 'webhook.test' });
@@ -96,9 +97,9 @@ describe('webhooks on the admin page', () => {
       .getByRole('button', { name: /^Resend webhook\.test/ })
       .click();
     await expectToast(page, 'Sent again.');
-    await expect.poll(() => received.length, { timeout: 15_000 }).toBe(2);
+    await expect.poll(() => received.length, { timeout: scaled(15_000) }).toBe(2);
     expect(received[1]!.headers['webhook-id']).toBe(test.headers['webhook-id']);
-    await expect.poll(cells, { timeout: 15_000 }).toEqual([['webhook.test', 'Delivered', '1', '202\nthanks, got it', '—']]);
+    await expect.poll(cells, { timeout: scaled(15_000) }).toEqual([['webhook.test', 'Delivered', '1', '202\nthanks, got it', '—']]);
     await page.context().close();
   });
 

@@ -7,6 +7,7 @@ import { lintProject } from '../../src/cli/lintProject.js';
 import { screens } from '../../src/client/screens/index.js';
 import { widgets } from '../../widgets/index.js';
 import { copyProject, listBrokenEdits, makeEdit } from '../support/brokenEdits.js';
+import { scaled } from '../support/machineSpeed.js';
 
 const registry = { widgets: Object.keys(widgets), screens: Object.keys(screens) };
 const edits = listBrokenEdits();
@@ -58,39 +59,43 @@ describe('any edit of the data files', () => {
   afterAll(() => rmSync(root, { recursive: true }));
   const files = dataFiles(root);
 
-  it('gives problem lines, each naming its file, and never makes the lint throw', async () => {
-    await fc.assert(
-      fc.asyncProperty(
-        fc.constantFrom(...files),
-        fc.nat(),
-        fc.oneof(
-          fc.constant(undefined),
-          fc.jsonValue({ maxDepth: 2 }),
-          fc.string({ maxLength: 12 }),
-          fc.constantFrom('true', '/add-vehicle', '^(', '\\-', 1e309),
+  it(
+    'gives problem lines, each naming its file, and never makes the lint throw',
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(
+          fc.constantFrom(...files),
+          fc.nat(),
+          fc.oneof(
+            fc.constant(undefined),
+            fc.jsonValue({ maxDepth: 2 }),
+            fc.string({ maxLength: 12 }),
+            fc.constantFrom('true', '/add-vehicle', '^(', '\\-', 1e309),
+          ),
+          async (file, pick, replacement) => {
+            const path = join(root, file);
+            const original = readFileSync(path, 'utf8');
+            const json = JSON.parse(original) as unknown;
+            const places = placesIn(json).filter((keys) => keys.length > 0);
+            const keys = places[pick % places.length]!;
+            let parent = json as Record<string, unknown>;
+            for (const key of keys.slice(0, -1)) parent = parent[key] as Record<string, unknown>;
+            const last = keys.at(-1)!;
+            // Deleted, or replaced with any value: what a slip of the keyboard or a wrong paste makes.
+            if (replacement === undefined && !Array.isArray(parent)) delete parent[last];
+            else parent[last] = replacement ?? null;
+            writeFileSync(path, JSON.stringify(json, null, 2));
+            try {
+              const problems = await lintProject(root, registry);
+              for (const problem of problems) expect(problem.file).toMatch(/^(schemas|flows|locales|tests)\b/);
+            } finally {
+              writeFileSync(path, original);
+            }
+          },
         ),
-        async (file, pick, replacement) => {
-          const path = join(root, file);
-          const original = readFileSync(path, 'utf8');
-          const json = JSON.parse(original) as unknown;
-          const places = placesIn(json).filter((keys) => keys.length > 0);
-          const keys = places[pick % places.length]!;
-          let parent = json as Record<string, unknown>;
-          for (const key of keys.slice(0, -1)) parent = parent[key] as Record<string, unknown>;
-          const last = keys.at(-1)!;
-          // Deleted, or replaced with any value: what a slip of the keyboard or a wrong paste makes.
-          if (replacement === undefined && !Array.isArray(parent)) delete parent[last];
-          else parent[last] = replacement ?? null;
-          writeFileSync(path, JSON.stringify(json, null, 2));
-          try {
-            const problems = await lintProject(root, registry);
-            for (const problem of problems) expect(problem.file).toMatch(/^(schemas|flows|locales|tests)\b/);
-          } finally {
-            writeFileSync(path, original);
-          }
-        },
-      ),
-      { numRuns: Number(process.env.LINT_FUZZ_RUNS ?? 15) },
-    );
-  }, 240_000);
+        { numRuns: Number(process.env.LINT_FUZZ_RUNS ?? 15) },
+      );
+    },
+    scaled(240_000),
+  );
 });

@@ -8,6 +8,8 @@ import { addStaffFromTerminal, adminSettings, formatDriverTable, formatTime, par
 import { runKeysCommand } from '../../src/cli/adminKeys.js';
 import { bearer, json, startTestServer } from '../support/server.js';
 import type { QueueDriver } from '../../src/shared/review.js';
+import { scaled } from '../support/machineSpeed.js';
+import { seedPglite } from '../../tools/pgliteTemplate.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'onramp-admin-cli-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -125,34 +127,39 @@ describe('adminSettings', () => {
 });
 
 describe('staff add (the first owner, from a terminal)', () => {
-  it('adds the person straight into the database, prints their key once, and is recorded as the terminal’s user', async () => {
-    const dataDir = join(scratch, 'bootstrap');
-    const env = { DATA_DIR: dataDir, DATA_KEY: randomBytes(32).toString('base64'), LOG_LEVEL: 'warn' };
-    const lines: string[] = [];
-    const io = { out: (line: string) => void lines.push(line), err: (line: string) => void lines.push(`ERR ${line}`) };
-    const email = `owner-${randomBytes(4).toString('hex')}@example.com`;
-    expect(await addStaffFromTerminal({ email, roles: ['owner'] }, io, env)).toBe(0);
-    expect(lines[0]).toBe(`Added ${email} as owner.`);
-    const key = /ONRAMP_STAFF_TOKEN=(\S+)/.exec(lines.join('\n'))?.[1] ?? '';
-    expect(key).toMatch(/^onramp-key-/);
-    // A second time is refused: they are staff already.
-    expect(await addStaffFromTerminal({ email, roles: ['owner'] }, io, env)).toBe(1);
-    expect(lines.at(-1)).toBe('ERR Error: This person is a staff member already: change their roles instead.');
+  it(
+    'adds the person straight into the database, prints their key once, and is recorded as the terminal’s user',
+    async () => {
+      const dataDir = join(scratch, 'bootstrap');
+      await seedPglite(join(dataDir, 'pglite'));
+      const env = { DATA_DIR: dataDir, DATA_KEY: randomBytes(32).toString('base64'), LOG_LEVEL: 'warn' };
+      const lines: string[] = [];
+      const io = { out: (line: string) => void lines.push(line), err: (line: string) => void lines.push(`ERR ${line}`) };
+      const email = `owner-${randomBytes(4).toString('hex')}@example.com`;
+      expect(await addStaffFromTerminal({ email, roles: ['owner'] }, io, env)).toBe(0);
+      expect(lines[0]).toBe(`Added ${email} as owner.`);
+      const key = /ONRAMP_STAFF_TOKEN=(\S+)/.exec(lines.join('\n'))?.[1] ?? '';
+      expect(key).toMatch(/^onramp-key-/);
+      // A second time is refused: they are staff already.
+      expect(await addStaffFromTerminal({ email, roles: ['owner'] }, io, env)).toBe(1);
+      expect(lines.at(-1)).toBe('ERR Error: This person is a staff member already: change their roles instead.');
 
-    // The server on that database knows the key as that owner.
-    const server = await startTestServer({ dataDir, database: { kind: 'pglite', dir: join(dataDir, 'pglite') } });
-    try {
-      const me = await server.app.inject({ method: 'GET', url: '/admin/session', headers: bearer(key) });
-      expect(json(me)).toEqual({ email, roles: ['owner'], via: 'key', expiresAt: null });
-      const { rows } = await server.db.query<{ actor: string; action: string }>('SELECT actor, action FROM audit_events ORDER BY id LIMIT 2');
-      expect(rows).toEqual([
-        { actor: `terminal:${userInfo().username}`, action: 'staff.add' },
-        { actor: `terminal:${userInfo().username}`, action: 'staff.key-create' },
-      ]);
-    } finally {
-      await server.close();
-    }
-  }, 60_000);
+      // The server on that database knows the key as that owner.
+      const server = await startTestServer({ dataDir, database: { kind: 'pglite', dir: join(dataDir, 'pglite') } });
+      try {
+        const me = await server.app.inject({ method: 'GET', url: '/admin/session', headers: bearer(key) });
+        expect(json(me)).toEqual({ email, roles: ['owner'], via: 'key', expiresAt: null });
+        const { rows } = await server.db.query<{ actor: string; action: string }>('SELECT actor, action FROM audit_events ORDER BY id LIMIT 2');
+        expect(rows).toEqual([
+          { actor: `terminal:${userInfo().username}`, action: 'staff.add' },
+          { actor: `terminal:${userInfo().username}`, action: 'staff.key-create' },
+        ]);
+      } finally {
+        await server.close();
+      }
+    },
+    scaled(60_000),
+  );
 });
 
 describe('keys status and keys rotate (the data keys, from a terminal)', () => {
@@ -164,21 +171,26 @@ describe('keys status and keys rotate (the data keys, from a terminal)', () => {
     expect(parseAdminArgs(['keys', 'drop'])).toEqual({ kind: 'usage-error', message: 'keys takes: status, or rotate [--batch n]' });
   });
 
-  it('opens the server’s data with its keys: the status of a new data folder, then a rotation to a new key', async () => {
-    const dataDir = join(scratch, 'keys');
-    const old = randomBytes(32).toString('base64');
-    const lines: string[] = [];
-    const io = { out: (line: string) => void lines.push(line), err: (line: string) => void lines.push(`ERR ${line}`) };
-    expect(await runKeysCommand({ kind: 'keys-status' }, io, { DATA_DIR: dataDir, DATA_KEY: old, LOG_LEVEL: 'warn' })).toBe(0);
-    expect(lines).toEqual(['key "0" (current): nothing yet']);
-    lines.length = 0;
-    const ring = { DATA_DIR: dataDir, DATA_KEYS: `b:${randomBytes(32).toString('base64')},0:${old}`, LOG_LEVEL: 'warn' };
-    expect(await runKeysCommand({ kind: 'keys-rotate', batchSize: 10 }, io, ring)).toBe(0);
-    expect(lines[0]).toBe('Sealing everything again under the current data key "b", 10 rows at a time.');
-    expect(lines).toContain('uploaded documents: 0 looked at, 0 moved');
-    expect(lines.at(-1)).toBe('Done: `keys status` says which keys are still used.');
-    lines.length = 0;
-    expect(await runKeysCommand({ kind: 'keys-status' }, io, ring)).toBe(0);
-    expect(lines).toEqual(['key "b" (current): nothing yet', 'key "0": nothing, it can leave DATA_KEYS']);
-  }, 60_000);
+  it(
+    'opens the server’s data with its keys: the status of a new data folder, then a rotation to a new key',
+    async () => {
+      const dataDir = join(scratch, 'keys');
+      await seedPglite(join(dataDir, 'pglite'));
+      const old = randomBytes(32).toString('base64');
+      const lines: string[] = [];
+      const io = { out: (line: string) => void lines.push(line), err: (line: string) => void lines.push(`ERR ${line}`) };
+      expect(await runKeysCommand({ kind: 'keys-status' }, io, { DATA_DIR: dataDir, DATA_KEY: old, LOG_LEVEL: 'warn' })).toBe(0);
+      expect(lines).toEqual(['key "0" (current): nothing yet']);
+      lines.length = 0;
+      const ring = { DATA_DIR: dataDir, DATA_KEYS: `b:${randomBytes(32).toString('base64')},0:${old}`, LOG_LEVEL: 'warn' };
+      expect(await runKeysCommand({ kind: 'keys-rotate', batchSize: 10 }, io, ring)).toBe(0);
+      expect(lines[0]).toBe('Sealing everything again under the current data key "b", 10 rows at a time.');
+      expect(lines).toContain('uploaded documents: 0 looked at, 0 moved');
+      expect(lines.at(-1)).toBe('Done: `keys status` says which keys are still used.');
+      lines.length = 0;
+      expect(await runKeysCommand({ kind: 'keys-status' }, io, ring)).toBe(0);
+      expect(lines).toEqual(['key "b" (current): nothing yet', 'key "0": nothing, it can leave DATA_KEYS']);
+    },
+    scaled(60_000),
+  );
 });

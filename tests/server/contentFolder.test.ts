@@ -13,9 +13,10 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it, vi } from 'vitest';
+import { scaled } from '../support/machineSpeed.js';
 
 /** Each test builds the client and the server's drawing of the steps (build/ssr) from its copy: longer than a test's usual minute on a busy machine. */
-const BUILDS = { timeout: 120_000 };
+const BUILDS = { timeout: scaled(120_000) };
 
 const PROJECT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const contentDirBefore = process.env.ONRAMP_CONTENT_DIR;

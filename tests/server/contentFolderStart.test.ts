@@ -11,6 +11,7 @@ import { runningPostgres } from '../../tools/postgres.js';
 import { startServerProcess } from '../../tools/serverProcess.js';
 import { authEmulatorReady } from '../support/identity.js';
 import { productionEnv } from '../support/production.js';
+import { scaled } from '../support/machineSpeed.js';
 
 /** What a fresh clone lacks: what builds, starts and installs make. */
 const NOT_IN_A_CLONE = new Set(['node_modules', 'dist', 'build', '.data', '.git']);
@@ -87,7 +88,7 @@ beforeAll(async () => {
 afterAll(() => rmSync(folder, { recursive: true, force: true }));
 
 describe('a content folder', () => {
-  it('is built and served by `npm start` on a fresh copy of the project, with the field operations staff added', { timeout: 300_000 }, async () => {
+  it('is built and served by `npm start` on a fresh copy of the project, with the field operations staff added', { timeout: scaled(300_000) }, async () => {
     const server = await npmStart({ ONRAMP_CONTENT_DIR: content, DATA_DIR: join(folder, 'data') });
     try {
       const page = await signupPage(server.url);
@@ -100,7 +101,7 @@ describe('a content folder', () => {
   });
 
   // The build `npm start` made above, served as `npm run start:prod` serves it.
-  it('is served by a production server from its own build', { tags: ['postgresql'], timeout: 120_000 }, async () => {
+  it('is served by a production server from its own build', { tags: ['postgresql'], timeout: scaled(120_000) }, async () => {
     const postgres = await runningPostgres();
     try {
       const server = await startServerProcess(

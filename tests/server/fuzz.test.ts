@@ -22,6 +22,7 @@ import {
   verifyPhone,
   type TestServer,
 } from '../support/server.js';
+import { scaled } from '../support/machineSpeed.js';
 
 const flow = loadFlow();
 /** Requests per route: enough to reach every refusal of a route, few enough for a quick `npm test`. */
@@ -219,44 +220,52 @@ describe('every API route, driven with junk', () => {
     expect(app.apiRoutes.length).toBeGreaterThan(20);
   });
 
-  it('answers no request with a 5xx, and every refusal with a message', async () => {
-    // HEAD mirrors GET; the live-edit stream never ends (it is only there under npm run dev).
-    const routes = app.apiRoutes.filter((route) => route.method !== 'HEAD' && route.url !== '/dev/events');
-    for (const { method, url } of routes) {
-      await fc.assert(
-        fc.asyncProperty(requestFor(method, url), async (request) => {
-          const response = await app.inject(request);
-          expect(response.statusCode, `${method} ${url}: ${response.body.slice(0, 200)}`).toBeLessThan(500);
-          if (response.statusCode >= 400) expect(typeof (response.json() as { message?: unknown }).message, `${method} ${url}`).toBe('string');
-        }),
-        { numRuns: RUNS_PER_ROUTE },
-      );
-    }
-  }, 240_000);
+  it(
+    'answers no request with a 5xx, and every refusal with a message',
+    async () => {
+      // HEAD mirrors GET; the live-edit stream never ends (it is only there under npm run dev).
+      const routes = app.apiRoutes.filter((route) => route.method !== 'HEAD' && route.url !== '/dev/events');
+      for (const { method, url } of routes) {
+        await fc.assert(
+          fc.asyncProperty(requestFor(method, url), async (request) => {
+            const response = await app.inject(request);
+            expect(response.statusCode, `${method} ${url}: ${response.body.slice(0, 200)}`).toBeLessThan(500);
+            if (response.statusCode >= 400) expect(typeof (response.json() as { message?: unknown }).message, `${method} ${url}`).toBe('string');
+          }),
+          { numRuns: RUNS_PER_ROUTE },
+        );
+      }
+    },
+    scaled(240_000),
+  );
 
-  it('refuses text that is not Unicode (unpaired surrogates) with 400 and a message, in any JSON body of any route', async () => {
-    const routes = app.apiRoutes.filter((route) => route.method === 'POST' && !route.url.includes('webhook'));
-    expect(routes.length).toBeGreaterThan(10);
-    for (const { method, url } of routes) {
-      await fc.assert(
-        // Without the names JSON parsing refuses on their own ("__proto__": not valid JSON).
-        fc.asyncProperty(
-          illFormedBody(fieldsOf(url).filter((field) => field !== '__proto__' && field !== 'constructor')),
-          fc.constantFrom(...tokens),
-          async (payload, token) => {
-            const path = url.replace(/:(\w+)/g, () => ids[0]!);
-            const response = await app.inject({ method, url: path, headers: { ...bearer(token), 'content-type': 'application/json' }, payload });
-            // A caller the route does not take is turned away first (the admin API checks its token on arrival); anyone else is told about the text.
-            const refusedCaller = response.statusCode === 401 || response.statusCode === 403;
-            expect(refusedCaller ? 400 : response.statusCode, `${method} ${url}: ${response.body.slice(0, 200)}`).toBe(400);
-            if (refusedCaller) expect(typeof response.json().message).toBe('string');
-            else expect(response.json(), `${method} ${url}`).toEqual({ message: ILL_FORMED_MESSAGE });
-          },
-        ),
-        { numRuns: Math.ceil(RUNS_PER_ROUTE / 4) },
-      );
-    }
-  }, 120_000);
+  it(
+    'refuses text that is not Unicode (unpaired surrogates) with 400 and a message, in any JSON body of any route',
+    async () => {
+      const routes = app.apiRoutes.filter((route) => route.method === 'POST' && !route.url.includes('webhook'));
+      expect(routes.length).toBeGreaterThan(10);
+      for (const { method, url } of routes) {
+        await fc.assert(
+          // Without the names JSON parsing refuses on their own ("__proto__": not valid JSON).
+          fc.asyncProperty(
+            illFormedBody(fieldsOf(url).filter((field) => field !== '__proto__' && field !== 'constructor')),
+            fc.constantFrom(...tokens),
+            async (payload, token) => {
+              const path = url.replace(/:(\w+)/g, () => ids[0]!);
+              const response = await app.inject({ method, url: path, headers: { ...bearer(token), 'content-type': 'application/json' }, payload });
+              // A caller the route does not take is turned away first (the admin API checks its token on arrival); anyone else is told about the text.
+              const refusedCaller = response.statusCode === 401 || response.statusCode === 403;
+              expect(refusedCaller ? 400 : response.statusCode, `${method} ${url}: ${response.body.slice(0, 200)}`).toBe(400);
+              if (refusedCaller) expect(typeof response.json().message).toBe('string');
+              else expect(response.json(), `${method} ${url}`).toEqual({ message: ILL_FORMED_MESSAGE });
+            },
+          ),
+          { numRuns: Math.ceil(RUNS_PER_ROUTE / 4) },
+        );
+      }
+    },
+    scaled(120_000),
+  );
 
   it('refuses it in a form field sent as UTF-16, whose bytes can hold a lone surrogate', async () => {
     // A driver of its own: the junk above may have signed the shared ones out.

@@ -16,6 +16,7 @@ import { formData, profileValues, randomPhone, signUpPayload, startTestServer, v
 import { startServerProcess, type ServerProcess } from '../../tools/serverProcess.js';
 import type { QueuePage, ReviewDriver } from '../../src/shared/review.js';
 import { startSmtpServer, type LocalSmtp } from '../support/smtp.js';
+import { scaled } from '../support/machineSpeed.js';
 
 const AUTH_LIMIT = 6;
 
@@ -58,7 +59,7 @@ describe('two server instances', { tags: ['postgresql'] }, () => {
     const keeper = await startTestServer({ database: { kind: 'postgres', url: postgres.url } });
     reviewerKey = keeper.reviewer.key;
     await keeper.close();
-  }, 120_000);
+  }, scaled(120_000));
 
   afterAll(async () => {
     await Promise.all([a?.stop(), b?.stop()]);
@@ -88,45 +89,54 @@ describe('two server instances', { tags: ['postgresql'] }, () => {
 
   const codeIn = (text: string) => /\b(\d{4})\b/.exec(text)?.[1] ?? '';
 
-  it('lets a driver sign up on one and finish on the other, and shows every document on either', async () => {
-    const user = await createEmulatorUser();
-    const phone = randomPhone();
-    const signUp = await call<{ token: string; driverId: string }>(a, 'POST', '/auth/driverEmailSignUp', { body: signUpPayload(user, phone) });
-    expect(signUp.status).toBe(200);
-    const emailCode = codeIn(smtp.received.filter((each) => JSON.stringify(each.to).includes(user.email)).at(-1)?.text ?? '');
-    expect(emailCode).toMatch(/^\d{4}$/);
-    const verified = await call<{ token: string }>(b, 'POST', '/auth/validateOTP', { token: signUp.body.token, body: { code: emailCode, email: user.email } });
-    expect(verified.status).toBe(200);
-    const session = verified.body.token;
+  it(
+    'lets a driver sign up on one and finish on the other, and shows every document on either',
+    async () => {
+      const user = await createEmulatorUser();
+      const phone = randomPhone();
+      const signUp = await call<{ token: string; driverId: string }>(a, 'POST', '/auth/driverEmailSignUp', { body: signUpPayload(user, phone) });
+      expect(signUp.status).toBe(200);
+      const emailCode = codeIn(smtp.received.filter((each) => JSON.stringify(each.to).includes(user.email)).at(-1)?.text ?? '');
+      expect(emailCode).toMatch(/^\d{4}$/);
+      const verified = await call<{ token: string }>(b, 'POST', '/auth/validateOTP', {
+        token: signUp.body.token,
+        body: { code: emailCode, email: user.email },
+      });
+      expect(verified.status).toBe(200);
+      const session = verified.body.token;
 
-    expect((await call(a, 'POST', '/auth/sendPhoneOTP', { token: session, body: { phoneNo: phone } })).status).toBe(200);
-    const smsCode = codeIn(twilio.sent.filter((each) => each.to === phone).at(-1)!.body);
-    expect((await call(b, 'POST', '/auth/validatePhoneOTP', { token: session, body: { code: smsCode, phoneNo: phone } })).status).toBe(200);
+      expect((await call(a, 'POST', '/auth/sendPhoneOTP', { token: session, body: { phoneNo: phone } })).status).toBe(200);
+      const smsCode = codeIn(twilio.sent.filter((each) => each.to === phone).at(-1)!.body);
+      expect((await call(b, 'POST', '/auth/validatePhoneOTP', { token: session, body: { code: smsCode, phoneNo: phone } })).status).toBe(200);
 
-    expect((await call(a, 'POST', '/driver/completeProfile', { token: session, body: formData(profileValues()) })).status).toBe(200);
-    const photos = await call<{ data: { vehicle: { id: string } } }>(b, 'POST', '/driver/completeVehicleDocs', {
-      token: session,
-      body: formData(vehicleImageValues()),
-    });
-    expect(photos.status).toBe(200);
-    expect((await call(a, 'POST', '/driver/completeVehicle', { token: session, body: formData(vehicleValues(photos.body.data.vehicle.id)) })).status).toBe(200);
-    expect((await call(b, 'GET', `/driver/status/${signUp.body.driverId}`, { token: session })).body).toMatchObject({
-      data: { status: 'pending', isSessionComplete: true },
-    });
+      expect((await call(a, 'POST', '/driver/completeProfile', { token: session, body: formData(profileValues()) })).status).toBe(200);
+      const photos = await call<{ data: { vehicle: { id: string } } }>(b, 'POST', '/driver/completeVehicleDocs', {
+        token: session,
+        body: formData(vehicleImageValues()),
+      });
+      expect(photos.status).toBe(200);
+      expect((await call(a, 'POST', '/driver/completeVehicle', { token: session, body: formData(vehicleValues(photos.body.data.vehicle.id)) })).status).toBe(
+        200,
+      );
+      expect((await call(b, 'GET', `/driver/status/${signUp.body.driverId}`, { token: session })).body).toMatchObject({
+        data: { status: 'pending', isSessionComplete: true },
+      });
 
-    for (const reviewer of [a, b]) {
-      const listed = await call<QueuePage>(reviewer, 'GET', `/admin/drivers?q=${encodeURIComponent(user.email)}`, { token: reviewerKey });
-      expect(listed.body.drivers.map((each) => each.id)).toEqual([signUp.body.driverId]);
-      const shown = await call<ReviewDriver>(reviewer, 'GET', `/admin/drivers/${signUp.body.driverId}`, { token: reviewerKey });
-      const documents = shown.body.steps.flatMap((step) => step.fields.flatMap((field) => (field.file ? [field.file] : [])));
-      expect(documents).toHaveLength(13);
-      for (const document of documents) {
-        const image = await fetch(`${reviewer.url}${document.url}`, { headers: { authorization: `Bearer ${reviewerKey}` } });
-        expect(image.status, document.url).toBe(200);
-        expect(image.headers.get('content-type')).toMatch(/^image\//);
+      for (const reviewer of [a, b]) {
+        const listed = await call<QueuePage>(reviewer, 'GET', `/admin/drivers?q=${encodeURIComponent(user.email)}`, { token: reviewerKey });
+        expect(listed.body.drivers.map((each) => each.id)).toEqual([signUp.body.driverId]);
+        const shown = await call<ReviewDriver>(reviewer, 'GET', `/admin/drivers/${signUp.body.driverId}`, { token: reviewerKey });
+        const documents = shown.body.steps.flatMap((step) => step.fields.flatMap((field) => (field.file ? [field.file] : [])));
+        expect(documents).toHaveLength(13);
+        for (const document of documents) {
+          const image = await fetch(`${reviewer.url}${document.url}`, { headers: { authorization: `Bearer ${reviewerKey}` } });
+          expect(image.status, document.url).toBe(200);
+          expect(image.headers.get('content-type')).toMatch(/^image\//);
+        }
       }
-    }
-  }, 60_000);
+    },
+    scaled(60_000),
+  );
 
   it('counts the /auth limit of a client across both', async () => {
     const ip = '198.51.100.77';
@@ -137,27 +147,31 @@ describe('two server instances', { tags: ['postgresql'] }, () => {
   });
 
   describe('with REDIS_URL', { tags: ['redis'] }, () => {
-    it('counts the /auth limit of a client across both in Redis', async () => {
-      const redis = await startRedis();
-      const [c, d] = await Promise.all([instance('c', { REDIS_URL: redis.url }), instance('d', { REDIS_URL: redis.url })]);
-      try {
-        const ip = '198.51.100.78';
-        const statuses: number[] = [];
-        for (let i = 0; i < AUTH_LIMIT + 1; i++)
-          statuses.push((await call(i % 2 === 0 ? c : d, 'POST', '/auth/signIn', { ip, body: { idToken: 'not-a-token' } })).status);
-        expect(statuses).toEqual([...Array<number>(AUTH_LIMIT).fill(401), 429]);
-        // Counted in Redis, not in the database.
-        const db = new pg.Client(postgres.url);
-        await db.connect();
+    it(
+      'counts the /auth limit of a client across both in Redis',
+      async () => {
+        const redis = await startRedis();
+        const [c, d] = await Promise.all([instance('c', { REDIS_URL: redis.url }), instance('d', { REDIS_URL: redis.url })]);
         try {
-          expect((await db.query('SELECT key FROM rate_limits WHERE key = $1', [`auth:${ip}`])).rows).toEqual([]);
+          const ip = '198.51.100.78';
+          const statuses: number[] = [];
+          for (let i = 0; i < AUTH_LIMIT + 1; i++)
+            statuses.push((await call(i % 2 === 0 ? c : d, 'POST', '/auth/signIn', { ip, body: { idToken: 'not-a-token' } })).status);
+          expect(statuses).toEqual([...Array<number>(AUTH_LIMIT).fill(401), 429]);
+          // Counted in Redis, not in the database.
+          const db = new pg.Client(postgres.url);
+          await db.connect();
+          try {
+            expect((await db.query('SELECT key FROM rate_limits WHERE key = $1', [`auth:${ip}`])).rows).toEqual([]);
+          } finally {
+            await db.end();
+          }
         } finally {
-          await db.end();
+          await Promise.all([c.stop(), d.stop()]);
+          await redis.stop();
         }
-      } finally {
-        await Promise.all([c.stop(), d.stop()]);
-        await redis.stop();
-      }
-    }, 60_000);
+      },
+      scaled(60_000),
+    );
   });
 });

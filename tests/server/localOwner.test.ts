@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StaffSession } from '../../src/shared/review.js';
 import { startServerProcess, type ServerProcess } from '../../tools/serverProcess.js';
 import { authEmulatorReady, signInEmulatorUser } from '../support/identity.js';
+import { scaled } from '../support/machineSpeed.js';
 
 let folder: string;
 const servers: ServerProcess[] = [];
@@ -33,11 +34,11 @@ beforeAll(async () => {
   await authEmulatorReady();
   // One after the other, each with a fresh data folder: the second sets its owner's password once the first printed its own.
   for (const name of ['first', 'second']) {
-    const server = await startServerProcess({ DATA_DIR: join(folder, name), STATIC_DIR: join(folder, 'no-web-app') }, 90_000);
+    const server = await startServerProcess({ DATA_DIR: join(folder, name), STATIC_DIR: join(folder, 'no-web-app') }, scaled(90_000));
     servers.push(server);
     owners.push(await printedOwner(server));
   }
-}, 240_000);
+}, scaled(240_000));
 
 afterAll(async () => {
   await Promise.all(servers.map((server) => server.stop()));

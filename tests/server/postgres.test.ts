@@ -13,6 +13,7 @@ import { runningPostgres, type TestPostgres } from '../../tools/postgres.js';
 import type { Insights } from '../../src/shared/review.js';
 import { expectedFigures, seedDrivers, writeSeed } from '../support/insightsSeed.js';
 import { bearer, completeProfile, json, staffKey, verifiedDriver, startTestServer, statusData, verifyPhone, type TestServer } from '../support/server.js';
+import { scaled } from '../support/machineSpeed.js';
 
 const MIGRATIONS = join(PROJECT_ROOT, 'src', 'server', 'db', 'migrations');
 const UNAVAILABLE = { message: 'We can’t reach our records right now. Please try again in a minute.' };
@@ -201,49 +202,57 @@ describe('with DATABASE_URL (PostgreSQL)', { tags: ['postgresql'] }, () => {
     }
   });
 
-  it('answers 503 with a message while the database is down, keeps running, and recovers by itself when it is back', async () => {
-    const driver = await verifiedDriver(server.app);
-    const status = () => server.app.inject({ method: 'GET', url: `/driver/status/${driver.driverId}`, headers: bearer(driver.token) });
-    expect((await status()).statusCode).toBe(200);
+  it(
+    'answers 503 with a message while the database is down, keeps running, and recovers by itself when it is back',
+    async () => {
+      const driver = await verifiedDriver(server.app);
+      const status = () => server.app.inject({ method: 'GET', url: `/driver/status/${driver.driverId}`, headers: bearer(driver.token) });
+      expect((await status()).statusCode).toBe(200);
 
-    postgres.stop();
-    try {
-      for (const response of [await status(), await get('/readyz')]) {
-        expect(response.statusCode).toBe(503);
-        expect(json(response)).toEqual(UNAVAILABLE);
+      postgres.stop();
+      try {
+        for (const response of [await status(), await get('/readyz')]) {
+          expect(response.statusCode).toBe(503);
+          expect(json(response)).toEqual(UNAVAILABLE);
+        }
+        // The process is up: a load balancer keeps it, and sends it no traffic until ready.
+        expect((await get('/healthz')).statusCode).toBe(200);
+      } finally {
+        postgres.start();
       }
-      // The process is up: a load balancer keeps it, and sends it no traffic until ready.
-      expect((await get('/healthz')).statusCode).toBe(200);
-    } finally {
-      postgres.start();
-    }
 
-    // The same app, not restarted: the pool opens new connections on its own.
-    expect((await get('/readyz')).statusCode).toBe(200);
-    expect((await status()).statusCode).toBe(200);
-    const next = await verifiedDriver(server.app);
-    await verifyPhone(server.app, next);
-    await completeProfile(server.app, next);
-    expect(server.logs.some((line) => line.includes('A database connection was lost') || line.includes('a service it needs is unavailable'))).toBe(true);
-  }, 60_000);
+      // The same app, not restarted: the pool opens new connections on its own.
+      expect((await get('/readyz')).statusCode).toBe(200);
+      expect((await status()).statusCode).toBe(200);
+      const next = await verifiedDriver(server.app);
+      await verifyPhone(server.app, next);
+      await completeProfile(server.app, next);
+      expect(server.logs.some((line) => line.includes('A database connection was lost') || line.includes('a service it needs is unavailable'))).toBe(true);
+    },
+    scaled(60_000),
+  );
 
-  it('answers 503 within its time limits when the database stops answering, rather than hang', async () => {
-    const driver = await verifiedDriver(server.app);
-    postgres.freeze();
-    try {
-      const started = Date.now();
-      const [status, ready] = await Promise.all([
-        server.app.inject({ method: 'GET', url: `/driver/status/${driver.driverId}`, headers: bearer(driver.token) }),
-        get('/readyz'),
-      ]);
-      expect(status.statusCode).toBe(503);
-      expect(json(status)).toEqual(UNAVAILABLE);
-      expect(ready.statusCode).toBe(503);
-      // The query's own limit (2 s here) and the readiness check's, whatever the network would do.
-      expect(Date.now() - started).toBeLessThan(8_000);
-    } finally {
-      postgres.thaw();
-    }
-    expect((await get('/readyz')).statusCode).toBe(200);
-  }, 60_000);
+  it(
+    'answers 503 within its time limits when the database stops answering, rather than hang',
+    async () => {
+      const driver = await verifiedDriver(server.app);
+      postgres.freeze();
+      try {
+        const started = Date.now();
+        const [status, ready] = await Promise.all([
+          server.app.inject({ method: 'GET', url: `/driver/status/${driver.driverId}`, headers: bearer(driver.token) }),
+          get('/readyz'),
+        ]);
+        expect(status.statusCode).toBe(503);
+        expect(json(status)).toEqual(UNAVAILABLE);
+        expect(ready.statusCode).toBe(503);
+        // The query's own limit (2 s here) and the readiness check's, whatever the network would do.
+        expect(Date.now() - started).toBeLessThan(8_000);
+      } finally {
+        postgres.thaw();
+      }
+      expect((await get('/readyz')).statusCode).toBe(200);
+    },
+    scaled(60_000),
+  );
 });

@@ -11,6 +11,7 @@ import { installProduction } from '../../tools/productionInstall.js';
 import { freePort, runningPostgres, type TestPostgres } from '../../tools/postgres.js';
 import { startServerProcess } from '../../tools/serverProcess.js';
 import { productionEnv } from '../support/production.js';
+import { scaled } from '../support/machineSpeed.js';
 
 const SERVER = join(PROJECT_ROOT, 'build', 'server', 'main.mjs');
 
@@ -103,20 +104,24 @@ describe('npm run start:prod', () => {
       expect(run.out).not.toContain('Staff:');
     });
 
-    it('runs from an install without dev dependencies, and answers /readyz', async () => {
-      const target = join(dataDir, 'install');
-      const installed = installProduction(target);
-      // The emulator, the build tools and the browser's packages are not there.
-      for (const devOnly of ['firebase-tools', 'esbuild', 'react', '@rjsf/core', 'tsx', '@electric-sql/pglite', 'vitest']) {
-        expect(existsSync(join(target, 'node_modules', devOnly)), devOnly).toBe(false);
-      }
-      expect(installed.packages).toBeLessThan(500);
-      const server = await startServerProcess({ ...productionEnv(join(target, 'data')), DATABASE_URL: postgres.url, NODE_ENV: 'production' }, 30_000, target);
-      try {
-        expect((await fetch(`${server.url}/readyz`)).status).toBe(200);
-      } finally {
-        expect(await server.stop()).toBe(0);
-      }
-    }, 120_000);
+    it(
+      'runs from an install without dev dependencies, and answers /readyz',
+      async () => {
+        const target = join(dataDir, 'install');
+        const installed = installProduction(target);
+        // The emulator, the build tools and the browser's packages are not there.
+        for (const devOnly of ['firebase-tools', 'esbuild', 'react', '@rjsf/core', 'tsx', '@electric-sql/pglite', 'vitest']) {
+          expect(existsSync(join(target, 'node_modules', devOnly)), devOnly).toBe(false);
+        }
+        expect(installed.packages).toBeLessThan(500);
+        const server = await startServerProcess({ ...productionEnv(join(target, 'data')), DATABASE_URL: postgres.url, NODE_ENV: 'production' }, 30_000, target);
+        try {
+          expect((await fetch(`${server.url}/readyz`)).status).toBe(200);
+        } finally {
+          expect(await server.stop()).toBe(0);
+        }
+      },
+      scaled(120_000),
+    );
   });
 });

@@ -6,18 +6,23 @@
 import { describe, expect, it } from 'vitest';
 import { rollingRestart } from '../../tools/rollingRestart.js';
 import { authEmulatorReady } from '../support/identity.js';
+import { scaled } from '../support/machineSpeed.js';
 
 describe('a rolling restart of two servers behind haproxy, without retries', { tags: ['postgresql', 'haproxy'] }, () => {
-  it('answers every request, loses no upload and leaves nothing behind in storage', async () => {
-    await authEmulatorReady();
-    const result = await rollingRestart({ retries: false });
-    const context = `${JSON.stringify(result.requests)} in ${result.seconds.toFixed(1)} s\n${result.serverOutput}`;
-    expect(result.requests.polls, context).toBeGreaterThan(100);
-    expect(result.requests.signUps, context).toBeGreaterThan(10);
-    expect(result.requests.uploads, context).toBeGreaterThan(10);
-    expect(result.failed, context).toEqual([]);
-    expect(result.lostUploads, context).toEqual([]);
-    expect(result.leftovers, context).toEqual([]);
-    expect(result.signUpMismatch, context).toBe(0);
-  }, 180_000);
+  it(
+    'answers every request, loses no upload and leaves nothing behind in storage',
+    async () => {
+      await authEmulatorReady();
+      const result = await rollingRestart({ retries: false });
+      const context = `${JSON.stringify(result.requests)} in ${result.seconds.toFixed(1)} s\n${result.serverOutput}`;
+      expect(result.requests.polls, context).toBeGreaterThan(100);
+      expect(result.requests.signUps, context).toBeGreaterThan(10);
+      expect(result.requests.uploads, context).toBeGreaterThan(10);
+      expect(result.failed, context).toEqual([]);
+      expect(result.lostUploads, context).toEqual([]);
+      expect(result.leftovers, context).toEqual([]);
+      expect(result.signUpMismatch, context).toBe(0);
+    },
+    scaled(180_000),
+  );
 });

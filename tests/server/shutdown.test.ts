@@ -12,6 +12,7 @@ import { startServerProcess, type ServerProcess } from '../../tools/serverProces
 import { STOPPING_MESSAGE } from '../../src/server/routes/health.js';
 import { stopServing } from '../../src/server/shutdown.js';
 import { bearer, file, formData, JPEG_BYTES, startTestServer, verifiedDriver, type TestDriver, type TestServer } from '../support/server.js';
+import { scaled } from '../support/machineSpeed.js';
 
 const UPLOAD_PATH = '/driver/uploads/uploadVehicleImages/vehicleImageFront';
 
@@ -45,7 +46,7 @@ async function heldUpload(baseUrl: string, driver: TestDriver, scratchFiles: () 
   answered.catch(() => undefined);
   // The first half has reached the server once the upload's scratch file holds it (on a busy
   // machine that can take far longer than the write).
-  await expect.poll(scratchFiles, { timeout: 10_000 }).toHaveLength(before.length + 1);
+  await expect.poll(scratchFiles, { timeout: scaled(10_000) }).toHaveLength(before.length + 1);
   return {
     answered,
     finish: () => held.request!.end(bytes.subarray(bytes.length >> 1)),
@@ -59,7 +60,7 @@ describe('stopping a listening server', () => {
   beforeAll(async () => {
     server = await startTestServer();
     driver = await verifiedDriver(server.app);
-  }, 60_000);
+  }, scaled(60_000));
   const apps: FastifyInstance[] = [];
   // A test that failed half-way leaves its app listening with a request held: cut it, or the close waits on it.
   afterAll(async () => {
@@ -74,48 +75,56 @@ describe('stopping a listening server', () => {
   };
   const scratchFiles = () => readdirSync(join(server.config.dataDir, 'scratch'));
 
-  it('says not ready at once but serves through the grace, then takes no new connection while an upload in flight finishes', async () => {
-    const [app, baseUrl] = await listening();
-    const upload = await heldUpload(baseUrl, driver, scratchFiles);
-    const stopped = stopServing(app, { graceMs: 800, drainMs: 10_000 });
+  it(
+    'says not ready at once but serves through the grace, then takes no new connection while an upload in flight finishes',
+    async () => {
+      const [app, baseUrl] = await listening();
+      const upload = await heldUpload(baseUrl, driver, scratchFiles);
+      const stopped = stopServing(app, { graceMs: 800, drainMs: 10_000 });
 
-    const ready = await fetch(`${baseUrl}/readyz`);
-    expect(ready.status).toBe(503);
-    expect(await ready.json()).toEqual({ message: STOPPING_MESSAGE });
-    const live = await fetch(`${baseUrl}/healthz`);
-    expect(live.status).toBe(200);
-    expect(await live.json()).toEqual({ status: 'ok' });
-    const status = await fetch(`${baseUrl}/driver/status/${driver.driverId}`, { headers: bearer(driver.token) });
-    expect(status.status).toBe(200);
-    expect(await status.json()).toMatchObject({ data: { status: 'pending' } });
-    // Each answer ends its connection: none is left idle for the close to cut under a client.
-    expect(status.headers.get('connection')).toBe('close');
+      const ready = await fetch(`${baseUrl}/readyz`);
+      expect(ready.status).toBe(503);
+      expect(await ready.json()).toEqual({ message: STOPPING_MESSAGE });
+      const live = await fetch(`${baseUrl}/healthz`);
+      expect(live.status).toBe(200);
+      expect(await live.json()).toEqual({ status: 'ok' });
+      const status = await fetch(`${baseUrl}/driver/status/${driver.driverId}`, { headers: bearer(driver.token) });
+      expect(status.status).toBe(200);
+      expect(await status.json()).toMatchObject({ data: { status: 'pending' } });
+      // Each answer ends its connection: none is left idle for the close to cut under a client.
+      expect(status.headers.get('connection')).toBe('close');
 
-    await new Promise((resolve) => setTimeout(resolve, 1_200));
-    await expect(fetch(`${baseUrl}/healthz`)).rejects.toMatchObject({ cause: { code: 'ECONNREFUSED' } });
-    upload.finish();
-    const answer = await upload.answered;
-    expect(answer.status, answer.body).toBe(200);
-    expect(answer.connection).toBe('close');
-    await stopped;
+      await new Promise((resolve) => setTimeout(resolve, 1_200));
+      await expect(fetch(`${baseUrl}/healthz`)).rejects.toMatchObject({ cause: { code: 'ECONNREFUSED' } });
+      upload.finish();
+      const answer = await upload.answered;
+      expect(answer.status, answer.body).toBe(200);
+      expect(answer.connection).toBe('close');
+      await stopped;
 
-    const { id } = JSON.parse(answer.body) as { id: string };
-    const { rows } = await server.db.query<{ storage_name: string }>('SELECT storage_name FROM uploads WHERE id = $1', [id]);
-    expect(rows).toHaveLength(1);
-    expect(readdirSync(join(server.config.dataDir, 'uploads'))).toContain(rows[0]!.storage_name);
-    expect(scratchFiles()).toEqual([]);
-  }, 30_000);
+      const { id } = JSON.parse(answer.body) as { id: string };
+      const { rows } = await server.db.query<{ storage_name: string }>('SELECT storage_name FROM uploads WHERE id = $1', [id]);
+      expect(rows).toHaveLength(1);
+      expect(readdirSync(join(server.config.dataDir, 'uploads'))).toContain(rows[0]!.storage_name);
+      expect(scratchFiles()).toEqual([]);
+    },
+    scaled(30_000),
+  );
 
-  it('cuts a request still in flight when the drain bound has passed, and keeps none of its file', async () => {
-    const [app, baseUrl] = await listening();
-    const before = scratchFiles();
-    const upload = await heldUpload(baseUrl, driver, scratchFiles);
-    const started = Date.now();
-    await stopServing(app, { graceMs: 0, drainMs: 300 });
-    expect(Date.now() - started).toBeLessThan(5_000);
-    await expect(upload.answered).rejects.toMatchObject({ code: 'ECONNRESET' });
-    await expect.poll(scratchFiles).toEqual(before);
-  }, 30_000);
+  it(
+    'cuts a request still in flight when the drain bound has passed, and keeps none of its file',
+    async () => {
+      const [app, baseUrl] = await listening();
+      const before = scratchFiles();
+      const upload = await heldUpload(baseUrl, driver, scratchFiles);
+      const started = Date.now();
+      await stopServing(app, { graceMs: 0, drainMs: 300 });
+      expect(Date.now() - started).toBeLessThan(5_000);
+      await expect(upload.answered).rejects.toMatchObject({ code: 'ECONNRESET' });
+      await expect.poll(scratchFiles).toEqual(before);
+    },
+    scaled(30_000),
+  );
 });
 
 describe('the built server on SIGTERM', () => {
@@ -134,24 +143,32 @@ describe('the built server on SIGTERM', () => {
     rmSync(folder, { recursive: true, force: true });
   });
 
-  it('answers /readyz 503 and /healthz 200 through the grace, then exits with 0', async () => {
-    const server = await servers[0]!;
-    expect((await fetch(`${server.url}/readyz`)).status).toBe(200);
-    const started = Date.now();
-    const exited = server.stop();
-    await expect.poll(async () => (await fetch(`${server.url}/readyz`)).status, { timeout: 1_000, interval: 20 }).toBe(503);
-    expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
-    expect(await exited).toBe(0);
-    expect(Date.now() - started).toBeGreaterThanOrEqual(1_500);
-  }, 120_000);
+  it(
+    'answers /readyz 503 and /healthz 200 through the grace, then exits with 0',
+    async () => {
+      const server = await servers[0]!;
+      expect((await fetch(`${server.url}/readyz`)).status).toBe(200);
+      const started = Date.now();
+      const exited = server.stop();
+      await expect.poll(async () => (await fetch(`${server.url}/readyz`)).status, { timeout: scaled(1_000), interval: 20 }).toBe(503);
+      expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+      expect(await exited).toBe(0);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(1_500);
+    },
+    scaled(120_000),
+  );
 
-  it('exits at once on a second SIGTERM', async () => {
-    const server = await servers[1]!;
-    const started = Date.now();
-    const exited = server.stop();
-    await expect.poll(async () => (await fetch(`${server.url}/readyz`)).status, { timeout: 1_000, interval: 20 }).toBe(503);
-    void server.stop();
-    expect(await exited).toBe(1);
-    expect(Date.now() - started).toBeLessThan(10_000);
-  }, 120_000);
+  it(
+    'exits at once on a second SIGTERM',
+    async () => {
+      const server = await servers[1]!;
+      const started = Date.now();
+      const exited = server.stop();
+      await expect.poll(async () => (await fetch(`${server.url}/readyz`)).status, { timeout: scaled(1_000), interval: 20 }).toBe(503);
+      void server.stop();
+      expect(await exited).toBe(1);
+      expect(Date.now() - started).toBeLessThan(10_000);
+    },
+    scaled(120_000),
+  );
 });

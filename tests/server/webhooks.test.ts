@@ -29,6 +29,7 @@ import {
   type TestServer,
 } from '../support/server.js';
 import { expectStaffMessagesFromFiles } from '../support/staffMessages.js';
+import { scaled } from '../support/machineSpeed.js';
 
 const HOUR_MS = 3600 * 1000;
 const DAY_MS = 24 * HOUR_MS;
@@ -120,7 +121,7 @@ async function deliverAll(...apps: FastifyInstance[]) {
         );
         return rows[0]!.due;
       },
-      { timeout: 15_000 },
+      { timeout: scaled(15_000) },
     )
     .toBe(0);
 }
@@ -259,7 +260,7 @@ describe('delivery', () => {
     const { endpoint } = await createEndpoint({ url: receiver.url, eventTypes: ['driver.signed_up'] });
     try {
       const drivers = [await signUp(app), await signUp(app)];
-      await expect.poll(() => receiver.received.length, { timeout: 10_000 }).toBeGreaterThan(0);
+      await expect.poll(() => receiver.received.length, { timeout: scaled(10_000) }).toBeGreaterThan(0);
       const page = json<WebhookDeliveryPage>(await admin('GET', `/admin/webhooks/${endpoint.id}/deliveries`));
       expect(page.deliveries.map((each) => [each.status, each.lastStatusCode, each.lastAnswer])).toContainEqual(['pending', 500, 'not now']);
       failing = false;
@@ -291,7 +292,7 @@ describe('delivery', () => {
       const driver = await signUp(app);
       await expect
         .poll(async () => json<WebhookDeliveryPage>(await admin('GET', `/admin/webhooks/${endpoint.id}/deliveries`)).deliveries[0]?.lastAnswer, {
-          timeout: 10_000,
+          timeout: scaled(10_000),
         })
         .toBe('No answer within 0.5 s');
       server.clock.advance(HOUR_MS);
@@ -313,7 +314,7 @@ describe('delivery', () => {
     const { endpoint } = await createEndpoint({ url: receiver.url, eventTypes: ['driver.signed_up'] });
     try {
       await signUp(app);
-      await expect.poll(() => receiver.received.length, { timeout: 10_000 }).toBeGreaterThan(0);
+      await expect.poll(() => receiver.received.length, { timeout: scaled(10_000) }).toBeGreaterThan(0);
       // Six days of retries every six hours; a second driver signs up on the third.
       for (let hours = 6; hours <= 6 * 24; hours += 6) {
         server.clock.advance(6 * HOUR_MS);
@@ -408,7 +409,7 @@ describe('/dev/webhooks', () => {
     try {
       await admin('POST', `/admin/webhooks/${endpoint.id}/test`);
       await expect
-        .poll(async () => json<{ received: unknown[] }>(await app.inject({ method: 'GET', url: '/dev/webhooks' })).received.length, { timeout: 10_000 })
+        .poll(async () => json<{ received: unknown[] }>(await app.inject({ method: 'GET', url: '/dev/webhooks' })).received.length, { timeout: scaled(10_000) })
         .toBe(1);
       const { received } = json<{ received: Record<string, unknown>[] }>(await app.inject({ method: 'GET', url: '/dev/webhooks' }));
       expect(received[0]).toEqual({
@@ -448,7 +449,7 @@ describe('the admin API', () => {
         new Date(app.now().getTime() + 24 * HOUR_MS).toISOString().slice(0, 17) + rotated.endpoint.previousSecretExpiresAt!.slice(17),
       );
       expect(json(await admin('POST', `/admin/webhooks/${created.endpoint.id}/test`))).toEqual({ queued: 1 });
-      await expect.poll(() => receiver.received.length, { timeout: 10_000 }).toBe(1);
+      await expect.poll(() => receiver.received.length, { timeout: scaled(10_000) }).toBe(1);
       const [first] = receiver.received;
       expect(String(first!.headers['webhook-signature']).split(' ')).toHaveLength(2);
       expect(new Webhook(rotated.secret).verify(first!.body, first!.headers as Record<string, string>)).toEqual({
@@ -460,7 +461,7 @@ describe('the admin API', () => {
 
       server.clock.advance(25 * HOUR_MS);
       await admin('POST', `/admin/webhooks/${created.endpoint.id}/test`);
-      await expect.poll(() => receiver.received.length, { timeout: 10_000 }).toBe(2);
+      await expect.poll(() => receiver.received.length, { timeout: scaled(10_000) }).toBe(2);
       const second = receiver.received[1]!;
       expect(String(second.headers['webhook-signature']).split(' ')).toHaveLength(1);
       expect(signedWith(rotated.secret, second)).toBe(true);

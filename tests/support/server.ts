@@ -24,6 +24,7 @@ import { addStaff } from '../../src/server/lib/staffMembers.js';
 import type { StaffRole } from '../../src/shared/review.js';
 import { checkAnswersAgainstTheDocument } from './documentedAnswers.js';
 import { authEmulatorReady, createEmulatorUser, uniqueEmail, type EmulatorUser } from './identity.js';
+import { seedPglite } from '../../tools/pgliteTemplate.js';
 
 const FLOW = loadFlow();
 
@@ -153,6 +154,8 @@ export async function startTestServer(overrides: Partial<ServerConfig> = {}, opt
     ...overrides,
   };
   const shared = inMemory(config.database);
+  // A new data folder's embedded database, migrated already (tools/pgliteTemplate.ts).
+  if (config.database.kind === 'pglite' && config.database.dir) await seedPglite(config.database.dir);
   const db = shared ? await openWorkerDatabase() : await openDb(config.database);
   const closeDatabase = async () => {
     if (shared) serversOnWorkerDatabase--;

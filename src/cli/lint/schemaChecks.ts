@@ -6,7 +6,7 @@
  * a rule that comes from common.schema.json; a problem is reported only where its place is
  * written in the file itself, so a shared definition's problem is reported once, in its file.
  */
-import { compileOnce } from '../../shared/ajv.js';
+import { compileCached } from './compiled.js';
 import { isObject, type Json, type JsonObject } from '../../shared/schemaFiles.js';
 import { closest, pointer, pointerKeys, suggestion, valueAt, type Problems } from './problems.js';
 
@@ -151,7 +151,7 @@ export function checkSchemaRules(file: string, source: JsonObject, bundled: Json
  */
 export function checkCompiles(file: string, bundled: JsonObject, problems: Problems): void {
   try {
-    compileOnce(bundled, { strict: true });
+    compileCached(bundled, { strict: true });
   } catch (error) {
     const message = (error as Error).message.replace(/^strict mode: /, '');
     const place = /at (?:path )?"#([^"]*)"/.exec(message)?.[1] ?? '';

@@ -10,6 +10,7 @@ import { createHash } from 'node:crypto';
 import type Ajv from 'ajv';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { sharedAjv } from '../../shared/ajv.js';
+import { compileCached } from './compiled.js';
 import { isObject, type Json, type JsonObject } from '../../shared/schemaFiles.js';
 import { isWithin, pointer, pointerKeys, suggestion, type Problems } from './problems.js';
 
@@ -43,9 +44,7 @@ function distanceOf(errors: ErrorObject[]): number {
 }
 
 export class SchemaChecker {
-  // The process's one Ajv: setting one up for each describing schema took longer than the checks.
-  private readonly ajv: Ajv = sharedAjv();
-  /** The schema's key in that Ajv, by its content: the tests lint edited copies of the same file beside the shipped one. */
+  /** The schema's key in the process's Ajv, by its content: the tests lint edited copies of the same file beside the shipped one. */
   private readonly id: string;
   private readonly validate: ValidateFunction;
   private readonly branches = new Map<string, ValidateFunction>();
@@ -60,14 +59,17 @@ export class SchemaChecker {
     private readonly noun: string,
   ) {
     this.id = `${schemaFile}?${createHash('sha256').update(JSON.stringify(schema)).digest('base64url')}`;
-    try {
-      this.ajv.addSchema(schema, this.id);
-      this.validate = this.ajv.getSchema(this.id)!;
-    } catch (error) {
-      // A schema Ajv refuses is not kept: the same text is refused again, in the same words, at the next lint.
-      this.ajv.removeSchema(this.id).removeSchema(schema);
-      throw error;
-    }
+    this.validate = compileCached(schema);
+  }
+
+  /**
+   * The process's one Ajv, holding the whole schema for the branches' references: only when a file
+   * has errors, as a clean lint needs no compiling at all.
+   */
+  private get ajv(): Ajv {
+    const ajv = sharedAjv();
+    if (!ajv.schemas[this.id]) ajv.addSchema(this.schema, this.id);
+    return ajv;
   }
 
   /**

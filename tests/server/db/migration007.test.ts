@@ -20,6 +20,7 @@ import { openAnswers, type StoredAnswers } from '../../../src/server/lib/answers
 import { createDataCipher, type DataCipher } from '../../../src/server/lib/dataCipher.js';
 import type { QueuePage, ReviewDriver, ReviewedField, ReviewedStep } from '../../../src/shared/review.js';
 import { bearer, JPEG_BYTES, json, PNG_BYTES, staffKey, VEHICLE_IMAGE_FIELDS } from '../../support/server.js';
+import { scaled } from '../../support/machineSpeed.js';
 
 const MIGRATIONS = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'src', 'server', 'db', 'migrations');
 
@@ -358,7 +359,7 @@ beforeAll(async () => {
   app = await build();
   buildAnother = build;
   reviewerKey = (await staffKey(app, ['reviewer'])).key;
-}, 120_000);
+}, scaled(120_000));
 
 afterAll(async () => {
   for (const each of apps) await each.close();

@@ -29,6 +29,7 @@ import {
   type TestServer,
 } from '../../support/server.js';
 import { expectStaffMessagesFromFiles } from '../../support/staffMessages.js';
+import { scaled } from '../../support/machineSpeed.js';
 
 const run = promisify(execFile);
 
@@ -408,43 +409,50 @@ describe('npm run admin -- export | erase', () => {
     });
   let token = '';
 
-  it('exports to a file and erases, against a running server', async () => {
-    const person = await subscribedPerson();
-    const baseUrl = await app.listen({ host: '127.0.0.1', port: 0 });
-    const out = join(dataDir, '..', `onramp-privacy-cli-${randomBytes(4).toString('hex')}.zip`);
-    try {
-      // A key acts as its person, but is never a fresh sign-in.
-      token = (await staffKey(app, ['privacy-officer'])).key;
-      await expect(cli(baseUrl, 'export', person.driverId, '--out', out)).rejects.toMatchObject({
-        code: 1,
-        stderr: expect.stringContaining('Error: Exporting or erasing a driver needs a sign-in in the last 5 minutes. Please sign in again. (HTTP 403)'),
-      });
-      const signedIn = await cli(baseUrl, 'sign-in', officer.email);
-      expect(signedIn.stdout).toContain(`Signed in as ${officer.email} (privacy-officer).`);
-      token = /ONRAMP_STAFF_TOKEN=(\S+)/.exec(signedIn.stdout)![1]!;
-      const exported = await cli(baseUrl, 'export', person.driverId, '--out', out);
-      expect(exported.stdout).toContain(`Exported driver ${person.driverId} to ${out}`);
-      expect((await stat(out)).mode & 0o777).toBe(0o600);
-      const zip = unzipSync(new Uint8Array(await readFile(out)));
-      expect(JSON.parse(strFromU8(zip['answers/completeProfile.json']!)).answers).toMatchObject({ SSN: person.ssn });
-      // An export is never written over another.
-      await expect(cli(baseUrl, 'export', person.driverId, '--out', out)).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining('exists already') });
+  it(
+    'exports to a file and erases, against a running server',
+    async () => {
+      const person = await subscribedPerson();
+      const baseUrl = await app.listen({ host: '127.0.0.1', port: 0 });
+      const out = join(dataDir, '..', `onramp-privacy-cli-${randomBytes(4).toString('hex')}.zip`);
+      try {
+        // A key acts as its person, but is never a fresh sign-in.
+        token = (await staffKey(app, ['privacy-officer'])).key;
+        await expect(cli(baseUrl, 'export', person.driverId, '--out', out)).rejects.toMatchObject({
+          code: 1,
+          stderr: expect.stringContaining('Error: Exporting or erasing a driver needs a sign-in in the last 5 minutes. Please sign in again. (HTTP 403)'),
+        });
+        const signedIn = await cli(baseUrl, 'sign-in', officer.email);
+        expect(signedIn.stdout).toContain(`Signed in as ${officer.email} (privacy-officer).`);
+        token = /ONRAMP_STAFF_TOKEN=(\S+)/.exec(signedIn.stdout)![1]!;
+        const exported = await cli(baseUrl, 'export', person.driverId, '--out', out);
+        expect(exported.stdout).toContain(`Exported driver ${person.driverId} to ${out}`);
+        expect((await stat(out)).mode & 0o777).toBe(0o600);
+        const zip = unzipSync(new Uint8Array(await readFile(out)));
+        expect(JSON.parse(strFromU8(zip['answers/completeProfile.json']!)).answers).toMatchObject({ SSN: person.ssn });
+        // An export is never written over another.
+        await expect(cli(baseUrl, 'export', person.driverId, '--out', out)).rejects.toMatchObject({
+          code: 1,
+          stderr: expect.stringContaining('exists already'),
+        });
 
-      await expect(cli(baseUrl, 'erase', person.driverId)).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining('erase needs --confirm') });
-      await expect(cli(baseUrl, 'erase', person.driverId, '--confirm', 'someone@example.com')).rejects.toMatchObject({
-        code: 1,
-        stderr: expect.stringContaining('Error: This is not the email of this driver: nothing was erased. Check the driver id. (HTTP 400)'),
-      });
-      const erased = await cli(baseUrl, 'erase', person.driverId, '--confirm', person.email);
-      expect(erased.stdout.trim()).toMatch(
-        new RegExp(`^Erased driver ${person.driverId}: 3 answered steps, 13 files, \\d+ sessions, and the sign-in account\\.`),
-      );
-      expect(await rowsByTable(person.driverId)).toMatchObject({ drivers: 0, step_answers: 0, uploads: 0 });
-    } finally {
-      await rm(out, { force: true });
-    }
-    // Seven commands, each a process of its own that loads tsx: a busy machine takes seconds each.
-  }, 180_000);
+        await expect(cli(baseUrl, 'erase', person.driverId)).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining('erase needs --confirm') });
+        await expect(cli(baseUrl, 'erase', person.driverId, '--confirm', 'someone@example.com')).rejects.toMatchObject({
+          code: 1,
+          stderr: expect.stringContaining('Error: This is not the email of this driver: nothing was erased. Check the driver id. (HTTP 400)'),
+        });
+        const erased = await cli(baseUrl, 'erase', person.driverId, '--confirm', person.email);
+        expect(erased.stdout.trim()).toMatch(
+          new RegExp(`^Erased driver ${person.driverId}: 3 answered steps, 13 files, \\d+ sessions, and the sign-in account\\.`),
+        );
+        expect(await rowsByTable(person.driverId)).toMatchObject({ drivers: 0, step_answers: 0, uploads: 0 });
+      } finally {
+        await rm(out, { force: true });
+      }
+      // Seven commands, each a process of its own that loads tsx: a busy machine takes seconds each.
+    },
+    scaled(180_000),
+  );
 });
 
 describe('on PostgreSQL (DATABASE_URL)', { tags: ['postgresql'] }, () => {

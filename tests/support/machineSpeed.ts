@@ -1,0 +1,30 @@
+/**
+ * How many times longer than its CPU time work takes on this machine now: 1 when the process has
+ * a core to itself, 5 when it gets a fifth of one (other processes, other test workers). Measured
+ * once per process, timing a fixed piece of busy work by the wall clock and by the process's CPU
+ * time. A limit a test sets on the wall clock is `scaled`, so a loaded two-core machine gets the
+ * time its load takes, and an idle one fails as soon as before.
+ */
+const SAMPLES = 5;
+const SAMPLE_MS = 20;
+/** Past this, the machine is stuck rather than busy: a limit stays a limit. */
+const MAX_SLOWDOWN = 10;
+
+function measure(): number {
+  const ratios: number[] = [];
+  for (let sample = 0; sample < SAMPLES; sample++) {
+    const startedCpu = process.cpuUsage();
+    const started = performance.now();
+    let spin = 0;
+    while (performance.now() - started < SAMPLE_MS) spin += Math.sqrt(spin + sample);
+    const cpu = process.cpuUsage(startedCpu);
+    ratios.push((performance.now() - started) / Math.max((cpu.user + cpu.system) / 1000, 0.1));
+  }
+  const median = ratios.sort((a, b) => a - b)[Math.floor(SAMPLES / 2)]!;
+  return Math.min(MAX_SLOWDOWN, Math.max(1, median));
+}
+
+export const SLOWDOWN = measure();
+
+/** `ms` of an idle machine, on this one now. */
+export const scaled = (ms: number): number => Math.round(ms * SLOWDOWN);
