@@ -165,5 +165,9 @@ export interface ServerMessages {
     rangeReversed: StaffText;
     wholeEmailOrPhone: StaffText;
     metricsTokenNeeded: StaffText;
+    invitationInvalid: StaffText;
+    alreadyActive: StaffText;
+    noInvitation: StaffText;
+    passwordRefused: StaffText;
   };
 }
