@@ -67,7 +67,7 @@ describe('an invitation to choose a password', () => {
       `${owner.email} added you to Onramp's admin page as Reviewer, Privacy officer.\n\n` +
         `Choose your password here: ${origin}/admin#invitation=${sent!.token}\n\n` +
         `The link works once, until ${expiresAt.slice(0, 16).replace('T', ' ')} UTC. ` +
-        `Once your password is set, you sign in on the admin page: ${origin}/admin\n\nIf you did not expect this email, you can ignore it.\n\nThe Onramp team`,
+        `Once your password is set, you sign in at ${origin}/admin\n\nIf you did not expect this email, you can ignore it.\n\nThe Onramp team`,
     );
     // Neither the token nor the link is in a log line, and the database keeps only its hash.
     expect(server.logs.filter((line) => line.includes(sent!.token))).toEqual([]);
