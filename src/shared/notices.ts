@@ -2,7 +2,7 @@
  * What drivers are told outside the app: the one-time codes and the notices (approved, rejected,
  * subscription failed or ended, bank account changed, reminders, a link back to their step sent by
  * staff, documents expiring or expired),
- * and what staff members are told (a webhook endpoint disabled). Their words are data in flows/notices.json,
+ * and what staff members are told (an invitation to the admin page, repeated failed sign-ins, a webhook endpoint disabled). Their words are data in flows/notices.json,
  * which ops staff edit; this says which `{placeholders}` the server fills into each, so the lint can
  * check an edit and the server's calls are typed by it.
  */
@@ -19,6 +19,8 @@ export const NOTICE_VALUES = {
   documentExpiring: ['document', 'expiresOn', 'signInUrl'],
   documentExpired: ['document', 'expiresOn', 'signInUrl'],
   webhookDisabled: ['url', 'description', 'failingSince', 'lastStatus', 'adminUrl'],
+  staffInvitation: ['invitedBy', 'roles', 'invitationUrl', 'expiresAt', 'adminUrl'],
+  staffSignInFailures: ['email', 'failures', 'adminUrl'],
 } as const satisfies Record<string, readonly string[]>;
 
 /**
@@ -35,6 +37,8 @@ export const REQUIRED_VALUES: { readonly [N in NoticeName]?: { readonly [C in ke
   documentExpiring: { email: ['document', 'expiresOn', 'signInUrl'], sms: ['document'] },
   documentExpired: { email: ['document', 'signInUrl'], sms: ['document'] },
   webhookDisabled: { email: ['url', 'adminUrl'] },
+  staffInvitation: { email: ['invitationUrl'] },
+  staffSignInFailures: { email: ['email'] },
 };
 
 /** The one placeholder of flows/notices.json's expiries.fixReason and renewReason: the document's date. */
@@ -56,11 +60,13 @@ export const NOTICE_TITLES: Record<NoticeName, string> = {
   documentExpiring: 'Document expiring',
   documentExpired: 'Document expired',
   webhookDisabled: 'Webhook endpoint turned off',
+  staffInvitation: 'Invitation to the admin page',
+  staffSignInFailures: 'Repeated failed sign-ins',
 };
 export const NOTICE_NAMES = Object.keys(NOTICE_VALUES) as NoticeName[];
 
 /** The notices to staff members, by email in English (their words are no copy to translate); every other one is to a driver. */
-export const STAFF_NOTICES = ['webhookDisabled'] as const satisfies readonly NoticeName[];
+export const STAFF_NOTICES = ['webhookDisabled', 'staffInvitation', 'staffSignInFailures'] as const satisfies readonly NoticeName[];
 export type NoticeToStaff = (typeof STAFF_NOTICES)[number];
 
 /** The values a notice is sent with, one per placeholder it offers. */

@@ -4,6 +4,8 @@
  * and where a driver stands (the status the resume table reads): stated once, in the contracts of
  * src/shared/contracts/ (one file by audience), whose generated types these are.
  */
+import type { StaffRole } from './generated/staff.js';
+
 export { REVIEW_STATUSES } from './generated/driver.js';
 export { AUDIT_ACTIONS, STAFF_ROLES } from './generated/staff.js';
 
@@ -51,6 +53,7 @@ export type {
   TimelinePage,
 } from './generated/review.js';
 export type {
+  AcceptInvitationBody,
   AuditAction,
   AuditDownloadQuery,
   AuditEvent,
@@ -64,10 +67,14 @@ export type {
   IntegrationKeyCreated,
   IntegrationList,
   IntegrationRole,
+  Invitation,
+  InvitationAccepted,
+  InvitationBody,
   KeyBody,
   LaunchLink,
   LaunchLinkBody,
   ReturnUrlsBody,
+  SignInFailedBody,
   StaffBody,
   StaffList,
   StaffMember,
@@ -83,6 +90,16 @@ export type {
 } from './generated/insights.js';
 
 export const MAX_REASON_LENGTH = 500;
+
+/** A staff role in words: the admin page's and the staff's emails. */
+export const ROLE_LABELS: Record<StaffRole, string> = {
+  reviewer: 'Reviewer',
+  'privacy-officer': 'Privacy officer',
+  owner: 'Owner',
+};
+
+/** The admin page's fragment an invitation link carries its token in (`#invitation=<token>`): a fragment never reaches a server or its log. */
+export const INVITATION_FRAGMENT = 'invitation';
 
 /** The page a launch link opens (routes/integrations.ts): its token follows in the fragment. */
 export const LAUNCH_PAGE_PATH = '/launch';

@@ -47,7 +47,7 @@ describe('a team of staff, each as themselves', () => {
     await section(ownerPage, 'Staff').click();
     await ownerPage.getByLabel('Email').fill(reviewerEmail);
     await ownerPage.getByRole('button', { name: 'Add' }).click();
-    await expectToast(ownerPage, `${reviewerEmail} was added. They set a password with “Forgot password?” on this page.`);
+    await expectToast(ownerPage, `${reviewerEmail} was added and emailed an invitation to choose a password.`);
     await ownerPage.getByText(reviewerEmail, { exact: true }).waitFor();
     await screenshot(ownerPage, '61-staff-desktop');
   });

@@ -24,6 +24,8 @@ const NO_BODY = new Set([
   'POST /admin/people/:id/remind',
   'POST /admin/session/end',
   'POST /admin/staff/:id/remove',
+  'POST /admin/staff/:id/invitation',
+  'POST /admin/staff/:id/invitation/revoke',
   'POST /admin/keys/:id/revoke',
   'POST /reminders/unsubscribe',
   'POST /admin/webhooks/:id/remove',

@@ -15,7 +15,7 @@ import { useCallback, useEffect, useMemo, useRef, useState, type FormEvent, type
 import { toast } from '../ui/toast.js';
 import useSWR from 'swr';
 import useSWRInfinite, { type SWRInfiniteConfiguration } from 'swr/infinite';
-import type { QueuePage, ReviewStatus, StaffRole, StaffSession } from '../../shared/review.js';
+import { INVITATION_FRAGMENT, ROLE_LABELS, type QueuePage, type ReviewStatus, type StaffRole, type StaffSession } from '../../shared/review.js';
 import { request, type ApiFailure } from '../runtime/api.js';
 import { flow } from '../runtime/flow.js';
 import { READ_ONCE, type RequestError } from '../runtime/reads.js';
@@ -26,9 +26,9 @@ import { DriverCard } from './DriverCard.js';
 import { ExpiringSection } from './ExpiringSection.js';
 import { InsightsSection } from './InsightsSection.js';
 import { NO_FILTER, PeopleSection, type PeopleFilter } from './PeopleSection.js';
-import { StaffSignInAgain, StaffSignInForm } from './StaffSignIn.js';
+import { StaffInvitationForm, StaffSignInAgain, StaffSignInForm } from './StaffSignIn.js';
 import { IntegrationsSection } from './IntegrationsSection.js';
-import { AuditSection, KeySection, PrivacySection, ROLE_LABELS, StaffSection } from './StaffSections.js';
+import { AuditSection, KeySection, PrivacySection, StaffSection } from './StaffSections.js';
 import { AdminStyles } from './AdminStyles.js';
 import { WebhooksSection } from './WebhooksSection.js';
 
@@ -307,6 +307,12 @@ function Sections({ session }: { session: AdminSession }) {
   );
 }
 
+/** The token of the invitation link that opened the page (`#invitation=<token>`), if one did. */
+function invitationToken(): string | undefined {
+  const [name, token] = window.location.hash.slice(1).split('=');
+  return name === INVITATION_FRAGMENT && token ? token : undefined;
+}
+
 /** Who a session token belongs to, read once per token (GET /admin/session). */
 const readMe = ([path, bearer]: AdminKey) => readAdmin<StaffSession>([path, bearer]);
 
@@ -316,6 +322,12 @@ export function AdminPage() {
   /** Why the page asks for a sign-in over itself; undefined when it doesn't. */
   const [asking, setAsking] = useState<string>();
   const [signedOut, setSignedOut] = useState<string>();
+  const [invitation, setInvitation] = useState(invitationToken);
+
+  useEffect(() => {
+    // The link's token leaves the address bar and the history at once: the page keeps it in memory.
+    if (invitation) window.history.replaceState(window.history.state, '', window.location.pathname);
+  }, [invitation]);
 
   useEffect(() => {
     const previous = document.title;
@@ -351,6 +363,7 @@ export function AdminPage() {
     setStaffToken(newToken);
     setAsking(undefined);
     setSignedOut(undefined);
+    setInvitation(undefined);
     void setMe(who, { revalidate: false });
     setToken(newToken);
   }
@@ -381,7 +394,12 @@ export function AdminPage() {
         )}
       </header>
       <main className="admin-main">
-        {session ? (
+        {invitation ? (
+          <>
+            <h2>Choose your password</h2>
+            <StaffInvitationForm token={invitation} onSignedIn={signedIn} />
+          </>
+        ) : session ? (
           <Sections session={session} />
         ) : token ? (
           <div className="page-loading" role="status" aria-live="polite">

@@ -1,6 +1,6 @@
 /**
  * The admin page's sections beside the review queue, each shown only to the roles it is for (the
- * server refuses the others anyway): the people and their roles and the audit record (owners),
+ * server refuses the others anyway): the people, their roles and invitations, and the audit record (owners),
  * export and erasure (privacy officers), and a key for the command line (everyone).
  */
 import { useState, type FormEvent } from 'react';
@@ -9,6 +9,7 @@ import useSWR from 'swr';
 import useSWRInfinite from 'swr/infinite';
 import {
   AUDIT_ACTIONS,
+  ROLE_LABELS,
   STAFF_ROLES,
   type AuditEvent,
   type AuditPage,
@@ -24,12 +25,6 @@ import { checkRefusal, download, driverPath, isRefusal, readAdmin, type AdminKey
 import { ReadFailure } from './ReadFailure.js';
 import { formatTime } from './adminData.js';
 import type { KeyCreated } from '../../shared/generated/api.js';
-
-export const ROLE_LABELS: Record<StaffRole, string> = {
-  reviewer: 'Reviewer',
-  'privacy-officer': 'Privacy officer',
-  owner: 'Owner',
-};
 
 /** A call's answer told as a toast; a refusal handed to the page (sign in again, or why not). Whether it went through. */
 export function told(session: AdminSession, result: ApiResult<unknown>, done: string): boolean {
@@ -60,10 +55,22 @@ function RoleChoices({ name, roles, onChange }: { name: string; roles: readonly 
   );
 }
 
+/** Where a person stands: invited (and whether their link still works) or active, with their last sign-in. */
+function standing(member: StaffMember, now: number): string {
+  if (member.status === 'active') return member.lastSignInAt ? `Active · last signed in ${formatTime(member.lastSignInAt)}` : 'Active · not signed in yet';
+  const { invitation } = member;
+  if (!invitation) return 'Not invited: send them an invitation to choose a password.';
+  if (invitation.revoked) return `Invitation of ${formatTime(invitation.sentAt)} revoked`;
+  if (Date.parse(invitation.expiresAt) <= now) return `Invitation expired ${formatTime(invitation.expiresAt)}`;
+  return `Invited ${formatTime(invitation.sentAt)} · the link works until ${formatTime(invitation.expiresAt)}`;
+}
+
 function StaffRow({ member, session, onChanged }: { member: StaffMember; session: AdminSession; onChanged: () => void }) {
   const [roles, setRoles] = useState<StaffRole[]>(member.roles);
   const [busy, setBusy] = useState(false);
   const changed = roles.length !== member.roles.length || roles.some((role) => !member.roles.includes(role));
+  const now = Date.now();
+  const invitationWorks = member.invitation && !member.invitation.revoked && Date.parse(member.invitation.expiresAt) > now;
 
   async function act(path: string, body: Record<string, unknown> | undefined, done: string) {
     setBusy(true);
@@ -81,6 +88,12 @@ function StaffRow({ member, session, onChanged }: { member: StaffMember; session
         <p className="admin-muted">
           Added by {member.addedBy} on {formatTime(member.addedAt)}
         </p>
+        <p className={member.status === 'active' ? 'admin-muted' : 'admin-staff-invited'}>{standing(member, now)}</p>
+        {member.failedSignIns > 0 && (
+          <p className="admin-staff-failures">
+            {member.failedSignIns === 1 ? '1 failed sign-in' : `${member.failedSignIns} failed sign-ins`} in the last 24 hours: see the audit record.
+          </p>
+        )}
         <RoleChoices name={member.email} roles={roles} onChange={setRoles} />
         <div className="admin-actions">
           <button
@@ -91,6 +104,26 @@ function StaffRow({ member, session, onChanged }: { member: StaffMember; session
           >
             Save roles
           </button>
+          {member.status === 'invited' && (
+            <button
+              type="button"
+              className="button button-secondary admin-action"
+              disabled={busy}
+              onClick={() => void act(`/admin/staff/${member.id}/invitation`, undefined, `A new invitation was sent to ${member.email}.`)}
+            >
+              {member.invitation ? 'Resend invitation' : 'Send invitation'}
+            </button>
+          )}
+          {invitationWorks && (
+            <button
+              type="button"
+              className="button button-secondary admin-action"
+              disabled={busy}
+              onClick={() => void act(`/admin/staff/${member.id}/invitation/revoke`, undefined, `The invitation of ${member.email} was revoked.`)}
+            >
+              Revoke invitation
+            </button>
+          )}
           <button
             type="button"
             className="button button-secondary admin-action admin-reject"
@@ -144,7 +177,7 @@ export function StaffSection({ session }: { session: AdminSession }) {
     setBusy(true);
     try {
       const result = await request('/admin/staff', { method: 'POST', bearer: session.bearer, body: { email: email.trim(), roles } });
-      if (told(session, result, `${email.trim()} was added. They set a password with “Forgot password?” on this page.`)) {
+      if (told(session, result, `${email.trim()} was added and emailed an invitation to choose a password.`)) {
         setEmail('');
         void mutate();
       }

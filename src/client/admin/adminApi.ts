@@ -59,7 +59,7 @@ export function checkRefusal(session: AdminSession, error: RequestError): void {
 /**
  * Signs a staff member in as drivers sign in: their email and password checked by Firebase (loaded
  * only now), and its fresh ID token exchanged for a staff session. A wrong email or password is
- * `wrongCredentials`, told apart from the server's refusal (not a staff member).
+ * `wrongCredentials`, told apart from the server's refusal (not a staff member), and reported to the server.
  */
 export async function signInStaff(email: string, password: string): Promise<ApiResult<StaffSession> | { ok: false; wrongCredentials: true }> {
   const { passwordIdToken, WrongCredentialsError } = await import('../runtime/identity.js');
@@ -67,7 +67,11 @@ export async function signInStaff(email: string, password: string): Promise<ApiR
   try {
     idToken = await passwordIdToken(email, password);
   } catch (error) {
-    if (error instanceof WrongCredentialsError) return { ok: false, wrongCredentials: true };
+    if (error instanceof WrongCredentialsError) {
+      // Firebase refused it in the browser: the server hears of it for the audit record (and the owners, of a run of them).
+      await request('/admin/session/failed', { method: 'POST', body: { email } });
+      return { ok: false, wrongCredentials: true };
+    }
     throw error;
   }
   return request<StaffSession>('/admin/session', { method: 'POST', body: { idToken } });

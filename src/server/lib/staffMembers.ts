@@ -3,15 +3,18 @@
  * `npm run admin -- staff add` does from a terminal as the first owner's bootstrap (src/cli/admin.ts),
  * and what `npm start` does for the local ready-made owner (main.ts). One path for all three.
  *
- * The person's Firebase account is made if there is none, without a password: they choose one with
- * "Forgot password?" on the admin page, which only whoever reads the mailbox can follow. Such an
- * account is bound to the staff row at once. An account that existed before is bound at its first
+ * The person's Firebase account is made if there is none, without a password: they choose one from
+ * the invitation an owner's adding sends them (inviteStaff), or with "Forgot password?" on the admin
+ * page; either only whoever reads the mailbox can follow. Such an account is bound to the staff row at once. An account that existed before is bound at its first
  * sign-in, and only if Firebase has verified its email: otherwise anyone could have made an account
  * with a staff member's address and signed in as them (routes/staff.ts).
  */
+import { randomBytes } from 'node:crypto';
 import { httpErrors } from '@fastify/sensible';
 import type { FastifyInstance } from 'fastify';
-import { STAFF_ROLES, type StaffRole } from '../../shared/review.js';
+import { INVITATION_FRAGMENT, ROLE_LABELS, STAFF_ROLES, type StaffRole } from '../../shared/review.js';
+import type { Queryable } from '../db/db.js';
+import { hashSecret } from './secretHash.js';
 import { refusal } from '../serverMessages.js';
 import type { AuditActor } from './auditRecord.js';
 import { staffContract } from '../../shared/contracts/index.js';
@@ -74,4 +77,39 @@ export async function ensureLocalOwner(app: FastifyInstance, owner: { email: str
   // A restarted emulator gives the account a new id.
   const bound = await app.db.query('UPDATE staff SET firebase_uid = $2 WHERE email = $1 AND removed_at IS NULL RETURNING id', [owner.email, account.uid]);
   return bound.rows.length > 0;
+}
+
+/** How long an invitation's link works: long enough for a weekend, short enough that a forgotten email goes stale. */
+export const INVITATION_LIFETIME_MS = 3 * 24 * 60 * 60 * 1000;
+
+/**
+ * Emails the person a link to choose their password, within `tx`: one that works once, for
+ * INVITATION_LIFETIME_MS, whose token lives only in the email (sealed until sent) and, as its
+ * SHA-256, here. A newer invitation revokes the ones before it.
+ */
+export async function inviteStaff(
+  app: FastifyInstance,
+  tx: Queryable,
+  person: { id: string; email: string; roles: readonly StaffRole[] },
+  by: AuditActor & { actor: string },
+  adminUrl: string,
+): Promise<void> {
+  const token = randomBytes(32).toString('base64url');
+  const now = app.now();
+  const expiresAt = new Date(now.getTime() + INVITATION_LIFETIME_MS);
+  await tx.query('UPDATE staff_invitations SET revoked_at = $2 WHERE staff_id = $1 AND accepted_at IS NULL AND revoked_at IS NULL', [person.id, now]);
+  await tx.query('INSERT INTO staff_invitations (staff_id, token_hash, sent_by, sent_at, expires_at) VALUES ($1, $2, $3, $4, $5)', [
+    person.id,
+    hashSecret(token),
+    by.actor,
+    now,
+    expiresAt,
+  ]);
+  await app.messaging.notifyStaff(tx, { staffId: person.id }, 'staffInvitation', {
+    invitedBy: by.actor,
+    roles: person.roles.map((role) => ROLE_LABELS[role]).join(', '),
+    invitationUrl: `${adminUrl}#${INVITATION_FRAGMENT}=${token}`,
+    expiresAt: expiresAt.toISOString().slice(0, 16).replace('T', ' '),
+  });
+  await app.audit.recordAs(by, { action: 'staff.invite', details: { email: person.email, expiresAt: expiresAt.toISOString() } }, tx);
 }

@@ -141,6 +141,8 @@ export const identityPlugin = fp<{ projectId: string; emulatorHost: string | nul
         } catch (error) {
           const code = String((error as { code?: unknown }).code ?? '');
           if (code === 'auth/invalid-email') throw refusal(400, 'auth.emailRefused');
+          // Firebase's password policy (production may set one stricter than the contract's).
+          if (code === 'auth/invalid-password') throw refusal(400, 'staff.passwordRefused');
           if (code !== 'auth/user-not-found') {
             app.log.error({ code }, 'Firebase Authentication could not be reached');
             throw refusal(503, 'auth.identityUnavailable');
@@ -150,6 +152,7 @@ export const identityPlugin = fp<{ projectId: string; emulatorHost: string | nul
           return { uid: (await auth.createUser({ email, ...options })).uid, created: true };
         } catch (error) {
           if ((error as { code?: unknown }).code === 'auth/invalid-email') throw refusal(400, 'auth.emailRefused');
+          if ((error as { code?: unknown }).code === 'auth/invalid-password') throw refusal(400, 'staff.passwordRefused');
           app.log.error({ code: String((error as { code?: unknown }).code ?? '') }, 'Firebase Authentication could not create a user');
           throw refusal(503, 'auth.identityUnavailable');
         }

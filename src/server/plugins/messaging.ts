@@ -9,7 +9,8 @@
  *   database in the same transaction as what they tell, and delivered in the background by every
  *   server instance, retried with backoff for a day; one that can't be delivered stays recorded
  *   as failed and is logged as an error. Staff members get notices the same way, by email in
- *   English (an owner told a webhook endpoint was disabled).
+ *   English (an invitation, owners told of repeated failed sign-ins or of a disabled webhook endpoint).
+ *   A notice's words (an invitation's link among them) are sealed in the database and never logged.
  */
 import { DEFAULT_LOCALE, isLocale, type Locale } from '../../shared/locales.js';
 import type { Notices } from '../../shared/generated/notices.js';
@@ -71,8 +72,11 @@ export interface Messaging {
     values: Omit<NoticeValues<N>, 'signInUrl'>,
     options?: NotifyOptions,
   ): Promise<Channel[]>;
-  /** Records a notice to every staff member with `role` within `tx` (the transaction of what it tells): an email, with the admin page's link. */
-  notifyStaff<N extends NoticeToStaff>(tx: Queryable, role: StaffRole, notice: N, values: Omit<NoticeValues<N>, 'adminUrl'>): Promise<void>;
+  /**
+   * Records a notice to every staff member with a role, or to one staff member (`{ staffId }`), within `tx` (the transaction of
+   * what it tells): an email, with the admin page's link.
+   */
+  notifyStaff<N extends NoticeToStaff>(tx: Queryable, to: StaffRole | { staffId: string }, notice: N, values: Omit<NoticeValues<N>, 'adminUrl'>): Promise<void>;
   /** Delivers the notices that are due; returns how many went. The background loop calls it, and tests. */
   deliverDue(): Promise<number>;
   /** The local outbox (GET /dev/outbox); null where real transports deliver. */
@@ -201,8 +205,16 @@ export const messagingPlugin = fp<{ config: MessagingConfig; signInUrl: string; 
       return messages.map((message) => message.channel);
     }
 
-    async function notifyStaff<N extends NoticeToStaff>(tx: Queryable, role: StaffRole, notice: N, values: Omit<NoticeValues<N>, 'adminUrl'>) {
-      const { rows } = await tx.query<{ id: string; email: string }>('SELECT id, email FROM staff WHERE removed_at IS NULL AND $1 = ANY (roles)', [role]);
+    async function notifyStaff<N extends NoticeToStaff>(
+      tx: Queryable,
+      to: StaffRole | { staffId: string },
+      notice: N,
+      values: Omit<NoticeValues<N>, 'adminUrl'>,
+    ) {
+      const { rows } =
+        typeof to === 'string'
+          ? await tx.query<{ id: string; email: string }>('SELECT id, email FROM staff WHERE removed_at IS NULL AND $1 = ANY (roles)', [to])
+          : await tx.query<{ id: string; email: string }>('SELECT id, email FROM staff WHERE removed_at IS NULL AND id = $1', [to.staffId]);
       const rendered = renderNotice(wordsIn(DEFAULT_LOCALE)[notice], { ...values, adminUrl: options.adminUrl });
       for (const person of rows) await queue(tx, { staffId: person.id }, notice, [{ channel: 'email', to: person.email, ...rendered.email! }]);
     }

@@ -18,10 +18,11 @@
  * (`staffRoles`; any staff member when absent) and whether it needs a sign-in at most 5 minutes old
  * (`freshSignIn`, which a key never is). What staff do is written to the audit record (plugins/audit.ts).
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import { STAFF_ROLES, type IntegrationRole, type StaffRole } from '../../shared/review.js';
 import type { Queryable } from '../db/db.js';
+import { hashSecret } from '../lib/secretHash.js';
 import { SIGN_IN_AGAIN_REASON } from '../../shared/apiAnswers.js';
 import { refusal } from '../serverMessages.js';
 import { bearerToken, FRESH_SIGN_IN_MS } from './sessions.js';
@@ -90,8 +91,6 @@ declare module 'fastify' {
     freshSignIn?: boolean;
   }
 }
-
-const hashSecret = (secret: string) => createHash('sha256').update(secret).digest('hex');
 
 interface HolderRow {
   id: string;

@@ -36,6 +36,7 @@ import { PEOPLE_ROUTES, peopleRoutes } from './people.js';
 import { REMINDER_ROUTES, reminderRoutes } from './reminders.js';
 import { SANDBOX_PAYMENT_ROUTES } from './sandboxPayments.js';
 import { STAFF_ROUTES, staffRoutes } from './staff.js';
+import { STAFF_INVITATION_ROUTES, staffInvitationRoutes } from './staffInvitations.js';
 import { STUDIO_ROUTES, studioRoutes } from './studio.js';
 import { SUBSCRIPTION_ROUTES, subscriptionRoutes } from './subscription.js';
 import { WEBHOOK_ROUTES, webhookRoutes } from './webhooks.js';
@@ -55,6 +56,7 @@ export const DECLARED_ROUTES: readonly DeclaredRoute[] = [
   EXPIRY_ROUTES,
   REMINDER_ROUTES,
   STAFF_ROUTES,
+  STAFF_INVITATION_ROUTES,
   INTEGRATION_ADMIN_ROUTES,
   INTEGRATION_API_ROUTES,
   WEBHOOK_ROUTES,
@@ -132,7 +134,10 @@ export const apiPlugin = fp<{ config: ServerConfig; publicOrigin: string }>(
       await api.register(peopleRoutes, { publicOrigin, counters: config.sharedCounters });
       await api.register(expiryRoutes);
       await api.register(reminderRoutes);
-      await api.register(staffRoutes, { rateLimit: config.authRateLimit, counters: config.sharedCounters });
+      // Invitations' links open the admin page.
+      const adminUrl = `${publicOrigin}${ADMIN_PREFIX}`;
+      await api.register(staffRoutes, { rateLimit: config.authRateLimit, counters: config.sharedCounters, adminUrl });
+      await api.register(staffInvitationRoutes, { rateLimit: config.authRateLimit, counters: config.sharedCounters, adminUrl });
       await api.register(webhookRoutes, { production: config.production });
       await api.register(integrationAdminRoutes);
       // Launch links point at the address drivers open.

@@ -6,9 +6,15 @@
  * - POST /admin/session `{ idToken }`: a Firebase ID token of a staff member's account exchanged for
  *   a staff session (plugins/staffAuth.ts). Rate limited per address like the drivers' sign-in; a
  *   refusal is written to the audit record with the address it came from.
+ * - POST /admin/session/failed `{ email }`: the page's word that Firebase refused an email and
+ *   password, in the same count. On the audit record (as the staff member it names, if any: a
+ *   typed email that is nobody's is not kept); the FAILURES_TO_TELL-th in an hour as one person
+ *   tells the owners by email, once. Firebase throttles guessing on its side as well.
  * - GET /admin/session: who is signed in, with their roles (the page shows what they allow).
  * - POST /admin/session/end: sign-out.
- * - GET/POST /admin/staff, POST /admin/staff/:id/roles, POST /admin/staff/:id/remove (owners).
+ * - GET/POST /admin/staff, POST /admin/staff/:id/roles, POST /admin/staff/:id/remove (owners). The
+ *   list says who is invited and who active, each one's last sign-in and failed ones of the last
+ *   24 hours; adding a person invites them (routes/staffInvitations.ts).
  * - POST /admin/keys `{ label }`: a key for the signed-in person, answered once; POST
  *   /admin/keys/:id/revoke (the key's person, or an owner).
  * - GET /admin/audit (a page, filtered) and GET /admin/audit/download?format=csv|jsonl (owners).
@@ -23,7 +29,7 @@ import { fileAnswer } from '../lib/routeSchemas.js';
 import type { ServerConfig } from '../config.js';
 import { isUuid } from '../db/db.js';
 import { checkBodiesBySchema } from '../lib/bodySchemas.js';
-import { addStaff, staffEmailOf, staffRolesOf } from '../lib/staffMembers.js';
+import { addStaff, inviteStaff, staffEmailOf, staffRolesOf } from '../lib/staffMembers.js';
 import {
   type AuditAction,
   type AuditDownloadQuery,
@@ -31,6 +37,7 @@ import {
   type AuditPage,
   type AuditQuery,
   type KeyBody,
+  type SignInFailedBody,
   type StaffBody,
   type StaffList,
   type StaffMember,
@@ -48,6 +55,7 @@ import { ADMIN_PREFIX, type RouteTable } from '../lib/routeTable.js';
 /** Staff sessions, people and roles, keys and the audit record (lib/routeTable.ts). */
 export const STAFF_ROUTES = {
   signIn: { method: 'POST', url: `${ADMIN_PREFIX}/session` },
+  signInFailed: { method: 'POST', url: `${ADMIN_PREFIX}/session/failed` },
   session: { method: 'GET', url: `${ADMIN_PREFIX}/session` },
   signOut: { method: 'POST', url: `${ADMIN_PREFIX}/session/end` },
   staff: { method: 'GET', url: `${ADMIN_PREFIX}/staff` },
@@ -61,6 +69,12 @@ export const STAFF_ROUTES = {
 } as const satisfies RouteTable;
 
 const AUDIT_PAGE_SIZE = 50;
+
+/** Failed sign-ins as one person within FAILURES_WINDOW_MS at which the owners are told (once, as the count reaches it). */
+export const FAILURES_TO_TELL = 5;
+const FAILURES_WINDOW_MS = 60 * 60 * 1000;
+/** How far back the staff list counts a person's failed sign-ins. */
+const FAILURES_SHOWN_MS = 24 * 60 * 60 * 1000;
 
 interface AuditFilter {
   action: string | null;
@@ -142,7 +156,10 @@ export function csvField(value: string | null): string {
 
 const AUDIT_CSV_HEADER = 'id,at,actor,action,driverId,ip,details';
 
-export async function staffRoutes(app: FastifyInstance, options: { rateLimit: { max: number; windowMs: number }; counters: ServerConfig['sharedCounters'] }) {
+export async function staffRoutes(
+  app: FastifyInstance,
+  options: { rateLimit: { max: number; windowMs: number }; counters: ServerConfig['sharedCounters']; adminUrl: string },
+) {
   const owners = { config: { staffRoles: ['owner'] as const }, onRequest: app.requireStaff };
   const anyStaff = { onRequest: app.requireStaff };
   checkBodiesBySchema(app);
@@ -195,6 +212,33 @@ export async function staffRoutes(app: FastifyInstance, options: { rateLimit: { 
         return { token: session.token, email: staff.email, roles: staff.roles, via: 'session', expiresAt: session.expiresAt.toISOString() };
       },
     );
+
+    signIn.post<{ Body: SignInFailedBody }>(
+      STAFF_ROUTES.signInFailed.url,
+      { schema: { body: { $ref: 'staff#/$defs/signInFailedBody' }, response: { 200: { $ref: 'api#/$defs/done' } } } },
+      async (request) => {
+        const { rows } = await app.db.query<{ id: string; email: string }>('SELECT id, email FROM staff WHERE email = $1 AND removed_at IS NULL', [
+          request.body.email.trim().toLowerCase(),
+        ]);
+        const staff = rows[0];
+        await app.db.transaction(async (tx) => {
+          await app.audit.recordAs(
+            { staffId: staff?.id ?? null, actor: staff?.email ?? null, ip: request.ip },
+            { action: 'staff.sign-in-failed', details: { reason: 'wrong email or password' } },
+            tx,
+          );
+          if (!staff) return;
+          const { rows: counted } = await tx.query<{ failures: number }>(
+            "SELECT count(*)::int AS failures FROM audit_events WHERE staff_id = $1 AND action = 'staff.sign-in-failed' AND at > $2",
+            [staff.id, new Date(app.now().getTime() - FAILURES_WINDOW_MS)],
+          );
+          if (counted[0]!.failures === FAILURES_TO_TELL) {
+            await app.messaging.notifyStaff(tx, 'owner', 'staffSignInFailures', { email: staff.email, failures: String(FAILURES_TO_TELL) });
+          }
+        });
+        return { success: true };
+      },
+    );
   });
 
   app.get(
@@ -214,6 +258,7 @@ export async function staffRoutes(app: FastifyInstance, options: { rateLimit: { 
 
   // ---- people and roles (owners) ----
 
+  /** Who is on the staff: a person is active once they set a password from an invitation or signed in, invited until then. */
   async function staffList(): Promise<StaffMember[]> {
     const { rows } = await app.db.query<{
       id: string;
@@ -222,25 +267,49 @@ export async function staffRoutes(app: FastifyInstance, options: { rateLimit: { 
       added_by: string;
       added_at: Date;
       keys: { id: string; label: string; created_at: string; last_used_at: string | null }[] | null;
+      last_sign_in_at: Date | null;
+      failed_sign_ins: number;
+      accepted: boolean;
+      invitation: { sent_at: string; expires_at: string; revoked: boolean } | null;
     }>(
       `SELECT st.id, st.email, st.roles, st.added_by, st.added_at,
          (SELECT json_agg(json_build_object('id', k.id, 'label', k.label, 'created_at', k.created_at, 'last_used_at', k.last_used_at) ORDER BY k.created_at)
-          FROM staff_keys k WHERE k.staff_id = st.id AND k.revoked_at IS NULL) AS keys
+          FROM staff_keys k WHERE k.staff_id = st.id AND k.revoked_at IS NULL) AS keys,
+         (SELECT max(a.at) FROM audit_events a WHERE a.staff_id = st.id AND a.action = 'staff.sign-in') AS last_sign_in_at,
+         (SELECT count(*)::int FROM audit_events a WHERE a.staff_id = st.id AND a.action = 'staff.sign-in-failed' AND a.at > $1) AS failed_sign_ins,
+         EXISTS (SELECT 1 FROM staff_invitations i WHERE i.staff_id = st.id AND i.accepted_at IS NOT NULL) AS accepted,
+         (SELECT json_build_object('sent_at', i.sent_at, 'expires_at', i.expires_at, 'revoked', i.revoked_at IS NOT NULL)
+          FROM staff_invitations i WHERE i.staff_id = st.id ORDER BY i.sent_at DESC LIMIT 1) AS invitation
        FROM staff st WHERE st.removed_at IS NULL ORDER BY st.email`,
+      [new Date(app.now().getTime() - FAILURES_SHOWN_MS)],
     );
-    return rows.map((row) => ({
-      id: row.id,
-      email: row.email,
-      roles: row.roles,
-      addedBy: row.added_by,
-      addedAt: new Date(row.added_at).toISOString(),
-      keys: (row.keys ?? []).map((key) => ({
-        id: key.id,
-        label: key.label,
-        createdAt: new Date(key.created_at).toISOString(),
-        lastUsedAt: key.last_used_at ? new Date(key.last_used_at).toISOString() : null,
-      })),
-    }));
+    return rows.map((row) => {
+      const active = row.accepted || row.last_sign_in_at !== null;
+      return {
+        id: row.id,
+        email: row.email,
+        roles: row.roles,
+        addedBy: row.added_by,
+        addedAt: new Date(row.added_at).toISOString(),
+        status: active ? 'active' : 'invited',
+        lastSignInAt: row.last_sign_in_at && new Date(row.last_sign_in_at).toISOString(),
+        failedSignIns: row.failed_sign_ins,
+        invitation:
+          !active && row.invitation
+            ? {
+                sentAt: new Date(row.invitation.sent_at).toISOString(),
+                expiresAt: new Date(row.invitation.expires_at).toISOString(),
+                revoked: row.invitation.revoked,
+              }
+            : null,
+        keys: (row.keys ?? []).map((key) => ({
+          id: key.id,
+          label: key.label,
+          createdAt: new Date(key.created_at).toISOString(),
+          lastUsedAt: key.last_used_at ? new Date(key.last_used_at).toISOString() : null,
+        })),
+      };
+    });
   }
 
   const asStaff = (request: FastifyRequest) => ({ staffId: request.staff!.id, actor: request.staff!.email, ip: request.ip });
@@ -258,7 +327,9 @@ export async function staffRoutes(app: FastifyInstance, options: { rateLimit: { 
       // Checked by the route's schema; stored as one form (the email lower-cased, each role once).
       const email = staffEmailOf(request.body.email);
       const roles = staffRolesOf(request.body.roles);
-      const id = await addStaff(app, { email, roles }, asStaff(request));
+      const by = asStaff(request);
+      const id = await addStaff(app, { email, roles }, by);
+      await app.db.transaction((tx) => inviteStaff(app, tx, { id, email, roles }, by, options.adminUrl));
       return reply.code(201).send({ success: true, id });
     },
   );

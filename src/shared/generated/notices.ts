@@ -15,6 +15,8 @@ export interface Notices {
   documentExpiring: Notice;
   documentExpired: Notice;
   webhookDisabled: StaffEmail;
+  staffInvitation: StaffEmail;
+  staffSignInFailures: StaffEmail;
   expiries: {
     $comment?: string;
     /**

@@ -177,5 +177,9 @@ export interface ServerMessages {
     remindedRecently: StaffText;
     noTextNumber: StaffText;
     bulkTooFast: StaffText;
+    invitationInvalid: StaffText;
+    alreadyActive: StaffText;
+    noInvitation: StaffText;
+    passwordRefused: StaffText;
   };
 }

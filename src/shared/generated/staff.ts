@@ -17,6 +17,9 @@ export type AuditAction =
   | 'staff.add'
   | 'staff.roles'
   | 'staff.remove'
+  | 'staff.invite'
+  | 'staff.invite-revoke'
+  | 'staff.invite-accept'
   | 'staff.key-create'
   | 'staff.key-revoke'
   | 'driver.open'
@@ -110,6 +113,20 @@ export interface StaffMember {
    * Their command-line keys that are not revoked.
    */
   keys: StaffKey[];
+  status: 'invited' | 'active';
+  lastSignInAt: string | null;
+  /**
+   * Failed sign-ins as this person in the last 24 hours.
+   */
+  failedSignIns: number;
+  /**
+   * The latest invitation of a person still invited (null once active, or if none was sent): when it was sent, when its link stops working, and whether an owner revoked it.
+   */
+  invitation: null | {
+    sentAt: string;
+    expiresAt: string;
+    revoked: boolean;
+  };
 }
 /**
  * This interface was referenced by `StaffContract`'s JSON-Schema
@@ -145,6 +162,43 @@ export interface StaffRolesBody {
  */
 export interface StaffSignInBody {
   idToken: string;
+}
+/**
+ * This interface was referenced by `StaffContract`'s JSON-Schema
+ * via the `definition` "signInFailedBody".
+ */
+export interface SignInFailedBody {
+  email: string;
+}
+/**
+ * This interface was referenced by `StaffContract`'s JSON-Schema
+ * via the `definition` "invitationBody".
+ */
+export interface InvitationBody {
+  token: string;
+}
+/**
+ * This interface was referenced by `StaffContract`'s JSON-Schema
+ * via the `definition` "acceptInvitationBody".
+ */
+export interface AcceptInvitationBody {
+  token: string;
+  password: string;
+}
+/**
+ * This interface was referenced by `StaffContract`'s JSON-Schema
+ * via the `definition` "invitation".
+ */
+export interface Invitation {
+  email: string;
+  expiresAt: string;
+}
+/**
+ * This interface was referenced by `StaffContract`'s JSON-Schema
+ * via the `definition` "invitationAccepted".
+ */
+export interface InvitationAccepted {
+  email: string;
 }
 /**
  * This interface was referenced by `StaffContract`'s JSON-Schema
@@ -346,6 +400,9 @@ export const AUDIT_ACTIONS = [
   'staff.add',
   'staff.roles',
   'staff.remove',
+  'staff.invite',
+  'staff.invite-revoke',
+  'staff.invite-accept',
   'staff.key-create',
   'staff.key-revoke',
   'driver.open',

@@ -71,6 +71,8 @@ describe('each role against each staff route', () => {
     { method: 'POST', url: '/admin/staff', roles: ['owner'] },
     { method: 'POST', url: '/admin/staff/:id/roles', roles: ['owner'] },
     { method: 'POST', url: '/admin/staff/:id/remove', roles: ['owner'] },
+    { method: 'POST', url: '/admin/staff/:id/invitation', roles: ['owner'] },
+    { method: 'POST', url: '/admin/staff/:id/invitation/revoke', roles: ['owner'] },
     { method: 'GET', url: '/admin/audit', roles: ['owner'] },
     { method: 'GET', url: '/admin/audit/download', roles: ['owner'] },
     { method: 'GET', url: '/admin/insights', roles: ['reviewer', 'owner'] },
@@ -100,8 +102,18 @@ describe('each role against each staff route', () => {
     { method: 'POST', url: '/admin/webhooks/:id/deliveries/:deliveryId/resend', roles: ['owner'] },
     { method: 'POST', url: '/admin/webhooks/:id/replay', roles: ['owner'] },
   ];
-  /** The routes of the API no staff credential opens: the sign-in, and a launch link's own (its token is its credential; the driver's session). */
-  const NOT_STAFF = ['POST /admin/session', 'POST /integration/launch', 'GET /integration/return'];
+  /**
+   * The routes of the API no staff credential opens: the sign-in and its failures, an invitation
+   * link's own and a launch link's (each token its credential; the driver's session).
+   */
+  const NOT_STAFF = [
+    'POST /admin/session',
+    'POST /admin/session/failed',
+    'POST /admin/invitation',
+    'POST /admin/invitation/accept',
+    'POST /integration/launch',
+    'GET /integration/return',
+  ];
 
   it('lists every route of the admin API and the integrations’ but the sign-in and a driver’s', () => {
     const admin = app()
@@ -376,6 +388,10 @@ describe('staff management', () => {
       addedBy: owner.email,
       addedAt: expect.any(String),
       keys: [],
+      status: 'invited',
+      lastSignInAt: null,
+      failedSignIns: 0,
+      invitation: { sentAt: expect.any(String), expiresAt: expect.any(String), revoked: false },
     });
 
     for (const body of [{}, { roles: [] }, { roles: ['admin'] }, { roles: ['owner'], extra: 1 }]) {
@@ -444,6 +460,7 @@ describe('the audit record', () => {
       ['driver.resume-link', reviewer.email, driver.driverId],
       ['driver.approve', reviewer.email, driver.driverId],
       ['staff.add', owner.email, null],
+      ['staff.invite', owner.email, null],
       ['staff.roles', owner.email, null],
       ['staff.key-create', reviewer.email, null],
       ['staff.key-revoke', owner.email, null],
