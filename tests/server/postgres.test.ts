@@ -213,6 +213,24 @@ describe('with DATABASE_URL (PostgreSQL)', { tags: ['postgresql'] }, () => {
     expect(server.logs.some((line) => line.includes('A database connection was lost') || line.includes('a service it needs is unavailable'))).toBe(true);
   }, 60_000);
 
+  it('keeps running when the database restarts while a transaction holds a connection between two statements: that one fails as unavailable (503), the next request is answered', async () => {
+    const driver = await verifiedDriver(server.app);
+    const status = () => server.app.inject({ method: 'GET', url: `/driver/status/${driver.driverId}`, headers: bearer(driver.token) });
+    const between = server.app.db.transaction(async (tx) => {
+      await tx.query('SELECT 1');
+      // The restart comes while the request works on something else with its connection lent.
+      postgres.stop();
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      await tx.query('SELECT 1');
+    });
+    try {
+      await expect(between).rejects.toThrow('The database is unavailable');
+    } finally {
+      postgres.start();
+    }
+    expect((await status()).statusCode).toBe(200);
+  }, 60_000);
+
   it('answers 503 within its time limits when the database stops answering, rather than hang', async () => {
     const driver = await verifiedDriver(server.app);
     postgres.freeze();
