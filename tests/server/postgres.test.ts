@@ -12,7 +12,19 @@ import { PROJECT_ROOT } from '../../src/node/projectFiles.js';
 import { runningPostgres, type TestPostgres } from '../../tools/postgres.js';
 import type { Insights } from '../../src/shared/review.js';
 import { expectedFigures, seedDrivers, writeSeed } from '../support/insightsSeed.js';
-import { bearer, completeProfile, json, staffKey, verifiedDriver, startTestServer, statusData, verifyPhone, type TestServer } from '../support/server.js';
+import {
+  approvedDriver,
+  bearer,
+  completeProfile,
+  deliveredBy,
+  json,
+  staffKey,
+  verifiedDriver,
+  startTestServer,
+  statusData,
+  verifyPhone,
+  type TestServer,
+} from '../support/server.js';
 
 const MIGRATIONS = join(PROJECT_ROOT, 'src', 'server', 'db', 'migrations');
 const UNAVAILABLE = { message: 'We can’t reach our records right now. Please try again in a minute.' };
@@ -229,6 +241,32 @@ describe('with DATABASE_URL (PostgreSQL)', { tags: ['postgresql'] }, () => {
       postgres.start();
     }
     expect((await status()).statusCode).toBe(200);
+  }, 60_000);
+
+  it('tells an approved driver once when the database restarts just after their notice went out', async () => {
+    const local = server.app.messaging.outbox!;
+    const deliver = local.send.bind(local);
+    let restarted: Promise<void> | undefined;
+    // The mail goes out; the database restarts before the delivery is recorded.
+    local.send = async (message) => {
+      await deliver(message);
+      if (restarted || !('notice' in message.about) || message.about.notice !== 'approved' || message.channel !== 'email') return;
+      postgres.stop();
+      restarted = new Promise((resolve) => setTimeout(resolve, 1_500)).then(() => postgres.start());
+    };
+    try {
+      const driver = await approvedDriver(server);
+      await expect.poll(() => restarted !== undefined, { timeout: 15_000 }).toBe(true);
+      await restarted;
+      // Past the time a claim keeps other passes off a notice: one left unrecorded would go again.
+      server.clock.advance(10 * 60_000);
+      const delivered = await deliveredBy(server.db, server.app);
+      const told = delivered.filter((entry) => entry.to === driver.email && 'notice' in entry && entry.notice === 'approved');
+      expect(told.map((entry) => entry.subject)).toEqual(["You're approved to drive with Onramp"]);
+    } finally {
+      local.send = deliver;
+      server.clock.reset();
+    }
   }, 60_000);
 
   it('answers 503 within its time limits when the database stops answering, rather than hang', async () => {
