@@ -779,7 +779,7 @@ const SOAK_CALM_SECONDS = 45;
 /** The q-quantile of `values` (nearest rank). */
 const quantile = (values: number[], q: number) => [...values].sort((a, b) => a - b)[Math.max(0, Math.ceil(q * values.length) - 1)] ?? NaN;
 
-function printSoak(result: SoakResult) {
+async function printSoak(result: SoakResult) {
   const ms = (value: number) => `${Math.round(value)}`.padStart(6);
   const calm = result.calls.filter((call) => call.phase === 'calm');
   const loaded = result.calls.filter((call) => call.phase === 'faults');
@@ -808,6 +808,12 @@ function printSoak(result: SoakResult) {
   const serverErrorsOutside = failed.filter((call) => !call.inWindow && /^5/.test(call.outcome));
   console.log(`  5xx outside the fault windows       ${serverErrorsOutside.length}   budget 0`);
   for (const call of serverErrorsOutside.slice(0, 10)) console.log(`    ${call.outcome} ${call.call} at ${call.at.toFixed(1)} s`);
+  if (serverErrorsOutside.length > 0) {
+    // Why they were refused is in the servers' warnings.
+    const log = join(tmpdir(), `onramp-soak-servers-${Date.now()}.log`);
+    await writeFile(log, result.serverOutput);
+    console.log(`    the servers' warnings and errors: ${log}`);
+  }
   const lost = result.lostSteps.length + result.lostNotices.length + result.duplicateNotices.length;
   console.log(
     `  lost                                ${lost} (answered steps not stored ${result.lostSteps.length}; approvals' notices undelivered ${result.lostNotices.length}, delivered twice ${result.duplicateNotices.length})   budget 0`,
@@ -996,7 +1002,7 @@ try {
       `Soak (two built servers on PostgreSQL behind haproxy, retries 0; mail by SMTP, texts by a local Twilio; ${drivers} drivers walking the API journey at once, a reviewer approving; ${SOAK_CALM_SECONDS} s calm, then ${minutes} min with faults)`,
     );
     if (!postgresBinDir || !existsSync(HAPROXY)) console.log('  skipped: needs PostgreSQL and haproxy here (apt-get install postgresql haproxy)');
-    else printSoak(await soak({ drivers, minutes, calmSeconds: SOAK_CALM_SECONDS }));
+    else await printSoak(await soak({ drivers, minutes, calmSeconds: SOAK_CALM_SECONDS }));
   }
 
   if (wanted('install')) {
