@@ -130,7 +130,12 @@ export async function soak({ drivers, minutes, calmSeconds }: SoakOptions): Prom
     // The reviewer, as an operator's first staff member is made (the database's migrations run here first).
     let printed = '';
     const io = { out: (line: string) => (printed += `${line}\n`), err: (line: string) => (printed += `${line}\n`) };
-    if ((await addStaffFromTerminal({ email: `soak-reviewer-${randomBytes(4).toString('hex')}@example.com`, roles: ['reviewer'] }, io, { ...env, LOG_LEVEL: 'error' })) !== 0)
+    if (
+      (await addStaffFromTerminal({ email: `soak-reviewer-${randomBytes(4).toString('hex')}@example.com`, roles: ['reviewer'] }, io, {
+        ...env,
+        LOG_LEVEL: 'error',
+      })) !== 0
+    )
       throw new Error(`The reviewer could not be added:\n${printed}`);
     const reviewerKey = /ONRAMP_STAFF_TOKEN=(\S+)/.exec(printed)![1]!;
     servers.push(...(await Promise.all(names.map((_, index) => start(index)))));
