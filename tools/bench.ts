@@ -37,6 +37,7 @@ import { msUntilReloadedPageShows, startDevServer } from './devProcess.js';
 import { installProduction } from './productionInstall.js';
 import { CHECK_INTERVAL_MS, HAPROXY, rollingRestart, type RollingRestartResult } from './rollingRestart.js';
 import { startServerProcess } from './serverProcess.js';
+import { soak, type SoakResult } from './soak.js';
 import { gzippedSize, SLOW_PHONE_PAGES, slowPhoneVisits, startAnchor } from './slowPhone.js';
 
 const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
@@ -772,6 +773,55 @@ async function webhookFigures() {
   }
 }
 
+/** The soak's calm phase before the faults: the anchor of its times. */
+const SOAK_CALM_SECONDS = 45;
+
+/** The q-quantile of `values` (nearest rank). */
+const quantile = (values: number[], q: number) => [...values].sort((a, b) => a - b)[Math.max(0, Math.ceil(q * values.length) - 1)] ?? NaN;
+
+async function printSoak(result: SoakResult) {
+  const ms = (value: number) => `${Math.round(value)}`.padStart(6);
+  const calm = result.calls.filter((call) => call.phase === 'calm');
+  const loaded = result.calls.filter((call) => call.phase === 'faults');
+  const windows = result.faults.map((fault) => `${fault.name} ${fault.from.toFixed(1)}–${fault.to.toFixed(1)} s`).join(', ');
+  console.log(`  faults (from the start of the faulty phase): ${windows}`);
+  console.log(
+    `  ${result.calls.length.toLocaleString('en-US')} requests (${calm.length.toLocaleString('en-US')} calm, ${loaded.length.toLocaleString('en-US')} with faults), ${result.journeys} journeys begun, ${result.approvals} approvals`,
+  );
+  console.log(`  ${'call'.padEnd(34)}      n   p50   p95   p99   ms, with faults; p95 calm (the anchor)`);
+  for (const name of [...new Set(result.calls.map((call) => call.call))]) {
+    const times = loaded.filter((call) => call.call === name).map((call) => call.ms);
+    const calmTimes = calm.filter((call) => call.call === name).map((call) => call.ms);
+    console.log(
+      `  ${name.padEnd(34)} ${String(times.length).padStart(6)}${ms(quantile(times, 0.5))}${ms(quantile(times, 0.95))}${ms(quantile(times, 0.99))}   ${ms(quantile(calmTimes, 0.95))}`,
+    );
+  }
+  const failed = result.calls.filter((call) => call.outcome !== 'ok');
+  const kinds = new Map<string, { inside: number; outside: number }>();
+  for (const call of failed) {
+    const kind = kinds.get(`${call.outcome} ${call.call}`) ?? { inside: 0, outside: 0 };
+    kind[call.inWindow ? 'inside' : 'outside'] += 1;
+    kinds.set(`${call.outcome} ${call.call}`, kind);
+  }
+  console.log(`  errors by kind                      inside / outside the fault windows`);
+  for (const [kind, { inside, outside }] of [...kinds].sort()) console.log(`    ${kind.padEnd(42)} ${String(inside).padStart(5)} / ${outside}`);
+  const serverErrorsOutside = failed.filter((call) => !call.inWindow && /^5/.test(call.outcome));
+  console.log(`  5xx outside the fault windows       ${serverErrorsOutside.length}   budget 0`);
+  for (const call of serverErrorsOutside.slice(0, 10)) console.log(`    ${call.outcome} ${call.call} at ${call.at.toFixed(1)} s`);
+  if (serverErrorsOutside.length > 0) {
+    // Why they were refused is in the servers' warnings.
+    const log = join(tmpdir(), `onramp-soak-servers-${Date.now()}.log`);
+    await writeFile(log, result.serverOutput);
+    console.log(`    the servers' warnings and errors: ${log}`);
+  }
+  const lost = result.lostSteps.length + result.lostNotices.length + result.duplicateNotices.length;
+  console.log(
+    `  lost                                ${lost} (answered steps not stored ${result.lostSteps.length}; approvals' notices undelivered ${result.lostNotices.length}, delivered twice ${result.duplicateNotices.length})   budget 0`,
+  );
+  for (const each of [...result.lostSteps, ...result.lostNotices, ...result.duplicateNotices].slice(0, 10)) console.log(`    ${each}`);
+  console.log(`  notices: ${result.undelivered} still pending; the last delivered ${result.drainSeconds.toFixed(0)} s after the mail server came back`);
+}
+
 /** The bench's sections, in the order they run; `npm run bench -- --only slow-phone --only insights` runs those alone. */
 const SECTIONS = [
   'bundle',
@@ -785,10 +835,18 @@ const SECTIONS = [
   'insights',
   'uploads',
   'restart',
+  'soak',
   'install',
   'live-edit',
 ] as const;
-const { values: args } = parseArgs({ options: { only: { type: 'string', multiple: true } } });
+const { values: args } = parseArgs({
+  options: {
+    only: { type: 'string', multiple: true },
+    // The soak's drivers walking at once and its minutes of load with faults: a shared machine may want fewer.
+    'soak-drivers': { type: 'string', default: '200' },
+    'soak-minutes': { type: 'string', default: '3' },
+  },
+});
 const unknown = (args.only ?? []).filter((name) => !(SECTIONS as readonly string[]).includes(name));
 if (unknown.length) {
   console.error(`Unknown section ${unknown.join(', ')}: the sections are ${SECTIONS.join(', ')}.`);
@@ -935,6 +993,16 @@ try {
       console.log(`  with retries 3 and option redispatch        ${restartFigure(await rollingRestart({ retries: true }))}`);
       console.log(`  anchor: no grace on SIGTERM, retries 0      ${restartFigure(await rollingRestart({ retries: false, graceMs: 0 }))}`);
     }
+  }
+
+  if (wanted('soak')) {
+    const drivers = Number(args['soak-drivers']);
+    const minutes = Number(args['soak-minutes']);
+    console.log(
+      `Soak (two built servers on PostgreSQL behind haproxy, retries 0; mail by SMTP, texts by a local Twilio; ${drivers} drivers walking the API journey at once, a reviewer approving; ${SOAK_CALM_SECONDS} s calm, then ${minutes} min with faults)`,
+    );
+    if (!postgresBinDir || !existsSync(HAPROXY)) console.log('  skipped: needs PostgreSQL and haproxy here (apt-get install postgresql haproxy)');
+    else await printSoak(await soak({ drivers, minutes, calmSeconds: SOAK_CALM_SECONDS }));
   }
 
   if (wanted('install')) {

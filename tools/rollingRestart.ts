@@ -10,7 +10,7 @@
  * Both servers keep documents in one folder, as they would in one S3 bucket: a photo stored
  * through one is read through the other.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { randomBytes, randomInt } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
@@ -35,7 +35,7 @@ export const CHECK_INTERVAL_MS = 500;
  * The servers' grace on SIGTERM: haproxy takes a server out after 3 failed checks (its default
  * `fall`), 1.5 s at this interval, and a check under way may add one more.
  */
-const GRACE_MS = 3 * CHECK_INTERVAL_MS + 1_500;
+export const GRACE_MS = 3 * CHECK_INTERVAL_MS + 1_500;
 
 const POLLERS = 6;
 const UPLOADERS = 2;
@@ -108,15 +108,61 @@ ${servers.map((server) => `  server ${server.name} 127.0.0.1:${server.port}`).jo
 `;
 }
 
+export interface Haproxy {
+  /** http://127.0.0.1:<port>, the balancer's address. */
+  url: string;
+  /** Waits until haproxy sends the server traffic again (its checks passed), 30 s at most. */
+  sentTraffic(name: string): Promise<void>;
+  stop(): void;
+}
+
+/**
+ * haproxy on `port` before `servers`, its admin socket and configuration in `folder`; what it says
+ * goes to `log`. Resolves once it sends every server traffic.
+ */
+export async function startHaproxy(
+  folder: string,
+  port: number,
+  servers: { name: string; port: number }[],
+  retries: boolean,
+  log: (line: string) => void,
+): Promise<Haproxy> {
+  if (!existsSync(HAPROXY)) throw new Error(`haproxy is not installed at ${HAPROXY} (apt-get install haproxy).`);
+  const socket = join(folder, 'haproxy.sock');
+  const configFile = join(folder, 'haproxy.cfg');
+  await writeFile(configFile, haproxyConfig(port, servers, socket, retries));
+  let said = '';
+  const child = spawn(HAPROXY, ['-db', '-f', configFile], { stdio: ['ignore', 'ignore', 'pipe'] });
+  child.stderr!.on('data', (chunk: Buffer) => {
+    said += chunk.toString();
+    log(`haproxy: ${chunk.toString()}`);
+  });
+  const sentTraffic = async (name: string) => {
+    const deadline = Date.now() + 30_000;
+    // Its stats socket not open yet (haproxy starting) is as no server up: asked again until the deadline.
+    while ((await haproxyStatus(socket).catch(() => new Map<string, string>())).get(name) !== 'UP') {
+      if (Date.now() > deadline) throw new Error(`haproxy did not take server ${name} in within 30 s:\n${said}`);
+      await sleep(100);
+    }
+  };
+  const balancer = { url: `http://127.0.0.1:${port}`, sentTraffic, stop: () => void child.kill('SIGTERM') };
+  try {
+    for (const server of servers) await sentTraffic(server.name);
+  } catch (error) {
+    balancer.stop();
+    throw error;
+  }
+  return balancer;
+}
+
 /** A valid US number (area code and exchange 2–9). */
-const randomPhone = () => `+1${randomInt(2, 10)}${randomInt(10, 100)}${randomInt(2, 10)}${String(randomInt(0, 1_000_000)).padStart(6, '0')}`;
+export const randomPhone = () => `+1${randomInt(2, 10)}${randomInt(10, 100)}${randomInt(2, 10)}${String(randomInt(0, 1_000_000)).padStart(6, '0')}`;
 
 /**
  * `retries`: haproxy's `retries 3` and `option redispatch`; without, `retries 0`. `graceMs`: the
  * servers' SHUTDOWN_GRACE_MS (0 stops as soon as SIGTERM comes, for the bench's anchor).
  */
 export async function rollingRestart({ retries, graceMs = GRACE_MS }: { retries: boolean; graceMs?: number }): Promise<RollingRestartResult> {
-  if (!existsSync(HAPROXY)) throw new Error(`haproxy is not installed at ${HAPROXY} (apt-get install haproxy).`);
   const postgres = await runningPostgres();
   const folder = await mkdtemp(join(tmpdir(), 'onramp-rolling-'));
   const dataDir = join(folder, 'data');
@@ -133,29 +179,16 @@ export async function rollingRestart({ retries, graceMs = GRACE_MS }: { retries:
   const start = (index: number) => startServerProcess({ ...env, PORT: String(serverPorts[index]) }, 60_000);
   const servers: ServerProcess[] = [];
   let output = '';
-  let haproxy: ChildProcess | undefined;
+  let haproxy: Haproxy | undefined;
   const db = new pg.Client(postgres.url);
   try {
     // At once: the migrations take turns.
     const first = await Promise.allSettled(names.map((_, index) => start(index)));
     for (const each of first) if (each.status === 'fulfilled') servers.push(each.value);
     for (const each of first) if (each.status === 'rejected') throw each.reason;
-    const socket = join(folder, 'haproxy.sock');
-    const configFile = join(folder, 'haproxy.cfg');
     const ports = names.map((name, index) => ({ name, port: serverPorts[index]! }));
-    await writeFile(configFile, haproxyConfig(balancerPort!, ports, socket, retries));
-    haproxy = spawn(HAPROXY, ['-db', '-f', configFile], { stdio: ['ignore', 'ignore', 'pipe'] });
-    haproxy.stderr!.on('data', (chunk: Buffer) => (output += `haproxy: ${chunk.toString()}`));
-    const sentTraffic = async (name: string) => {
-      const deadline = Date.now() + 30_000;
-      // Its stats socket not open yet (haproxy starting) is as no server up: asked again until the deadline.
-      while ((await haproxyStatus(socket).catch(() => new Map<string, string>())).get(name) !== 'UP') {
-        if (Date.now() > deadline) throw new Error(`haproxy did not take server ${name} in within 30 s:\n${output}`);
-        await sleep(100);
-      }
-    };
-    for (const name of names) await sentTraffic(name);
-    const balancer = `http://127.0.0.1:${balancerPort}`;
+    haproxy = await startHaproxy(folder, balancerPort!, ports, retries, (line) => (output += line));
+    const balancer = haproxy.url;
 
     // The drivers who poll and send photos, signed up before the load (their codes are in the local outbox of the server that sent them).
     const direct = servers[0]!.url;
@@ -239,7 +272,7 @@ export async function rollingRestart({ retries, graceMs = GRACE_MS }: { retries:
         output += stopped.output();
         if (code !== 0) throw new Error(`Server ${name} exited with ${code} on SIGTERM:\n${stopped.output()}`);
         servers[index] = await start(index);
-        await sentTraffic(name);
+        await haproxy.sentTraffic(name);
       }
       await sleep(SETTLE_MS);
     } finally {
@@ -285,7 +318,7 @@ export async function rollingRestart({ retries, graceMs = GRACE_MS }: { retries:
       serverOutput: output + servers.map((server) => server.output()).join(''),
     };
   } finally {
-    haproxy?.kill('SIGTERM');
+    haproxy?.stop();
     await Promise.allSettled(servers.map((server) => server.stop()));
     // Tearing down: the run's own outcome is the one to report, not a pool that fails to end.
     await db.end().catch(() => undefined);

@@ -9,7 +9,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import pg from 'pg';
-import sharp from 'sharp';
 import { expect, inject } from 'vitest';
 import { buildApp } from '../../src/server/app.js';
 import { ADMIN_PREFIX } from '../../src/server/lib/routeTable.js';
@@ -17,16 +16,13 @@ import { INTEGRATION_PREFIX, INTEGRATION_ROUTES } from '../../src/shared/review.
 import { readConfig, type ServerConfig } from '../../src/server/config.js';
 import { isConnectionFailure, openDb, type Db } from '../../src/server/db/db.js';
 import type { OutboxEntry } from '../../src/server/messaging/localOutbox.js';
-import { FIXTURES_DIR, loadFlow, loadSchema, readJsonFile } from '../../src/node/projectFiles.js';
-import { parseFixture } from '../../src/shared/fixtureFiles.js';
-import { buildPayload, lookupIn } from '../../src/shared/flow.js';
+import { loadSchema } from '../../src/node/projectFiles.js';
+import { fixturePayload, formData, type FormValue } from '../../tools/stepPayloads.js';
 import { addStaff } from '../../src/server/lib/staffMembers.js';
 import type { StaffRole } from '../../src/shared/review.js';
 import { checkAnswersAgainstTheDocument } from './documentedAnswers.js';
 import { authEmulatorReady, createEmulatorUser, uniqueEmail, type EmulatorUser } from './identity.js';
 import { seedPglite } from '../../tools/pgliteTemplate.js';
-
-const FLOW = loadFlow();
 
 /** "Now" for the server, moved by tests instead of sleeping. */
 export class TestClock {
@@ -308,54 +304,8 @@ export async function verifyPhone(app: FastifyInstance, driver: TestDriver): Pro
 
 // ---- files and multipart forms ----
 
-/**
- * Small real images: the server decodes and re-encodes every upload (src/server/lib/reencodeImage.ts),
- * so a file that merely starts with an image signature is refused as unreadable.
- */
-export const solidImage = (width = 32, height = 24, background = '#3366ff') => sharp({ create: { width, height, channels: 3, background } });
-/** A 32×24 PNG. */
-export const PNG_BYTES = await solidImage().png().toBuffer();
-/** A 32×24 JPEG. */
-export const JPEG_BYTES = await solidImage().jpeg().toBuffer();
+export { file, formData, type FormValue, JPEG_BYTES, PNG_BYTES, solidImage } from '../../tools/stepPayloads.js';
 export const TEXT_BYTES = Buffer.from('this is a text file, not a photo\n');
-
-export const file = (bytes: Buffer, name = 'photo.png', type = 'image/png') => ({ bytes, name, type });
-export type FormValue = string | ReturnType<typeof file> | undefined;
-
-/** multipart/form-data from plain values; `undefined` leaves a key out. */
-export function formData(values: Record<string, FormValue>): FormData {
-  const form = new FormData();
-  for (const [key, value] of Object.entries(values)) {
-    if (value === undefined) continue;
-    if (typeof value === 'string') form.append(key, value);
-    else form.append(key, new Blob([new Uint8Array(value.bytes)], { type: value.type }), value.name);
-  }
-  return form;
-}
-
-/**
- * A step's valid fixture (tests/fixtures/<step>/valid/complete.json) as its call sends it: the
- * flow's payload mapping applied as the browser applies it, each photo field's content type
- * ("image/png") a small image of that type, `storage` what the browser has kept (the vehicle id).
- * A field added to a schema and its fixture reaches every server test that sends the step.
- */
-function fixturePayload(step: string, storage: Record<string, unknown> = {}): Record<string, FormValue> {
-  const form = parseFixture(readJsonFile(join(FIXTURES_DIR, step, 'valid', 'complete.json')), FLOW).data;
-  const formStep = FLOW.steps[step];
-  if (formStep?.kind !== 'form') throw new Error(`no form step "${step}" in the flow`);
-  const lookup = lookupIn({ form, storage });
-  const photo = (field: string) => {
-    const type = form[field];
-    return type === 'image/png' ? file(PNG_BYTES, `${field}.png`) : file(JPEG_BYTES, `${field}.jpg`, 'image/jpeg');
-  };
-  const payload = buildPayload(FLOW.calls[formStep.call]!, (source) => (source.startsWith('file.') ? photo(source.slice('file.'.length)) : lookup(source)));
-  return Object.fromEntries(
-    Object.entries(payload).map(([key, value]) => [
-      key,
-      value === null || value === undefined ? undefined : typeof value === 'object' ? (value as ReturnType<typeof file>) : String(value),
-    ]),
-  );
-}
 
 /** The profile form, from its valid fixture. */
 export const profileValues = (overrides: Record<string, FormValue> = {}): Record<string, FormValue> => ({ ...fixturePayload('completeProfile'), ...overrides });

@@ -218,9 +218,13 @@ function openPostgres(url: string, onPoolError: (error: Error) => void): Db {
       idle_in_transaction_session_timeout: POSTGRES_TIMEOUTS.idleInTransaction,
       keepAlive: true,
     });
-    // An idle connection that breaks (the server restarted) is removed from the pool by pg; without a
-    // listener its 'error' event would end the process.
-    pool.on('error', onPoolError);
+    // A connection that breaks (the database restarted) says so with an 'error' event, idle in the
+    // pool or lent to a request between two of its statements; unheard, the event would end the
+    // process. Each connection's own listener reports it (pg takes its listener off a lent one): a
+    // lent one's next statement fails and its request answers 503; an idle one is removed from the
+    // pool by pg, which then also tells the pool, already reported.
+    pool.on('connect', (client) => client.on('error', onPoolError));
+    pool.on('error', () => undefined);
     return pool;
   };
   const pool = poolOf();

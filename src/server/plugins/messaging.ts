@@ -20,7 +20,7 @@ import { loadNotices } from '../../node/projectFiles.js';
 import type { StaffRole } from '../../shared/generated/staff.js';
 import type { NoticeName, NoticeToStaff, NoticeValues } from '../../shared/notices.js';
 import type { MessagingConfig } from '../config.js';
-import type { Queryable } from '../db/db.js';
+import { DatabaseUnavailable, type Queryable } from '../db/db.js';
 import { everyInterval } from '../lib/backgroundPass.js';
 import { DeliveryError, type Channel, type OutgoingMessage, type Transport, type Undeliverable } from '../messaging/delivery.js';
 import { LocalOutbox } from '../messaging/localOutbox.js';
@@ -43,6 +43,8 @@ const NOTICE_GIVE_UP_MS = 24 * 60 * 60 * 1000;
 /** How often each server looks for notices that are due, and how long a claim keeps others off one. */
 const DELIVERY_INTERVAL_MS = 5_000;
 const CLAIM_MS = 2 * 60 * 1000;
+/** How often a delivered notice's record is tried again while the database is away. */
+const RECORD_RETRY_MS = 1_000;
 /** Notices claimed at a time by one pass; a pass takes batch after batch until none is left. */
 const DELIVERY_BATCH = 20;
 
@@ -295,8 +297,6 @@ export const messagingPlugin = fp<{ config: MessagingConfig; signInUrl: string; 
         };
         try {
           await transports[row.channel].send(message);
-          await app.db.query("UPDATE outgoing_notices SET status = 'sent', sent_at = $2, claimed_until = NULL WHERE id = $1", [row.id, app.now()]);
-          sent += 1;
         } catch (error) {
           const reason = error instanceof Error ? error.message : String(error);
           const retryAt = new Date(app.now().getTime() + Math.min(NOTICE_MAX_RETRY_MS, NOTICE_FIRST_RETRY_MS * 2 ** (row.attempts - 1)));
@@ -314,9 +314,29 @@ export const messagingPlugin = fp<{ config: MessagingConfig; signInUrl: string; 
           app.metrics.noticeFailures.inc({ outcome: givenUp ? 'given_up' : 'retried' });
           if (givenUp) app.log.error({ notice: row.notice, channel: row.channel, error: reason }, 'A notice could not be delivered: given up');
           else app.log.warn({ notice: row.notice, channel: row.channel, error: reason }, 'A notice delivery failed; it will be tried again');
+          continue;
         }
+        await recordSent(row.id);
+        sent += 1;
       }
       return { claimed: rows.length, sent };
+    }
+
+    /**
+     * A delivered notice recorded as sent, the database's restart waited out: unrecorded, its claim
+     * would run out and the driver would get it again.
+     */
+    async function recordSent(id: string) {
+      const giveUpAt = performance.now() + CLAIM_MS / 2;
+      for (;;) {
+        try {
+          await app.db.query("UPDATE outgoing_notices SET status = 'sent', sent_at = $2, claimed_until = NULL WHERE id = $1", [id, app.now()]);
+          return;
+        } catch (error) {
+          if (!(error instanceof DatabaseUnavailable) || performance.now() > giveUpAt) throw error;
+          await sleep(RECORD_RETRY_MS);
+        }
+      }
     }
 
     app.addHook('onClose', async () => {
