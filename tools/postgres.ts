@@ -66,6 +66,10 @@ export interface TestPostgres {
   thaw(): void;
   /** Stops the server and removes its folder. */
   remove(): void;
+  /** pg_dump's archive of the database (its custom format), as an operator backs one up. */
+  dump(): Buffer;
+  /** pg_restore of such an archive into the database, which must be empty. */
+  restore(archive: Buffer): void;
 }
 
 /** A new PostgreSQL cluster, running on a free port. */
@@ -105,11 +109,16 @@ export async function launchPostgres(): Promise<TestPostgres & { ready: Promise<
     await pgToolAsync('initdb', ['-D', dataDir, '-U', 'onramp', '-A', 'trust', '--no-sync']);
     await pgToolAsync('pg_ctl', startArgs);
   })();
+  const url = `postgres://onramp@127.0.0.1:${port}/postgres`;
+  /** An archive passes through the tool's standard input or output, whatever its size. */
+  const pgPipe = (tool: string, args: string[], input?: Buffer) => execFileSync(...pgCommand(tool, args), { input, maxBuffer: 1 << 30 });
   return {
-    url: `postgres://onramp@127.0.0.1:${port}/postgres`,
+    url,
     ready,
     start,
     stop: () => pgTool('pg_ctl', ['-D', dataDir, '-w', '-m', 'fast', 'stop']),
+    dump: () => pgPipe('pg_dump', ['--format=custom', `--dbname=${url}`]),
+    restore: (archive) => void pgPipe('pg_restore', ['--exit-on-error', `--dbname=${url}`], archive),
     freeze: () => execFileSync('kill', ['-STOP', ...processes()]),
     thaw: () => execFileSync('kill', ['-CONT', ...processes()]),
     remove() {

@@ -6,6 +6,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { PROJECT_ROOT } from '../src/node/projectFiles.js';
 import { seedPglite } from './pgliteTemplate.js';
 import { scaled } from '../tests/support/machineSpeed.js';
@@ -25,10 +26,12 @@ export interface ServerProcess {
  */
 export async function startServerProcess(env: Record<string, string>, timeoutMs = 30_000, root = PROJECT_ROOT): Promise<ServerProcess> {
   const server = join(root, 'build', 'server', 'main.mjs');
+  const tracing = join(root, 'build', 'server', 'tracing.mjs');
   if (!existsSync(server)) throw new Error(`${server} is missing: run \`npm run build\` first (npm test does).`);
   // A new data folder's embedded database, migrated already (pgliteTemplate.ts).
   if (env.DATA_DIR && !env.DATABASE_URL) await seedPglite(join(env.DATA_DIR, 'pglite'));
-  const child: ChildProcess = spawn(process.execPath, [server], {
+  // As `npm run start:prod` starts it: traces, when the environment asks for them, load first.
+  const child: ChildProcess = spawn(process.execPath, ['--import', pathToFileURL(tracing).href, server], {
     cwd: root,
     // MALLOC_ARENA_MAX as `npm run start:prod` sets it: glibc's per-thread arenas would otherwise
     // keep what libvips freed after decoding photos (sharp's and imgproxy's advice).

@@ -15,5 +15,7 @@ const stop = async () => {
 process.once('SIGINT', stop);
 process.once('SIGTERM', stop);
 
+// Before the server's modules load, so that traces, when asked for, follow them (server/tracing.ts).
+await import('../server/tracing.js');
 if (process.argv.includes('--watch')) await (await import('./dev.js')).startDev();
 else await (await import('../server/main.js')).startServer();

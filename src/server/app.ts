@@ -16,6 +16,7 @@ import type { ServerConfig } from './config.js';
 import type { Db } from './db/db.js';
 import { answerFor, loggableError } from './errors.js';
 import { loggableUrl } from './lib/apiPaths.js';
+import { traceFields } from './lib/traces.js';
 import { ADMIN_PREFIX } from './lib/routeTable.js';
 import { isWellFormedJson } from './lib/wellFormedText.js';
 import { resealLegacyAnswers } from './lib/answers.js';
@@ -100,6 +101,7 @@ export async function buildApp(config: ServerConfig, options: AppOptions = {}): 
   const app = Fastify({
     logger: {
       level: config.logLevel,
+      ...(config.traces ? { mixin: traceFields } : {}),
       // Nothing logs headers today; if something ever does, credentials stay out.
       redact: { paths: ['req.headers.authorization', 'req.headers.cookie', 'headers.authorization', 'headers.cookie'], censor: '[redacted]' },
       serializers: {

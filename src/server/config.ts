@@ -14,6 +14,7 @@ import { isAbsolute, join, relative, resolve } from 'node:path';
 import { isMissingFile } from '../node/fileErrors.js';
 import { DIST } from '../node/projectFiles.js';
 import { type DataKey, KEY_ID_PATTERN, LEGACY_KEY_ID } from './lib/dataCipher.js';
+import { tracesExported } from './lib/traces.js';
 
 /** The local stand-ins' addresses (firebase.json starts the emulator there). */
 export const LOCAL_AUTH_EMULATOR_HOST = '127.0.0.1:9099';
@@ -43,6 +44,8 @@ export interface ServerConfig {
   /** Only behind a reverse proxy that sets X-Forwarded-For; otherwise a client could pick its own IP. */
   trustProxy: boolean;
   logLevel: string;
+  /** Traces are sent over OTLP (lib/traces.ts): each log line of a request carries its trace id. */
+  traces: boolean;
   /** Per-IP limit on /auth/*: at most `max` requests per `windowMs`. */
   authRateLimit: { max: number; windowMs: number };
   /**
@@ -483,6 +486,7 @@ export function readConfig(env: Env = process.env): ServerConfig {
     staticDir,
     trustProxy: env.TRUST_PROXY === 'true' || env.TRUST_PROXY === '1',
     logLevel: env.LOG_LEVEL || 'info',
+    traces: tracesExported(env),
     authRateLimit: {
       max: readInteger(env, 'AUTH_RATE_LIMIT_MAX', 30, 1),
       windowMs: readInteger(env, 'AUTH_RATE_LIMIT_WINDOW_MS', 60_000, 1),

@@ -14,6 +14,7 @@ import { DatabaseUnavailable } from './db/db.js';
 import { loggableError } from './errors.js';
 import { stopServing } from './shutdown.js';
 import { ensureLocalOwner } from './lib/staffMembers.js';
+import { flushTraces } from './lib/traces.js';
 
 /** What closing the database and the other services may take once the requests are done. */
 const CLOSE_MS = 5_000;
@@ -62,6 +63,8 @@ export async function startServer(options: AppOptions = {}, env = process.env): 
   closeWithGrace({ delay: shutdown.graceMs + shutdown.drainMs + CLOSE_MS }, async ({ err, signal }) => {
     if (err) app.log.error({ error: loggableError(err) }, 'Stopping after a fault nothing caught');
     await stopServing(app, { ...shutdown, graceMs: signal === 'SIGTERM' ? shutdown.graceMs : 0 });
+    // The last requests' spans leave before the process does.
+    await flushTraces();
   });
   try {
     await app.listen({ host: config.host, port: config.port });

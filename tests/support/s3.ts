@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ListObjectsV2Command, GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { ListObjectsV2Command, GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import S3rver from 's3rver';
 import type { StorageConfig } from '../../src/server/config.js';
 
@@ -21,6 +21,8 @@ export interface LocalS3 {
   env: Record<string, string>;
   /** Every object in the bucket, with its bytes. */
   objects(): Promise<{ key: string; bytes: Buffer }[]>;
+  /** Puts each object in the bucket, under its key. */
+  put(objects: { key: string; bytes: Buffer }[]): Promise<void>;
   stop(): Promise<void>;
   start(): Promise<void>;
   close(): Promise<void>;
@@ -56,6 +58,9 @@ export async function startS3(bucket = 'onramp-documents'): Promise<LocalS3> {
         found.push({ key: Key!, bytes: Buffer.from(await object.Body!.transformToByteArray()) });
       }
       return found;
+    },
+    async put(objects) {
+      for (const { key, bytes } of objects) await client.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: bytes }));
     },
     stop: () => server.close(),
     start,
