@@ -10,6 +10,7 @@ import type { ReviewDriver } from '../../src/shared/review.js';
 import { runningPostgres, type TestPostgres } from '../../tools/postgres.js';
 import { startS3, type LocalS3 } from '../support/s3.js';
 import { bearer, json, sendVehicle, startTestServer, verifiedDriver, verifyPhone, type TestDriver, type TestServer } from '../support/server.js';
+import { scaled } from '../support/machineSpeed.js';
 
 /** What the API shows of a driver: their own status, and the review page's answers with each document's bytes. */
 async function shownOf(server: TestServer, driver: TestDriver) {
@@ -47,44 +48,48 @@ describe.each(STORES)('a backup of PostgreSQL and of the documents $name', { tag
     return server;
   }
 
-  it('restores to a new database and a new store from which every driver reads back as before, every document decrypted', async () => {
-    const [postgres, restoredPostgres] = await Promise.all([runningPostgres(), runningPostgres()]);
-    closing.push(
-      () => postgres.remove(),
-      () => restoredPostgres.remove(),
-    );
-    const [store, restoredStore] = inS3 ? await Promise.all([startS3(), startS3()]) : [null, null];
-    if (store && restoredStore)
+  it(
+    'restores to a new database and a new store from which every driver reads back as before, every document decrypted',
+    async () => {
+      const [postgres, restoredPostgres] = await Promise.all([runningPostgres(), runningPostgres()]);
       closing.push(
-        () => store.close(),
-        () => restoredStore.close(),
+        () => postgres.remove(),
+        () => restoredPostgres.remove(),
       );
+      const [store, restoredStore] = inS3 ? await Promise.all([startS3(), startS3()]) : [null, null];
+      if (store && restoredStore)
+        closing.push(
+          () => store.close(),
+          () => restoredStore.close(),
+        );
 
-    const server = await serverOn(postgres, store);
-    const waiting = await verifiedDriver(server.app);
-    await verifyPhone(server.app, waiting);
-    await sendVehicle(server.app, waiting);
-    const justSignedUp = await verifiedDriver(server.app);
-    const drivers = [waiting, justSignedUp];
-    const before = await Promise.all(drivers.map((driver) => shownOf(server, driver)));
-    expect(before.map((shown) => shown.status.code)).toEqual([200, 200]);
-    expect(Object.keys(before[0]!.documents)).toHaveLength(13);
-    expect(Object.values(before[0]!.documents).every((document) => document.status === 200)).toBe(true);
+      const server = await serverOn(postgres, store);
+      const waiting = await verifiedDriver(server.app);
+      await verifyPhone(server.app, waiting);
+      await sendVehicle(server.app, waiting);
+      const justSignedUp = await verifiedDriver(server.app);
+      const drivers = [waiting, justSignedUp];
+      const before = await Promise.all(drivers.map((driver) => shownOf(server, driver)));
+      expect(before.map((shown) => shown.status.code)).toEqual([200, 200]);
+      expect(Object.keys(before[0]!.documents)).toHaveLength(13);
+      expect(Object.values(before[0]!.documents).every((document) => document.status === 200)).toBe(true);
 
-    // The backup: the database's archive, and a copy of the documents (the bucket's objects, or the uploads folder).
-    const archive = postgres.dump();
-    const objects = store ? await store.objects() : [];
-    const folder = await mkdtemp(join(tmpdir(), 'onramp-restored-'));
-    closing.push(() => rm(folder, { recursive: true, force: true }));
-    if (!store) await cp(join(server.config.dataDir, 'uploads'), join(folder, 'uploads'), { recursive: true });
-    await server.close();
-    postgres.remove();
+      // The backup: the database's archive, and a copy of the documents (the bucket's objects, or the uploads folder).
+      const archive = postgres.dump();
+      const objects = store ? await store.objects() : [];
+      const folder = await mkdtemp(join(tmpdir(), 'onramp-restored-'));
+      closing.push(() => rm(folder, { recursive: true, force: true }));
+      if (!store) await cp(join(server.config.dataDir, 'uploads'), join(folder, 'uploads'), { recursive: true });
+      await server.close();
+      postgres.remove();
 
-    restoredPostgres.restore(archive);
-    if (restoredStore) await restoredStore.put(objects);
-    const restored = await serverOn(restoredPostgres, restoredStore, { dataDir: folder, dataKeys: server.config.dataKeys });
-    const after = await Promise.all(drivers.map((driver) => shownOf(restored, driver)));
-    expect(after).toEqual(before);
-    // Two clusters, two servers and thirteen documents: minutes on a busy two-core machine.
-  }, 240_000);
+      restoredPostgres.restore(archive);
+      if (restoredStore) await restoredStore.put(objects);
+      const restored = await serverOn(restoredPostgres, restoredStore, { dataDir: folder, dataKeys: server.config.dataKeys });
+      const after = await Promise.all(drivers.map((driver) => shownOf(restored, driver)));
+      expect(after).toEqual(before);
+      // Two clusters, two servers and thirteen documents: minutes on a busy two-core machine.
+    },
+    scaled(240_000),
+  );
 });

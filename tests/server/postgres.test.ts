@@ -244,49 +244,57 @@ describe('with DATABASE_URL (PostgreSQL)', { tags: ['postgresql'] }, () => {
     scaled(60_000),
   );
 
-  it('keeps running when the database restarts while a transaction holds a connection between two statements: that one fails as unavailable (503), the next request is answered', async () => {
-    const driver = await verifiedDriver(server.app);
-    const status = () => server.app.inject({ method: 'GET', url: `/driver/status/${driver.driverId}`, headers: bearer(driver.token) });
-    const between = server.app.db.transaction(async (tx) => {
-      await tx.query('SELECT 1');
-      // The restart comes while the request works on something else with its connection lent.
-      postgres.stop();
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      await tx.query('SELECT 1');
-    });
-    try {
-      await expect(between).rejects.toThrow('The database is unavailable');
-    } finally {
-      postgres.start();
-    }
-    expect((await status()).statusCode).toBe(200);
-  }, scaled(60_000));
+  it(
+    'keeps running when the database restarts while a transaction holds a connection between two statements: that one fails as unavailable (503), the next request is answered',
+    async () => {
+      const driver = await verifiedDriver(server.app);
+      const status = () => server.app.inject({ method: 'GET', url: `/driver/status/${driver.driverId}`, headers: bearer(driver.token) });
+      const between = server.app.db.transaction(async (tx) => {
+        await tx.query('SELECT 1');
+        // The restart comes while the request works on something else with its connection lent.
+        postgres.stop();
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        await tx.query('SELECT 1');
+      });
+      try {
+        await expect(between).rejects.toThrow('The database is unavailable');
+      } finally {
+        postgres.start();
+      }
+      expect((await status()).statusCode).toBe(200);
+    },
+    scaled(60_000),
+  );
 
-  it('tells an approved driver once when the database restarts just after their notice went out', async () => {
-    const local = server.app.messaging.outbox!;
-    const deliver = local.send.bind(local);
-    let restarted: Promise<void> | undefined;
-    // The mail goes out; the database restarts before the delivery is recorded.
-    local.send = async (message) => {
-      await deliver(message);
-      if (restarted || !('notice' in message.about) || message.about.notice !== 'approved' || message.channel !== 'email') return;
-      postgres.stop();
-      restarted = new Promise((resolve) => setTimeout(resolve, 1_500)).then(() => postgres.start());
-    };
-    try {
-      const driver = await approvedDriver(server);
-      await expect.poll(() => restarted !== undefined, { timeout: scaled(15_000) }).toBe(true);
-      await restarted;
-      // Past the time a claim keeps other passes off a notice: one left unrecorded would go again.
-      server.clock.advance(10 * 60_000);
-      const delivered = await deliveredBy(server.db, server.app);
-      const told = delivered.filter((entry) => entry.to === driver.email && 'notice' in entry && entry.notice === 'approved');
-      expect(told.map((entry) => entry.subject)).toEqual(["You're approved to drive with Onramp"]);
-    } finally {
-      local.send = deliver;
-      server.clock.reset();
-    }
-  }, scaled(60_000));
+  it(
+    'tells an approved driver once when the database restarts just after their notice went out',
+    async () => {
+      const local = server.app.messaging.outbox!;
+      const deliver = local.send.bind(local);
+      let restarted: Promise<void> | undefined;
+      // The mail goes out; the database restarts before the delivery is recorded.
+      local.send = async (message) => {
+        await deliver(message);
+        if (restarted || !('notice' in message.about) || message.about.notice !== 'approved' || message.channel !== 'email') return;
+        postgres.stop();
+        restarted = new Promise((resolve) => setTimeout(resolve, 1_500)).then(() => postgres.start());
+      };
+      try {
+        const driver = await approvedDriver(server);
+        await expect.poll(() => restarted !== undefined, { timeout: scaled(15_000) }).toBe(true);
+        await restarted;
+        // Past the time a claim keeps other passes off a notice: one left unrecorded would go again.
+        server.clock.advance(10 * 60_000);
+        const delivered = await deliveredBy(server.db, server.app);
+        const told = delivered.filter((entry) => entry.to === driver.email && 'notice' in entry && entry.notice === 'approved');
+        expect(told.map((entry) => entry.subject)).toEqual(["You're approved to drive with Onramp"]);
+      } finally {
+        local.send = deliver;
+        server.clock.reset();
+      }
+    },
+    scaled(60_000),
+  );
 
   it(
     'answers 503 within its time limits when the database stops answering, rather than hang',

@@ -12,6 +12,7 @@ import { startServerProcess, type ServerProcess } from '../../tools/serverProces
 import { createEmulatorUser, type EmulatorUser } from '../support/identity.js';
 import { type Collector, SERVER_SPAN, type Span, startCollector } from '../support/otlp.js';
 import { randomPhone, signUpPayload } from '../support/server.js';
+import { scaled } from '../support/machineSpeed.js';
 
 describe('traces over OTLP', { tags: ['postgresql'] }, () => {
   let postgres: TestPostgres;
@@ -43,7 +44,7 @@ describe('traces over OTLP', { tags: ['postgresql'] }, () => {
       body: JSON.stringify(signUpPayload(user, phone)),
     });
     expect(signUp.status, await signUp.text()).toBe(200);
-  }, 120_000);
+  }, scaled(120_000));
 
   afterAll(async () => {
     await server?.stop();

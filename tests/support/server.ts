@@ -23,6 +23,7 @@ import type { StaffRole } from '../../src/shared/review.js';
 import { checkAnswersAgainstTheDocument } from './documentedAnswers.js';
 import { authEmulatorReady, createEmulatorUser, uniqueEmail, type EmulatorUser } from './identity.js';
 import { seedPglite } from '../../tools/pgliteTemplate.js';
+import { scaled } from './machineSpeed.js';
 
 /** "Now" for the server, moved by tests instead of sleeping. */
 export class TestClock {
@@ -233,7 +234,7 @@ export async function deliveredBy(db: Db, ...apps: FastifyInstance[]): Promise<O
         );
         return rows[0]?.pending;
       },
-      { timeout: 15_000 },
+      { timeout: scaled(15_000) },
     )
     .toBe(0);
   return (await Promise.all(apps.map(outbox))).flat();
