@@ -51,36 +51,44 @@ interface Candidate {
   id: string;
   locale: string;
   state: string | null;
-  /** The first step of the funnel the driver has not passed, by its index. */
-  next: number;
+  /** The first step of the funnel the driver has not passed, by its index (null: they passed them all). */
+  next: number | null;
   last_progress: Date;
   signed_up_at: Date;
   sent: string[];
+  /** Rejected, or asked for no more reminders. */
+  excluded: boolean;
+  /** When the pass was to look at them, as text: '-infinity' is no JavaScript date. */
+  check_at: string;
 }
 
+/** Drivers read at a time; a pass reads batch after batch of those it is to look at. */
+const BATCH = 500;
+
 /**
- * The drivers who may be due a reminder: signed up since $1, no progress since $4, not rejected,
- * reminders not stopped, and their next step (the first of the funnel they have not passed) one of
- * $5 (indexes in the funnel, whose names in progress_steps are $6, $7… in order). One pass over driver_progress
- * by its sign-up index; only these drivers' answers and reminders are read.
+ * The drivers the pass is to look at by $1 (their progress row's remind_check_at, migration 025),
+ * after the one at ($2, $3) in that order: where they are (the first step of the funnel they have
+ * not passed, whose names in progress_steps are $6, $7… in order) and since when, their state ($4's
+ * answer $5), what they were sent, and whether they are excluded. Only these drivers are read, by
+ * their index: a pass costs what is due, not how many drivers there are.
  */
 function candidatesSql(funnelLength: number): string {
   const times = Array.from({ length: funnelLength }, (_, index) => `t${index}`);
   return `
   WITH progress AS MATERIALIZED (
-    SELECT p.driver_id, p.signed_up_at${times.map((time, index) => `, p.passed[(SELECT s.id FROM progress_steps s WHERE s.step = $${6 + index})] AS ${time}`).join('')}
-    FROM driver_progress p WHERE p.signed_up_at >= $1 AND p.signed_up_at <= $4
-  ),
-  waiting AS (
-    SELECT driver_id, signed_up_at, CASE ${times.map((time, index) => `WHEN ${time} IS NULL THEN ${index}`).join(' ')} END AS next,
-      signed_up_at + greatest(${times.join(', ')}) * interval '1 second' AS last_progress
-    FROM progress
+    SELECT p.driver_id, p.signed_up_at, p.remind_check_at${times.map((time, index) => `, p.passed[(SELECT s.id FROM progress_steps s WHERE s.step = $${6 + index})] AS ${time}`).join('')}
+    FROM driver_progress p
+    WHERE p.remind_check_at <= $1 AND ($2::text IS NULL OR (p.remind_check_at, p.driver_id) > ($2::timestamptz, $3::uuid))
+    ORDER BY p.remind_check_at, p.driver_id LIMIT ${BATCH}
   )
-  SELECT d.id, d.locale, w.next, w.last_progress, w.signed_up_at,
-    (SELECT a.answers ->> $3 FROM step_answers a WHERE a.driver_id = d.id AND a.step = $2) AS state,
+  SELECT d.id, d.locale, w.signed_up_at, w.remind_check_at::text AS check_at,
+    CASE ${times.map((time, index) => `WHEN ${time} IS NULL THEN ${index}`).join(' ')} END AS next,
+    w.signed_up_at + greatest(${times.join(', ')}) * interval '1 second' AS last_progress,
+    d.reminders_stopped_at IS NOT NULL OR d.status = 'rejected' AS excluded,
+    (SELECT a.answers ->> $5 FROM step_answers a WHERE a.driver_id = d.id AND a.step = $4) AS state,
     coalesce((SELECT array_agg(r.step || ':' || r.reminder) FROM reminders_sent r WHERE r.driver_id = d.id), '{}') AS sent
-  FROM waiting w JOIN drivers d ON d.id = w.driver_id
-  WHERE w.next = ANY ($5::int[]) AND w.last_progress <= $4 AND d.reminders_stopped_at IS NULL AND d.status <> 'rejected'`;
+  FROM progress w JOIN drivers d ON d.id = w.driver_id
+  ORDER BY w.remind_check_at, w.driver_id`;
 }
 
 /** What the reminders are given by flows/notices.json. */
@@ -129,54 +137,73 @@ export const remindersPlugin = fp<{ publicOrigin: string }>(
     const unsubscribeUrl = (driverId: string) =>
       `${options.publicOrigin}${UNSUBSCRIBE_PATH}?${new URLSearchParams({ driver: driverId, signature: app.cipher.fingerprint(driverId, UNSUBSCRIBE_CONTEXT) })}`;
 
+    /** Sends the reminder due to `driver`, unless another server did; whether this one did. */
+    async function send(driver: Candidate, step: string, due: number, now: Date): Promise<boolean> {
+      const locale = isLocale(driver.locale) ? driver.locale : DEFAULT_LOCALE;
+      const stepName = app.callReader.flowIn(locale).steps[step]?.journey ?? step;
+      return app.db.transaction(async (tx) => {
+        const { rows: claimed } = await tx.query(
+          `INSERT INTO reminders_sent (driver_id, step, reminder, sent_at)
+           SELECT $1, $2, index, $4 FROM generate_series(0, $3::int) AS index
+           ON CONFLICT DO NOTHING RETURNING reminder`,
+          [driver.id, step, due, now],
+        );
+        // Another server sent this one (its row came first): nothing more here.
+        if (!claimed.some((row) => row.reminder === due)) return false;
+        const url = unsubscribeUrl(driver.id);
+        await app.messaging.notify(
+          tx,
+          driver.id,
+          'reminder',
+          { step: stepName, unsubscribeUrl: url },
+          { emailHeaders: { 'List-Unsubscribe': `<${url}>`, 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' }, smsNeedsConsent: true },
+        );
+        return true;
+      });
+    }
+
     async function remindDue(): Promise<number> {
       if (schedule.afterHours.length === 0 || schedule.steps.length === 0) return 0;
       const now = app.now();
       const funnel = funnelSteps(app.callReader.flow);
-      const firstDelay = schedule.afterHours[0]! * HOUR_MS;
-      const { rows } = await app.db.query<Candidate>(candidatesSql(funnel.length), [
-        new Date(now.getTime() - REMINDED_FOR_DAYS * DAY_MS),
-        schedule.stateAnswer.step,
-        schedule.stateAnswer.field,
-        new Date(now.getTime() - firstDelay),
-        funnel.flatMap((step, index) => (schedule.steps.includes(step.step) ? [index] : [])),
-        ...funnel.map((step) => step.recordedAs),
-      ]);
       let reminded = 0;
-      for (const driver of rows) {
-        const next = funnel[driver.next]!;
-        // The latest reminder due, if not sent; those before it that never went (the servers were down) are skipped, not sent late.
-        const due = remindersAhead(
-          schedule,
-          { next: next.step, lastProgress: driver.last_progress, signedUpAt: driver.signed_up_at, sent: driver.sent, excluded: false },
+      let after: Candidate | undefined;
+      for (;;) {
+        const { rows } = await app.db.query<Candidate>(candidatesSql(funnel.length), [
           now,
-        ).find((ahead) => ahead.at <= now)?.reminder;
-        if (due === undefined) continue;
-        if (isQuiet(hourIn(zoneOfState(driver.state), now), schedule.quietHours)) continue;
-        const locale = isLocale(driver.locale) ? driver.locale : DEFAULT_LOCALE;
-        const stepName = app.callReader.flowIn(locale).steps[next.step]?.journey ?? next.step;
-        const won = await app.db.transaction(async (tx) => {
-          const { rows: claimed } = await tx.query(
-            `INSERT INTO reminders_sent (driver_id, step, reminder, sent_at)
-             SELECT $1, $2, index, $4 FROM generate_series(0, $3::int) AS index
-             ON CONFLICT DO NOTHING RETURNING reminder`,
-            [driver.id, next.step, due, now],
-          );
-          // Another server sent this one (its row came first): nothing more here.
-          if (!claimed.some((row) => row.reminder === due)) return false;
-          const url = unsubscribeUrl(driver.id);
-          await app.messaging.notify(
-            tx,
-            driver.id,
-            'reminder',
-            { step: stepName, unsubscribeUrl: url },
-            { emailHeaders: { 'List-Unsubscribe': `<${url}>`, 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' }, smsNeedsConsent: true },
-          );
-          return true;
-        });
-        if (won) reminded += 1;
+          after?.check_at ?? null,
+          after?.id ?? null,
+          schedule.stateAnswer.step,
+          schedule.stateAnswer.field,
+          ...funnel.map((step) => step.recordedAs),
+        ]);
+        /** When to look at each driver looked at again (null: not until they change something), unless they changed something meanwhile. */
+        const looked: { id: string; at: string | null; seen: string }[] = [];
+        for (const driver of rows) {
+          const next = driver.next === null ? undefined : funnel[driver.next];
+          const ahead = next
+            ? remindersAhead(
+                schedule,
+                { next: next.step, lastProgress: driver.last_progress, signedUpAt: driver.signed_up_at, sent: driver.sent, excluded: driver.excluded },
+                now,
+              )
+            : [];
+          // The latest reminder due, if not sent; those before it that never went (the servers were down) are skipped, not sent late.
+          const due = ahead.find((reminder) => reminder.at <= now)?.reminder;
+          // In the driver's quiet hours the reminder waits: the next pass looks again.
+          if (due !== undefined && isQuiet(hourIn(zoneOfState(driver.state), now), schedule.quietHours)) continue;
+          if (due !== undefined && (await send(driver, next!.step, due, now))) reminded += 1;
+          looked.push({ id: driver.id, at: ahead.find((reminder) => reminder.at > now)?.at.toISOString() ?? null, seen: driver.check_at });
+        }
+        await app.db.query(
+          `UPDATE driver_progress p SET remind_check_at = looked.at
+           FROM unnest($1::uuid[], $2::timestamptz[], $3::text[]) AS looked (id, at, seen)
+           WHERE p.driver_id = looked.id AND p.remind_check_at = looked.seen::timestamptz`,
+          [looked.map((each) => each.id), looked.map((each) => each.at), looked.map((each) => each.seen)],
+        );
+        if (rows.length < BATCH) return reminded;
+        after = rows[rows.length - 1];
       }
-      return reminded;
     }
 
     everyInterval(app, { name: 'reminders', intervalMs: REMINDER_INTERVAL_MS, run: remindDue });
