@@ -29,6 +29,12 @@ export const PEOPLE_ROUTES = {
 } as const satisfies RouteTable;
 
 const DAY_MS = 24 * 3600 * 1000;
+/**
+ * The list counts the drivers that match up to this many, newest first, as the first page reads them
+ * (by the sign-up index): each counted is read (where they stand is computed from their progress),
+ * and a million read would take seconds; past it the page says "1000+".
+ */
+const COUNTED_AT_MOST = 1_000;
 
 /** A driver's row, as the list's SQL answers it. */
 interface PeopleRow {
@@ -135,11 +141,11 @@ export async function peopleRoutes(app: FastifyInstance) {
     }
     if (page === null)
       return {
-        sql: `SELECT count(*)::int AS total FROM (${peopleSql(
+        sql: `SELECT count(*)::int AS total FROM (SELECT FROM (${peopleSql(
           funnel.map((step) => step.recordedAs),
           value,
           filters,
-        )}) matched`,
+        )}) matched ORDER BY signed_up_at DESC LIMIT ${value(COUNTED_AT_MOST + 1)}) counted`,
         values,
       };
     const sort = SORTS[query.sort ?? 'newest'];
@@ -199,9 +205,11 @@ export async function peopleRoutes(app: FastifyInstance) {
       const { limit: _limit, after: _after, ...filter } = query;
       await app.audit.record(request, { action: 'people.list', details: { ...filter, ...(filter.q && { q: 'given' }) } });
       const shown = rows.slice(0, limit);
+      const total = counted.rows[0]!.total;
       return {
         drivers: shown.map(rowOf),
-        total: counted.rows[0]!.total,
+        total: Math.min(total, COUNTED_AT_MOST),
+        totalAtLeast: total > COUNTED_AT_MOST,
         next: rows.length > limit ? cursorOf(shown[shown.length - 1]!.sort_key, shown[shown.length - 1]!.id) : null,
       };
     },
