@@ -66,17 +66,16 @@ describe('at scale (PostgreSQL)', { tags: ['postgresql'], timeout: 600_000 }, ()
   const wholeTables = (plans: { plan: string }[]) => plans.flatMap(({ plan }) => [...plan.matchAll(WHOLE_TABLE)].map((match) => match[1]));
 
   it.each([
-    ['reminders', (app: FastifyInstance) => app.reminders.remindDue()],
-    ['document expiries', (app: FastifyInstance) => app.expiries.noticeDue()],
-    ['notice delivery', (app: FastifyInstance) => app.messaging.deliverDue()],
-    ['webhook delivery', (app: FastifyInstance) => app.webhooks.deliverDue()],
-  ])('the %s pass reads its index, no table of drivers or notices whole', async (_name, pass) => {
+    ['reminders', 'driver_progress_remind_check_idx', (app: FastifyInstance) => app.reminders.remindDue()],
+    ['document expiries', 'driver_progress_expiry_check_idx', (app: FastifyInstance) => app.expiries.noticeDue()],
+    ['notice delivery', 'outgoing_notices_due_idx', (app: FastifyInstance) => app.messaging.deliverDue()],
+    ['webhook delivery', 'webhook_deliveries_due', (app: FastifyInstance) => app.webhooks.deliverDue()],
+  ])('the %s pass reads %s, no table of drivers or notices whole', async (_name, index, pass) => {
     // The first pass sends what the seed left due; the second has nothing to do.
     await pass(server.app);
     const plans = await plansOf(server.app, () => pass(server.app));
-    expect(plans.length).toBeGreaterThan(0);
+    expect(plans[0]!.plan).toContain(index);
     expect(wholeTables(plans)).toEqual([]);
-    expect(plans.map(({ plan }) => plan).join('\n')).toMatch(/Index (Only )?Scan/);
   });
 
   it.each([
