@@ -26,6 +26,7 @@ import { loadSchema, PROJECT_ROOT, SSR_BUNDLE } from '../src/node/projectFiles.j
 import { pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { postgresBinDir, runningPostgres } from './postgres.js';
+import { RARE_LAST_NAME, readAtScale, seedScale } from './scale.js';
 import { HOLDER_QUERY, HOLDER_STATEMENT, holderQueryParams } from '../src/server/plugins/sessions.js';
 import { POOL_SIZE } from '../src/server/db/db.js';
 import { PARALLEL_POSTS } from '../src/server/plugins/webhooks.js';
@@ -369,8 +370,7 @@ async function statusPoll() {
 
 /** How many drivers the review queue figures are measured on. */
 const QUEUE_DRIVERS = 100_000;
-/** The one seeded driver with this last name (the 75,001st, pending): a search that must read the whole queue to find them. */
-const RARE_LAST_NAME = 'Zwicky';
+/** The one seeded driver with RARE_LAST_NAME (the 75,001st, pending): a search that must read the whole queue to find them. */
 const RARE_DRIVER = 75_001;
 
 /**
@@ -542,6 +542,57 @@ async function insightsTime(app: Awaited<ReturnType<typeof buildApp>>) {
     samples.push(performance.now() - started);
   }
   return { runs, drivers, ms: median(samples) };
+}
+
+/** How many drivers the scale figures are measured on. */
+const SCALE_DRIVERS = 1_000_000;
+
+/**
+ * A million drivers (tools/scaleSeed.ts) in a PostgreSQL database of their own, read by a server
+ * on it through app.inject, each figure the median of nine after one warm-up: the review queue
+ * (its first page, a page 50,000 drivers deep, a search by name, by email and by phone), the
+ * insights for last month and for all time, one driver's review page and timeline, the Drivers
+ * list (its first page, drivers stalled at a step, a search), one pass of each background job
+ * (the seeded history has sent what was due: the first pass's sends are counted apart), the status
+ * poll under load, and the database's size. Null without PostgreSQL.
+ */
+async function scaleFigures() {
+  if (!postgresBinDir) return null;
+  const postgres = await runningPostgres();
+  const dataDir = await mkdtemp(join(tmpdir(), 'onramp-bench-scale-'));
+  const env = { DATA_DIR: dataDir, DATABASE_URL: postgres.url, LOG_LEVEL: 'warn', AUTH_RATE_LIMIT_MAX: '100000' };
+  prepareLocalSecrets(env);
+  const app = await buildApp(readConfig(env));
+  const client = new pg.Client(postgres.url);
+  try {
+    await client.connect();
+    const seeded = await seedScale(client, SCALE_DRIVERS, new Date());
+    return {
+      seeded,
+      ...(await readAtScale(app, client)),
+      poll: await pollLoad(app),
+      size: Number((await client.query<{ size: string }>('SELECT pg_database_size(current_database()) AS size')).rows[0]!.size),
+    };
+  } finally {
+    await Promise.allSettled([app.close(), client.end()]);
+    postgres.remove();
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+/** GET /driver/status/{id} polled by a newly signed-in driver of `app` under load (autocannon, 50 connections, 5 s). */
+async function pollLoad(app: Awaited<ReturnType<typeof buildApp>>) {
+  const baseUrl = await app.listen({ host: '127.0.0.1', port: 0 });
+  const email = `bench-${Date.now()}@example.com`;
+  const signed = (await (
+    await app.inject({ method: 'POST', url: '/auth/driverEmailSignUp', payload: signUpBody(email, '+12025550143', await emulatorIdToken(email)) })
+  ).json()) as { driverId: string; token: string };
+  const outbox = (await (await app.inject({ method: 'GET', url: '/dev/outbox' })).json()) as { to: string; code: string }[];
+  const code = outbox.find((entry) => entry.to === email)?.code;
+  const { token } = (await (
+    await app.inject({ method: 'POST', url: '/auth/validateOTP', headers: { authorization: `Bearer ${signed.token}` }, payload: { code, email } })
+  ).json()) as { token: string };
+  return load(`${baseUrl}/driver/status/${signed.driverId}`, { authorization: `Bearer ${token}` });
 }
 
 /** Resident memory of a process, from /proc (bytes). */
@@ -833,6 +884,7 @@ const SECTIONS = [
   'webhooks',
   'queue',
   'insights',
+  'scale',
   'uploads',
   'restart',
   'soak',
@@ -968,6 +1020,34 @@ try {
     console.log(
       `  ${insights.drivers.toLocaleString('en-US')} drivers in the range            ${insights.ms.toFixed(1)} ms median of ${insights.runs}   budget ≤ 300 ms`,
     );
+  }
+
+  if (wanted('scale')) {
+    const scale = await scaleFigures();
+    if (!scale) console.log('Scale: skipped: no PostgreSQL here (apt-get install postgresql)');
+    else {
+      const ms = (value: number, budget: number) => (Number.isNaN(value) ? 'failed' : `${value.toFixed(1)} ms`).padEnd(10) + `budget ≤ ${budget} ms`;
+      const { queue, insights, driver, people, passes, poll } = scale;
+      console.log(
+        `Scale (PostgreSQL, ${SCALE_DRIVERS.toLocaleString('en-US')} drivers seeded in ${scale.seeded.seed.toFixed(0)} s, VACUUM ANALYZE ${scale.seeded.vacuum.toFixed(0)} s; app.inject, median of 9 warm)`,
+      );
+      console.log(`  review queue, first page             ${ms(queue.first, 20)}`);
+      console.log(`  review queue, 50,000 deep            ${ms(queue.deep, 20)}`);
+      console.log(`  queue search: a name                 ${ms(queue.name, 20)}`);
+      console.log(`  queue search: an email               ${ms(queue.email, 20)}`);
+      console.log(`  queue search: a phone's digits       ${ms(queue.phone, 20)}`);
+      console.log(`  insights, last month                 ${ms(insights.month, 300)}`);
+      console.log(`  insights, all time                   ${ms(insights.all, 1000)}`);
+      console.log(`  a driver's review page               ${ms(driver.review, 50)}`);
+      console.log(`  a driver's timeline                  ${ms(driver.timeline, 50)}`);
+      console.log(`  Drivers list, first page             ${ms(people.first, 100)}`);
+      console.log(`  Drivers list, stalled at a step      ${ms(people.stalled, 100)}`);
+      console.log(`  Drivers list, a search               ${ms(people.search, 100)}`);
+      for (const { name, first, idle } of passes)
+        console.log(`  ${`${name} pass, nothing due`.padEnd(37)}${ms(idle, 50)}   (the first pass: ${first.sent} sent in ${first.ms.toFixed(0)} ms)`);
+      console.log(`  status poll                          ${Math.round(poll.rps)} req/s, p99 ${poll.p99} ms, ${poll.errors} errors`);
+      console.log(`  the database                         ${mb(scale.size)}`);
+    }
   }
 
   if (wanted('uploads')) {

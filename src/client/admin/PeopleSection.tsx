@@ -306,7 +306,8 @@ export function PeopleSection({ session, initial }: { session: AdminSession; ini
       <ReadFailure error={error} />
       {data && (
         <p className="admin-people-total">
-          {data[0]!.total} {data[0]!.total === 1 ? 'driver' : 'drivers'}
+          {data[0]!.total}
+          {data[0]!.totalAtLeast && '+'} {data[0]!.total === 1 && !data[0]!.totalAtLeast ? 'driver' : 'drivers'}
         </p>
       )}
       {isOwner && total > 0 && <BulkActions key={JSON.stringify(shown)} session={session} target={target} onDone={() => void mutate()} />}

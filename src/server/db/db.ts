@@ -92,7 +92,9 @@ function processLocks(): Db['withLock'] {
 export async function openPglite(dir: string | null): Promise<Db> {
   // The local default only: a production install (no dev dependencies) never loads it.
   const { PGlite } = await import('@electric-sql/pglite');
-  const pglite = await PGlite.create(dir ?? undefined);
+  // The trigram indexes of the searches (migration 024).
+  const { pg_trgm } = await import('@electric-sql/pglite/contrib/pg_trgm');
+  const pglite = await PGlite.create({ ...(dir && { dataDir: dir }), extensions: { pg_trgm } });
   const query = async <T>(sql: string, params: unknown[] = []) => ({ rows: (await pglite.query<T>(sql, params)).rows });
   return {
     query,
@@ -202,6 +204,9 @@ export const POSTGRES_TIMEOUTS = {
   idleInTransaction: 10_000,
 } as const;
 
+/** How long a migration's statement may take: building an index on a million drivers takes longer than any request may. */
+const MIGRATION_TIMEOUT_MS = 3_600_000;
+
 /** PostgreSQL's answer to a lock not taken within `lock_timeout`. */
 const LOCK_NOT_AVAILABLE = '55P03';
 
@@ -263,7 +268,18 @@ function openPostgres(url: string, onPoolError: (error: Error) => void): Db {
       let broken: Error | undefined;
       try {
         // Without parameters node-postgres sends the text as it is, so it may hold several statements.
-        const result = await work({ query: (sql, params = []) => run(client, sql, params), exec: async (sql) => void (await run(client, sql, [])) });
+        const result = await work({
+          query: (sql, params = []) => run(client, sql, params),
+          // A migration (the only script) may build an index on a large table: it has the longer limit
+          // migrate gives the server too. node-postgres reads a statement's own query_timeout, which its types leave out.
+          exec: async (sql) => {
+            try {
+              await client.query({ text: sql, query_timeout: MIGRATION_TIMEOUT_MS + 2000 } as pg.QueryConfig);
+            } catch (error) {
+              unavailable(error);
+            }
+          },
+        });
         await run(client, 'COMMIT', []);
         return result;
       } catch (error) {
@@ -331,6 +347,7 @@ const SCHEMA_TABLE = 'schemaversion';
  */
 export async function migrate(db: Db, dir: string = MIGRATIONS_DIR): Promise<string[]> {
   return db.transaction(async (tx) => {
+    await tx.query("SELECT set_config('statement_timeout', $1, true)", [`${MIGRATION_TIMEOUT_MS}ms`]);
     await tx.query('SELECT pg_advisory_xact_lock(7262001)');
     const postgrator = new Postgrator({
       migrationPattern: join(dir, '*.sql'),

@@ -47,6 +47,20 @@ export function noticeDue(days: number, daysBefore: readonly number[]): { notice
   return notice ? { notice, earlier: reached } : null;
 }
 
+/** The first day (YYYY-MM-DD) a notice of a document dated `expiresOn` not among `sent` falls due on; null: none is left. */
+export function nextNoticeDay(expiresOn: string, daysBefore: readonly number[], sent: readonly string[]): string | null {
+  const days = [
+    ...daysBefore.map((before) => ({ notice: beforeNotice(before), day: addDays(expiresOn, -before) })),
+    { notice: EXPIRED_NOTICE, day: addDays(expiresOn, 1) },
+  ];
+  return (
+    days
+      .filter(({ notice }) => !sent.includes(notice))
+      .map(({ day }) => day)
+      .sort()[0] ?? null
+  );
+}
+
 /** How many days before its date a document may be replaced: from its first notice on. */
 export const renewalWindowDays = (expiries: Expiries): number => Math.max(0, ...expiries.daysBefore);
 

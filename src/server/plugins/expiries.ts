@@ -26,7 +26,7 @@ import {
   documentKey,
   EXPIRED_NOTICE,
   noticeDue,
-  renewalWindowDays,
+  nextNoticeDay,
   type Expiries,
   type ExpiringDocument,
 } from '../lib/expiries.js';
@@ -49,15 +49,45 @@ declare module 'fastify' {
   }
 }
 
+/** A document of a driver the pass looks at: one row per document the flow names, with their date if they gave one. */
 interface Candidate {
   id: string;
   locale: string;
   state: string | null;
+  /** Approved, or replacing an expiring document: only their documents are watched. */
+  watched: boolean;
   /** The document's index in expiries.documents (1-based, as WITH ORDINALITY counts). */
   document: number;
-  expires_on: string;
+  expires_on: string | null;
   sent: string[];
+  /** When the pass was to look at them, as text: '-infinity' is no JavaScript date. */
+  check_at: string;
 }
+
+/** Drivers read at a time; a pass reads batch after batch of those it is to look at. */
+const BATCH = 500;
+
+/**
+ * The drivers the pass is to look at by $1 (their progress row's expiry_check_at, migration 025),
+ * after the one at ($2, $3) in that order, each with each document ($4 its step, $5 its date's
+ * field, $6 its key), their state ($7's answer $8) and the notices sent about that date. Only these
+ * drivers are read, by their index: a pass costs what is due, not how many drivers there are.
+ */
+const CANDIDATES_SQL = `
+  WITH looked AS MATERIALIZED (
+    SELECT p.driver_id, p.expiry_check_at FROM driver_progress p
+    WHERE p.expiry_check_at <= $1 AND ($2::text IS NULL OR (p.expiry_check_at, p.driver_id) > ($2::timestamptz, $3::uuid))
+    ORDER BY p.expiry_check_at, p.driver_id LIMIT ${BATCH}
+  )
+  SELECT d.id, d.locale, l.expiry_check_at::text AS check_at, d.status = 'approved' OR d.renewing AS watched,
+    doc.document::int AS document, a.answers ->> doc.field AS expires_on,
+    (SELECT s.answers ->> $8 FROM step_answers s WHERE s.driver_id = d.id AND s.step = $7) AS state,
+    coalesce((SELECT array_agg(n.notice) FROM document_notices_sent n
+      WHERE n.driver_id = d.id AND n.document = doc.key AND n.expires_on = a.answers ->> doc.field), '{}') AS sent
+  FROM looked l JOIN drivers d ON d.id = l.driver_id
+    CROSS JOIN unnest($4::text[], $5::text[], $6::text[]) WITH ORDINALITY AS doc (step, field, key, document)
+    LEFT JOIN step_answers a ON a.driver_id = d.id AND a.step = doc.step
+  ORDER BY l.expiry_check_at, l.driver_id, doc.document`;
 
 export const expiriesPlugin = fp(
   async (app) => {
@@ -99,67 +129,90 @@ export const expiriesPlugin = fp(
       return true;
     }
 
+    /** Sends `candidate`'s notice `due` (and does what an expiry does), unless another server did or the document was replaced; whether this one did. */
+    async function send(candidate: Candidate & { expires_on: string }, due: { notice: string; earlier: string[] }, now: Date): Promise<boolean> {
+      const document = expiries.documents[candidate.document - 1]!;
+      const locale = isLocale(candidate.locale) ? candidate.locale : DEFAULT_LOCALE;
+      const words = expiriesIn(locale);
+      const expiresOn = dayInWords(candidate.expires_on, locale);
+      return app.db.transaction(async (tx) => {
+        const { rows: claimed } = await tx.query<{ notice: string }>(
+          `INSERT INTO document_notices_sent (driver_id, document, expires_on, notice, sent_at)
+           SELECT $1, $2, $3, notice, $5 FROM unnest($4::text[]) AS notice
+           WHERE EXISTS (SELECT 1 FROM step_answers a WHERE a.driver_id = $1 AND a.step = $6 AND a.answers ->> $7 = $3)
+           ON CONFLICT DO NOTHING RETURNING notice`,
+          [candidate.id, documentKey(document), candidate.expires_on, [...due.earlier, due.notice], now, document.step, document.date],
+        );
+        // Another server sent this one (its row came first), or the driver replaced the document meanwhile: nothing more here.
+        if (!claimed.some((row) => row.notice === due.notice)) return false;
+        const values = { document: words.documents[candidate.document - 1]!.name, expiresOn };
+        const told = { step: document.step, document: document.date, expiresOn: candidate.expires_on };
+        if (due.notice !== EXPIRED_NOTICE) {
+          await app.webhooks.emit(tx, candidate.id, 'document.expiring', told);
+          await app.messaging.notify(tx, candidate.id, 'documentExpiring', values, { smsNeedsConsent: true });
+          return true;
+        }
+        const fixAsked =
+          expiries.whenExpired === 'askFix' &&
+          (await askFix(tx, candidate.id, document, fillPlaceholders(words.fixReason, { [FIX_REASON_VALUE]: expiresOn }), now));
+        await app.webhooks.emit(tx, candidate.id, 'document.expired', { ...told, fixAsked });
+        await app.messaging.notify(tx, candidate.id, 'documentExpired', values, { smsNeedsConsent: true });
+        return true;
+      });
+    }
+
     async function noticeDueNow(): Promise<number> {
       if (expiries.documents.length === 0) return 0;
       const now = app.now();
-      // Every driver's day is within a day of UTC's: the pass reads the dates up to the window's end from there.
-      const horizon = addDays(now.toISOString().slice(0, 10), renewalWindowDays(expiries) + 1);
-      const { rows } = await app.db.query<Candidate>(
-        `SELECT d.id, d.locale, doc.document::int AS document, a.answers ->> doc.field AS expires_on,
-           (SELECT s.answers ->> $4 FROM step_answers s WHERE s.driver_id = d.id AND s.step = $3) AS state,
-           coalesce((SELECT array_agg(n.notice) FROM document_notices_sent n
-             WHERE n.driver_id = d.id AND n.document = doc.key AND n.expires_on = a.answers ->> doc.field), '{}') AS sent
-         FROM unnest($1::text[], $2::text[], $6::text[]) WITH ORDINALITY AS doc (step, field, key, document)
-         JOIN step_answers a ON a.step = doc.step
-         JOIN drivers d ON d.id = a.driver_id
-         WHERE (d.status = 'approved' OR d.renewing) AND a.answers ->> doc.field <= $5`,
-        [
+      let sent = 0;
+      let after: Candidate | undefined;
+      for (;;) {
+        const { rows } = await app.db.query<Candidate>(CANDIDATES_SQL, [
+          now,
+          after?.check_at ?? null,
+          after?.id ?? null,
           expiries.documents.map((document) => document.step),
           expiries.documents.map((document) => document.date),
+          expiries.documents.map(documentKey),
           reminders.stateAnswer.step,
           reminders.stateAnswer.field,
-          horizon,
-          expiries.documents.map(documentKey),
-        ],
-      );
-      let sent = 0;
-      for (const candidate of rows) {
-        const document = expiries.documents[candidate.document - 1]!;
-        const zone = zoneOfState(candidate.state);
-        const days = daysUntil(candidate.expires_on, dayIn(zone, now));
-        const due = days === null ? null : noticeDue(days, expiries.daysBefore);
-        if (!due || candidate.sent.includes(due.notice)) continue;
-        if (isQuiet(hourIn(zone, now), reminders.quietHours)) continue;
-        const locale = isLocale(candidate.locale) ? candidate.locale : DEFAULT_LOCALE;
-        const words = expiriesIn(locale);
-        const expiresOn = dayInWords(candidate.expires_on, locale);
-        const won = await app.db.transaction(async (tx) => {
-          const { rows: claimed } = await tx.query<{ notice: string }>(
-            `INSERT INTO document_notices_sent (driver_id, document, expires_on, notice, sent_at)
-             SELECT $1, $2, $3, notice, $5 FROM unnest($4::text[]) AS notice
-             WHERE EXISTS (SELECT 1 FROM step_answers a WHERE a.driver_id = $1 AND a.step = $6 AND a.answers ->> $7 = $3)
-             ON CONFLICT DO NOTHING RETURNING notice`,
-            [candidate.id, documentKey(document), candidate.expires_on, [...due.earlier, due.notice], now, document.step, document.date],
-          );
-          // Another server sent this one (its row came first), or the driver replaced the document meanwhile: nothing more here.
-          if (!claimed.some((row) => row.notice === due.notice)) return false;
-          const values = { document: words.documents[candidate.document - 1]!.name, expiresOn };
-          const told = { step: document.step, document: document.date, expiresOn: candidate.expires_on };
-          if (due.notice !== EXPIRED_NOTICE) {
-            await app.webhooks.emit(tx, candidate.id, 'document.expiring', told);
-            await app.messaging.notify(tx, candidate.id, 'documentExpiring', values, { smsNeedsConsent: true });
-            return true;
+        ]);
+        /** When to look at each driver looked at again (null: not until they change something), unless they changed something meanwhile. */
+        const looked = new Map<string, { at: string | null; seen: string }>();
+        const waiting = new Set<string>();
+        for (const candidate of rows) {
+          if (!looked.has(candidate.id)) looked.set(candidate.id, { at: null, seen: candidate.check_at });
+          if (!candidate.watched || candidate.expires_on === null) continue;
+          const zone = zoneOfState(candidate.state);
+          const days = daysUntil(candidate.expires_on, dayIn(zone, now));
+          if (days === null) continue;
+          const due = noticeDue(days, expiries.daysBefore);
+          let told = candidate.sent;
+          if (due && !told.includes(due.notice)) {
+            // In the driver's quiet hours the notice waits: the next pass looks again.
+            if (isQuiet(hourIn(zone, now), reminders.quietHours)) {
+              waiting.add(candidate.id);
+              continue;
+            }
+            if (await send({ ...candidate, expires_on: candidate.expires_on }, due, now)) sent += 1;
+            told = [...told, ...due.earlier, due.notice];
           }
-          const fixAsked =
-            expiries.whenExpired === 'askFix' &&
-            (await askFix(tx, candidate.id, document, fillPlaceholders(words.fixReason, { [FIX_REASON_VALUE]: expiresOn }), now));
-          await app.webhooks.emit(tx, candidate.id, 'document.expired', { ...told, fixAsked });
-          await app.messaging.notify(tx, candidate.id, 'documentExpired', values, { smsNeedsConsent: true });
-          return true;
-        });
-        if (won) sent += 1;
+          // The day before (UTC) the next notice's day: every driver's day is within a day of UTC's.
+          const next = nextNoticeDay(candidate.expires_on, expiries.daysBefore, told);
+          const at = next && `${addDays(next, -1)}T00:00:00.000Z`;
+          const earliest = looked.get(candidate.id)!;
+          if (at && (earliest.at === null || at < earliest.at)) earliest.at = at;
+        }
+        const again = [...looked].filter(([id]) => !waiting.has(id));
+        await app.db.query(
+          `UPDATE driver_progress p SET expiry_check_at = looked.at
+           FROM unnest($1::uuid[], $2::timestamptz[], $3::text[]) AS looked (id, at, seen)
+           WHERE p.driver_id = looked.id AND p.expiry_check_at = looked.seen::timestamptz`,
+          [again.map(([id]) => id), again.map(([, each]) => each.at), again.map(([, each]) => each.seen)],
+        );
+        if (looked.size < BATCH) return sent;
+        after = rows[rows.length - 1];
       }
-      return sent;
     }
 
     everyInterval(app, { name: 'document expiries', intervalMs: EXPIRY_INTERVAL_MS, run: noticeDueNow });

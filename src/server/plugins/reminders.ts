@@ -63,43 +63,51 @@ interface Candidate {
   stopped: boolean;
   paused: boolean;
   state: string | null;
-  /** The first step of the funnel the driver has not passed, by its index. */
-  next: number;
+  /** The first step of the funnel the driver has not passed, by its index (null: they passed them all). */
+  next: number | null;
   last_progress: Date;
   signed_up_at: Date;
   sent: string[];
+  /** Rejected, asked for no more reminders, or paused by staff. */
+  excluded: boolean;
+  /** When the pass was to look at them, as text: '-infinity' is no JavaScript date. */
+  check_at: string;
 }
 
+/** Drivers read at a time; a pass reads batch after batch of those it is to look at. */
+const BATCH = 500;
+
 /**
- * The drivers who may be due a reminder: signed up since $4, no progress since $5, not rejected,
- * reminders neither stopped nor paused, and their next step (the first of the funnel they have
- * not passed) one of $6 (indexes in the funnel, whose names in progress_steps are $3, in order).
- * One pass over driver_progress by its sign-up index; only these drivers' answers and reminders
- * are read. For `one` driver ($4), that driver whatever they are.
+ * The drivers the pass is to look at (for `due`: their progress row's remind_check_at, migration
+ * 025, is past $(n+3), after the one at ($(n+4), $(n+5)) in that order, a batch at a time; for `one`:
+ * the driver $(n+3), whatever they are): where they are (the first step of the funnel they have not
+ * passed, whose names in progress_steps are $3… in order) and since when, their state ($1's answer
+ * $2), what they were sent, and whether reminders are stopped, paused or refused them. Only these
+ * drivers are read, by their index: a pass costs what is due, not how many drivers there are.
  */
 function candidatesSql(funnelLength: number, which: 'due' | 'one'): string {
   const times = Array.from({ length: funnelLength }, (_, index) => `t${index}`);
   return `
   WITH progress AS MATERIALIZED (
-    SELECT p.driver_id, p.signed_up_at${times.map((time, index) => `, p.passed[(SELECT s.id FROM progress_steps s WHERE s.step = ($3::text[])[${index + 1}])] AS ${time}`).join('')}
-    FROM driver_progress p WHERE ${which === 'due' ? 'p.signed_up_at >= $4 AND p.signed_up_at <= $5' : 'p.driver_id = $4'}
-  ),
-  waiting AS (
-    SELECT driver_id, signed_up_at, CASE ${times.map((time, index) => `WHEN ${time} IS NULL THEN ${index}`).join(' ')} END AS next,
-      signed_up_at + greatest(${times.join(', ')}) * interval '1 second' AS last_progress
-    FROM progress
+    SELECT p.driver_id, p.signed_up_at, p.remind_check_at${times.map((time, index) => `, p.passed[(SELECT s.id FROM progress_steps s WHERE s.step = $${3 + index})] AS ${time}`).join('')}
+    FROM driver_progress p
+    ${
+      which === 'due'
+        ? `WHERE p.remind_check_at <= $${funnelLength + 3}
+             AND ($${funnelLength + 4}::text IS NULL OR (p.remind_check_at, p.driver_id) > ($${funnelLength + 4}::timestamptz, $${funnelLength + 5}::uuid))
+           ORDER BY p.remind_check_at, p.driver_id LIMIT ${BATCH}`
+        : `WHERE p.driver_id = $${funnelLength + 3}`
+    }
   )
   SELECT d.id, d.locale, d.status, d.reminders_stopped_at IS NOT NULL AS stopped, d.reminders_paused_at IS NOT NULL AS paused,
-    w.next, w.last_progress, w.signed_up_at,
+    w.signed_up_at, w.remind_check_at::text AS check_at,
+    CASE ${times.map((time, index) => `WHEN ${time} IS NULL THEN ${index}`).join(' ')} END AS next,
+    w.signed_up_at + greatest(${times.join(', ')}) * interval '1 second' AS last_progress,
+    d.reminders_stopped_at IS NOT NULL OR d.reminders_paused_at IS NOT NULL OR d.status = 'rejected' AS excluded,
     (SELECT a.answers ->> $2 FROM step_answers a WHERE a.driver_id = d.id AND a.step = $1) AS state,
     coalesce((SELECT array_agg(r.step || ':' || r.reminder) FROM reminders_sent r WHERE r.driver_id = d.id), '{}') AS sent
-  FROM waiting w JOIN drivers d ON d.id = w.driver_id
-  ${
-    which === 'due'
-      ? `WHERE w.next = ANY ($6::int[]) AND w.last_progress <= $5 AND d.reminders_stopped_at IS NULL AND d.reminders_paused_at IS NULL
-         AND d.status <> 'rejected'`
-      : ''
-  }`;
+  FROM progress w JOIN drivers d ON d.id = w.driver_id
+  ORDER BY w.remind_check_at, w.driver_id`;
 }
 
 /** What the reminders are given by flows/notices.json. */
@@ -152,40 +160,59 @@ export const remindersPlugin = fp<{ publicOrigin: string }>(
       if (schedule.afterHours.length === 0 || schedule.steps.length === 0) return 0;
       const now = app.now();
       const funnel = funnelSteps(app.callReader.flow);
-      const firstDelay = schedule.afterHours[0]! * HOUR_MS;
-      const { rows } = await app.db.query<Candidate>(candidatesSql(funnel.length, 'due'), [
-        ...stateAndSteps(funnel),
-        new Date(now.getTime() - REMINDED_FOR_DAYS * DAY_MS),
-        new Date(now.getTime() - firstDelay),
-        funnel.flatMap((step, index) => (schedule.steps.includes(step.step) ? [index] : [])),
-      ]);
       let reminded = 0;
-      for (const driver of rows) {
-        const due = dueOf(driver, funnel, now);
-        if (due === undefined) continue;
-        if (isQuiet(hourIn(zoneOfState(driver.state), now), schedule.quietHours)) continue;
-        const won = await app.db.transaction(async (tx) => {
-          const claimed = await claim(tx, driver.id, funnel[driver.next]!.step, due, now);
-          // Another server sent this one (its row came first): nothing more here.
-          if (!claimed.includes(due)) return false;
-          await send(tx, driver, funnel[driver.next]!.step);
-          return true;
-        });
-        if (won) reminded += 1;
+      let after: Candidate | undefined;
+      for (;;) {
+        const { rows } = await app.db.query<Candidate>(candidatesSql(funnel.length, 'due'), [
+          ...stateAndSteps(funnel),
+          now,
+          after?.check_at ?? null,
+          after?.id ?? null,
+        ]);
+        /** When to look at each driver looked at again (null: not until they change something), unless they changed something meanwhile. */
+        const looked: { id: string; at: string | null; seen: string }[] = [];
+        for (const driver of rows) {
+          const ahead = aheadOf(driver, funnel, now);
+          const due = ahead.find((reminder) => reminder.at <= now)?.reminder;
+          // In the driver's quiet hours the reminder waits: the next pass looks again.
+          if (due !== undefined && isQuiet(hourIn(zoneOfState(driver.state), now), schedule.quietHours)) continue;
+          if (due !== undefined) {
+            const step = funnel[driver.next!]!.step;
+            const won = await app.db.transaction(async (tx) => {
+              // Another server sent this one (its row came first): nothing more here.
+              if (!(await claim(tx, driver.id, step, due, now)).includes(due)) return false;
+              await send(tx, driver, step);
+              return true;
+            });
+            if (won) reminded += 1;
+          }
+          looked.push({ id: driver.id, at: ahead.find((reminder) => reminder.at > now)?.at.toISOString() ?? null, seen: driver.check_at });
+        }
+        await app.db.query(
+          `UPDATE driver_progress p SET remind_check_at = looked.at
+           FROM unnest($1::uuid[], $2::timestamptz[], $3::text[]) AS looked (id, at, seen)
+           WHERE p.driver_id = looked.id AND p.remind_check_at = looked.seen::timestamptz`,
+          [looked.map((each) => each.id), looked.map((each) => each.at), looked.map((each) => each.seen)],
+        );
+        if (rows.length < BATCH) return reminded;
+        after = rows[rows.length - 1];
       }
-      return reminded;
     }
 
     /** The reminders' query's first values: the state answer, and the funnel's steps as progress_steps names them. */
-    const stateAndSteps = (funnel: FunnelStep[]) => [schedule.stateAnswer.step, schedule.stateAnswer.field, funnel.map((step) => step.recordedAs)];
+    const stateAndSteps = (funnel: FunnelStep[]) => [schedule.stateAnswer.step, schedule.stateAnswer.field, ...funnel.map((step) => step.recordedAs)];
 
-    /** The latest reminder due to the driver now, if not sent; those before it that never went (the servers were down) are skipped, not sent late. */
-    const dueOf = (driver: Candidate, funnel: FunnelStep[], now: Date) =>
-      remindersAhead(
-        schedule,
-        { next: funnel[driver.next]!.step, lastProgress: driver.last_progress, signedUpAt: driver.signed_up_at, sent: driver.sent, excluded: false },
-        now,
-      ).find((ahead) => ahead.at <= now)?.reminder;
+    /** The reminders still to be sent to the driver and when (none when they passed the funnel or are excluded). */
+    const aheadOf = (driver: Candidate, funnel: FunnelStep[], now: Date) => {
+      const next = driver.next === null ? undefined : funnel[driver.next];
+      return next
+        ? remindersAhead(
+            schedule,
+            { next: next.step, lastProgress: driver.last_progress, signedUpAt: driver.signed_up_at, sent: driver.sent, excluded: driver.excluded },
+            now,
+          )
+        : [];
+    };
 
     /** Records the reminders up to `due` as sent within `tx`; answers those this call wrote (another server may have written some first). */
     async function claim(tx: Queryable, driverId: string, step: string, due: number, now: Date): Promise<number[]> {
@@ -221,7 +248,7 @@ export const remindersPlugin = fp<{ publicOrigin: string }>(
       if (driver.stopped) throw refusal(409, 'staff.remindUnsubscribed');
       if (driver.paused) throw refusal(409, 'staff.remindPaused');
       if (driver.status === 'rejected') throw refusal(409, 'staff.remindRejected');
-      const step = funnel[driver.next]?.step;
+      const step = driver.next === null ? undefined : funnel[driver.next]?.step;
       if (step === undefined || !schedule.steps.includes(step)) throw refusal(409, 'staff.remindNoStep');
       const zone = zoneOfState(driver.state);
       if (isQuiet(hourIn(zone, now), schedule.quietHours)) {
@@ -233,7 +260,12 @@ export const remindersPlugin = fp<{ publicOrigin: string }>(
         new Date(now.getTime() - HOUR_MS),
       ]);
       if (recent.length > 0) throw refusal(409, 'staff.remindedRecently');
-      const due = dueOf(driver, funnel, now);
+      // The latest reminder due, as the pass would send it, counted as this one.
+      const due = remindersAhead(
+        schedule,
+        { next: step, lastProgress: driver.last_progress, signedUpAt: driver.signed_up_at, sent: driver.sent, excluded: false },
+        now,
+      ).find((ahead) => ahead.at <= now)?.reminder;
       await app.db.transaction(async (tx) => {
         // Counted as the reminder due now, if one is: the pass does not send it again.
         if (due !== undefined) await claim(tx, driver.id, step, due, now);

@@ -76,6 +76,12 @@ const CSV_COLUMNS = ['id', 'name', 'email', 'phone', 'status', 'stoppedAt', 'sin
 const DECISION_WORDS: Record<string, string> = { approved: 'Approved', rejected: 'Asked for changes' };
 
 const DAY_MS = 24 * 3600 * 1000;
+/**
+ * The list counts the drivers that match up to this many, newest first, as the first page reads them
+ * (by the sign-up index): each counted is read (where they stand is computed from their progress),
+ * and a million read would take seconds; past it the page says "1000+".
+ */
+const COUNTED_AT_MOST = 1_000;
 
 /** A driver's row, as the list's SQL answers it. */
 interface PeopleRow {
@@ -192,11 +198,11 @@ export async function peopleRoutes(app: FastifyInstance, options: { publicOrigin
     }
     if (page === null)
       return {
-        sql: `SELECT count(*)::int AS total FROM (${peopleSql(
+        sql: `SELECT count(*)::int AS total FROM (SELECT FROM (${peopleSql(
           funnel.map((step) => step.recordedAs),
           value,
           filters,
-        )}) matched`,
+        )}) matched ORDER BY signed_up_at DESC LIMIT ${value(COUNTED_AT_MOST + 1)}) counted`,
         values,
       };
     const sort = SORTS[query.sort ?? 'newest'];
@@ -256,9 +262,11 @@ export async function peopleRoutes(app: FastifyInstance, options: { publicOrigin
       const { limit: _limit, after: _after, ...filter } = query;
       await app.audit.record(request, { action: 'people.list', details: { ...filter, ...(filter.q && { q: 'given' }) } });
       const shown = rows.slice(0, limit);
+      const total = counted.rows[0]!.total;
       return {
         drivers: shown.map(rowOf),
-        total: counted.rows[0]!.total,
+        total: Math.min(total, COUNTED_AT_MOST),
+        totalAtLeast: total > COUNTED_AT_MOST,
         next: rows.length > limit ? cursorOf(shown[shown.length - 1]!.sort_key, shown[shown.length - 1]!.id) : null,
       };
     },
@@ -490,6 +498,8 @@ export async function peopleRoutes(app: FastifyInstance, options: { publicOrigin
         paused,
         app.now(),
       ]);
+      // Resumed, the reminders pass looks at them at its next run (it stopped looking at a paused driver).
+      if (!paused) await tx.query("UPDATE driver_progress SET remind_check_at = '-infinity' WHERE driver_id = $1", [driverId]);
       await app.audit.record(request, { action: paused ? 'driver.reminders-pause' : 'driver.reminders-resume', driverId }, tx);
     });
   }

@@ -303,6 +303,7 @@ export interface PeopleDriver {
 export interface PeoplePage {
   drivers: PeopleDriver[];
   total: number;
+  totalAtLeast: boolean;
   next: string | null;
 }
 /**
