@@ -548,7 +548,7 @@ async function insightsTime(app: Awaited<ReturnType<typeof buildApp>>) {
 const SCALE_DRIVERS = 1_000_000;
 
 /**
- * A million drivers (tools/scaleSeed.ts) in a PostgreSQL database of their own, read by a server
+ * A million drivers (tools/scale.ts) in a PostgreSQL database of their own, read by a server
  * on it through app.inject, each figure the median of nine after one warm-up: the review queue
  * (its first page, a page 50,000 drivers deep, a search by name, by email and by phone), the
  * insights for last month and for all time, one driver's review page and timeline, the Drivers
