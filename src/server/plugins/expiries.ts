@@ -67,6 +67,15 @@ interface Candidate {
 /** The hours of a day, as the quiet hours count them. */
 const HOURS = Array.from({ length: 24 }, (_, hour) => hour);
 
+/**
+ * The first hour out of the `quiet` hours from `hour` (0–24) on `day`, as a wall clock reads it
+ * ("YYYY-MM-DDTHH:00"): when an expiry notice can go. Some hour of each day is out of them.
+ */
+export function awake(day: string, hour: number, quiet: { from: number; until: number }): string {
+  const first = HOURS.find((each) => each >= hour && !isQuiet(each, quiet));
+  return first === undefined ? awake(addDays(day, 1), 0, quiet) : `${day}T${String(first).padStart(2, '0')}:00`;
+}
+
 /** Drivers read at a time; a pass reads batch after batch of those it is to look at. */
 const BATCH = 500;
 
@@ -164,12 +173,6 @@ export const expiriesPlugin = fp(
       });
     }
 
-    /** The first hour out of the quiet hours from `hour` (0–24) on `day`, as a wall clock reads it: "YYYY-MM-DDTHH:00". */
-    function awake(day: string, hour: number): string {
-      const first = HOURS.find((each) => each >= hour && !isQuiet(each, reminders.quietHours));
-      return first === undefined ? awake(addDays(day, 1), 0) : `${day}T${String(first).padStart(2, '0')}:00`;
-    }
-
     async function noticeDueNow(): Promise<number> {
       if (expiries.documents.length === 0) return 0;
       const now = app.now();
@@ -204,7 +207,7 @@ export const expiriesPlugin = fp(
             // In the driver's quiet hours the notice waits: the pass looks again when they end.
             const hour = hourIn(zone, now);
             if (isQuiet(hour, reminders.quietHours)) {
-              const at = awake(dayIn(zone, now), hour + 1);
+              const at = awake(dayIn(zone, now), hour + 1, reminders.quietHours);
               if (earliest.at === null || at < earliest.at) earliest.at = at;
               continue;
             }
@@ -213,7 +216,7 @@ export const expiriesPlugin = fp(
           }
           // The first hour the next notice can go: its day's first hour out of the quiet hours, in the driver's zone.
           const next = nextNoticeDay(candidate.expires_on, expiries.daysBefore, told);
-          const at = next && awake(next, 0);
+          const at = next && awake(next, 0, reminders.quietHours);
           if (at && (earliest.at === null || at < earliest.at)) earliest.at = at;
         }
         // Each wall-clock hour becomes its instant in the driver's zone in PostgreSQL, which knows each zone's offsets on each day.
