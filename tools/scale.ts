@@ -14,6 +14,9 @@ import type pg from 'pg';
 import type { FastifyInstance } from 'fastify';
 import { addStaff } from '../src/server/lib/staffMembers.js';
 import { cursorOf } from '../src/server/routes/admin.js';
+import { awake } from '../src/server/plugins/expiries.js';
+import { zoneOfState } from '../src/server/lib/stateZones.js';
+import { loadNotices } from '../src/node/projectFiles.js';
 
 /** The one driver with this last name: a search for it must find one among them all. */
 export const RARE_LAST_NAME = 'Zwicky';
@@ -33,6 +36,9 @@ const PROGRESS_STEPS = [
 
 /** The funnel's step names, by the index of the step a driver is at (the first not passed). */
 const STEP_NAMES = ['signup', 'verifyEmail', 'verifyPhone', 'completeProfile', 'uploadVehicleImages', 'addVehicle', 'profileApproved', 'success', 'addBank'];
+
+/** The states drivers live in, in turn. */
+const STATES = ['TX', 'CA', 'NY', 'FL', 'IL', 'WA', 'AZ', 'GA', 'HI', 'AK'];
 
 /** The steps reminded of (flows/notices.json), by index, and the reminders' delays in hours. */
 const REMINDED = [1, 2, 3, 4, 5, 8];
@@ -96,7 +102,7 @@ const SEED_SQL = (drivers: number) => [
    SELECT id, step, schema_name, 'scale', answers, at + seconds * interval '1 second'
    FROM scale_seed, LATERAL (VALUES
      (3, 'completeProfile', CASE WHEN provider = 'password' THEN 'profile' ELSE 'profile-social' END, o3, jsonb_build_object('firstName', 'Seeded', 'lastName', 'Driver',
-       'state', (ARRAY['TX', 'CA', 'NY', 'FL', 'IL', 'WA', 'AZ', 'GA', 'HI', 'AK'])[1 + h % 10], 'city', 'Springfield')),
+       'state', ($7::text[])[1 + h % 10], 'city', 'Springfield')),
      (4, 'uploadVehicleImages', 'vehicle-images', o4, '{}'::jsonb),
      (5, 'addVehicle', 'vehicle', o5, jsonb_build_object('plateNumber', 'SC' || g, 'driverLicenseExpiryDate', to_char(e1, 'YYYY-MM-DD'),
        'proofInsuranceExpiryDate', to_char(e2, 'YYYY-MM-DD'), 'vehicleRegistrationExpiryDate', to_char(e3, 'YYYY-MM-DD'))),
@@ -112,7 +118,7 @@ const SEED_SQL = (drivers: number) => [
    FROM scale_seed WHERE reached >= 7 OR (reached = 6 AND status = 'rejected')`,
   `INSERT INTO progress_steps (step) SELECT step FROM unnest($3::text[]) WITH ORDINALITY AS s (step, n) ORDER BY n`,
   // When the reminder and expiry passes look at each driver next, as they left it: when their next
-  // reminder falls due, and the day before their documents' next notice (migration 025).
+  // reminder falls due, and the first hour their documents' next notice can go, in their state (migration 025).
   `INSERT INTO driver_progress (driver_id, signed_up_at, provider, locale, passed, remind_check_at, expiry_check_at)
    SELECT id, at, provider, locale, ARRAY[0, CASE WHEN reached > 1 THEN o1 END, CASE WHEN reached > 2 THEN o2 END, CASE WHEN reached > 3 THEN o3 END,
      CASE WHEN reached > 4 THEN o4 END, CASE WHEN reached > 5 THEN o5 END, CASE WHEN reached > 6 AND status = 'approved' THEN o6 END,
@@ -120,7 +126,7 @@ const SEED_SQL = (drivers: number) => [
      (SELECT min(last + hours * interval '1 hour') FROM unnest($6::int[]) AS hours
       WHERE reached = ANY ($5::int[]) AND status <> 'rejected' AND h % 50 <> 7
         AND last + hours * interval '1 hour' > $1 AND last + hours * interval '1 hour' < at + interval '90 days'),
-     CASE WHEN reached >= 7 THEN (SELECT min(expires_on - before - 1)::timestamptz FROM unnest(ARRAY[e1, e2, e3]) AS expires_on, unnest(ARRAY[30, 7, -1]) AS before
+     CASE WHEN reached >= 7 THEN (SELECT min(expires_on - before + $9::time) AT TIME ZONE ($8::text[])[1 + h % 10] FROM unnest(ARRAY[e1, e2, e3]) AS expires_on, unnest(ARRAY[30, 7, -1]) AS before
        WHERE expires_on - before > $2) END
    FROM scale_seed, LATERAL (SELECT at + CASE reached WHEN 1 THEN 0 WHEN 2 THEN o1 WHEN 3 THEN o2 WHEN 4 THEN o3 WHEN 5 THEN o4 ELSE o7 END
      * interval '1 second' AS last) progress`,
@@ -179,6 +185,10 @@ export async function seedScale(client: pg.Client, drivers: number, now: Date): 
     $4: texts(STEP_NAMES),
     $5: `ARRAY[${REMINDED.join(', ')}]`,
     $6: `ARRAY[${REMINDER_HOURS.join(', ')}]`,
+    $7: texts(STATES),
+    $8: texts(STATES.map(zoneOfState)),
+    // The hour of the day an expiry notice can first go: the same every day.
+    $9: `'${awake('2000-01-01', 0, loadNotices().reminders.quietHours).slice(11)}'::time`,
   };
   await client.query("SET session_replication_role = 'replica'");
   await client.query("SET work_mem = '128MB'");

@@ -169,6 +169,31 @@ describe('expiry notices', () => {
     expect(text.text).toMatch(/^Onramp: your proof of insurance expires on April 9, 2031\. Sign in to send the new one: http:\/\/[^\s]+\/sign-in$/);
     expect(sent.find((entry) => entry.to === spanish.email)!.subject).toBe('Tu comprobante de seguro vence el 9 de abril de 2031');
   });
+
+  it('are looked for again only when the next can go: the first hour out of the quiet hours on its day, in the driver’s state', async () => {
+    expect(loadNotices().reminders.quietHours).toEqual({ from: 21, until: 8 });
+    const newYork = await approved(dayAfter(31), { state: 'NY' });
+    const losAngeles = await approved(dayAfter(31), { state: 'CA' });
+    // 17:00 UTC: 7 am in Hawaii, whose notice is due today but waits for 8 am.
+    const hawaiian = await approved(dayAfter(30), { state: 'HI' });
+    at(T0);
+    await pass();
+    const lookAgain = async (driver: Seeded) =>
+      (await server.db.query<{ at: Date }>('SELECT expiry_check_at AS at FROM driver_progress WHERE driver_id = $1', [driver.id])).rows[0]!.at.toISOString();
+    // 8 am the next day: daylight time in New York (UTC−4) and Los Angeles (UTC−7); Hawaii has none (UTC−10).
+    expect(await lookAgain(newYork)).toBe(`${dayAfter(1)}T12:00:00.000Z`);
+    expect(await lookAgain(losAngeles)).toBe(`${dayAfter(1)}T15:00:00.000Z`);
+    expect(await lookAgain(hawaiian)).toBe(`${dayAfter(0)}T18:00:00.000Z`);
+    // A minute before, a pass finds nothing due; at that hour the notice goes.
+    at(Date.parse(`${dayAfter(1)}T11:59:00Z`));
+    await pass();
+    expect(await notices(newYork)).toEqual({});
+    expect(await lookAgain(newYork)).toBe(`${dayAfter(1)}T12:00:00.000Z`);
+    at(Date.parse(`${dayAfter(1)}T12:00:00Z`));
+    await pass();
+    expect(await notices(newYork)).toEqual({ 'documentExpiring email': 1 });
+    expect(await notices(losAngeles)).toEqual({});
+  });
 });
 
 describe('a document that expires unreplaced', () => {

@@ -78,6 +78,14 @@ describe('at scale (PostgreSQL)', { tags: ['postgresql'], timeout: 600_000 }, ()
     expect(wholeTables(plans)).toEqual([]);
   });
 
+  it('the document expiries pass leaves no driver to read until a notice of theirs can go', async () => {
+    await server.app.expiries.noticeDue();
+    const { rows } = await client.query<{ count: number }>('SELECT count(*)::int AS count FROM driver_progress WHERE expiry_check_at <= $1', [
+      server.app.now(),
+    ]);
+    expect(rows[0]!.count).toBe(0);
+  });
+
   it.each([
     ['the first page', '/admin/people'],
     ['the drivers who signed up last month', `/admin/people?from=${lastMonth.from}&to=${lastMonth.to}`],

@@ -64,6 +64,18 @@ interface Candidate {
   check_at: string;
 }
 
+/** The hours of a day, as the quiet hours count them. */
+const HOURS = Array.from({ length: 24 }, (_, hour) => hour);
+
+/**
+ * The first hour out of the `quiet` hours from `hour` (0–24) on `day`, as a wall clock reads it
+ * ("YYYY-MM-DDTHH:00"): when an expiry notice can go. Some hour of each day is out of them.
+ */
+export function awake(day: string, hour: number, quiet: { from: number; until: number }): string {
+  const first = HOURS.find((each) => each >= hour && !isQuiet(each, quiet));
+  return first === undefined ? awake(addDays(day, 1), 0, quiet) : `${day}T${String(first).padStart(2, '0')}:00`;
+}
+
 /** Drivers read at a time; a pass reads batch after batch of those it is to look at. */
 const BATCH = 500;
 
@@ -177,38 +189,43 @@ export const expiriesPlugin = fp(
           reminders.stateAnswer.step,
           reminders.stateAnswer.field,
         ]);
-        /** When to look at each driver looked at again (null: not until they change something), unless they changed something meanwhile. */
-        const looked = new Map<string, { at: string | null; seen: string }>();
-        const waiting = new Set<string>();
+        /**
+         * When to look at each driver looked at again, as the wall-clock hour in their zone (null: not
+         * until they change something), unless they changed something meanwhile.
+         */
+        const looked = new Map<string, { at: string | null; zone: string; seen: string }>();
         for (const candidate of rows) {
-          if (!looked.has(candidate.id)) looked.set(candidate.id, { at: null, seen: candidate.check_at });
-          if (!candidate.watched || candidate.expires_on === null) continue;
           const zone = zoneOfState(candidate.state);
+          if (!looked.has(candidate.id)) looked.set(candidate.id, { at: null, zone, seen: candidate.check_at });
+          const earliest = looked.get(candidate.id)!;
+          if (!candidate.watched || candidate.expires_on === null) continue;
           const days = daysUntil(candidate.expires_on, dayIn(zone, now));
           if (days === null) continue;
           const due = noticeDue(days, expiries.daysBefore);
           let told = candidate.sent;
           if (due && !told.includes(due.notice)) {
-            // In the driver's quiet hours the notice waits: the next pass looks again.
-            if (isQuiet(hourIn(zone, now), reminders.quietHours)) {
-              waiting.add(candidate.id);
+            // In the driver's quiet hours the notice waits: the pass looks again when they end.
+            const hour = hourIn(zone, now);
+            if (isQuiet(hour, reminders.quietHours)) {
+              const at = awake(dayIn(zone, now), hour + 1, reminders.quietHours);
+              if (earliest.at === null || at < earliest.at) earliest.at = at;
               continue;
             }
             if (await send({ ...candidate, expires_on: candidate.expires_on }, due, now)) sent += 1;
             told = [...told, ...due.earlier, due.notice];
           }
-          // The day before (UTC) the next notice's day: every driver's day is within a day of UTC's.
+          // The first hour the next notice can go: its day's first hour out of the quiet hours, in the driver's zone.
           const next = nextNoticeDay(candidate.expires_on, expiries.daysBefore, told);
-          const at = next && `${addDays(next, -1)}T00:00:00.000Z`;
-          const earliest = looked.get(candidate.id)!;
+          const at = next && awake(next, 0, reminders.quietHours);
           if (at && (earliest.at === null || at < earliest.at)) earliest.at = at;
         }
-        const again = [...looked].filter(([id]) => !waiting.has(id));
+        // Each wall-clock hour becomes its instant in the driver's zone in PostgreSQL, which knows each zone's offsets on each day.
+        const again = [...looked];
         await app.db.query(
-          `UPDATE driver_progress p SET expiry_check_at = looked.at
-           FROM unnest($1::uuid[], $2::timestamptz[], $3::text[]) AS looked (id, at, seen)
+          `UPDATE driver_progress p SET expiry_check_at = looked.at::timestamp AT TIME ZONE looked.zone
+           FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[]) AS looked (id, at, zone, seen)
            WHERE p.driver_id = looked.id AND p.expiry_check_at = looked.seen::timestamptz`,
-          [again.map(([id]) => id), again.map(([, each]) => each.at), again.map(([, each]) => each.seen)],
+          [again.map(([id]) => id), again.map(([, each]) => each.at), again.map(([, each]) => each.zone), again.map(([, each]) => each.seen)],
         );
         if (looked.size < BATCH) return sent;
         after = rows[rows.length - 1];
