@@ -116,20 +116,25 @@ const SEED_SQL = (drivers: number) => [
      CASE WHEN reached = 6 THEN jsonb_build_array(jsonb_build_object('step', 'addVehicle', 'field', 'plateNumber',
        'reason', (ARRAY['The plate is not readable', 'Blurry photo', 'Insurance card expired'])[1 + h % 3])) ELSE '[]' END
    FROM scale_seed WHERE reached >= 7 OR (reached = 6 AND status = 'rejected')`,
-  `INSERT INTO progress_steps (step) SELECT step FROM unnest($3::text[]) WITH ORDINALITY AS s (step, n) ORDER BY n`,
+  // As the server writes the funnel's order at start (lib/funnelOrder.ts), if it has not yet.
+  `INSERT INTO progress_steps (step, funnel_index) SELECT step, n - 1 FROM unnest($3::text[]) WITH ORDINALITY AS s (step, n) ORDER BY n
+   ON CONFLICT (step) DO NOTHING`,
   // When the reminder and expiry passes look at each driver next, as they left it: when their next
   // reminder falls due, and the first hour their documents' next notice can go, in their state (migration 025).
-  `INSERT INTO driver_progress (driver_id, signed_up_at, provider, locale, passed, remind_check_at, expiry_check_at)
-   SELECT id, at, provider, locale, ARRAY[0, CASE WHEN reached > 1 THEN o1 END, CASE WHEN reached > 2 THEN o2 END, CASE WHEN reached > 3 THEN o3 END,
-     CASE WHEN reached > 4 THEN o4 END, CASE WHEN reached > 5 THEN o5 END, CASE WHEN reached > 6 AND status = 'approved' THEN o6 END,
-     CASE WHEN reached > 7 THEN o7 END, CASE WHEN reached > 8 THEN o8 END],
+  // Where each stopped, as record_driver_progress writes it (migration 027).
+  `INSERT INTO driver_progress (driver_id, signed_up_at, provider, locale, passed, stopped_after, stopped_since, remind_check_at, expiry_check_at)
+   SELECT id, at, provider, locale, times.passed, stop.stopped_after, stop.stopped_since,
      (SELECT min(last + hours * interval '1 hour') FROM unnest($6::int[]) AS hours
       WHERE reached = ANY ($5::int[]) AND status <> 'rejected' AND h % 50 <> 7
         AND last + hours * interval '1 hour' > $1 AND last + hours * interval '1 hour' < at + interval '90 days'),
      CASE WHEN reached >= 7 THEN (SELECT min(expires_on - before + $9::time) AT TIME ZONE ($8::text[])[1 + h % 10] FROM unnest(ARRAY[e1, e2, e3]) AS expires_on, unnest(ARRAY[30, 7, -1]) AS before
        WHERE expires_on - before > $2) END
    FROM scale_seed, LATERAL (SELECT at + CASE reached WHEN 1 THEN 0 WHEN 2 THEN o1 WHEN 3 THEN o2 WHEN 4 THEN o3 WHEN 5 THEN o4 ELSE o7 END
-     * interval '1 second' AS last) progress`,
+     * interval '1 second' AS last) progress,
+     LATERAL (SELECT ARRAY[0, CASE WHEN reached > 1 THEN o1 END, CASE WHEN reached > 2 THEN o2 END, CASE WHEN reached > 3 THEN o3 END,
+       CASE WHEN reached > 4 THEN o4 END, CASE WHEN reached > 5 THEN o5 END, CASE WHEN reached > 6 AND status = 'approved' THEN o6 END,
+       CASE WHEN reached > 7 THEN o7 END, CASE WHEN reached > 8 THEN o8 END] AS passed) times,
+     LATERAL funnel_stop(at, times.passed) stop`,
   // Each reminder that fell due while the driver stood at a reminded step, sent then (never past 90 days after sign-up).
   `INSERT INTO reminders_sent (driver_id, step, reminder, sent_at)
    SELECT id, ($4::text[])[reached + 1], reminder - 1, due
@@ -174,8 +179,10 @@ const SEED_SQL = (drivers: number) => [
  */
 export async function seedScale(client: pg.Client, drivers: number, now: Date): Promise<{ seed: number; vacuum: number }> {
   const started = performance.now();
-  const { rows } = await client.query<{ count: number }>('SELECT count(*)::int AS count FROM progress_steps');
-  if (rows[0]!.count !== 0) throw new Error('The scale seed numbers progress_steps itself: it needs a database with no progress recorded yet.');
+  // The drivers' times are arrays numbered as PROGRESS_STEPS: none numbered yet, or numbered so (as a server started on an empty database numbers them).
+  const { rows } = await client.query<{ id: number; step: string }>('SELECT id, step FROM progress_steps ORDER BY id');
+  if (rows.some((row, index) => row.id !== index + 1 || row.step !== PROGRESS_STEPS[index]))
+    throw new Error('The scale seed numbers progress_steps itself: it needs a database with no progress recorded yet.');
   // The statements' constants, written in (each statement takes only some of them).
   const texts = (values: string[]) => `ARRAY[${values.map((value) => `'${value}'`).join(', ')}]`;
   const constants: Record<string, string> = {

@@ -21,6 +21,8 @@ import { ADMIN_PREFIX } from './lib/routeTable.js';
 import { isWellFormedJson } from './lib/wellFormedText.js';
 import { resealLegacyAnswers } from './lib/answers.js';
 import { applyStepRenames } from './lib/stepRenames.js';
+import { writeFunnelOrder } from './lib/funnelOrder.js';
+import { funnelSteps } from '../shared/funnel.js';
 import { auditPlugin } from './plugins/audit.js';
 import { callReaderPlugin, type LiveEdits } from './plugins/callReader.js';
 import { clockPlugin } from './plugins/clock.js';
@@ -220,6 +222,14 @@ export async function buildApp(config: ServerConfig, options: AppOptions = {}): 
   app.addHook('onReady', async () => {
     const renamed = await applyStepRenames(app.db, app.cipher, flow.renamed ?? {}, app.now());
     if (renamed.length > 0) app.log.info({ renamed }, 'Moved the stored data of renamed steps');
+    // After the renames: the funnel's steps under their names now.
+    if (
+      await writeFunnelOrder(
+        app.db,
+        funnelSteps(flow).map((step) => step.recordedAs),
+      )
+    )
+      app.log.info('Wrote where each driver stopped in the funnel');
     const { resealed, unreadable } = await resealLegacyAnswers(app.db, app.cipher);
     if (resealed > 0) app.log.info({ steps: resealed }, 'Sealed moved answers field by field');
     if (unreadable > 0) app.log.warn({ steps: unreadable }, 'Moved answers sealed with a data key DATA_KEYS does not hold were left as they are');

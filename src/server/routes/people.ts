@@ -4,9 +4,9 @@
  * paged; GET /admin/people/:id/timeline is what happened to one of them, in time order, and the
  * reminders still due. Contracts: review.schema.json#/$defs/peopleQuery, peoplePage, timelinePage.
  *
- * Where a driver stopped is read from driver_progress (migration 013) as the insights read it
- * (lib/insights.ts): the step of the funnel after the last one they passed, since they passed that
- * one. So the list filtered by a step, a sign-up range, a method, a language and stalledDays holds
+ * Where a driver stopped is read from driver_progress, where it is kept with their times (migrations 013,
+ * 027) by the funnel the insights read (lib/insights.ts): the step of the funnel after the last one
+ * they passed, since they passed that one; indexed, so a filter by it reads only the drivers it holds. So the list filtered by a step, a sign-up range, a method, a language and stalledDays holds
  * exactly the drivers the insights count as stalled at that step. Each reading is in the audit record.
  *
  * Staff act on drivers from the list: GET /admin/people/download is the list as CSV (owners);
@@ -121,25 +121,16 @@ export function searchOf(q: string): { email: string } | { phone: string } | { t
 /** The drivers' columns, where they are and since when, that meet `filters` (conditions on those columns); `value` takes each value the statement needs. */
 function peopleSql(funnelNames: string[], value: (v: unknown) => string, filters: string[]): string {
   const times = funnelNames.map((name, index) => `p.passed[(SELECT s.id FROM progress_steps s WHERE s.step = ${value(name)})] AS t${index}`);
-  const last = `CASE ${funnelNames
-    .map((_, index) => funnelNames.length - 1 - index)
-    .map((index) => `WHEN t${index} IS NOT NULL THEN ${index}`)
-    .join(' ')} END`;
-  const lastTime = `CASE ${funnelNames
-    .map((_, index) => funnelNames.length - 1 - index)
-    .map((index) => `WHEN t${index} IS NOT NULL THEN t${index}`)
-    .join(' ')} END`;
   const { stateAnswer } = loadNotices().reminders;
   return `
   SELECT * FROM (
     SELECT d.id, d.review_name AS name, d.email, d.phone, p.provider, p.locale, p.signed_up_at, d.external_id,
       (SELECT a.answers ->> ${value(stateAnswer.field)} FROM step_answers a WHERE a.driver_id = d.id AND a.step = ${value(stateAnswer.step)}) AS state,
-      ${last} AS last,
-      p.signed_up_at + ${lastTime} * interval '1 second' AS since,
+      p.stopped_after AS last, p.stopped_since AS since,
       p.signed_up_at + greatest(${funnelNames.map((_, index) => `t${index}`).join(', ')}, 0) * interval '1 second' AS last_activity_at,
       CASE WHEN d.status = 'approved' THEN 'approved' WHEN d.status = 'rejected' THEN 'rejected'
-        WHEN d.is_session_complete THEN 'waitingReview' WHEN coalesce(${last}, 0) = 0 THEN 'signedUp' ELSE 'inProgress' END AS status
-    FROM (SELECT p.driver_id, p.signed_up_at, p.provider, p.locale, ${times.join(', ')} FROM driver_progress p) p
+        WHEN d.is_session_complete THEN 'waitingReview' WHEN coalesce(p.stopped_after, 0) = 0 THEN 'signedUp' ELSE 'inProgress' END AS status
+    FROM (SELECT p.driver_id, p.signed_up_at, p.provider, p.locale, p.stopped_after, p.stopped_since, ${times.join(', ')} FROM driver_progress p) p
     JOIN drivers d ON d.id = p.driver_id
   ) people
   ${filters.length > 0 ? `WHERE ${filters.join(' AND ')}` : ''}`;

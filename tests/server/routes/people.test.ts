@@ -3,6 +3,8 @@
 // GET /admin/people/:id/timeline; who may read them; a privacy officer's lookup by email or phone.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Insights, PeoplePage, PrivacyLookup, TimelinePage } from '../../../src/shared/review.js';
+import { writeFunnelOrder } from '../../../src/server/lib/funnelOrder.js';
+import { funnelSteps } from '../../../src/shared/funnel.js';
 import { seedDrivers, writeSeed, type SeedDriver } from '../../support/insightsSeed.js';
 import { bearer, completeProfile, json, staffKey, startTestServer, verifiedDriver, type TestServer } from '../../support/server.js';
 
@@ -176,5 +178,34 @@ describe('GET /admin/privacy/lookup', () => {
     const partial = await get('/admin/privacy/lookup?q=insights-people', officer.key);
     expect(partial.statusCode).toBe(400);
     expect(json(partial).message).toBe('Give the driver’s whole email or phone number: a request is matched exactly, never in part.');
+  });
+});
+
+describe('where drivers stopped, when the funnel changes', () => {
+  it('is written again at start for every driver, and the list filtered by a step still holds whom the insights count there', async () => {
+    // As another funnel order left it: each step elsewhere in the funnel, each driver's stop by that order.
+    await server.db.query('UPDATE progress_steps SET funnel_index = 100 - funnel_index');
+    await server.db.query('UPDATE driver_progress SET stopped_after = 0, stopped_since = signed_up_at');
+    expect(
+      await writeFunnelOrder(
+        server.db,
+        funnelSteps(server.app.callReader.flow).map((step) => step.recordedAs),
+      ),
+    ).toBe(true);
+    const query = `${seedRange()}&stalledDays=3`;
+    const insights = json<Insights>(await get(`/admin/insights?${query}`));
+    for (const step of insights.steps.slice(1)) {
+      const page = json<PeoplePage>(await get(`/admin/people?${query}&step=${step.step}&limit=200`));
+      expect(page.total).toBe(step.stalled);
+      for (const driver of page.drivers) expect(driver.stoppedAt).toBe(step.label);
+    }
+    expect(insights.steps.slice(1).some((step) => step.stalled! > 0)).toBe(true);
+    // Started again with the same order: nothing to write.
+    expect(
+      await writeFunnelOrder(
+        server.db,
+        funnelSteps(server.app.callReader.flow).map((step) => step.recordedAs),
+      ),
+    ).toBe(false);
   });
 });
