@@ -160,7 +160,9 @@ const SEED_SQL = (drivers: number) => [
    WHERE reached > passed`,
   `INSERT INTO audit_events (at, actor, action, driver_id, details)
    SELECT reviewed_at, reviewed_by, 'driver.' || decision, driver_id, '{}' FROM driver_reviews`,
-  `INSERT INTO webhook_endpoints (url, secret, created_at, updated_at) VALUES ('https://hooks.scale.example/onramp', '\\x00', $1::timestamptz - interval '731 days', $1)`,
+  // Turned off by its owner: its history stays, and nothing new goes to it (its secret is no sealed one).
+  `INSERT INTO webhook_endpoints (url, secret, created_at, updated_at, disabled_at, disabled_reason)
+   VALUES ('https://hooks.scale.example/onramp', '\\x00', $1::timestamptz - interval '731 days', $1, $1, 'owner')`,
   `INSERT INTO webhook_events (id, driver_id, type, sequence, payload, created_at)
    SELECT 'msg_scale_' || g || '_' || event.sequence, id, event.type, event.sequence, event.payload, at + seconds * interval '1 second'
    FROM scale_seed, LATERAL (VALUES (1, 'driver.signed_up', jsonb_build_object('provider', provider), 0),
@@ -247,10 +249,11 @@ export async function readAtScale(app: FastifyInstance, client: pg.Client) {
       const response = await app.inject({ method: 'GET', url, headers });
       if (response.statusCode !== 200) throw new Error(`GET ${url}: ${response.statusCode} ${response.body}`);
     }).catch(() => Number.NaN);
-  // A driver waiting 50,000 deep in the queue: the deep page's cursor, and whom the searches and the driver's pages look for.
+  // A driver waiting 50,000 deep in the queue (half-way down a shorter one): the deep page's cursor, and whom the searches and the driver's pages look for.
   const { rows } = await client.query<{ key: string; id: string; email: string; phone: string }>(
     `SELECT to_char(submitted_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS key, id, email, phone FROM drivers
-     WHERE status = 'pending' AND submitted_at IS NOT NULL ORDER BY submitted_at, id OFFSET 50000 LIMIT 1`,
+     WHERE status = 'pending' AND submitted_at IS NOT NULL ORDER BY submitted_at, id
+     OFFSET least(50000, (SELECT count(*) / 2 FROM drivers WHERE status = 'pending' AND submitted_at IS NOT NULL)) LIMIT 1`,
   );
   const deep = rows[0]!;
   const now = app.now();
