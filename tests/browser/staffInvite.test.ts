@@ -87,6 +87,7 @@ describe('a person an owner adds', () => {
 
     // Signed out, they sign in with the password they chose; a wrong one is refused.
     await phone.getByRole('button', { name: 'Sign out' }).click();
+    await phone.getByText('You are signed out.').waitFor();
     await signInAsStaff(phone, { email: invitee, password: 'not the password at all' });
     await expect(phone.getByRole('alert').textContent()).resolves.toBe('The email or password is not right.');
     await signInAsStaff(phone, { email: invitee, password: PASSWORD });

@@ -87,8 +87,9 @@ export async function openResumeLink(journey: Journey, page: Page, driverId: str
 
 /** Signs a staff member in on /admin (or the studio) with their email and password, as they would. */
 export async function signInAsStaff(page: Page, staff: { email: string; password: string }): Promise<void> {
-  await page.getByLabel('Email').fill(staff.email);
-  await page.getByLabel('Password').fill(staff.password);
+  // Exactly these labels: a section's search ("Name, exact email or phone…") is no sign-in field.
+  await page.getByLabel('Email', { exact: true }).fill(staff.email);
+  await page.getByLabel('Password', { exact: true }).fill(staff.password);
   await page.getByRole('button', { name: /^(Sign in|Open the studio)$/ }).click();
 }
 
