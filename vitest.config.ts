@@ -63,6 +63,10 @@ export default defineConfig({
     // What a page or a server does in the background gets the time a busy two-core machine needs, not 1 s.
     expect: { poll: { timeout: scaled(15_000) } },
     sequence: { sequencer: ProjectSequencer },
+    // The server's step drawings (build/ssr/render.mjs, a megabyte of built code) load as Node loads
+    // them in production, not through vitest's transform: that took a file's first drawn page from
+    // under 2 s to 12 s on a busy machine, in every worker and every content folder's build.
+    server: { deps: { external: [/\/build\/ssr\//] } },
     // Measured by `npm test` (`vitest run --coverage`), not by a single file or project run: V8's own
     // counters in the test workers (and the server the browser journeys talk to, which runs in
     // theirs), none in Chromium's pages nor in the processes the tests start (docs/testing.md).

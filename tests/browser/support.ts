@@ -102,8 +102,25 @@ export async function latestCode(baseUrl: string, channel: 'email' | 'sms', to: 
   return entry.code;
 }
 
-/** A real JPEG photo, drawn by the browser itself (a 1200×900 gradient with shapes). */
-export async function makePhoto(page: Page, label: string): Promise<Buffer> {
+/** The photos drawn so far, by label: the same label draws the same picture. */
+const photos = new Map<string, Promise<Buffer>>();
+
+/**
+ * A real JPEG photo, drawn by the browser itself (a 1200×900 gradient with shapes), once per label
+ * in the worker: drawing and encoding one cost the page a third of a second of a busy machine's time.
+ */
+export function makePhoto(page: Page, label: string): Promise<Buffer> {
+  let photo = photos.get(label);
+  if (!photo) {
+    photo = drawPhoto(page, label);
+    // A page closed while drawing leaves nothing to reuse.
+    photo.catch(() => photos.delete(label));
+    photos.set(label, photo);
+  }
+  return photo;
+}
+
+async function drawPhoto(page: Page, label: string): Promise<Buffer> {
   const dataUrl = await page.evaluate((text) => {
     const canvas = document.createElement('canvas');
     canvas.width = 1200;
@@ -211,7 +228,8 @@ const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core
  * violation of any impact. Run through the debugging protocol, so the page's CSP does not apply.
  */
 export async function axeViolations(page: Page): Promise<string[]> {
-  await page.evaluate(AXE_SOURCE);
+  // Once per document: a page checked at two widths has it already.
+  if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(AXE_SOURCE);
   return page.evaluate(async () => {
     const axe = (
       window as unknown as { axe: { run(context: Document): Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }> } }
