@@ -45,6 +45,7 @@ import { retentionPlugin } from './plugins/retention.js';
 import { apiPathTestOf, apiPlugin } from './routes/api.js';
 import { staticRoutes } from './routes/static.js';
 import { API_DOCS_PATH } from './plugins/openApi.js';
+import { memoizedSerializers } from './lib/responseSerializers.js';
 
 export interface AppOptions {
   /** The clock for code and session expiry (tests move it instead of sleeping). */
@@ -127,6 +128,7 @@ export async function buildApp(config: ServerConfig, options: AppOptions = {}): 
     pluginTimeout: 60_000,
     bodyLimit: JSON_BODY_LIMIT,
     requestTimeout: 120_000,
+    schemaController: { compilersFactory: { buildSerializer: memoizedSerializers } },
   });
 
   const flow = loadFlow();
