@@ -70,10 +70,23 @@ describe('the browser bundle', () => {
         'radioWidget',
         'rangeWidget',
         'ratingWidget',
+        'replacedByOurs',
         'textareaWidget',
         'timeWidgets',
       ].map((part) => `rjsf-part-left-out:${part}`),
     );
+  });
+
+  it("leaves rjsf's own templates and select, which every form is given ours in place of, out of the browser", () => {
+    const inputs = outputs.flatMap(([file]) => inputsOf(file));
+    expect(
+      inputs.filter((input) => /@rjsf\/core\/lib\/components\/(templates\/(ErrorList|FieldErrorTemplate|TitleField)|widgets\/SelectWidget)\.js$/.test(input)),
+    ).toEqual([]);
+  });
+
+  it("leaves what a step shows only once it was sent (the journey's end, the sign-in asked for again) out of the first visit to /signup", () => {
+    const inputs = signupFiles().flatMap(inputsOf);
+    expect(inputs.filter((input) => /src\/client\/form\/(CompletionView|SignInAgainDialog)\.tsx$/.test(input))).toEqual([]);
   });
 
   it('sends at most 170 KB gzip of JavaScript on a first visit to /signup', () => {
