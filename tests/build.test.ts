@@ -40,11 +40,11 @@ describe('the browser bundle', () => {
     expect(compiler).toEqual([]);
   });
 
-  it('leaves out what no page reads: the flow file’s "$comment"s, and fast-uri (no "$ref" reaches the browser)', () => {
+  it('leaves out what no page reads: the flow file’s "$comment"s, and fast-uri and jsonpointer (no "$ref" reaches the browser)', () => {
     const flowScripts = outputs.filter(([file]) => inputsOf(file).some((input) => input.endsWith('flows/onboarding.flow.json'))).map(([file]) => file);
     expect(flowScripts).not.toEqual([]);
     for (const file of flowScripts) expect(readFileSync(join(PROJECT_ROOT, file), 'utf8'), file).not.toContain('$comment');
-    expect(outputs.flatMap(([file]) => inputsOf(file).filter((input) => input.includes('node_modules/fast-uri/')))).toEqual([]);
+    expect(outputs.flatMap(([file]) => inputsOf(file).filter((input) => /node_modules\/(fast-uri|jsonpointer)\//.test(input)))).toEqual([]);
   });
 
   it('leaves out the parts of rjsf no form calls for: the allOf merger, arrays, oneOf and anyOf, the layout grid, the widgets no field draws (forms given some bring them back: tests/server/contentFolder.test.ts)', () => {
@@ -104,6 +104,10 @@ describe('the browser bundle', () => {
         chunk,
       ).toBe(true);
     }
+  });
+
+  it('gives swr and wouter React’s own useSyncExternalStore, with no shim for older Reacts', () => {
+    expect(outputs.flatMap(([file]) => inputsOf(file).filter((input) => input.includes('node_modules/use-sync-external-store/')))).toEqual([]);
   });
 
   it('runs on React’s own react-dom, with no other runtime in the browser', () => {
