@@ -40,11 +40,11 @@ describe('the browser bundle', () => {
     expect(compiler).toEqual([]);
   });
 
-  it('leaves out what no page reads: the flow file’s "$comment"s, and fast-uri (no "$ref" reaches the browser)', () => {
+  it('leaves out what no page reads: the flow file’s "$comment"s, and fast-uri and jsonpointer (no "$ref" reaches the browser)', () => {
     const flowScripts = outputs.filter(([file]) => inputsOf(file).some((input) => input.endsWith('flows/onboarding.flow.json'))).map(([file]) => file);
     expect(flowScripts).not.toEqual([]);
     for (const file of flowScripts) expect(readFileSync(join(PROJECT_ROOT, file), 'utf8'), file).not.toContain('$comment');
-    expect(outputs.flatMap(([file]) => inputsOf(file).filter((input) => input.includes('node_modules/fast-uri/')))).toEqual([]);
+    expect(outputs.flatMap(([file]) => inputsOf(file).filter((input) => /node_modules\/(fast-uri|jsonpointer)\//.test(input)))).toEqual([]);
   });
 
   it('leaves out the parts of rjsf no form calls for: the allOf merger, arrays, oneOf and anyOf, the layout grid, the widgets no field draws (forms given some bring them back: tests/server/contentFolder.test.ts)', () => {
@@ -70,10 +70,23 @@ describe('the browser bundle', () => {
         'radioWidget',
         'rangeWidget',
         'ratingWidget',
+        'replacedByOurs',
         'textareaWidget',
         'timeWidgets',
       ].map((part) => `rjsf-part-left-out:${part}`),
     );
+  });
+
+  it("leaves rjsf's own templates and select, which every form is given ours in place of, out of the browser", () => {
+    const inputs = outputs.flatMap(([file]) => inputsOf(file));
+    expect(
+      inputs.filter((input) => /@rjsf\/core\/lib\/components\/(templates\/(ErrorList|FieldErrorTemplate|TitleField)|widgets\/SelectWidget)\.js$/.test(input)),
+    ).toEqual([]);
+  });
+
+  it("leaves what a step shows only once it was sent (the journey's end, the sign-in asked for again) out of the first visit to /signup", () => {
+    const inputs = signupFiles().flatMap(inputsOf);
+    expect(inputs.filter((input) => /src\/client\/form\/(CompletionView|SignInAgainDialog)\.tsx$/.test(input))).toEqual([]);
   });
 
   it('sends at most 170 KB gzip of JavaScript on a first visit to /signup', () => {
@@ -91,6 +104,10 @@ describe('the browser bundle', () => {
         chunk,
       ).toBe(true);
     }
+  });
+
+  it('gives swr and wouter React’s own useSyncExternalStore, with no shim for older Reacts', () => {
+    expect(outputs.flatMap(([file]) => inputsOf(file).filter((input) => input.includes('node_modules/use-sync-external-store/')))).toEqual([]);
   });
 
   it('runs on React’s own react-dom, with no other runtime in the browser', () => {

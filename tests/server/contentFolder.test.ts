@@ -237,9 +237,18 @@ describe('a form given an "allOf", an "anyOf", an array and a time of day', () =
       }
       // Those no form calls for are still left out.
       expect(inputs.filter((input) => input.startsWith('rjsf-part-left-out:')).sort()).toEqual(
-        ['altDateWidgets', 'checkboxesWidget', 'colorWidget', 'fileWidget', 'layoutGrid', 'radioWidget', 'rangeWidget', 'ratingWidget', 'textareaWidget'].map(
-          (part) => `rjsf-part-left-out:${part}`,
-        ),
+        [
+          'altDateWidgets',
+          'checkboxesWidget',
+          'colorWidget',
+          'fileWidget',
+          'layoutGrid',
+          'radioWidget',
+          'rangeWidget',
+          'ratingWidget',
+          'replacedByOurs',
+          'textareaWidget',
+        ].map((part) => `rjsf-part-left-out:${part}`),
       );
       const page = (await server.app.inject({ method: 'GET', url: '/signup', headers: { accept: 'text/html' } })).body;
       expect(page).toContain('id="root_email"');

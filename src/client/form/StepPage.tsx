@@ -12,10 +12,8 @@ import { buildPayload, stepSchemaName, type Completion, type FormStep, type Step
 import { useValuesSelection } from '../../../widgets/formValues.js';
 import { clearPhoto } from '../../../widgets/photoStore.js';
 import { callApi } from '../runtime/api.js';
-import { CompletionView } from './CompletionView.js';
 import { callByName, flow, routeOf } from '../runtime/flow.js';
 import { PasswordReset } from './PasswordReset.js';
-import { SignInAgainDialog } from './SignInAgainDialog.js';
 import { loadSocialSignIn, SocialSignIn } from './socialSignInChunk.js';
 import { StepLinks } from '../ui/StepLinks.js';
 import { browserLookup, guardRedirect, submitStep, type Navigation } from '../runtime/stepFlow.js';
@@ -29,9 +27,26 @@ import { listPreloads } from '../../../widgets/index.js';
 import { useDraft, useDraftSaving, type OpenedDraft } from './useDraft.js';
 import { useStepFormState } from './useStepFormState.js';
 import { PageSuspense } from '../ui/PageSuspense.js';
+import { preloadable } from '../ui/preloadable.js';
 import { useStoredAnswers, type StoredAnswers } from './useStoredAnswers.js';
 import { onServer, typedWhileHydrating, useHydrated } from '../runtime/serverPage.js';
 import { reportFault } from '../runtime/faults.js';
+
+/**
+ * What a step shows only once it was sent (the journey's end, a sign-in asked for again): not in
+ * the scripts the page is drawn and hydrated with, loaded once it is the driver's (FilledStepForm),
+ * and waited for before it shows, should the driver send sooner.
+ */
+const completionView = preloadable(
+  () => import('./CompletionView.js'),
+  (module) => module.CompletionView,
+);
+const signInAgainDialog = preloadable(
+  () => import('./SignInAgainDialog.js'),
+  (module) => module.SignInAgainDialog,
+);
+const CompletionView = completionView.Component;
+const SignInAgainDialog = signInAgainDialog.Component;
 
 export function StepPage({ id, step }: { id: string; step: FormStep }) {
   const [, navigate] = useLocation();
@@ -118,6 +133,10 @@ function FilledStepForm({ id, step, form, stored, opened }: FilledStepFormProps)
   const [waiting, setWaiting] = useState<{ answers: StepValues; reason: string }>();
 
   const go = useCallback((navigation: Navigation) => navigate(navigation.to, { state: navigation.state }), [navigate]);
+  // After the first commit (hydration's, on a drawn page): never before the page is the driver's.
+  useEffect(() => {
+    void Promise.all([completionView.load(), signInAgainDialog.load()]).catch(() => undefined);
+  }, []);
 
   const send = async (submitted: StepValues) => {
     setBusy(true);
@@ -132,9 +151,12 @@ function FilledStepForm({ id, step, form, stored, opened }: FilledStepFormProps)
         for (const field of Object.keys(form.schema.properties ?? {})) clearPhoto(field);
         await draft.sent(driverBefore);
         if (outcome.successToast) toast.success(outcome.successToast);
-        if ('completion' in outcome) setCompletion(outcome.completion);
-        else go(outcome.navigation);
+        if ('completion' in outcome) {
+          await completionView.load();
+          setCompletion(outcome.completion);
+        } else go(outcome.navigation);
       } else if (outcome.signInAgain) {
+        await signInAgainDialog.load();
         setWaiting({ answers: submitted, reason: outcome.message });
       } else {
         toast.error(outcome.message);

@@ -6,7 +6,7 @@ import { CLIENT, CLIENT_ENTRY } from './paths.js';
 import { projectPlugin } from './projectPlugin.js';
 import { rjsfPartsPlugin } from './rjsfParts.js';
 import { sharedChunkPlugin } from './sharedChunk.js';
-import { markdownStubPlugin, uriStubPlugin } from './stubs.js';
+import { markdownStubPlugin, refStubPlugin, syncExternalStorePlugin } from './stubs.js';
 import { CONTENT_ROOT, DIST, PROJECT_ROOT, SSR_BUNDLE } from '../projectFiles.js';
 
 /**
@@ -41,7 +41,14 @@ export function clientContext(forms: () => GeneratedForms) {
     logLevel: 'warning',
     // The generated forms may sit in a copy of the project (ONRAMP_CONTENT_DIR) with no node_modules.
     nodePaths: [join(PROJECT_ROOT, 'node_modules')],
-    plugins: [sharedChunkPlugin(), projectPlugin(() => forms().loader), markdownStubPlugin, uriStubPlugin, rjsfPartsPlugin(() => forms().rjsfParts)],
+    plugins: [
+      sharedChunkPlugin(),
+      projectPlugin(() => forms().loader),
+      markdownStubPlugin,
+      refStubPlugin,
+      syncExternalStorePlugin,
+      rjsfPartsPlugin(() => forms().rjsfParts),
+    ],
   });
 }
 

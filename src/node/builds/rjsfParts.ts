@@ -64,6 +64,9 @@ const RJSF_PARTS = {
     calledFor: mentions('time', 'datetime', 'date-time', 'TimeWidget', 'DateTimeWidget'),
   },
   colorWidget: { modules: /^\.\/ColorWidget\.js$/, calledFor: mentions('color', 'ColorWidget') },
+  // rjsf's own that every form in the browser is given ours in place of (StepFormView.tsx: the
+  // templates of templates.tsx, the select of widgets/index.ts): no form draws them.
+  replacedByOurs: { modules: /^\.\/(ErrorList|FieldErrorTemplate|TitleField|SelectWidget)\.js$/, calledFor: () => false },
 } as const;
 export type RjsfPart = keyof typeof RJSF_PARTS;
 

@@ -1,4 +1,4 @@
-/** Packages rjsf imports that the browser does without, each bundled as a stub of the client's. */
+/** Packages the browser does without (rjsf's, swr's and wouter's), each bundled as a stub of the client's. */
 import { join } from 'node:path';
 import type * as esbuild from 'esbuild';
 import { CLIENT } from './paths.js';
@@ -11,10 +11,18 @@ export const markdownStubPlugin: esbuild.Plugin = {
   },
 };
 
-/** fast-uri, which @rjsf/utils imports to resolve a "$ref" against its "$id", replaced by a stub: no "$ref" reaches the browser (src/client/app/uriStub.ts). */
-export const uriStubPlugin: esbuild.Plugin = {
-  name: 'uri-stub',
+/** fast-uri and jsonpointer, which @rjsf/utils imports to resolve a "$ref", replaced by a stub: no "$ref" reaches the browser (src/client/app/refStub.ts). */
+export const refStubPlugin: esbuild.Plugin = {
+  name: 'ref-stub',
   setup(build) {
-    build.onResolve({ filter: /^fast-uri$/ }, () => ({ path: join(CLIENT, 'app', 'uriStub.ts') }));
+    build.onResolve({ filter: /^(fast-uri|jsonpointer)$/ }, () => ({ path: join(CLIENT, 'app', 'refStub.ts') }));
+  },
+};
+
+/** use-sync-external-store's shim, which swr and wouter import, replaced by React's own hook, which the shim answers on React 19 (src/client/app/syncExternalStore.ts). */
+export const syncExternalStorePlugin: esbuild.Plugin = {
+  name: 'sync-external-store',
+  setup(build) {
+    build.onResolve({ filter: /^use-sync-external-store\/shim(\/index\.js)?$/ }, () => ({ path: join(CLIENT, 'app', 'syncExternalStore.ts') }));
   },
 };
