@@ -6,7 +6,7 @@ import { readdirSync } from 'node:fs';
 import pg from 'pg';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDb } from '../../src/server/db/db.js';
+import { openDb, POOL_SIZE } from '../../src/server/db/db.js';
 import { HOLDER_STATEMENT } from '../../src/server/plugins/sessions.js';
 import { PROJECT_ROOT } from '../../src/node/projectFiles.js';
 import { runningPostgres, type TestPostgres } from '../../tools/postgres.js';
@@ -295,6 +295,29 @@ describe('with DATABASE_URL (PostgreSQL)', { tags: ['postgresql'] }, () => {
     },
     scaled(60_000),
   );
+
+  it('says it is ready while every pooled connection is lent to a request: the probe waits behind none of them', async () => {
+    let done!: () => void;
+    const held = new Promise<void>((resolve) => {
+      done = resolve;
+    });
+    // Requests holding every connection of the pool, as a busy server's do.
+    const busy = Array.from({ length: POOL_SIZE }, () =>
+      server.app.db.transaction(async (tx) => {
+        await tx.query('SELECT 1');
+        await held;
+      }),
+    );
+    try {
+      await expect.poll(() => server.app.db.pools().queries).toMatchObject({ total: POOL_SIZE, idle: 0 });
+      const ready = await get('/readyz');
+      expect(ready.statusCode).toBe(200);
+      expect(json(ready)).toEqual({ status: 'ready' });
+    } finally {
+      done();
+      await Promise.all(busy);
+    }
+  });
 
   it(
     'answers 503 within its time limits when the database stops answering, rather than hang',

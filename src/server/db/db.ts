@@ -35,6 +35,11 @@ export interface Db extends Queryable {
    * it fails later. Waits `waitMs` at most for another holder, then throws LockBusy.
    */
   withLock<R>(name: string, waitMs: number, work: () => Promise<R>): Promise<R>;
+  /**
+   * Whether the database answers, asked on a connection of its own: a busy server's readiness
+   * probe waits behind none of the requests it would let in, and says what the database does.
+   */
+  ping(): Promise<void>;
   /** Each pool's connections, by name: open, idle, and requests waiting for one. The embedded database has none: one session in this process. */
   pools(): Readonly<Record<string, PoolCounts>>;
   close(): Promise<void>;
@@ -117,6 +122,9 @@ export async function openPglite(dir: string | null): Promise<Db> {
       await pglite.exec(sql);
     },
     withLock: processLocks(),
+    ping: async () => {
+      await query('SELECT 1');
+    },
     pools: () => ({}),
     close: () => pglite.close(),
   };
@@ -213,10 +221,10 @@ const LOCK_NOT_AVAILABLE = '55P03';
 const countsOf = (pool: pg.Pool): PoolCounts => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount });
 
 function openPostgres(url: string, onPoolError: (error: Error) => void): Db {
-  const poolOf = () => {
+  const poolOf = (max = POOL_SIZE) => {
     const pool = new pg.Pool({
       connectionString: url,
-      max: POOL_SIZE,
+      max,
       connectionTimeoutMillis: POSTGRES_TIMEOUTS.connect,
       statement_timeout: POSTGRES_TIMEOUTS.statement,
       query_timeout: POSTGRES_TIMEOUTS.query,
@@ -236,6 +244,7 @@ function openPostgres(url: string, onPoolError: (error: Error) => void): Db {
   // The connections that hold (or wait for) a lock while its work runs on the other pool: however
   // many requests wait for a lock, the queries of every other request still find a connection.
   const lockPool = poolOf();
+  const probePool = poolOf(1);
   const run = async <T>(client: pg.Pool | pg.PoolClient, sql: string, params: unknown[]) => {
     try {
       const result = await client.query(sql, params);
@@ -327,9 +336,12 @@ function openPostgres(url: string, onPoolError: (error: Error) => void): Db {
         client.release(broken);
       }
     },
+    ping: async () => {
+      await onLiveConnection(() => probePool.query('SELECT 1')).catch(unavailable);
+    },
     pools: () => ({ queries: countsOf(pool), locks: countsOf(lockPool) }),
     close: async () => {
-      await Promise.all([pool.end(), lockPool.end()]);
+      await Promise.all([pool.end(), lockPool.end(), probePool.end()]);
     },
   };
 }
