@@ -360,6 +360,9 @@ export async function soak({ drivers, minutes, calmSeconds }: SoakOptions): Prom
         postgres.stop();
         await sleep(PG_DOWN_MS);
         postgres.start();
+        // The servers said they were not ready while it was down: the fault lasts until the balancer
+        // sends one of them traffic again, as a server's restart lasts until it is taken back.
+        await Promise.any(names.map((name) => haproxy!.sentTraffic(name)));
       });
       await at(0.35);
       await during('mail server away', async () => {

@@ -184,6 +184,67 @@ describe('the phone code, through Twilio', () => {
   });
 });
 
+describe('the hourly limit of codes counts the codes that reached the driver', () => {
+  const NOT_SENT = { message: 'We could not send your code just now. Please tap Resend in a minute.' };
+  const TOO_MANY = { message: 'Too many codes were requested. Please wait an hour and try again.' };
+  const resend = (driver: TestDriver) =>
+    app.inject({ method: 'POST', url: '/auth/sendOTP', headers: bearer(driver.signUpToken), payload: { email: driver.email } });
+  /** Resends while the mail server is away: each is told to tap Resend in a minute. */
+  async function resendWhileMailIsAway(driver: TestDriver, times: number) {
+    await smtp.stop();
+    try {
+      for (let i = 0; i < times; i++) {
+        const response = await resend(driver);
+        expect(response.statusCode).toBe(503);
+        expect(json(response)).toEqual(NOT_SENT);
+      }
+    } finally {
+      await smtp.start();
+    }
+  }
+
+  it('does not lock out a driver who asks again and again while the mail server is away', async () => {
+    const driver = await signUpBySmtp();
+    await resendWhileMailIsAway(driver, 6);
+    const response = await resend(driver);
+    expect(response.statusCode).toBe(201);
+    expect(json(response)).toEqual({ success: true, message: 'We sent a new 4-digit code to your email.' });
+    const code = codeIn(mailTo(driver.email).at(-1)?.text ?? '');
+    expect((await validateEmailCode(app, driver, code)).statusCode).toBe(200);
+  });
+
+  it('still counts 5 codes delivered an hour, whatever failed between them', async () => {
+    const driver = await signUpBySmtp(); // the 1st delivered
+    for (let i = 0; i < 2; i++) expect((await resend(driver)).statusCode).toBe(201);
+    await resendWhileMailIsAway(driver, 2);
+    for (let i = 0; i < 2; i++) expect((await resend(driver)).statusCode).toBe(201);
+    const sixth = await resend(driver);
+    expect(sixth.statusCode).toBe(429);
+    expect(json(sixth)).toEqual(TOO_MANY);
+    expect(mailTo(driver.email)).toHaveLength(5);
+  });
+
+  it('counts a code still being sent: asking many times at once sends no more than 5', async () => {
+    const driver = await signUpBySmtp(); // the 1st delivered
+    const answers = await Promise.all(Array.from({ length: 6 }, () => resend(driver)));
+    expect(answers.map((answer) => answer.statusCode).sort()).toEqual([201, 201, 201, 201, 429, 429]);
+    expect(mailTo(driver.email)).toHaveLength(5);
+  });
+
+  it('counts every code asked for toward 20 an hour: making delivery fail gets nobody unlimited sends', async () => {
+    const driver = await verifiedBySmtp();
+    twilio.invalidNumbers.add(driver.phone);
+    for (let i = 0; i < 20; i++) {
+      const response = await sendPhoneCode(driver);
+      expect(response.statusCode).toBe(400);
+      expect(json(response)).toEqual({ message: 'Invalid Phone number provided. Please resignup.' });
+    }
+    const refused = await sendPhoneCode(driver);
+    expect(refused.statusCode).toBe(429);
+    expect(json(refused)).toEqual(TOO_MANY);
+  });
+});
+
 describe('notices', () => {
   /** A driver who verified email and phone and sent everything. */
   async function waitingDriver(): Promise<TestDriver> {

@@ -6,7 +6,7 @@ import { readdirSync } from 'node:fs';
 import pg from 'pg';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDb } from '../../src/server/db/db.js';
+import { openDb, POOL_SIZE } from '../../src/server/db/db.js';
 import { HOLDER_STATEMENT } from '../../src/server/plugins/sessions.js';
 import { PROJECT_ROOT } from '../../src/node/projectFiles.js';
 import { runningPostgres, type TestPostgres } from '../../tools/postgres.js';
@@ -26,6 +26,7 @@ import {
   type TestServer,
 } from '../support/server.js';
 import { scaled } from '../support/machineSpeed.js';
+import { startTcpProxy, type TcpProxy } from '../support/tcpProxy.js';
 
 const MIGRATIONS = join(PROJECT_ROOT, 'src', 'server', 'db', 'migrations');
 const UNAVAILABLE = { message: 'We can’t reach our records right now. Please try again in a minute.' };
@@ -295,6 +296,74 @@ describe('with DATABASE_URL (PostgreSQL)', { tags: ['postgresql'] }, () => {
     },
     scaled(60_000),
   );
+
+  describe('through a network that breaks connections', () => {
+    let proxy: TcpProxy;
+    let proxied: string;
+    beforeAll(async () => {
+      proxy = await startTcpProxy(Number(new URL(postgres.url).port));
+      const url = new URL(postgres.url);
+      url.port = String(proxy.port);
+      proxied = url.toString();
+    });
+    afterAll(() => proxy?.close());
+
+    it('opens another connection when one is reset as it opens: nothing was sent on it', async () => {
+      proxy.resetOpening(1);
+      const db = await openDb({ kind: 'postgres', url: proxied });
+      try {
+        expect((await db.query('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
+      } finally {
+        await db.close();
+      }
+    });
+
+    it('sends a read again on a new connection when its pooled one died while idle: the session lookup every signed-in request makes', async () => {
+      const db = await openDb({ kind: 'postgres', url: proxied });
+      try {
+        await db.query('SELECT 1');
+        proxy.killOpen();
+        expect((await db.prepared('one', 'SELECT 1 AS one', [])).rows).toEqual([{ one: 1 }]);
+      } finally {
+        await db.close();
+      }
+    });
+
+    it('does not send a write again when its connection breaks under it: it may have run', async () => {
+      const db = await openDb({ kind: 'postgres', url: proxied });
+      try {
+        await db.query('SELECT 1');
+        proxy.killOpen();
+        await expect(db.query('UPDATE drivers SET locale = locale WHERE false')).rejects.toThrow('The database is unavailable: read ECONNRESET');
+        expect((await db.query('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
+      } finally {
+        await db.close();
+      }
+    });
+  });
+
+  it('says it is ready while every pooled connection is lent to a request: the probe waits behind none of them', async () => {
+    let done!: () => void;
+    const held = new Promise<void>((resolve) => {
+      done = resolve;
+    });
+    // Requests holding every connection of the pool, as a busy server's do.
+    const busy = Array.from({ length: POOL_SIZE }, () =>
+      server.app.db.transaction(async (tx) => {
+        await tx.query('SELECT 1');
+        await held;
+      }),
+    );
+    try {
+      await expect.poll(() => server.app.db.pools().queries).toMatchObject({ total: POOL_SIZE, idle: 0 });
+      const ready = await get('/readyz');
+      expect(ready.statusCode).toBe(200);
+      expect(json(ready)).toEqual({ status: 'ready' });
+    } finally {
+      done();
+      await Promise.all(busy);
+    }
+  });
 
   it(
     'answers 503 within its time limits when the database stops answering, rather than hang',

@@ -8,8 +8,13 @@
  * - at most 5 wrong tries per code (then even the right code is refused until a new one is sent);
  * - at most 20 consecutive wrong codes per account and per destination, then 24 hours locked
  *   (NIST 800-63B §5.2.2; with 20 tries against 10,000 codes a guesser wins 0.2 % per lock);
- * - at most 5 sends per driver and channel an hour, and 10 per destination whichever account asks
- *   (so a second account can't use up the first one's sends, but nobody can flood a phone).
+ * - at most 5 codes delivered per driver and channel an hour, and 10 per destination whichever
+ *   account asks (so a second account can't use up the first one's sends, but nobody can flood a
+ *   phone). A code that never reached the driver (the address refused, the mail server or Twilio
+ *   away, its server stopped while sending it) does not count: a driver who asks again during an
+ *   outage is not locked out by it. A code still being sent counts, so asking many times at once
+ *   sends no more. Every code asked for, delivered or not, counts toward 20 an hour per driver and
+ *   channel: making delivery fail gets nobody unlimited sends.
  * Every counter lives in the database, so all server instances share it.
  */
 import type { Locale } from '../../shared/locales.js';
@@ -25,6 +30,9 @@ export const CODE_LIFETIME_MS = 10 * 60 * 1000;
 export const MAX_WRONG_ATTEMPTS = 5;
 export const MAX_SENDS_PER_HOUR = 5;
 export const MAX_SENDS_PER_DESTINATION_PER_HOUR = 10;
+export const MAX_ASKED_PER_HOUR = 20;
+/** Longer than a code's delivery can take (three tries, each within its transport's time limits): one still unconfirmed after it was cut off. */
+const SENDING_MS = 5 * 60 * 1000;
 export const MAX_CONSECUTIVE_FAILURES = 20;
 export const LOCKOUT_MS = 24 * 60 * 60 * 1000;
 const HOUR_MS = 60 * 60 * 1000;
@@ -97,18 +105,25 @@ export const otpCodesPlugin = fp(
         const now = app.now();
         const code = String(randomInt(0, 10_000)).padStart(4, '0');
         const hourAgo = new Date(now.getTime() - HOUR_MS);
-        const { firstForDriver } = await app.db.transaction(async (tx) => {
+        const { id, firstForDriver } = await app.db.transaction(async (tx) => {
           await lockDestination(tx, target);
           await refuseWhenLocked(tx, target, now);
-          const { rows } = await tx.query<{ mine: number; anyone: number; ever: boolean }>(
-            `SELECT count(*) FILTER (WHERE driver_id = $1 AND created_at > $4)::int AS mine,
-                  count(*) FILTER (WHERE destination = $3 AND created_at > $4)::int AS anyone,
+          // Delivered, or being sent by a request that has not finished yet.
+          const counted = `created_at > $4 AND (delivery = 'delivered' OR (delivery = 'sending' AND created_at > $5))`;
+          const { rows } = await tx.query<{ mine: number; asked: number; anyone: number; ever: boolean }>(
+            `SELECT count(*) FILTER (WHERE driver_id = $1 AND ${counted})::int AS mine,
+                  count(*) FILTER (WHERE driver_id = $1 AND created_at > $4)::int AS asked,
+                  count(*) FILTER (WHERE destination = $3 AND ${counted})::int AS anyone,
                   bool_or(driver_id = $1) AS ever
            FROM otp_codes WHERE channel = $2 AND (driver_id = $1 OR (destination = $3 AND created_at > $4))`,
-            [target.driverId, target.channel, target.destination, hourAgo],
+            [target.driverId, target.channel, target.destination, hourAgo, new Date(now.getTime() - SENDING_MS)],
           );
           const counts = rows[0];
-          if ((counts?.mine ?? 0) >= MAX_SENDS_PER_HOUR || (counts?.anyone ?? 0) >= MAX_SENDS_PER_DESTINATION_PER_HOUR) {
+          if (
+            (counts?.mine ?? 0) >= MAX_SENDS_PER_HOUR ||
+            (counts?.asked ?? 0) >= MAX_ASKED_PER_HOUR ||
+            (counts?.anyone ?? 0) >= MAX_SENDS_PER_DESTINATION_PER_HOUR
+          ) {
             throw refusal(429, 'codes.tooManySends');
           }
           // A new code replaces this driver's previous one on the channel; other drivers' codes stand.
@@ -117,9 +132,9 @@ export const otpCodesPlugin = fp(
             target.channel,
             now,
           ]);
-          await tx.query(
+          const inserted = await tx.query<{ id: string }>(
             `INSERT INTO otp_codes (driver_id, channel, destination, purpose, code_hash, expires_at, created_at)
-           VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+           VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id`,
             [
               target.driverId,
               target.channel,
@@ -130,23 +145,23 @@ export const otpCodesPlugin = fp(
               now,
             ],
           );
-          return { firstForDriver: counts?.ever !== true };
+          return { id: inserted.rows[0]!.id, firstForDriver: counts?.ever !== true };
         });
         try {
           await app.messaging.sendCode({ channel: target.channel, to: target.destination, code, minutes: CODE_LIFETIME_MS / 60_000, locale });
         } catch (error) {
-          // A code the driver never got is withdrawn; the answer says why and what to do.
+          // A code the driver never got is withdrawn, and counts toward no limit but the codes asked for; the answer says why and what to do.
           await app.db
-            .query('UPDATE otp_codes SET consumed_at = $3 WHERE driver_id = $1 AND channel = $2 AND consumed_at IS NULL', [
-              target.driverId,
-              target.channel,
-              app.now(),
-            ])
+            .query("UPDATE otp_codes SET consumed_at = coalesce(consumed_at, $2), delivery = 'undelivered' WHERE id = $1", [id, app.now()])
             .catch((withdrawal: unknown) =>
               app.log.warn({ error: loggableError(withdrawal) }, 'An undelivered code could not be withdrawn; it expires unused'),
             );
           throw error;
         }
+        // Unrecorded (the database away just now), the code still went out: it counts until SENDING_MS has passed.
+        await app.db
+          .query("UPDATE otp_codes SET delivery = 'delivered' WHERE id = $1", [id])
+          .catch((record: unknown) => app.log.warn({ error: loggableError(record) }, 'A delivered code could not be recorded as delivered'));
         return { firstForDriver };
       },
 

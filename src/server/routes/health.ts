@@ -38,7 +38,7 @@ export async function healthRoutes(app: FastifyInstance) {
       timer = setTimeout(() => reject(new Error(`no answer within ${READINESS_TIMEOUT_MS} ms`)), READINESS_TIMEOUT_MS);
     });
     try {
-      await Promise.race([app.db.query('SELECT 1'), timedOut]);
+      await Promise.race([app.db.ping(), timedOut]);
       return { status: 'ready' };
     } catch (error) {
       request.log.warn({ error: error instanceof Error ? error.message : String(error) }, 'Not ready: the database does not answer');
