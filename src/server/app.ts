@@ -230,7 +230,7 @@ export async function buildApp(config: ServerConfig, options: AppOptions = {}): 
       )
     )
       app.log.info('Wrote where each driver stopped in the funnel');
-    const { resealed, unreadable } = await resealLegacyAnswers(app.db, app.cipher);
+    const { resealed, unreadable } = await resealLegacyAnswers(app.db, app.cipher, app.now());
     if (resealed > 0) app.log.info({ steps: resealed }, 'Sealed moved answers field by field');
     if (unreadable > 0) app.log.warn({ steps: unreadable }, 'Moved answers sealed with a data key DATA_KEYS does not hold were left as they are');
   });
