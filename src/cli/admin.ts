@@ -6,13 +6,14 @@
 // need a sign-in at most 5 minutes old, which a key never is: `sign-in` first. It talks HTTP to the running server
 // (ONRAMP_URL, default http://127.0.0.1:3000), so it works the same against a local or a deployed
 // server. Three commands open the database themselves: `staff add`, the bootstrap that makes the
-// first owner before anyone can sign in (audited as the terminal's user), and `keys status` and
+// first owner before anyone can sign in (audited as the terminal's user; anyone after them is
+// emailed an invitation, as an owner's adding on the admin page does), and `keys status` and
 // `keys rotate`, which work on the stored ciphertexts with the data keys (adminKeys.ts).
 import { userInfo } from 'node:os';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { LOCAL_AUTH_EMULATOR_HOST } from '../server/config.js';
-import { addStaff, staffEmailOf, staffRolesOf } from '../server/lib/staffMembers.js';
+import { addAndInviteStaff, addStaff, staffEmailOf, staffRolesOf } from '../server/lib/staffMembers.js';
 import { STAFF_KEY_PREFIX } from '../server/plugins/staffAuth.js';
 import type { StaffRole, StaffSession } from '../shared/review.js';
 import { AdminApiError, adminRequest, type AdminIo, type AdminSettings } from './adminApi.js';
@@ -44,7 +45,8 @@ ${PRIVACY_USAGE}
   staff add <email> --role <role> [--role <role>…]
                                      add a staff member straight into the database (the first
                                      owner's bootstrap; roles: ${STAFF_ROLES.join(', ')}) and print a
-                                     key of theirs, once
+                                     key of theirs, once; anyone but the first owner is emailed an
+                                     invitation to choose a password, as the admin page's Add does
 ${KEYS_USAGE}
 
 Environment: ONRAMP_URL (default ${DEFAULT_ONRAMP_URL}); ONRAMP_STAFF_TOKEN, the key or session token of
@@ -160,9 +162,11 @@ function parseStaffArgs(rest: readonly string[]): Parsed {
 /**
  * The bootstrap: adds the person straight into the database the server's settings name, as the
  * terminal's user, and prints a key of theirs once. The server's own code does it (its app, built
- * and closed here), so the person, their Firebase account and the audit record are as an owner's
- * addition would make them. The embedded database can be open in one process only: stop
- * `npm start` first, or use DATABASE_URL.
+ * and closed here), so the person, their Firebase account, their invitation and the audit record
+ * are as an owner's addition would make them; the server sends the invitation (it is queued with
+ * the other notices). The very first owner of an install gets none: the server's mail may not be
+ * set up yet, and Firebase's own "Forgot password?" email needs none of it. The embedded database
+ * can be open in one process only: stop `npm start` first, or use DATABASE_URL.
  */
 export async function addStaffFromTerminal(
   command: { email: string; roles: StaffRole[] },
@@ -171,13 +175,19 @@ export async function addStaffFromTerminal(
 ): Promise<number> {
   const terminal = { staffId: null, actor: `terminal:${userInfo().username}`, ip: null };
   return withServerApp(io, env, async (app) => {
-    const id = await addStaff(app, command, terminal);
+    const first = (await app.db.query('SELECT 1 FROM staff LIMIT 1')).rows.length === 0;
+    const invited = first ? null : await addAndInviteStaff(app, command, terminal);
+    const id = invited ? invited.id : await addStaff(app, command, terminal);
     const { key, id: keyId } = await app.staffAuth.createKey(id, 'staff add (terminal)');
     await app.audit.recordAs(terminal, { action: 'staff.key-create', details: { keyId, of: command.email } });
     io.out(`Added ${command.email} as ${command.roles.join(', ')}.`);
     io.out(`Their key for this command (shown once; revoke it on the admin page): ${key}`);
     io.out(`  export ONRAMP_STAFF_TOKEN=${key}`);
-    io.out('They sign in on the admin page (/admin) with this email: "Forgot password?" there sets their password.');
+    io.out(
+      invited
+        ? `They are emailed an invitation to choose their password, as the admin page's Add sends one (the server sends it; its link works until ${formatTime(invited.expiresAt.toISOString())}).`
+        : 'As the first owner they get no invitation email: they sign in on the admin page (/admin) with this email, and "Forgot password?" there sets their password.',
+    );
     return 0;
   });
 }

@@ -17,7 +17,7 @@ export async function withServerApp(
   try {
     // The server's data folder, as the server starts on it (its data key, made on a first start).
     prepareLocalSecrets(env);
-    app = await buildApp(readConfig(env));
+    app = await buildApp(readConfig(env), { terminal: true });
     await app.ready();
     return await work(app);
   } catch (error) {

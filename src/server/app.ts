@@ -56,6 +56,11 @@ export interface AppOptions {
   logStream?: { write(line: string): void };
   /** Under `npm run dev`: validators swapped after each edit, and the pages told (plugins/callReader.ts). */
   live?: LiveEdits;
+  /**
+   * Built for a command at a terminal (src/cli/serverApp.ts), closed once it is done: the notices it
+   * queues are left to the server to send, so a local server's outbox (/dev/outbox) shows them too.
+   */
+  terminal?: boolean;
 }
 
 const STATIC_FORBIDDEN_PATH = 'FST_STATIC_FORBIDDEN_PATH';
@@ -232,7 +237,7 @@ export async function buildApp(config: ServerConfig, options: AppOptions = {}): 
       )
     )
       app.log.info('Wrote where each driver stopped in the funnel');
-    const { resealed, unreadable } = await resealLegacyAnswers(app.db, app.cipher);
+    const { resealed, unreadable } = await resealLegacyAnswers(app.db, app.cipher, app.now());
     if (resealed > 0) app.log.info({ steps: resealed }, 'Sealed moved answers field by field');
     if (unreadable > 0) app.log.warn({ steps: unreadable }, 'Moved answers sealed with a data key DATA_KEYS does not hold were left as they are');
   });
@@ -242,7 +247,7 @@ export async function buildApp(config: ServerConfig, options: AppOptions = {}): 
   // Notices link to the sign-in step (a driver's) or the admin page (a staff member's), at the address drivers open.
   const signInUrl = `${config.publicUrl ?? `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`}${flow.steps[flow.account.signIn]?.route ?? '/'}`;
   const publicOrigin = new URL(signInUrl).origin;
-  await app.register(messagingPlugin, { config: config.messaging, signInUrl, adminUrl: `${publicOrigin}${ADMIN_PREFIX}` });
+  await app.register(messagingPlugin, { config: config.messaging, signInUrl, adminUrl: `${publicOrigin}${ADMIN_PREFIX}`, delivers: !options.terminal });
   await app.register(remindersPlugin, { publicOrigin });
   await app.register(expiriesPlugin);
   await app.register(otpCodesPlugin);

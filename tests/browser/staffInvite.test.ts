@@ -2,7 +2,7 @@
 // Staff onboarding in headless Chromium: an owner adds a person, who gets an invitation email (the
 // local outbox), chooses a password from its link on a phone and is signed in; the link works
 // once; a wrong password later is on the owner's staff list and the audit record; an owner resends
-// and revokes another person's invitation.
+// and revokes another person's invitation; a mangled link is told what a spent one is.
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OutboxEntry } from '../../src/server/messaging/localOutbox.js';
@@ -137,5 +137,13 @@ describe('a person an owner adds', () => {
     const follower = await (await contextForTest(journey, PHONE_VIEWPORT)).newPage();
     await follower.goto(await invitationLink(other));
     await expect(follower.getByRole('alert').textContent()).resolves.toBe(INVALID_LINK);
+  });
+
+  it('tells the follower of a mangled link what it tells the follower of a spent one', async () => {
+    // A mail reader cut the link short: its follower is told the link no longer works, not about its format.
+    const link = await invitationLink(invitee);
+    const page = await (await contextForTest(journey, PHONE_VIEWPORT)).newPage();
+    await page.goto(link.slice(0, -10));
+    await expect(page.getByRole('alert').textContent()).resolves.toBe(INVALID_LINK);
   });
 });

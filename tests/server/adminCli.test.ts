@@ -5,8 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { addStaffFromTerminal, adminSettings, formatDriverTable, formatTime, parseAdminArgs } from '../../src/cli/admin.js';
+import { readConfig } from '../../src/server/config.js';
 import { runKeysCommand } from '../../src/cli/adminKeys.js';
-import { bearer, json, startTestServer } from '../support/server.js';
+import { bearer, deliveredBy, json, startTestServer } from '../support/server.js';
 import type { QueueDriver } from '../../src/shared/review.js';
 import { scaled } from '../support/machineSpeed.js';
 import { seedPglite } from '../../tools/pgliteTemplate.js';
@@ -128,7 +129,7 @@ describe('adminSettings', () => {
 
 describe('staff add (the first owner, from a terminal)', () => {
   it(
-    'adds the person straight into the database, prints their key once, and is recorded as the terminal’s user',
+    'adds the person straight into the database, prints their key once, and is recorded as the terminal’s user; anyone after the first owner is emailed an invitation',
     async () => {
       const dataDir = join(scratch, 'bootstrap');
       await seedPglite(join(dataDir, 'pglite'));
@@ -140,12 +141,22 @@ describe('staff add (the first owner, from a terminal)', () => {
       expect(lines[0]).toBe(`Added ${email} as owner.`);
       const key = /ONRAMP_STAFF_TOKEN=(\S+)/.exec(lines.join('\n'))?.[1] ?? '';
       expect(key).toMatch(/^onramp-key-/);
+      // The first owner of an install: no invitation, as the server's mail may not be set up yet.
+      expect(lines.at(-1)).toBe(
+        'As the first owner they get no invitation email: they sign in on the admin page (/admin) with this email, and "Forgot password?" there sets their password.',
+      );
       // A second time is refused: they are staff already.
       expect(await addStaffFromTerminal({ email, roles: ['owner'] }, io, env)).toBe(1);
       expect(lines.at(-1)).toBe('ERR Error: This person is a staff member already: change their roles instead.');
+      // Anyone after them is invited as the admin page's Add invites them.
+      const reviewer = `reviewer-${randomBytes(4).toString('hex')}@example.com`;
+      expect(await addStaffFromTerminal({ email: reviewer, roles: ['reviewer'] }, io, env)).toBe(0);
+      expect(lines.at(-1)).toMatch(
+        /^They are emailed an invitation to choose their password, as the admin page's Add sends one \(the server sends it; its link works until \d{4}-\d\d-\d\d \d\d:\d\d UTC\)\.$/,
+      );
 
-      // The server on that database knows the key as that owner.
-      const server = await startTestServer({ dataDir, database: { kind: 'pglite', dir: join(dataDir, 'pglite') } });
+      // The server on that database, with its data key, knows the key as that owner.
+      const server = await startTestServer({ dataDir, database: { kind: 'pglite', dir: join(dataDir, 'pglite') }, dataKeys: readConfig(env).dataKeys });
       try {
         const me = await server.app.inject({ method: 'GET', url: '/admin/session', headers: bearer(key) });
         expect(json(me)).toEqual({ email, roles: ['owner'], via: 'key', expiresAt: null });
@@ -154,6 +165,13 @@ describe('staff add (the first owner, from a terminal)', () => {
           { actor: `terminal:${userInfo().username}`, action: 'staff.add' },
           { actor: `terminal:${userInfo().username}`, action: 'staff.key-create' },
         ]);
+        // The server sends the invitation the terminal queued: the one an owner's Add sends.
+        const sent = (await deliveredBy(server.db, server.app)).filter((entry) => 'notice' in entry && entry.notice === 'staffInvitation');
+        expect(sent.map((entry) => [entry.to, entry.subject, entry.text.split('\n')[0]])).toEqual([
+          [reviewer, "You're invited to Onramp's admin page", `terminal:${userInfo().username} added you to Onramp's admin page as Reviewer.`],
+        ]);
+        const expiresAt = /The link works once, until (\S+ \S+) UTC/.exec(sent[0]!.text)?.[1];
+        expect(lines.at(-1)).toContain(`its link works until ${expiresAt} UTC).`);
       } finally {
         await server.close();
       }

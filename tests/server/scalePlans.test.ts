@@ -129,4 +129,23 @@ describe('at scale (PostgreSQL)', { tags: ['postgresql'], timeout: 600_000 }, ()
     expect(plans.map(({ plan }) => plan).join('\n')).toContain('drivers_review_name_trgm_idx');
     expect(wholeTables(plans)).toEqual([]);
   });
+
+  it.each([
+    // Those with a decision or waiting for one are met early on the sign-ups' index, newest first; those who only signed up, from where they stopped.
+    ['approved', 'driver_progress_signed_up_at_idx'],
+    ['waitingReview', 'driver_progress_signed_up_at_idx'],
+    ['signedUp', 'driver_progress_stopped_after_idx'],
+  ])('the Drivers list filtered by the status %s counts them reading %s, no table of drivers whole', async (status, index) => {
+    const plans = await plansOf(server.app, async () => {
+      const response = await server.app.inject({ method: 'GET', url: `/admin/people?status=${status}`, headers: bearer(server.reviewer.key) });
+      expect(response.statusCode, response.body).toBe(200);
+      expect(response.json().drivers.map((driver: { status: string }) => driver.status)).toEqual(
+        Array.from({ length: response.json().drivers.length }, () => status),
+      );
+    });
+    const counts = plans.filter(({ sql }) => sql.includes('FROM driver_progress p') && sql.includes('count(*)'));
+    expect(counts).toHaveLength(1);
+    expect(counts[0]!.plan).toContain(index);
+    expect(wholeTables(plans)).toEqual([]);
+  });
 });

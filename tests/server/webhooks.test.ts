@@ -8,6 +8,7 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAjv } from '../../src/shared/ajv.js';
 import eventsSchema from '../../src/shared/webhookEvents.schema.json';
+import { webhookSecretContext } from '../../src/server/lib/sealContexts.js';
 import { NOT_SIGNED_HERE } from '../../src/server/routes/devWebhooks.js';
 import type { WebhookDeliveryPage, WebhookEndpoint, WebhookEndpointList, WebhookSecret } from '../../src/shared/generated/webhooks.js';
 import {
@@ -109,14 +110,15 @@ async function auditRows(action: string) {
   return rows;
 }
 
-/** Runs the delivery pass until no delivery is due (background passes run too). */
+/** Runs the delivery pass until no delivery is due to an endpoint that is on (background passes run too). */
 async function deliverAll(...apps: FastifyInstance[]) {
   await expect
     .poll(
       async () => {
         await Promise.all(apps.map((each) => each.webhooks.deliverDue()));
         const { rows } = await server.db.query<{ due: number }>(
-          "SELECT count(*)::int AS due FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= $1",
+          `SELECT count(*)::int AS due FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id
+           WHERE d.status = 'pending' AND d.next_attempt_at <= $1 AND w.disabled_at IS NULL`,
           [app.now()],
         );
         return rows[0]!.due;
@@ -380,6 +382,57 @@ describe('delivery', () => {
       server.clock.reset();
       await removeEndpoint(endpoint.id);
       await receiver.close();
+    }
+  });
+
+  it("holds an endpoint whose secret can't be opened, and delivers to the others; its owner sees why", async () => {
+    const good = await startReceiver();
+    const held = await startReceiver();
+    const created = await Promise.all([good, held, held].map((receiver) => createEndpoint({ url: receiver.url, eventTypes: ['driver.signed_up'] })));
+    const [working, damaged, unusable] = created.map((each) => each.endpoint);
+    // One secret damaged in its row, one sealed well but no signing secret: neither can sign.
+    await server.db.query('UPDATE webhook_endpoints SET secret = $2 WHERE id = $1', [damaged!.id, Buffer.from('not a sealed secret at all')]);
+    await server.db.query('UPDATE webhook_endpoints SET secret = $2 WHERE id = $1', [
+      unusable!.id,
+      app.cipher.encrypt('not a signing secret', webhookSecretContext(unusable!.id)),
+    ]);
+    const heldBefore = /onramp_webhook_delivery_failures_total\{outcome="held"\} (\d+)/.exec((await app.inject({ method: 'GET', url: '/metrics' })).body)?.[1];
+    try {
+      const driver = await signUp(app);
+      await expect(app.webhooks.deliverDue()).resolves.toBeGreaterThanOrEqual(0);
+      await deliverAll(app);
+      expect(good.delivered().map((event) => [event.type, event.data.driverId])).toEqual([['driver.signed_up', driver.driverId]]);
+      expect(held.received).toEqual([]);
+
+      const shown = json<WebhookEndpointList>(await admin('GET', '/admin/webhooks')).endpoints;
+      expect(shown.find((each) => each.id === working!.id)).toMatchObject({ disabledAt: null, consecutiveFailures: 0 });
+      for (const endpoint of [damaged!, unusable!]) {
+        expect(shown.find((each) => each.id === endpoint.id)).toMatchObject({ disabledReason: 'secret-unreadable', consecutiveFailures: 0 });
+        const deliveries = json<WebhookDeliveryPage>(await admin('GET', `/admin/webhooks/${endpoint.id}/deliveries`)).deliveries;
+        expect(deliveries.map((each) => [each.status, each.attempts, each.lastAnswer])).toEqual([
+          ['pending', 0, "Not sent: the endpoint's signing secret can't be opened. Rotate the secret, then turn the endpoint on."],
+        ]);
+      }
+      expect((await auditRows('webhook.disable')).filter((row) => row.details.reason)).toEqual(
+        [damaged!, unusable!].map((endpoint) => ({ actor: 'server', details: { endpointId: endpoint.id, reason: 'secret-unreadable' } })),
+      );
+      expect(server.logs.filter((line) => line.includes("signing secret can't be opened"))).toHaveLength(2);
+      for (const { secret } of created) expect(server.logs.filter((line) => line.includes(secret))).toEqual([]);
+      const heldAfter = /onramp_webhook_delivery_failures_total\{outcome="held"\} (\d+)/.exec((await app.inject({ method: 'GET', url: '/metrics' })).body)?.[1];
+      expect(Number(heldAfter) - Number(heldBefore ?? 0)).toBe(2);
+
+      // A new secret, the endpoint turned on: what waited is delivered, signed with the new secret alone.
+      const rotated = json<WebhookSecret>(await admin('POST', `/admin/webhooks/${damaged!.id}/rotate`));
+      expect(rotated.endpoint.previousSecretExpiresAt).toBeNull();
+      expect((await admin('POST', `/admin/webhooks/${damaged!.id}`, { enabled: true })).statusCode).toBe(200);
+      await deliverAll(app);
+      expect(held.delivered().map((event) => [event.type, event.data.driverId])).toEqual([['driver.signed_up', driver.driverId]]);
+      expect(String(held.received[0]!.headers['webhook-signature']).split(' ')).toHaveLength(1);
+      expect(signedWith(rotated.secret, held.received[0]!)).toBe(true);
+    } finally {
+      for (const { endpoint } of created) await removeEndpoint(endpoint.id);
+      await good.close();
+      await held.close();
     }
   });
 

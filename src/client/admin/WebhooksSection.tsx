@@ -22,6 +22,11 @@ const webhookPath = (id: string, action = '') => `/admin/webhooks/${encodeURICom
 const PENDING_REFRESH_MS = 2_000;
 
 const STATUS_LABELS: Record<string, string> = { pending: 'Waiting', delivered: 'Delivered', failed: 'Failed' };
+/** Why the server turned an endpoint off (its disabledReason), in words; anything else an owner did. */
+const TURNED_OFF: Record<string, string> = {
+  failing: 'Turned off: its deliveries kept failing',
+  'secret-unreadable': "Turned off: its signing secret can't be opened; its deliveries wait. Rotate the secret, give it to the receiver, then turn it on",
+};
 
 interface EndpointFields {
   url: string;
@@ -331,8 +336,7 @@ function EndpointCard({
         <p className="admin-webhook-state">
           {disabled ? (
             <span className="admin-badge">
-              {endpoint.disabledReason === 'failing' ? 'Turned off: its deliveries kept failing' : 'Turned off by an owner'} ·{' '}
-              {formatTime(endpoint.disabledAt!)}
+              {TURNED_OFF[endpoint.disabledReason ?? ''] ?? 'Turned off by an owner'} · {formatTime(endpoint.disabledAt!)}
             </span>
           ) : (
             <span className="admin-badge is-on">On</span>

@@ -200,12 +200,18 @@ export async function saveStepAnswers(tx: Queryable, cipher: DataCipher, saved: 
   return rows.length > 0;
 }
 
+/** The upgrade resealLegacyAnswers makes, as upgrades_done names it once no moved answer is left. */
+const RESEAL_UPGRADE = 'answers sealed field by field';
+
 /**
  * Seals again, field by field, the sensitive answers migration 007 moved with their old ciphertext.
  * A row whose key DATA_KEYS no longer holds is left as it is (the server still starts); how many
- * were is answered, for the log.
+ * were is answered, for the log. Once none is left the upgrade is marked done, and a later start
+ * reads that mark instead of every driver's answers.
  */
-export async function resealLegacyAnswers(db: Queryable, cipher: DataCipher): Promise<{ resealed: number; unreadable: number }> {
+export async function resealLegacyAnswers(db: Queryable, cipher: DataCipher, now: Date): Promise<{ resealed: number; unreadable: number }> {
+  const done = await db.query('SELECT 1 FROM upgrades_done WHERE name = $1', [RESEAL_UPGRADE]);
+  if (done.rows.length > 0) return { resealed: 0, unreadable: 0 };
   const { rows } = await db.query<{ driver_id: string; step: string; answers: StoredAnswers }>(
     `SELECT driver_id, step, answers FROM step_answers WHERE answers::text LIKE '%"$legacy"%'`,
   );
@@ -221,5 +227,7 @@ export async function resealLegacyAnswers(db: Queryable, cipher: DataCipher): Pr
     }
     await db.query('UPDATE step_answers SET answers = $3 WHERE driver_id = $1 AND step = $2', [row.driver_id, row.step, JSON.stringify(resealed)]);
   }
+  // Answers left for a key DATA_KEYS does not hold yet are looked for again at the next start.
+  if (unreadable === 0) await db.query('INSERT INTO upgrades_done (name, done_at) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING', [RESEAL_UPGRADE, now]);
   return { resealed: rows.length - unreadable, unreadable };
 }

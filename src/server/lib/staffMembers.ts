@@ -1,6 +1,6 @@
 /**
  * Adding a staff member: what an owner does on the admin page (routes/staff.ts), what
- * `npm run admin -- staff add` does from a terminal as the first owner's bootstrap (src/cli/admin.ts),
+ * `npm run admin -- staff add` does from a terminal (src/cli/admin.ts), the first owner's bootstrap among others,
  * and what `npm start` does for the local ready-made owner (main.ts). One path for all three.
  *
  * The person's Firebase account is made if there is none, without a password: they choose one from
@@ -85,15 +85,14 @@ export const INVITATION_LIFETIME_MS = 3 * 24 * 60 * 60 * 1000;
 /**
  * Emails the person a link to choose their password, within `tx`: one that works once, for
  * INVITATION_LIFETIME_MS, whose token lives only in the email (sealed until sent) and, as its
- * SHA-256, here. A newer invitation revokes the ones before it.
+ * SHA-256, here. A newer invitation revokes the ones before it. Answers when its link stops working.
  */
 export async function inviteStaff(
   app: FastifyInstance,
   tx: Queryable,
   person: { id: string; email: string; roles: readonly StaffRole[] },
   by: AuditActor & { actor: string },
-  adminUrl: string,
-): Promise<void> {
+): Promise<Date> {
   const token = randomBytes(32).toString('base64url');
   const now = app.now();
   const expiresAt = new Date(now.getTime() + INVITATION_LIFETIME_MS);
@@ -108,8 +107,23 @@ export async function inviteStaff(
   await app.messaging.notifyStaff(tx, { staffId: person.id }, 'staffInvitation', {
     invitedBy: by.actor,
     roles: person.roles.map((role) => ROLE_LABELS[role]).join(', '),
-    invitationUrl: `${adminUrl}#${INVITATION_FRAGMENT}=${token}`,
+    invitationUrl: `${app.messaging.adminUrl}#${INVITATION_FRAGMENT}=${token}`,
     expiresAt: expiresAt.toISOString().slice(0, 16).replace('T', ' '),
   });
   await app.audit.recordAs(by, { action: 'staff.invite', details: { email: person.email, expiresAt: expiresAt.toISOString() } }, tx);
+  return expiresAt;
+}
+
+/**
+ * Adds a person and emails them an invitation: an owner's "Add" on the admin page, and `staff add`
+ * from a terminal for anyone but the first owner. Answers their id and when the link stops working.
+ */
+export async function addAndInviteStaff(
+  app: FastifyInstance,
+  person: { email: string; roles: StaffRole[] },
+  by: AuditActor & { actor: string },
+): Promise<{ id: string; expiresAt: Date }> {
+  const id = await addStaff(app, person, by);
+  const expiresAt = await app.db.transaction((tx) => inviteStaff(app, tx, { id, ...person }, by));
+  return { id, expiresAt };
 }

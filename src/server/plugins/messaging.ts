@@ -83,6 +83,8 @@ export interface Messaging {
   deliverDue(): Promise<number>;
   /** The local outbox (GET /dev/outbox); null where real transports deliver. */
   outbox: LocalOutbox | null;
+  /** The admin page's address, as staff notices link to it. */
+  adminUrl: string;
 }
 
 declare module 'fastify' {
@@ -128,7 +130,7 @@ interface ClaimedNotice {
   created_at: Date;
 }
 
-export const messagingPlugin = fp<{ config: MessagingConfig; signInUrl: string; adminUrl: string }>(
+export const messagingPlugin = fp<{ config: MessagingConfig; signInUrl: string; adminUrl: string; delivers: boolean }>(
   async (app, options) => {
     /** The notices' words in each language, read once. */
     const wordsByLocale = new Map<Locale, Notices>();
@@ -243,7 +245,7 @@ export const messagingPlugin = fp<{ config: MessagingConfig; signInUrl: string; 
         );
       }
       // Soon after the caller commits; the loop below would find it anyway.
-      setTimeout(() => void deliverDue().catch(passFailed), 50).unref();
+      if (options.delivers) setTimeout(() => void deliverDue().catch(passFailed), 50).unref();
     }
 
     /** A pass that fails (the database away) is logged; its notices wait for the next pass. */
@@ -345,9 +347,9 @@ export const messagingPlugin = fp<{ config: MessagingConfig; signInUrl: string; 
       await delivering?.catch(() => undefined);
       for (const transport of new Set(Object.values(transports))) await transport.close?.();
     });
-    everyInterval(app, { name: 'notice delivery', intervalMs: DELIVERY_INTERVAL_MS, run: deliverDue });
+    if (options.delivers) everyInterval(app, { name: 'notice delivery', intervalMs: DELIVERY_INTERVAL_MS, run: deliverDue });
 
-    const messaging: Messaging = { sendCode, notify, notifyStaff, deliverDue, outbox };
+    const messaging: Messaging = { sendCode, notify, notifyStaff, deliverDue, outbox, adminUrl: options.adminUrl };
     app.decorate('messaging', messaging);
   },
   { name: 'onramp-messaging', decorators: { fastify: ['callReader', 'cipher', 'db', 'httpErrors', 'metrics', 'now'] } },

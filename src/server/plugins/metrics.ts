@@ -28,7 +28,7 @@ export interface Metrics {
   driverEvents: Counter<'type'>;
   /** Notice deliveries that failed: `retried` later, or `given_up`. */
   noticeFailures: Counter<'outcome'>;
-  /** Webhook delivery attempts that failed: `retried` later, or `given_up`. */
+  /** Webhook delivery attempts that failed: `retried` later, or `given_up`; or deliveries `held` for their endpoint's unreadable secret. */
   webhookFailures: Counter<'outcome'>;
   /** Records the retention pass deleted, by kind (flows/retention.json's names; plugins/retention.ts). */
   retentionDeleted: Counter<'kind'>;
@@ -210,7 +210,7 @@ export const metricsPlugin = fp(
       }),
       webhookFailures: new Counter({
         name: 'onramp_webhook_delivery_failures_total',
-        help: 'Webhook delivery attempts that failed, by outcome: retried later, or given up.',
+        help: "Webhook delivery attempts that failed, by outcome: retried later, or given up; or held, unattempted, for their endpoint's unreadable secret.",
         labelNames: ['outcome'],
         registers,
       }),

@@ -12,6 +12,10 @@
  *   tried again with exponential backoff and jitter, for three days, then marked failed. An
  *   endpoint whose deliveries keep failing is disabled, on the audit record, and every owner is
  *   told by email (once per disabling: a disabled endpoint is sent nothing more to fail).
+ * - An endpoint whose secret no server can open (sealed under a data key no longer held, or
+ *   damaged) is turned off at its first delivery, on the audit record: its deliveries are held,
+ *   unattempted, until an owner makes a new secret and turns it back on. The other endpoints'
+ *   deliveries go on.
  * - The `webhook-id` is the event's, the same at every attempt, resend and replay; the signature is
  *   made with the endpoint's secret, and with its previous one too for a day after a rotation.
  */
@@ -49,6 +53,10 @@ const DISABLE_AFTER_FAILURES = 20;
 export const PREVIOUS_SECRET_MS = DAY_MS;
 /** What is kept of an endpoint's answer. */
 const ANSWER_BYTES = 200;
+/** Why the server turned off an endpoint whose secret it can't open (webhook_endpoints.disabled_reason). */
+const SECRET_UNREADABLE = 'secret-unreadable';
+/** What a delivery held for an unreadable secret says of its last attempt. */
+const SECRET_UNREADABLE_ANSWER = "Not sent: the endpoint's signing secret can't be opened. Rotate the secret, then turn the endpoint on.";
 
 /** The condition on `f`, a row of webhook_deliveries, of a delivery to `endpoint` (an SQL expression) given up on since the last one delivered. */
 export const failedInARow = (endpoint: string) =>
@@ -92,6 +100,8 @@ export interface Webhooks {
   newSecret(endpointId: string): { secret: string; sealed: Buffer };
   /** An endpoint's secret as its row holds it, opened. */
   openSecret(endpointId: string, sealed: Uint8Array): string;
+  /** Whether an endpoint's sealed secret opens, to a secret that signs. */
+  opens(endpointId: string, sealed: Uint8Array): boolean;
   /** Soon after the caller commits: a delivery pass. */
   soon(): void;
 }
@@ -200,6 +210,14 @@ export const webhooksPlugin = fp<{ production: boolean; timeoutMs?: number }>(
         return { secret, sealed: app.cipher.encrypt(secret, webhookSecretContext(endpointId)) };
       },
       openSecret: (endpointId, sealed) => app.cipher.decrypt(sealed, webhookSecretContext(endpointId)).toString(),
+      opens(endpointId, sealed) {
+        try {
+          new Webhook(webhooks.openSecret(endpointId, sealed));
+          return true;
+        } catch {
+          return false;
+        }
+      },
       soon() {
         // One pass for the events of one change (and of any made meanwhile), none once closing.
         if (soonTimer || closing) return;
@@ -270,17 +288,29 @@ export const webhooksPlugin = fp<{ production: boolean; timeoutMs?: number }>(
       return rows;
     }
 
-    /** One attempt: the delivery marked delivered, or scheduled again, or failed for good. */
-    async function attempt(row: Claimed): Promise<boolean> {
-      const now = app.now();
+    /** The delivery's signature header at `now`: with the endpoint's secret, and its previous one while that still signs. */
+    function signature(row: Claimed, now: Date): string {
       const secrets = [webhooks.openSecret(row.endpoint_id, row.secret)];
       if (row.previous_secret && row.previous_secret_expires_at && new Date(row.previous_secret_expires_at) > now)
         secrets.push(webhooks.openSecret(row.endpoint_id, row.previous_secret));
+      return secrets.map((secret) => new Webhook(secret).sign(row.event_id, now, row.body)).join(' ');
+    }
+
+    /** One attempt: the delivery marked delivered, or scheduled again, or failed for good, or held for its endpoint's secret. */
+    async function attempt(row: Claimed): Promise<boolean> {
+      const now = app.now();
+      let signed: string;
+      try {
+        signed = signature(row, now);
+      } catch (error) {
+        await holdForSecret(row, error);
+        return false;
+      }
       const headers = {
         'user-agent': 'Onramp-Webhooks/1.0',
         'webhook-id': row.event_id,
         'webhook-timestamp': String(Math.floor(now.getTime() / 1000)),
-        'webhook-signature': secrets.map((secret) => new Webhook(secret).sign(row.event_id, now, row.body)).join(' '),
+        'webhook-signature': signed,
       };
       const rules = { production: options.production, allowPrivate: row.allow_private };
       let status: number | null = null;
@@ -313,6 +343,36 @@ export const webhooksPlugin = fp<{ production: boolean; timeoutMs?: number }>(
       // The last answer's status code, or why there was none (the server's own words: a timeout, a refused connection).
       if (givenUp) await disableIfFailing(row.endpoint_id, status === null ? answer : String(status));
       return false;
+    }
+
+    /**
+     * The endpoint of `row` turned off for its secret, which can't be opened or used, and the
+     * delivery given back unattempted. Its owner sees why on the endpoint and its deliveries; the
+     * log says which endpoint and the error's kind, never a secret.
+     */
+    async function holdForSecret(row: Claimed, error: unknown): Promise<void> {
+      const now = app.now();
+      await app.db.transaction(async (tx) => {
+        await tx.query('UPDATE webhook_deliveries SET attempts = attempts - 1, last_answer = $2, claimed_until = NULL WHERE id = $1', [
+          row.id,
+          SECRET_UNREADABLE_ANSWER,
+        ]);
+        const disabled = await tx.query(
+          'UPDATE webhook_endpoints SET disabled_at = $2, disabled_reason = $3, updated_at = $2 WHERE id = $1 AND disabled_at IS NULL RETURNING id',
+          [row.endpoint_id, now, SECRET_UNREADABLE],
+        );
+        if (disabled.rows.length === 0) return;
+        await app.audit.recordAs(
+          { staffId: null, actor: 'server', ip: null },
+          { action: 'webhook.disable', details: { endpointId: row.endpoint_id, reason: SECRET_UNREADABLE } },
+          tx,
+        );
+        app.log.error(
+          { endpointId: row.endpoint_id, error: error instanceof Error ? error.name : typeof error },
+          "A webhook endpoint's signing secret can't be opened: turned off, its deliveries held",
+        );
+      });
+      app.metrics.webhookFailures.inc({ outcome: 'held' });
     }
 
     /**

@@ -134,10 +134,8 @@ export const apiPlugin = fp<{ config: ServerConfig; publicOrigin: string }>(
       await api.register(peopleRoutes, { publicOrigin, counters: config.sharedCounters });
       await api.register(expiryRoutes);
       await api.register(reminderRoutes);
-      // Invitations' links open the admin page.
-      const adminUrl = `${publicOrigin}${ADMIN_PREFIX}`;
-      await api.register(staffRoutes, { rateLimit: config.authRateLimit, counters: config.sharedCounters, adminUrl });
-      await api.register(staffInvitationRoutes, { rateLimit: config.authRateLimit, counters: config.sharedCounters, adminUrl });
+      await api.register(staffRoutes, { rateLimit: config.authRateLimit, counters: config.sharedCounters });
+      await api.register(staffInvitationRoutes, { rateLimit: config.authRateLimit, counters: config.sharedCounters });
       await api.register(webhookRoutes, { production: config.production });
       await api.register(integrationAdminRoutes);
       // Launch links point at the address drivers open.

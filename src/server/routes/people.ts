@@ -118,18 +118,34 @@ export function searchOf(q: string): { email: string } | { phone: string } | { t
   return { text: q };
 }
 
+/**
+ * Each status as a condition on the columns it comes from: the driver's decision, whether they sent
+ * everything, and the last funnel step they passed. A filter by status is this condition, which the
+ * indexes of those columns answer (drivers_review_idx, driver_progress_stopped_after_idx), and a
+ * row's status is the one whose condition it meets.
+ */
+const STATUS_CONDITIONS: Record<PeopleStatus, string> = {
+  approved: "decision = 'approved'",
+  rejected: "decision = 'rejected'",
+  waitingReview: "decision = 'pending' AND complete",
+  signedUp: "decision = 'pending' AND NOT complete AND (last IS NULL OR last = 0)",
+  inProgress: "decision = 'pending' AND NOT complete AND last > 0",
+};
+const STATUS_OF_ROW = `CASE ${Object.entries(STATUS_CONDITIONS)
+  .map(([status, condition]) => `WHEN ${condition} THEN '${status}'`)
+  .join(' ')} END`;
+
 /** The drivers' columns, where they are and since when, that meet `filters` (conditions on those columns); `value` takes each value the statement needs. */
 function peopleSql(funnelNames: string[], value: (v: unknown) => string, filters: string[]): string {
   const times = funnelNames.map((name, index) => `p.passed[(SELECT s.id FROM progress_steps s WHERE s.step = ${value(name)})] AS t${index}`);
   const { stateAnswer } = loadNotices().reminders;
   return `
-  SELECT * FROM (
+  SELECT *, ${STATUS_OF_ROW} AS status FROM (
     SELECT d.id, d.review_name AS name, d.email, d.phone, p.provider, p.locale, p.signed_up_at, d.external_id,
       (SELECT a.answers ->> ${value(stateAnswer.field)} FROM step_answers a WHERE a.driver_id = d.id AND a.step = ${value(stateAnswer.step)}) AS state,
       p.stopped_after AS last, p.stopped_since AS since,
       p.signed_up_at + greatest(${funnelNames.map((_, index) => `t${index}`).join(', ')}, 0) * interval '1 second' AS last_activity_at,
-      CASE WHEN d.status = 'approved' THEN 'approved' WHEN d.status = 'rejected' THEN 'rejected'
-        WHEN d.is_session_complete THEN 'waitingReview' WHEN coalesce(p.stopped_after, 0) = 0 THEN 'signedUp' ELSE 'inProgress' END AS status
+      d.status AS decision, d.is_session_complete AS complete
     FROM (SELECT p.driver_id, p.signed_up_at, p.provider, p.locale, p.stopped_after, p.stopped_since, ${times.join(', ')} FROM driver_progress p) p
     JOIN drivers d ON d.id = p.driver_id
   ) people
@@ -169,7 +185,7 @@ export async function peopleRoutes(app: FastifyInstance, options: { publicOrigin
     if (query.to) filters.push(`signed_up_at < ${value(new Date(Date.parse(`${query.to}T00:00:00Z`) + DAY_MS))}`);
     if (query.method) filters.push(`provider = ${value(query.method)}`);
     if (query.language) filters.push(`locale = ${value(query.language)}`);
-    if (query.status) filters.push(`status = ${value(query.status)}`);
+    if (query.status) filters.push(STATUS_CONDITIONS[query.status]);
     if (query.step) filters.push(`last = ${value(funnel.findIndex((step) => step.step === query.step) - 1)}`);
     // Stalled: no step passed since the cutoff, and a step still ahead (as the insights count them).
     if (query.stalledDays) filters.push(`since < ${value(new Date(now.getTime() - query.stalledDays * DAY_MS))} AND last < ${funnel.length - 1}`);

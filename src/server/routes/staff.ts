@@ -29,7 +29,7 @@ import { fileAnswer } from '../lib/routeSchemas.js';
 import type { ServerConfig } from '../config.js';
 import { isUuid } from '../db/db.js';
 import { checkBodiesBySchema } from '../lib/bodySchemas.js';
-import { addStaff, inviteStaff, staffEmailOf, staffRolesOf } from '../lib/staffMembers.js';
+import { addAndInviteStaff, staffEmailOf, staffRolesOf } from '../lib/staffMembers.js';
 import {
   type AuditAction,
   type AuditDownloadQuery,
@@ -156,10 +156,7 @@ export function csvField(value: string | null): string {
 
 const AUDIT_CSV_HEADER = 'id,at,actor,action,driverId,ip,details';
 
-export async function staffRoutes(
-  app: FastifyInstance,
-  options: { rateLimit: { max: number; windowMs: number }; counters: ServerConfig['sharedCounters']; adminUrl: string },
-) {
+export async function staffRoutes(app: FastifyInstance, options: { rateLimit: { max: number; windowMs: number }; counters: ServerConfig['sharedCounters'] }) {
   const owners = { config: { staffRoles: ['owner'] as const }, onRequest: app.requireStaff };
   const anyStaff = { onRequest: app.requireStaff };
   checkBodiesBySchema(app);
@@ -327,9 +324,7 @@ export async function staffRoutes(
       // Checked by the route's schema; stored as one form (the email lower-cased, each role once).
       const email = staffEmailOf(request.body.email);
       const roles = staffRolesOf(request.body.roles);
-      const by = asStaff(request);
-      const id = await addStaff(app, { email, roles }, by);
-      await app.db.transaction((tx) => inviteStaff(app, tx, { id, email, roles }, by, options.adminUrl));
+      const { id } = await addAndInviteStaff(app, { email, roles }, asStaff(request));
       return reply.code(201).send({ success: true, id });
     },
   );

@@ -49,7 +49,7 @@ type StaffParams = { Params: { id: string } };
 
 export async function staffInvitationRoutes(
   app: FastifyInstance,
-  options: { rateLimit: { max: number; windowMs: number }; counters: ServerConfig['sharedCounters']; adminUrl: string },
+  options: { rateLimit: { max: number; windowMs: number }; counters: ServerConfig['sharedCounters'] },
 ) {
   const owners = { config: { staffRoles: ['owner'] as const }, onRequest: app.requireStaff };
   checkBodiesBySchema(app);
@@ -75,7 +75,7 @@ export async function staffInvitationRoutes(
     await app.db.transaction(async (tx) => {
       const person = await personOf(request, tx);
       if (person.active) throw refusal(409, 'staff.alreadyActive');
-      await inviteStaff(app, tx, person, { staffId: request.staff!.id, actor: request.staff!.email, ip: request.ip }, options.adminUrl);
+      await inviteStaff(app, tx, person, { staffId: request.staff!.id, actor: request.staff!.email, ip: request.ip });
     });
     return { success: true };
   });

@@ -241,11 +241,15 @@ export async function webhookRoutes(app: FastifyInstance, options: { production:
         const row = await endpoint(tx, request.params.id, true);
         const { secret, sealed } = app.webhooks.newSecret(row.id);
         const now = app.now();
-        await tx.query('UPDATE webhook_endpoints SET previous_secret = secret, previous_secret_expires_at = $3, secret = $2, updated_at = $4 WHERE id = $1', [
+        // A secret no server can open any more (the endpoint was turned off for it) signs nothing beside the new one.
+        const old = (await tx.query<{ secret: Uint8Array }>('SELECT secret FROM webhook_endpoints WHERE id = $1', [row.id])).rows[0]!.secret;
+        const previous = app.webhooks.opens(row.id, old) ? old : null;
+        await tx.query('UPDATE webhook_endpoints SET previous_secret = $5, previous_secret_expires_at = $3, secret = $2, updated_at = $4 WHERE id = $1', [
           row.id,
           sealed,
-          new Date(now.getTime() + PREVIOUS_SECRET_MS),
+          previous && new Date(now.getTime() + PREVIOUS_SECRET_MS),
           now,
+          previous,
         ]);
         return {
           answer: { endpoint: endpointOf(await endpoint(tx, row.id), now), secret },

@@ -175,6 +175,9 @@ export interface SignInFailedBody {
  * via the `definition` "invitationBody".
  */
 export interface InvitationBody {
+  /**
+   * The link's token. One that opens no working invitation, mangled ones too, is refused by the route with the one answer every bad link gets (server-messages.json's staff.invitationInvalid).
+   */
   token: string;
 }
 /**
@@ -182,6 +185,9 @@ export interface InvitationBody {
  * via the `definition` "acceptInvitationBody".
  */
 export interface AcceptInvitationBody {
+  /**
+   * The link's token. One that opens no working invitation, mangled ones too, is refused by the route with the one answer every bad link gets (server-messages.json's staff.invitationInvalid).
+   */
   token: string;
   password: string;
 }

@@ -571,6 +571,22 @@ describe('migration 007 on the rows the old code wrote', () => {
     expect(after).toEqual(before);
     expect(logs.filter((line) => line.includes('Sealed moved answers field by field'))).toHaveLength(1);
   });
+
+  it('marks the sealing done, so a later start reads the mark rather than every answer', async () => {
+    // An answer shaped as a moved one, after the mark: a start that read the answers would try to seal it, and fail.
+    const probe = { $legacy: 'not a ciphertext', $legacyContext: 'ssn', $masked: '•••••' };
+    const profileOfDan = "WHERE driver_id = $1 AND step = 'completeProfile'";
+    await db.query(`UPDATE step_answers SET answers = answers || jsonb_build_object('probe', $2::jsonb) ${profileOfDan}`, [ids.dan, JSON.stringify(probe)]);
+    try {
+      await buildAnother();
+      expect((await stepsOf(ids.dan)).get('completeProfile')!.answers.probe).toEqual(probe);
+    } finally {
+      await db.query(`UPDATE step_answers SET answers = answers - 'probe' ${profileOfDan}`, [ids.dan]);
+    }
+    expect((await stepsOf(ids.dan)).get('completeProfile')!.answers).not.toHaveProperty('probe');
+    const { rows } = await db.query('SELECT name FROM upgrades_done');
+    expect(rows).toEqual([{ name: 'answers sealed field by field' }]);
+  });
 });
 
 describe('the migrated drivers on the admin page', () => {
