@@ -18,7 +18,7 @@ export interface WebhookEndpoint {
    */
   disabledAt: string | null;
   /**
-   * Why: "owner", or "failing" (the server disabled it).
+   * Why: "owner"; or, the server disabled it, "failing" (its deliveries kept failing) or "secret-unreadable" (its signing secret can't be opened: its deliveries wait for a new secret and its turning back on).
    */
   disabledReason: string | null;
   /**
