@@ -109,6 +109,7 @@ export async function buildDist({ dev = false } = {}): Promise<DistBuild> {
     };
   };
   const write = async (app: AppBundles | undefined, apart: FormsBundle | undefined): Promise<BuiltEntry> => {
+    // Each answers the files it replaced, removed once index.html names the new ones.
     const written = [app && (await writeApp(app)), apart && (await writeForms(apart))];
     if (!page) throw new Error('The app is written before its forms alone');
     await writeIndexHtml(page.scripts, page.css, apart?.urls);
