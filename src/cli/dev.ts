@@ -1,14 +1,15 @@
 /**
  * `npm run dev`: `npm start` that follows edits of schemas/ and flows/. Each save re-runs the
  * schema and flow lint (on its own thread, lintWorker.ts) while the browser bundle is rebuilt
- * in memory (each form's precompiled validator included). A clean edit's bundle is written to
- * dist/, the server gets validators made from the new files (or restarts when the flow's API
+ * in memory: for an edit of schemas/ alone, only its forms, each with its precompiled validator,
+ * bundled apart from the app's scripts (src/node/builds/devForms.ts). A clean edit's bundle is
+ * written to dist/, the server gets validators made from the new files (or restarts when the flow's API
  * paths changed) and the open pages reload. A broken edit prints the lint's problems here and
  * over the open pages, and the server and the pages keep the last good version.
  */
 import { once } from 'node:events';
 import { readdirSync, readFileSync, watch } from 'node:fs';
-import { join, relative } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { buildDist, type Bundle } from '../node/builds/dist.js';
 import { createCallReader, type CallReader } from '../server/lib/callReader/reader.js';
@@ -54,7 +55,7 @@ export async function startDev(): Promise<void> {
     printProblems(problems, 'fix them, then start again');
     process.exit(1);
   }
-  const build = await buildDist();
+  const build = await buildDist({ dev: true });
   let flow = loadFlow();
   const live = new LiveEdits(createCallReader(flow));
   const server = await startServer({ live });
@@ -68,8 +69,10 @@ export async function startDev(): Promise<void> {
     let failure: unknown;
     try {
       const next = loadFlow();
-      // The reader is made while esbuild bundles in its own process.
-      const bundle = await build.bundle(() => createCallReader(next));
+      // The reader is made while esbuild bundles in its own process. A schema reaches the app's
+      // bundles only through its form, which is bundled apart (src/node/builds/devForms.ts).
+      const formsOnly = files.every((file) => dirname(join(CONTENT_ROOT, file)) === SCHEMAS_DIR);
+      const bundle = await build.bundle(() => createCallReader(next), { formsOnly });
       built = { next, reader: bundle.made, bundle };
     } catch (error) {
       failure = error;

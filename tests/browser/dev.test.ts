@@ -223,12 +223,15 @@ describe('npm run dev', () => {
     page = await context.newPage();
   });
 
-  it('shows an edited message in the open page, and the server validates with it', async () => {
+  it('shows an edited message in the open page without building the app’s scripts again, and the server validates with it', async () => {
     await page.goto('/signup');
     expect(await emailMessage()).toBe(FIRST_MESSAGE);
+    const appScript = await page.locator('script[type="module"][src]').getAttribute('src');
 
     const printedBefore = dev.output().length;
     const latency = await msUntilReloadedPageShows(page, EDITED_MESSAGE, () => replaceInSchema(FIRST_MESSAGE, EDITED_MESSAGE));
+    // Only the form changed: the reloaded page runs the scripts it had, its form the edited one.
+    expect(await page.locator('script[type="module"][src]').getAttribute('src')).toBe(appScript);
     const applied = await dev.waitForOutput(/✓ schemas\/signup\.schema\.json: applied in (\d+) ms; open pages reload/, printedBefore);
     console.log(`edit saved → new message in the browser: ${latency} ms (checked, built and applied in ${applied[1]} ms)`);
     expect(await serverEmailMessages()).toEqual([EDITED_MESSAGE]);
@@ -288,6 +291,20 @@ describe('npm run dev', () => {
     console.log(`fix saved → new message in the browser: ${latency} ms (checked, built and applied in ${applied[1]} ms)`);
     expect(await page.getByRole('alertdialog').count()).toBe(0);
     expect(await serverEmailMessages()).toEqual([FIXED_MESSAGE]);
+  });
+
+  it('draws an edited label in the page the server sends, and the open page shows it', async () => {
+    const uiFile = join(dev.root, 'schemas', 'signup.ui.json');
+    const ui = await readFile(uiFile, 'utf8');
+    const printedBefore = dev.output().length;
+    await writeFile(uiFile, ui.replace('"ui:title": "Email"', '"ui:title": "Email address"'));
+    await dev.waitForOutput(/✓ schemas\/signup\.ui\.json: applied in \d+ ms; open pages reload/, printedBefore);
+
+    const drawn = await (await fetch(`${dev.baseUrl}/signup`, { headers: { accept: 'text/html' } })).text();
+    expect(drawn).toContain('<label class="control-label" for="root_email">Email address<');
+    const label = page.locator('label[for="root_email"]', { hasText: 'Email address' });
+    await label.waitFor({ timeout: scaled(POLL_TIMEOUT_MS) });
+    expect(await label.textContent()).toBe('Email address*');
   });
 
   it(

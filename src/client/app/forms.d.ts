@@ -9,4 +9,6 @@ declare module 'virtual:forms' {
   }
   /** Loads one form's module (its own chunk) by schema name, in a language (English without one). */
   export function loadForm(name: string, locale?: string): Promise<FormModule>;
+  /** What tells this form's module from an edit's: it is loaded once per version (they change only under `npm run dev`). */
+  export function formVersion(name: string, locale?: string): string;
 }

@@ -7,7 +7,7 @@ import Form, { type IChangeEvent } from '@rjsf/core';
 import type { ErrorSchema, RJSFSchema, RJSFValidationError, ValidatorType } from '@rjsf/utils';
 import { createPrecompiledValidator } from '@rjsf/validator-ajv8';
 import { useCallback, useEffect, useMemo, useRef, type ReactNode } from 'react';
-import { loadForm, type FormModule } from 'virtual:forms';
+import { formVersion, loadForm, type FormModule } from 'virtual:forms';
 import { DEFAULT_LOCALE, type Locale, type Translations } from '../../shared/locales.js';
 import { translatorFor } from '../../shared/rjsfStrings.js';
 import { loadOnce, prepareWith } from '../runtime/locale.js';
@@ -33,9 +33,12 @@ const RJSF_TRANSLATIONS: Partial<Record<Locale, () => Promise<{ default: unknown
 
 const loadedForms = new Map<string, Promise<LoadedForm>>();
 
-/** A form's module (its own chunk, one per language) with its validator, loaded once per schema name and language. */
+/**
+ * A form's module (its own chunk, one per language) with its validator, loaded once per schema
+ * name, language and version: the server's drawing stays loaded while `npm run dev` rebuilds the forms.
+ */
 export function loadStepForm(name: string, locale: Locale = DEFAULT_LOCALE): Promise<LoadedForm> {
-  return loadOnce(loadedForms, `${name}\n${locale}`, async () => {
+  return loadOnce(loadedForms, `${name}\n${locale}\n${formVersion(name, locale)}`, async () => {
     const [module, rjsfStrings] = await Promise.all([loadForm(name, locale), RJSF_TRANSLATIONS[locale]?.()]);
     return {
       ...module,

@@ -12,8 +12,8 @@ const gzipped = promisify(gzip);
  * Each text file of dist/ with its Brotli (.br) and gzip (.gz) forms beside it, made once here at
  * the strongest settings rather than for every request: the server sends the one a browser
  * accepts (@fastify/static's preCompressed). A file under 1 KB gains nothing and is left alone.
- * `npm run dev` compresses only its first build: its rebuilds must be quick, and a file without
- * its forms is sent as it is.
+ * `npm run dev` compresses nothing (src/node/builds/dist.ts): its builds must be quick, and a
+ * file without its forms is sent as it is.
  */
 export async function precompress(dir: string): Promise<void> {
   const entries = await readdir(dir, { recursive: true, withFileTypes: true });

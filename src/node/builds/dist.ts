@@ -8,9 +8,11 @@ import type * as esbuild from 'esbuild';
 import { clientContext, ssrContext } from './bundles.js';
 import { COMPILE_ALL_HINT, scriptsRunAtOnce } from './compileHint.js';
 import { precompress } from './compress.js';
+import { BROWSER_FORMS_LOADER, FORM_URLS_FILE, type FormsBundle, formsBundle, SERVER_FORMS_LOADER } from './devForms.js';
 import { type GeneratedForms, generateForms } from './forms.js';
 import { writeIndexHtml } from './indexHtml.js';
-import { pageScripts } from './pageScripts.js';
+import { type PageScripts, pageScripts } from './pageScripts.js';
+import type { RjsfPart } from './rjsfParts.js';
 import { CLIENT, METAFILE } from './paths.js';
 import { writeWhole } from './writeWhole.js';
 import { CONTENT_ROOT, DIST, loadFlow, missingTranslationsWarning, schemaNamesOf } from '../projectFiles.js';
@@ -34,23 +36,40 @@ export interface DistBuild {
   /**
    * Bundles the files on disk again, into memory (forms whose schemas did not change are reused).
    * `meanwhile` runs on this thread once the forms are made, while esbuild bundles in its own process.
+   * `formsOnly`: only schemas changed, which under `npm run dev` reach the app's bundles only
+   * through the parts of rjsf the forms call for: while those stay the same, only the forms are bundled.
    */
-  bundle<Made = undefined>(meanwhile?: () => Made): Promise<Bundle<Made>>;
+  bundle<Made = undefined>(meanwhile?: () => Made, options?: { formsOnly?: boolean }): Promise<Bundle<Made>>;
   dispose(): Promise<void>;
+}
+
+/** The app's bundles as esbuild made them: the browser's scripts and the server's drawing. */
+interface AppBundles {
+  browser: esbuild.BuildResult<{ write: false; metafile: true }>;
+  drawing: esbuild.OutputFile[];
 }
 
 /**
  * Builds dist/ from scratch and returns the build, kept for more: `bundle()` bundles the files
  * on disk into memory, and its `write()` puts that in dist/ (`npm run dev` writes only an edit
  * that passed the lint). A write adds the new files beside the old ones, then index.html, then
- * removes the old files, so a page served meanwhile finds every file it names.
+ * removes the old files, so a page served meanwhile finds every file it names. `dev` (`npm run
+ * dev`): the forms are bundled beside the app's bundles (devForms.ts), and nothing is
+ * precompressed, which only saves bytes on a network.
  */
-export async function buildDist(): Promise<DistBuild> {
+export async function buildDist({ dev = false } = {}): Promise<DistBuild> {
   // Made again before each bundle, which alone reads them.
   let forms: GeneratedForms = { loader: '', rjsfParts: new Set() };
-  const [context, ssr] = await Promise.all([clientContext(() => forms), ssrContext(() => forms)]);
+  const [context, ssr] = await Promise.all([
+    clientContext(() => (dev ? { ...forms, loader: BROWSER_FORMS_LOADER } : forms)),
+    ssrContext(() => (dev ? { ...forms, loader: SERVER_FORMS_LOADER } : forms)),
+  ]);
+  const formsApart = dev ? formsBundle() : undefined;
+  // What the last write put in dist/: the app's bundles' files, and index.html's makings.
   let previous = new Set<string>();
-  const write = async ({ outputFiles, metafile }: esbuild.BuildResult<{ write: false; metafile: true }>, drawing: esbuild.OutputFile[]) => {
+  let previousForms = new Set<string>();
+  let page: { scripts: PageScripts; css: string } | undefined;
+  const writeApp = async ({ browser: { outputFiles, metafile }, drawing }: AppBundles) => {
     // The drawing first: the server loads it afresh once index.html changes.
     for (const file of drawing) {
       await mkdir(dirname(file.path), { recursive: true });
@@ -69,15 +88,41 @@ export async function buildDist(): Promise<DistBuild> {
     }
     await mkdir(join(CONTENT_ROOT, 'build'), { recursive: true });
     await writeFile(METAFILE, JSON.stringify(metafile));
-    await writeIndexHtml(scripts, stylesheet.text);
-    const current = new Set(outputFiles.map((file) => file.path));
-    for (const path of previous) if (!current.has(path)) await rm(path, { force: true });
-    previous = current;
-    return { js: scripts.entry };
+    page = { scripts, css: stylesheet.text };
+    return () => {
+      const gone = [...previous].filter((path) => !outputFiles.some((file) => file.path === path));
+      previous = new Set(outputFiles.map((file) => file.path));
+      return gone;
+    };
   };
-  const bundle = async <Made = undefined>(meanwhile?: () => Made): Promise<Bundle<Made>> => {
-    forms = await generateForms(schemaNamesOf(loadFlow()));
-    const rebuilt = Promise.all([context.rebuild(), ssr.rebuild()]);
+  const writeForms = async ({ outputFiles, urls }: FormsBundle) => {
+    for (const file of outputFiles) {
+      if (previousForms.has(file.path)) continue;
+      await mkdir(dirname(file.path), { recursive: true });
+      await writeFile(file.path, file.contents);
+    }
+    await writeWhole(FORM_URLS_FILE, JSON.stringify(urls));
+    return () => {
+      const gone = [...previousForms].filter((path) => !outputFiles.some((file) => file.path === path));
+      previousForms = new Set(outputFiles.map((file) => file.path));
+      return gone;
+    };
+  };
+  const write = async (app: AppBundles | undefined, apart: FormsBundle | undefined): Promise<BuiltEntry> => {
+    // Each answers the files it replaced, removed once index.html names the new ones.
+    const written = [app && (await writeApp(app)), apart && (await writeForms(apart))];
+    if (!page) throw new Error('The app is written before its forms alone');
+    await writeIndexHtml(page.scripts, page.css, apart?.urls);
+    for (const path of written.flatMap((each) => each?.() ?? [])) await rm(path, { force: true });
+    return { js: page.scripts.entry };
+  };
+  let lastRjsfParts: ReadonlySet<RjsfPart> | undefined;
+  const bundle = async <Made = undefined>(meanwhile?: () => Made, { formsOnly = false } = {}): Promise<Bundle<Made>> => {
+    const names = schemaNamesOf(loadFlow());
+    forms = await generateForms(names);
+    const sameParts = lastRjsfParts !== undefined && [...forms.rjsfParts].sort().join() === [...lastRjsfParts].sort().join();
+    const withApp = !(formsApart && formsOnly && sameParts);
+    const rebuilt = Promise.all([withApp ? Promise.all([context.rebuild(), ssr.rebuild()]) : undefined, formsApart?.rebuild(names)] as const);
     let made: Made | undefined;
     try {
       made = meanwhile?.();
@@ -86,8 +131,15 @@ export async function buildDist(): Promise<DistBuild> {
       // is thrown just below (`await rebuilt`), once `meanwhile` did not throw first.
       await rebuilt.catch(() => undefined);
     }
-    const [browser, drawing] = await rebuilt;
-    return { write: () => write(browser, drawing.outputFiles), made: made as Made };
+    const [app, apart] = await rebuilt;
+    const { rjsfParts } = forms;
+    return {
+      write: () => {
+        if (app) lastRjsfParts = rjsfParts;
+        return write(app && { browser: app[0], drawing: app[1].outputFiles }, apart);
+      },
+      made: made as Made,
+    };
   };
   await rm(DIST, { recursive: true, force: true });
   const entry = await (await bundle()).write();
@@ -96,6 +148,10 @@ export async function buildDist(): Promise<DistBuild> {
   if (warning) console.warn(warning);
   await cp(join(CLIENT, 'app', 'public'), DIST, { recursive: true });
   await writeUsPlaces(join(DIST, 'data'));
-  await precompress(DIST);
-  return { entry, bundle, dispose: () => Promise.all([context.dispose(), ssr.dispose()]).then(() => undefined) };
+  if (!dev) await precompress(DIST);
+  return {
+    entry,
+    bundle,
+    dispose: () => Promise.all([context.dispose(), ssr.dispose()]).then(() => undefined),
+  };
 }

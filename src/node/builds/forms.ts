@@ -25,6 +25,9 @@ export interface GeneratedForms {
 const generatedFrom = new Map<string, { files: Map<string, string | undefined>; source: string; rjsfParts: RjsfPart[] }>();
 const unchanged = (files: Map<string, string | undefined>) => [...files].every(([path, text]) => textOf(path) === text);
 
+/** What a generated loader (this one, devForms.ts's) answers for a form the flow does not have, as code. */
+export const NO_SUCH_FORM = `Promise.reject(new Error('No form "' + name + '" in "' + locale + '"'))`;
+
 /** A form's module in a language: "profile", "profile.es". */
 export const formModuleOf = (name: string, locale: Locale) => (locale === DEFAULT_LOCALE ? name : `${name}.${locale}`);
 
@@ -67,6 +70,9 @@ export async function generateForms(names: string[]): Promise<GeneratedForms> {
       ),
     )
     .join('\n');
-  const loader = `export function loadForm(name, locale = ${JSON.stringify(DEFAULT_LOCALE)}) {\n  switch (name + '\\n' + locale) {\n${cases}\n    default: return Promise.reject(new Error('No form "' + name + '" in "' + locale + '"'));\n  }\n}\n`;
+  const loader =
+    `export function loadForm(name, locale = ${JSON.stringify(DEFAULT_LOCALE)}) {\n  switch (name + '\\n' + locale) {\n${cases}\n    default: return ${NO_SUCH_FORM};\n  }\n}\n` +
+    // Bundled with the app: one version of each.
+    `export const formVersion = () => '';\n`;
   return { loader, rjsfParts };
 }

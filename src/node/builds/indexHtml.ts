@@ -1,6 +1,7 @@
 /** index.html and route-preloads.json: what a page is sent with, so it asks for its scripts at once. */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { type FormUrls, formUrlsElement } from './devForms.js';
 import type { PageScripts } from './pageScripts.js';
 import { CLIENT } from './paths.js';
 import { writeWhole } from './writeWhole.js';
@@ -31,15 +32,16 @@ export function inlineStylesheet(css: string): string {
  * index.html with the entry, its stylesheet (inlineStylesheet) and the scripts it imports
  * (preloaded with it, not found one after another), and route-preloads.json: each route's own
  * scripts, which the server preloads in that page, so a first visit fetches everything at once
- * instead of in a chain.
+ * instead of in a chain. `formUrls`: where the forms are, when they are bundled apart (devForms.ts).
  */
-export async function writeIndexHtml({ entry: js, shell, routes }: PageScripts, css: string): Promise<void> {
+export async function writeIndexHtml({ entry: js, shell, routes }: PageScripts, css: string, formUrls?: FormUrls): Promise<void> {
   const template = await readFile(join(CLIENT, 'app', 'index.html'), 'utf8');
   const page = template
     .replace('%JS%', href(js))
     .replace('%PRELOAD%', preloadLinks(shell.filter((file) => file !== js)))
     // Last, and by a function: the stylesheet's text is not looked into, and a "$" in it stays as it is.
-    .replace('%STYLESHEET%', () => inlineStylesheet(css));
+    .replace('%STYLESHEET%', () => inlineStylesheet(css))
+    .replace('</head>', () => (formUrls ? `  ${formUrlsElement(formUrls)}\n  </head>` : '</head>'));
   const preloads = Object.fromEntries(
     Object.entries(routes).map(([route, byLocale]) => [
       route,

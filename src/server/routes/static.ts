@@ -4,7 +4,7 @@
  * the page; they answer 404 { message }.
  */
 import { createHash } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
@@ -112,18 +112,24 @@ interface DrawnStep {
 
 /**
  * The steps as the server draws them (src/client/app/serverRender.tsx), each drawn once per build,
- * route and language: a drawing holds nothing of a driver's. The build's bundle is loaded afresh
- * when index.html changes (a rebuild under `npm run dev`); a build without it, or a step that
- * fails to draw, sends the page undrawn, for the browser to draw.
+ * route and language: a drawing holds nothing of a driver's. A new build (index.html changed: a
+ * rebuild under `npm run dev`) draws again; its bundle is loaded afresh only if it was written
+ * again, as an edit of a form alone leaves it (src/node/builds/devForms.ts), and loading it takes
+ * longer than drawing. A build without it, or a step that fails to draw, sends the page undrawn,
+ * for the browser to draw.
  */
 function stepDrawings(log: FastifyInstance['log']) {
-  let loaded: { build: string; render: Promise<RenderStep | null>; drawn: Map<string, Promise<DrawnStep | null>> } | undefined;
+  let loaded: { build: string; written: number; render: Promise<RenderStep | null>; drawn: Map<string, Promise<DrawnStep | null>> } | undefined;
   return (build: string, path: string, locale: Locale): Promise<DrawnStep | null> => {
     if (loaded?.build !== build) {
-      const render = existsSync(SSR_BUNDLE)
-        ? import(`${pathToFileURL(SSR_BUNDLE).href}?build=${build}`).then((module: { renderStep: RenderStep }) => module.renderStep)
-        : Promise.resolve(null);
-      loaded = { build, render, drawn: new Map() };
+      const written = statSync(SSR_BUNDLE, { throwIfNoEntry: false })?.mtimeMs ?? 0;
+      const render =
+        loaded?.written === written
+          ? loaded.render
+          : written
+            ? import(`${pathToFileURL(SSR_BUNDLE).href}?written=${written}`).then((module: { renderStep: RenderStep }) => module.renderStep)
+            : Promise.resolve(null);
+      loaded = { build, written, render, drawn: new Map() };
     }
     const { render, drawn } = loaded;
     const key = `${locale}\n${path}`;
