@@ -92,9 +92,9 @@ const CLAIM_JOIN = (now: string) => `LEFT JOIN queue_claims qc ON qc.driver_id =
  * (submitted_at, id) reads one index range (drivers_review_queue_idx), whatever the page. A
  * search matches the email or the name (any part, any case) or the phone's digits. The emails' trigram
  * index is no help to a search with an @ in it: its domain's trigrams are every address's at that
- * domain. Such a search has its text before the @ ($8) end the email's local part (an email has one
- * @), which the index of the local parts reversed finds as a prefix (migration 028); the rest of
- * the email is matched as ILIKE would (lowered), where the trigrams can't be read instead.
+ * domain. Such a search looks for an email, not a name: its text before the @ ($8) ends the email's
+ * local part (an email has one @), which the index of the local parts reversed finds as a prefix
+ * (migration 028); the whole is matched as ILIKE would (lowered), where the trigrams can't be read instead.
  */
 export const queueSql = (ascending: boolean) => `
   SELECT d.id, d.email, d.phone, d.provider, d.status, d.rejection_reason, d.review_version, d.is_session_complete,
@@ -107,7 +107,7 @@ export const queueSql = (ascending: boolean) => `
     AND ($5::text IS NULL
       OR ($8::text IS NULL AND d.email ILIKE $5)
       OR ($8::text IS NOT NULL AND reverse(split_part(lower(d.email), '@', 1)) LIKE $8 AND lower(d.email) LIKE lower($5))
-      OR d.review_name ILIKE $5 OR ($6::text <> '' AND d.phone LIKE $6))
+      OR ($8::text IS NULL AND d.review_name ILIKE $5) OR ($6::text <> '' AND d.phone LIKE $6))
   ORDER BY d.submitted_at ${ascending ? 'ASC' : 'DESC'}, d.id ${ascending ? 'ASC' : 'DESC'}
   LIMIT $2`;
 
