@@ -422,6 +422,7 @@ async function readsQueueIndex(app: Awaited<ReturnType<typeof buildApp>>, status
     null,
     '',
     new Date(),
+    null,
   ]);
   const plan = rows.map((row) => row['QUERY PLAN']).join('\n');
   return /Index (Only )?Scan (Backward )?using drivers_review_queue_idx/.test(plan) && !/\bSort\b/.test(plan);

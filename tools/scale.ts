@@ -202,12 +202,19 @@ export async function seedScale(client: pg.Client, drivers: number, now: Date): 
   await client.query("SET session_replication_role = 'replica'");
   await client.query("SET work_mem = '128MB'");
   await client.query("SET maintenance_work_mem = '512MB'");
+  // One transaction: a server's background passes on the database see the drivers whole or not at
+  // all (a reminder pass between the progress rows and the reminders sent would send one again).
+  await client.query('BEGIN');
   try {
     for (const sql of SEED_SQL(drivers)) {
       const t = performance.now();
       await client.query(sql.replace(/\$\d/g, (name) => constants[name]!));
       if (process.env.SCALE_TRACE) console.log(((performance.now() - t) / 1000).toFixed(1), sql.slice(0, 60).replace(/\s+/g, ' '));
     }
+    await client.query('COMMIT');
+  } catch (error) {
+    await client.query('ROLLBACK');
+    throw error;
   } finally {
     await client.query('RESET session_replication_role');
   }

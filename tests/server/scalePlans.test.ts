@@ -117,6 +117,34 @@ describe('at scale (PostgreSQL)', { tags: ['postgresql'], timeout: 600_000 }, ()
     expect(wholeTables(plans)).toEqual([]);
   });
 
+  it("the review queue's search by an email reads the index of the emails' local parts, not their trigrams", async () => {
+    const { rows } = await client.query<{ email: string }>(
+      "SELECT email FROM drivers WHERE status = 'pending' AND submitted_at IS NOT NULL ORDER BY submitted_at, id OFFSET 1000 LIMIT 1",
+    );
+    const { email } = rows[0]!;
+    const plans = await plansOf(server.app, async () => {
+      const response = await server.app.inject({
+        method: 'GET',
+        url: `/admin/drivers?q=${encodeURIComponent(email.toUpperCase())}`,
+        headers: bearer(server.reviewer.key),
+      });
+      expect(response.json().drivers.map((driver: { email: string }) => driver.email)).toEqual([email]);
+    });
+    const plan = plans.map(({ plan }) => plan).join('\n');
+    expect(plan).toContain('drivers_email_local_reversed_idx');
+    expect(plan).not.toContain('drivers_email_trgm_idx');
+    expect(wholeTables(plans)).toEqual([]);
+  });
+
+  it("a driver's timeline reads their rows by index, no table of drivers or notices whole", async () => {
+    const { rows } = await client.query<{ id: string }>("SELECT id FROM drivers WHERE email = 'driver-777@scale.example'");
+    const plans = await plansOf(server.app, async () => {
+      const response = await server.app.inject({ method: 'GET', url: `/admin/people/${rows[0]!.id}/timeline`, headers: bearer(server.reviewer.key) });
+      expect(response.statusCode, response.body).toBe(200);
+    });
+    expect(wholeTables(plans)).toEqual([]);
+  });
+
   it("the review queue's search by any part of a name reads the names' trigram index", async () => {
     const plans = await plansOf(server.app, async () => {
       const response = await server.app.inject({

@@ -90,7 +90,11 @@ const CLAIM_JOIN = (now: string) => `LEFT JOIN queue_claims qc ON qc.driver_id =
  * A page of drivers in one review state, by submission time: the queue ("pending": those who
  * sent everything, oldest first), or the decided ones, latest first. Keyset paging on
  * (submitted_at, id) reads one index range (drivers_review_queue_idx), whatever the page. A
- * search matches the email or the name (any part, any case) or the phone's digits.
+ * search matches the email or the name (any part, any case) or the phone's digits. The emails' trigram
+ * index is no help to a search with an @ in it: its domain's trigrams are every address's at that
+ * domain. Such a search looks for an email, not a name: its text before the @ ($8) ends the email's
+ * local part (an email has one @), which the index of the local parts reversed finds as a prefix
+ * (migration 028); the whole is matched as ILIKE would (lowered), where the trigrams can't be read instead.
  */
 export const queueSql = (ascending: boolean) => `
   SELECT d.id, d.email, d.phone, d.provider, d.status, d.rejection_reason, d.review_version, d.is_session_complete,
@@ -100,7 +104,10 @@ export const queueSql = (ascending: boolean) => `
   FROM drivers d ${CLAIM_JOIN('$7')}
   WHERE d.status = $1 AND d.submitted_at IS NOT NULL
     AND ($3::timestamptz IS NULL OR (d.submitted_at, d.id) ${ascending ? '>' : '<'} ($3::timestamptz, $4::uuid))
-    AND ($5::text IS NULL OR d.email ILIKE $5 OR d.review_name ILIKE $5 OR ($6::text <> '' AND d.phone LIKE $6))
+    AND ($5::text IS NULL
+      OR ($8::text IS NULL AND d.email ILIKE $5)
+      OR ($8::text IS NOT NULL AND reverse(split_part(lower(d.email), '@', 1)) LIKE $8 AND lower(d.email) LIKE lower($5))
+      OR ($8::text IS NULL AND d.review_name ILIKE $5) OR ($6::text <> '' AND d.phone LIKE $6))
   ORDER BY d.submitted_at ${ascending ? 'ASC' : 'DESC'}, d.id ${ascending ? 'ASC' : 'DESC'}
   LIMIT $2`;
 
@@ -147,12 +154,22 @@ export function readCursor(cursor: string): { at: string; id: string } {
   return { at, id };
 }
 
-/** A search as ILIKE/LIKE patterns: the text anywhere (its wildcards taken literally), and its digits in the phone. */
-function searchPatterns(search: string | null): [string | null, string] {
-  if (!search) return [null, ''];
-  const literal = search.replace(/[\\%_]/g, (character) => `\\${character}`);
+/** A LIKE pattern's text, its wildcards taken literally. */
+const likeLiteral = (text: string) => text.replace(/[\\%_]/g, (character) => `\\${character}`);
+
+/**
+ * A search as ILIKE/LIKE patterns: the text anywhere, its digits in the phone, and for a search with
+ * an @ after some text, that text reversed as the start of the email's local part reversed (null: none).
+ */
+function searchPatterns(search: string | null): [string | null, string, string | null] {
+  if (!search) return [null, '', null];
   const digits = search.replace(/\D/g, '');
-  return [`%${literal}%`, digits.length >= 3 ? `%${digits}%` : ''];
+  const local = search.split('@')[0]!;
+  return [
+    `%${likeLiteral(search)}%`,
+    digits.length >= 3 ? `%${digits}%` : '',
+    search.includes('@') && local ? `${likeLiteral(Array.from(local.toLowerCase()).reverse().join(''))}%` : null,
+  ];
 }
 
 /** What a host may look like (name, IPv4, [IPv6], optional port): it is put into a link. */
@@ -303,7 +320,7 @@ export async function adminRoutes(app: FastifyInstance, options: { config: Serve
     async (request): Promise<QueuePage> => {
       const { status = 'pending', limit = DEFAULT_PAGE_SIZE, after, q } = request.query;
       const query = { status, limit, after: after ? readCursor(after) : null };
-      const [textPattern, digitsPattern] = searchPatterns(q?.trim() || null);
+      const [textPattern, digitsPattern, localPattern] = searchPatterns(q?.trim() || null);
       // One more than the page: whether there is a next page, without counting.
       const { rows } = await app.db.query<QueueRow & { submitted_key: string }>(queueSql(query.status === 'pending'), [
         query.status,
@@ -313,6 +330,7 @@ export async function adminRoutes(app: FastifyInstance, options: { config: Serve
         textPattern,
         digitsPattern,
         app.now(),
+        localPattern,
       ]);
       const page = rows.slice(0, query.limit);
       const expired = await expiredByDriver(

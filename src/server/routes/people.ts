@@ -279,9 +279,12 @@ export async function peopleRoutes(app: FastifyInstance, options: { publicOrigin
     },
   );
 
+  /** The refusal of a driver that isn't there. */
+  const unknownDriver = () => refusal(404, 'staff.unknownDriver');
+
   /** One driver's row of the list, or a 404. */
   async function personOf(id: string): Promise<PeopleRow> {
-    const notFound = refusal(404, 'staff.unknownDriver');
+    const notFound = unknownDriver();
     if (!isUuid(id)) throw notFound;
     const values: unknown[] = [];
     const value = (v: unknown) => {
@@ -298,8 +301,8 @@ export async function peopleRoutes(app: FastifyInstance, options: { publicOrigin
     return rows[0];
   }
 
-  /** What happened to the driver: each source table's events, in time order. */
-  async function eventsOf(driverId: string): Promise<TimelineEvent[]> {
+  /** What happened to the driver: each source table's events, in time order; and the steps they passed. */
+  async function eventsOf(driverId: string): Promise<{ events: TimelineEvent[]; passed: string[] }> {
     const funnel = funnelSteps(flow());
     const labels = new Map(funnel.map((step) => [step.recordedAs, step.label]));
     const verified = new Map<string, 'email' | 'sms'>([
@@ -399,23 +402,28 @@ export async function peopleRoutes(app: FastifyInstance, options: { publicOrigin
           : [];
       }),
     ];
-    return events.sort((a, b) => a.at.localeCompare(b.at));
+    return { events: events.sort((a, b) => a.at.localeCompare(b.at)), passed: steps.rows.map((row) => row.step) };
   }
 
   app.get<{ Params: { id: string } }>(
     PEOPLE_ROUTES.timeline.url,
     { ...readers, schema: { response: { 200: { $ref: 'review#/$defs/timelinePage' } } } },
     async (request): Promise<TimelinePage> => {
-      const row = await personOf(request.params.id);
+      const { id } = request.params;
+      // Every part read at once, each on a connection of its own (one after another, their round trips added up).
+      if (!isUuid(id)) throw unknownDriver();
+      const [row, { events, passed }, { rows: state }] = await Promise.all([
+        personOf(id),
+        eventsOf(id),
+        app.db.query<{ stopped: boolean; paused: boolean; sent: string[] }>(
+          `SELECT d.reminders_stopped_at IS NOT NULL AS stopped, d.reminders_paused_at IS NOT NULL AS paused,
+             coalesce((SELECT array_agg(r.step || ':' || r.reminder) FROM reminders_sent r WHERE r.driver_id = d.id), '{}') AS sent
+           FROM drivers d WHERE d.id = $1`,
+          [id],
+        ),
+      ]);
       // The reminders' next step is the first of the funnel not passed (plugins/reminders.ts), after their latest progress.
-      const { rows: passed } = await app.db.query<{ step: string }>('SELECT step FROM driver_steps_passed(ARRAY[$1]::uuid[])', [row.id]);
-      const next = funnelSteps(flow()).find((step) => !passed.some((done) => done.step === step.recordedAs));
-      const { rows: state } = await app.db.query<{ stopped: boolean; paused: boolean; sent: string[] }>(
-        `SELECT d.reminders_stopped_at IS NOT NULL AS stopped, d.reminders_paused_at IS NOT NULL AS paused,
-           coalesce((SELECT array_agg(r.step || ':' || r.reminder) FROM reminders_sent r WHERE r.driver_id = d.id), '{}') AS sent
-         FROM drivers d WHERE d.id = $1`,
-        [row.id],
-      );
+      const next = funnelSteps(flow()).find((step) => !passed.includes(step.recordedAs));
       const due = next
         ? remindersAhead(
             schedule,
@@ -429,7 +437,6 @@ export async function peopleRoutes(app: FastifyInstance, options: { publicOrigin
             app.now(),
           ).map((ahead): TimelineEvent => ({ at: ahead.at.toISOString(), kind: 'reminderDue', label: next.label }))
         : [];
-      const events = await eventsOf(row.id);
       await app.audit.record(request, { action: 'driver.timeline', driverId: row.id });
       return { driver: rowOf(row), events, due, reminders: state[0]!.stopped ? 'unsubscribed' : state[0]!.paused ? 'paused' : 'on' };
     },
