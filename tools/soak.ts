@@ -428,9 +428,13 @@ export async function soak({ drivers, minutes, calmSeconds }: SoakOptions): Prom
     const lostNotices: string[] = [];
     const duplicateNotices: string[] = [];
     for (const driver of walked.filter((each) => approved.has(each.driverId))) {
-      const mails = smtp.received.filter(
-        (each) => each.subject === APPROVED_SUBJECT && !Array.isArray(each.to) && each.to?.value[0]?.address === driver.email,
-      ).length;
+      // As the driver's mailbox counts them: a notice sent again (its acknowledgement lost when the
+      // mail server went away) keeps its Message-ID and shows once.
+      const mails = new Set(
+        smtp.received
+          .filter((each) => each.subject === APPROVED_SUBJECT && !Array.isArray(each.to) && each.to?.value[0]?.address === driver.email)
+          .map((each) => each.messageId),
+      ).size;
       const texts = twilio.sent.filter((each) => each.to === driver.phone && each.body.startsWith(APPROVED_TEXT)).length;
       for (const [channel, count] of [
         ['email', mails],

@@ -318,6 +318,18 @@ describe('notices', () => {
     expect(mailTo(driver.email).at(-1)!.subject).toBe("You're approved to drive with Onramp");
   });
 
+  it("sends a notice again under the same Message-ID, so a mail server that took it but never said so shows it once", async () => {
+    const driver = await waitingDriver();
+    await decide(app, server.reviewer.key, driver.driverId, 'approve');
+    await app.messaging.deliverDue();
+    const { rows } = await server.db.query<{ id: string }>("SELECT id FROM outgoing_notices WHERE driver_id = $1 AND channel = 'email'", [driver.driverId]);
+    // As if the acknowledgement had been lost: the notice is tried again.
+    await server.db.query("UPDATE outgoing_notices SET status = 'pending', next_attempt_at = $2 WHERE id = $1", [rows[0]!.id, server.clock.now()]);
+    await app.messaging.deliverDue();
+    const approvals = mailTo(driver.email).filter((mail) => mail.subject === "You're approved to drive with Onramp");
+    expect(approvals.map((mail) => mail.messageId)).toEqual([`<${rows[0]!.id}@onramp.example>`, `<${rows[0]!.id}@onramp.example>`]);
+  });
+
   it('gives up on a notice after a day of failures, keeps it as failed, and logs an error', async () => {
     const driver = await waitingDriver();
     await smtp.stop();

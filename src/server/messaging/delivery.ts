@@ -20,6 +20,12 @@ export type OutgoingMessage = (
 ) & {
   /** What the message is, for the local outbox that shows it (transports send only the words). */
   about: { code: string } | { notice: NoticeName };
+  /**
+   * The same on every try of one notice (its row's id): a mail server that took a message but
+   * went away before saying so gets it again, and the mailbox shows the two as one (RFC 5322's
+   * Message-ID).
+   */
+  messageKey?: string;
 };
 
 export interface Transport {

@@ -9,7 +9,11 @@ import { DeliveryError, type OutgoingMessage, type Transport } from './delivery.
 /** A mail server that does not answer within these is treated as away (milliseconds). */
 const TIMEOUTS = { connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 20_000 } as const;
 
+/** The domain of MAIL_FROM ("Onramp <no-reply@example.com>"), on the right of each Message-ID. */
+const domainOf = (from: string) => /@([^>\s]+)>?\s*$/.exec(from)?.[1] ?? 'localhost';
+
 export function createSmtpTransport(url: string, from: string): Transport {
+  const domain = domainOf(from);
   // A pool of connections kept open between messages; the URL gives host, port, security and login.
   const transporter = nodemailer.createTransport({ url, pool: true, maxConnections: 3, ...TIMEOUTS });
   transporter.set('disableFileAccess', true);
@@ -25,6 +29,7 @@ export function createSmtpTransport(url: string, from: string): Transport {
           text: message.text,
           html: message.html,
           ...(message.headers && { headers: message.headers }),
+          ...(message.messageKey && { messageId: `<${message.messageKey}@${domain}>` }),
         });
         if (info.rejected.length > 0) throw Object.assign(new Error('The mail server refused the recipient.'), { responseCode: 550 });
       } catch (error) {

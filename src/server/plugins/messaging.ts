@@ -296,6 +296,7 @@ export const messagingPlugin = fp<{ config: MessagingConfig; signInUrl: string; 
         const message = {
           ...(JSON.parse(app.cipher.decrypt(row.sealed, noticeContext(row.id)).toString('utf8')) as OutgoingMessage),
           about: { notice: row.notice },
+          messageKey: row.id,
         };
         try {
           await transports[row.channel].send(message);
