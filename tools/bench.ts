@@ -829,7 +829,8 @@ const SOAK_CALM_SECONDS = 45;
 const quantile = (values: number[], q: number) => [...values].sort((a, b) => a - b)[Math.max(0, Math.ceil(q * values.length) - 1)] ?? NaN;
 
 async function printSoak(result: SoakResult) {
-  const ms = (value: number) => `${Math.round(value)}`.padStart(6);
+  // A call with no times in a phase (a code asked again only once the mail server was away) shows a dash.
+  const ms = (value: number) => (Number.isNaN(value) ? '–' : `${Math.round(value)}`).padStart(6);
   const calm = result.calls.filter((call) => call.phase === 'calm');
   const loaded = result.calls.filter((call) => call.phase === 'faults');
   const windows = result.faults.map((fault) => `${fault.name} ${fault.from.toFixed(1)}–${fault.to.toFixed(1)} s`).join(', ');
