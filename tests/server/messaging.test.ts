@@ -318,7 +318,7 @@ describe('notices', () => {
     expect(mailTo(driver.email).at(-1)!.subject).toBe("You're approved to drive with Onramp");
   });
 
-  it("sends a notice again under the same Message-ID, so a mail server that took it but never said so shows it once", async () => {
+  it('sends a notice again under the same Message-ID, so a mail server that took it but never said so shows it once', async () => {
     const driver = await waitingDriver();
     await decide(app, server.reviewer.key, driver.driverId, 'approve');
     await app.messaging.deliverDue();
