@@ -26,7 +26,6 @@ import {
   type TestServer,
 } from '../support/server.js';
 import { scaled } from '../support/machineSpeed.js';
-import { startTcpProxy, type TcpProxy } from '../support/tcpProxy.js';
 
 const MIGRATIONS = join(PROJECT_ROOT, 'src', 'server', 'db', 'migrations');
 const UNAVAILABLE = { message: 'We can’t reach our records right now. Please try again in a minute.' };
@@ -296,51 +295,6 @@ describe('with DATABASE_URL (PostgreSQL)', { tags: ['postgresql'] }, () => {
     },
     scaled(60_000),
   );
-
-  describe('through a network that breaks connections', () => {
-    let proxy: TcpProxy;
-    let proxied: string;
-    beforeAll(async () => {
-      proxy = await startTcpProxy(Number(new URL(postgres.url).port));
-      const url = new URL(postgres.url);
-      url.port = String(proxy.port);
-      proxied = url.toString();
-    });
-    afterAll(() => proxy?.close());
-
-    it('opens another connection when one is reset as it opens: nothing was sent on it', async () => {
-      proxy.resetOpening(1);
-      const db = await openDb({ kind: 'postgres', url: proxied });
-      try {
-        expect((await db.query('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
-      } finally {
-        await db.close();
-      }
-    });
-
-    it('sends a read again on a new connection when its pooled one died while idle: the session lookup every signed-in request makes', async () => {
-      const db = await openDb({ kind: 'postgres', url: proxied });
-      try {
-        await db.query('SELECT 1');
-        proxy.killOpen();
-        expect((await db.prepared('one', 'SELECT 1 AS one', [])).rows).toEqual([{ one: 1 }]);
-      } finally {
-        await db.close();
-      }
-    });
-
-    it('does not send a write again when its connection breaks under it: it may have run', async () => {
-      const db = await openDb({ kind: 'postgres', url: proxied });
-      try {
-        await db.query('SELECT 1');
-        proxy.killOpen();
-        await expect(db.query('UPDATE drivers SET locale = locale WHERE false')).rejects.toThrow('The database is unavailable: read ECONNRESET');
-        expect((await db.query('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
-      } finally {
-        await db.close();
-      }
-    });
-  });
 
   it('says it is ready while every pooled connection is lent to a request: the probe waits behind none of them', async () => {
     let done!: () => void;

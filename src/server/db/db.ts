@@ -22,10 +22,9 @@ export interface Queryable {
 
 export interface Db extends Queryable {
   /**
-   * `sql`, a read, as the prepared statement `name`: PostgreSQL parses and plans it once per
-   * connection instead of at every call. For the statement every signed-in request runs (the
-   * session lookup), whose planning costs more than its reading. Being a read, it is sent again on
-   * another connection when its own breaks under it.
+   * `sql` as the prepared statement `name`: PostgreSQL parses and plans it once per connection
+   * instead of at every call. For the statement every signed-in request runs (the session lookup),
+   * whose planning costs more than its reading.
    */
   prepared<T = Record<string, unknown>>(name: string, sql: string, params: unknown[]): Promise<{ rows: T[] }>;
   /** Runs `work` in one transaction: committed when it resolves, rolled back when it throws. */
@@ -180,44 +179,19 @@ function isStaleConnection(error: unknown): boolean {
   return code.startsWith('57P') || code.startsWith('08') || code === 'ECONNREFUSED';
 }
 
-/**
- * The connection broke with no word from the server (reset, or closed under a statement): a
- * statement sent on it may or may not have run.
- */
-function isBrokenConnection(error: unknown): boolean {
-  const code = String((error as { code?: unknown } | null)?.code ?? '');
-  return code === 'ECONNRESET' || code === 'EPIPE' || (error instanceof Error && /Connection terminated unexpectedly/i.test(error.message));
-}
-
-/** Failures of connections that broke while being opened (the database going down, say): nothing was sent on them. */
-const brokenWhileOpening = new WeakSet<object>();
-
-async function connectTo(pool: pg.Pool): Promise<pg.PoolClient> {
-  try {
-    return await pool.connect();
-  } catch (error) {
-    if (error instanceof Error) brokenWhileOpening.add(error);
-    throw error;
-  }
-}
-
 /** Connections a server keeps open to the database at most. */
 export const POOL_SIZE = 10;
 
 /**
- * Runs `attempt` on a pooled connection (taken with connectTo), again on another while the ones it
- * gets turn out to be dead (each is destroyed as it fails, so after a restart this goes through the
- * pool at most once): a stale one always, as nothing of the statement ran; a broken one when it
- * broke before anything was sent on it, or when `read` says that what was sent only reads (a
- * connection that died idle in the pool, its end not heard yet, breaks at its next statement).
+ * Runs `attempt` on a pooled connection, again on another while the ones it gets turn out to be
+ * stale (each is destroyed as it fails, so after a restart this goes through the pool at most once).
  */
-async function onLiveConnection<T>(attempt: () => Promise<T>, read = false): Promise<T> {
+async function onLiveConnection<T>(attempt: () => Promise<T>): Promise<T> {
   for (let tries = 1; ; tries++) {
     try {
       return await attempt();
     } catch (error) {
-      const safe = isStaleConnection(error) || (isBrokenConnection(error) && (read || brokenWhileOpening.has(error as object)));
-      if (!safe || tries > POOL_SIZE) throw error;
+      if (!isStaleConnection(error) || tries > POOL_SIZE) throw error;
     }
   }
 }
@@ -279,24 +253,13 @@ function openPostgres(url: string, onPoolError: (error: Error) => void): Db {
       return unavailable(error);
     }
   };
-  /** A statement outside a transaction on `on`, on another connection when its own was dead (onLiveConnection). */
-  const runOnPool = <T>(statement: pg.QueryConfig, { on = pool, read = false } = {}): Promise<{ rows: T[] }> =>
-    onLiveConnection(async () => {
-      const client = await connectTo(on);
-      try {
-        const result = await client.query(statement);
-        client.release();
-        return result;
-      } catch (error) {
-        // As the pool's own query does: a connection that failed a statement is not lent again.
-        client.release(error as Error);
-        throw error;
-      }
-    }, read).then((result) => ({ rows: result.rows as T[] }), unavailable);
-  /** A connection that answers: one from before a restart is dropped at its first word (BEGIN, which changes nothing), and another taken. */
+  /** A statement outside a transaction: a stale pooled connection is replaced once (the pool destroys it). */
+  const runOnPool = <T>(statement: pg.QueryConfig): Promise<{ rows: T[] }> =>
+    onLiveConnection(() => pool.query(statement)).then((result) => ({ rows: result.rows as T[] }), unavailable);
+  /** A connection that answers: one from before a restart is dropped at its first word (BEGIN), and another taken. */
   const beginTransaction = () =>
     onLiveConnection(async () => {
-      const client = await connectTo(pool);
+      const client = await pool.connect();
       try {
         await client.query('BEGIN');
         return client;
@@ -304,11 +267,11 @@ function openPostgres(url: string, onPoolError: (error: Error) => void): Db {
         client.release(error as Error);
         throw error;
       }
-    }, true).catch(unavailable);
+    }).catch(unavailable);
   return {
     query: (sql, params = []) => runOnPool({ text: sql, values: params }),
     // node-postgres sends the statement's text once per connection, and the name alone after.
-    prepared: (name, sql, params) => runOnPool({ name, text: sql, values: params }, { read: true }),
+    prepared: (name, sql, params) => runOnPool({ name, text: sql, values: params }),
     async transaction(work) {
       const client = await beginTransaction();
       let broken: Error | undefined;
@@ -341,7 +304,7 @@ function openPostgres(url: string, onPoolError: (error: Error) => void): Db {
       await runOnPool({ text: sql });
     },
     async withLock(name, waitMs, work) {
-      const client = await onLiveConnection(() => connectTo(lockPool)).catch(unavailable);
+      const client = await onLiveConnection(() => lockPool.connect()).catch(unavailable);
       let broken: Error | undefined;
       try {
         // A session's advisory lock, not a transaction's: `work` may take as long as a payment
@@ -374,7 +337,7 @@ function openPostgres(url: string, onPoolError: (error: Error) => void): Db {
       }
     },
     ping: async () => {
-      await runOnPool({ text: 'SELECT 1' }, { on: probePool, read: true });
+      await onLiveConnection(() => probePool.query('SELECT 1')).catch(unavailable);
     },
     pools: () => ({ queries: countsOf(pool), locks: countsOf(lockPool) }),
     close: async () => {
