@@ -123,11 +123,19 @@ function Outcome({ outcome }: { outcome: { ok: boolean; said: string } | null })
   );
 }
 
+/** How often a driver's timeline is read again while one of its notices waits to be delivered. */
+const PENDING_NOTICE_REFRESH_MS = 2_000;
+
 function Timeline({ session, driver, onBack }: { session: AdminSession; driver: PeopleDriver; onBack: () => void }) {
   const { data, error, isValidating, mutate } = useSWR<TimelinePage, RequestError>(
     [`/admin/people/${driver.id}/timeline`, session.bearer],
     readAdmin<TimelinePage>,
-    { ...READ_ONCE, onError: (failed) => checkRefusal(session, failed) },
+    {
+      ...READ_ONCE,
+      // A notice just sent is delivered in the background: looked at again until none is pending.
+      refreshInterval: (page) => (page?.events.some((event) => event.delivery === 'pending') ? PENDING_NOTICE_REFRESH_MS : 0),
+      onError: (failed) => checkRefusal(session, failed),
+    },
   );
   const [outcome, setOutcome] = useState<{ ok: boolean; said: string } | null>(null);
   const [note, setNote] = useState('');
