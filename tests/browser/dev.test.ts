@@ -232,6 +232,10 @@ describe('npm run dev', () => {
     const latency = await msUntilReloadedPageShows(page, EDITED_MESSAGE, () => replaceInSchema(FIRST_MESSAGE, EDITED_MESSAGE));
     // Only the form changed: the reloaded page runs the scripts it had, its form the edited one.
     expect(await page.locator('script[type="module"][src]').getAttribute('src')).toBe(appScript);
+    // Its edited form is asked for with those scripts, not once they have run.
+    const formUrls = JSON.parse((await page.locator('#form-urls').textContent()) ?? '{}') as Record<string, string>;
+    const preloaded = await page.locator('link[rel="modulepreload"]').evaluateAll((links) => links.map((link) => link.getAttribute('href')));
+    expect(preloaded).toContain(formUrls['signup\nen']);
     const applied = await dev.waitForOutput(/✓ schemas\/signup\.schema\.json: applied in (\d+) ms; open pages reload/, printedBefore);
     console.log(`edit saved → new message in the browser: ${latency} ms (checked, built and applied in ${applied[1]} ms)`);
     expect(await serverEmailMessages()).toEqual([EDITED_MESSAGE]);
