@@ -17,7 +17,7 @@ import { READ_ONCE, type RequestError } from '../runtime/reads.js';
 import { request, type ApiResult } from '../runtime/api.js';
 import { checkRefusal, download, isRefusal, readAdmin, type AdminSession } from './adminApi.js';
 import { actOn, BulkActions, DriverActions, type BulkTarget } from './PeopleActions.js';
-import { formatTime } from './adminData.js';
+import { formatTime, PENDING_REFRESH_MS } from './adminData.js';
 import { ReadFailure } from './ReadFailure.js';
 
 /** The list's filter as the form holds it: each part of GET /admin/people's query, '' for none. */
@@ -123,9 +123,6 @@ function Outcome({ outcome }: { outcome: { ok: boolean; said: string } | null })
   );
 }
 
-/** How often a driver's timeline is read again while one of its notices waits to be delivered. */
-const PENDING_NOTICE_REFRESH_MS = 2_000;
-
 function Timeline({ session, driver, onBack }: { session: AdminSession; driver: PeopleDriver; onBack: () => void }) {
   const { data, error, isValidating, mutate } = useSWR<TimelinePage, RequestError>(
     [`/admin/people/${driver.id}/timeline`, session.bearer],
@@ -133,7 +130,7 @@ function Timeline({ session, driver, onBack }: { session: AdminSession; driver: 
     {
       ...READ_ONCE,
       // A notice just sent is delivered in the background: looked at again until none is pending.
-      refreshInterval: (page) => (page?.events.some((event) => event.delivery === 'pending') ? PENDING_NOTICE_REFRESH_MS : 0),
+      refreshInterval: (page) => (page?.events.some((event) => event.delivery === 'pending') ? PENDING_REFRESH_MS : 0),
       onError: (failed) => checkRefusal(session, failed),
     },
   );

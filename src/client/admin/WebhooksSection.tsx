@@ -12,14 +12,11 @@ import { request } from '../runtime/api.js';
 import { READ_ONCE, type RequestError } from '../runtime/reads.js';
 import { toast } from '../ui/toast.js';
 import { checkRefusal, readAdmin, type AdminKey, type AdminSession } from './adminApi.js';
-import { formatTime } from './adminData.js';
+import { formatTime, PENDING_REFRESH_MS } from './adminData.js';
 import { ReadFailure } from './ReadFailure.js';
 import { told } from './StaffSections.js';
 
 const webhookPath = (id: string, action = '') => `/admin/webhooks/${encodeURIComponent(id)}${action}`;
-
-/** While a delivery waits for its next try, its list is read again this often. */
-const PENDING_REFRESH_MS = 2_000;
 
 const STATUS_LABELS: Record<string, string> = { pending: 'Waiting', delivered: 'Delivered', failed: 'Failed' };
 /** Why the server turned an endpoint off (its disabledReason), in words; anything else an owner did. */

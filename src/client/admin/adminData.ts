@@ -83,3 +83,6 @@ export function formatDuration(hours: number | null): string {
   if (hours < 48) return HOURS.format(hours);
   return DAYS.format(hours / 24);
 }
+
+/** While something a list shows waits to be delivered (a notice, a webhook delivery), the list is read again this often. */
+export const PENDING_REFRESH_MS = 2_000;
