@@ -296,6 +296,22 @@ describe('notices', () => {
     expect(subjects.slice(before)).toEqual(Array(45).fill('Your Onramp subscription has ended'));
   });
 
+  it('leaves a notice queued as a server closes to the servers still running: the closing one starts no pass', async () => {
+    const driver = await waitingDriver();
+    await app.messaging.deliverDue();
+    const closing = await server.buildAnother();
+    await server.db.transaction((tx) => closing.messaging.notify(tx, driver.driverId, 'subscriptionEnded', {}));
+    await closing.close();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const { rows } = await server.db.query<{ status: string; attempts: number }>(
+      "SELECT status, attempts FROM outgoing_notices WHERE driver_id = $1 AND notice = 'subscriptionEnded'",
+      [driver.driverId],
+    );
+    expect(rows).toEqual([{ status: 'pending', attempts: 0 }]);
+    await app.messaging.deliverDue();
+    expect(mailTo(driver.email).at(-1)?.subject).toBe('Your Onramp subscription has ended');
+  });
+
   it('keeps a notice while the mail server is away, and delivers it when it is back', async () => {
     const driver = await waitingDriver();
     await smtp.stop();

@@ -244,8 +244,19 @@ export const messagingPlugin = fp<{ config: MessagingConfig; signInUrl: string; 
           ],
         );
       }
-      // Soon after the caller commits; the loop below would find it anyway.
-      if (options.delivers) setTimeout(() => void deliverDue().catch(passFailed), 50).unref();
+      if (options.delivers) deliverSoon();
+    }
+
+    let soonTimer: NodeJS.Timeout | null = null;
+    let closing = false;
+    /** Soon after the caller commits (the loop below would find it anyway): one pass for the notices queued meanwhile, none once closing. */
+    function deliverSoon() {
+      if (soonTimer || closing) return;
+      soonTimer = setTimeout(() => {
+        soonTimer = null;
+        void deliverDue().catch(passFailed);
+      }, 50);
+      soonTimer.unref();
     }
 
     /** A pass that fails (the database away) is logged; its notices wait for the next pass. */
@@ -349,6 +360,11 @@ export const messagingPlugin = fp<{ config: MessagingConfig; signInUrl: string; 
       for (const transport of new Set(Object.values(transports))) await transport.close?.();
     });
     if (options.delivers) everyInterval(app, { name: 'notice delivery', intervalMs: DELIVERY_INTERVAL_MS, run: deliverDue });
+    // Before any onClose hook (the transports closed, the database closed): no pass is started by a notice queued as the server closes.
+    app.addHook('preClose', async () => {
+      closing = true;
+      if (soonTimer) clearTimeout(soonTimer);
+    });
 
     const messaging: Messaging = { sendCode, notify, notifyStaff, deliverDue, outbox, adminUrl: options.adminUrl };
     app.decorate('messaging', messaging);

@@ -417,12 +417,10 @@ export const webhooksPlugin = fp<{ production: boolean; timeoutMs?: number }>(
       await delivering?.catch(() => undefined);
     });
     everyInterval(app, { name: 'webhook delivery', intervalMs: DELIVERY_INTERVAL_MS, run: deliverDue });
-    // After the interval's hook, so it runs before it (Fastify runs onClose hooks last-added first)
-    // and before the database closes: no pass starts once closing, and the one in flight ends.
-    app.addHook('onClose', async () => {
+    // Before any onClose hook (the database closed, the pass in flight waited for): no pass starts once the server is closing.
+    app.addHook('preClose', async () => {
       closing = true;
       if (soonTimer) clearTimeout(soonTimer);
-      await Promise.allSettled([delivering, deliveringAgain]);
     });
     app.decorate('webhooks', webhooks);
   },
