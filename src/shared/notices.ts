@@ -19,6 +19,7 @@ export const NOTICE_VALUES = {
   documentExpiring: ['document', 'expiresOn', 'signInUrl'],
   documentExpired: ['document', 'expiresOn', 'signInUrl'],
   webhookDisabled: ['url', 'description', 'failingSince', 'lastStatus', 'adminUrl'],
+  webhookSecretUnreadable: ['url', 'description', 'adminUrl'],
   staffInvitation: ['invitedBy', 'roles', 'invitationUrl', 'expiresAt', 'adminUrl'],
   staffSignInFailures: ['email', 'failures', 'adminUrl'],
 } as const satisfies Record<string, readonly string[]>;
@@ -37,6 +38,7 @@ export const REQUIRED_VALUES: { readonly [N in NoticeName]?: { readonly [C in ke
   documentExpiring: { email: ['document', 'expiresOn', 'signInUrl'], sms: ['document'] },
   documentExpired: { email: ['document', 'signInUrl'], sms: ['document'] },
   webhookDisabled: { email: ['url', 'adminUrl'] },
+  webhookSecretUnreadable: { email: ['url', 'adminUrl'] },
   staffInvitation: { email: ['invitationUrl'] },
   staffSignInFailures: { email: ['email'] },
 };
@@ -60,13 +62,14 @@ export const NOTICE_TITLES: Record<NoticeName, string> = {
   documentExpiring: 'Document expiring',
   documentExpired: 'Document expired',
   webhookDisabled: 'Webhook endpoint turned off',
+  webhookSecretUnreadable: 'Webhook endpoint turned off: secret unreadable',
   staffInvitation: 'Invitation to the admin page',
   staffSignInFailures: 'Repeated failed sign-ins',
 };
 export const NOTICE_NAMES = Object.keys(NOTICE_VALUES) as NoticeName[];
 
 /** The notices to staff members, by email in English (their words are no copy to translate); every other one is to a driver. */
-export const STAFF_NOTICES = ['webhookDisabled', 'staffInvitation', 'staffSignInFailures'] as const satisfies readonly NoticeName[];
+export const STAFF_NOTICES = ['webhookDisabled', 'webhookSecretUnreadable', 'staffInvitation', 'staffSignInFailures'] as const satisfies readonly NoticeName[];
 export type NoticeToStaff = (typeof STAFF_NOTICES)[number];
 
 /** The values a notice is sent with, one per placeholder it offers. */

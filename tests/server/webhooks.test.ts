@@ -396,6 +396,7 @@ describe('delivery', () => {
       unusable!.id,
       app.cipher.encrypt('not a signing secret', webhookSecretContext(unusable!.id)),
     ]);
+    const anOwner = await staffKey(app, ['owner']);
     const heldBefore = /onramp_webhook_delivery_failures_total\{outcome="held"\} (\d+)/.exec((await app.inject({ method: 'GET', url: '/metrics' })).body)?.[1];
     try {
       const driver = await signUp(app);
@@ -424,6 +425,11 @@ describe('delivery', () => {
       for (const { secret } of created) expect(server.logs.filter((line) => line.includes(secret))).toEqual([]);
       const heldAfter = /onramp_webhook_delivery_failures_total\{outcome="held"\} (\d+)/.exec((await app.inject({ method: 'GET', url: '/metrics' })).body)?.[1];
       expect(Number(heldAfter) - Number(heldBefore ?? 0)).toBe(2);
+      // Every owner is told by email, once per endpoint, what to do.
+      const told = (await deliveredBy(server.db, app)).filter((entry) => entry.to === anOwner.email);
+      expect(told.map((entry) => entry.subject)).toEqual(Array(2).fill("A webhook endpoint was turned off: its signing secret can't be opened"));
+      expect(told.map((entry) => entry.text.match(/Endpoint: (.+)\n/)?.[1]).sort()).toEqual([held.url, held.url]);
+      expect(told[0]!.text).toMatch(/Rotate its secret in the Webhooks section of the admin page, .+ then turn the endpoint back on: http:\/\/[^/]+\/admin\n/);
 
       // A new secret, the endpoint turned on: what waited is delivered, signed with the new secret alone.
       const rotated = json<WebhookSecret>(await admin('POST', `/admin/webhooks/${damaged!.id}/rotate`));

@@ -58,6 +58,12 @@ const SECRET_UNREADABLE = 'secret-unreadable';
 /** What a delivery held for an unreadable secret says of its last attempt. */
 const SECRET_UNREADABLE_ANSWER = "Not sent: the endpoint's signing secret can't be opened. Rotate the secret, then turn the endpoint on.";
 
+/** An endpoint's address without what may be a credential of the receiver's (user:password@, a ?token=): an email is no place for one. */
+const addressForEmail = (url: string) => {
+  const { origin, pathname } = new URL(url);
+  return `${origin}${pathname}`;
+};
+
 /** The condition on `f`, a row of webhook_deliveries, of a delivery to `endpoint` (an SQL expression) given up on since the last one delivered. */
 export const failedInARow = (endpoint: string) =>
   `f.endpoint_id = ${endpoint} AND f.status = 'failed'
@@ -357,16 +363,18 @@ export const webhooksPlugin = fp<{ production: boolean; timeoutMs?: number }>(
           row.id,
           SECRET_UNREADABLE_ANSWER,
         ]);
-        const disabled = await tx.query(
-          'UPDATE webhook_endpoints SET disabled_at = $2, disabled_reason = $3, updated_at = $2 WHERE id = $1 AND disabled_at IS NULL RETURNING id',
+        const disabled = await tx.query<{ url: string; description: string }>(
+          'UPDATE webhook_endpoints SET disabled_at = $2, disabled_reason = $3, updated_at = $2 WHERE id = $1 AND disabled_at IS NULL RETURNING url, description',
           [row.endpoint_id, now, SECRET_UNREADABLE],
         );
-        if (disabled.rows.length === 0) return;
+        const endpoint = disabled.rows[0];
+        if (!endpoint) return;
         await app.audit.recordAs(
           { staffId: null, actor: 'server', ip: null },
           { action: 'webhook.disable', details: { endpointId: row.endpoint_id, reason: SECRET_UNREADABLE } },
           tx,
         );
+        await app.messaging.notifyStaff(tx, 'owner', 'webhookSecretUnreadable', { url: addressForEmail(endpoint.url), description: endpoint.description });
         app.log.error(
           { endpointId: row.endpoint_id, error: error instanceof Error ? error.name : typeof error },
           "A webhook endpoint's signing secret can't be opened: turned off, its deliveries held",
@@ -400,10 +408,8 @@ export const webhooksPlugin = fp<{ production: boolean; timeoutMs?: number }>(
           { action: 'webhook.disable', details: { endpointId, failures, failingForDays: Math.floor(failingFor / DAY_MS) } },
           tx,
         );
-        // The address without what may be a credential of the receiver's (user:password@, a ?token=): an email is no place for one.
-        const { origin, pathname } = new URL(endpoint.url);
         await app.messaging.notifyStaff(tx, 'owner', 'webhookDisabled', {
-          url: `${origin}${pathname}`,
+          url: addressForEmail(endpoint.url),
           description: endpoint.description,
           failingSince: new Date(since!).toUTCString(),
           lastStatus,

@@ -15,6 +15,7 @@ export interface Notices {
   documentExpiring: Notice;
   documentExpired: Notice;
   webhookDisabled: StaffEmail;
+  webhookSecretUnreadable: StaffEmail;
   staffInvitation: StaffEmail;
   staffSignInFailures: StaffEmail;
   expiries: {
