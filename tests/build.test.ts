@@ -159,6 +159,11 @@ describe('the browser bundle', () => {
     expect(inputsOf(stripeChunk!).some((input) => input.includes('node_modules/@stripe/stripe-js/'))).toBe(true);
   });
 
+  it('keeps what only the staff’s pages read out of the first page: the staff’s roles and audit actions', () => {
+    expect(initialFiles().flatMap((file) => inputsOf(file).filter((input) => input.endsWith('src/shared/generated/staff.ts')))).toEqual([]);
+    expect(outputs.some(([file]) => inputsOf(file).some((input) => input.endsWith('src/shared/generated/staff.ts')))).toBe(true);
+  });
+
   it('ships no city list in the first page', () => {
     const cities = initialFiles().flatMap((file) => inputsOf(file).filter((input) => input.includes('country-state-city')));
     expect(cities).toEqual([]);
