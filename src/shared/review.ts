@@ -7,7 +7,7 @@
 import type { StaffRole } from './generated/staff.js';
 
 export { REVIEW_STATUSES } from './generated/driver.js';
-// The staff's roles and audit actions are imported from generated/staff.js itself: re-exported
+// The staff's roles and audit actions are imported from src/shared/generated/staff.ts itself: re-exported
 // here, they would ride in the scripts of a driver's first visit, which hold this module.
 
 export type {
