@@ -47,7 +47,7 @@ describe('the browser bundle', () => {
     expect(outputs.flatMap(([file]) => inputsOf(file).filter((input) => /node_modules\/(fast-uri|jsonpointer)\//.test(input)))).toEqual([]);
   });
 
-  it('leaves out the parts of rjsf no form calls for: the allOf merger, arrays, oneOf and anyOf, the layout grid, the widgets no field draws (forms given some bring them back: tests/server/contentFolder.test.ts)', () => {
+  it('leaves out the parts of rjsf no form calls for: the allOf merger, arrays, oneOf and anyOf, the layout grid, the widgets no field draws, the sanitizing for a conditional schema, omitExtraData (forms given some bring them back: tests/server/contentFolder.test.ts)', () => {
     const inputs = outputs.flatMap(([file]) => inputsOf(file));
     const parts =
       /@x0k\/json-schema-merge\/|@rjsf\/core\/lib\/components\/(fields\/(ArrayField|MultiSchemaField|Layout\w+Field)|templates\/(ArrayField\w*|MultiSchemaField)Template)\.js$/;
@@ -65,8 +65,10 @@ describe('the browser bundle', () => {
         'arrays',
         'checkboxesWidget',
         'colorWidget',
+        'conditionals',
         'fileWidget',
         'layoutGrid',
+        'omitExtraData',
         'radioWidget',
         'rangeWidget',
         'ratingWidget',
@@ -75,6 +77,17 @@ describe('the browser bundle', () => {
         'timeWidgets',
       ].map((part) => `rjsf-part-left-out:${part}`),
     );
+  });
+
+  it("leaves out rjsf's utilities no form calls: those that pick one of a oneOf's options, the sanitizing for a conditional schema, and omitExtraData, which our form is never given", () => {
+    const inputs = outputs.flatMap(([file]) => inputsOf(file));
+    expect(
+      inputs.filter((input) =>
+        /@rjsf\/utils\/lib\/(schema\/(getClosestMatchingOption|getFirstMatchingOption|findSelectedOptionInXxxOf|sanitizeDataForNewSchema|omitExtraData|toPathSchema)|getOptionMatchingSimpleDiscriminator)\.js$/.test(
+          input,
+        ),
+      ),
+    ).toEqual([]);
   });
 
   it("leaves rjsf's own templates and select, which every form is given ours in place of, out of the browser", () => {
@@ -144,6 +157,11 @@ describe('the browser bundle', () => {
     expect(inputsOf(cardScreen!).filter(isStripe)).toEqual([]);
     const stripeChunk = outputs.find(([file]) => inputsOf(file).some((input) => input.endsWith('src/client/screens/addCard/StripeCardForm.tsx')))?.[0];
     expect(inputsOf(stripeChunk!).some((input) => input.includes('node_modules/@stripe/stripe-js/'))).toBe(true);
+  });
+
+  it('keeps what only the staff’s pages read out of the first page: the staff’s roles and audit actions', () => {
+    expect(initialFiles().flatMap((file) => inputsOf(file).filter((input) => input.endsWith('src/shared/generated/staff.ts')))).toEqual([]);
+    expect(outputs.some(([file]) => inputsOf(file).some((input) => input.endsWith('src/shared/generated/staff.ts')))).toBe(true);
   });
 
   it('ships no city list in the first page', () => {

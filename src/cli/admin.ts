@@ -17,7 +17,8 @@ import { addAndInviteStaff, addStaff, staffEmailOf, staffRolesOf } from '../serv
 import { STAFF_KEY_PREFIX } from '../server/plugins/staffAuth.js';
 import type { StaffRole, StaffSession } from '../shared/review.js';
 import { AdminApiError, adminRequest, type AdminIo, type AdminSettings } from './adminApi.js';
-import { REVIEW_STATUSES, STAFF_ROLES, type QueueDriver, type QueuePage, type ReviewStatus } from '../shared/review.js';
+import { REVIEW_STATUSES, type QueueDriver, type QueuePage, type ReviewStatus } from '../shared/review.js';
+import { STAFF_ROLES } from '../shared/generated/staff.js';
 import { KEYS_USAGE, type KeysCommand, parseKeysArgs, runKeysCommand } from './adminKeys.js';
 import { PRIVACY_USAGE, parsePrivacyArgs, runPrivacyCommand, type PrivacyCommand } from './adminPrivacy.js';
 import { withServerApp } from './serverApp.js';

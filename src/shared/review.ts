@@ -7,7 +7,8 @@
 import type { StaffRole } from './generated/staff.js';
 
 export { REVIEW_STATUSES } from './generated/driver.js';
-export { AUDIT_ACTIONS, STAFF_ROLES } from './generated/staff.js';
+// The staff's roles and audit actions are imported from src/shared/generated/staff.ts itself: re-exported
+// here, they would ride in the scripts of a driver's first visit, which hold this module.
 
 export type {
   DriverStatus,

@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { generateContractTypes } from '../../src/cli/contractTypes.js';
 import { PROJECT_ROOT } from '../../src/node/projectFiles.js';
-import { AUDIT_ACTIONS, REVIEW_STATUSES, STAFF_ROLES } from '../../src/shared/review.js';
+import { REVIEW_STATUSES } from '../../src/shared/review.js';
+import { AUDIT_ACTIONS, STAFF_ROLES } from '../../src/shared/generated/staff.js';
 import { driverContract, staffContract } from '../../src/shared/contracts/index.js';
 
 describe('npm run types', () => {

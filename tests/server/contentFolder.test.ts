@@ -227,6 +227,9 @@ describe('a form given an "allOf", an "anyOf", an array and a time of day', () =
         '@x0k/json-schema-merge/',
         '@rjsf/core/lib/components/fields/ArrayField.js',
         '@rjsf/core/lib/components/fields/MultiSchemaField.js',
+        '@rjsf/utils/lib/schema/getClosestMatchingOption.js',
+        // The sanitizing of the values for a schema whose "allOf" or "anyOf" may change what it asks for.
+        '@rjsf/utils/lib/schema/sanitizeDataForNewSchema.js',
         // rjsf's widget for a "format": "time".
         '@rjsf/core/lib/components/widgets/TimeWidget.js',
       ]) {
@@ -243,6 +246,7 @@ describe('a form given an "allOf", an "anyOf", an array and a time of day', () =
           'colorWidget',
           'fileWidget',
           'layoutGrid',
+          'omitExtraData',
           'radioWidget',
           'rangeWidget',
           'ratingWidget',

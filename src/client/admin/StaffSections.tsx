@@ -7,17 +7,8 @@ import { useState, type FormEvent } from 'react';
 import { toast } from '../ui/toast.js';
 import useSWR from 'swr';
 import useSWRInfinite from 'swr/infinite';
-import {
-  AUDIT_ACTIONS,
-  ROLE_LABELS,
-  STAFF_ROLES,
-  type AuditEvent,
-  type AuditPage,
-  type PrivacyLookup,
-  type StaffList,
-  type StaffMember,
-  type StaffRole,
-} from '../../shared/review.js';
+import { AUDIT_ACTIONS, STAFF_ROLES } from '../../shared/generated/staff.js';
+import { ROLE_LABELS, type AuditEvent, type AuditPage, type PrivacyLookup, type StaffList, type StaffMember, type StaffRole } from '../../shared/review.js';
 import { request, type ApiResult } from '../runtime/api.js';
 import { flow } from '../runtime/flow.js';
 import { READ_ONCE, type RequestError } from '../runtime/reads.js';

@@ -40,8 +40,10 @@ const RJSF_PARTS = {
     calledFor: (schema: unknown, uiSchema: unknown) =>
       holds(schema, (object) => hasKey('items', 'prefixItems')(object) || [object.type].flat().includes('array')) || namesField(uiSchema, /ArrayField/),
   },
+  // With the utilities that pick one of the options, each called only on a schema holding "oneOf" or "anyOf".
   alternatives: {
-    modules: /^\.\/MultiSchemaField(Template)?\.js$/,
+    modules:
+      /^\.\/(MultiSchemaField(Template)?|getClosestMatchingOption|getFirstMatchingOption|findSelectedOptionInXxxOf)\.js$|^\.\.\/getOptionMatchingSimpleDiscriminator\.js$/,
     calledFor: (schema: unknown, uiSchema: unknown) => holds(schema, hasKey('oneOf', 'anyOf')) || namesField(uiSchema, /AnyOfField|OneOfField/),
   },
   layoutGrid: {
@@ -67,7 +69,26 @@ const RJSF_PARTS = {
   // rjsf's own that every form in the browser is given ours in place of (StepFormView.tsx: the
   // templates of templates.tsx, the select of widgets/index.ts): no form draws them.
   replacedByOurs: { modules: /^\.\/(ErrorList|FieldErrorTemplate|TitleField|SelectWidget)\.js$/, calledFor: () => false },
-} as const;
+  // What rjsf's form calls only when given "omitExtraData", which ours never is (StepFormView.tsx):
+  // the dropping of values no field holds, and the paths of the fields it finds them by.
+  omitExtraData: {
+    modules: /^\.\/(omitExtraData|toPathSchema)\.js$/,
+    names: ['getUsedFormData', 'getFieldNames', 'isValueEmpty'],
+    calledFor: () => false,
+  },
+  // The sanitizing of the values a form holds when what its schema asks for changes with them: a
+  // schema with none of these keeps what it asks for whatever a driver types (rjsf's retrieveSchema).
+  conditionals: {
+    modules: /^\.\/sanitizeDataForNewSchema\.js$/,
+    calledFor: (schema: unknown) =>
+      holds(
+        schema,
+        (object) =>
+          hasKey('if', 'dependencies', 'dependentSchemas', 'dependentRequired', 'allOf', 'oneOf', 'anyOf', '$ref', 'patternProperties')(object) ||
+          (hasKey('additionalProperties')(object) && object.additionalProperties !== false),
+      ),
+  },
+} as const satisfies Record<string, { modules: RegExp; names?: readonly string[]; calledFor: (schema: unknown, uiSchema: unknown) => boolean }>;
 export type RjsfPart = keyof typeof RJSF_PARTS;
 
 /** The optional parts of rjsf a form calls for. */
@@ -102,10 +123,16 @@ export function rjsfPartsPlugin(inUse: () => ReadonlySet<RjsfPart>): esbuild.Plu
           return part && !inUse().has(part) ? { path: part, namespace: RJSF_PART_LEFT_OUT } : undefined;
         },
       );
-      build.onLoad({ filter: /.*/, namespace: RJSF_PART_LEFT_OUT }, ({ path }) => ({
-        contents: `export default function leftOut() {\n  throw new Error(${JSON.stringify(`A form in the browser calls for rjsf's part "${path}", which the build left out as no form called for it (RJSF_PARTS, src/node/builds/rjsfParts.ts)`)});\n}\n`,
-        loader: 'js',
-      }));
+      build.onLoad({ filter: /.*/, namespace: RJSF_PART_LEFT_OUT }, ({ path }) => {
+        // The part's modules' other exports, which rjsf imports by name, stand in the same way.
+        const names: readonly string[] = (RJSF_PARTS[path as RjsfPart] as { names?: readonly string[] }).names ?? [];
+        return {
+          contents:
+            `export default function leftOut() {\n  throw new Error(${JSON.stringify(`A form in the browser calls for rjsf's part "${path}", which the build left out as no form called for it (RJSF_PARTS, src/node/builds/rjsfParts.ts)`)});\n}\n` +
+            (names.length ? `export { ${names.map((name) => `leftOut as ${name}`).join(', ')} };\n` : ''),
+          loader: 'js',
+        };
+      });
     },
   };
 }

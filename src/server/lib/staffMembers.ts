@@ -12,7 +12,8 @@
 import { randomBytes } from 'node:crypto';
 import { httpErrors } from '@fastify/sensible';
 import type { FastifyInstance } from 'fastify';
-import { INVITATION_FRAGMENT, ROLE_LABELS, STAFF_ROLES, type StaffRole } from '../../shared/review.js';
+import { INVITATION_FRAGMENT, ROLE_LABELS, type StaffRole } from '../../shared/review.js';
+import { STAFF_ROLES } from '../../shared/generated/staff.js';
 import type { Queryable } from '../db/db.js';
 import { hashSecret } from './secretHash.js';
 import { refusal } from '../serverMessages.js';

@@ -20,7 +20,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
-import { STAFF_ROLES, type IntegrationRole, type StaffRole } from '../../shared/review.js';
+import type { IntegrationRole, StaffRole } from '../../shared/review.js';
+import { STAFF_ROLES } from '../../shared/generated/staff.js';
 import type { Queryable } from '../db/db.js';
 import { hashSecret } from '../lib/secretHash.js';
 import { SIGN_IN_AGAIN_REASON } from '../../shared/apiAnswers.js';

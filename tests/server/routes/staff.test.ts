@@ -4,7 +4,8 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AUDIT_ACTIONS, STAFF_ROLES, type AuditPage, type QueuePage, type ReviewDriver, type StaffList } from '../../../src/shared/review.js';
+import type { AuditPage, QueuePage, ReviewDriver, StaffList } from '../../../src/shared/review.js';
+import { AUDIT_ACTIONS, STAFF_ROLES } from '../../../src/shared/generated/staff.js';
 import { INTEGRATION_ROLE, type Role, STAFF_SESSION_IDLE_MS, STAFF_SESSION_LIFETIME_MS } from '../../../src/server/plugins/staffAuth.js';
 import { csvField } from '../../../src/server/routes/staff.js';
 import { createEmulatorUser, resetPasswordInEmulator, signInEmulatorUser } from '../../support/identity.js';
