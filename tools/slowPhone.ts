@@ -265,26 +265,52 @@ async function untilInvalidShows(phone: SlowPhone, url: string, { field, key }: 
   throw new Error(`No message on ${field} at ${url} after 120 s`);
 }
 
-/** First and repeat visits (medians of five) to each measured page, at `baseUrl`, and first visits until an invalid key shows its message. */
-export async function slowPhoneVisits(browser: Browser, baseUrl: string): Promise<{ route: string; first: number; repeat: number; judged: number }[]> {
-  const results = [];
-  for (const { route, field, invalid } of SLOW_PHONE_PAGES) {
-    const first: number[] = [];
-    const repeat: number[] = [];
-    const judged: number[] = [];
-    for (let visit = 0; visit < VISITS; visit++) {
-      const phone = await SlowPhone.open(browser);
-      judged.push(await untilInvalidShows(phone, `${baseUrl}${route}`, invalid));
-      await phone.close();
+/** One page's visits at one site: until an invalid key shows its message, the first visit until a typed key shows, and a repeat visit. */
+interface Visits {
+  first: number[];
+  repeat: number[];
+  judged: number[];
+}
+
+async function visit(browser: Browser, url: string, { field, invalid }: (typeof SLOW_PHONE_PAGES)[number], into: Visits): Promise<void> {
+  let phone = await SlowPhone.open(browser);
+  into.judged.push(await untilInvalidShows(phone, url, invalid));
+  await phone.close();
+  phone = await SlowPhone.open(browser);
+  into.first.push(await untilTypingEchoes(phone, url, field));
+  await phone.page.goto('about:blank');
+  into.repeat.push(await untilTypingEchoes(phone, url, field));
+  await phone.close();
+}
+
+export interface SlowPhonePage {
+  route: string;
+  /** Medians of five, ours and the anchor's. */
+  ours: { first: number; repeat: number; judged: number };
+  anchor: { first: number; repeat: number; judged: number };
+  /** The median of the five visits' ratios to the anchor's first echo (when the anchor, drawn in the browser only, takes a key): ours drawn, and ours hydrated. */
+  drawnRatio: number;
+  judgedRatio: number;
+}
+
+/**
+ * Each measured page visited five times at `baseUrl` and at the anchor's, in turns: a visit of
+ * ours, then one of the anchor's. Each figure beside the anchor is the median of the five turns'
+ * ratios: a shared machine's busy spell lasts longer than a turn, so it slows both sides of a ratio,
+ * where five visits of ours and then five of the anchor's could each meet a different load.
+ */
+export async function slowPhoneVisits(browser: Browser, baseUrl: string, anchorUrl: string): Promise<SlowPhonePage[]> {
+  const results: SlowPhonePage[] = [];
+  for (const page of SLOW_PHONE_PAGES) {
+    const ours: Visits = { first: [], repeat: [], judged: [] };
+    const anchor: Visits = { first: [], repeat: [], judged: [] };
+    for (let turn = 0; turn < VISITS; turn++) {
+      await visit(browser, `${baseUrl}${page.route}`, page, ours);
+      await visit(browser, `${anchorUrl}${page.route}`, page, anchor);
     }
-    for (let visit = 0; visit < VISITS; visit++) {
-      const phone = await SlowPhone.open(browser);
-      first.push(await untilTypingEchoes(phone, `${baseUrl}${route}`, field));
-      await phone.page.goto('about:blank');
-      repeat.push(await untilTypingEchoes(phone, `${baseUrl}${route}`, field));
-      await phone.close();
-    }
-    results.push({ route, first: median(first), repeat: median(repeat), judged: median(judged) });
+    const medians = ({ first, repeat, judged }: Visits) => ({ first: median(first), repeat: median(repeat), judged: median(judged) });
+    const ratios = (values: number[]) => median(values.map((value, turn) => value / anchor.first[turn]!));
+    results.push({ route: page.route, ours: medians(ours), anchor: medians(anchor), drawnRatio: ratios(ours.first), judgedRatio: ratios(ours.judged) });
   }
   return results;
 }
