@@ -18,11 +18,8 @@ const run = promisify(execFile);
 const lintCommand = (...args: string[]) => run(join(PROJECT_ROOT, 'node_modules', '.bin', 'tsx'), ['src/cli/lint.ts', ...args], { cwd: PROJECT_ROOT });
 
 describe('npm run lint:schemas', () => {
-  it('finds no problem in the shipped schemas, UI schemas and flow', async () => {
-    expect(await lintProject(PROJECT_ROOT, registry)).toEqual([]);
-  });
-
-  it('says so, with the time it took, and answers 0', async () => {
+  // One lint of the shipped files (seconds of CPU): a problem or a warning would be a line of its own above the count.
+  it('finds no problem in the shipped schemas, UI schemas and flow, says so with the time it took, and answers 0', async () => {
     const printed: string[] = [];
     expect(await runLint(PROJECT_ROOT, (line) => printed.push(line))).toBe(0);
     expect(printed).toEqual([expect.stringMatching(/^schemas and flow: 0 problems \(checked in \d+ ms, \d+ ms in all\)$/)]);

@@ -4,7 +4,7 @@
 // the piece and says so again just above vitest's totals (tests/support/prerequisites.ts).
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, it } from 'vitest';
 import { PROJECT_ROOT } from '../../src/node/projectFiles.js';
 
 interface Run {
@@ -47,33 +47,34 @@ const lines = (text: string) => text.split('\n').filter(Boolean);
 
 const hidden = Object.fromEntries(PIECES.map((piece) => [piece.setting, HIDDEN]));
 
-describe("npm test's first step, with Chromium, PostgreSQL, Redis and haproxy hidden and installing forbidden", () => {
-  it('says in one line each what is skipped, what is missing and how to install it, and goes on', async () => {
+// Each test's processes are its own: the file's runs go side by side, as they mostly wait on loading modules.
+describe.concurrent("npm test's first step, with Chromium, PostgreSQL, Redis and haproxy hidden and installing forbidden", () => {
+  it('says in one line each what is skipped, what is missing and how to install it, and goes on', async ({ expect }) => {
     const { status, stdout, stderr } = await ensurePrerequisites(hidden);
     expect(lines(stdout)).toEqual(PIECES.map((piece) => `↓ Skipping ${piece.tests}: ${missing(piece)}`));
     expect(stderr).toBe('');
     expect(status).toBe(0);
   });
 
-  it('fails under CI=true with one line naming each', async () => {
+  it('fails under CI=true with one line naming each', async ({ expect }) => {
     const { status, stdout, stderr } = await ensurePrerequisites({ ...hidden, CI: 'true' });
     expect(lines(stderr)).toEqual(PIECES.map((piece) => `✗ CI=true needs ${piece.tests}: ${missing(piece)}`));
     expect(stdout).toBe('');
     expect(status).toBe(1);
   });
 
-  it('refuses an ONRAMP_TEST_INSTALL it does not know, rather than install', async () => {
+  it('refuses an ONRAMP_TEST_INSTALL it does not know, rather than install', async ({ expect }) => {
     const { status, stderr } = await ensurePrerequisites({ ONRAMP_TEST_INSTALL: 'no' });
     expect(lines(stderr)).toEqual(['✗ ONRAMP_TEST_INSTALL is `never` or unset, not `no`']);
     expect(status).toBe(1);
   });
 });
 
-describe('a test run with Chromium, PostgreSQL, Redis and haproxy hidden', () => {
+describe.concurrent('a test run with Chromium, PostgreSQL, Redis and haproxy hidden', () => {
   // The project's tags and reporter, on a test that needs each piece and a file that launches Chromium before its test.
   const testRun = (settings: Record<string, string>) => run([VITEST, 'run', '--config', join('tests', 'cli', 'prerequisites', 'vitest.config.ts')], settings);
 
-  it('skips what needs them, ends green, and says what it skipped and why just above the totals', async () => {
+  it('skips what needs them, ends green, and says what it skipped and why just above the totals', async ({ expect }) => {
     const { status, stdout } = await testRun(hidden);
     const closing = lines(stdout).slice(-8);
     expect(closing.slice(0, 4)).toEqual([
@@ -91,7 +92,7 @@ describe('a test run with Chromium, PostgreSQL, Redis and haproxy hidden', () =>
     expect(status).toBe(0);
   });
 
-  it('fails under CI=true, naming each missing piece', async () => {
+  it('fails under CI=true, naming each missing piece', async ({ expect }) => {
     const { status, stdout } = await testRun({ ...hidden, CI: 'true' });
     for (const piece of PIECES) expect(lines(stdout)).toContain(`✗ CI=true needs ${piece.tests}: ${missing(piece)}`);
     expect(lines(stdout).at(-3)?.trim()).toBe('Tests  4 failed | 1 skipped (5)');

@@ -52,11 +52,11 @@ describe('two server instances', { tags: ['postgresql'] }, () => {
       AUTH_RATE_LIMIT_MAX: String(AUTH_LIMIT),
       STATIC_DIR: join(folder, 'no-web-app'),
     };
-    // One at a time: both would run the migrations (they take turns, but the log is clearer).
-    a = await instance('a');
-    b = await instance('b');
+    // Started at once, as a deployment's instances are: each runs the migrations, taking turns under
+    // their lock (db.ts, migrate); the one that comes second finds nothing left to run.
     // A reviewer with a key, added to the shared database as a script would be (docs/operations.md, "Staff").
-    const keeper = await startTestServer({ database: { kind: 'postgres', url: postgres.url } });
+    let keeper: Awaited<ReturnType<typeof startTestServer>>;
+    [a, b, keeper] = await Promise.all([instance('a'), instance('b'), startTestServer({ database: { kind: 'postgres', url: postgres.url } })]);
     reviewerKey = keeper.reviewer.key;
     await keeper.close();
   }, scaled(120_000));
