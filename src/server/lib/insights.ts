@@ -51,10 +51,12 @@ const percentileOf = (
 
 /**
  * One row per driver of the cohort, a column per funnel step (`t0`, `t1`…: when they passed it, in
- * seconds after sign-up; the names progress_steps records them by are $6, $7… in order), then one pass over them: the
+ * seconds after sign-up; the names progress_steps records them by are $6, $7… in order) and the
+ * funnel step they stalled after (`stalled_after`: the last they passed, if they passed it before $5;
+ * migration 027 keeps where each driver stopped, in the funnel's order), then one pass over them: the
  * drivers, and per step how many passed it, the times since passing the step before (for those who
- * passed both) in ascending order (`d1`, `d2`…), and how many passed the step before last of all
- * before $5 (stalled at this one); the median and p90 are read from the sorted times.
+ * passed both) in ascending order (`d1`, `d2`…), and how many stalled at it; the median and p90 are
+ * read from the sorted times.
  * The times are sorted as integers, not as percentile_cont's float8: PGlite is a 32-bit build, where
  * a float8 is passed by reference and every one sorted is copied into memory of its own; an integer
  * is sorted in place (a few per cent less CPU for the whole pass at 100,000 drivers).
@@ -63,14 +65,13 @@ const percentileOf = (
  * driver to a tuplestore first (5 MB spilled to disk at 100,000 drivers) and cost a third of the pass.
  */
 function funnelSql(steps: unknown[]): string {
-  const later = (from: number) => steps.slice(from).map((_, offset) => `t${from + offset} IS NULL`);
   const figures = steps.map((_, index) =>
     index === 0
       ? 'count(t0) AS c0'
       : `count(t${index}) AS c${index},
       array_agg(greatest(t${index} - t${index - 1}, 0) ORDER BY greatest(t${index} - t${index - 1}, 0))
         FILTER (WHERE t${index} IS NOT NULL AND t${index - 1} IS NOT NULL) AS d${index},
-      count(*) FILTER (WHERE ${later(index).join(' AND ')} AND signed_up_at + t${index - 1} * interval '1 second' < $5) AS s${index}`,
+      count(*) FILTER (WHERE stalled_after = ${index - 1}) AS s${index}`,
   );
   return `
   SELECT drivers, json_build_array(${steps
@@ -85,7 +86,9 @@ function funnelSql(steps: unknown[]): string {
   FROM (
     SELECT count(*)::int AS drivers, ${figures.join(', ')}
     FROM (
-      SELECT p.signed_up_at${steps.map((_, index) => `, p.passed[(SELECT s.id FROM progress_steps s WHERE s.step = $${6 + index})] AS t${index}`).join('')}
+      SELECT CASE WHEN p.stopped_since < $5 THEN p.stopped_after END AS stalled_after${steps
+        .map((_, index) => `, p.passed[(SELECT s.id FROM progress_steps s WHERE s.step = $${6 + index})] AS t${index}`)
+        .join('')}
       FROM driver_progress p WHERE ${IN_COHORT}
       OFFSET 0
     ) cohort
