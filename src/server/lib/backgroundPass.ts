@@ -49,3 +49,33 @@ export function everyInterval(
   });
   if (atStart) pass();
 }
+
+/** How soon after a change a pass runs for it: long enough for the change's transaction to commit. */
+const SOON_MS = 50;
+
+/**
+ * `run` soon after a change that gives it work (a notice or an event queued), rather than at the
+ * next interval: one pass for the changes made meanwhile, and none once the server is closing
+ * (from preClose, before any onClose hook closes what a pass uses). `closing` says so to the pass.
+ */
+export function passSoon(app: Pick<FastifyInstance, 'addHook'>, run: () => Promise<unknown>, failed: (error: unknown) => void) {
+  let timer: NodeJS.Timeout | null = null;
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+    if (timer) clearTimeout(timer);
+  });
+  return {
+    soon() {
+      if (timer || closing) return;
+      timer = setTimeout(() => {
+        timer = null;
+        void run().catch(failed);
+      }, SOON_MS);
+      timer.unref();
+    },
+    get closing() {
+      return closing;
+    },
+  };
+}

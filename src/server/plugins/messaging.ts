@@ -21,7 +21,7 @@ import type { StaffRole } from '../../shared/generated/staff.js';
 import type { NoticeName, NoticeToStaff, NoticeValues } from '../../shared/notices.js';
 import type { MessagingConfig } from '../config.js';
 import { DatabaseUnavailable, type Queryable } from '../db/db.js';
-import { everyInterval } from '../lib/backgroundPass.js';
+import { everyInterval, passSoon } from '../lib/backgroundPass.js';
 import { DeliveryError, type Channel, type OutgoingMessage, type Transport, type Undeliverable } from '../messaging/delivery.js';
 import { LocalOutbox } from '../messaging/localOutbox.js';
 import { renderNotice } from '../messaging/render.js';
@@ -244,23 +244,13 @@ export const messagingPlugin = fp<{ config: MessagingConfig; signInUrl: string; 
           ],
         );
       }
-      if (options.delivers) deliverSoon();
-    }
-
-    let soonTimer: NodeJS.Timeout | null = null;
-    let closing = false;
-    /** Soon after the caller commits (the loop below would find it anyway): one pass for the notices queued meanwhile, none once closing. */
-    function deliverSoon() {
-      if (soonTimer || closing) return;
-      soonTimer = setTimeout(() => {
-        soonTimer = null;
-        void deliverDue().catch(passFailed);
-      }, 50);
-      soonTimer.unref();
+      // Soon after the caller commits; the loop below would find it anyway.
+      if (options.delivers) delivery.soon();
     }
 
     /** A pass that fails (the database away) is logged; its notices wait for the next pass. */
     const passFailed = (error: unknown) => app.log.warn({ error: String(error) }, 'Notice delivery pass failed');
+    const delivery = passSoon(app, () => deliverDue(), passFailed);
 
     let delivering: Promise<number> | null = null;
     let deliveringAgain: Promise<number> | null = null;
@@ -360,11 +350,6 @@ export const messagingPlugin = fp<{ config: MessagingConfig; signInUrl: string; 
       for (const transport of new Set(Object.values(transports))) await transport.close?.();
     });
     if (options.delivers) everyInterval(app, { name: 'notice delivery', intervalMs: DELIVERY_INTERVAL_MS, run: deliverDue });
-    // Before any onClose hook (the transports closed, the database closed): no pass is started by a notice queued as the server closes.
-    app.addHook('preClose', async () => {
-      closing = true;
-      if (soonTimer) clearTimeout(soonTimer);
-    });
 
     const messaging: Messaging = { sendCode, notify, notifyStaff, deliverDue, outbox, adminUrl: options.adminUrl };
     app.decorate('messaging', messaging);

@@ -28,7 +28,7 @@ import { Webhook } from 'standardwebhooks';
 import type { Queryable } from '../db/db.js';
 import type { DriverEvent } from '../../shared/generated/webhookEvents.js';
 import eventsSchema from '../../shared/webhookEvents.schema.json';
-import { everyInterval } from '../lib/backgroundPass.js';
+import { everyInterval, passSoon } from '../lib/backgroundPass.js';
 import { addressRefusal, checkedLookup } from '../lib/webhookAddress.js';
 import { webhookSecretContext } from '../lib/sealContexts.js';
 
@@ -225,25 +225,18 @@ export const webhooksPlugin = fp<{ production: boolean; timeoutMs?: number }>(
         }
       },
       soon() {
-        // One pass for the events of one change (and of any made meanwhile), none once closing.
-        if (soonTimer || closing) return;
-        soonTimer = setTimeout(() => {
-          soonTimer = null;
-          void deliverDue().catch(passFailed);
-        }, 50);
-        soonTimer.unref();
+        // One pass for the events of one change (and of any made meanwhile).
+        delivery.soon();
       },
     };
 
     const passFailed = (error: unknown) => app.log.warn({ error: String(error) }, 'Webhook delivery pass failed');
-
-    let soonTimer: NodeJS.Timeout | null = null;
-    let closing = false;
+    const delivery = passSoon(app, () => deliverDue(), passFailed);
     let delivering: Promise<number> | null = null;
     let deliveringAgain: Promise<number> | null = null;
     /** One pass at a time in this process (other servers are kept off each row by its claim); a call during a pass gets one more after it. */
     function deliverDue(): Promise<number> {
-      if (closing) return Promise.resolve(0);
+      if (delivery.closing) return Promise.resolve(0);
       if (!delivering) {
         delivering = deliverClaimed().finally(() => (delivering = null));
         return delivering;
@@ -423,11 +416,6 @@ export const webhooksPlugin = fp<{ production: boolean; timeoutMs?: number }>(
       await delivering?.catch(() => undefined);
     });
     everyInterval(app, { name: 'webhook delivery', intervalMs: DELIVERY_INTERVAL_MS, run: deliverDue });
-    // Before any onClose hook (the database closed, the pass in flight waited for): no pass starts once the server is closing.
-    app.addHook('preClose', async () => {
-      closing = true;
-      if (soonTimer) clearTimeout(soonTimer);
-    });
     app.decorate('webhooks', webhooks);
   },
   { name: 'onramp-webhooks', decorators: { fastify: ['audit', 'cipher', 'db', 'messaging', 'metrics', 'now'] } },
