@@ -55,25 +55,37 @@ const SOON_MS = 50;
 
 /**
  * `run` soon after a change that gives it work (a notice or an event queued), rather than at the
- * next interval: one pass for the changes made meanwhile, and none once the server is closing
- * (from preClose, before any onClose hook closes what a pass uses). `closing` says so to the pass.
+ * next interval: a pass 50 ms after a change, and one more 50 ms after that pass for the changes
+ * made while it waited (their transactions may have committed too late for it); none once the
+ * server is closing (from preClose, before any onClose hook closes what a pass uses). `closing`
+ * says so to the pass.
  */
 export function passSoon(app: Pick<FastifyInstance, 'addHook'>, run: () => Promise<unknown>, failed: (error: unknown) => void) {
   let timer: NodeJS.Timeout | null = null;
+  let more = false;
   let closing = false;
   app.addHook('preClose', async () => {
     closing = true;
     if (timer) clearTimeout(timer);
   });
+  const soon = () => {
+    if (closing) return;
+    if (timer) {
+      more = true;
+      return;
+    }
+    timer = setTimeout(() => {
+      timer = null;
+      void run().catch(failed);
+      if (more) {
+        more = false;
+        soon();
+      }
+    }, SOON_MS);
+    timer.unref();
+  };
   return {
-    soon() {
-      if (timer || closing) return;
-      timer = setTimeout(() => {
-        timer = null;
-        void run().catch(failed);
-      }, SOON_MS);
-      timer.unref();
-    },
+    soon,
     get closing() {
       return closing;
     },

@@ -1,6 +1,6 @@
 import Fastify from 'fastify';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { everyInterval } from '../../../src/server/lib/backgroundPass.js';
+import { everyInterval, passSoon } from '../../../src/server/lib/backgroundPass.js';
 
 const INTERVAL_MS = 1000;
 
@@ -69,5 +69,68 @@ describe('everyInterval', () => {
     await closing;
     await vi.advanceTimersByTimeAsync(5 * INTERVAL_MS);
     expect(pass.run).toHaveBeenCalledTimes(1);
+  });
+});
+
+describe('passSoon', () => {
+  beforeEach(() => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('runs one pass 50 ms after a change', async () => {
+    const app = Fastify();
+    const run = vi.fn().mockResolvedValue(undefined);
+    const pass = passSoon(app, run, vi.fn());
+    pass.soon();
+    await vi.advanceTimersByTimeAsync(49);
+    expect(run).not.toHaveBeenCalled();
+    await vi.advanceTimersByTimeAsync(1);
+    expect(run).toHaveBeenCalledTimes(1);
+    await vi.advanceTimersByTimeAsync(500);
+    expect(run).toHaveBeenCalledTimes(1);
+    await app.close();
+  });
+
+  it('runs one more pass, 50 ms after the first, for the changes made while the first waited, which it may have missed', async () => {
+    const app = Fastify();
+    const run = vi.fn().mockResolvedValue(undefined);
+    const pass = passSoon(app, run, vi.fn());
+    pass.soon();
+    await vi.advanceTimersByTimeAsync(40);
+    pass.soon();
+    pass.soon();
+    await vi.advanceTimersByTimeAsync(10);
+    expect(run).toHaveBeenCalledTimes(1);
+    await vi.advanceTimersByTimeAsync(50);
+    expect(run).toHaveBeenCalledTimes(2);
+    await vi.advanceTimersByTimeAsync(500);
+    expect(run).toHaveBeenCalledTimes(2);
+    await app.close();
+  });
+
+  it('hands a failed pass to its handler', async () => {
+    const app = Fastify();
+    const failed = vi.fn();
+    const pass = passSoon(app, () => Promise.reject(new Error('database away')), failed);
+    pass.soon();
+    await vi.advanceTimersByTimeAsync(50);
+    expect(failed).toHaveBeenCalledWith(new Error('database away'));
+    await app.close();
+  });
+
+  it('starts no pass once the server is closing, and says it is closing', async () => {
+    const app = Fastify();
+    const run = vi.fn().mockResolvedValue(undefined);
+    const pass = passSoon(app, run, vi.fn());
+    pass.soon();
+    expect(pass.closing).toBe(false);
+    await app.close();
+    pass.soon();
+    await vi.advanceTimersByTimeAsync(500);
+    expect(run).not.toHaveBeenCalled();
+    expect(pass.closing).toBe(true);
   });
 });
