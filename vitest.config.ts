@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
-import { scaled } from './tests/support/machineSpeed.js';
+import { HOOK_LIMIT_MS, scaled, TEST_LIMIT_MS } from './tests/support/machineSpeed.js';
 import { prerequisitesConfig } from './tests/support/prerequisites.js';
 import ProjectSequencer from './tests/sequencer.js';
 
@@ -21,6 +21,7 @@ import ProjectSequencer from './tests/sequencer.js';
  * a file): without the piece they are skipped, said above vitest's totals (tests/support/prerequisites.ts).
  */
 const services = 'tests/globalSetup.ts';
+const fileLimits = 'tests/support/fileLimits.ts';
 
 /**
  * Each folder's floor: the per cent of its statements, branches, functions and lines the tests
@@ -58,8 +59,8 @@ export default defineConfig({
     // baseline compiler: optimising it in the background cost more CPU than it saved in a test's life.
     execArgv: ['--liftoff-only'],
     // Limits on the wall clock, scaled by how loaded the machine is as the run starts (machineSpeed.ts).
-    testTimeout: scaled(60_000),
-    hookTimeout: scaled(120_000),
+    testTimeout: scaled(TEST_LIMIT_MS),
+    hookTimeout: scaled(HOOK_LIMIT_MS),
     // What a page or a server does in the background gets the time a busy two-core machine needs, not 1 s.
     expect: { poll: { timeout: scaled(15_000) } },
     sequence: { sequencer: ProjectSequencer },
@@ -89,8 +90,9 @@ export default defineConfig({
           setupFiles: ['tests/support/testingLibrary.ts', 'tests/support/indexedDb.ts'],
         },
       },
-      { extends: true, test: { name: 'server', include: ['tests/server/**/*.test.ts'], isolate: false, globalSetup: services } },
-      { extends: true, test: { name: 'browser', include: ['tests/browser/**/*.test.ts'], isolate: false, globalSetup: services } },
+      // Each file's limits scaled again by the load as it starts (tests/support/fileLimits.ts).
+      { extends: true, test: { name: 'server', include: ['tests/server/**/*.test.ts'], isolate: false, globalSetup: services, setupFiles: [fileLimits] } },
+      { extends: true, test: { name: 'browser', include: ['tests/browser/**/*.test.ts'], isolate: false, globalSetup: services, setupFiles: [fileLimits] } },
     ],
   },
 });

@@ -10,7 +10,7 @@ const SAMPLE_MS = 20;
 /** Past this, the machine is stuck rather than busy: a limit stays a limit. */
 const MAX_SLOWDOWN = 10;
 
-function measure(): number {
+export function measure(): number {
   const ratios: number[] = [];
   for (let sample = 0; sample < SAMPLES; sample++) {
     const startedCpu = process.cpuUsage();
@@ -28,3 +28,8 @@ export const SLOWDOWN = measure();
 
 /** `ms` of an idle machine, on this one now. */
 export const scaled = (ms: number): number => Math.round(ms * SLOWDOWN);
+
+/** A test's and a hook's limits on an idle machine (vitest.config.ts), scaled by `slowdown`. */
+export const TEST_LIMIT_MS = 60_000;
+export const HOOK_LIMIT_MS = 120_000;
+export const limitsAt = (slowdown: number) => ({ testTimeout: Math.round(TEST_LIMIT_MS * slowdown), hookTimeout: Math.round(HOOK_LIMIT_MS * slowdown) });
