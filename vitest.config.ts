@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
-import { HOOK_LIMIT_MS, scaled, TEST_LIMIT_MS } from './tests/support/machineSpeed.js';
+import { vitestLimits } from './tests/support/machineSpeed.js';
 import { prerequisitesConfig } from './tests/support/prerequisites.js';
 import ProjectSequencer from './tests/sequencer.js';
 
@@ -58,11 +58,10 @@ export default defineConfig({
     // WebAssembly (the embedded database, which some files still open) compiled once, by the
     // baseline compiler: optimising it in the background cost more CPU than it saved in a test's life.
     execArgv: ['--liftoff-only'],
-    // Limits on the wall clock, scaled by how loaded the machine is as the run starts (machineSpeed.ts).
-    testTimeout: scaled(TEST_LIMIT_MS),
-    hookTimeout: scaled(HOOK_LIMIT_MS),
-    // What a page or a server does in the background gets the time a busy two-core machine needs, not 1 s.
-    expect: { poll: { timeout: scaled(15_000) } },
+    // Limits on the wall clock, scaled by how loaded the machine is as the run starts (machineSpeed.ts):
+    // what a page or a server does in the background gets the time a busy two-core machine needs
+    // (an expect.poll's default is 1 s).
+    ...vitestLimits(),
     sequence: { sequencer: ProjectSequencer },
     // The server's step drawings (build/ssr/render.mjs, a megabyte of built code) load as Node loads
     // them in production, not through vitest's transform: that took a file's first drawn page from

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { onTestFinished } from 'vitest';
 import { launchChromium } from '../../tools/chromium.js';
+import { BROWSER_ACTION_LIMIT_MS, scaled } from '../support/machineSpeed.js';
 import { PROJECT_ROOT } from '../../src/node/projectFiles.js';
 import type { OutboxEntry } from '../../src/server/messaging/localOutbox.js';
 import { startTestServer, VEHICLE_IMAGE_FIELDS, type TestServer } from '../support/server.js';
@@ -34,8 +35,23 @@ export async function sharedChromium(): Promise<Browser> {
   // Launched again if an earlier file's browser crashed or failed to start.
   const running = await workerChromium?.catch(() => undefined);
   if (running?.isConnected()) return running;
-  workerChromium = launchChromium();
+  workerChromium = launchChromium().then(withScaledLimits);
   return workerChromium;
+}
+
+/**
+ * The browser, its every context (and so every page, `newPage` included) waiting for an element or
+ * a navigation as long as the load allows (machineSpeed.ts, measured again as each file starts):
+ * Playwright's own 30 s, kept on a busy two-core machine, made a click miss it.
+ */
+function withScaledLimits(browser: Browser): Browser {
+  const newContext = browser.newContext.bind(browser);
+  browser.newContext = async (options) => {
+    const context = await newContext(options);
+    context.setDefaultTimeout(scaled(BROWSER_ACTION_LIMIT_MS));
+    return context;
+  };
+  return browser;
 }
 
 /** Ends every context (and page) a file opened in the worker's Chromium. */

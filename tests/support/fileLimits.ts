@@ -1,10 +1,10 @@
 /**
  * Each test file's limits, scaled again by the load as the file starts (machineSpeed.ts): the
- * run's own were measured as it began, and a load that rose since (another process started beside
- * the run, heavier files in the other workers) would make a long journey miss a limit an idle
- * machine keeps easily. Never below the run's.
+ * test and hook limits, and every `scaled` limit the file's tests and helpers set (Playwright's
+ * own included, tests/browser/support.ts).
  */
 import { vi } from 'vitest';
-import { limitsAt, measure, SLOWDOWN } from './machineSpeed.js';
+import { measureAgain, vitestLimits } from './machineSpeed.js';
 
-vi.setConfig(limitsAt(Math.max(SLOWDOWN, measure())));
+measureAgain();
+vi.setConfig(vitestLimits());
