@@ -22,16 +22,30 @@ function pathMatcher(document: Document): (path: string) => string | undefined {
   return (path) => patterns.find(({ pattern }) => pattern.test(path))?.template;
 }
 
-/** Checks each answer `app` sends through `inject` (the way the tests call it). */
-export async function checkAnswersAgainstTheDocument(app: FastifyInstance): Promise<void> {
-  const document = (await app.inject({ method: 'GET', url: OPENAPI_PATH })).json<Document>();
+/** What tells whether an answer is the documented one: a problem, or null. */
+type ProblemOf = (method: string, url: string, response: LightMyRequestResponse) => string | null;
+
+/**
+ * The check of one document, made once per process for each document's text: the apps of a test
+ * worker (one or more per file, and every file of the worker) mostly serve the same document, and
+ * each compiled the same answer schemas again.
+ */
+const checksByDocument = new Map<string, ProblemOf>();
+
+function checkOf(text: string): ProblemOf {
+  let check = checksByDocument.get(text);
+  if (!check) checksByDocument.set(text, (check = documentCheck(JSON.parse(text) as Document)));
+  return check;
+}
+
+function documentCheck(document: Document): ProblemOf {
   const ajv = new Ajv2020({ strict: false, validateSchema: false, allErrors: true });
   addFormats(ajv);
   ajv.addSchema(document as object, 'openapi');
   const templateOf = pathMatcher(document);
   const validators = new Map<string, ValidateFunction>();
 
-  function problemOf(method: string, url: string, response: LightMyRequestResponse): string | null {
+  return (method, url, response) => {
     // As the request goes out: ".." folded by the URL parser ("/admin/uploads/.." asks for /admin/, the page).
     const path = new URL(url, 'http://localhost').pathname;
     const template = templateOf(path);
@@ -56,8 +70,12 @@ export async function checkAnswersAgainstTheDocument(app: FastifyInstance): Prom
     }
     if (validate(response.json())) return null;
     return `${name}: the answer does not match its documented schema: ${ajv.errorsText(validate.errors)}\n${response.body.slice(0, 2000)}`;
-  }
+  };
+}
 
+/** Checks each answer `app` sends through `inject` (the way the tests call it). */
+export async function checkAnswersAgainstTheDocument(app: FastifyInstance): Promise<void> {
+  const problemOf = checkOf((await app.inject({ method: 'GET', url: OPENAPI_PATH })).body);
   const inject = app.inject.bind(app);
   const checked = async (options: InjectOptions | string) => {
     const response = await inject(options);
