@@ -33,9 +33,8 @@ let slowdown = FIRST_SLOWDOWN;
  * (another process started beside the run, heavier files in the other workers) would make a long
  * journey miss a limit an idle machine keeps easily. Never below the first measure.
  */
-export function measureAgain(): number {
+export function measureAgain(): void {
   slowdown = Math.max(FIRST_SLOWDOWN, measure());
-  return slowdown;
 }
 
 /** `ms` of an idle machine, on this one now (as last measured). */
@@ -45,9 +44,9 @@ export const scaled = (ms: number): number => Math.round(ms * slowdown);
  * The limits on an idle machine: a test's and a hook's, an `expect.poll`'s wait, and Playwright's
  * for one action or navigation (tests/browser/support.ts).
  */
-export const TEST_LIMIT_MS = 60_000;
-export const HOOK_LIMIT_MS = 120_000;
-export const POLL_LIMIT_MS = 15_000;
+const TEST_LIMIT_MS = 60_000;
+const HOOK_LIMIT_MS = 120_000;
+const POLL_LIMIT_MS = 15_000;
 export const BROWSER_ACTION_LIMIT_MS = 30_000;
 
 /** vitest's limits (vitest.config.ts, and each file's: fileLimits.ts), on this machine now. */
