@@ -7,7 +7,8 @@
  * months ago to two and a half years on (those past sent the driver back to renew them); the
  * reminders, expiry notices, codes, notices and webhook events they were sent are recorded as
  * delivered. Each table's triggers and foreign keys are off while it is written (the session's
- * replication role): the progress rows the triggers keep are written here, as they would have been.
+ * replication role): the progress rows and running totals the triggers keep are written here, as
+ * they would have been.
  */
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
@@ -172,6 +173,8 @@ const SEED_SQL = (drivers: number) => [
   `INSERT INTO webhook_deliveries (event_id, endpoint_id, status, attempts, next_attempt_at, last_attempt_at, last_status_code, queued_at, delivered_at)
    SELECT e.id, w.id, 'delivered', 1, e.created_at, e.created_at, 204, e.created_at, e.created_at FROM webhook_events e, webhook_endpoints w`,
   'DROP TABLE scale_seed',
+  // The running totals the triggers would have kept (migration 032).
+  'SELECT rebuild_funnel_totals(), rebuild_review_totals()',
 ];
 
 /**

@@ -236,7 +236,7 @@ export async function buildApp(config: ServerConfig, options: AppOptions = {}): 
         funnelSteps(flow).map((step) => step.recordedAs),
       )
     )
-      app.log.info('Wrote where each driver stopped in the funnel');
+      app.log.info('Wrote where each driver stopped in the funnel, and its running totals');
     const { resealed, unreadable } = await resealLegacyAnswers(app.db, app.cipher, app.now());
     if (resealed > 0) app.log.info({ steps: resealed }, 'Sealed moved answers field by field');
     if (unreadable > 0) app.log.warn({ steps: unreadable }, 'Moved answers sealed with a data key DATA_KEYS does not hold were left as they are');

@@ -1,8 +1,9 @@
 /**
  * The funnel's order, as the flow has it, written into the database (migration 027), where each
  * driver's progress row keeps the last funnel step they passed and since when, for the Drivers list's
- * filters. When the flow changes that order, every driver's stop is written again, in one
- * transaction holding progress_steps, so no progress is recorded by the old order meanwhile.
+ * filters. When the flow changes that order, every driver's stop and the funnel's running totals are
+ * written again, in one transaction holding progress_steps, so no progress is recorded by the old
+ * order meanwhile.
  */
 import type { Db } from '../db/db.js';
 
@@ -21,6 +22,8 @@ export async function writeFunnelOrder(db: Db, recordedAs: string[]): Promise<bo
     await tx.query(`UPDATE driver_progress p SET stopped_after = stop.stopped_after, stopped_since = stop.stopped_since
       FROM driver_progress q LEFT JOIN LATERAL funnel_stop(q.signed_up_at, q.passed) stop ON true
       WHERE q.driver_id = p.driver_id AND (p.stopped_after, p.stopped_since) IS DISTINCT FROM (stop.stopped_after, stop.stopped_since)`);
+    // The running totals count each step's time since the step before it (migration 032).
+    await tx.query('SELECT rebuild_funnel_totals()');
     return true;
   });
 }

@@ -5,6 +5,13 @@
  * up to date as they move on, indexed by sign-up time), the review figures one over the decisions
  * of the range (driver_reviews_reviewed_at_idx), so they stay fast however many drivers there are.
  *
+ * Over a range longer than EXACT_UP_TO_DAYS both read running totals instead (migration 032): the
+ * drivers who signed up in each whole month of it and the decisions of each day, counted by the
+ * bucket of their time, so the median and p90 are within 1 % of the exact ones (as a DDSketch keeps
+ * them) and a range of years costs a few hundred milliseconds at a million drivers. The drivers of
+ * the days at either end that make no whole month are read one by one and counted into the same
+ * buckets.
+ *
  * The funnel's steps are the flow's (flows/onboarding.flow.json), in its order: every form step a
  * driver sends (its answers are kept under the step's name, and so is its time in driver_progress,
  * so a step added to the flow shows up with no change here), and the steps whose passing the server
@@ -95,6 +102,106 @@ function funnelSql(steps: unknown[]): string {
   ) figures`;
 }
 
+/** Ranges up to this many days are read driver by driver; longer ones from the running totals. */
+export const EXACT_UP_TO_DAYS = 62;
+
+/** The funnel's figures, however read: the drivers, and per step how many passed it, the median and p90 of its time in seconds, how many stalled after the step before. */
+interface FunnelFigures {
+  drivers: number;
+  steps: { completed: number; percentiles?: [number, number] | null; stalled?: number }[];
+}
+
+/** Counts by time: the value each bucket stands for (ascending) and how many fell in it. */
+type Buckets = { value: number; count: number }[];
+
+/**
+ * The value `fraction` of the way through the times counted in `buckets`, as percentile_cont reads
+ * it from the times themselves (interpolated between the two around position fraction × (count − 1)),
+ * each time taken as its bucket's value. Null when none is counted.
+ */
+export function percentileOfBuckets(buckets: Buckets, fraction: number): number | null {
+  const total = buckets.reduce((sum, bucket) => sum + bucket.count, 0);
+  if (total === 0) return null;
+  const at = fraction * (total - 1);
+  const valueAt = (position: number) => {
+    let seen = 0;
+    for (const bucket of buckets) {
+      seen += bucket.count;
+      if (position < seen) return bucket.value;
+    }
+    return buckets[buckets.length - 1]!.value;
+  };
+  const below = valueAt(Math.floor(at));
+  return below + (at - Math.floor(at)) * (valueAt(Math.ceil(at)) - below);
+}
+
+const startOfMonth = (at: Date) => new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), 1));
+const nextMonth = (at: Date) => new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth() + 1, 1));
+
+/**
+ * The whole months of sign-ups in [from, to): from the first month starting at or after `from` to the
+ * last ending at or before `to`, and the months `from` and `to` fall in too when no driver of that
+ * month signed up outside the range (an all-time range starts before the first driver and ends
+ * today). Null: no whole month.
+ */
+async function wholeMonthsOf(db: Queryable, from: Date, to: Date) {
+  const { rows } = await db.query<{ before: boolean; after: boolean }>(
+    `SELECT EXISTS (SELECT FROM driver_progress WHERE signed_up_at >= $1 AND signed_up_at < $2) AS before,
+       EXISTS (SELECT FROM driver_progress WHERE signed_up_at >= $3 AND signed_up_at < $4) AS after`,
+    [startOfMonth(from), from, to, nextMonth(to)],
+  );
+  const first = rows[0]!.before ? nextMonth(from) : startOfMonth(from);
+  const end = rows[0]!.after || to.getTime() === startOfMonth(to).getTime() ? startOfMonth(to) : nextMonth(to);
+  return first < end ? { first, end } : null;
+}
+
+/**
+ * The funnel's counts from the running totals of the whole months [$5, $6) and the drivers of the
+ * days around them ([$1, $5) and [$6, $2)) bucketed as the totals are (funnel_rows, migration 032),
+ * filtered by $3 and $4: per step (NULL: the drivers) and bucket (NULL: no time), how many, and the
+ * value the bucket stands for.
+ */
+const FUNNEL_TOTALS_SQL = `
+  SELECT step, bucket, time_bucket_value(bucket) AS value, sum(drivers)::int AS drivers FROM (
+    SELECT step, bucket, drivers FROM funnel_totals
+    WHERE month >= ($5::timestamptz AT TIME ZONE 'UTC')::date AND month < ($6::timestamptz AT TIME ZONE 'UTC')::date
+      AND ($3::text IS NULL OR provider = $3) AND ($4::text IS NULL OR locale = $4)
+    UNION ALL
+    SELECT f.step, f.bucket, 1 FROM driver_progress p, LATERAL funnel_rows(p) f
+    WHERE (p.signed_up_at >= $1 AND p.signed_up_at < $5 OR p.signed_up_at >= $6 AND p.signed_up_at < $2)
+      AND ($3::text IS NULL OR p.provider = $3) AND ($4::text IS NULL OR p.locale = $4)
+  ) counted
+  GROUP BY step, bucket HAVING sum(drivers) <> 0 ORDER BY step, bucket`;
+
+/** How many of the filtered drivers ($1 … $4) stalled after each funnel step: their last, passed before $5 (read from an index alone). */
+const STALLED_SQL = `SELECT stopped_after, count(*)::int AS stalled FROM driver_progress p WHERE ${IN_COHORT} AND p.stopped_since < $5 GROUP BY stopped_after`;
+
+/** The funnel of a long range from the running totals; null when it holds no whole month. */
+async function funnelFromTotals(db: Queryable, stepCount: number, filter: unknown[], stalledBefore: Date): Promise<FunnelFigures | null> {
+  const [from, to] = filter as [Date, Date];
+  const months = await wholeMonthsOf(db, from, to);
+  if (!months) return null;
+  const [counts, stalled] = await Promise.all([
+    db.query<{ step: number | null; bucket: number | null; value: number; drivers: number }>(FUNNEL_TOTALS_SQL, [...filter, months.first, months.end]),
+    db.query<{ stopped_after: number | null; stalled: number }>(STALLED_SQL, [...filter, stalledBefore]),
+  ]);
+  const stalledAfter = new Map(stalled.rows.map((row) => [row.stopped_after, row.stalled]));
+  const countsOf = (step: number | null) => counts.rows.filter((row) => row.step === step);
+  return {
+    drivers: countsOf(null).reduce((sum, row) => sum + row.drivers, 0),
+    steps: Array.from({ length: stepCount }, (_, index) => {
+      const rows = countsOf(index);
+      const buckets = rows.filter((row) => row.bucket !== null).map((row) => ({ value: row.value, count: row.drivers }));
+      const median = percentileOfBuckets(buckets, 0.5);
+      return {
+        completed: rows.reduce((sum, row) => sum + row.drivers, 0),
+        percentiles: median === null ? null : [median, percentileOfBuckets(buckets, 0.9)!],
+        stalled: stalledAfter.get(index - 1) ?? 0,
+      };
+    }),
+  };
+}
+
 /** The decisions made in [$1, $2) on the filtered drivers ($3, $4; none: no driver is read). */
 const DECISIONS = `
   SELECT r.decision, r.reviewed_at, date_part('epoch', r.reviewed_at - r.sent_at) AS seconds, r.fixes
@@ -131,24 +238,88 @@ interface DecisionsFigures {
   percentiles: [number, number] | null;
 }
 
+/** The review's figures, however read: all the decisions first (day NULL), then each day's; the most frequent reasons for fixes. */
+interface ReviewFigures {
+  days: [DecisionsFigures & { day: null }, ...(DecisionsFigures & { day: string })[]];
+  fix_reasons: { reason: string; count: number }[];
+}
+
+/**
+ * From the running totals of the days [$1, $2) (whole days: a range is), filtered by $3 and $4: each
+ * day's decisions, those approved, and its turnarounds as the values of their buckets and how many in
+ * each (in the order of their buckets, read so from the table's key), then the reasons for fixes as
+ * REVIEW_SQL finds them: grouped without regard to case, each under its most frequent spelling.
+ */
+const REVIEW_TOTALS_SQL = `
+  SELECT to_char(day, 'YYYY-MM-DD') AS day, sum(n)::int AS decisions, coalesce(sum(approved), 0)::int AS approved,
+    coalesce(array_agg(round(time_bucket_value(bucket))::int ORDER BY bucket) FILTER (WHERE bucket IS NOT NULL), '{}') AS times,
+    coalesce(array_agg(n ORDER BY bucket) FILTER (WHERE bucket IS NOT NULL), '{}') AS counts
+  FROM (
+    SELECT day, bucket, sum(decisions)::int AS n, sum(decisions) FILTER (WHERE decision = 'approved') AS approved FROM review_totals
+    WHERE day >= ($1::timestamptz AT TIME ZONE 'UTC')::date AND day < ($2::timestamptz AT TIME ZONE 'UTC')::date
+      AND ($3::text IS NULL OR provider = $3) AND ($4::text IS NULL OR locale = $4)
+    GROUP BY day, bucket
+  ) per_bucket
+  GROUP BY day HAVING sum(n) <> 0 ORDER BY day`;
+const FIX_REASON_TOTALS_SQL = `
+  SELECT (array_agg(reason ORDER BY fixes DESC, reason COLLATE "C"))[1] AS reason, sum(fixes)::int AS count FROM (
+    SELECT reason, sum(fixes) AS fixes FROM review_fix_totals
+    WHERE day >= ($1::timestamptz AT TIME ZONE 'UTC')::date AND day < ($2::timestamptz AT TIME ZONE 'UTC')::date
+      AND ($3::text IS NULL OR provider = $3) AND ($4::text IS NULL OR locale = $4)
+    GROUP BY reason HAVING sum(fixes) <> 0
+  ) by_spelling
+  GROUP BY lower(reason) ORDER BY count DESC, lower(reason) COLLATE "C" LIMIT 10`;
+
+/** The review of a long range from the running totals. */
+async function reviewFromTotals(db: Queryable, filter: unknown[]): Promise<ReviewFigures> {
+  const [days, fixReasons] = await Promise.all([
+    db.query<{ day: string; decisions: number; approved: number; times: number[]; counts: number[] }>(REVIEW_TOTALS_SQL, filter),
+    db.query<{ reason: string; count: number }>(FIX_REASON_TOTALS_SQL, filter),
+  ]);
+  const bucketsOf = (times: number[], counts: number[]) => times.map((value, index) => ({ value, count: counts[index]! }));
+  const figuresOf = (decisions: number, approved: number, buckets: Buckets): DecisionsFigures => {
+    const median = percentileOfBuckets(buckets, 0.5);
+    return {
+      decisions,
+      approved,
+      timed: buckets.reduce((sum, bucket) => sum + bucket.count, 0),
+      percentiles: median === null ? null : [median, percentileOfBuckets(buckets, 0.9)!],
+    };
+  };
+  // All the days' buckets together: a bucket's value is the same whichever day it is counted on.
+  const all = new Map<number, number>();
+  for (const day of days.rows) for (const [index, value] of day.times.entries()) all.set(value, (all.get(value) ?? 0) + day.counts[index]!);
+  const sum = (key: 'decisions' | 'approved') => days.rows.reduce((total, day) => total + day[key], 0);
+  return {
+    days: [
+      {
+        day: null,
+        ...figuresOf(
+          sum('decisions'),
+          sum('approved'),
+          [...all].sort(([a], [b]) => a - b).map(([value, count]) => ({ value, count })),
+        ),
+      },
+      ...days.rows.map((day) => ({ day: day.day, ...figuresOf(day.decisions, day.approved, bucketsOf(day.times, day.counts)) })),
+    ],
+    fix_reasons: fixReasons.rows,
+  };
+}
+
 export async function insightsOf(db: Queryable, flow: Flow, query: InsightsQuery, now: Date): Promise<Insights> {
   const from = new Date(`${query.from}T00:00:00Z`);
   const to = new Date(Date.parse(`${query.to}T00:00:00Z`) + DAY_MS);
   const steps = funnelSteps(flow);
   const filter = [from, to, query.method, query.language];
+  const stalledBefore = new Date(now.getTime() - query.stalledDays * DAY_MS);
+  const long = (to.getTime() - from.getTime()) / DAY_MS > EXACT_UP_TO_DAYS;
+  const readExactly = async () =>
+    (await db.query<FunnelFigures>(funnelSql(steps), [...filter, stalledBefore, ...steps.map(({ recordedAs }) => recordedAs)])).rows[0]!;
   const [funnel, review] = await Promise.all([
-    db.query<{ drivers: number; steps: { completed: number; percentiles?: [number, number] | null; stalled?: number }[] }>(funnelSql(steps), [
-      ...filter,
-      new Date(now.getTime() - query.stalledDays * DAY_MS),
-      ...steps.map(({ recordedAs }) => recordedAs),
-    ]),
-    db.query<{
-      // All the decisions first (day NULL sorts first), then each day's.
-      days: [DecisionsFigures & { day: null }, ...(DecisionsFigures & { day: string })[]];
-      fix_reasons: { reason: string; count: number }[];
-    }>(REVIEW_SQL, filter),
+    (long ? funnelFromTotals(db, steps.length, filter, stalledBefore) : Promise.resolve(null)).then((figures) => figures ?? readExactly()),
+    long ? reviewFromTotals(db, filter) : db.query<ReviewFigures>(REVIEW_SQL, filter).then(({ rows }) => rows[0]!),
   ]);
-  const figures = funnel.rows[0]!.steps;
+  const figures = funnel.steps;
   const insightsSteps = steps.map(({ step, label }, index): InsightsStep => {
     const row = figures[index]!;
     return {
@@ -164,14 +335,14 @@ export async function insightsOf(db: Queryable, flow: Flow, query: InsightsQuery
   const {
     days: [totals, ...days],
     fix_reasons,
-  } = review.rows[0]!;
+  } = review;
   return {
     from: query.from,
     to: query.to,
     method: query.method,
     language: query.language,
     stalledDays: query.stalledDays,
-    drivers: funnel.rows[0]!.drivers,
+    drivers: funnel.drivers,
     steps: insightsSteps,
     review: {
       decisions: totals.decisions,
