@@ -18,11 +18,16 @@ export function mayPredateAccount(idToken: string): boolean {
   return typeof claims.iat !== 'number' || typeof claims.auth_time !== 'number' || claims.iat > claims.auth_time;
 }
 
-/** A call of the emulator's Identity Toolkit API (the endpoints the browser SDK calls); throws what it answers to a refusal. */
+/**
+ * A call of the emulator's Identity Toolkit API (the endpoints the browser SDK calls); throws what it
+ * answers to a refusal. Each on a connection of its own: the emulator closes a connection idle for
+ * 5 s, and a call sent on one as it closed failed ("other side closed") with the account maybe made
+ * or not, so it can't simply be sent again.
+ */
 export async function identityToolkit(method: string, body: unknown): Promise<Record<string, unknown>> {
   const response = await fetch(`http://${LOCAL_AUTH_EMULATOR_HOST}/identitytoolkit.googleapis.com/v1/${method}?key=demo-api-key`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json' },
+    headers: { 'content-type': 'application/json', connection: 'close' },
     body: JSON.stringify(body),
   });
   const answer = (await response.json()) as Record<string, unknown>;

@@ -106,7 +106,8 @@ export async function resetPasswordInEmulator(email: string, newPassword: string
 
 /** The newest email-action code (password reset, …) the emulator "sent" to this address. */
 export async function latestOobCode(email: string, requestType: string): Promise<string> {
-  const response = await fetch(`${AUTH_EMULATOR_URL}/emulator/v1/projects/${LOCAL_FIREBASE_PROJECT_ID}/oobCodes`);
+  // On a connection of its own, as identityToolkit calls (tools/emulatorSignUp.ts).
+  const response = await fetch(`${AUTH_EMULATOR_URL}/emulator/v1/projects/${LOCAL_FIREBASE_PROJECT_ID}/oobCodes`, { headers: { connection: 'close' } });
   const { oobCodes } = (await response.json()) as { oobCodes: { email: string; requestType: string; oobCode: string }[] };
   const code = oobCodes.filter((each) => each.email === email && each.requestType === requestType).at(-1);
   if (!code) throw new Error(`The Auth emulator sent no ${requestType} email to ${email}`);
