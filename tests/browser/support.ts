@@ -7,7 +7,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { onTestFinished } from 'vitest';
-import { launchChromium } from '../../tools/chromium.js';
+import { launchTestChromium } from '../../tools/chromium.js';
 import { BROWSER_ACTION_LIMIT_MS, scaled } from '../support/machineSpeed.js';
 import { PROJECT_ROOT } from '../../src/node/projectFiles.js';
 import type { OutboxEntry } from '../../src/server/messaging/localOutbox.js';
@@ -35,7 +35,7 @@ export async function sharedChromium(): Promise<Browser> {
   // Launched again if an earlier file's browser crashed or failed to start.
   const running = await workerChromium?.catch(() => undefined);
   if (running?.isConnected()) return running;
-  workerChromium = launchChromium().then(withScaledLimits);
+  workerChromium = launchTestChromium().then(withScaledLimits);
   return workerChromium;
 }
 

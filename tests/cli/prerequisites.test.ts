@@ -15,7 +15,7 @@ interface Run {
 
 const HIDDEN = '/nonexistent';
 const PIECES = [
-  { name: 'Chromium', setting: 'CHROMIUM_PATH', aptPackage: 'chromium', tests: 'the tests in Chromium' },
+  { name: 'Chromium', setting: 'CHROMIUM_PATH', aptPackage: 'chromium-headless-shell', tests: 'the tests in Chromium' },
   { name: 'PostgreSQL', setting: 'POSTGRES_BIN_DIR', aptPackage: 'postgresql', tests: 'the DATABASE_URL tests' },
   { name: 'Redis', setting: 'REDIS_SERVER', aptPackage: 'redis-server', tests: 'the REDIS_URL tests' },
   { name: 'haproxy', setting: 'HAPROXY', aptPackage: 'haproxy', tests: 'the rolling restart behind a load balancer' },

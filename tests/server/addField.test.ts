@@ -183,8 +183,8 @@ describe('a field added as docs/authoring.md shows, and a sensitive one beside i
 
   it('is shown on the review page in Chromium, the sensitive one masked', { tags: ['chromium'] }, async () => {
     const baseUrl = await server.app.listen({ host: '127.0.0.1', port: 0 });
-    const { launchChromium } = await import('../../tools/chromium.js');
-    const browser = await launchChromium();
+    const { launchTestChromium } = await import('../../tools/chromium.js');
+    const browser = await launchTestChromium();
     try {
       const admin = await browser.newPage({ baseURL: baseUrl, viewport: { width: 1280, height: 900 } });
       await admin.goto('/admin');

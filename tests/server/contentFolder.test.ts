@@ -178,8 +178,8 @@ describe('an English reword whose Spanish is not written yet', () => {
 
       // What a driver whose phone reads Spanish sees, in Chromium.
       const baseURL = await server.app.listen({ host: '127.0.0.1', port: 0 });
-      const { launchChromium } = await import('../../tools/chromium.js');
-      const browser = await launchChromium();
+      const { launchTestChromium } = await import('../../tools/chromium.js');
+      const browser = await launchTestChromium();
       try {
         const page = await browser.newPage({ baseURL, locale: 'es-MX', viewport: { width: 390, height: 844 } });
         await page.goto('/signup');

@@ -1,6 +1,6 @@
 /**
  * What the tests need besides npm's packages, each a vitest tag on the tests that need it:
- * Debian's Chromium (`chromium`), PostgreSQL (`postgresql`), Redis (`redis`) and haproxy (`haproxy`). A piece that is
+ * Debian's Chromium headless shell (`chromium`), PostgreSQL (`postgresql`), Redis (`redis`) and haproxy (`haproxy`). A piece that is
  * missing skips its tests, said in one line just above vitest's totals; under CI=true its tests
  * run, and fail. `npm test` installs the missing ones first where it can (ensurePrerequisites.ts).
  * A setting names each piece elsewhere, and hides it when it names nothing (CHROMIUM_PATH=/nonexistent).
@@ -47,7 +47,7 @@ export const PREREQUISITES: readonly Prerequisite[] = [
   {
     tag: 'chromium',
     name: 'Chromium',
-    aptPackage: 'chromium',
+    aptPackage: 'chromium-headless-shell',
     setting: 'CHROMIUM_PATH',
     debianLocation: DEBIAN_CHROMIUM,
     tests: 'the tests in Chromium',

@@ -2,11 +2,11 @@
 // A file that needs Chromium as a browser journey does: tagged as a whole, Chromium launched before its tests.
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { launchChromium } from '../../../tools/chromium.js';
+import { launchTestChromium } from '../../../tools/chromium.js';
 
 let browser: Browser | undefined;
 beforeAll(async () => {
-  browser = await launchChromium();
+  browser = await launchTestChromium();
 });
 afterAll(() => browser?.close());
 
