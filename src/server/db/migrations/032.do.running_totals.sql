@@ -151,13 +151,17 @@ BEGIN
   RETURN NULL;
 END $$;
 
--- A driver erased: their decisions leave the totals while their progress still says under which
--- method and language they count. (Their decisions and progress then go with them, both before
--- either table's statement triggers run: the decisions' trigger finds no progress and leaves them.)
+-- A driver erased: their progress goes first, and its funnel rows with it, then their decisions
+-- leave the totals under the method and language it said. (Left to the cascade, their decisions and
+-- progress would both go before either table's statement trigger ran: the decisions' trigger finds
+-- no progress and leaves them.) Funnel rows before decision rows, as a decision changes them, so
+-- an erasure and a decision waiting on each other's rows can't deadlock.
 CREATE FUNCTION running_totals_before_driver_goes() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+  progress driver_progress[] := ARRAY(SELECT p FROM driver_progress p WHERE p.driver_id = OLD.id);
 BEGIN
-  PERFORM record_review_totals(ARRAY(SELECT r FROM driver_reviews r WHERE r.driver_id = OLD.id), '{}',
-    ARRAY(SELECT p FROM driver_progress p WHERE p.driver_id = OLD.id));
+  DELETE FROM driver_progress WHERE driver_id = OLD.id;
+  PERFORM record_review_totals(ARRAY(SELECT r FROM driver_reviews r WHERE r.driver_id = OLD.id), '{}', progress);
   RETURN OLD;
 END $$;
 CREATE TRIGGER running_totals_delete BEFORE DELETE ON drivers FOR EACH ROW EXECUTE FUNCTION running_totals_before_driver_goes();
