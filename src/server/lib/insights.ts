@@ -252,7 +252,7 @@ interface ReviewFigures {
  */
 const REVIEW_TOTALS_SQL = `
   SELECT to_char(day, 'YYYY-MM-DD') AS day, sum(n)::int AS decisions, coalesce(sum(approved), 0)::int AS approved,
-    coalesce(array_agg(round(time_bucket_value(bucket))::int ORDER BY bucket) FILTER (WHERE bucket IS NOT NULL), '{}') AS times,
+    coalesce(array_agg(time_bucket_value(bucket) ORDER BY bucket) FILTER (WHERE bucket IS NOT NULL), '{}') AS times,
     coalesce(array_agg(n ORDER BY bucket) FILTER (WHERE bucket IS NOT NULL), '{}') AS counts
   FROM (
     SELECT day, bucket, sum(decisions)::int AS n, sum(decisions) FILTER (WHERE decision = 'approved') AS approved FROM review_totals
