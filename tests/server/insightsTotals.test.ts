@@ -4,7 +4,7 @@
 // equal the totals written again from scratch.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Insights } from '../../src/shared/review.js';
-import { EXACT_UP_TO_DAYS, percentileOfBuckets } from '../../src/server/lib/insights.js';
+import { EXACT_UP_TO_DAYS, foldRunningTotals, percentileOfBuckets } from '../../src/server/lib/insights.js';
 import type { Queryable } from '../../src/server/db/db.js';
 import { expectedFigures, percentile, seedDrivers, writeSeed, type SeedDriver } from '../support/insightsSeed.js';
 import { bearer, json, startTestServer, type TestServer } from '../support/server.js';
@@ -98,7 +98,9 @@ describe('insights over a long range', () => {
   it('reads its whole months from the running totals, and the days around them driver by driver', async () => {
     const filter = { method: null, language: null, stalledDays: 7 };
     const expected = expectedFigures(drivers, { from: FROM, until: UNTIL, ...filter, now: new Date() });
-    await server.db.exec('DELETE FROM funnel_totals; DELETE FROM review_totals; DELETE FROM review_fix_totals');
+    await server.db.exec(
+      'DELETE FROM funnel_totals; DELETE FROM review_totals; DELETE FROM review_fix_totals; DELETE FROM funnel_changes; DELETE FROM review_changes; DELETE FROM review_fix_changes',
+    );
     const emptied = await insights(filter);
     // Only the drivers of 21–31 March and 1–30 July are read one by one (April to June are whole months).
     const aroundTheMonths = drivers.filter(
@@ -114,21 +116,15 @@ describe('insights over a long range', () => {
   });
 });
 
-/** The running totals as they are, and as written again from the drivers and decisions (in a transaction rolled back). */
+/** The running totals with the changes not yet folded in, as they are and as written again from the drivers and decisions (in a transaction rolled back). */
 async function totalsNowAndRebuilt(db: { transaction<R>(work: (tx: Queryable) => Promise<R>): Promise<R> } & Queryable) {
+  const summed = (table: string, key: string, count: string) =>
+    `SELECT ${key}, sum(${count})::int AS ${count} FROM (SELECT * FROM ${table}_totals UNION ALL SELECT * FROM ${table}_changes) t
+     GROUP BY ${key} HAVING sum(${count}) <> 0 ORDER BY ${key}`;
   const read = async (q: Queryable) => ({
-    funnel: (
-      await q.query(
-        'SELECT month::text, provider, locale, step, bucket, drivers FROM funnel_totals WHERE drivers <> 0 ORDER BY month, provider, locale, step, bucket',
-      )
-    ).rows,
-    review: (
-      await q.query(
-        'SELECT day::text, bucket, provider, locale, decision, decisions FROM review_totals WHERE decisions <> 0 ORDER BY day, bucket, provider, locale, decision',
-      )
-    ).rows,
-    fixes: (await q.query('SELECT day::text, provider, locale, reason, fixes FROM review_fix_totals WHERE fixes <> 0 ORDER BY day, provider, locale, reason'))
-      .rows,
+    funnel: (await q.query(summed('funnel', 'month::text, provider, locale, step, bucket', 'drivers'))).rows,
+    review: (await q.query(summed('review', 'day::text, bucket, provider, locale, decision', 'decisions'))).rows,
+    fixes: (await q.query(summed('review_fix', 'day::text, provider, locale, reason', 'fixes'))).rows,
   });
   const now = await read(db);
   const rolledBack = new Error('rolled back');
@@ -178,6 +174,12 @@ describe('the running totals', () => {
     expect(now.review.length).toBeGreaterThan(0);
     expect(now.fixes.length).toBeGreaterThan(0);
     expect(now).toEqual(rebuilt);
+    // Folded in, the changes are gone and the totals the same.
+    const changes = 'SELECT (SELECT count(*) FROM funnel_changes) + (SELECT count(*) FROM review_changes) + (SELECT count(*) FROM review_fix_changes) AS n';
+    expect(Number((await db.query<{ n: string }>(changes)).rows[0]!.n)).toBeGreaterThan(0);
+    await foldRunningTotals(db);
+    expect(Number((await db.query<{ n: string }>(changes)).rows[0]!.n)).toBe(0);
+    expect((await totalsNowAndRebuilt(db)).now).toEqual(rebuilt);
   });
 });
 

@@ -105,6 +105,14 @@ function funnelSql(steps: unknown[]): string {
 /** Ranges up to this many days are read driver by driver; longer ones from the running totals. */
 export const EXACT_UP_TO_DAYS = 62;
 
+/** How often a server adds the changes recorded to the running totals into them (migration 032). */
+export const FOLD_INTERVAL_MS = 60_000;
+
+/** The changes recorded to the running totals, added into them. */
+export async function foldRunningTotals(db: Queryable): Promise<void> {
+  await db.query('SELECT fold_running_totals()');
+}
+
 /** The funnel's figures, however read: the drivers, and per step how many passed it, the median and p90 of its time in seconds, how many stalled after the step before. */
 interface FunnelFigures {
   drivers: number;
@@ -156,7 +164,8 @@ async function wholeMonthsOf(db: Queryable, from: Date, to: Date) {
 }
 
 /**
- * The funnel's counts from the running totals of the whole months [$5, $6) and the drivers of the
+ * The funnel's counts from the running totals of the whole months [$5, $6) (those folded in and the
+ * changes not yet: migration 032) and the drivers of the
  * days around them ([$1, $5) and [$6, $2)) bucketed as the totals are (funnel_rows, migration 032),
  * filtered by $3 and $4: per step (NULL: the drivers) and bucket (NULL: no time), how many, and the
  * value the bucket stands for.
@@ -164,6 +173,10 @@ async function wholeMonthsOf(db: Queryable, from: Date, to: Date) {
 const FUNNEL_TOTALS_SQL = `
   SELECT step, bucket, time_bucket_value(bucket) AS value, sum(drivers)::int AS drivers FROM (
     SELECT step, bucket, drivers FROM funnel_totals
+    WHERE month >= ($5::timestamptz AT TIME ZONE 'UTC')::date AND month < ($6::timestamptz AT TIME ZONE 'UTC')::date
+      AND ($3::text IS NULL OR provider = $3) AND ($4::text IS NULL OR locale = $4)
+    UNION ALL
+    SELECT step, bucket, drivers FROM funnel_changes
     WHERE month >= ($5::timestamptz AT TIME ZONE 'UTC')::date AND month < ($6::timestamptz AT TIME ZONE 'UTC')::date
       AND ($3::text IS NULL OR provider = $3) AND ($4::text IS NULL OR locale = $4)
     UNION ALL
@@ -245,7 +258,8 @@ interface ReviewFigures {
 }
 
 /**
- * From the running totals of the days [$1, $2) (whole days: a range is), filtered by $3 and $4: each
+ * From the running totals of the days [$1, $2) (whole days: a range is; those folded in and the
+ * changes not yet), filtered by $3 and $4: each
  * day's decisions, those approved, and its turnarounds as the values of their buckets and how many in
  * each (in the order of their buckets, read so from the table's key), then the reasons for fixes as
  * REVIEW_SQL finds them: grouped without regard to case, each under its most frequent spelling.
@@ -255,15 +269,23 @@ const REVIEW_TOTALS_SQL = `
     coalesce(array_agg(time_bucket_value(bucket) ORDER BY bucket) FILTER (WHERE bucket IS NOT NULL), '{}') AS times,
     coalesce(array_agg(n ORDER BY bucket) FILTER (WHERE bucket IS NOT NULL), '{}') AS counts
   FROM (
-    SELECT day, bucket, sum(decisions)::int AS n, sum(decisions) FILTER (WHERE decision = 'approved') AS approved FROM review_totals
-    WHERE day >= ($1::timestamptz AT TIME ZONE 'UTC')::date AND day < ($2::timestamptz AT TIME ZONE 'UTC')::date
-      AND ($3::text IS NULL OR provider = $3) AND ($4::text IS NULL OR locale = $4)
+    SELECT day, bucket, sum(decisions)::int AS n, sum(decisions) FILTER (WHERE decision = 'approved') AS approved FROM (
+      SELECT day, bucket, decision, decisions FROM review_totals
+      WHERE day >= ($1::timestamptz AT TIME ZONE 'UTC')::date AND day < ($2::timestamptz AT TIME ZONE 'UTC')::date
+        AND ($3::text IS NULL OR provider = $3) AND ($4::text IS NULL OR locale = $4)
+      UNION ALL
+      SELECT day, bucket, decision, decisions FROM review_changes
+      WHERE day >= ($1::timestamptz AT TIME ZONE 'UTC')::date AND day < ($2::timestamptz AT TIME ZONE 'UTC')::date
+        AND ($3::text IS NULL OR provider = $3) AND ($4::text IS NULL OR locale = $4)
+    ) decided
     GROUP BY day, bucket
   ) per_bucket
   GROUP BY day HAVING sum(n) <> 0 ORDER BY day`;
 const FIX_REASON_TOTALS_SQL = `
   SELECT (array_agg(reason ORDER BY fixes DESC, reason COLLATE "C"))[1] AS reason, sum(fixes)::int AS count FROM (
-    SELECT reason, sum(fixes) AS fixes FROM review_fix_totals
+    SELECT reason, sum(fixes) AS fixes FROM (
+      SELECT reason, fixes, day, provider, locale FROM review_fix_totals UNION ALL SELECT reason, fixes, day, provider, locale FROM review_fix_changes
+    ) asked
     WHERE day >= ($1::timestamptz AT TIME ZONE 'UTC')::date AND day < ($2::timestamptz AT TIME ZONE 'UTC')::date
       AND ($3::text IS NULL OR provider = $3) AND ($4::text IS NULL OR locale = $4)
     GROUP BY reason HAVING sum(fixes) <> 0

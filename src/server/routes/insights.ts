@@ -12,7 +12,8 @@ import { fileAnswer } from '../lib/routeSchemas.js';
 import { isLocale } from '../../shared/locales.js';
 import type { Insights, InsightsQueryString } from '../../shared/review.js';
 import { checkBodiesBySchema } from '../lib/bodySchemas.js';
-import { insightsOf, type InsightsQuery } from '../lib/insights.js';
+import { FOLD_INTERVAL_MS, foldRunningTotals, insightsOf, type InsightsQuery } from '../lib/insights.js';
+import { everyInterval } from '../lib/backgroundPass.js';
 import { refusal } from '../serverMessages.js';
 import { csvField } from './staff.js';
 import { ADMIN_PREFIX, type RouteTable } from '../lib/routeTable.js';
@@ -69,6 +70,8 @@ export async function insightsRoutes(app: FastifyInstance) {
   const readers = { config: { staffRoles: ['reviewer', 'owner'] as const }, onRequest: app.requireStaff };
   const querystring = { $ref: 'insights#/$defs/insightsQueryString' };
   checkBodiesBySchema(app);
+  // Every server folds the changes to the running totals in, whichever records them (migration 032).
+  everyInterval(app, { name: 'running totals', intervalMs: FOLD_INTERVAL_MS, run: () => foldRunningTotals(app.db) });
 
   /** The query as the figures take it: its contract checked each part; what depends on the flow and the app, and the range's length, are checked here. */
   function queryOf(request: FastifyRequest<{ Querystring: InsightsQueryString }>): InsightsQuery {

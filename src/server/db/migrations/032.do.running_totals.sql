@@ -2,8 +2,11 @@
 -- every driver's times and every decision for two years takes seconds; these tables hold, per month
 -- of sign-up (the funnel) and per day of decision (the reviews), per sign-in method and language,
 -- how many drivers or decisions fell into each bucket of time, so the same figures are sums over a
--- few thousand rows. Triggers keep them in the transaction of each change, whichever code or script
--- makes it (as driver_progress is kept, migration 013).
+-- few thousand rows. Triggers record each change to them in the change's transaction, whichever
+-- code or script makes it (as driver_progress is kept, migration 013), as rows of their own in the
+-- *_changes tables, only ever added: the drivers of a month all count in the same rows, and a
+-- sign-up that changed them would wait for every other sign-up's transaction to end. A background
+-- pass (fold_running_totals, every minute) adds the changes into the totals; the insights read both.
 --
 -- The times are kept as a DDSketch does (Masson, Rim and Lee, VLDB 2019): a time of t seconds falls in
 -- bucket ceil(log_γ t), γ = 1.0202, and a bucket's times are all within 1 % of the value it stands
@@ -44,19 +47,19 @@ CREATE TABLE funnel_totals (
   UNIQUE NULLS NOT DISTINCT (month, provider, locale, step, bucket)
 );
 
--- Takes the progress rows `removed` out of the totals and puts `added` in. The rows are changed in
--- key order, so two transactions changing the same ones wait for each other rather than deadlock.
+CREATE TABLE funnel_changes (LIKE funnel_totals);
+
+-- Takes the progress rows `removed` out of the totals and puts `added` in.
 CREATE FUNCTION record_funnel_totals(removed driver_progress[], added driver_progress[]) RETURNS void LANGUAGE sql AS $$
-  INSERT INTO funnel_totals AS t (month, provider, locale, step, bucket, drivers)
+  INSERT INTO funnel_changes (month, provider, locale, step, bucket, drivers)
   SELECT f.month, f.provider, f.locale, f.step, f.bucket, sum(c.sign)
   FROM (SELECT r, -1 AS sign FROM unnest(removed) AS r UNION ALL SELECT r, 1 FROM unnest(added) AS r) c, LATERAL funnel_rows(c.r) f
   GROUP BY 1, 2, 3, 4, 5 HAVING sum(c.sign) <> 0
-  ORDER BY 1, 2, 3, 4, 5
-  ON CONFLICT (month, provider, locale, step, bucket) DO UPDATE SET drivers = t.drivers + excluded.drivers
 $$;
 
 -- Every driver's totals written again: when the funnel's order changes (lib/funnelOrder.ts), and here.
 CREATE FUNCTION rebuild_funnel_totals() RETURNS void LANGUAGE sql AS $$
+  DELETE FROM funnel_changes;
   DELETE FROM funnel_totals;
   INSERT INTO funnel_totals (month, provider, locale, step, bucket, drivers)
   SELECT f.month, f.provider, f.locale, f.step, f.bucket, count(*) FROM driver_progress p, LATERAL funnel_rows(p) f GROUP BY 1, 2, 3, 4, 5;
@@ -76,6 +79,7 @@ CREATE TABLE review_totals (
   UNIQUE NULLS NOT DISTINCT (day, bucket, provider, locale, decision)
 );
 CREATE STATISTICS review_totals_buckets (ndistinct) ON day, bucket FROM review_totals;
+CREATE TABLE review_changes (LIKE review_totals);
 -- And the fixes they asked for, by reason as written (without the spaces around it).
 CREATE TABLE review_fix_totals (
   day date NOT NULL,
@@ -85,28 +89,27 @@ CREATE TABLE review_fix_totals (
   fixes integer NOT NULL,
   UNIQUE NULLS NOT DISTINCT (day, provider, locale, reason)
 );
+CREATE TABLE review_fix_changes (LIKE review_fix_totals);
 
 -- Takes the decisions `removed` out of the totals and puts `added` in, each under its driver's method
 -- and language (`groups`: driver_progress rows, theirs now or as they were).
 CREATE FUNCTION record_review_totals(removed driver_reviews[], added driver_reviews[], groups driver_progress[]) RETURNS void LANGUAGE sql AS $$
-  INSERT INTO review_totals AS t (day, bucket, provider, locale, decision, decisions)
+  INSERT INTO review_changes (day, bucket, provider, locale, decision, decisions)
   SELECT ((c.r).reviewed_at AT TIME ZONE 'UTC')::date, time_bucket(date_part('epoch', (c.r).reviewed_at - (c.r).sent_at)),
     g.provider, g.locale, (c.r).decision, sum(c.sign)
   FROM (SELECT r, -1 AS sign FROM unnest(removed) AS r UNION ALL SELECT r, 1 FROM unnest(added) AS r) c
     JOIN unnest(groups) AS g ON g.driver_id = (c.r).driver_id
-  GROUP BY 1, 2, 3, 4, 5 HAVING sum(c.sign) <> 0
-  ORDER BY 1, 2, 3, 4, 5
-  ON CONFLICT (day, bucket, provider, locale, decision) DO UPDATE SET decisions = t.decisions + excluded.decisions;
-  INSERT INTO review_fix_totals AS t (day, provider, locale, reason, fixes)
+  GROUP BY 1, 2, 3, 4, 5 HAVING sum(c.sign) <> 0;
+  INSERT INTO review_fix_changes (day, provider, locale, reason, fixes)
   SELECT ((c.r).reviewed_at AT TIME ZONE 'UTC')::date, g.provider, g.locale, btrim(f ->> 'reason'), sum(c.sign)
   FROM (SELECT r, -1 AS sign FROM unnest(removed) AS r UNION ALL SELECT r, 1 FROM unnest(added) AS r) c
     JOIN unnest(groups) AS g ON g.driver_id = (c.r).driver_id, jsonb_array_elements((c.r).fixes) AS f
-  GROUP BY 1, 2, 3, 4 HAVING sum(c.sign) <> 0
-  ORDER BY 1, 2, 3, 4
-  ON CONFLICT (day, provider, locale, reason) DO UPDATE SET fixes = t.fixes + excluded.fixes;
+  GROUP BY 1, 2, 3, 4 HAVING sum(c.sign) <> 0;
 $$;
 
 CREATE FUNCTION rebuild_review_totals() RETURNS void LANGUAGE sql AS $$
+  DELETE FROM review_changes;
+  DELETE FROM review_fix_changes;
   DELETE FROM review_totals;
   DELETE FROM review_fix_totals;
   INSERT INTO review_totals (day, bucket, provider, locale, decision, decisions)
@@ -115,6 +118,25 @@ CREATE FUNCTION rebuild_review_totals() RETURNS void LANGUAGE sql AS $$
   INSERT INTO review_fix_totals (day, provider, locale, reason, fixes)
   SELECT (r.reviewed_at AT TIME ZONE 'UTC')::date, p.provider, p.locale, btrim(f ->> 'reason'), count(*)
   FROM driver_reviews r JOIN driver_progress p USING (driver_id), jsonb_array_elements(r.fixes) AS f WHERE r.fixes <> '[]' GROUP BY 1, 2, 3, 4;
+$$;
+
+-- The changes recorded so far added into the totals, and gone from the changes, in one transaction:
+-- each change is taken by one pass (another server's waits for its rows, then finds them gone), and
+-- a change whose transaction has not ended is left for the next. The totals' rows are changed in key
+-- order, so two passes wait for each other rather than deadlock.
+CREATE FUNCTION fold_running_totals() RETURNS void LANGUAGE sql AS $$
+  WITH taken AS (DELETE FROM funnel_changes RETURNING *)
+  INSERT INTO funnel_totals AS t (month, provider, locale, step, bucket, drivers)
+  SELECT month, provider, locale, step, bucket, sum(drivers) FROM taken GROUP BY 1, 2, 3, 4, 5 HAVING sum(drivers) <> 0 ORDER BY 1, 2, 3, 4, 5
+  ON CONFLICT (month, provider, locale, step, bucket) DO UPDATE SET drivers = t.drivers + excluded.drivers;
+  WITH taken AS (DELETE FROM review_changes RETURNING *)
+  INSERT INTO review_totals AS t (day, bucket, provider, locale, decision, decisions)
+  SELECT day, bucket, provider, locale, decision, sum(decisions) FROM taken GROUP BY 1, 2, 3, 4, 5 HAVING sum(decisions) <> 0 ORDER BY 1, 2, 3, 4, 5
+  ON CONFLICT (day, bucket, provider, locale, decision) DO UPDATE SET decisions = t.decisions + excluded.decisions;
+  WITH taken AS (DELETE FROM review_fix_changes RETURNING *)
+  INSERT INTO review_fix_totals AS t (day, provider, locale, reason, fixes)
+  SELECT day, provider, locale, reason, sum(fixes) FROM taken GROUP BY 1, 2, 3, 4 HAVING sum(fixes) <> 0 ORDER BY 1, 2, 3, 4
+  ON CONFLICT (day, provider, locale, reason) DO UPDATE SET fixes = t.fixes + excluded.fixes;
 $$;
 
 -- A driver's progress changing: their funnel rows move, and when their method or language changes, so
@@ -154,8 +176,7 @@ END $$;
 -- A driver erased: their progress goes first, and its funnel rows with it, then their decisions
 -- leave the totals under the method and language it said. (Left to the cascade, their decisions and
 -- progress would both go before either table's statement trigger ran: the decisions' trigger finds
--- no progress and leaves them.) Funnel rows before decision rows, as a decision changes them, so
--- an erasure and a decision waiting on each other's rows can't deadlock.
+-- no progress and leaves them.)
 CREATE FUNCTION running_totals_before_driver_goes() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
   progress driver_progress[] := ARRAY(SELECT p FROM driver_progress p WHERE p.driver_id = OLD.id);
