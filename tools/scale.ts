@@ -18,6 +18,7 @@ import { cursorOf } from '../src/server/routes/admin.js';
 import { awake } from '../src/server/plugins/expiries.js';
 import { zoneOfState } from '../src/server/lib/stateZones.js';
 import { loadNotices } from '../src/node/projectFiles.js';
+import { foldRunningTotals } from '../src/server/lib/insights.js';
 
 /** The one driver with this last name: a search for it must find one among them all. */
 export const RARE_LAST_NAME = 'Zwicky';
@@ -294,6 +295,7 @@ export async function readAtScale(app: FastifyInstance, client: pg.Client) {
     'document expiries': app.expiries.noticeDue,
     'notice delivery': app.messaging.deliverDue,
     'webhook delivery': app.webhooks.deliverDue,
+    'running totals': () => foldRunningTotals(app.db).then(() => 0),
   };
   for (const [name, pass] of Object.entries(passes)) {
     const started = performance.now();

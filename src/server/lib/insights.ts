@@ -258,29 +258,25 @@ interface ReviewFigures {
 }
 
 /**
- * From the running totals of the days [$1, $2) (whole days: a range is; those folded in and the
- * changes not yet), filtered by $3 and $4: each
- * day's decisions, those approved, and its turnarounds as the values of their buckets and how many in
- * each (in the order of their buckets, read so from the table's key), then the reasons for fixes as
- * REVIEW_SQL finds them: grouped without regard to case, each under its most frequent spelling.
+ * From `table` (review_totals, or review_changes: those not folded in yet) for the days [$1, $2)
+ * (whole days: a range is), filtered by $3 and $4: each day's decisions, those approved, and its
+ * turnarounds as the values of their buckets and how many in each, in the order of their buckets.
+ * Each is read on its own: review_totals is read in the order of its key (day, bucket), adding up
+ * each bucket as it goes, with no sort, which reading it beside the changes would need.
  */
-const REVIEW_TOTALS_SQL = `
+const reviewDaysSql = (table: 'review_totals' | 'review_changes') => `
   SELECT to_char(day, 'YYYY-MM-DD') AS day, sum(n)::int AS decisions, coalesce(sum(approved), 0)::int AS approved,
     coalesce(array_agg(time_bucket_value(bucket) ORDER BY bucket) FILTER (WHERE bucket IS NOT NULL), '{}') AS times,
     coalesce(array_agg(n ORDER BY bucket) FILTER (WHERE bucket IS NOT NULL), '{}') AS counts
   FROM (
-    SELECT day, bucket, sum(decisions)::int AS n, sum(decisions) FILTER (WHERE decision = 'approved') AS approved FROM (
-      SELECT day, bucket, decision, decisions FROM review_totals
-      WHERE day >= ($1::timestamptz AT TIME ZONE 'UTC')::date AND day < ($2::timestamptz AT TIME ZONE 'UTC')::date
-        AND ($3::text IS NULL OR provider = $3) AND ($4::text IS NULL OR locale = $4)
-      UNION ALL
-      SELECT day, bucket, decision, decisions FROM review_changes
-      WHERE day >= ($1::timestamptz AT TIME ZONE 'UTC')::date AND day < ($2::timestamptz AT TIME ZONE 'UTC')::date
-        AND ($3::text IS NULL OR provider = $3) AND ($4::text IS NULL OR locale = $4)
-    ) decided
+    SELECT day, bucket, sum(decisions)::int AS n, sum(decisions) FILTER (WHERE decision = 'approved') AS approved FROM ${table}
+    WHERE day >= ($1::timestamptz AT TIME ZONE 'UTC')::date AND day < ($2::timestamptz AT TIME ZONE 'UTC')::date
+      AND ($3::text IS NULL OR provider = $3) AND ($4::text IS NULL OR locale = $4)
     GROUP BY day, bucket
   ) per_bucket
-  GROUP BY day HAVING sum(n) <> 0 ORDER BY day`;
+  GROUP BY day`;
+
+/** The most frequent reasons for fixes as REVIEW_SQL finds them, from the totals and the changes: grouped without regard to case, each under its most frequent spelling. */
 const FIX_REASON_TOTALS_SQL = `
   SELECT (array_agg(reason ORDER BY fixes DESC, reason COLLATE "C"))[1] AS reason, sum(fixes)::int AS count FROM (
     SELECT reason, sum(fixes) AS fixes FROM (
@@ -292,14 +288,41 @@ const FIX_REASON_TOTALS_SQL = `
   ) by_spelling
   GROUP BY lower(reason) ORDER BY count DESC, lower(reason) COLLATE "C" LIMIT 10`;
 
+/** A day's decisions as reviewDaysSql reads them. */
+interface ReviewDay {
+  day: string;
+  decisions: number;
+  approved: number;
+  times: number[];
+  counts: number[];
+}
+
 /** The review of a long range from the running totals. */
 async function reviewFromTotals(db: Queryable, filter: unknown[]): Promise<ReviewFigures> {
-  const [days, fixReasons] = await Promise.all([
-    db.query<{ day: string; decisions: number; approved: number; times: number[]; counts: number[] }>(REVIEW_TOTALS_SQL, filter),
+  const [folded, changes, fixReasons] = await Promise.all([
+    db.query<ReviewDay>(reviewDaysSql('review_totals'), filter),
+    db.query<ReviewDay>(reviewDaysSql('review_changes'), filter),
     db.query<{ reason: string; count: number }>(FIX_REASON_TOTALS_SQL, filter),
   ]);
-  const bucketsOf = (times: number[], counts: number[]) => times.map((value, index) => ({ value, count: counts[index]! }));
-  const figuresOf = (decisions: number, approved: number, buckets: Buckets): DecisionsFigures => {
+  // Each day's and all the days' counts, by the value of their bucket (the same whichever day, or table, counts it).
+  type Counted = { decisions: number; approved: number; buckets: Map<number, number> };
+  const counted = (): Counted => ({ decisions: 0, approved: 0, buckets: new Map() });
+  const all = counted();
+  const days = new Map<string, Counted>();
+  for (const row of [...folded.rows, ...changes.rows]) {
+    const day = days.get(row.day) ?? counted();
+    days.set(row.day, day);
+    for (const into of [day, all]) {
+      into.decisions += row.decisions;
+      into.approved += row.approved;
+      for (const [index, value] of row.times.entries()) into.buckets.set(value, (into.buckets.get(value) ?? 0) + row.counts[index]!);
+    }
+  }
+  const figuresOf = ({ decisions, approved, buckets: byValue }: Counted): DecisionsFigures => {
+    const buckets = [...byValue]
+      .filter(([, count]) => count !== 0)
+      .sort(([a], [b]) => a - b)
+      .map(([value, count]) => ({ value, count }));
     const median = percentileOfBuckets(buckets, 0.5);
     return {
       decisions,
@@ -308,21 +331,13 @@ async function reviewFromTotals(db: Queryable, filter: unknown[]): Promise<Revie
       percentiles: median === null ? null : [median, percentileOfBuckets(buckets, 0.9)!],
     };
   };
-  // All the days' buckets together: a bucket's value is the same whichever day it is counted on.
-  const all = new Map<number, number>();
-  for (const day of days.rows) for (const [index, value] of day.times.entries()) all.set(value, (all.get(value) ?? 0) + day.counts[index]!);
-  const sum = (key: 'decisions' | 'approved') => days.rows.reduce((total, day) => total + day[key], 0);
   return {
     days: [
-      {
-        day: null,
-        ...figuresOf(
-          sum('decisions'),
-          sum('approved'),
-          [...all].sort(([a], [b]) => a - b).map(([value, count]) => ({ value, count })),
-        ),
-      },
-      ...days.rows.map((day) => ({ day: day.day, ...figuresOf(day.decisions, day.approved, bucketsOf(day.times, day.counts)) })),
+      { day: null, ...figuresOf(all) },
+      ...[...days]
+        .filter(([, day]) => day.decisions !== 0)
+        .sort(([a], [b]) => a.localeCompare(b))
+        .map(([day, figures]) => ({ day, ...figuresOf(figures) })),
     ],
     fix_reasons: fixReasons.rows,
   };
