@@ -172,11 +172,7 @@ async function wholeMonthsOf(db: Queryable, from: Date, to: Date) {
  */
 const FUNNEL_TOTALS_SQL = `
   SELECT step, bucket, time_bucket_value(bucket) AS value, sum(drivers)::int AS drivers FROM (
-    SELECT step, bucket, drivers FROM funnel_totals
-    WHERE month >= ($5::timestamptz AT TIME ZONE 'UTC')::date AND month < ($6::timestamptz AT TIME ZONE 'UTC')::date
-      AND ($3::text IS NULL OR provider = $3) AND ($4::text IS NULL OR locale = $4)
-    UNION ALL
-    SELECT step, bucket, drivers FROM funnel_changes
+    SELECT step, bucket, drivers FROM (SELECT * FROM funnel_totals UNION ALL SELECT * FROM funnel_changes) counted_so_far
     WHERE month >= ($5::timestamptz AT TIME ZONE 'UTC')::date AND month < ($6::timestamptz AT TIME ZONE 'UTC')::date
       AND ($3::text IS NULL OR provider = $3) AND ($4::text IS NULL OR locale = $4)
     UNION ALL
