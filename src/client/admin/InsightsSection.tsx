@@ -204,6 +204,12 @@ export function InsightsSection({ session, onShowDrivers }: { session: AdminSess
               <strong data-figure="reviewP90">{formatDuration(insights.review.p90Hours)}</strong>
             </span>
           </p>
+          {!insights.timesExact && (
+            <p className="admin-hint admin-muted" data-figure="timesApproximate">
+              Over a range this long, the medians and 90th percentiles come from running totals: each is within 1 % of the exact time. Counts and rates are
+              exact.
+            </p>
+          )}
           <h3>Funnel</h3>
           <FunnelChart insights={insights} />
           <table className="admin-audit admin-insights-steps">

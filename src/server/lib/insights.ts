@@ -375,6 +375,7 @@ export async function insightsOf(db: Queryable, flow: Flow, query: InsightsQuery
     method: query.method,
     language: query.language,
     stalledDays: query.stalledDays,
+    timesExact: !long,
     drivers: funnel.drivers,
     steps: insightsSteps,
     review: {

@@ -39,8 +39,8 @@ export function insightsCsv(insights: Insights): string {
   const { review } = insights;
   const lines = [
     ...table(
-      ['from', 'to', 'method', 'language', 'stalledDays', 'drivers'],
-      [[insights.from, insights.to, insights.method ?? 'all', insights.language ?? 'all', insights.stalledDays, insights.drivers]],
+      ['from', 'to', 'method', 'language', 'stalledDays', 'drivers', 'timesExact'],
+      [[insights.from, insights.to, insights.method ?? 'all', insights.language ?? 'all', insights.stalledDays, insights.drivers, String(insights.timesExact)]],
     ),
     '',
     ...table(

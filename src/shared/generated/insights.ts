@@ -89,6 +89,10 @@ export interface Insights {
   method: string | null;
   language: string | null;
   stalledDays: number;
+  /**
+   * Whether every median and 90th percentile is exact: true for a range of up to 62 days. Over a longer range they are read from running totals, each within 1 % of the exact time; counts, shares and stalled drivers are exact either way.
+   */
+  timesExact: boolean;
   drivers: number;
   steps: InsightsStep[];
   review: {

@@ -48,6 +48,7 @@ describe('GET /admin/insights', () => {
       const expected = expectedFigures(drivers, { from, until, ...filter, now: new Date() });
       // The seed is rich enough to tell figures apart: drivers stalled at some step, fixes asked for.
       if (!filter.method && !filter.language) expect(expected.steps.some((step) => (step.stalled ?? 0) > 0 && step.medianHours !== step.p90Hours)).toBe(true);
+      expect(answer.timesExact).toBe(true);
       expect(answer.drivers).toBe(expected.drivers);
       expect(answer.steps.map(({ label: _label, ...step }) => step)).toEqual(expected.steps);
       expect(answer.review).toEqual(expected.review);
@@ -115,6 +116,10 @@ describe('GET /admin/insights/download', () => {
       .split('\r\n\r\n')
       .map((table) => table.split('\r\n').map((line) => line.split(',')));
     const text = (value: number | null) => (value === null ? '' : String(value));
+    expect(tables[0]).toEqual([
+      ['from', 'to', 'method', 'language', 'stalledDays', 'drivers', 'timesExact'],
+      [answer.from, answer.to, 'all', 'all', '17', String(answer.drivers), 'true'],
+    ]);
     expect(tables[1]!.slice(1)).toEqual(
       answer.steps.map((step) => [step.step, step.label, ...[step.completed, step.conversion, step.medianHours, step.p90Hours, step.stalled].map(text)]),
     );
