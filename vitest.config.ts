@@ -22,6 +22,7 @@ import ProjectSequencer from './tests/sequencer.js';
  */
 const services = 'tests/globalSetup.ts';
 const fileLimits = 'tests/support/fileLimits.ts';
+const runServices = 'tests/support/runServices.ts';
 
 /**
  * Each folder's floor: the per cent of its statements, branches, functions and lines the tests
@@ -90,8 +91,8 @@ export default defineConfig({
         },
       },
       // Each file's limits scaled again by the load as it starts (tests/support/fileLimits.ts).
-      { extends: true, test: { name: 'server', include: ['tests/server/**/*.test.ts'], isolate: false, globalSetup: services, setupFiles: [fileLimits] } },
-      { extends: true, test: { name: 'browser', include: ['tests/browser/**/*.test.ts'], isolate: false, globalSetup: services, setupFiles: [fileLimits] } },
+      { extends: true, test: { name: 'server', include: ['tests/server/**/*.test.ts'], isolate: false, globalSetup: services, setupFiles: [fileLimits, runServices] } },
+      { extends: true, test: { name: 'browser', include: ['tests/browser/**/*.test.ts'], isolate: false, globalSetup: services, setupFiles: [fileLimits, runServices] } },
     ],
   },
 });

@@ -2,7 +2,7 @@
  * A driver's email sign-up as the sign-up form sends it, with a new account in the Firebase Auth
  * emulator: for `npm run bench` and the load harnesses (rollingRestart.ts).
  */
-import { LOCAL_AUTH_EMULATOR_HOST } from '../src/server/config.js';
+import { authEmulatorHost } from '../src/cli/authEmulator.js';
 
 const PASSWORD = 'Str0ng!Pass';
 
@@ -25,7 +25,7 @@ export function mayPredateAccount(idToken: string): boolean {
  * or not, so it can't simply be sent again.
  */
 export async function identityToolkit(method: string, body: unknown): Promise<Record<string, unknown>> {
-  const response = await fetch(`http://${LOCAL_AUTH_EMULATOR_HOST}/identitytoolkit.googleapis.com/v1/${method}?key=demo-api-key`, {
+  const response = await fetch(`http://${authEmulatorHost()}/identitytoolkit.googleapis.com/v1/${method}?key=demo-api-key`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', connection: 'close' },
     body: JSON.stringify(body),

@@ -36,7 +36,19 @@ export async function startServerProcess(env: Record<string, string>, timeoutMs 
     // MALLOC_ARENA_MAX as `npm run start:prod` sets it: glibc's per-thread arenas would otherwise
     // keep what libvips freed after decoding photos (sharp's and imgproxy's advice).
     // No grace on SIGTERM unless asked for: there is no balancer to wait for (shutdown.ts).
-    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'warn', MALLOC_ARENA_MAX: '2', SHUTDOWN_GRACE_MS: '0', ...env },
+    // The caller's Auth emulator (a test run's own, tests/globalSetup.ts), unless in production.
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOST: '127.0.0.1',
+      PORT: '0',
+      LOG_LEVEL: 'warn',
+      MALLOC_ARENA_MAX: '2',
+      SHUTDOWN_GRACE_MS: '0',
+      ...(process.env.FIREBASE_AUTH_EMULATOR_HOST && env.NODE_ENV !== 'production'
+        ? { FIREBASE_AUTH_EMULATOR_HOST: process.env.FIREBASE_AUTH_EMULATOR_HOST }
+        : {}),
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

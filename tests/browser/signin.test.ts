@@ -5,6 +5,7 @@
 // dialog when the session ended mid-step, without losing what was typed.
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { authEmulatorHost } from '../../src/cli/authEmulator.js';
 import { latestOobCode, TEST_PASSWORD, uniqueEmail } from '../support/identity.js';
 import { bearer, completeProfile, decide, json, sendVehicle, verifiedDriver, verifyPhone } from '../support/server.js';
 import {
@@ -127,7 +128,7 @@ describe('a forgotten password', () => {
     const oobCode = await latestOobCode(driver.email, 'PASSWORD_RESET');
     await new Promise((resolve) => setTimeout(resolve, 1100)); // Firebase keeps "valid since" in whole seconds
     const reset = await fetch(
-      `${journey.baseUrl.replace(/:\d+$/, ':9099')}/emulator/action?mode=resetPassword&oobCode=${oobCode}&apiKey=demo-api-key&newPassword=N3w!Passw0rd`,
+      `http://${authEmulatorHost()}/emulator/action?mode=resetPassword&oobCode=${oobCode}&apiKey=demo-api-key&newPassword=N3w!Passw0rd`,
     );
     expect(reset.ok).toBe(true);
 

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { addStaffFromTerminal, adminSettings, formatDriverTable, formatTime, parseAdminArgs } from '../../src/cli/admin.js';
 import { readConfig } from '../../src/server/config.js';
+import { authEmulatorHost } from '../../src/cli/authEmulator.js';
 import { runKeysCommand } from '../../src/cli/adminKeys.js';
 import { bearer, deliveredBy, json, startTestServer } from '../support/server.js';
 import type { QueueDriver } from '../../src/shared/review.js';
@@ -133,7 +134,7 @@ describe('staff add (the first owner, from a terminal)', () => {
     async () => {
       const dataDir = join(scratch, 'bootstrap');
       await seedPglite(join(dataDir, 'pglite'));
-      const env = { DATA_DIR: dataDir, DATA_KEY: randomBytes(32).toString('base64'), LOG_LEVEL: 'warn' };
+      const env = { DATA_DIR: dataDir, DATA_KEY: randomBytes(32).toString('base64'), LOG_LEVEL: 'warn', FIREBASE_AUTH_EMULATOR_HOST: authEmulatorHost() };
       const lines: string[] = [];
       const io = { out: (line: string) => void lines.push(line), err: (line: string) => void lines.push(`ERR ${line}`) };
       const email = `owner-${randomBytes(4).toString('hex')}@example.com`;

@@ -5,6 +5,7 @@ import { brotliCompressSync, brotliDecompressSync, gunzipSync, gzipSync } from '
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { buildApp, contentSecurityPolicy } from '../../src/server/app.js';
+import { authEmulatorHost } from '../../src/cli/authEmulator.js';
 import { urlOf } from '../../src/server/lib/routeTable.js';
 import { DECLARED_ROUTES } from '../../src/server/routes/api.js';
 import { bearer, json, latestCode, outbox, verifiedDriver, signUp, startTestServer, type TestServer } from '../support/server.js';
@@ -22,7 +23,7 @@ afterAll(() => server.close());
 
 const LOCAL_CSP =
   "default-src 'self';script-src 'self';style-src 'self' 'unsafe-inline';img-src 'self' blob: data:;" +
-  "connect-src 'self' http://127.0.0.1:9099;frame-ancestors 'self';object-src 'none';base-uri 'none'";
+  `connect-src 'self' http://${authEmulatorHost()};frame-ancestors 'self';object-src 'none';base-uri 'none'`;
 
 /** Paths past what a route's parameter or a file's name can hold, under API prefixes and not. */
 const LONG_PATHS = [`/driver/status/${'a'.repeat(4100)}`, `/driver/${'a/'.repeat(2100)}`, `/admin/drivers/${'9'.repeat(300)}`, `/auth/${'x'.repeat(5000)}`];
@@ -74,7 +75,7 @@ describe('the web app (dist/)', () => {
           // The build named by index.html's hash.
           build: createHash('sha256').update(INDEX_HTML).digest('base64url').slice(0, 16),
           firebase: { apiKey: 'demo-api-key', authDomain: 'demo-onramp.firebaseapp.com', projectId: 'demo-onramp' },
-          authEmulatorUrl: 'http://127.0.0.1:9099',
+          authEmulatorUrl: `http://${authEmulatorHost()}`,
           ipLookupUrl: '/ip',
           payments: { provider: 'sandbox', confirmUrl: '/sandbox/confirmPayment' },
           subscriptionPlan: { amountCents: 19_900, currency: 'usd', interval: 'week' },
@@ -239,7 +240,7 @@ describe('the web app (dist/)', () => {
       const csp = String(response.headers['content-security-policy']);
       expect(csp).toContain("connect-src 'self' https://identitytoolkit.googleapis.com https://securetoken.googleapis.com;");
       expect(response.headers['cross-origin-opener-policy']).toBe('same-origin-allow-popups');
-      expect(csp).not.toContain('9099');
+      expect(csp).not.toContain(authEmulatorHost());
       expect(response.headers['strict-transport-security']).toBe('max-age=31536000; includeSubDomains');
     });
 

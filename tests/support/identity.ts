@@ -3,11 +3,10 @@
  * browser SDK calls), for tests that need a real ID token.
  */
 import { randomBytes } from 'node:crypto';
-import { authEmulatorAnswers } from '../../src/cli/authEmulator.js';
-import { LOCAL_AUTH_EMULATOR_HOST, LOCAL_FIREBASE_PROJECT_ID } from '../../src/server/config.js';
+import { authEmulatorAnswers, authEmulatorHost } from '../../src/cli/authEmulator.js';
+import { LOCAL_FIREBASE_PROJECT_ID } from '../../src/server/config.js';
 import { emulatorAccount, identityToolkit as emulatorIdentityToolkit } from '../../tools/emulatorSignUp.js';
 
-export const AUTH_EMULATOR_URL = `http://${LOCAL_AUTH_EMULATOR_HOST}`;
 export const TEST_PASSWORD = 'Str0ng!Pass';
 
 export interface EmulatorUser {
@@ -29,7 +28,7 @@ let answering: Promise<void> | undefined;
  */
 export function authEmulatorReady(): Promise<void> {
   answering ??= authEmulatorAnswers().then((answered) => {
-    if (!answered) throw new Error(`The Firebase Auth emulator does not answer on ${LOCAL_AUTH_EMULATOR_HOST} (tests/globalSetup.ts starts it).`);
+    if (!answered) throw new Error(`The Firebase Auth emulator does not answer on ${authEmulatorHost()} (tests/globalSetup.ts starts it).`);
   });
   return answering;
 }
@@ -107,7 +106,7 @@ export async function resetPasswordInEmulator(email: string, newPassword: string
 /** The newest email-action code (password reset, …) the emulator "sent" to this address. */
 export async function latestOobCode(email: string, requestType: string): Promise<string> {
   // On a connection of its own, as identityToolkit calls (tools/emulatorSignUp.ts).
-  const response = await fetch(`${AUTH_EMULATOR_URL}/emulator/v1/projects/${LOCAL_FIREBASE_PROJECT_ID}/oobCodes`, { headers: { connection: 'close' } });
+  const response = await fetch(`http://${authEmulatorHost()}/emulator/v1/projects/${LOCAL_FIREBASE_PROJECT_ID}/oobCodes`, { headers: { connection: 'close' } });
   const { oobCodes } = (await response.json()) as { oobCodes: { email: string; requestType: string; oobCode: string }[] };
   const code = oobCodes.filter((each) => each.email === email && each.requestType === requestType).at(-1);
   if (!code) throw new Error(`The Auth emulator sent no ${requestType} email to ${email}`);

@@ -14,6 +14,7 @@ import { buildApp } from '../../src/server/app.js';
 import { ADMIN_PREFIX } from '../../src/server/lib/routeTable.js';
 import { INTEGRATION_PREFIX, INTEGRATION_ROUTES } from '../../src/shared/review.js';
 import { readConfig, type ServerConfig } from '../../src/server/config.js';
+import { authEmulatorHost } from '../../src/cli/authEmulator.js';
 import { isConnectionFailure, openDb, type Db } from '../../src/server/db/db.js';
 import type { OutboxEntry } from '../../src/server/messaging/localOutbox.js';
 import { loadSchema } from '../../src/node/projectFiles.js';
@@ -144,6 +145,8 @@ export async function startTestServer(overrides: Partial<ServerConfig> = {}, opt
     STATIC_DIR: join(dataDir, 'dist'),
     LOG_LEVEL: 'info',
     AUTH_RATE_LIMIT_MAX: '100000',
+    // The run's own (tests/globalSetup.ts).
+    FIREBASE_AUTH_EMULATOR_HOST: authEmulatorHost(),
   });
   const config: ServerConfig = {
     ...configured,
