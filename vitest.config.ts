@@ -20,9 +20,16 @@ import ProjectSequencer from './tests/sequencer.js';
  * The tests that need Chromium, PostgreSQL or Redis carry its tag (`// @module-tag chromium` on
  * a file): without the piece they are skipped, said above vitest's totals (tests/support/prerequisites.ts).
  */
-const services = 'tests/globalSetup.ts';
-const fileLimits = 'tests/support/fileLimits.ts';
-const runServices = 'tests/support/runServices.ts';
+/**
+ * The server and browser projects: the run's services (started by tests/globalSetup.ts, found by
+ * tests/support/runServices.ts), and each file's limits scaled again by the load as it starts
+ * (tests/support/fileLimits.ts).
+ */
+const withServices = {
+  isolate: false,
+  globalSetup: 'tests/globalSetup.ts',
+  setupFiles: ['tests/support/fileLimits.ts', 'tests/support/runServices.ts'],
+};
 
 /**
  * Each folder's floor: the per cent of its statements, branches, functions and lines the tests
@@ -90,9 +97,8 @@ export default defineConfig({
           setupFiles: ['tests/support/testingLibrary.ts', 'tests/support/indexedDb.ts'],
         },
       },
-      // Each file's limits scaled again by the load as it starts (tests/support/fileLimits.ts).
-      { extends: true, test: { name: 'server', include: ['tests/server/**/*.test.ts'], isolate: false, globalSetup: services, setupFiles: [fileLimits, runServices] } },
-      { extends: true, test: { name: 'browser', include: ['tests/browser/**/*.test.ts'], isolate: false, globalSetup: services, setupFiles: [fileLimits, runServices] } },
+      { extends: true, test: { name: 'server', include: ['tests/server/**/*.test.ts'], ...withServices } },
+      { extends: true, test: { name: 'browser', include: ['tests/browser/**/*.test.ts'], ...withServices } },
     ],
   },
 });
