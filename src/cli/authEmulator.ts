@@ -1,8 +1,8 @@
 /**
  * Starts the Firebase Auth emulator (the local stand-in for Firebase Authentication) and waits
- * until it answers. `npm start` and the bench share the one on FIREBASE_AUTH_EMULATOR_HOST
- * (127.0.0.1:9099 by default), starting it unless it is already listening; a test run starts one
- * of its own on free ports, so that two runs, or a run and `npm start`, never share accounts, nor
+ * until it answers. `npm start` and the bench use the local one, on 127.0.0.1:9099, started unless
+ * it is already listening (or the one FIREBASE_AUTH_EMULATOR_HOST names); a test run starts one of
+ * its own on free ports, so that two runs, or a run and `npm start`, never share accounts, nor
  * lose the emulator when the one that started it ends.
  * firebase.json turns the emulator UI off: it is a download, and offline it aborts the start.
  */
@@ -57,7 +57,10 @@ export interface LaunchedEmulator extends RunningEmulator {
   ready: Promise<void>;
 }
 
-/** A port nothing listens on, as the system hands one out. */
+/**
+ * A port nothing listens on, as the system hands one out. Another process may take it before the
+ * emulator does: the emulator then exits, and its start fails saying so.
+ */
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
