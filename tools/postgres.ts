@@ -5,7 +5,7 @@
  */
 import { execFile, execFileSync } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { freePort } from '../src/node/freePort.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -45,14 +45,6 @@ function pgTool(tool: string, args: string[]): void {
 /** The same, without blocking the event loop (vitest's main process starts a cluster while it runs). */
 async function pgToolAsync(tool: string, args: string[]): Promise<void> {
   await promisify(execFile)(...pgCommand(tool, args));
-}
-
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as { port: number }).port;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 export interface TestPostgres {

@@ -20,7 +20,8 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import sharp from 'sharp';
-import { freePort, runningPostgres } from './postgres.js';
+import { runningPostgres } from './postgres.js';
+import { freePort } from '../src/node/freePort.js';
 import { emulatorIdToken, signUpBody } from './emulatorSignUp.js';
 import { startServerProcess, type ServerProcess } from './serverProcess.js';
 

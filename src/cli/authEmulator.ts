@@ -8,11 +8,11 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LOCAL_AUTH_EMULATOR_HOST, LOCAL_FIREBASE_PROJECT_ID } from '../server/config.js';
 import { PROJECT_ROOT } from '../node/projectFiles.js';
+import { freePort } from '../node/freePort.js';
 const START_TIMEOUT_MS = 90_000; // ~15 s on an idle machine; CI machines are shared
 
 /** Where this process finds the emulator: FIREBASE_AUTH_EMULATOR_HOST, or the local default. */
@@ -55,21 +55,6 @@ export interface LaunchedEmulator extends RunningEmulator {
   host: string;
   /** Settles once the emulator answers; rejects if it exits or does not answer in time. */
   ready: Promise<void>;
-}
-
-/**
- * A port nothing listens on, as the system hands one out. Another process may take it before the
- * emulator does: the emulator then exits, and its start fails saying so.
- */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /** The project's firebase.json with the emulators' ports (the Auth emulator's, the hub's, the logs') free ones, in a folder of its own. */

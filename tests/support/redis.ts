@@ -3,7 +3,7 @@
  * port, with nothing written to disk, for the tests of counters kept in Redis.
  */
 import { spawn } from 'node:child_process';
-import { freePort } from '../../tools/postgres.js';
+import { freePort } from '../../src/node/freePort.js';
 
 /** Where Debian's redis-server package puts the server. */
 export const DEBIAN_REDIS_SERVER = '/usr/bin/redis-server';
