@@ -20,7 +20,7 @@ const owners: { email: string; password: string }[] = [];
  * <address>/admin as <email>, password <password> (…)".
  */
 async function printedOwner(server: ServerProcess): Promise<{ email: string; password: string }> {
-  const deadline = Date.now() + 30_000;
+  const deadline = Date.now() + scaled(30_000);
   for (;;) {
     const printed = /Staff: sign in at \S+\/admin as (\S+), password (\S+) \(a local owner with every role\)\./.exec(server.output());
     if (printed) return { email: printed[1] ?? '', password: printed[2] ?? '' };
