@@ -106,7 +106,7 @@ describe('a content folder', () => {
     try {
       const server = await startServerProcess(
         { ...productionEnv(join(folder, 'production')), DATABASE_URL: postgres.url, ONRAMP_CONTENT_DIR: content },
-        90_000,
+        scaled(90_000),
         project,
       );
       try {

@@ -32,7 +32,8 @@ describe('two server instances', { tags: ['postgresql'] }, () => {
   let reviewerKey: string;
 
   /** What both instances share; each has its own DATA_DIR, as two machines would. */
-  const instance = (name: string, extra: Record<string, string> = {}) => startServerProcess({ ...shared, DATA_DIR: join(folder, name), ...extra });
+  const instance = (name: string, extra: Record<string, string> = {}) =>
+    startServerProcess({ ...shared, DATA_DIR: join(folder, name), ...extra }, scaled(30_000));
 
   beforeAll(async () => {
     [postgres, s3, smtp, twilio] = await Promise.all([runningPostgres(), startS3(), startSmtpServer(), startFakeTwilio()]);

@@ -116,7 +116,11 @@ describe('npm run start:prod', () => {
         }
         // Traces (OpenTelemetry's trace SDK, its OTLP exporter, three instrumentations) are 32 of them.
         expect(installed.packages).toBeLessThan(520);
-        const server = await startServerProcess({ ...productionEnv(join(target, 'data')), DATABASE_URL: postgres.url, NODE_ENV: 'production' }, 30_000, target);
+        const server = await startServerProcess(
+          { ...productionEnv(join(target, 'data')), DATABASE_URL: postgres.url, NODE_ENV: 'production' },
+          scaled(30_000),
+          target,
+        );
         try {
           expect((await fetch(`${server.url}/readyz`)).status).toBe(200);
         } finally {

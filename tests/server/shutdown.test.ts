@@ -140,7 +140,10 @@ describe('the built server on SIGTERM', () => {
     folder = mkdtempSync(join(tmpdir(), 'onramp-shutdown-'));
     // Both at once: each opens an embedded database of its own, which takes seconds.
     servers = [1_500, 60_000].map((graceMs) =>
-      startServerProcess({ DATA_DIR: join(folder, String(graceMs)), STATIC_DIR: join(folder, 'no-web-app'), SHUTDOWN_GRACE_MS: String(graceMs) }, 90_000),
+      startServerProcess(
+        { DATA_DIR: join(folder, String(graceMs)), STATIC_DIR: join(folder, 'no-web-app'), SHUTDOWN_GRACE_MS: String(graceMs) },
+        scaled(90_000),
+      ),
     );
     for (const server of servers) server.catch(() => undefined);
   });

@@ -34,7 +34,7 @@ describe('traces over OTLP', { tags: ['postgresql'] }, () => {
         OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
         OTEL_BSP_SCHEDULE_DELAY: '100',
       },
-      90_000,
+      scaled(90_000),
     );
     user = await createEmulatorUser();
     phone = randomPhone();
