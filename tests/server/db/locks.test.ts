@@ -4,6 +4,7 @@ import pg from 'pg';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { LockBusy, openDb, openPglite, type Db } from '../../../src/server/db/db.js';
+import { scaled } from '../../support/machineSpeed.js';
 
 const tick = () => new Promise((resolve) => setTimeout(resolve, 20));
 
@@ -28,7 +29,7 @@ function lockBehaviour(open: () => Promise<Db[]>) {
       });
     const first = holder(0);
     // Asked once the first holds it (a fixed wait lost the race on a loaded machine).
-    await vi.waitFor(() => expect(seen).toContain('start 0'));
+    await vi.waitFor(() => expect(seen).toContain('start 0'), { timeout: scaled(5_000) });
     expect(await Promise.all([first, holder(1)])).toEqual([0, 1]);
     expect(seen).toEqual(['start 0', 'end 0', 'start 1', 'end 1']);
   });
@@ -47,11 +48,13 @@ function lockBehaviour(open: () => Promise<Db[]>) {
   });
 
   it('gives up with LockBusy after the wait, and the name is free again once its holder ends', async () => {
-    let release!: () => void;
+    let release: (() => void) | undefined;
     const held = on(0).withLock('lock-test:busy', 5_000, () => new Promise<void>((resolve) => (release = resolve)));
-    await tick();
+    // Once the first holds it: after a fixed wait, a loaded machine could let the second take it
+    // first, and the first then held it, never released, so the database's close waited forever.
+    await vi.waitFor(() => expect(release).toBeDefined(), { timeout: scaled(5_000) });
     await expect(on(1).withLock('lock-test:busy', 100, async () => 'taken')).rejects.toBeInstanceOf(LockBusy);
-    release();
+    release?.();
     await held;
     expect(await on(1).withLock('lock-test:busy', 100, async () => 'taken')).toBe('taken');
   });
