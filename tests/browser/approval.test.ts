@@ -240,13 +240,17 @@ describe('resume links (/:id/:token)', () => {
     const driver = await verifiedDriver(app());
     await verifyPhone(app(), driver);
     const page = await newPage();
+    // The status is held until the message was seen, however slow the machine.
+    let answer!: () => void;
+    const answered = new Promise<void>((resolve) => (answer = resolve));
     await page.route('**/driver/status/**', async (route) => {
-      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      await answered;
       await route.continue();
     });
     await page.goto(await resumeLink(driver.driverId));
     await page.getByText('Fetching your profile progress.').waitFor();
     await screenshot(page, '14-resume-loading');
+    answer();
     await page.waitForURL('**/complete-profile');
   });
 
