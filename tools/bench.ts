@@ -1089,7 +1089,7 @@ try {
 
   if (wanted('install')) {
     const install = await installSizes();
-    console.log('Production install (npm ci --omit=dev)');
+    console.log("Production install (the lock file's runtime packages, as npm ci --omit=dev lays them out)");
     console.log(`  ${install.production.packages} packages, ${mb(install.production.bytes)}   (the full install with the dev tools: ${mb(install.fullBytes)})`);
   }
 
