@@ -22,6 +22,7 @@ import {
   deliveredBy,
   PNG_BYTES,
   post,
+  moveClockTo,
   startTestServer,
   vehicleValues,
   type FormValue,
@@ -46,9 +47,8 @@ afterAll(async () => {
   await server?.close();
 });
 
-const at = (ms: number) => {
-  server.clock.offsetMs = ms - Date.now();
-};
+/** The clock moved once neither instance is delivering (moveClockTo). */
+const at = (ms: number) => moveClockTo(server, ms, server.app, other);
 const pass = () => server.app.expiries.noticeDue();
 
 interface Seeded {
@@ -109,21 +109,21 @@ describe('expiry notices', () => {
   it('go on the configured days before the date and not before, once each, then once it has expired', async () => {
     expect(expiries.daysBefore).toEqual([30, 7]);
     const driver = await approved(dayAfter(40));
-    at(T0 + 9 * DAY_MS);
+    await at(T0 + 9 * DAY_MS);
     await pass();
     expect(await notices(driver)).toEqual({});
-    at(T0 + 10 * DAY_MS);
+    await at(T0 + 10 * DAY_MS);
     await pass();
     expect(await notices(driver)).toEqual({ 'documentExpiring email': 1 });
     await pass();
-    at(T0 + 20 * DAY_MS);
+    await at(T0 + 20 * DAY_MS);
     await pass();
     expect(await notices(driver)).toEqual({ 'documentExpiring email': 1 });
-    at(T0 + 33 * DAY_MS);
+    await at(T0 + 33 * DAY_MS);
     await pass();
     expect(await notices(driver)).toEqual({ 'documentExpiring email': 2 });
     // On the date itself the document still holds.
-    at(T0 + 40 * DAY_MS);
+    await at(T0 + 40 * DAY_MS);
     await pass();
     expect(await notices(driver)).toEqual({ 'documentExpiring email': 2 });
     const sent = (await delivered()).filter((entry) => entry.to === driver.email);
@@ -138,14 +138,14 @@ describe('expiry notices', () => {
 
   it('are sent once by two server instances at once', async () => {
     const drivers = await Promise.all([approved(dayAfter(37)), approved(dayAfter(37)), approved(dayAfter(37))]);
-    at(T0 + 7 * DAY_MS);
+    await at(T0 + 7 * DAY_MS);
     await Promise.all([pass(), other.expiries.noticeDue(), pass(), other.expiries.noticeDue()]);
     for (const driver of drivers) expect(await notices(driver)).toEqual({ 'documentExpiring email': 1 });
   });
 
   it('skip a notice whose day went by (approved inside the window): only the nearest one due goes', async () => {
     const late = await approved(dayAfter(5));
-    at(T0);
+    await at(T0);
     await pass();
     await pass();
     expect(await notices(late)).toEqual({ 'documentExpiring email': 1 });
@@ -156,12 +156,12 @@ describe('expiry notices', () => {
     const spanish = await approved(dayAfter(30), { locale: 'es' });
     // 17:00 UTC on the day 30 days before: 1 pm in New York, but 7 am in Hawaii.
     const hawaiian = await approved(dayAfter(30), { state: 'HI' });
-    at(T0);
+    await at(T0);
     await pass();
     expect(await notices(consenting)).toEqual({ 'documentExpiring email': 1, 'documentExpiring sms': 1 });
     expect(await notices(spanish)).toEqual({ 'documentExpiring email': 1 });
     expect(await notices(hawaiian)).toEqual({});
-    at(T0 + 3 * 3600 * 1000);
+    await at(T0 + 3 * 3600 * 1000);
     await pass();
     expect(await notices(hawaiian)).toEqual({ 'documentExpiring email': 1 });
     const sent = await delivered();
@@ -176,7 +176,7 @@ describe('expiry notices', () => {
     const losAngeles = await approved(dayAfter(31), { state: 'CA' });
     // 17:00 UTC: 7 am in Hawaii, whose notice is due today but waits for 8 am.
     const hawaiian = await approved(dayAfter(30), { state: 'HI' });
-    at(T0);
+    await at(T0);
     await pass();
     const lookAgain = async (driver: Seeded) =>
       (await server.db.query<{ at: Date }>('SELECT expiry_check_at AS at FROM driver_progress WHERE driver_id = $1', [driver.id])).rows[0]!.at.toISOString();
@@ -185,11 +185,11 @@ describe('expiry notices', () => {
     expect(await lookAgain(losAngeles)).toBe(`${dayAfter(1)}T15:00:00.000Z`);
     expect(await lookAgain(hawaiian)).toBe(`${dayAfter(0)}T18:00:00.000Z`);
     // A minute before, a pass finds nothing due; at that hour the notice goes.
-    at(Date.parse(`${dayAfter(1)}T11:59:00Z`));
+    await at(Date.parse(`${dayAfter(1)}T11:59:00Z`));
     await pass();
     expect(await notices(newYork)).toEqual({});
     expect(await lookAgain(newYork)).toBe(`${dayAfter(1)}T12:00:00.000Z`);
-    at(Date.parse(`${dayAfter(1)}T12:00:00Z`));
+    await at(Date.parse(`${dayAfter(1)}T12:00:00Z`));
     await pass();
     expect(await notices(newYork)).toEqual({ 'documentExpiring email': 1 });
     expect(await notices(losAngeles)).toEqual({});
@@ -200,7 +200,7 @@ describe('a document that expires unreplaced', () => {
   it('does what the data says: the driver is asked to fix it and the queue shows it expired', async () => {
     expect(expiries.whenExpired).toBe('askFix');
     const driver = await approved(dayAfter(0));
-    at(T0 + DAY_MS);
+    await at(T0 + DAY_MS);
     await Promise.all([pass(), other.expiries.noticeDue()]);
     expect(await notices(driver)).toEqual({ 'documentExpired email': 1 });
     const { rows } = await server.db.query<{ status: string; renewing: boolean }>('SELECT status, renewing FROM drivers WHERE id = $1', [driver.id]);
@@ -219,7 +219,7 @@ describe('a document that expires unreplaced', () => {
     const queue = json<QueuePage>(await asReviewer('/admin/drivers?status=rejected&limit=200'));
     expect(queue.drivers.find((row) => row.id === driver.id)?.expired).toEqual(['proof of insurance']);
     // Told once: the pass a day later sends nothing more.
-    at(T0 + 2 * DAY_MS);
+    await at(T0 + 2 * DAY_MS);
     await pass();
     expect(await notices(driver)).toEqual({ 'documentExpired email': 1 });
   });
@@ -227,7 +227,7 @@ describe('a document that expires unreplaced', () => {
 
 describe('the list of what expires soon', () => {
   it('lists drivers by their documents’ dates, the soonest first, for reviewers, in the audit record', async () => {
-    at(T0);
+    await at(T0);
     const soon = await approved(dayAfter(3));
     const later = await approved(dayAfter(20));
     const far = await approved(dayAfter(90));
@@ -378,7 +378,7 @@ describe('a driver sent back by an expired document', () => {
     const noon = Date.parse(`${new Date().toISOString().slice(0, 10)}T18:00:00Z`);
     const moved = noon > Date.now() ? noon : noon + DAY_MS;
     const today = new Date(moved).toISOString().slice(0, 10);
-    at(moved);
+    await at(moved);
     await server.db.query(
       `UPDATE step_answers SET answers = jsonb_set(answers, '{proofInsuranceExpiryDate}', to_jsonb($2::text)) WHERE driver_id = $1 AND step = 'addVehicle'`,
       [driver.driverId, new Date(Date.parse(today) - DAY_MS).toISOString().slice(0, 10)],
@@ -418,7 +418,7 @@ describe('the status’s renewal', () => {
     );
     expect(await renewal(driver.token)).toBeUndefined();
     // …and 80 days later by the server's clock (20 days before it ends), signed in again, it is.
-    at(Date.now() + 80 * DAY_MS);
+    await at(Date.now() + 80 * DAY_MS);
     const { token } = await server.app.sessions.start(driver.driverId, null);
     expect(await renewal(token)).toBe('addVehicle');
     server.clock.reset();

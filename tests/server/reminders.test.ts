@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadNotices } from '../../src/node/projectFiles.js';
-import { deliveredBy, startTestServer, type TestServer } from '../support/server.js';
+import { deliveredBy, moveClockTo, startTestServer, type TestServer } from '../support/server.js';
 
 const HOUR_MS = 3600 * 1000;
 /** Noon in New York, 9 am in Los Angeles. */
@@ -24,9 +24,8 @@ afterAll(async () => {
   await server?.close();
 });
 
-const at = (ms: number) => {
-  server.clock.offsetMs = ms - Date.now();
-};
+/** The clock moved once neither instance is delivering (moveClockTo). */
+const at = (ms: number) => moveClockTo(server, ms, server.app, other);
 
 interface Seeded {
   id: string;
@@ -79,29 +78,29 @@ const delivered = () => deliveredBy(server.db, server.app, other);
 describe('reminders', () => {
   it('go at the configured delays without progress, then never again', async () => {
     expect(schedule.afterHours).toEqual([24, 72]);
-    at(T0);
+    await at(T0);
     const stalled = await driver(T0);
-    at(T0 + 24 * HOUR_MS - 60_000);
+    await at(T0 + 24 * HOUR_MS - 60_000);
     await pass();
     expect(await reminders(stalled)).toEqual({});
-    at(T0 + 24 * HOUR_MS);
+    await at(T0 + 24 * HOUR_MS);
     await pass();
     expect(await reminders(stalled)).toEqual({ email: 1 });
     await pass();
     expect(await reminders(stalled)).toEqual({ email: 1 });
-    at(T0 + 72 * HOUR_MS);
+    await at(T0 + 72 * HOUR_MS);
     await pass();
     expect(await reminders(stalled)).toEqual({ email: 2 });
-    at(T0 + 30 * 24 * HOUR_MS);
+    await at(T0 + 30 * 24 * HOUR_MS);
     await pass();
     expect(await reminders(stalled)).toEqual({ email: 2 });
   });
 
   it('say where the driver stopped and bring them back through the sign-in page, in their language, by text only with consent', async () => {
-    at(T0);
+    await at(T0);
     const consenting = await driver(T0, { smsConsent: true });
     const spanish = await driver(T0, { locale: 'es' });
-    at(T0 + 24 * HOUR_MS);
+    await at(T0 + 24 * HOUR_MS);
     await pass();
     expect(await reminders(consenting)).toEqual({ email: 1, sms: 1 });
     expect(await reminders(spanish)).toEqual({ email: 1 });
@@ -119,17 +118,17 @@ describe('reminders', () => {
   });
 
   it('wait again after progress, and name the step the driver is at now', async () => {
-    at(T0);
+    await at(T0);
     const moving = await driver(T0);
     await progress(moving.id, 'completeProfile', T0 + 20 * HOUR_MS, { state: 'TX' });
-    at(T0 + 24 * HOUR_MS);
+    await at(T0 + 24 * HOUR_MS);
     await pass();
     expect(await reminders(moving)).toEqual({});
     // A day after the profile: 7 am in Texas, held until 8.
-    at(T0 + 44 * HOUR_MS);
+    await at(T0 + 44 * HOUR_MS);
     await pass();
     expect(await reminders(moving)).toEqual({});
-    at(T0 + 45 * HOUR_MS);
+    await at(T0 + 45 * HOUR_MS);
     await pass();
     expect(await reminders(moving)).toEqual({ email: 1 });
     const sent = (await delivered()).find((entry) => entry.to === moving.email)!;
@@ -140,27 +139,27 @@ describe('reminders', () => {
     // Last progress at 15:00 UTC: due a day later, 10 am in New York but 7 am in California.
     const californian = await driver(T0 - 2 * HOUR_MS, { profile: { at: T0 - 2 * HOUR_MS, state: 'CA' } });
     const newYorker = await driver(T0 - 2 * HOUR_MS, { profile: { at: T0 - 2 * HOUR_MS, state: 'NY' } });
-    at(T0 + 22 * HOUR_MS);
+    await at(T0 + 22 * HOUR_MS);
     await pass();
     expect(await reminders(californian)).toEqual({});
     expect(await reminders(newYorker)).toEqual({ email: 1 });
-    at(T0 + 23 * HOUR_MS);
+    await at(T0 + 23 * HOUR_MS);
     await pass();
     expect(await reminders(californian)).toEqual({ email: 1 });
   });
 
   it('are sent once by two server instances at once', async () => {
-    at(T0);
+    await at(T0);
     const both = await Promise.all([driver(T0), driver(T0), driver(T0)]);
-    at(T0 + 24 * HOUR_MS);
+    await at(T0 + 24 * HOUR_MS);
     await Promise.all([pass(), other.reminders.remindDue(), pass(), other.reminders.remindDue()]);
     for (const each of both) expect(await reminders(each)).toEqual({ email: 1 });
   });
 
   it('offer their unsubscribe page in the driver’s language', async () => {
-    at(T0);
+    await at(T0);
     const spanish = await driver(T0, { locale: 'es' });
-    at(T0 + 24 * HOUR_MS);
+    await at(T0 + 24 * HOUR_MS);
     await pass();
     const sent = (await delivered()).find((entry) => entry.to === spanish.email)!;
     const link = new URL(/^<(.+)>$/.exec(('headers' in sent && sent.headers?.['List-Unsubscribe']) || '')![1]!);
@@ -180,9 +179,9 @@ describe('reminders', () => {
   });
 
   it('stop after the one-step unsubscribe of the email', async () => {
-    at(T0);
+    await at(T0);
     const leaving = await driver(T0);
-    at(T0 + 24 * HOUR_MS);
+    await at(T0 + 24 * HOUR_MS);
     await pass();
     const sent = (await delivered()).find((entry) => entry.to === leaving.email)!;
     expect('headers' in sent && sent.headers?.['List-Unsubscribe-Post']).toBe('List-Unsubscribe=One-Click');
@@ -208,7 +207,7 @@ describe('reminders', () => {
     });
     expect(clicked.statusCode).toBe(200);
     expect(clicked.body).toContain('<p>Done: you will get no more reminders from Onramp.</p>');
-    at(T0 + 72 * HOUR_MS);
+    await at(T0 + 72 * HOUR_MS);
     await pass();
     expect(await reminders(leaving)).toEqual({ email: 1 });
   });

@@ -222,6 +222,16 @@ export async function outbox(app: FastifyInstance): Promise<OutboxEntry[]> {
 }
 
 /**
+ * The clock the instances share, moved to `ms` once none of them has a delivery pass in flight: a
+ * notice one claimed before a jump of hours or days would look to another as a claim run out (as
+ * after a delivery stuck for minutes, which the jump is not), and be sent twice.
+ */
+export async function moveClockTo(server: TestServer, ms: number, ...apps: FastifyInstance[]): Promise<void> {
+  await Promise.all(apps.map((app) => app.messaging.deliverDue()));
+  server.clock.offsetMs = ms - Date.now();
+}
+
+/**
  * Every notice due, delivered by the instances given, and what their local outboxes hold. Each
  * instance also delivers in the background: a notice one of them has claimed is in flight until
  * it is marked sent, so the outboxes are read once no due notice is left pending.
