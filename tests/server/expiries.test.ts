@@ -22,7 +22,6 @@ import {
   deliveredBy,
   PNG_BYTES,
   post,
-  moveClockTo,
   startTestServer,
   vehicleValues,
   type FormValue,
@@ -47,8 +46,8 @@ afterAll(async () => {
   await server?.close();
 });
 
-/** The clock moved once neither instance is delivering (moveClockTo). */
-const at = (ms: number) => moveClockTo(server, ms, server.app, other);
+/** The clock moved once neither instance is delivering. */
+const at = (ms: number) => server.moveClockTo(ms);
 const pass = () => server.app.expiries.noticeDue();
 
 interface Seeded {

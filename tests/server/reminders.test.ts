@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadNotices } from '../../src/node/projectFiles.js';
-import { deliveredBy, moveClockTo, startTestServer, type TestServer } from '../support/server.js';
+import { deliveredBy, startTestServer, type TestServer } from '../support/server.js';
 
 const HOUR_MS = 3600 * 1000;
 /** Noon in New York, 9 am in Los Angeles. */
@@ -24,8 +24,8 @@ afterAll(async () => {
   await server?.close();
 });
 
-/** The clock moved once neither instance is delivering (moveClockTo). */
-const at = (ms: number) => moveClockTo(server, ms, server.app, other);
+/** The clock moved once neither instance is delivering. */
+const at = (ms: number) => server.moveClockTo(ms);
 
 interface Seeded {
   id: string;

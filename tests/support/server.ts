@@ -51,6 +51,12 @@ export interface TestServer {
   staffAnswers: { url: string; message: string }[];
   /** Another app on the same database (e.g. a production one); closed with this server. */
   buildAnother(overrides?: Partial<ServerConfig>): Promise<FastifyInstance>;
+  /**
+   * The clock its instances share, moved to `ms` once none of them has a delivery pass in flight:
+   * a notice one claimed before a jump of hours or days would look to another as a claim run out
+   * (as after a delivery stuck for minutes, which the jump is not), and be sent twice.
+   */
+  moveClockTo(ms: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -173,6 +179,11 @@ export async function startTestServer(overrides: Partial<ServerConfig> = {}, opt
       if (message !== undefined) staffAnswers.push({ url: request.url, message });
       return payload;
     });
+    // A test may close an instance itself: it then delivers nothing more, and is not closed again.
+    app.addHook('onClose', async () => {
+      const at = apps.indexOf(app);
+      if (at >= 0) apps.splice(at, 1);
+    });
     await app.ready();
     await checkAnswersAgainstTheDocument(app);
     apps.push(app);
@@ -193,8 +204,12 @@ export async function startTestServer(overrides: Partial<ServerConfig> = {}, opt
     logs,
     staffAnswers,
     buildAnother: build,
+    async moveClockTo(ms) {
+      await Promise.all(apps.map((each) => each.messaging.deliverDue()));
+      clock.offsetMs = ms - Date.now();
+    },
     async close() {
-      for (const each of apps) await each.close();
+      for (const each of [...apps]) await each.close();
       await closeDatabase();
       await rm(dataDir, { recursive: true, force: true });
     },
@@ -219,16 +234,6 @@ export const randomPhone = () => `+1${randomInt(2, 10)}${randomInt(10, 100)}${ra
 
 export async function outbox(app: FastifyInstance): Promise<OutboxEntry[]> {
   return json<OutboxEntry[]>(await app.inject({ method: 'GET', url: '/dev/outbox' }));
-}
-
-/**
- * The clock the instances share, moved to `ms` once none of them has a delivery pass in flight: a
- * notice one claimed before a jump of hours or days would look to another as a claim run out (as
- * after a delivery stuck for minutes, which the jump is not), and be sent twice.
- */
-export async function moveClockTo(server: TestServer, ms: number, ...apps: FastifyInstance[]): Promise<void> {
-  await Promise.all(apps.map((app) => app.messaging.deliverDue()));
-  server.clock.offsetMs = ms - Date.now();
 }
 
 /**
