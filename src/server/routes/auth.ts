@@ -135,6 +135,7 @@ export async function authRoutes(app: FastifyInstance, options: { max: number; w
            WHERE id = $1`,
           [existing, email, phone, referralCode, now, ip],
         );
+        await bindLaunchedDriver(tx, app.cipher, existing, email, now);
         return existing;
       }
       const created = await tx.query<DriverKey>(
@@ -169,6 +170,7 @@ export async function authRoutes(app: FastifyInstance, options: { max: number; w
           [existing, email, ip, verifiedAt, now],
         );
         emailVerified = updated.rows[0]!.email_verified;
+        await bindLaunchedDriver(tx, app.cipher, existing, email, now, { signingIn: true });
         return existing;
       }
       const created = await tx.query<DriverKey>(
@@ -203,6 +205,7 @@ export async function authRoutes(app: FastifyInstance, options: { max: number; w
     // The browser's previous token, if it sent one, is replaced rather than left alive.
     const previous = bearerToken(request);
     if (previous) await app.sessions.end(previous);
+    await bindLaunchedDriver(app.db, app.cipher, driver.id, driver.email, app.now(), { signingIn: true });
     // A password sign-up that never proved its email goes back to its email code.
     const issued = driver.email_verified
       ? await app.sessions.start(driver.id, user.authTime)

@@ -12,7 +12,8 @@
  *
  * The driver's browser:
  * - POST /integration/launch `{ token }` (the launch page): spends the link, and answers the step
- *   to open (the sign-up, or the sign-in for an email that has an account) with its values.
+ *   to open (the sign-up, or the sign-in for an email that has an account) with its values. The
+ *   driver is the link's once they sign up or sign in with that email (bindLaunchedDriver).
  * - GET /integration/return (the driver's session): the return URL with the signed result, once
  *   the journey's last step is done.
  */
@@ -92,10 +93,22 @@ export function signedResult(secret: string, fields: Omit<LaunchResult, 'signatu
 }
 
 /**
- * Hands a new driver the external id and return URL of the launch link opened last with their
- * email (within LAUNCH_BINDS_FOR_MS), in the sign-up's transaction (routes/auth.ts).
+ * Hands a driver the external id and return URL of the launch link opened last with their email,
+ * once they have shown the email is theirs: a new driver at their sign-up (in its transaction), a
+ * driver with an account at their sign-in (routes/auth.ts). Opening a link proves nothing (whoever
+ * made it holds its token), so it binds no one. A sign-up may follow the link by up to a day
+ * (LAUNCH_BINDS_FOR_MS); a sign-in follows it at once, so it binds only within the link's own
+ * lifetime of being opened: a driver's own sign-in a day later is not taken for a link's.
  */
-export async function bindLaunchedDriver(tx: Queryable, cipher: DataCipher, driverId: string, email: string, now: Date): Promise<void> {
+export async function bindLaunchedDriver(
+  tx: Queryable,
+  cipher: DataCipher,
+  driverId: string,
+  email: string,
+  now: Date,
+  { signingIn = false } = {},
+): Promise<void> {
+  const openedSince = new Date(now.getTime() - (signingIn ? LAUNCH_LINK_LIFETIME_MS : LAUNCH_BINDS_FOR_MS));
   await tx.query(
     `WITH link AS (
        SELECT token_hash FROM launch_links WHERE email_fingerprint = ANY($2::text[]) AND opened_at > $3 AND driver_id IS NULL ORDER BY opened_at DESC LIMIT 1 FOR UPDATE
@@ -103,7 +116,7 @@ export async function bindLaunchedDriver(tx: Queryable, cipher: DataCipher, driv
        UPDATE launch_links l SET driver_id = $1 FROM link WHERE l.token_hash = link.token_hash RETURNING l.integration_id, l.external_id, l.return_url
      )
      UPDATE drivers d SET integration_id = bound.integration_id, external_id = bound.external_id, return_url = bound.return_url FROM bound WHERE d.id = $1`,
-    [driverId, cipher.fingerprints(email, LAUNCH_EMAIL_CONTEXT), new Date(now.getTime() - LAUNCH_BINDS_FOR_MS)],
+    [driverId, cipher.fingerprints(email, LAUNCH_EMAIL_CONTEXT), openedSince],
   );
 }
 
@@ -210,15 +223,8 @@ export async function integrationRoutes(app: FastifyInstance, options: { publicO
     async (request): Promise<LaunchOpened> =>
       app.db.transaction(async (tx) => {
         const tokenHash = hashToken(request.body.token);
-        const { rows } = await tx.query<{
-          integration_id: string;
-          prefill: Uint8Array | null;
-          external_id: string | null;
-          return_url: string;
-          locale: LaunchOpened['locale'] | null;
-          spent: boolean;
-        }>(
-          `SELECT integration_id, prefill, external_id, return_url, locale, opened_at IS NOT NULL OR expires_at <= $2 AS spent
+        const { rows } = await tx.query<{ prefill: Uint8Array | null; locale: LaunchOpened['locale'] | null; spent: boolean }>(
+          `SELECT prefill, locale, opened_at IS NOT NULL OR expires_at <= $2 AS spent
            FROM launch_links WHERE token_hash = $1 FOR UPDATE`,
           [tokenHash, app.now()],
         );
@@ -230,17 +236,9 @@ export async function integrationRoutes(app: FastifyInstance, options: { publicO
         const { email, phone } = JSON.parse(app.cipher.decrypt(link.prefill, prefillContext(tokenHash)).toString()) as { email: string; phone: string };
         const locale = link.locale ? { locale: link.locale } : {};
         const values: Record<string, string> = { [FIELDS.email]: email };
-        const { rows: drivers } = await tx.query<{ id: string }>('SELECT id FROM drivers WHERE email = $1', [email]);
-        const driver = drivers[0];
-        if (!driver) return { step: flow().start, values: { ...values, [FIELDS.phone]: phone }, ...locale };
-        // A driver with an account signs in, and is the link's from now on.
-        await tx.query('UPDATE drivers SET integration_id = $2, external_id = $3, return_url = $4 WHERE id = $1', [
-          driver.id,
-          link.integration_id,
-          link.external_id,
-          link.return_url,
-        ]);
-        await tx.query('UPDATE launch_links SET driver_id = $2 WHERE token_hash = $1', [tokenHash, driver.id]);
+        const { rows: drivers } = await tx.query('SELECT 1 FROM drivers WHERE email = $1', [email]);
+        if (drivers.length === 0) return { step: flow().start, values: { ...values, [FIELDS.phone]: phone }, ...locale };
+        // A driver with an account signs in, and is the link's once they have (bindLaunchedDriver).
         return { step: flow().account.signIn, values, ...locale };
       }),
   );

@@ -1,7 +1,8 @@
 // Integrations and launch links: an owner's integration and its keys, a launch link made with a key
 // (its return URL on the owner's list, or refused), opened once within 15 minutes, the driver it
 // fills the sign-up for bound to the integration's external id, the integration's status read, and
-// the signed result the finished driver carries back.
+// the signed result the finished driver carries back. A driver with an account is bound only once
+// they sign in: opening a link proves nothing of an account.
 import { createHmac, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LAUNCH_LINK_LIFETIME_MS } from '../../../src/server/routes/integrations.js';
@@ -57,6 +58,8 @@ async function launchLink(partner: TestIntegration, body: Record<string, unknown
 }
 
 const open = (token: string) => call('POST', '/integration/launch', undefined, { token });
+/** The driver signing in, as the sign-in page does with their Firebase ID token. */
+const signIn = (driver: TestDriver) => call('POST', '/auth/signIn', undefined, { idToken: driver.user.idToken });
 
 describe('integrations', () => {
   it('an owner makes one: its key and signing secret are answered once, listed never, and on the audit record', async () => {
@@ -220,13 +223,38 @@ describe('launch links', () => {
     expect(json(spent)).toEqual({ message: 'Este enlace ha caducado o ya se usó. Pide uno nuevo, por favor.' });
   });
 
-  it('sends a driver who has an account to the sign-in with their email, and binds them', async () => {
+  it('sends a driver who has an account to the sign-in with their email, and binds them once they have signed in', async () => {
     const driver = await verifiedDriver(app());
     const externalId = `partner-${randomUUID()}`;
     const { token } = await launchLink(partner, linkBody({ email: driver.email, externalId }));
     expect(json<LaunchOpened>(await open(token))).toEqual({ step: 'signIn', values: { email: driver.email } });
-    const status = await call('GET', `/integration/drivers?externalId=${encodeURIComponent(externalId)}`, partner.key);
-    expect(json(status)).toMatchObject({ driverId: driver.driverId, externalId });
+    const lookUp = (by: TestIntegration, id: string) => call('GET', `/integration/drivers?externalId=${encodeURIComponent(id)}`, by.key);
+    // Whoever made the link holds its token: opening it proves nothing of the account.
+    expect((await lookUp(partner, externalId)).statusCode).toBe(404);
+    expect((await signIn(driver)).statusCode).toBe(200);
+    expect(json(await lookUp(partner, externalId))).toMatchObject({ driverId: driver.driverId, externalId });
+  });
+
+  it("takes no driver away from their integration by opening a link with their email: only the driver's own sign-in, at once, moves them", async () => {
+    const driver = await verifiedDriver(app());
+    const ours = `partner-${randomUUID()}`;
+    expect((await open((await launchLink(partner, linkBody({ email: driver.email, externalId: ours }))).token)).statusCode).toBe(200);
+    expect((await signIn(driver)).statusCode).toBe(200);
+    const rival = await integration(app(), [RETURN_URL]);
+    const theirs = `rival-${randomUUID()}`;
+    expect((await open((await launchLink(rival, linkBody({ email: driver.email, externalId: theirs }))).token)).statusCode).toBe(200);
+    const lookUp = (by: TestIntegration, id: string) => call('GET', `/integration/drivers?externalId=${encodeURIComponent(id)}`, by.key);
+    expect(json(await lookUp(partner, ours))).toMatchObject({ driverId: driver.driverId });
+    expect((await lookUp(rival, theirs)).statusCode).toBe(404);
+    // The driver signing in long after the link was opened is a return of their own, not the link's.
+    server.clock.advance(LAUNCH_LINK_LIFETIME_MS + 1000);
+    try {
+      expect((await signIn(driver)).statusCode).toBe(200);
+    } finally {
+      server.clock.reset();
+    }
+    expect(json(await lookUp(partner, ours))).toMatchObject({ driverId: driver.driverId });
+    expect((await lookUp(rival, theirs)).statusCode).toBe(404);
   });
 });
 
