@@ -18,8 +18,11 @@ export function apiPathTest(apiPaths: string[], pagePaths: string[] = []): (url:
   };
 }
 
-/** The resume page, /:id/:token (spec §2): its second segment is a resume link's token. */
-const RESUME_PAGE = /^\/([0-9a-fA-F-]{36})\/[^/]+$/;
+/**
+ * The resume page, /:id/:token (spec §2), as the server serves it: slashes doubled or trailing
+ * too. Whatever follows a driver id first in a path may be a resume link's token.
+ */
+const RESUME_PAGE = /^\/+([0-9a-fA-F-]{36})\/.*$/;
 
 /**
  * The request's URL as a log line may show it: its path alone, as a query may carry a token (refused,

@@ -22,6 +22,12 @@ describe('loggableUrl', () => {
     expect(loggableUrl('/3f1c2d4e-0000-4000-8000-00000000abcd/abcDEF_123-xyz')).toBe('/3f1c2d4e-0000-4000-8000-00000000abcd/[token]');
     expect(loggableUrl('/3f1c2d4e-0000-4000-8000-00000000abcd/abc%2Fdef?x=1')).toBe('/3f1c2d4e-0000-4000-8000-00000000abcd/[token]');
   });
+  it.each(['/{id}/s3cr3t/', '//{id}/s3cr3t', '/{id}//s3cr3t', '/{id}/s3cr3t/more'])('leaves it out of %s, which the server serves or answers too', (shape) => {
+    const id = '3f1c2d4e-0000-4000-8000-00000000abcd';
+    const logged = loggableUrl(shape.replace('{id}', id));
+    expect(logged).toBe(`/${id}/[token]`);
+    expect(logged).not.toContain('s3cr3t');
+  });
   it.each(['/driver/status/3f1c2d4e-0000-4000-8000-00000000abcd', '/admin/drivers', '/signup', '/assets/app.js'])('keeps %s', (url) =>
     expect(loggableUrl(url)).toBe(url),
   );
