@@ -38,6 +38,11 @@ export interface InsightsQuery {
 
 const HOUR_S = 3600;
 const DAY_MS = 24 * 3600 * 1000;
+/** The last moment node-postgres writes with a four-digit year, which PostgreSQL reads (year 10000 it refuses). */
+const LAST_MOMENT = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+
+/** Where a range of days that ends on `day` (YYYY-MM-DD) stops: the next day's start, or the last moment there is after 9999-12-31. */
+export const endOfDayRange = (day: string): Date => new Date(Math.min(Date.parse(`${day}T00:00:00Z`) + DAY_MS, LAST_MOMENT));
 /** Hours to two decimals, shares to four: what the page and the CSV show. */
 const hours = (seconds: number | null) => (seconds === null ? null : Math.round((seconds / HOUR_S) * 100) / 100);
 const share = (part: number, whole: number) => (whole === 0 ? null : Math.round((part / whole) * 10_000) / 10_000);
@@ -341,7 +346,7 @@ async function reviewFromTotals(db: Queryable, filter: unknown[]): Promise<Revie
 
 export async function insightsOf(db: Queryable, flow: Flow, query: InsightsQuery, now: Date): Promise<Insights> {
   const from = new Date(`${query.from}T00:00:00Z`);
-  const to = new Date(Date.parse(`${query.to}T00:00:00Z`) + DAY_MS);
+  const to = endOfDayRange(query.to);
   const steps = funnelSteps(flow);
   const filter = [from, to, query.method, query.language];
   const stalledBefore = new Date(now.getTime() - query.stalledDays * DAY_MS);

@@ -45,7 +45,7 @@ import { fileAnswer } from '../lib/routeSchemas.js';
 import { sharedLimitStore } from '../plugins/rateLimitStore.js';
 import { DRIVER_EVENT_WORDS } from '../plugins/webhooks.js';
 import { addDays } from '../lib/expiries.js';
-import { funnelSteps } from '../lib/insights.js';
+import { endOfDayRange, funnelSteps } from '../lib/insights.js';
 import { ADMIN_PREFIX, type RouteTable } from '../lib/routeTable.js';
 import { remindersAhead } from '../plugins/reminders.js';
 import { refusal } from '../serverMessages.js';
@@ -182,7 +182,7 @@ export async function peopleRoutes(app: FastifyInstance, options: { publicOrigin
     const filters: string[] = [];
     const now = app.now();
     if (query.from) filters.push(`signed_up_at >= ${value(new Date(`${query.from}T00:00:00Z`))}`);
-    if (query.to) filters.push(`signed_up_at < ${value(new Date(Date.parse(`${query.to}T00:00:00Z`) + DAY_MS))}`);
+    if (query.to) filters.push(`signed_up_at < ${value(endOfDayRange(query.to))}`);
     if (query.method) filters.push(`provider = ${value(query.method)}`);
     if (query.language) filters.push(`locale = ${value(query.language)}`);
     if (query.status) filters.push(STATUS_CONDITIONS[query.status]);

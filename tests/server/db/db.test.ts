@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { COMMENT_AMENDMENTS, migrate, openDb, openPglite } from '../../../src/server/db/db.js';
+import { endOfDayRange } from '../../../src/server/lib/insights.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'onramp-migrate-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -19,6 +20,20 @@ describe('migrate', () => {
       expect(await migrate(db, dir)).toEqual(['001.do.a_table.sql']);
       expect(await migrate(db, dir)).toEqual([]);
       expect((await db.query("SELECT indexname FROM pg_indexes WHERE tablename = 'a'")).rows).toEqual([{ indexname: 'i' }]);
+    } finally {
+      await db.close();
+    }
+  });
+});
+
+describe('a range of days on the embedded database', () => {
+  it('ends after 9999-12-31 at the last moment it can write (the next day, year 10000, it refuses)', async () => {
+    const db = await openDb({ kind: 'pglite', dir: null });
+    try {
+      const end = endOfDayRange('9999-12-31');
+      expect(end.toISOString()).toBe('9999-12-31T23:59:59.999Z');
+      expect((await db.query<{ after: boolean }>("SELECT $1::timestamptz > '9999-12-31' AS after", [end])).rows).toEqual([{ after: true }]);
+      expect(endOfDayRange('2026-01-31').toISOString()).toBe('2026-02-01T00:00:00.000Z');
     } finally {
       await db.close();
     }

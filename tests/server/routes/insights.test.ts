@@ -83,6 +83,15 @@ describe('GET /admin/insights', () => {
     expect(rows[0]!.actor).toBe(owner.email);
   });
 
+  it('answers a range at either end of the calendar (years 0001 and 9999), not a 500', async () => {
+    for (const query of ['from=9990-01-01&to=9999-12-31', 'from=0001-01-01&to=0001-12-31']) {
+      for (const path of ['/admin/insights', '/admin/insights/download']) {
+        const response = await get(`${path}?${query}`);
+        expect(response.statusCode, `${path}?${query}: ${response.body}`).toBe(200);
+      }
+    }
+  });
+
   it('refuses a bad query with a message', async () => {
     for (const [query, message] of [
       ['from=2026-02-31', 'from and to must be days as YYYY-MM-DD, e.g. 2026-01-31.'],

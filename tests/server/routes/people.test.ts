@@ -26,6 +26,16 @@ const get = (url: string, key = server.reviewer.key) => server.app.inject({ meth
 const seedRange = () => `from=${day(base)}&to=${day(new Date(base.getTime() + 2 * DAY_MS))}`;
 
 describe('GET /admin/people', () => {
+  it('answers a range at either end of the calendar (years 0001 and 9999), not a 500', async () => {
+    const owner = await staffKey(server.app, ['owner']);
+    for (const query of ['to=9999-12-31', 'from=9999-12-31&to=9999-12-31', 'from=0001-01-01&to=0001-01-02']) {
+      for (const path of ['/admin/people', '/admin/people/download']) {
+        const response = await get(`${path}?${query}`, owner.key);
+        expect(response.statusCode, `${path}?${query}: ${response.body}`).toBe(200);
+      }
+    }
+  });
+
   const filters = ['', '&method=google.com', '&method=password&language=es', '&language=en'];
   for (const stalledDays of [3, 7, 17]) {
     for (const filter of filters) {
