@@ -11,7 +11,7 @@ import multipart from '@fastify/multipart';
 import sensible from '@fastify/sensible';
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import helmet, { type HelmetOptions } from 'helmet';
-import { loadFlow } from '../node/projectFiles.js';
+import { loadFlow, loadSchema, schemaNamesOf } from '../node/projectFiles.js';
 import type { ServerConfig } from './config.js';
 import type { Db } from './db/db.js';
 import { answerFor, loggableError } from './errors.js';
@@ -19,7 +19,8 @@ import { loggableUrl } from './lib/apiPaths.js';
 import { traceFields } from './lib/traces.js';
 import { ADMIN_PREFIX } from './lib/routeTable.js';
 import { isWellFormedJson } from './lib/wellFormedText.js';
-import { resealLegacyAnswers } from './lib/answers.js';
+import { resealLegacyAnswers, sealNewlySensitiveAnswers } from './lib/answers.js';
+import { sensitiveFieldsOf } from './lib/formSchemas.js';
 import { applyStepRenames } from './lib/stepRenames.js';
 import { writeFunnelOrder } from './lib/funnelOrder.js';
 import { funnelSteps } from '../shared/funnel.js';
@@ -224,7 +225,8 @@ export async function buildApp(config: ServerConfig, options: AppOptions = {}): 
   await app.register(clockPlugin, { now: options.now });
   await app.register(dbPlugin, { database: config.database, db: options.db });
   await app.register(cryptoPlugin, { dataKeys: config.dataKeys });
-  // Sensitive answers migration 007 moved with their old ciphertext are sealed field by field (lib/answers.ts),
+  // Sensitive answers migration 007 moved with their old ciphertext are sealed field by field (lib/answers.ts), as are
+  // those of a field marked sensitive since they were sent,
   // after the flow's renamed steps are carried into the stored data (lib/stepRenames.ts).
   app.addHook('onReady', async () => {
     const renamed = await applyStepRenames(app.db, app.cipher, flow.renamed ?? {}, app.now());
@@ -240,6 +242,10 @@ export async function buildApp(config: ServerConfig, options: AppOptions = {}): 
     const { resealed, unreadable } = await resealLegacyAnswers(app.db, app.cipher, app.now());
     if (resealed > 0) app.log.info({ steps: resealed }, 'Sealed moved answers field by field');
     if (unreadable > 0) app.log.warn({ steps: unreadable }, 'Moved answers sealed with a data key DATA_KEYS does not hold were left as they are');
+    // A field the schemas mark sensitive now, whose answers were stored before it was.
+    const sensitiveBySchema = Object.fromEntries(schemaNamesOf(flow).map((name) => [name, sensitiveFieldsOf(loadSchema(name))]));
+    const sealed = await sealNewlySensitiveAnswers(app.db, app.cipher, sensitiveBySchema, app.now());
+    if (sealed > 0) app.log.info({ steps: sealed }, 'Sealed the answers of fields marked sensitive since they were sent');
   });
   // Before the sessions: a session made before the user's Firebase "valid since" has ended.
   await app.register(identityPlugin, { projectId: config.firebaseProjectId, emulatorHost: config.firebaseAuthEmulatorHost });

@@ -231,3 +231,35 @@ export async function resealLegacyAnswers(db: Queryable, cipher: DataCipher, now
   if (unreadable === 0) await db.query('INSERT INTO upgrades_done (name, done_at) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING', [RESEAL_UPGRADE, now]);
   return { resealed: rows.length - unreadable, unreadable };
 }
+
+/**
+ * Seals the answers stored in the clear of a field its schema marks sensitive now (an edit made it
+ * so after drivers had sent it), field by field: checked at each start, once per schema and field,
+ * then marked done. A start that stops half-way leaves the rest for the next. Answers how many
+ * steps it sealed, for the log.
+ */
+export async function sealNewlySensitiveAnswers(
+  db: Queryable,
+  cipher: DataCipher,
+  sensitiveBySchema: Record<string, readonly string[]>,
+  now: Date,
+): Promise<number> {
+  let sealed = 0;
+  for (const [schema, fields] of Object.entries(sensitiveBySchema)) {
+    for (const field of fields) {
+      const upgrade = `answers to ${schema}.${field} sealed`;
+      if ((await db.query('SELECT 1 FROM upgrades_done WHERE name = $1', [upgrade])).rows.length > 0) continue;
+      const { rows } = await db.query<{ driver_id: string; step: string; answers: StoredAnswers }>(
+        `SELECT driver_id, step, answers FROM step_answers WHERE schema_name = $1 AND jsonb_typeof(answers -> $2) = 'string'`,
+        [schema, field],
+      );
+      for (const row of rows) {
+        const answers = { ...row.answers, ...sealAnswers(cipher, row.driver_id, row.step, { [field]: row.answers[field] }, [field]) };
+        await db.query('UPDATE step_answers SET answers = $3 WHERE driver_id = $1 AND step = $2', [row.driver_id, row.step, JSON.stringify(answers)]);
+      }
+      await db.query('INSERT INTO upgrades_done (name, done_at) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING', [upgrade, now]);
+      sealed += rows.length;
+    }
+  }
+  return sealed;
+}

@@ -17,6 +17,12 @@ export interface FormSchema {
   errorsOf(form: Record<string, unknown>): ValidationErrorLike[];
 }
 
+/** The fields a step schema marks `"sensitive": true`. */
+export const sensitiveFieldsOf = (schema: JsonObject): string[] =>
+  Object.entries((schema.properties ?? {}) as Record<string, { sensitive?: unknown }>)
+    .filter(([, property]) => property?.sensitive === true)
+    .map(([field]) => field);
+
 /** Step schemas by name and language (the messages differ), each read (from the project, or by `load`) and compiled once. */
 export function createFormSchemas(load: (name: string, locale: Locale) => JsonObject = loadSchema): (name: string, locale?: Locale) => FormSchema {
   const compiled = new Map<string, FormSchema>();
@@ -26,10 +32,9 @@ export function createFormSchemas(load: (name: string, locale: Locale) => JsonOb
     if (!schema) {
       const json = load(name, locale);
       const validate = compileOnce(json);
-      const properties = (json.properties ?? {}) as Record<string, { type?: unknown; sensitive?: unknown }>;
       schema = {
-        properties,
-        sensitive: Object.keys(properties).filter((field) => properties[field]?.sensitive === true),
+        properties: (json.properties ?? {}) as FormSchema['properties'],
+        sensitive: sensitiveFieldsOf(json),
         errorsOf: (form) => (validate(form) ? [] : fromAjvErrors(validate.errors ?? [])),
       };
       compiled.set(key, schema);

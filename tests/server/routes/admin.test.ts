@@ -55,7 +55,7 @@ const SIGN_IN_REQUIRED = { message: 'Please sign in as a staff member.', reason:
 const SESSION_ENDED = { message: 'Your staff session has ended. Please sign in again.', reason: 'signInAgain' };
 const DRIVERS_CANNOT = { message: 'Drivers cannot use the admin API.' };
 const UNKNOWN_DRIVER = { message: 'There is no driver with this id.' };
-/** profileValues' answers as a reviewer sees them: the SSN masked. */
+/** profileValues' answers as a reviewer sees them: the SSN and the licence number masked. */
 const PROFILE_AS_REVIEWED = {
   firstName: 'Ada',
   lastName: 'Lovelace',
@@ -63,7 +63,7 @@ const PROFILE_AS_REVIEWED = {
   dateOfBirth: '1990-04-12',
   gender: 'Female',
   SSN: '•••••6789',
-  driverLicenseNumber: 'D1234567',
+  driverLicenseNumber: '•••••4567',
   street: '1 Main Street',
   city: 'Austin',
   state: 'TX',
@@ -235,6 +235,7 @@ describe('GET /admin/drivers', () => {
     expect(answersIn(driver, 'completeProfile')).toEqual(PROFILE_AS_REVIEWED);
     expect(fieldOf(driver, 'completeProfile', 'firstName')).toEqual({ field: 'firstName', title: 'First Name', kind: 'text', value: 'Ada', changed: false });
     expect(fieldOf(driver, 'completeProfile', 'SSN')).toEqual({ field: 'SSN', title: 'SSN', kind: 'sensitive', value: '•••••6789', changed: false });
+    expect(fieldOf(driver, 'completeProfile', 'driverLicenseNumber')).toMatchObject({ kind: 'sensitive', value: '•••••4567' });
     const sent = vehicleValues(randomUUID());
     expect(answersIn(driver, 'addVehicle')).toEqual({
       vehicleMake: 'Toyota',

@@ -110,7 +110,7 @@ describe('POST /driver/completeProfile', () => {
       MI: 'B',
       dateOfBirth: '1990-04-12',
       gender: 'Female',
-      driverLicenseNumber: 'D1234567',
+      driverLicenseNumber: { $sealed: expect.any(String), $masked: '•••••4567', $fingerprint: expect.stringMatching(/^[0-9a-f]{32}$/) },
       street: '1 Main Street',
       city: 'Austin',
       state: 'TX',
@@ -123,6 +123,39 @@ describe('POST /driver/completeProfile', () => {
     ]);
     expect(stored.files).toEqual(Object.fromEntries(rows.map((row) => [row.field, row.id])));
     expect(Object.keys(stored.files).sort()).toEqual(['profilePicture', 'socialSecurityCardBack', 'socialSecurityCardFront']);
+  });
+
+  it('keeps the licence number encrypted at rest too: only its last 4 characters are in clear', async () => {
+    await submit(profileValues({ driverLicenseNumber: 'K98765432' }));
+    const stored = await storedStep(profileDriver.driverId, 'completeProfile');
+    expect(stored.text).not.toContain('K98765432');
+    const licence = stored.answers.driverLicenseNumber as { $sealed: string; $masked: string };
+    expect(licence.$masked).toBe('•••••5432');
+    const cipher = createDataCipher(server.config.dataKeys);
+    expect(cipher.decrypt(Buffer.from(licence.$sealed, 'base64'), `answers:${profileDriver.driverId}:completeProfile:driverLicenseNumber`).toString()).toBe(
+      'K98765432',
+    );
+  });
+
+  it('seals at the next start the licence numbers stored in the clear before the field was marked sensitive', async () => {
+    await submit(profileValues({ driverLicenseNumber: 'P11223344' }));
+    // As an answer sent before the edit that marked the field sensitive was stored.
+    await server.db.query(
+      `UPDATE step_answers SET answers = jsonb_set(answers, '{driverLicenseNumber}', '"P11223344"') WHERE driver_id = $1 AND step = 'completeProfile'`,
+      [profileDriver.driverId],
+    );
+    await server.db.query("DELETE FROM upgrades_done WHERE name = 'answers to profile.driverLicenseNumber sealed'");
+    expect((await storedStep(profileDriver.driverId, 'completeProfile')).text).toContain('P11223344');
+    const restarted = await server.buildAnother();
+    try {
+      await restarted.ready();
+      const stored = await storedStep(profileDriver.driverId, 'completeProfile');
+      expect(stored.text).not.toContain('P11223344');
+      expect(stored.answers.driverLicenseNumber).toMatchObject({ $masked: '•••••3344' });
+      expect(stored.answers.SSN).toMatchObject({ $masked: '•••••6789' });
+    } finally {
+      await restarted.close();
+    }
   });
 
   it('keeps the SSN encrypted at rest: only the last 4 digits are in clear', async () => {
