@@ -104,6 +104,11 @@ export const INVITATION_FRAGMENT = 'invitation';
 
 /** The page a launch link opens (routes/integrations.ts): its token follows in the fragment. */
 export const LAUNCH_PAGE_PATH = '/launch';
+/**
+ * The app's pages beside the flow's steps: the review page, the form studio and the frame its
+ * preview is drawn in, and the launch page. No step's route is one of them, nor below one (the lint).
+ */
+export const PAGE_ROUTES = { admin: '/admin', studio: '/studio', studioFrame: '/studio/frame', launch: LAUNCH_PAGE_PATH } as const;
 /** The integrations' API (routes/integrations.ts), and the two routes of it a driver's browser calls. */
 export const INTEGRATION_PREFIX = '/integration';
 export const INTEGRATION_ROUTES = { launch: '/launch', return: '/return' } as const;

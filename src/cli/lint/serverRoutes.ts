@@ -5,8 +5,10 @@
  * route for, a method it does not answer, a part of the path it reads that the path no longer
  * names, and a call it needs that the flow no longer has.
  */
+import { apiRoots } from '../../server/lib/apiPaths.js';
 import { callOf, type DeclaredRoute, routePathOf, urlOf } from '../../server/lib/routeTable.js';
 import type { Flow } from '../../shared/flow.js';
+import { PAGE_ROUTES } from '../../shared/review.js';
 import { pointer, type Problems } from './problems.js';
 import { FLOW_FILE } from './flowChecks.js';
 
@@ -29,10 +31,12 @@ const patternOf = (url: string) => url.replace(/:\w+/g, ':');
 
 export async function checkServedCalls(flow: Flow, problems: Problems): Promise<void> {
   let declared: readonly DeclaredRoute[];
+  let server: Awaited<ReturnType<typeof loadServerCode>>;
   try {
     // Used once the content's data files have passed their own checks (lintProject), so a broken
     // one is a problem line, not a crash on import.
-    ({ DECLARED_ROUTES: declared } = await loadServerCode());
+    server = await loadServerCode();
+    declared = server.DECLARED_ROUTES;
   } catch (error) {
     problems.add(
       FLOW_FILE,
@@ -42,6 +46,7 @@ export async function checkServedCalls(flow: Flow, problems: Problems): Promise<
     );
     return;
   }
+  checkStepRoutes(flow, server.apiPathTestOf(flow), apiRoots(server.apiPathsOf(flow)), problems);
   const needed = new Set(declared.map((route) => callOf(route, flow)).filter((call): call is string => call !== null && !Object.hasOwn(flow.calls, call)));
   for (const call of needed) {
     problems.add(
@@ -81,6 +86,27 @@ export async function checkServedCalls(flow: Flow, problems: Problems): Promise<
         pointer('calls', name, 'path'),
         what,
         'check the path against the server (src/server/routes), or ask a developer to add the route',
+      );
+  }
+}
+
+/**
+ * Each step's route is the step's page wherever a driver opens it (a link, a bookmark, a reload):
+ * not an address the server answers as the API, nor one of the app's own pages or below one.
+ */
+function checkStepRoutes(flow: Flow, isApiPath: (url: string) => boolean, roots: string[], problems: Problems): void {
+  const pages = Object.values(PAGE_ROUTES);
+  for (const [id, step] of Object.entries(flow.steps)) {
+    const at = pointer('steps', id, 'route');
+    const page = pages.find((each) => step.route === each || step.route.startsWith(`${each}/`));
+    if (page)
+      problems.add(FLOW_FILE, at, `"${step.route}" is the app's own page ${page}: a driver would see that page, not the step`, 'give the step another route');
+    else if (isApiPath(step.route))
+      problems.add(
+        FLOW_FILE,
+        at,
+        `"${step.route}" is under "/${step.route.split('/')[1]}", which the API answers: a driver who opens it, reloads it or follows a link to it gets "Not found." instead of the step`,
+        `give the step a route that starts with none of the API's: ${roots.map((root) => `/${root}`).join(', ')}`,
       );
   }
 }

@@ -10,7 +10,8 @@ import { CLIENT_ERRORS_PATH } from '../../shared/apiAnswers.js';
 import type { ClientErrorReport } from '../../shared/generated/clientErrorReport.js';
 import { request } from './api.js';
 import { appConfig } from './config.js';
-import { flow, PAGE_ROUTES } from './flow.js';
+import { PAGE_ROUTES } from '../../shared/review.js';
+import { flow } from './flow.js';
 
 const { properties } = schema;
 /** Where the app's scripts are served from (the build's dist/assets). */

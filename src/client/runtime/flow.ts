@@ -2,7 +2,6 @@
 import flowFile from '../../../flows/onboarding.flow.json';
 import type { Flow, FormStep, Step } from '../../shared/flow.js';
 import { localize, type Locale, type Translations } from '../../shared/locales.js';
-import { LAUNCH_PAGE_PATH } from '../../shared/review.js';
 
 // `npm run lint` checks the file against flows/flow.schema.json, whose generated type this is; a
 // JSON import's own type only widens its words ("form" to string).
@@ -29,8 +28,5 @@ export function callByName(name: string) {
   if (!call) throw new Error(`The flow has no call "${name}"`);
   return call;
 }
-
-/** The pages beside the flow's steps: the review page, the form studio, and the frame its preview is drawn in. */
-export const PAGE_ROUTES = { admin: '/admin', studio: '/studio', studioFrame: '/studio/frame', launch: LAUNCH_PAGE_PATH } as const;
 
 export const isFormStep = (step: Step): step is FormStep => step.kind === 'form';

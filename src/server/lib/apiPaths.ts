@@ -6,8 +6,7 @@
  * in `pagePaths`.
  */
 export function apiPathTest(apiPaths: string[], pagePaths: string[] = []): (url: string) => boolean {
-  const roots = new Set(['dev', ...apiPaths.map((path) => path.split('/')[1] ?? '')]);
-  roots.delete('');
+  const roots = new Set(apiRoots(apiPaths));
   const pages = new Set(pagePaths.flatMap((path) => [path.replace(/\/+$/, ''), `${path.replace(/\/+$/, '')}/`]));
   // Asked of every answer (app.ts), so it slices rather than splits.
   return (url) => {
@@ -16,6 +15,11 @@ export function apiPathTest(apiPaths: string[], pagePaths: string[] = []): (url:
     const slash = path.indexOf('/', 1);
     return roots.has(path.slice(1, slash === -1 ? undefined : slash)) && !pages.has(path);
   };
+}
+
+/** The first path segments that are the API's: those of the given paths, and "dev". */
+export function apiRoots(apiPaths: string[]): string[] {
+  return [...new Set(['dev', ...apiPaths.map((path) => path.split('/')[1] ?? '')])].filter((root) => root !== '');
 }
 
 /**

@@ -90,9 +90,14 @@ declare module 'fastify' {
  * /admin itself; the admin API is everything below it.
  */
 export function apiPathTestOf(flow: Flow): (url: string) => boolean {
-  const paths = [...Object.values(flow.calls).map((call) => call.path), ...DECLARED_ROUTES.flatMap((route) => ('url' in route ? [route.url] : []))];
-  return apiPathTest(paths, [ADMIN_PREFIX]);
+  return apiPathTest(apiPathsOf(flow), [ADMIN_PREFIX]);
 }
+
+/** The paths of the API's routes: the flow's calls' and the declared ones'. */
+export const apiPathsOf = (flow: Flow): string[] => [
+  ...Object.values(flow.calls).map((call) => call.path),
+  ...DECLARED_ROUTES.flatMap((route) => ('url' in route ? [route.url] : [])),
+];
 
 /** Shared for its `apiRoutes` only: the routes themselves register in a context of their own. */
 export const apiPlugin = fp<{ config: ServerConfig; publicOrigin: string }>(
