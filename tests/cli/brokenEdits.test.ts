@@ -38,6 +38,28 @@ describe('npm run lint:schemas on the edits of tests/fixtures/broken-edits/', ()
   });
 });
 
+describe('a data file saved in an encoding other than UTF-8', () => {
+  const root = copyProject();
+  afterAll(() => rmSync(root, { recursive: true }));
+  const file = 'schemas/signup.ui.json';
+  const text = readFileSync(join(root, file), 'utf8');
+  const refusal = (line: number, column: number) =>
+    `${file}:${line}:${column}: the file is not saved as UTF-8: a character here cannot be read (Windows' "ANSI" and "UTF-16" encodings save files so), and drivers would read "�" — save the file again as UTF-8 (in Notepad: Save as → Encoding: UTF-8)`;
+
+  it.each([
+    // Notepad's "ANSI": an accent is one byte that UTF-8 does not read.
+    ['Windows-1252 ("ANSI")', Buffer.from(text.replace('Create your driver account', 'Create your café account'), 'latin1'), refusal(3, 37)],
+    ['UTF-16', Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')]), refusal(1, 1)],
+  ])('is refused in %s, at its first unreadable character', async (_name, bytes, expected) => {
+    writeFileSync(join(root, file), bytes);
+    try {
+      expect((await lintProject(root, registry)).map(formatProblem)).toContain(expected);
+    } finally {
+      writeFileSync(join(root, file), text);
+    }
+  });
+});
+
 /** The data files operations staff edit, by their path in a copy of the content. */
 const dataFiles = (root: string) =>
   ['schemas', 'flows', 'locales/es'].flatMap((folder) =>

@@ -110,6 +110,18 @@ function reportDuplicateKeys(file: string, text: string, node: Node, keys: strin
 
 /** A JSON text as an object, or a problem at the line and column of the slip. */
 export function parseJsonObject(file: string, text: string, problems: Problems): JsonObject | undefined {
+  // Read as UTF-8 (readProjectFile), a byte that is not UTF-8 became U+FFFD: drivers would read "�".
+  const unreadable = text.indexOf('\uFFFD');
+  if (unreadable !== -1) {
+    problems.add(
+      file,
+      '',
+      'the file is not saved as UTF-8: a character here cannot be read (Windows\' "ANSI" and "UTF-16" encodings save files so), and drivers would read "�"',
+      'save the file again as UTF-8 (in Notepad: Save as → Encoding: UTF-8)',
+      positionOf(text, unreadable),
+    );
+    return undefined;
+  }
   const errors: ParseError[] = [];
   const tree = parseTree(text, errors, STRICT_JSON);
   const [first] = errors;
@@ -125,7 +137,34 @@ export function parseJsonObject(file: string, text: string, problems: Problems):
     return undefined;
   }
   reportDuplicateKeys(file, text, tree, [], problems);
+  if (holdsTexts(file)) reportStrayBraces(file, value, [], problems);
   return value;
+}
+
+/** The content files whose strings people read (the editors' own schemas describe, and are not shown). */
+const holdsTexts = (file: string) =>
+  /^(schemas|flows|locales)\//.test(file) && !file.startsWith('schemas/meta/') && !(file.startsWith('flows/') && file.endsWith('.schema.json'));
+
+/** A `{` or `}` in a text that is no `{name}` placeholder: drivers would read it as written. */
+function reportStrayBraces(file: string, node: Json, keys: string[], problems: Problems): void {
+  if (typeof node === 'string') {
+    const key = keys.at(-1) ?? '';
+    // A rule's pattern is a regular expression, and "$…" keys are the editors' and the developers'.
+    if (key === 'pattern' || key.startsWith('$') || !/[{}]/.test(node.replace(/\{[\w.]+\}/g, ''))) return;
+    const spaced = /\{\s+([\w.]+)\s*\}|\{\s*([\w.]+)\s+\}/.exec(node);
+    const doubled = /\{\{([\w.]+)\}\}/.exec(node);
+    const unclosed = /\{([\w.]+)(?![\w.}])/.exec(node);
+    const meant = spaced?.[1] ?? spaced?.[2] ?? doubled?.[1] ?? unclosed?.[1];
+    problems.add(
+      file,
+      pointer(...keys),
+      'a brace here is no placeholder, so readers would see it as written',
+      meant ? `write {${meant}}: one brace on each side, no spaces inside` : 'write a placeholder as {name}, both braces and no spaces, or take the brace out',
+    );
+    return;
+  }
+  if (Array.isArray(node)) node.forEach((child, at) => reportStrayBraces(file, child, [...keys, String(at)], problems));
+  else if (isObject(node)) for (const [key, value] of Object.entries(node)) reportStrayBraces(file, value, [...keys, key], problems);
 }
 
 /**
