@@ -12,7 +12,7 @@ export interface TextContext {
   offered: readonly string[];
   /** The numbers of the field's rules by keyword, which the text may show as `{keyword}`. */
   rules: Readonly<Record<string, number>>;
-  /** The rule a message is for ("minLength" for errorMessage.minLength), if it has a number. */
+  /** The rule a message is for ("minLength" for errorMessage.minLength, "pattern" for errorMessage.pattern). */
   ownRule?: string;
 }
 
@@ -30,8 +30,13 @@ const UNIT_RULES: Record<string, string[]> = {
   months: ['minMonthsAhead'],
 };
 
-/** The unit right after a number, as its plural ("4-digit" → "digits"), if it is one the rules measure. */
+/**
+ * The unit right after a number, as its plural ("4-digit" → "digits"), if it is one the rules
+ * measure; the first number of a range has the unit of the range's end ("12 to 17 digits").
+ */
 function unitAfter(text: string, end: number): string | undefined {
+  const rangeEnd = /^\s*(?:to|or|and|-|–)\s*\d+/.exec(text.slice(end));
+  if (rangeEnd) return unitAfter(text, end + rangeEnd[0].length);
   const word = /^[\s-]?([a-z]+)/i.exec(text.slice(end))?.[1]?.toLowerCase();
   if (!word) return undefined;
   const plural = word.endsWith('s') ? word : `${word}s`;
@@ -60,14 +65,15 @@ export function checkText(text: string, { offered, rules, ownRule }: TextContext
   }
 
   const numbers = [...text.matchAll(NUMBER)].map((match) => ({ number: Number(match[0]), unit: unitAfter(text, match.index + match[0].length) }));
-  // A number the text ties to a rule (its own message's, or by its unit: "10 characters") that no such rule has.
+  // The rules a number of the text is about: its own message's rule's, or the ones its unit
+  // measures ("10 characters"). A message of a rule without a number (a pattern's) speaks of that
+  // rule ("a 5-digit zip code, or ZIP+4"), and a number with no unit is no rule's ("100 Main St").
+  const ownNumber = ownRule !== undefined && rules[ownRule] !== undefined && !placeholdersIn(text).includes(ownRule);
+  const rulesOf = (unit: string | undefined) =>
+    ownNumber ? [ownRule!] : ownRule === undefined && unit ? UNIT_RULES[unit]!.filter((each) => each in rules) : [];
+  // A number the text ties to a rule that no such rule has.
   for (const { number, unit } of numbers) {
-    const related =
-      ownRule !== undefined && rules[ownRule] !== undefined && !placeholdersIn(text).includes(ownRule)
-        ? [ownRule]
-        : unit
-          ? UNIT_RULES[unit]!.filter((each) => each in rules)
-          : [];
+    const related = rulesOf(unit);
     if (related.length === 0 || related.some((each) => rules[each] === number)) continue;
     const now = list(related.map((each) => `${each} is ${rules[each]}`));
     report(
@@ -77,8 +83,8 @@ export function checkText(text: string, { offered, rules, ownRule }: TextContext
     return;
   }
   const stated: { number: number; keyword: string }[] = [];
-  for (const { number } of numbers) {
-    const keyword = ownRule !== undefined && rules[ownRule] === number ? ownRule : Object.keys(rules).find((each) => rules[each] === number);
+  for (const { number, unit } of numbers) {
+    const keyword = rulesOf(unit).find((each) => rules[each] === number);
     if (keyword && !stated.some((each) => each.keyword === keyword)) stated.push({ number, keyword });
   }
   if (stated.length > 0) {

@@ -154,7 +154,7 @@ export function checkSchemaValues(file: string, source: JsonObject, bundled: Jso
         continue;
       }
       const offered = [...ruleKeywordsIn(field), ...(ownRule ? (ERROR_VALUES[ownRule] ?? []) : [])];
-      checkText(text, { offered, rules: values, ...(ownRule && ownRule in values ? { ownRule } : {}) }, (what, fix) => add(at, what, fix));
+      checkText(text, { offered, rules: values, ...(ownRule ? { ownRule } : {}) }, (what, fix) => add(at, what, fix));
     }
   });
 }
