@@ -9,5 +9,8 @@
  */
 export const SIGN_IN_AGAIN_REASON = 'signInAgain';
 
+/** An error answer's `reason` when the subscription asked for is paid already: the card step is behind the driver. */
+export const ALREADY_PAID_REASON = 'alreadyPaid';
+
 /** Where the browser reports a fault of its own code (src/shared/clientErrorReport.schema.json). */
 export const CLIENT_ERRORS_PATH = '/client-errors';

@@ -123,6 +123,12 @@ describe('an approved driver subscribes and adds a bank account', () => {
     await fillCard(page, '4242 4242 4242 4242');
     await press(page, 'Confirm & Continue');
     await page.waitForURL('**/add-bank');
+
+    // Back from the bank form: the card step is behind the driver now, who is sent on rather than offered a retry.
+    await page.goBack();
+    await expectToast(page, 'Your subscription is already active.');
+    await page.waitForURL('**/add-bank');
+    await expect(page.getByRole('button', { name: 'Try again' }).count()).resolves.toBe(0);
   });
 });
 

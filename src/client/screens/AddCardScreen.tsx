@@ -10,6 +10,7 @@ import { lazy, Suspense, useState } from 'react';
 import { toast } from '../ui/toast.js';
 import useSWR from 'swr';
 import { useLocation } from 'wouter';
+import { ALREADY_PAID_REASON } from '../../shared/apiAnswers.js';
 import { lookupIn, resolveNextStep, type ScreenStep } from '../../shared/flow.js';
 import { callApi } from '../runtime/api.js';
 import { appConfig } from '../runtime/config.js';
@@ -19,7 +20,8 @@ import { paymentErrorMessage, type PaymentOutcome } from './addCard/paymentOutco
 import { SandboxCardForm } from './addCard/SandboxCardForm.js';
 import { priceText } from '../runtime/price.js';
 import { dataOf, READ_ONCE, useOpening, type RequestError } from '../runtime/reads.js';
-import { applyStore } from '../runtime/storage.js';
+import { applyStore, getItem } from '../runtime/storage.js';
+import { followResume, type Navigation } from '../runtime/stepFlow.js';
 import { reportFault } from '../runtime/faults.js';
 
 // Stripe.js and its React bindings: only for drivers who reach this screen with Stripe configured.
@@ -50,6 +52,19 @@ function CardSkeleton({ label }: { label: string }) {
   );
 }
 
+/**
+ * Where a driver who paid already goes: where the flow's resume table sends a returning driver,
+ * by their status read afresh with the resume screen's call (the next step, /success, checks a
+ * payment this page made).
+ */
+async function pastTheCard(): Promise<Navigation> {
+  const statusCall = Object.values(flow.steps).find((each) => each.kind === 'screen' && each.screen === 'resume')?.call;
+  const driverId = getItem('driver_id');
+  if (!statusCall || !driverId) return { to: routeOf(flow.start) };
+  const answer = await dataOf(callApi<{ data?: Record<string, unknown> }>(callByName(statusCall), {}, { id: driverId }), flow.messages.statusFailed);
+  return followResume({ data: answer.data });
+}
+
 export function AddCardScreen({ step }: { step: ScreenStep }) {
   const [, navigate] = useLocation();
   // Asked afresh at each opening: the subscription may have changed since an earlier visit.
@@ -60,7 +75,18 @@ export function AddCardScreen({ step }: { step: ScreenStep }) {
     mutate,
   } = useSWR<Record<string, unknown>, RequestError>(step.call ? [step.call, opening] : null, readSubscription, {
     ...READ_ONCE,
-    onError: (failed) => toast.error(failed.message),
+    onError: (failed) => {
+      // Paid already (back from the next step, or its address opened): no retry could help, so on.
+      if (failed.failure.data?.reason === ALREADY_PAID_REASON) {
+        toast.success(failed.message, { id: failed.message });
+        void pastTheCard().then(
+          (next) => navigate(next.to, { replace: true, state: next.state }),
+          (unread: Error) => toast.error(unread.message),
+        );
+        return;
+      }
+      toast.error(failed.message);
+    },
   });
   const [busy, setBusy] = useState(false);
   const card = step.card;

@@ -14,6 +14,7 @@
  *   `customer.subscription.deleted` ends it (a later createStripeSub makes a new subscription).
  */
 import { refusal } from '../serverMessages.js';
+import { ALREADY_PAID_REASON } from '../../shared/apiAnswers.js';
 import type { FastifyInstance } from 'fastify';
 import { readsItsOwnBody } from '../lib/routeSchemas.js';
 import { LockBusy, type Queryable } from '../db/db.js';
@@ -124,7 +125,7 @@ export async function subscriptionRoutes(app: FastifyInstance) {
       async (request) => {
         const driverId = request.driverId;
         const driver = await approvedDriver(driverId);
-        if (driver.paid) throw refusal(409, 'subscription.alreadyActive');
+        if (driver.paid) throw refusal(409, 'subscription.alreadyActive', { reason: ALREADY_PAID_REASON });
         try {
           return await app.db.withLock(`subscription:${driverId}`, CLAIM_WAIT_MS, async () => {
             // Read under the lock: a request that waited sees what the one before it made.
@@ -133,7 +134,7 @@ export async function subscriptionRoutes(app: FastifyInstance) {
               const state = await provider(() => gateway.retrieveSubscription(row.subscription_id!));
               if (isPaid(state)) {
                 await app.db.transaction((tx) => setPaid(tx, driverId, true));
-                throw refusal(409, 'subscription.alreadyActive');
+                throw refusal(409, 'subscription.alreadyActive', { reason: ALREADY_PAID_REASON });
               }
               if (!ENDED.has(state.status) && state.clientSecret) {
                 // The same subscription again (a reload, a declined card): pay its open invoice.

@@ -132,7 +132,7 @@ describe('GET /subscription/createStripeSub', () => {
     await paid(driver);
     const response = await createSub(driver.token);
     expect(response.statusCode).toBe(409);
-    expect(json(response)).toEqual({ message: 'Your subscription is already active.' });
+    expect(json(response)).toEqual({ message: 'Your subscription is already active.', reason: 'alreadyPaid' });
   });
 });
 
