@@ -65,6 +65,19 @@ export function fieldOf(property: string | undefined): string {
   return (property ?? '').replace(/^\./, '').split('.')[0] ?? '';
 }
 
+/** A form's fields in the order it shows them: its UI schema's "ui:order", "*" standing for the rest. */
+export function orderedFields(fields: string[], order: string[] = ['*']): string[] {
+  const listed = order.filter((field) => field !== '*');
+  const rest = fields.filter((field) => !listed.includes(field));
+  return order.flatMap((field) => (field === '*' ? rest : [field]));
+}
+
+/** The errors in the order of their fields on the form (`order`, orderedFields'), the form's own first: the first is the one a submit focuses. */
+export function inFieldOrder<E extends ValidationErrorLike>(errors: E[], order: string[]): E[] {
+  const place = (error: E) => order.indexOf(fieldOf(error.property));
+  return [...errors].sort((a, b) => place(a) - place(b));
+}
+
 /** Messages grouped by top-level field, in schema error order. */
 export function messagesByField(errors: ValidationErrorLike[]): Record<string, string[]> {
   const byField: Record<string, string[]> = {};

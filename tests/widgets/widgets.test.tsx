@@ -273,4 +273,15 @@ describe('the messages of a form', () => {
     expect(await screen.findByText('Please enter your last name', { selector: '.field-error' })).toBeInTheDocument();
     expect(lastName).toHaveAttribute('aria-invalid', 'true');
   });
+
+  it('focuses the topmost field with a message after a submit, whatever its rule: a box not ticked or a pattern comes after an empty field above it', async () => {
+    const { user } = await renderStepForm('signup');
+    await user.click(screen.getByRole('button', { name: 'Sign Up' }));
+    await waitFor(() => expect(screen.getByLabelText(/^Email/)).toHaveFocus());
+
+    await user.type(screen.getByLabelText(/^Email/), 'driver@example.com');
+    await user.type(screen.getByLabelText(/^Password/), 'Abcdef1!é');
+    await user.click(screen.getByRole('button', { name: 'Sign Up' }));
+    await waitFor(() => expect(screen.getByLabelText(/^Phone/)).toHaveFocus());
+  });
 });

@@ -11,7 +11,7 @@ import { formVersion, loadForm, type FormModule } from 'virtual:forms';
 import { DEFAULT_LOCALE, type Locale, type Translations } from '../../shared/locales.js';
 import { translatorFor } from '../../shared/rjsfStrings.js';
 import { loadOnce, prepareWith } from '../runtime/locale.js';
-import { expandErrors, fieldOf } from '../../shared/errors.js';
+import { expandErrors, fieldOf, inFieldOrder, orderedFields } from '../../shared/errors.js';
 import { interpolate } from '../../shared/flow.js';
 import { isoDateOffset } from '../../shared/dates.js';
 import { formWidgets } from '../../../widgets/index.js';
@@ -50,9 +50,6 @@ export function loadStepForm(name: string, locale: Locale = DEFAULT_LOCALE): Pro
 
 // The forms already loaded, in a language the page switches to (locale.ts).
 prepareWith((locale) => Promise.all([...new Set([...loadedForms.keys()].map((key) => key.split('\n')[0]!))].map((name) => loadStepForm(name, locale))));
-
-/** The schema's own messages, each on its field (src/shared/errors.ts). */
-export const transformErrors = (errors: RJSFValidationError[]) => expandErrors(errors);
 
 /**
  * The validator, judging no field while it holds the value kept for it: a sensitive value's mask,
@@ -168,6 +165,12 @@ export function StepFormView({
     }
   }, [hydrated, form, onBlur]);
   const validator = useMemo(() => withKeptValues(form.validator, keptValues ?? {}), [form, keptValues]);
+  // The schema's own messages, each on its field (src/shared/errors.ts), in the order the form
+  // shows the fields: a submit focuses the first, which is then the topmost, as the list says.
+  const transformErrors = useMemo(() => {
+    const order = orderedFields(Object.keys(form.schema.properties ?? {}), form.uiSchema['ui:order'] as string[] | undefined);
+    return (errors: RJSFValidationError[]) => inFieldOrder(expandErrors(errors), order);
+  }, [form]);
   useEffect(() => {
     if (validateAtOnce) formRef.current?.validateForm();
   }, [validateAtOnce]);

@@ -17,7 +17,7 @@ import {
   type TitleFieldProps,
   type WidgetProps,
 } from '@rjsf/utils';
-import { fieldOf } from '../../shared/errors.js';
+import { fieldOf, orderedFields } from '../../shared/errors.js';
 import { flow } from '../runtime/flow.js';
 import { echoFirst } from '../../../widgets/echoFirst.js';
 import { useFieldTouched } from '../../../widgets/touchedFields.js';
@@ -76,13 +76,6 @@ function ErrorListTemplate({ errors, schema, uiSchema, registry }: ErrorListProp
       </ul>
     </section>
   );
-}
-
-/** A form's fields in the order it shows them: its UI schema's "ui:order", "*" standing for the rest. */
-function orderedFields(fields: string[], order: string[] = ['*']): string[] {
-  const listed = order.filter((field) => field !== '*');
-  const rest = fields.filter((field) => !listed.includes(field));
-  return order.flatMap((field) => (field === '*' ? rest : [field]));
 }
 
 /** The step's title is the page's heading (the forms are flat, so only the root has one). */
