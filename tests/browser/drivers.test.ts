@@ -126,6 +126,16 @@ describe('the Drivers section', () => {
   it('fits a phone, the list and a driver’s page', async () => {
     const page = await (await contextForTest(journey, PHONE_VIEWPORT)).newPage();
     await openStalled(page);
+    // A row's box shows and takes a tap, and the driver's name or email stays beside the cell's label, not under it.
+    const row = page.locator('.admin-people tbody tr').first();
+    const tick = row.getByRole('checkbox');
+    expect((await tick.boundingBox())?.width).toBeGreaterThan(10);
+    await tick.check();
+    await expect(tick.isChecked()).resolves.toBe(true);
+    await page.getByLabel('With the driver ticked', { exact: true }).waitFor();
+    const cell = await row.locator('td').nth(1).boundingBox();
+    const driver = await row.locator('td').nth(1).getByRole('button').boundingBox();
+    expect(driver!.x).toBeGreaterThanOrEqual(cell!.x + 88);
     await page.locator('.admin-row-actions summary').first().click();
     expect(await fitsWidth(page)).toBe(true);
     await screenshot(page, '94-drivers-list-phone');

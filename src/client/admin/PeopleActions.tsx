@@ -151,7 +151,15 @@ export function BulkActions({ session, target, onDone }: { session: AdminSession
 
   return (
     <div className="admin-bulk">
-      <label htmlFor="people-bulk-action">{'ids' in target ? `With the ${count} drivers ticked` : `With all ${count} drivers listed`}</label>
+      <label htmlFor="people-bulk-action">
+        {'ids' in target
+          ? count === 1
+            ? 'With the driver ticked'
+            : `With the ${count} drivers ticked`
+          : count === 1
+            ? 'With the driver listed'
+            : `With all ${count} drivers listed`}
+      </label>
       <select
         id="people-bulk-action"
         className="admin-input"

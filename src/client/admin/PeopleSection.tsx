@@ -352,10 +352,13 @@ export function PeopleSection({ session, initial }: { session: AdminSession; ini
                   </td>
                 )}
                 <td data-label={COLUMNS.driver}>
-                  <button type="button" className="admin-link-button" onClick={() => setOpen(driver)}>
-                    {driver.name ?? driver.email}
-                  </button>
-                  {driver.name && <span className="admin-muted"> {driver.email}</span>}
+                  {/* One value beside the cell's label on a phone, the name and the email in it. */}
+                  <span>
+                    <button type="button" className="admin-link-button" onClick={() => setOpen(driver)}>
+                      {driver.name ?? driver.email}
+                    </button>
+                    {driver.name && <span className="admin-muted"> {driver.email}</span>}
+                  </span>
                 </td>
                 <td data-label={COLUMNS.status}>{STATUS_LABELS[driver.status]}</td>
                 <td data-label={COLUMNS.stopped}>
