@@ -46,8 +46,17 @@ describe('a reviewer asks for two fixes, and only those are sent again', () => {
     await admin.getByLabel('Needs a fix: Last Name').check();
     await admin.getByLabel('What to fix in Last Name').fill('Please use the last name on your licence.');
     await admin.getByLabel('Needs a fix: Driver License (front)').check();
-    await admin.getByLabel('What to fix in Driver License (front)').fill('The licence photo is blurry.');
     await admin.getByRole('button', { name: /^Ask for 2 fixes/ }).click();
+    // Sent with one fix unwritten: that fix's input says so and takes the focus, not the optional note.
+    await admin.getByRole('button', { name: /^Ask for 2 fixes of/ }).click();
+    const unwritten = admin.getByLabel('What to fix in Driver License (front)');
+    await expect.poll(() => unwritten.evaluate((input) => input === document.activeElement)).toBe(true);
+    await expect(unwritten.getAttribute('aria-invalid')).resolves.toBe('true');
+    await expect(admin.getByLabel('A note to Ada Lovelace (optional)').getAttribute('aria-invalid')).resolves.toBeNull();
+    await admin.getByRole('alert').filter({ hasText: 'Please say what to fix in each field you marked.' }).waitFor();
+    await unwritten.fill('The licence photo is blurry.');
+    await expect(unwritten.getAttribute('aria-invalid')).resolves.toBeNull();
+    await expect(admin.getByText('Please say what to fix in each field you marked.').count()).resolves.toBe(0);
     await screenshot(admin, '31-review-fixes');
     await admin.getByRole('button', { name: /^Ask for 2 fixes of/ }).click();
     await expectToast(admin, 'Asked Ada Lovelace for 2 fixes.');

@@ -38,6 +38,8 @@ interface DriverCardProps {
 }
 
 /** What a reviewer asks of a driver whose fields they marked: "Ask for a fix", "Ask for 3 fixes". */
+/** What a send with a fix marked but not written says, under the send button and under each such fix. */
+const UNEXPLAINED_FIX = 'Please say what to fix in each field you marked.';
 const fixesWord = (count: number) => (count === 1 ? 'a fix' : `${count} fixes`);
 const askForFixes = (count: number) => `Ask for ${fixesWord(count)}`;
 
@@ -64,10 +66,15 @@ interface FieldProps {
   /** The fix being written for this field, or undefined; null when fixes can't be asked (not waiting, not a reviewed step). */
   fix: string | undefined | null;
   onFix: (reason: string | undefined) => void;
+  /** The fix is marked, says nothing, and a send was refused for it: its input is the one to fill. */
+  unexplained: boolean;
 }
 
-function AnswerField({ step, field, session, today, fix, onFix }: FieldProps) {
-  const id = `admin-fix-${step.step}-${field.field}`;
+/** The input a field's fix is written in. */
+const fixInputId = (step: string, field: string) => `admin-fix-${step}-${field}`;
+
+function AnswerField({ step, field, session, today, fix, onFix, unexplained }: FieldProps) {
+  const id = fixInputId(step.step, field.field);
   const expired = isExpired(field, today);
   return (
     <div className={field.changed ? 'admin-detail admin-answer is-changed' : 'admin-detail admin-answer'}>
@@ -102,8 +109,15 @@ function AnswerField({ step, field, session, today, fix, onFix }: FieldProps) {
                   maxLength={MAX_REASON_LENGTH}
                   placeholder="What to fix"
                   value={fix}
+                  aria-invalid={unexplained || undefined}
+                  aria-describedby={unexplained ? `${id}-error` : undefined}
                   onChange={(event) => onFix(event.target.value)}
                 />
+                {unexplained && (
+                  <span id={`${id}-error`} className="field-error">
+                    {UNEXPLAINED_FIX}
+                  </span>
+                )}
               </>
             )}
           </span>
@@ -120,17 +134,22 @@ function Decision({
   fixes,
   session,
   onDecided,
+  onUnexplained,
 }: {
   driver: ReviewDriver;
   name: string;
   fixes: FixRequest[];
   session: AdminSession;
   onDecided: (id: string) => void;
+  /** A send refused for a fix marked but not written: that fix's input shows it, and takes the focus. */
+  onUnexplained: (fix: FixRequest) => void;
 }) {
   const [busy, setBusy] = useState(false);
   const [rejecting, setRejecting] = useState(false);
   const [reason, setReason] = useState('');
   const [reasonError, setReasonError] = useState<string>();
+  // Said beside the send button: the fixes' own inputs, not the note, are what is missing.
+  const [fixesError, setFixesError] = useState<string>();
   const rejectButton = useRef<HTMLButtonElement>(null);
   const ids = {
     title: `admin-reject-title-${driver.id}`,
@@ -160,7 +179,12 @@ function Decision({
     event.preventDefault();
     const trimmed = reason.trim();
     const unexplained = fixes.find((fix) => !fix.reason.trim());
-    if (unexplained) return setReasonError('Please say what to fix in each field you marked.');
+    if (unexplained) {
+      setReasonError(undefined);
+      setFixesError(UNEXPLAINED_FIX);
+      return onUnexplained(unexplained);
+    }
+    setFixesError(undefined);
     if (!trimmed && fixes.length === 0) return setReasonError('Please give the reason, or mark the fields to fix, so the driver knows what to change.');
     if (trimmed.length > MAX_REASON_LENGTH) return setReasonError(`Please keep the reason to ${MAX_REASON_LENGTH} characters.`);
     setReasonError(undefined);
@@ -232,6 +256,11 @@ function Decision({
               {reasonError}
             </p>
           )}
+          {fixesError && fixes.some((fix) => !fix.reason.trim()) && (
+            <p className="field-error" role="alert">
+              {fixesError}
+            </p>
+          )}
           <div className="admin-actions">
             <button type="submit" className="button button-primary admin-action admin-reject-send" disabled={busy}>
               {busy && <span className="spinner" aria-hidden="true" />}
@@ -275,6 +304,7 @@ function DriverDetails({
     onError: (failed) => checkRefusal(session, failed),
   });
   const [drafts, setDrafts] = useState<FixDrafts>(() => new Map());
+  const [fixesRefused, setFixesRefused] = useState(false);
   if (error) {
     return (
       <p className="field-error" role="alert">
@@ -362,13 +392,26 @@ function DriverDetails({
                   today={today}
                   fix={waiting && !claimedByOther && step.reviewed ? drafts.get(fixKey(step.step, field.field)) : null}
                   onFix={(reason) => setFix(step.step, field.field, reason)}
+                  unexplained={fixesRefused && drafts.get(fixKey(step.step, field.field))?.trim() === ''}
                 />
               ))}
             </dl>
           </section>
         ))}
       </div>
-      {waiting && !claimedByOther && <Decision driver={driver} name={name} fixes={fixes} session={session} onDecided={onDecided} />}
+      {waiting && !claimedByOther && (
+        <Decision
+          driver={driver}
+          name={name}
+          fixes={fixes}
+          session={session}
+          onDecided={onDecided}
+          onUnexplained={(fix) => {
+            setFixesRefused(true);
+            document.getElementById(fixInputId(fix.step, fix.field))?.focus();
+          }}
+        />
+      )}
       {waiting && claimedByOther && <p className="admin-muted">You can decide on this driver once they are released or the claim lapses.</p>}
     </div>
   );
