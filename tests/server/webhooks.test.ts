@@ -490,6 +490,13 @@ describe('/dev/webhooks', () => {
       });
       expect(forged.statusCode).toBe(400);
       expect(json(forged)).toEqual({ message: NOT_SIGNED_HERE });
+      // An unsigned body nested thousands deep is kept as its text: the list is still answered.
+      const deep = `${'['.repeat(5000)}${']'.repeat(5000)}`;
+      const nested = await app.inject({ method: 'POST', url: '/dev/webhooks', headers: { 'content-type': 'application/json' }, payload: deep });
+      expect(nested.statusCode).toBe(400);
+      const listed = await app.inject({ method: 'GET', url: '/dev/webhooks' });
+      expect(listed.statusCode).toBe(200);
+      expect(json<{ received: { body: unknown; verifiedFor: string | null }[] }>(listed).received[0]).toMatchObject({ body: deep, verifiedFor: null });
     } finally {
       await removeEndpoint(endpoint.id);
     }

@@ -67,11 +67,15 @@ export async function webhookReceiverRoutes(app: FastifyInstance) {
           }
         }),
       )?.id ?? null;
+    // What an endpoint pointing here signed is one of our events, shown as JSON; anything else is
+    // kept as the text it was (a body nested thousands deep would not be answered again as JSON).
     let parsed: unknown = body;
-    try {
-      parsed = JSON.parse(body);
-    } catch {
-      // Kept as the text it was.
+    if (verifiedFor) {
+      try {
+        parsed = JSON.parse(body);
+      } catch {
+        // Kept as the text it was.
+      }
     }
     received.unshift({
       receivedAt: app.now().toISOString(),
