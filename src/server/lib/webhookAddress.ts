@@ -30,18 +30,50 @@ for (const [network, prefix] of [
 for (const [network, prefix] of [
   ['::', 128],
   ['::1', 128],
+  ['100::', 64],
+  // Teredo, which tunnels to an IPv4 address it hides; documentation; ORCHID.
+  ['2001::', 32],
+  ['2001:db8::', 32],
+  ['2001:10::', 28],
   ['fc00::', 7],
   ['fe80::', 10],
   ['ff00::', 8],
 ] as const)
   INTERNAL.addSubnet(network, prefix, 'ipv6');
 
-/** Whether `address` (an IP) is on a loopback, link-local, private or otherwise internal network; an IPv4 address written as IPv6 is read as itself. */
+/** An IPv6 address's eight groups, as numbers ("::7f00:1" and "::127.0.0.1" alike). */
+function groupsOf(address: string): number[] {
+  const dotted = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(address);
+  const hex = dotted
+    ? address.slice(0, dotted.index) + [((+dotted[1]! << 8) | +dotted[2]!).toString(16), ((+dotted[3]! << 8) | +dotted[4]!).toString(16)].join(':')
+    : address;
+  const [head = '', tail] = hex.split('::');
+  const part = (text: string) => (text ? text.split(':').map((group) => Number.parseInt(group, 16)) : []);
+  const [front, back] = [part(head), part(tail ?? '')];
+  return tail === undefined ? front : [...front, ...Array<number>(8 - front.length - back.length).fill(0), ...back];
+}
+
+/**
+ * The IPv4 address an IPv6 one carries and reaches through a translator or a tunnel: IPv4-mapped
+ * (::ffff:0:0/96), IPv4-compatible (::/96), NAT64 (64:ff9b::/96) and 6to4 (2002::/16).
+ */
+function carriedIpv4(address: string): string | undefined {
+  const groups = groupsOf(address);
+  const v4 = (high: number, low: number) => `${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`;
+  const zeros = (from: number, to: number) => groups.slice(from, to).every((group) => group === 0);
+  if (zeros(0, 5) && (groups[5] === 0xffff || groups[5] === 0)) return v4(groups[6]!, groups[7]!);
+  if (groups[0] === 0x64 && groups[1] === 0xff9b && zeros(2, 6)) return v4(groups[6]!, groups[7]!);
+  if (groups[0] === 0x2002) return v4(groups[1]!, groups[2]!);
+  return undefined;
+}
+
+/** Whether `address` (an IP) is on a loopback, link-local, private or otherwise internal network; an IPv4 address an IPv6 one carries is judged as itself. */
 export function isInternalAddress(address: string): boolean {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (mapped) return INTERNAL.check(mapped[1]!, 'ipv4');
   const family = isIP(address);
-  return family === 0 || INTERNAL.check(address, family === 4 ? 'ipv4' : 'ipv6');
+  if (family === 0) return true;
+  if (family === 4) return INTERNAL.check(address, 'ipv4');
+  const carried = carriedIpv4(address);
+  return INTERNAL.check(address, 'ipv6') || (carried !== undefined && INTERNAL.check(carried, 'ipv4'));
 }
 
 export interface AddressRules {

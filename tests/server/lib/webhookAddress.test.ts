@@ -26,9 +26,20 @@ describe('webhook addresses', () => {
       'fd00::1',
       'fe80::1',
       '::ffff:10.0.0.1',
+      // An internal IPv4 address carried in IPv6: mapped (in hex too), compatible, NAT64, 6to4; and Teredo, whose IPv4 is hidden.
+      '::ffff:7f00:1',
+      '::7f00:1',
+      '::127.0.0.1',
+      '64:ff9b::a9fe:a9fe',
+      '64:ff9b::192.168.0.1',
+      '2002:7f00:1::',
+      '2002:a00:1::1',
+      '2001:0:4136:e378:8000:63bf:3fff:fdd2',
+      '2001:db8::1',
     ])
       expect(isInternalAddress(address), address).toBe(true);
-    for (const address of ['93.184.216.34', '8.8.8.8', '172.32.0.1', '2606:4700::1111']) expect(isInternalAddress(address), address).toBe(false);
+    for (const address of ['93.184.216.34', '8.8.8.8', '172.32.0.1', '2606:4700::1111', '64:ff9b::808:808', '2002:808:808::1', '2a00:1450:4001:80b::200e'])
+      expect(isInternalAddress(address), address).toBe(false);
   });
 
   it('refuses at delivery a name that resolves inside, unless the endpoint allows it', async () => {
