@@ -47,6 +47,7 @@ export async function checkServedCalls(flow: Flow, problems: Problems): Promise<
     return;
   }
   checkStepRoutes(flow, server.apiPathTestOf(flow), apiRoots(server.apiPathsOf(flow)), problems);
+  checkSuccessStatuses(flow, declared, problems);
   const needed = new Set(declared.map((route) => callOf(route, flow)).filter((call): call is string => call !== null && !Object.hasOwn(flow.calls, call)));
   for (const call of needed) {
     problems.add(
@@ -108,5 +109,24 @@ function checkStepRoutes(flow: Flow, isApiPath: (url: string) => boolean, roots:
         `"${step.route}" is under "/${step.route.split('/')[1]}", which the API answers: a driver who opens it, reloads it or follows a link to it gets "Not found." instead of the step`,
         `give the step a route that starts with none of the API's: ${roots.map((root) => `/${root}`).join(', ')}`,
       );
+  }
+}
+
+/** A step's action counts its call done only on the `successStatus` it names: one the call's route answers. */
+function checkSuccessStatuses(flow: Flow, declared: readonly DeclaredRoute[], problems: Problems): void {
+  for (const [id, step] of Object.entries(flow.steps)) {
+    if (!('actions' in step)) continue;
+    for (const [at, action] of (step.actions ?? []).entries()) {
+      if (action.successStatus === undefined) continue;
+      const route = declared.find((each) => callOf(each, flow) === action.call);
+      const answers = route?.answers ?? [200];
+      if (!route || answers.includes(action.successStatus)) continue;
+      problems.add(
+        FLOW_FILE,
+        pointer('steps', id, 'actions', String(at), 'successStatus'),
+        `the server answers "${action.call}" with ${answers.join(' or ')} when it succeeds, never ${action.successStatus}: every "${action.label}" would show as failed`,
+        `write "successStatus": ${answers.at(-1)}`,
+      );
+    }
   }
 }

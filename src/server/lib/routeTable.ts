@@ -16,6 +16,11 @@ export type DeclaredRoute = {
   readonly method: 'GET' | 'POST';
   /** The parts of the path the route reads, declared by its `params` schema: the lint checks the flow's path names each (`{id}`). */
   readonly params?: readonly string[];
+  /**
+   * The statuses the route answers when it succeeds, if not 200 alone: the lint checks a flow's
+   * `successStatus` for its call is one of them (one that never comes makes every success look failed).
+   */
+  readonly answers?: readonly number[];
 } & (
   | {
       /** The path as Fastify writes it ("/admin/drivers/:id"). */

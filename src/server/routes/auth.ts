@@ -31,11 +31,15 @@ export const AUTH_ROUTES = {
   driverSocialSignup: { method: 'POST', call: 'driverSocialSignup' },
   signIn: { method: 'POST', call: 'signIn' },
   signOut: { method: 'POST', call: 'signOut' },
-  sendEmailCode: { method: 'POST', call: 'sendEmailCode' },
+  sendEmailCode: { method: 'POST', call: 'sendEmailCode', answers: [201] },
   validateEmailCode: { method: 'POST', call: 'validateEmailCode' },
-  sendPhoneCode: { method: 'POST', call: 'sendPhoneCode' },
+  // 200 for the first code after the email's, 201 for a code sent again (spec §4).
+  sendPhoneCode: { method: 'POST', call: 'sendPhoneCode', answers: [200, 201] },
   validatePhoneCode: { method: 'POST', call: 'validatePhoneCode' },
 } as const satisfies RouteTable;
+
+/** A response schema of `said` answers with each of these statuses. */
+const saidWith = (statuses: readonly number[]) => Object.fromEntries(statuses.map((status) => [status, { $ref: 'api#/$defs/said' }]));
 
 /** The signed-in user's email, which must be the one the driver typed (in any case). */
 function emailOf(user: SignedInUser, email: string): string {
@@ -236,12 +240,12 @@ export async function authRoutes(app: FastifyInstance, options: { max: number; w
 
   app.post(
     urlOf(AUTH_ROUTES.sendEmailCode, reader.flow),
-    { ...signUpOnly, schema: { response: { 201: { $ref: 'api#/$defs/said' } } } },
+    { ...signUpOnly, schema: { response: saidWith(AUTH_ROUTES.sendEmailCode.answers) } },
     async (request, reply) => {
       const { email } = reader.json('sendEmailCode', request, { expects: ['email'] }).context;
       await pendingSignUp(request.driverId, email);
       await app.otpCodes.send({ driverId: request.driverId, channel: 'email', destination: email, purpose: 'verify' }, request.locale);
-      return reply.code(201).send({ success: true, message: messageIn(request.locale, 'auth.emailCodeResent') });
+      return reply.code(AUTH_ROUTES.sendEmailCode.answers[0]).send({ success: true, message: messageIn(request.locale, 'auth.emailCodeResent') });
     },
   );
 
@@ -278,7 +282,7 @@ export async function authRoutes(app: FastifyInstance, options: { max: number; w
 
   app.post(
     urlOf(AUTH_ROUTES.sendPhoneCode, reader.flow),
-    { ...sessionOnly, schema: { response: { 200: { $ref: 'api#/$defs/said' }, 201: { $ref: 'api#/$defs/said' } } } },
+    { ...sessionOnly, schema: { response: saidWith(AUTH_ROUTES.sendPhoneCode.answers) } },
     async (request, reply) => {
       const { context } = reader.json('sendPhoneCode', request, { expects: ['phone'] });
       const phone = await driverPhone(request.driverId, context.phone);
