@@ -22,7 +22,7 @@ import { checkCompiles, checkSchemaRules } from './lint/schemaChecks.js';
 import { SchemaChecker } from './lint/schemaProblems.js';
 import { checkServedCalls } from './lint/serverRoutes.js';
 import { checkServerMessages, SERVER_MESSAGES_FILE } from './lint/serverMessageChecks.js';
-import { checkJourneyLabels, checkTranslations, copySources, entriesOf } from './lint/translationChecks.js';
+import { checkTranslations, copySources, entriesOf } from './lint/translationChecks.js';
 import { DEFAULT_LOCALE, LOCALES_FOLDER, localize, translationFileOf, type Locale, type Translations } from '../shared/locales.js';
 import { checkUiSchema } from './lint/uiChecks.js';
 import { checkSchemaValues } from './lint/valueChecks.js';
@@ -431,7 +431,6 @@ export async function lintProject(root: string, registry: Registry, options: { f
   if (options.fixturesAndTranslations !== false) {
     await guarded(LOCALES_FOLDER, problems, () => {
       checkTranslations(root, copySourcesAt(root), sourceOf, problems);
-      if (flowJson && !problems.hasAny(FLOW_FILE)) checkJourneyLabels(root, flowJson, problems);
     });
   }
 

@@ -25,6 +25,13 @@ export type SocialProvider = SocialSignIn['providers'][number];
 export type ResumeRule = Flow['resume'][number];
 export type Account = Flow['account'];
 export type Review = Flow['review'];
+
+/**
+ * A step's stage of the journey: its index in `journey` (-1: none). Read in the flow as written,
+ * where a step names its stage by the stage's English label; a translation shows the label at
+ * that index, so a step's label is never translated itself.
+ */
+export const stageOf = (flow: Flow, step: Pick<Step, 'journey'> | undefined): number => (step?.journey === undefined ? -1 : flow.journey.indexOf(step.journey));
 /** Where a source reads from: the part of "storage.email" before the first dot. */
 export type SourceKind = 'form' | 'file' | 'payload' | 'response' | 'storage' | 'cookie' | 'context' | 'state' | 'status' | 'link' | 'const';
 

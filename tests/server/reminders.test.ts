@@ -115,6 +115,8 @@ describe('reminders', () => {
     );
     const inSpanish = sent.find((entry) => entry.to === spanish.email)!;
     expect(inSpanish.subject).toBe('Tu registro en Onramp te está esperando');
+    // The step's stage as the journey's Spanish names it.
+    expect(inSpanish.text).toContain('“Completar perfil”');
   });
 
   it('wait again after progress, and name the step the driver is at now', async () => {

@@ -7,12 +7,13 @@ import {
   readPayload,
   resolveNextStep,
   resolveResume,
+  stageOf,
   stepSchemaName,
   storageForStatus,
   type FormStep,
   type ScreenStep,
 } from '../../src/shared/flow.js';
-import { loadFlow } from '../../src/node/projectFiles.js';
+import { FLOW_FILE, loadFlow } from '../../src/node/projectFiles.js';
 
 const flow = loadFlow();
 const step = (id: string) => flow.steps[id] as FormStep;
@@ -250,5 +251,18 @@ describe('interpolate', () => {
   it('fills in nothing when a value it names is not known, so the text’s words without it are shown, never a blank', () => {
     for (const phone of [undefined, '']) expect(interpolate('We sent a code to {storage.phone}.', lookupIn({ storage: { phone } }))).toBeUndefined();
     expect(interpolate('Enter the code.', lookupIn({}))).toBe('Enter the code.');
+  });
+});
+
+describe('stageOf', () => {
+  it("finds a step's stage in the flow as written, and a translation names it with the journey's own words", () => {
+    const spanish = loadFlow(FLOW_FILE, 'es');
+    const stage = stageOf(flow, flow.steps.addVehicle);
+    expect(flow.journey[stage]).toBe('Add Vehicle');
+    expect(spanish.journey[stage]).toBe('Agregar vehículo');
+    // A step added with its stage and nothing translated: the same stage, in Spanish too.
+    expect(stageOf(flow, { journey: 'Add Vehicle' })).toBe(stage);
+    expect(stageOf(flow, { journey: 'Add vehicle' })).toBe(-1);
+    expect(stageOf(flow, undefined)).toBe(-1);
   });
 });

@@ -9,10 +9,9 @@
 import { readdirSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { copyPointers } from '../../shared/copy.js';
-import { type Locale, LOCALE_NAMES, localize, type Translations, TRANSLATED_LOCALES, translationFileOf, translationProblems } from '../../shared/locales.js';
+import { type Locale, type Translations, TRANSLATED_LOCALES, translationFileOf, translationProblems } from '../../shared/locales.js';
 import { RJSF_ENGLISH, RJSF_STRINGS_FILE } from '../../shared/rjsfStrings.js';
 import { isObject, type JsonObject } from '../../shared/schemaFiles.js';
-import { FLOW_FILE } from './flowChecks.js';
 import { parseJsonObject, readProjectFile } from './jsonFiles.js';
 import { pointer, type Problems } from './problems.js';
 
@@ -94,39 +93,6 @@ function checkFileTranslations(
       // One still to write blocks no English edit: the text is shown in English until it is written.
       if (problem.toWrite) problems.warn(translationFile, at, problem.what, problem.fix);
       else problems.add(translationFile, at, problem.what, problem.fix);
-    }
-  }
-}
-
-/**
- * A step names its stage of the journey by the stage's label, so in each language a step's label
- * must be, word for word, the translation of one of the journey's: otherwise the strip would mark
- * no stage on that step.
- */
-export function checkJourneyLabels(root: string, flow: JsonObject, problems: Problems, locales: readonly Locale[] = TRANSLATED_LOCALES): void {
-  for (const locale of locales) {
-    const translationFile = translationFileOf(locale, basename(FLOW_FILE));
-    const text = readProjectFile(root, translationFile);
-    let translations: Translations;
-    try {
-      translations = text === undefined ? {} : entriesOf(JSON.parse(text) as JsonObject);
-    } catch {
-      // Not JSON: the translation checks report the file; it has no labels to compare.
-      continue;
-    }
-    const localized = localize(flow, translations, locale);
-    const labels = Array.isArray(localized.journey) ? localized.journey.filter((label): label is string => typeof label === 'string') : [];
-    const steps = isObject(localized.steps) ? localized.steps : {};
-    for (const [id, step] of Object.entries(steps)) {
-      const label = isObject(step) ? step.journey : undefined;
-      const entry = `/steps/${id}/journey`;
-      if (typeof label !== 'string' || labels.includes(label) || !Object.hasOwn(translations, entry)) continue;
-      problems.add(
-        translationFile,
-        pointer(entry, locale),
-        `"${label}" is none of the journey's ${LOCALE_NAMES[locale]} labels (${labels.map((each) => `"${each}"`).join(', ')})`,
-        `write it as its stage is written in /journey`,
-      );
     }
   }
 }

@@ -1,6 +1,6 @@
 /** The onboarding flow file for the browser, and its step routes. Code navigates by step id. */
 import flowFile from '../../../flows/onboarding.flow.json';
-import type { Flow, FormStep, Step } from '../../shared/flow.js';
+import { stageOf, type Flow, type FormStep, type Step } from '../../shared/flow.js';
 import { localize, type Locale, type Translations } from '../../shared/locales.js';
 
 // `npm run lint` checks the file against flows/flow.schema.json, whose generated type this is; a
@@ -22,6 +22,10 @@ export function stepById(id: string): Step {
 }
 
 export const routeOf = (id: string): string => stepById(id).route;
+
+/** The stage of the journey a step the page shows belongs to (stageOf), found by its route in the flow as written. */
+export const stageOfStep = (step: Step | undefined): number =>
+  stageOf(englishFlow, step && Object.values(englishFlow.steps).find((each) => each.route === step.route));
 
 export function callByName(name: string) {
   const call = flow.calls[name];

@@ -2,7 +2,7 @@ import { memo, useEffect, useState, type ReactNode } from 'react';
 import { toast } from './toast.js';
 import { useLocation } from 'wouter';
 import { useCurrentStep } from './currentStep.js';
-import { flow, routeOf } from '../runtime/flow.js';
+import { flow, routeOf, stageOfStep } from '../runtime/flow.js';
 import { JourneySteps } from './JourneySteps.js';
 import { chooseLocale, useLocale } from '../runtime/locale.js';
 import { LOCALES, type Locale } from '../../shared/locales.js';
@@ -41,7 +41,7 @@ function useHeadingFocusOnNavigation(): void {
 export function Layout({ children }: { children: ReactNode }) {
   const [location] = useLocation();
   const locale = useLocale();
-  const stage = flow.journey.indexOf(useCurrentStep()?.journey ?? '');
+  const stage = stageOfStep(useCurrentStep());
   useHeadingFocusOnNavigation();
   return (
     <div className={stage >= 0 ? 'page has-aside' : 'page'}>

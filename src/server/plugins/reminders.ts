@@ -22,6 +22,7 @@
  *   is signed for the driver and can only stop their reminders.
  */
 import fp from 'fastify-plugin';
+import { stageOf } from '../../shared/flow.js';
 import { DEFAULT_LOCALE, isLocale } from '../../shared/locales.js';
 import { loadNotices } from '../../node/projectFiles.js';
 import { everyInterval } from '../lib/backgroundPass.js';
@@ -228,7 +229,9 @@ export const remindersPlugin = fp<{ publicOrigin: string }>(
     /** Records the reminder of `step` to the driver within `tx`, in their language. */
     async function send(tx: Queryable, driver: Candidate, step: string) {
       const locale = isLocale(driver.locale) ? driver.locale : DEFAULT_LOCALE;
-      const stepName = app.callReader.flowIn(locale).steps[step]?.journey ?? step;
+      // The step's stage, as the driver's language names it (a step's own label is the English one).
+      const written = app.callReader.flowIn(DEFAULT_LOCALE);
+      const stepName = app.callReader.flowIn(locale).journey[stageOf(written, written.steps[step])] ?? step;
       const url = unsubscribeUrl(driver.id);
       await app.messaging.notify(
         tx,

@@ -222,7 +222,7 @@ export interface FormStep {
    */
   title?: string;
   /**
-   * the stage of the journey this step belongs to, one of "journey" (such as "Complete Profile"): the strip at the top of its page marks it
+   * the stage of the journey this step belongs to, one of "journey" as written here, in English (such as "Complete Profile"): the strip at the top of its page marks it, in the page's language; it is no text of its own, and has no translation
    */
   journey?: string;
   schema: string;
@@ -287,7 +287,7 @@ export interface ScreenStep {
    */
   title?: string;
   /**
-   * the stage of the journey this step belongs to, one of "journey" (such as "Complete Profile"): the strip at the top of its page marks it
+   * the stage of the journey this step belongs to, one of "journey" as written here, in English (such as "Complete Profile"): the strip at the top of its page marks it, in the page's language; it is no text of its own, and has no translation
    */
   journey?: string;
   screen: string;
