@@ -5,7 +5,7 @@
  * tests lint edited copies.
  */
 import { readdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import type { ErrorObject } from 'ajv';
 import type { Flow } from '../shared/flow.js';
 import { schemaNamesOf } from '../node/projectFiles.js';
@@ -23,7 +23,7 @@ import { SchemaChecker } from './lint/schemaProblems.js';
 import { checkServedCalls } from './lint/serverRoutes.js';
 import { checkServerMessages, SERVER_MESSAGES_FILE } from './lint/serverMessageChecks.js';
 import { checkTranslations, copySources, entriesOf } from './lint/translationChecks.js';
-import { DEFAULT_LOCALE, LOCALES_FOLDER, localize, translationFileOf, type Locale, type Translations } from '../shared/locales.js';
+import { DEFAULT_LOCALE, LOCALES_FOLDER, localize, TRANSLATED_LOCALES, translationFileOf, type Locale, type Translations } from '../shared/locales.js';
 import { checkUiSchema } from './lint/uiChecks.js';
 import { checkSchemaValues } from './lint/valueChecks.js';
 
@@ -431,6 +431,7 @@ export async function lintProject(root: string, registry: Registry, options: { f
   if (options.fixturesAndTranslations !== false) {
     await guarded(LOCALES_FOLDER, problems, () => {
       checkTranslations(root, copySourcesAt(root), sourceOf, problems);
+      if (notices && noticesChecker && !problems.hasAny(NOTICES_FILE)) checkTranslatedNotices(root, notices, noticesChecker, problems);
     });
   }
 
@@ -470,4 +471,31 @@ async function lintFlow(flow: Flow & JsonObject, folder: SchemaFolder, registry:
   // server's messages and the notices: only once all of them hold, or it would report again, as a
   // start failure, a problem already named in its own file.
   if (!problems.failed) await checkServedCalls(flow, problems);
+}
+
+/**
+ * Each language's notices, as they are sent, held to the rules of flows/notices.schema.json (a
+ * text message's length, an email subject on one line): the English file is checked by them, and
+ * its translations are sent in its place. A problem is the translation's, at its entry.
+ */
+function checkTranslatedNotices(root: string, notices: JsonObject, checker: SchemaChecker, problems: Problems): void {
+  for (const locale of TRANSLATED_LOCALES) {
+    const file = translationFileOf(locale, basename(NOTICES_FILE));
+    const text = readProjectFile(root, file);
+    if (text === undefined || problems.hasAny(file)) continue;
+    let translations: Translations;
+    try {
+      translations = entriesOf(JSON.parse(text) as JsonObject);
+    } catch {
+      // Not JSON: the translation checks report the file.
+      continue;
+    }
+    const found = new Problems();
+    checker.check(file, localize(notices, translations, locale), found);
+    for (const problem of found.list) {
+      if (!Object.hasOwn(translations, problem.at)) continue;
+      const [what = problem.message, fix = 'write it shorter, as the English is'] = problem.message.split(' — ');
+      problems.add(file, pointer(problem.at, locale), what, fix);
+    }
+  }
 }
