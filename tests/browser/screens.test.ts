@@ -65,7 +65,7 @@ describe('a draft of the step on the device', () => {
       return { drafts: drafts.length, text: `${described} ${JSON.stringify({ ...localStorage })}` };
     });
 
-  it('brings back everything typed and every photo after a reload, but the SSN, which never reaches the device', async () => {
+  it('brings back everything typed and every photo after a reload, but the SSN and the licence number, which never reach the device', async () => {
     const { page } = await atProfileStep();
     await fillProfileStep(page);
     // Saved a moment after the last change: the last of the three photos included.
@@ -73,6 +73,7 @@ describe('a draft of the step on the device', () => {
     const onDevice = await kept(page);
     expect(onDevice.text).toContain('blob image/jpeg');
     expect(onDevice.text).not.toContain('234567890');
+    expect(onDevice.text).not.toContain('H7654321');
     // As a draft saved between the last photo and its value would be: the photo comes back all the same.
     await page.evaluate(async () => {
       const db = await new Promise<IDBDatabase>((resolve) => {
@@ -106,9 +107,11 @@ describe('a draft of the step on the device', () => {
     for (const field of ['profilePicture', 'socialSecurityCardFront', 'socialSecurityCardBack'])
       await page.locator(`.w-photo--filled #root_${field}`).waitFor({ state: 'attached' });
     expect(await page.locator('#root_SSN').inputValue()).toBe('');
+    expect(await page.locator('#root_driverLicenseNumber').inputValue()).toBe('');
     await screenshot(page, '17-draft-restored');
 
     await page.locator('#root_SSN').fill('234567890');
+    await page.locator('#root_driverLicenseNumber').fill('H7654321');
     await press(page, 'Next');
     await expectToast(page, 'Personal Profile Completed Successfully.');
     // Sent: nothing of the step stays on the device, and the next step, only opened, keeps nothing either
