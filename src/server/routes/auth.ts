@@ -139,7 +139,7 @@ export async function authRoutes(app: FastifyInstance, options: { max: number; w
            WHERE id = $1`,
           [existing, email, phone, referralCode, now, ip],
         );
-        await bindLaunchedDriver(tx, app.cipher, existing, email, now);
+        await bindLaunchedDriver(tx, app.cipher, request, { id: existing, email, now });
         return existing;
       }
       const created = await tx.query<DriverKey>(
@@ -147,7 +147,7 @@ export async function authRoutes(app: FastifyInstance, options: { max: number; w
          VALUES ($1, $2, $3, $4, $5, $6, $6, $7, $8, $6, $6) RETURNING id`,
         [email, user.uid, user.provider, phone, referralCode, now, ip, request.locale],
       );
-      await bindLaunchedDriver(tx, app.cipher, created.rows[0]!.id, email, now);
+      await bindLaunchedDriver(tx, app.cipher, request, { id: created.rows[0]!.id, email, now });
       await app.webhooks.emit(tx, created.rows[0]!.id, 'driver.signed_up', { provider: user.provider });
       return created.rows[0]!.id;
     });
@@ -174,7 +174,7 @@ export async function authRoutes(app: FastifyInstance, options: { max: number; w
           [existing, email, ip, verifiedAt, now],
         );
         emailVerified = updated.rows[0]!.email_verified;
-        await bindLaunchedDriver(tx, app.cipher, existing, email, now, { signingIn: true });
+        await bindLaunchedDriver(tx, app.cipher, request, { id: existing, email, now }, { signingIn: true });
         return existing;
       }
       const created = await tx.query<DriverKey>(
@@ -182,7 +182,7 @@ export async function authRoutes(app: FastifyInstance, options: { max: number; w
          VALUES ($1, $2, $3, $4, $5, $6, $7, $7) RETURNING id`,
         [email, user.uid, user.provider, ip, verifiedAt, request.locale, now],
       );
-      await bindLaunchedDriver(tx, app.cipher, created.rows[0]!.id, email, now);
+      await bindLaunchedDriver(tx, app.cipher, request, { id: created.rows[0]!.id, email, now });
       emailVerified = verifiedAt !== null;
       await app.webhooks.emit(tx, created.rows[0]!.id, 'driver.signed_up', { provider: user.provider });
       return created.rows[0]!.id;
@@ -209,7 +209,7 @@ export async function authRoutes(app: FastifyInstance, options: { max: number; w
     // The browser's previous token, if it sent one, is replaced rather than left alive.
     const previous = bearerToken(request);
     if (previous) await app.sessions.end(previous);
-    await bindLaunchedDriver(app.db, app.cipher, driver.id, driver.email, app.now(), { signingIn: true });
+    await bindLaunchedDriver(app.db, app.cipher, request, { id: driver.id, email: driver.email, now: app.now() }, { signingIn: true });
     // A password sign-up that never proved its email goes back to its email code.
     const issued = driver.email_verified
       ? await app.sessions.start(driver.id, user.authTime)

@@ -23,6 +23,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { isUuid, type Queryable } from '../db/db.js';
 import type { DataCipher } from '../lib/dataCipher.js';
 import { checkBodiesBySchema } from '../lib/bodySchemas.js';
+import { cookieOf } from '../lib/cookies.js';
 import type { RouteTable } from '../lib/routeTable.js';
 import { INTEGRATION_ROLE } from '../plugins/staffAuth.js';
 import { refusal } from '../serverMessages.js';
@@ -46,6 +47,13 @@ import { integrationSecretContext, LAUNCH_EMAIL_CONTEXT, prefillContext } from '
 export const LAUNCH_LINK_LIFETIME_MS = 15 * 60 * 1000;
 /** How long after opening a link the driver's sign-up is still taken for the link's: a sign-up is minutes. */
 const LAUNCH_BINDS_FOR_MS = 24 * 60 * 60 * 1000;
+/**
+ * The cookie the launch page's answer leaves in the browser that opened the link (HttpOnly, for
+ * the sign-up and sign-in calls only): the link's token, which binds the account signed up or
+ * into from that browser. Whoever else holds the token (the link's maker) holds no account.
+ */
+const LAUNCH_COOKIE = 'launch';
+const LAUNCH_COOKIE_PATH = '/auth';
 
 const { launchLinkBody } = staffContract.$defs;
 
@@ -93,30 +101,32 @@ export function signedResult(secret: string, fields: Omit<LaunchResult, 'signatu
 }
 
 /**
- * Hands a driver the external id and return URL of the launch link opened last with their email,
- * once they have shown the email is theirs: a new driver at their sign-up (in its transaction), a
- * driver with an account at their sign-in (routes/auth.ts). Opening a link proves nothing (whoever
- * made it holds its token), so it binds no one. A sign-up may follow the link by up to a day
- * (LAUNCH_BINDS_FOR_MS); a sign-in follows it at once, so it binds only within the link's own
- * lifetime of being opened: a driver's own sign-in a day later is not taken for a link's.
+ * Hands a driver the external id and return URL of the launch link their browser opened (its
+ * LAUNCH_COOKIE), once they have shown the link's email is theirs: a new driver at their sign-up
+ * (in its transaction), a driver with an account at their sign-in (routes/auth.ts). Opening a
+ * link proves nothing (whoever made it holds its token), so it binds no one; nor does a sign-in
+ * from another browser. A sign-up may follow the link by up to a day (LAUNCH_BINDS_FOR_MS); a
+ * sign-in follows it at once, so it binds only within the link's own lifetime of being opened.
  */
 export async function bindLaunchedDriver(
   tx: Queryable,
   cipher: DataCipher,
-  driverId: string,
-  email: string,
-  now: Date,
+  request: FastifyRequest,
+  driver: { id: string; email: string; now: Date },
   { signingIn = false } = {},
 ): Promise<void> {
-  const openedSince = new Date(now.getTime() - (signingIn ? LAUNCH_LINK_LIFETIME_MS : LAUNCH_BINDS_FOR_MS));
+  const token = cookieOf(request, LAUNCH_COOKIE);
+  if (!token) return;
+  const openedSince = new Date(driver.now.getTime() - (signingIn ? LAUNCH_LINK_LIFETIME_MS : LAUNCH_BINDS_FOR_MS));
   await tx.query(
     `WITH link AS (
-       SELECT token_hash FROM launch_links WHERE email_fingerprint = ANY($2::text[]) AND opened_at > $3 AND driver_id IS NULL ORDER BY opened_at DESC LIMIT 1 FOR UPDATE
+       SELECT token_hash FROM launch_links
+       WHERE token_hash = $4 AND email_fingerprint = ANY($2::text[]) AND opened_at > $3 AND driver_id IS NULL FOR UPDATE
      ), bound AS (
        UPDATE launch_links l SET driver_id = $1 FROM link WHERE l.token_hash = link.token_hash RETURNING l.integration_id, l.external_id, l.return_url
      )
      UPDATE drivers d SET integration_id = bound.integration_id, external_id = bound.external_id, return_url = bound.return_url FROM bound WHERE d.id = $1`,
-    [driverId, cipher.fingerprints(email, LAUNCH_EMAIL_CONTEXT), openedSince],
+    [driver.id, cipher.fingerprints(driver.email, LAUNCH_EMAIL_CONTEXT), openedSince, hashToken(token)],
   );
 }
 
@@ -220,8 +230,8 @@ export async function integrationRoutes(app: FastifyInstance, options: { publicO
   app.post<{ Body: LaunchOpenBody }>(
     INTEGRATION_API_ROUTES.launch.url,
     { schema: { body: { $ref: 'driver#/$defs/launchOpenBody' }, response: { 200: { $ref: 'driver#/$defs/launchOpened' } } } },
-    async (request): Promise<LaunchOpened> =>
-      app.db.transaction(async (tx) => {
+    async (request, reply): Promise<LaunchOpened> => {
+      const opened = await app.db.transaction(async (tx): Promise<LaunchOpened> => {
         const tokenHash = hashToken(request.body.token);
         const { rows } = await tx.query<{ prefill: Uint8Array | null; locale: LaunchOpened['locale'] | null; spent: boolean }>(
           `SELECT prefill, locale, opened_at IS NOT NULL OR expires_at <= $2 AS spent
@@ -240,7 +250,15 @@ export async function integrationRoutes(app: FastifyInstance, options: { publicO
         if (drivers.length === 0) return { step: flow().start, values: { ...values, [FIELDS.phone]: phone }, ...locale };
         // A driver with an account signs in, and is the link's once they have (bindLaunchedDriver).
         return { step: flow().account.signIn, values, ...locale };
-      }),
+      });
+      // This browser's sign-up or sign-in is the one the link binds (bindLaunchedDriver).
+      const secure = request.protocol === 'https' ? '; Secure' : '';
+      reply.header(
+        'set-cookie',
+        `${LAUNCH_COOKIE}=${request.body.token}; Path=${LAUNCH_COOKIE_PATH}; Max-Age=${LAUNCH_BINDS_FOR_MS / 1000}; HttpOnly; SameSite=Strict${secure}`,
+      );
+      return opened;
+    },
   );
 
   app.get(

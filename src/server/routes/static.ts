@@ -21,6 +21,7 @@ import type { Locale } from '../../shared/locales.js';
 import { SERVER_PAGE_ELEMENT_ID, type ServerPage } from '../../shared/serverPage.js';
 import { deviceFills, draftSteps } from '../../shared/drawnPage.js';
 import { DRAFTS_COOKIE, SENT_AWAY_COOKIE, TOKEN_COOKIE } from '../../shared/storageKeys.js';
+import { cookieOf } from '../lib/cookies.js';
 import { failingGuard, splitSource, type Guard } from '../../shared/flow.js';
 import { pathToFileURL } from 'node:url';
 import fp from 'fastify-plugin';
@@ -158,15 +159,6 @@ function stepDrawings(log: FastifyInstance['log']) {
     }
     return step;
   };
-}
-
-/** A cookie's value as the browser sent it (the client's storage.ts writes them); undefined when it sent none. */
-function cookieOf(request: FastifyRequest, name: string): string | undefined {
-  const prefix = `${name}=`;
-  return (request.headers.cookie ?? '')
-    .split(/;\s*/)
-    .find((part) => part.startsWith(prefix))
-    ?.slice(prefix.length);
 }
 
 /** Whether the browser fills the step with what only it can read (src/shared/drawnPage.ts), as its cookies tell. */

@@ -58,8 +58,11 @@ async function launchLink(partner: TestIntegration, body: Record<string, unknown
 }
 
 const open = (token: string) => call('POST', '/integration/launch', undefined, { token });
-/** The driver signing in, as the sign-in page does with their Firebase ID token. */
-const signIn = (driver: TestDriver) => call('POST', '/auth/signIn', undefined, { idToken: driver.user.idToken });
+/** The cookie an opened link's answer leaves in the browser that opened it, as that browser sends it back. */
+const launchCookieOf = (opened: { headers: Record<string, unknown> }) => String(opened.headers['set-cookie']).split(';')[0]!;
+/** The driver signing in, as the sign-in page does with their Firebase ID token, from a browser holding `cookie` (or none). */
+const signIn = (driver: TestDriver, cookie?: string) =>
+  app().inject({ method: 'POST', url: '/auth/signIn', headers: cookie ? { cookie } : {}, payload: { idToken: driver.user.idToken } });
 
 describe('integrations', () => {
   it('an owner makes one: its key and signing secret are answered once, listed never, and on the audit record', async () => {
@@ -223,33 +226,42 @@ describe('launch links', () => {
     expect(json(spent)).toEqual({ message: 'Este enlace ha caducado o ya se usó. Pide uno nuevo, por favor.' });
   });
 
-  it('sends a driver who has an account to the sign-in with their email, and binds them once they have signed in', async () => {
+  it('sends a driver who has an account to the sign-in with their email, and binds them once they sign in from the browser that opened it', async () => {
     const driver = await verifiedDriver(app());
     const externalId = `partner-${randomUUID()}`;
     const { token } = await launchLink(partner, linkBody({ email: driver.email, externalId }));
-    expect(json<LaunchOpened>(await open(token))).toEqual({ step: 'signIn', values: { email: driver.email } });
-    const lookUp = (by: TestIntegration, id: string) => call('GET', `/integration/drivers?externalId=${encodeURIComponent(id)}`, by.key);
+    const opened = await open(token);
+    expect(json<LaunchOpened>(opened)).toEqual({ step: 'signIn', values: { email: driver.email } });
+    // For the sign-up and sign-in calls of that browser only, and no script's to read.
+    expect(String(opened.headers['set-cookie'])).toMatch(/^launch=[\w-]+; Path=\/auth; Max-Age=86400; HttpOnly; SameSite=Strict$/);
+    const lookUp = () => call('GET', `/integration/drivers?externalId=${encodeURIComponent(externalId)}`, partner.key);
     // Whoever made the link holds its token: opening it proves nothing of the account.
-    expect((await lookUp(partner, externalId)).statusCode).toBe(404);
+    expect((await lookUp()).statusCode).toBe(404);
+    // Nor does the driver's sign-in from another browser (their phone's own, the link's maker's).
     expect((await signIn(driver)).statusCode).toBe(200);
-    expect(json(await lookUp(partner, externalId))).toMatchObject({ driverId: driver.driverId, externalId });
+    expect((await lookUp()).statusCode).toBe(404);
+    expect((await signIn(driver, launchCookieOf(opened))).statusCode).toBe(200);
+    expect(json(await lookUp())).toMatchObject({ driverId: driver.driverId, externalId });
   });
 
-  it("takes no driver away from their integration by opening a link with their email: only the driver's own sign-in, at once, moves them", async () => {
+  it("takes no driver away from their integration by a link with their email: only the driver's own sign-in, from the browser that opened it, at once, moves them", async () => {
     const driver = await verifiedDriver(app());
     const ours = `partner-${randomUUID()}`;
-    expect((await open((await launchLink(partner, linkBody({ email: driver.email, externalId: ours }))).token)).statusCode).toBe(200);
-    expect((await signIn(driver)).statusCode).toBe(200);
+    const opened = await open((await launchLink(partner, linkBody({ email: driver.email, externalId: ours }))).token);
+    expect((await signIn(driver, launchCookieOf(opened))).statusCode).toBe(200);
     const rival = await integration(app(), [RETURN_URL]);
     const theirs = `rival-${randomUUID()}`;
-    expect((await open((await launchLink(rival, linkBody({ email: driver.email, externalId: theirs }))).token)).statusCode).toBe(200);
+    // The rival opens its own link: it holds the browser cookie, not the driver.
+    const rivalOpened = await open((await launchLink(rival, linkBody({ email: driver.email, externalId: theirs }))).token);
+    expect(rivalOpened.statusCode).toBe(200);
     const lookUp = (by: TestIntegration, id: string) => call('GET', `/integration/drivers?externalId=${encodeURIComponent(id)}`, by.key);
+    expect((await signIn(driver)).statusCode).toBe(200);
     expect(json(await lookUp(partner, ours))).toMatchObject({ driverId: driver.driverId });
     expect((await lookUp(rival, theirs)).statusCode).toBe(404);
-    // The driver signing in long after the link was opened is a return of their own, not the link's.
+    // A sign-in long after the link was opened is a return of the driver's own, not the link's.
     server.clock.advance(LAUNCH_LINK_LIFETIME_MS + 1000);
     try {
-      expect((await signIn(driver)).statusCode).toBe(200);
+      expect((await signIn(driver, launchCookieOf(rivalOpened))).statusCode).toBe(200);
     } finally {
       server.clock.reset();
     }
@@ -268,9 +280,15 @@ describe('the driver who came through a launch link', () => {
     externalId = `partner-${randomUUID()}`;
     const phone = randomPhone();
     const { token } = await launchLink(partner, linkBody({ email: user.email, phone, externalId }));
-    const opened = json<LaunchOpened>(await open(token));
-    // The sign-up as the page sends it, with the values the link filled in.
-    const signedUp = await call('POST', '/auth/driverEmailSignUp', undefined, signUpPayload(user, `+1${opened.values.phoneNo}`));
+    const answer = await open(token);
+    const opened = json<LaunchOpened>(answer);
+    // The sign-up as the page sends it, with the values the link filled in, from the browser that opened the link.
+    const signedUp = await app().inject({
+      method: 'POST',
+      url: '/auth/driverEmailSignUp',
+      headers: { cookie: launchCookieOf(answer) },
+      payload: signUpPayload(user, `+1${opened.values.phoneNo}`),
+    });
     expect(signedUp.statusCode, signedUp.body).toBe(200);
     const { driverId, token: signUpToken } = json<{ driverId: string; token: string }>(signedUp);
     const verified = await call('POST', '/auth/validateOTP', signUpToken, { code: await latestCode(app(), user.email), email: user.email });
