@@ -20,7 +20,7 @@ import { traceFields } from './lib/traces.js';
 import { ADMIN_PREFIX } from './lib/routeTable.js';
 import { isWellFormedJson } from './lib/wellFormedText.js';
 import { resealLegacyAnswers, sealNewlySensitiveAnswers } from './lib/answers.js';
-import { sensitiveFieldsOf } from './lib/formSchemas.js';
+import { sensitiveFieldsOf } from '../shared/schemaFiles.js';
 import { applyStepRenames } from './lib/stepRenames.js';
 import { writeFunnelOrder } from './lib/funnelOrder.js';
 import { funnelSteps } from '../shared/funnel.js';

@@ -5,6 +5,9 @@
  */
 const PLACEHOLDER = /\{([\w.]+)\}/g;
 
+/** Whether a text has a brace that is part of no placeholder ("{ name }", "{{name}}", "{name"): its readers would see it as written. */
+export const hasStrayBrace = (text: string): boolean => /[{}]/.test(text.replace(PLACEHOLDER, ''));
+
 /** The names of a text's placeholders, in order. */
 export const placeholdersIn = (text: string): string[] => [...text.matchAll(PLACEHOLDER)].map((match) => match[1]!);
 

@@ -29,6 +29,12 @@ export class SchemaFileError extends Error {
 
 export const isObject = (value: Json | undefined): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
 
+/** The fields a step schema marks `"sensitive": true`: sealed at rest, answered masked, never kept on the device. */
+export const sensitiveFieldsOf = (schema: { properties?: unknown } | null | undefined): string[] =>
+  Object.entries((schema?.properties ?? {}) as Record<string, unknown>)
+    .filter(([, property]) => typeof property === 'object' && property !== null && (property as { sensitive?: unknown }).sensitive === true)
+    .map(([field]) => field);
+
 function mergeInto(base: JsonObject, extra: JsonObject): JsonObject {
   const merged: JsonObject = { ...base };
   for (const [key, value] of Object.entries(extra)) {

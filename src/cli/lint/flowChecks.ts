@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { PROJECT_ROOT, readJsonFile } from '../../node/projectFiles.js';
 import { funnelSteps } from '../../server/lib/insights.js';
 import { splitSource, type Flow, type FormStep } from '../../shared/flow.js';
-import { isObject, type Json, type JsonObject } from '../../shared/schemaFiles.js';
+import { isObject, sensitiveFieldsOf, type Json, type JsonObject } from '../../shared/schemaFiles.js';
 import { STORAGE_KEYS } from '../../shared/storageKeys.js';
 import { isPhotoField } from './fieldKinds.js';
 import { closest, pointer, suggestion, type Problems } from './problems.js';
@@ -337,16 +337,7 @@ function checkReview(flow: Flow, schemas: Map<string, JsonObject | null>, proble
   }
   // What a step keeps in the browser's storage outlives the page: a sensitive value must never be there.
   for (const [id, step] of formSteps) {
-    const sensitive = new Set(
-      [step.schema, ...(step.variants ?? []).map((variant) => variant.schema)].flatMap((name) => {
-        const loaded = schemas.get(name);
-        return loaded && isObject(loaded.properties)
-          ? Object.entries(loaded.properties)
-              .filter(([, property]) => isObject(property) && property.sensitive === true)
-              .map(([field]) => field)
-          : [];
-      }),
-    );
+    const sensitive = new Set([step.schema, ...(step.variants ?? []).map((variant) => variant.schema)].flatMap((name) => sensitiveFieldsOf(schemas.get(name))));
     const payload = flow.calls[step.call]?.payload ?? {};
     for (const [target, source] of Object.entries(step.store ?? {})) {
       const { kind, path } = splitSource(source);

@@ -8,6 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Node, type ParseError, parseTree, printParseErrorCode } from 'jsonc-parser';
+import { hasStrayBrace } from '../../shared/placeholders.js';
 import { isObject, type Json, type JsonObject } from '../../shared/schemaFiles.js';
 import { pointer, pointerKeys, type Problems } from './problems.js';
 import { isMissingFile } from '../../node/fileErrors.js';
@@ -150,7 +151,7 @@ function reportStrayBraces(file: string, node: Json, keys: string[], problems: P
   if (typeof node === 'string') {
     const key = keys.at(-1) ?? '';
     // A rule's pattern is a regular expression, and "$…" keys are the editors' and the developers'.
-    if (key === 'pattern' || key.startsWith('$') || !/[{}]/.test(node.replace(/\{[\w.]+\}/g, ''))) return;
+    if (key === 'pattern' || key.startsWith('$') || !hasStrayBrace(node)) return;
     const spaced = /\{\s+([\w.]+)\s*\}|\{\s*([\w.]+)\s+\}/.exec(node);
     const doubled = /\{\{([\w.]+)\}\}/.exec(node);
     const unclosed = /\{([\w.]+)(?![\w.}])/.exec(node);

@@ -9,6 +9,7 @@ import { use, useCallback, useEffect, useMemo, useState } from 'react';
 import { toast } from '../ui/toast.js';
 import { useLocation } from 'wouter';
 import { buildPayload, stepSchemaName, type Completion, type FormStep, type StepAction } from '../../shared/flow.js';
+import { sensitiveFieldsOf } from '../../shared/schemaFiles.js';
 import { useValuesSelection } from '../../../widgets/formValues.js';
 import { clearPhoto } from '../../../widgets/photoStore.js';
 import { callApi } from '../runtime/api.js';
@@ -84,16 +85,10 @@ function preloadLists(form: LoadedForm): LoadedForm {
   return form;
 }
 
-/** The fields a schema marks `"sensitive": true`. */
-const sensitiveFieldsOf = (schema: { properties?: Record<string, unknown> }) =>
-  Object.entries(schema.properties ?? {})
-    .filter(([, property]) => (property as { sensitive?: unknown }).sensitive === true)
-    .map(([field]) => field);
-
 /** The step's form, once what the driver sent before (a reviewed step they come back to) and their draft are here to fill it. */
 function StepForm({ id, step, schemaName }: { id: string; step: FormStep; schemaName: string }) {
   const form = use(loadStepForm(schemaName, useLocale()));
-  const sensitiveFields = useMemo(() => sensitiveFieldsOf(form.schema as { properties?: Record<string, unknown> }), [form]);
+  const sensitiveFields = useMemo(() => sensitiveFieldsOf(form.schema), [form]);
   const stored = useStoredAnswers(id, sensitiveFields);
   const opened = useDraft(id, form, sensitiveFields, stored);
   if (!opened) {

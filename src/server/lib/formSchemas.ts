@@ -7,7 +7,7 @@ import { compileOnce } from '../../shared/ajv.js';
 import { fromAjvErrors, type ValidationErrorLike } from '../../shared/errors.js';
 import { loadSchema } from '../../node/projectFiles.js';
 import { DEFAULT_LOCALE, type Locale } from '../../shared/locales.js';
-import type { JsonObject } from '../../shared/schemaFiles.js';
+import { sensitiveFieldsOf, type JsonObject } from '../../shared/schemaFiles.js';
 
 export interface FormSchema {
   properties: Record<string, { type?: unknown }>;
@@ -16,12 +16,6 @@ export interface FormSchema {
   /** What is wrong with a form's values; empty when they are valid. */
   errorsOf(form: Record<string, unknown>): ValidationErrorLike[];
 }
-
-/** The fields a step schema marks `"sensitive": true`. */
-export const sensitiveFieldsOf = (schema: JsonObject): string[] =>
-  Object.entries((schema.properties ?? {}) as Record<string, { sensitive?: unknown }>)
-    .filter(([, property]) => property?.sensitive === true)
-    .map(([field]) => field);
 
 /** Step schemas by name and language (the messages differ), each read (from the project, or by `load`) and compiled once. */
 export function createFormSchemas(load: (name: string, locale: Locale) => JsonObject = loadSchema): (name: string, locale?: Locale) => FormSchema {
